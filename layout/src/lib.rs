@@ -1,0 +1,38 @@
+//! # Axe layouts
+//!
+//! An Axe layout maps a *logical* tensor index to a **set** of coordinates on named hardware
+//! axes (memory `m`, `reg`, `lane`, `warp`, `cta`, `gpuid`, accelerator partitions `P`/`F`, …).
+//! It is a triple `L = (D, R, O)` (Axe paper §2, Def. 2.3):
+//!
+//! * the **shard** `D` is an ordered list of iters `(extent, stride@axis)`; a logical index
+//!   `x < E_D` is unflattened *lexicographically* over the extents (first iter slowest) and
+//!   each digit is scaled by its stride on its axis;
+//! * the **replica** `R` is an unordered multiset of iters; every combination of its digits is
+//!   added, so one logical element lives in several places (broadcast across warps, devices…);
+//! * the **offset** `O` is one integer per axis, added to every point.
+//!
+//! `L(x) = { D(x) + r + O | r ∈ R }`.
+//!
+//! ## A worked example
+//! `(2, 2) : (1@lane, 2)` over a 2×2 tensor puts row `i` on lane `i` and column `j` at memory
+//! address `2j`: logical `(1, 1)` ↦ `{lane 1, m 2}`. Adding `+ [(2) : (1@warp)]` replicates
+//! every element on warps 0 and 1; adding `+ 4` shifts every address by 4.
+//!
+//! ## Direction and invariants
+//! The map goes from logical index to hardware (the paper's direction, unlike Triton's linear
+//! layouts which map hardware to logical): it is a function onto *sets*, never partial, and need
+//! not be injective (two logical indices may share storage, e.g. stride 0 is forbidden but
+//! aliasing through replica is allowed).
+//!
+//! ## Relation to CuTe
+//! A CuTe layout is the special case with one memory axis, no replica, no offset, and
+//! colexicographic unflattening (first mode fastest); the `cute` module converts by reversing modes.
+//!
+//! This crate has no MLIR dependency: the dialect hands it the attribute text (DESIGN.md §1).
+
+pub mod error;
+pub mod layout;
+pub mod parse;
+
+pub use error::{LayoutError, ParseError};
+pub use layout::{Axis, Iter, Layout, Point, MEMORY_AXIS};

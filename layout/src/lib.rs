@@ -31,6 +31,7 @@
 //! This crate has no MLIR dependency: the dialect hands it the attribute text (DESIGN.md §1).
 
 pub mod error;
+pub mod eval;
 pub mod layout;
 pub mod parse;
 

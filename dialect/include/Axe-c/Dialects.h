@@ -1,0 +1,93 @@
+//===- Axe-c/Dialects.h - C API of the Axe dialect -------------------------===//
+//
+// The C API for C/C++ hosts and for the Rust side (melior's DialectHandle).
+// Also the hook table through which the C++ dialect calls into Rust: Rust
+// installs it once (axeInstallRustHooks) before any Axe IR is parsed, so the
+// static C++ library never needs link-time references back into Rust.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AXE_C_DIALECTS_H
+#define AXE_C_DIALECTS_H
+
+#include "mlir-c/IR.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Axe, axe);
+
+/// Receives a string (not NUL-terminated) produced by the callee.
+typedef void (*AxeStringSink)(const char *data, size_t length, void *userData);
+
+/// Functions implemented in Rust and called by the C++ dialect and passes.
+typedef struct AxeRustHooks {
+  /// Parses layout text (DESIGN.md §3, without the `#axe.layout<>` wrapper).
+  /// On success sends the canonical printing to `sink` and returns true; on
+  /// failure sets `*errorOffset` (byte offset into `text`), sends the message
+  /// to `sink` and returns false.
+  bool (*parseLayout)(const char *text, size_t length, size_t *errorOffset,
+                      AxeStringSink sink, void *userData);
+  /// The number of logical elements (product of shard extents) of a valid
+  /// canonical layout text, or -1 on error.
+  int64_t (*layoutSize)(const char *text, size_t length);
+  /// Runs the Rust body of the pass whose flag is `passArgument` on `op`;
+  /// `options` is the pass's option string ("k=v k2=v2"). Returns false when
+  /// the pass failed (diagnostics have been emitted on the operation).
+  bool (*runPass)(const char *passArgument, size_t passArgumentLength,
+                  MlirOperation op, const char *options, size_t optionsLength);
+} AxeRustHooks;
+
+/// Installs the Rust hooks. Must be called before parsing Axe IR.
+MLIR_CAPI_EXPORTED void axeInstallRustHooks(const AxeRustHooks *hooks);
+
+/// Registers the Axe passes in MLIR's global pass registry.
+MLIR_CAPI_EXPORTED void axeRegisterPasses(void);
+
+/// Runs `axe-opt` (upstream MlirOptMain with every upstream dialect, extension
+/// and pass, plus Axe's). Returns the process exit code.
+MLIR_CAPI_EXPORTED int axeOptMain(int argc, char **argv);
+
+/// Registers every upstream dialect and extension plus Axe in `registry`
+/// (a `mlir::DialectRegistry *`); used by the mlir-opt dialect plugin.
+MLIR_CAPI_EXPORTED void axeRegisterDialectPlugin(void *registry);
+
+//===----------------------------------------------------------------------===//
+// #axe.layout
+//===----------------------------------------------------------------------===//
+
+MLIR_CAPI_EXPORTED bool axeAttributeIsALayout(MlirAttribute attr);
+/// Builds `#axe.layout<text>`; returns a null attribute when `text` is not a
+/// valid layout.
+MLIR_CAPI_EXPORTED MlirAttribute axeLayoutAttrGet(MlirContext ctx,
+                                                  MlirStringRef text);
+/// The canonical text of the layout (owned by the context).
+MLIR_CAPI_EXPORTED MlirStringRef axeLayoutAttrGetText(MlirAttribute attr);
+
+//===----------------------------------------------------------------------===//
+// !axe.tensor
+//===----------------------------------------------------------------------===//
+
+MLIR_CAPI_EXPORTED bool axeTypeIsATensor(MlirType type);
+/// The tensor's layout attribute, or a null attribute when it is `?`.
+MLIR_CAPI_EXPORTED MlirAttribute axeTensorTypeGetLayout(MlirType type);
+/// The tensor type with its layout replaced (null `layout` means `?`).
+MLIR_CAPI_EXPORTED MlirType axeTensorTypeWithLayout(MlirType type,
+                                                    MlirAttribute layout);
+
+/// Replaces every `#axe.layout` in `op` and below (attributes, nested in types,
+/// block arguments and results) by `replace(attr, userData)`; a null return
+/// leaves the attribute as it is.
+MLIR_CAPI_EXPORTED void axeReplaceLayoutsIn(
+    MlirOperation op, MlirAttribute (*replace)(MlirAttribute, void *),
+    void *userData);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // AXE_C_DIALECTS_H

@@ -1,0 +1,54 @@
+//===- AxeDialect.td - the Axe dialect ---------------------*- tablegen -*-===//
+//
+// The dialect of the Axe layout abstraction: named-axis layouts, scoped
+// tensors and tensor operators. The layout grammar lives once, in Rust (crate
+// `axe-layout`); the C++ here only hands the attribute text to it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AXE_DIALECT_TD
+#define AXE_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def Axe_Dialect : Dialect {
+  let name = "axe";
+  let cppNamespace = "::mlir::axe";
+  let summary = "Axe: one layout language over named hardware axes";
+  let description = [{
+    The Axe dialect carries the Axe layout abstraction into MLIR. A layout
+    `#axe.layout<D + [R] + O>` maps a logical tensor index to a set of
+    coordinates on named hardware axes (memory `m`, `reg`, `lane`, `warp`,
+    `cta`, `gpuid`, accelerator partitions `P`/`F`, ...):
+
+    ```mlir
+    #axe.layout<(8, 2, 4, 2) : (4@lane, 1@warp, 1@lane, 1@reg) + [(2) : (4@warp)] + 5@warp>
+    ```
+
+    The shard `D` is an ordered list of iters `extent : stride@axis`,
+    unflattened lexicographically (first iter slowest); the replica `R` is a
+    multiset of iters whose every combination is added; the offset `O` is one
+    integer per axis. A stride written without `@axis` is on the memory axis.
+  }];
+  let useDefaultAttributePrinterParser = 0;
+  let useDefaultTypePrinterParser = 0;
+  let extraClassDeclaration = [{
+    ::mlir::Attribute parseAttribute(::mlir::DialectAsmParser &parser,
+                                     ::mlir::Type type) const override;
+    void printAttribute(::mlir::Attribute attr,
+                        ::mlir::DialectAsmPrinter &printer) const override;
+    ::mlir::Type parseType(::mlir::DialectAsmParser &parser) const override;
+    void printType(::mlir::Type type,
+                   ::mlir::DialectAsmPrinter &printer) const override;
+  private:
+    void registerAttributes();
+    void registerTypes();
+  public:
+  }];
+}
+
+class Axe_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Axe_Dialect, mnemonic, traits>;
+
+#endif // AXE_DIALECT_TD

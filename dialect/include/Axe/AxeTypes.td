@@ -1,0 +1,50 @@
+//===- AxeTypes.td - Axe types -----------------------------*- tablegen -*-===//
+
+#ifndef AXE_TYPES_TD
+#define AXE_TYPES_TD
+
+include "Axe/AxeDialect.td"
+include "Axe/AxeAttrs.td"
+include "mlir/IR/BuiltinTypeInterfaces.td"
+
+def Axe_TensorType : TypeDef<Axe_Dialect, "Tensor", [ShapedTypeInterface]> {
+  let typeName = "axe.tensor";
+  let summary = "a tensor in a memory scope, with an Axe layout or `?`";
+  let description = [{
+    `!axe.tensor<SHAPE x ELT, SCOPE, LAYOUT>` where LAYOUT is an
+    `#axe.layout<...>` or `?` (to be inferred by `axe-infer-layout`).
+    The layout must admit the shape: the product of the shape equals the
+    product of the layout's shard extents.
+
+    ```mlir
+    !axe.tensor<16x24xf16, shared, #axe.layout<(16, 24) : (24, 1)>>
+    !axe.tensor<128x128xf32, register, ?>
+    ```
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"int64_t", "logical shape">:$shape,
+    "::mlir::Type":$elementType,
+    "::mlir::axe::MemoryScope":$scope,
+    "::mlir::Attribute":$layout   // LayoutAttr, or null for `?`
+  );
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    using ShapedType::Trait<TensorType>::getElementTypeBitWidth;
+    using ShapedType::Trait<TensorType>::getRank;
+    using ShapedType::Trait<TensorType>::getNumElements;
+    using ShapedType::Trait<TensorType>::isDynamicDim;
+    using ShapedType::Trait<TensorType>::hasStaticShape;
+    using ShapedType::Trait<TensorType>::getNumDynamicDims;
+    using ShapedType::Trait<TensorType>::getDimSize;
+    using ShapedType::Trait<TensorType>::getDynamicDimIndex;
+    bool hasRank() const { return true; }
+    TensorType cloneWith(std::optional<::llvm::ArrayRef<int64_t>> shape,
+                         ::mlir::Type elementType) const;
+    /// The layout, or null when it is still to be inferred (`?`).
+    LayoutAttr getLayoutAttr() const {
+      return ::llvm::dyn_cast_or_null<LayoutAttr>(getLayout());
+    }
+  }];
+}
+
+#endif // AXE_TYPES_TD

@@ -1,0 +1,232 @@
+//===- AxeDialect.cpp - dialect, attribute and type hooks -----------------===//
+//
+// Only what ODS cannot generate: the layout attribute's parser/printer (which
+// hand the text to the Rust grammar), the tensor type's syntax and verifiers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Axe/AxeDialect.h"
+#include "RustHooks.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/ErrorHandling.h"
+
+using namespace mlir;
+using namespace mlir::axe;
+
+#include "Axe/AxeDialect.cpp.inc"
+#include "Axe/AxeEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "Axe/AxeAttrs.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "Axe/AxeTypes.cpp.inc"
+
+static AxeRustHooks gHooks{};
+static bool gHooksInstalled = false;
+
+extern "C" void axeInstallRustHooks(const AxeRustHooks *hooks) {
+  gHooks = *hooks;
+  gHooksInstalled = true;
+}
+
+const AxeRustHooks &mlir::axe::rustHooks() {
+  if (!gHooksInstalled)
+    llvm::report_fatal_error("axe: the Rust hooks were not installed "
+                             "(call axeInstallRustHooks first)");
+  return gHooks;
+}
+
+void AxeDialect::initialize() {
+  registerAttributes();
+  registerTypes();
+  addOperations<
+#define GET_OP_LIST
+#include "Axe/AxeOps.cpp.inc"
+      >();
+}
+
+void AxeDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "Axe/AxeAttrs.cpp.inc"
+      >();
+}
+
+void AxeDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "Axe/AxeTypes.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// #axe.layout
+//===----------------------------------------------------------------------===//
+
+LayoutAttr LayoutAttr::parse(
+    MLIRContext *context, StringRef text,
+    llvm::function_ref<void(size_t, StringRef)> onError) {
+  std::string out;
+  size_t errorOffset = 0;
+  if (!rustHooks().parseLayout(text.data(), text.size(), &errorOffset,
+                               appendToString, &out)) {
+    onError(errorOffset, out);
+    return {};
+  }
+  return LayoutAttr::get(context, out);
+}
+
+LogicalResult
+LayoutAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
+                   StringRef spec) {
+  std::string out;
+  size_t errorOffset = 0;
+  if (!rustHooks().parseLayout(spec.data(), spec.size(), &errorOffset,
+                               appendToString, &out))
+    return emitError() << "invalid Axe layout '" << spec << "': " << out;
+  if (out != spec)
+    return emitError() << "Axe layout text '" << spec
+                       << "' is not in canonical printing '" << out << "'";
+  return success();
+}
+
+/// Parses `layout<TEXT>`: the raw text goes to the Rust grammar, and an error
+/// at byte k of TEXT is reported at exactly that source location.
+static Attribute parseLayoutBody(DialectAsmParser &parser) {
+  llvm::SMLoc start = parser.getCurrentLocation();
+  StringRef spec = parser.getFullSymbolSpec();
+  // The lexer hands us the whole pretty symbol, e.g. `layout<(4) : (1)>`.
+  StringRef body = spec;
+  if (!body.consume_front("layout<") || !body.consume_back(">")) {
+    parser.emitError(start, "expected '#axe.layout<...>'");
+    return {};
+  }
+  size_t bodyOffset = spec.size() - body.size() - 1;
+  Attribute result = LayoutAttr::parse(
+      parser.getContext(), body, [&](size_t offset, StringRef message) {
+        parser.emitError(llvm::SMLoc::getFromPointer(spec.data() + bodyOffset +
+                                                     offset),
+                         message);
+      });
+  return result;
+}
+
+Attribute AxeDialect::parseAttribute(DialectAsmParser &parser,
+                                     Type type) const {
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  StringRef spec = parser.getFullSymbolSpec();
+  if (spec.starts_with("layout<"))
+    return parseLayoutBody(parser);
+  parser.emitError(loc, "unknown Axe attribute '") << spec << "'";
+  return {};
+}
+
+void AxeDialect::printAttribute(Attribute attr,
+                                DialectAsmPrinter &printer) const {
+  if (auto layout = llvm::dyn_cast<LayoutAttr>(attr)) {
+    printer << "layout<" << layout.getSpec() << ">";
+    return;
+  }
+  llvm_unreachable("unknown Axe attribute");
+}
+
+//===----------------------------------------------------------------------===//
+// !axe.tensor<SHAPE x ELT, SCOPE, LAYOUT | ?>
+//===----------------------------------------------------------------------===//
+
+Type AxeDialect::parseType(DialectAsmParser &parser) const {
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  StringRef mnemonic;
+  if (parser.parseKeyword(&mnemonic))
+    return {};
+  if (mnemonic != "tensor") {
+    parser.emitError(loc, "unknown Axe type '") << mnemonic << "'";
+    return {};
+  }
+  SmallVector<int64_t> shape;
+  Type elementType;
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
+      parser.parseType(elementType) || parser.parseComma())
+    return {};
+  llvm::SMLoc scopeLoc = parser.getCurrentLocation();
+  StringRef scopeName;
+  if (parser.parseKeyword(&scopeName))
+    return {};
+  std::optional<MemoryScope> scope = symbolizeMemoryScope(scopeName);
+  if (!scope) {
+    parser.emitError(scopeLoc, "unknown memory scope '")
+        << scopeName
+        << "' (expected global, shared, register, tmem, sbuf or psum)";
+    return {};
+  }
+  if (parser.parseComma())
+    return {};
+  Attribute layout;
+  llvm::SMLoc layoutLoc = parser.getCurrentLocation();
+  if (failed(parser.parseOptionalQuestion())) {
+    if (parser.parseAttribute(layout))
+      return {};
+    if (!llvm::isa<LayoutAttr>(layout)) {
+      parser.emitError(layoutLoc, "expected an #axe.layout or '?'");
+      return {};
+    }
+  }
+  if (parser.parseGreater())
+    return {};
+  return axe::TensorType::getChecked(
+      [&] { return parser.emitError(loc); }, parser.getContext(), shape,
+      elementType, *scope, layout);
+}
+
+void AxeDialect::printType(Type type, DialectAsmPrinter &printer) const {
+  auto tensor = llvm::cast<axe::TensorType>(type);
+  printer << "tensor<";
+  for (int64_t d : tensor.getShape())
+    printer << d << "x";
+  printer << tensor.getElementType() << ", "
+          << stringifyMemoryScope(tensor.getScope()) << ", ";
+  if (tensor.getLayout())
+    printer.printAttribute(tensor.getLayout());
+  else
+    printer << "?";
+  printer << ">";
+}
+
+LogicalResult
+axe::TensorType::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
+                   ArrayRef<int64_t> shape, Type elementType,
+                   MemoryScope scope, Attribute layout) {
+  int64_t elements = 1;
+  for (int64_t d : shape) {
+    if (d <= 0)
+      return emitError() << "tensor dimensions must be positive, got " << d;
+    if (__builtin_mul_overflow(elements, d, &elements))
+      return emitError() << "tensor shape overflows 64-bit element count";
+  }
+  if (!elementType.isIntOrFloat())
+    return emitError() << "tensor element type must be an integer or float, got "
+                       << elementType;
+  if (!layout)
+    return success();
+  auto layoutAttr = llvm::dyn_cast<LayoutAttr>(layout);
+  if (!layoutAttr)
+    return emitError() << "tensor layout must be an #axe.layout or '?'";
+  StringRef spec = layoutAttr.getSpec();
+  int64_t size = rustHooks().layoutSize(spec.data(), spec.size());
+  if (size != elements)
+    return emitError() << "layout " << layoutAttr << " of " << size
+                       << " elements does not admit shape with " << elements
+                       << " elements";
+  return success();
+}
+
+axe::TensorType axe::TensorType::cloneWith(std::optional<ArrayRef<int64_t>> shape,
+                                 Type elementType) const {
+  return axe::TensorType::get(getContext(), shape ? *shape : getShape(),
+                         elementType, getScope(), getLayout());
+}

@@ -1,0 +1,57 @@
+//===- CAPI.cpp - the Axe C API ---------------------------------------------===//
+
+#include "Axe-c/Dialects.h"
+#include "Axe/AxeDialect.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Registration.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/IR/AttrTypeSubElements.h"
+
+using namespace mlir;
+using namespace mlir::axe;
+
+MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Axe, axe, mlir::axe::AxeDialect)
+
+bool axeAttributeIsALayout(MlirAttribute attr) {
+  return llvm::isa<LayoutAttr>(unwrap(attr));
+}
+
+MlirAttribute axeLayoutAttrGet(MlirContext ctx, MlirStringRef text) {
+  return wrap(LayoutAttr::parse(unwrap(ctx), unwrap(text),
+                                [](size_t, llvm::StringRef) {}));
+}
+
+MlirStringRef axeLayoutAttrGetText(MlirAttribute attr) {
+  return wrap(llvm::cast<LayoutAttr>(unwrap(attr)).getSpec());
+}
+
+bool axeTypeIsATensor(MlirType type) {
+  return llvm::isa<axe::TensorType>(unwrap(type));
+}
+
+MlirAttribute axeTensorTypeGetLayout(MlirType type) {
+  return wrap(llvm::cast<axe::TensorType>(unwrap(type)).getLayout());
+}
+
+MlirType axeTensorTypeWithLayout(MlirType type, MlirAttribute layout) {
+  auto t = llvm::cast<axe::TensorType>(unwrap(type));
+  return wrap(axe::TensorType::get(t.getContext(), t.getShape(),
+                              t.getElementType(), t.getScope(),
+                              unwrap(layout)));
+}
+
+void axeReplaceLayoutsIn(MlirOperation op,
+                         MlirAttribute (*replace)(MlirAttribute, void *),
+                         void *userData) {
+  AttrTypeReplacer replacer;
+  replacer.addReplacement([&](LayoutAttr attr) -> std::optional<Attribute> {
+    Attribute replaced = unwrap(replace(wrap(attr), userData));
+    if (!replaced)
+      return std::nullopt;
+    return replaced;
+  });
+  replacer.recursivelyReplaceElementsIn(unwrap(op), /*replaceAttrs=*/true,
+                                        /*replaceLocs=*/false,
+                                        /*replaceTypes=*/true);
+}

@@ -1,0 +1,1 @@
+/* Anchor for libMLIR-C.so, whose content comes from the C API archives. */

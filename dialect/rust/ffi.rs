@@ -1,0 +1,45 @@
+//! Raw declarations of the C API in `dialect/include/Axe-c/Dialects.h`.
+
+use mlir_sys::{MlirAttribute, MlirContext, MlirDialectHandle, MlirOperation, MlirStringRef, MlirType};
+use std::os::raw::{c_char, c_int, c_void};
+
+pub type AxeStringSink = unsafe extern "C" fn(data: *const c_char, len: usize, user: *mut c_void);
+
+/// Mirrors `AxeRustHooks`.
+#[repr(C)]
+pub struct AxeRustHooks {
+    pub parse_layout: unsafe extern "C" fn(
+        text: *const c_char,
+        len: usize,
+        error_offset: *mut usize,
+        sink: AxeStringSink,
+        user: *mut c_void,
+    ) -> bool,
+    pub layout_size: unsafe extern "C" fn(text: *const c_char, len: usize) -> i64,
+    pub run_pass: unsafe extern "C" fn(
+        pass: *const c_char,
+        pass_len: usize,
+        op: MlirOperation,
+        options: *const c_char,
+        options_len: usize,
+    ) -> bool,
+}
+
+extern "C" {
+    pub fn mlirGetDialectHandle__axe__() -> MlirDialectHandle;
+    pub fn axeInstallRustHooks(hooks: *const AxeRustHooks);
+    pub fn axeRegisterPasses();
+    pub fn axeOptMain(argc: c_int, argv: *mut *mut c_char) -> c_int;
+    pub fn axeRegisterDialectPlugin(registry: *mut c_void);
+    pub fn axeAttributeIsALayout(attr: MlirAttribute) -> bool;
+    pub fn axeLayoutAttrGet(ctx: MlirContext, text: MlirStringRef) -> MlirAttribute;
+    pub fn axeLayoutAttrGetText(attr: MlirAttribute) -> MlirStringRef;
+    pub fn axeTypeIsATensor(ty: MlirType) -> bool;
+    pub fn axeTensorTypeGetLayout(ty: MlirType) -> MlirAttribute;
+    pub fn axeTensorTypeWithLayout(ty: MlirType, layout: MlirAttribute) -> MlirType;
+    pub fn axeReplaceLayoutsIn(
+        op: MlirOperation,
+        replace: unsafe extern "C" fn(MlirAttribute, *mut c_void) -> MlirAttribute,
+        user: *mut c_void,
+    );
+}

@@ -1,0 +1,68 @@
+//! The functions the C++ dialect calls through `AxeRustHooks`. Each one catches panics so
+//! that no unwinding ever crosses the C ABI: a bug becomes a diagnostic, not an abort.
+
+use std::os::raw::{c_char, c_void};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use axe_layout::Layout;
+use mlir_sys::MlirOperation;
+
+use super::ffi::{AxeRustHooks, AxeStringSink};
+
+pub(super) static HOOKS: AxeRustHooks =
+    AxeRustHooks { parse_layout, layout_size, run_pass };
+
+unsafe fn text<'a>(ptr: *const c_char, len: usize) -> Option<&'a str> {
+    if len == 0 {
+        return Some("");
+    }
+    std::str::from_utf8(std::slice::from_raw_parts(ptr as *const u8, len)).ok()
+}
+
+unsafe extern "C" fn parse_layout(
+    ptr: *const c_char,
+    len: usize,
+    error_offset: *mut usize,
+    sink: AxeStringSink,
+    user: *mut c_void,
+) -> bool {
+    let result = catch_unwind(AssertUnwindSafe(|| match text(ptr, len) {
+        None => Err((0, "layout text is not valid UTF-8".to_string())),
+        Some(t) => Layout::parse(t).map(|l| l.to_string()).map_err(|e| (e.offset, e.message)),
+    }));
+    let (ok, out, offset) = match result {
+        Ok(Ok(canonical)) => (true, canonical, 0),
+        Ok(Err((offset, message))) => (false, message, offset),
+        Err(_) => (false, "internal error in the Axe layout parser".to_string(), 0),
+    };
+    *error_offset = offset;
+    sink(out.as_ptr() as *const c_char, out.len(), user);
+    ok
+}
+
+unsafe extern "C" fn layout_size(ptr: *const c_char, len: usize) -> i64 {
+    catch_unwind(|| match text(ptr, len).map(Layout::parse) {
+        Some(Ok(l)) => l.size(),
+        _ => -1,
+    })
+    .unwrap_or(-1)
+}
+
+unsafe extern "C" fn run_pass(
+    pass: *const c_char,
+    pass_len: usize,
+    op: MlirOperation,
+    options: *const c_char,
+    options_len: usize,
+) -> bool {
+    let (Some(pass), Some(options)) = (text(pass, pass_len), text(options, options_len)) else {
+        return false;
+    };
+    match catch_unwind(AssertUnwindSafe(|| crate::run_pass(pass, op, options))) {
+        Ok(ok) => ok,
+        Err(_) => {
+            crate::diagnostics::emit_error_raw(op, &format!("internal error in pass '{pass}'"));
+            false
+        }
+    }
+}

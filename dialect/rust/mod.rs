@@ -1,0 +1,92 @@
+//! The Rust side of the `axe` dialect: registration through melior's `DialectHandle`,
+//! the hooks through which the C++ dialect reaches the Rust layout grammar and pass bodies,
+//! and conversion between `#axe.layout` attributes and `axe_layout::Layout`.
+
+pub mod ffi;
+mod hooks;
+
+use std::sync::Once;
+
+use axe_layout::Layout;
+use melior::dialect::{DialectHandle, DialectRegistry};
+use melior::ir::attribute::Attribute;
+use melior::ir::r#type::Type;
+use melior::ir::TypeLike;
+use melior::ir::AttributeLike;
+use melior::Context;
+use mlir_sys::MlirStringRef;
+
+static INSTALL: Once = Once::new();
+
+/// Installs the Rust hooks the C++ dialect calls (layout grammar, pass bodies) and registers
+/// Axe's passes in MLIR's pass registry. Idempotent; every entry point calls it first.
+pub fn install() {
+    INSTALL.call_once(|| unsafe {
+        ffi::axeInstallRustHooks(&hooks::HOOKS);
+        ffi::axeRegisterPasses();
+    });
+}
+
+/// The `axe` dialect handle (for `DialectRegistry`/`Context` registration).
+pub fn dialect_handle() -> DialectHandle {
+    install();
+    // SAFETY: the handle is a static descriptor produced by MLIR's registration macro.
+    unsafe { DialectHandle::from_raw(ffi::mlirGetDialectHandle__axe__()) }
+}
+
+/// Registers the Axe dialect (and installs the hooks) in `registry`.
+pub fn register_dialect(registry: &DialectRegistry) {
+    dialect_handle().insert_dialect(registry);
+}
+
+/// Loads the Axe dialect into `context`.
+pub fn load_dialect(context: &Context) {
+    dialect_handle().load_dialect(context);
+}
+
+fn string_ref(s: &str) -> MlirStringRef {
+    MlirStringRef { data: s.as_ptr() as *const _, length: s.len() }
+}
+
+fn string_of(s: MlirStringRef) -> &'static str {
+    // SAFETY: attribute storage lives as long as its context; callers only hold the str while
+    // they hold the attribute.
+    unsafe {
+        std::str::from_utf8_unchecked(std::slice::from_raw_parts(s.data as *const u8, s.length))
+    }
+}
+
+/// Whether `attr` is an `#axe.layout`.
+pub fn is_layout_attr(attr: Attribute) -> bool {
+    unsafe { ffi::axeAttributeIsALayout(attr.to_raw()) }
+}
+
+/// The layout carried by an `#axe.layout` attribute (None for any other attribute).
+pub fn layout_of_attr(attr: Attribute) -> Option<Layout> {
+    if !is_layout_attr(attr) {
+        return None;
+    }
+    let text = string_of(unsafe { ffi::axeLayoutAttrGetText(attr.to_raw()) });
+    // The attribute's verifier guarantees the text parses.
+    Layout::parse(text).ok()
+}
+
+/// Builds the `#axe.layout` attribute of `layout` in `context` (the dialect must be loaded).
+pub fn layout_attr<'c>(context: &'c Context, layout: &Layout) -> Attribute<'c> {
+    let text = layout.to_string();
+    unsafe { Attribute::from_raw(ffi::axeLayoutAttrGet(context.to_raw(), string_ref(&text))) }
+}
+
+/// Whether `ty` is an `!axe.tensor`.
+pub fn is_tensor_type(ty: Type) -> bool {
+    unsafe { ffi::axeTypeIsATensor(ty.to_raw()) }
+}
+
+/// The layout of an `!axe.tensor` type (None for `?` or a non-Axe type).
+pub fn tensor_layout(ty: Type) -> Option<Layout> {
+    if !is_tensor_type(ty) {
+        return None;
+    }
+    let attr = unsafe { Attribute::from_option_raw(ffi::axeTensorTypeGetLayout(ty.to_raw())) }?;
+    layout_of_attr(attr)
+}

@@ -1,0 +1,83 @@
+//! Axe: the MLIR dialect and passes for the Axe layout abstraction, driven from Rust.
+//!
+//! * [`dialect`] registers the `axe` dialect (C++ from ODS) and converts `#axe.layout`
+//!   attributes to and from [`axe_layout::Layout`];
+//! * the pass bodies live here, one module per pass, named after the pass flag; the C++ pass
+//!   shells generated from `dialect/include/Axe/AxePasses.td` call [`run_pass`];
+//! * [`opt_main`] is `axe-opt` (upstream `MlirOptMain`).
+
+#[path = "../dialect/rust/mod.rs"]
+pub mod dialect;
+
+pub mod canonicalize;
+pub mod diagnostics;
+
+pub use axe_layout as layout;
+
+use melior::ir::operation::OperationRefMut;
+use mlir_sys::MlirOperation;
+
+/// Dispatches to the Rust body of the pass with flag `pass`. Returns false on failure
+/// (diagnostics already emitted).
+pub(crate) fn run_pass(pass: &str, op: MlirOperation, _options: &str) -> bool {
+    // SAFETY: the pass manager hands us the operation it is running on; it is valid and
+    // exclusively ours for the duration of the pass.
+    let op = unsafe { OperationRefMut::from_raw(op) };
+    match pass {
+        "axe-canonicalize" => canonicalize::run(op),
+        other => {
+            diagnostics::emit_error(&op, &format!("no Rust body for pass '{other}'"));
+            false
+        }
+    }
+}
+
+/// Runs `axe-opt` with the process arguments; returns the exit code.
+pub fn opt_main() -> i32 {
+    dialect::install();
+    let args: Vec<std::ffi::CString> = std::env::args()
+        .map(|a| std::ffi::CString::new(a).unwrap_or_default())
+        .collect();
+    let mut argv: Vec<*mut std::os::raw::c_char> =
+        args.iter().map(|a| a.as_ptr() as *mut _).collect();
+    argv.push(std::ptr::null_mut());
+    unsafe { dialect::ffi::axeOptMain(args.len() as i32, argv.as_mut_ptr()) }
+}
+
+/// Entry points for the `mlir-opt` plugin (tools/axe-plugin).
+pub mod plugin {
+    use std::os::raw::{c_char, c_void};
+
+    /// Mirrors `mlir::DialectPluginLibraryInfo`.
+    #[repr(C)]
+    pub struct DialectPluginLibraryInfo {
+        pub api_version: u32,
+        pub plugin_name: *const c_char,
+        pub plugin_version: *const c_char,
+        pub register_dialect_registry_callbacks: extern "C" fn(*mut c_void),
+    }
+
+    /// Mirrors `mlir::PassPluginLibraryInfo`.
+    #[repr(C)]
+    pub struct PassPluginLibraryInfo {
+        pub api_version: u32,
+        pub plugin_name: *const c_char,
+        pub plugin_version: *const c_char,
+        pub register_pass_registry_callbacks: extern "C" fn(),
+    }
+
+    /// `MLIR_PLUGIN_API_VERSION` of LLVM 22.
+    pub const API_VERSION: u32 = 1;
+    pub const NAME: &[u8] = b"Axe\0";
+    pub const VERSION: &[u8] = b"0.1.0\0";
+
+    pub extern "C" fn register_dialects(registry: *mut c_void) {
+        crate::dialect::install();
+        unsafe { crate::dialect::ffi::axeRegisterDialectPlugin(registry) }
+    }
+
+    pub extern "C" fn register_passes() {
+        // install() registers the passes once.
+        crate::dialect::install();
+    }
+}

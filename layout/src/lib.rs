@@ -35,5 +35,19 @@ pub mod eval;
 pub mod layout;
 pub mod parse;
 
+// The layout algebra core (Appendices A–D) and the ISL export.
+pub mod canon;
+pub mod equiv;
+pub mod group;
+pub mod isl;
+pub mod span;
+pub mod tile;
+pub mod tile_of;
+
 pub use error::{LayoutError, ParseError};
 pub use layout::{Axis, Iter, Layout, Point, MEMORY_AXIS};
+pub use canon::Canonical;
+pub use equiv::{equivalent, EquivMethod, Equivalence};
+pub use group::Grouped;
+pub use tile::tile;
+pub use tile_of::tile_of;

@@ -1,0 +1,37 @@
+// Round trip of the axe dialect: parse and print; print then reparse; generic form then reparse.
+// RUN: axe-opt %s --allow-unregistered-dialect | FileCheck %s
+// RUN: axe-opt %s --allow-unregistered-dialect | axe-opt --allow-unregistered-dialect | FileCheck %s
+// RUN: axe-opt %s --allow-unregistered-dialect --mlir-print-op-generic | axe-opt --allow-unregistered-dialect | FileCheck %s
+// RUN: axe-opt %s --allow-unregistered-dialect --verify-roundtrip
+
+// The paper's tensor-core tile (§2.2) prints exactly as written (DESIGN.md §3).
+// CHECK-LABEL: "test.tile"
+// CHECK-SAME: l = #axe.layout<(8, 2, 4, 2) : (4@lane, 1@warp, 1@lane, 1@reg) + [(2) : (4@warp)] + 5@warp>
+"test.tile"() {l = #axe.layout<(8, 2, 4, 2) : (4@lane, 1@warp, 1@lane, 1@reg) + [(2) : (4@warp)] + 5@warp>} : () -> ()
+
+// Spacing, `@m` and repeated offsets are normalized; zero offsets vanish; memory strides print bare.
+// CHECK-LABEL: "test.spacing"
+// CHECK-SAME: a = #axe.layout<(16, 8) : (8, 1) + 64>
+// CHECK-SAME: b = #axe.layout<(4) : (-1) + 3@warp>
+// CHECK-SAME: c = #axe.layout<(2) : (1)>
+"test.spacing"() {a = #axe.layout<(16,8):(8@m,1)+64@m>, b = #axe.layout<(4):(-1) + 1@warp + 2@warp>, c = #axe.layout<(2) : (1) + 1@lane + -1@lane>} : () -> ()
+
+// Distributed layouts over a device axis, SBUF partitions and a scalar layout.
+// CHECK-LABEL: "test.axes"
+// CHECK-SAME: dev = #axe.layout<(4, 1024) : (1@gpuid, 1) + [(2) : (4@gpuid)]>
+// CHECK-SAME: sbuf = #axe.layout<(128, 512) : (1@P, 1@F)>
+// CHECK-SAME: scalar = #axe.layout<() : ()>
+"test.axes"() {dev = #axe.layout<(4, 1024) : (1@gpuid, 1) + [(2) : (4@gpuid)]>, sbuf = #axe.layout<(128, 512) : (1@P, 1@F)>, scalar = #axe.layout<() : ()>} : () -> ()
+
+// CHECK-LABEL: func.func @view
+// CHECK-SAME: (%[[BUF:.*]]: memref<384xf16>)
+// CHECK: %[[T:.*]] = axe.view %[[BUF]] : memref<384xf16> to !axe.tensor<16x24xf16, global, #axe.layout<(16, 24) : (24, 1)>>
+// CHECK: %[[A:.*]] = axe.alloc : !axe.tensor<8x4xf32, shared, ?>
+// CHECK: %[[R:.*]] = axe.alloc : !axe.tensor<128xf32, register, #axe.layout<(32, 4) : (1@lane, 1@reg)>>
+// CHECK: return %[[T]]
+func.func @view(%b: memref<384xf16>) -> !axe.tensor<16x24xf16, global, #axe.layout<(16, 24) : (24, 1)>> {
+  %t = axe.view %b : memref<384xf16> to !axe.tensor<16x24xf16, global, #axe.layout<(16, 24) : (24, 1)>>
+  %a = axe.alloc : !axe.tensor<8x4xf32, shared, ?>
+  %r = axe.alloc : !axe.tensor<128xf32, register, #axe.layout<(32, 4) : (1@lane, 1@reg)>>
+  return %t : !axe.tensor<16x24xf16, global, #axe.layout<(16, 24) : (24, 1)>>
+}

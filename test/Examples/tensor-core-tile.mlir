@@ -1,0 +1,19 @@
+// A shipped example: layouts from the Axe paper (§2.2) on tensors, canonicalized.
+// RUN: axe-opt %s --axe-canonicalize | FileCheck %s
+
+// The 8x16 tensor-core tile of a register tensor: rows over lanes and warps, columns over
+// lanes and registers, replicated on warps 0/4 and offset to warp 5.
+// CHECK-LABEL: func.func @tensor_core_tile
+// CHECK: axe.alloc : !axe.tensor<8x16xf16, register, #axe.layout<(8, 2, 4, 2) : (4@lane, 1@warp, 1@lane, 1@reg) + [(2) : (4@warp)] + 5@warp>>
+func.func @tensor_core_tile() -> !axe.tensor<8x16xf16, register, #axe.layout<(8, 2, 4, 2) : (4@lane, 1@warp, 1@lane, 1@reg) + [(2) : (4@warp)] + 5@warp>> {
+  %t = axe.alloc : !axe.tensor<8x16xf16, register, #axe.layout<(8, 2, 4, 2) : (4@lane, 1@warp, 1@lane, 1@reg) + [(2) : (4@warp)] + 5@warp>>
+  return %t : !axe.tensor<8x16xf16, register, #axe.layout<(8, 2, 4, 2) : (4@lane, 1@warp, 1@lane, 1@reg) + [(2) : (4@warp)] + 5@warp>>
+}
+
+// A row-major 16x24 tile of a global buffer: canonicalization merges it into one iter.
+// CHECK-LABEL: func.func @global_tile
+// CHECK: axe.view %{{.*}} : memref<384xf16> to !axe.tensor<16x24xf16, global, #axe.layout<(384) : (1)>>
+func.func @global_tile(%buf: memref<384xf16>) -> !axe.tensor<16x24xf16, global, #axe.layout<(16, 24) : (24, 1)>> {
+  %t = axe.view %buf : memref<384xf16> to !axe.tensor<16x24xf16, global, #axe.layout<(16, 24) : (24, 1)>>
+  return %t : !axe.tensor<16x24xf16, global, #axe.layout<(16, 24) : (24, 1)>>
+}

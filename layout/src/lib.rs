@@ -44,6 +44,13 @@ pub mod span;
 pub mod tile;
 pub mod tile_of;
 
+// Slicing (App. E), direct sum (App. F), iter intersection (§3.4), CuTe interop and swizzles.
+pub mod cute;
+pub mod intersect;
+pub mod slice;
+pub mod sum;
+pub mod swizzle;
+
 pub use error::{LayoutError, ParseError};
 pub use layout::{Axis, Iter, Layout, Point, MEMORY_AXIS};
 pub use canon::Canonical;

@@ -1,0 +1,632 @@
+//! CuTe layouts (paper `003`) and their conversion to and from Axe layouts.
+//!
+//! A CuTe layout is a hierarchical shape with a congruent hierarchical stride, e.g.
+//! `(4,(2,3)):(1,(8,16))`. An integer index is unflattened **colexicographically** (first mode
+//! fastest) over the flattened leaves, the last leaf being unbounded (CuTe's extended domain),
+//! and the digits are dotted with the strides. Axe unflattens lexicographically, so
+//! [`import`] reverses the leaf order (errata in `papers/README.md`).
+//!
+//! Operations follow `003` §3 (checked against brute-force evaluation in the tests):
+//! [`CuteLayout::coalesce`], [`CuteLayout::compose`] (with the stride and shape divisibility
+//! conditions (20)/(21), truncation of the left operand, and the distributivity condition (23)),
+//! [`CuteLayout::complement`], [`CuteLayout::right_inverse`], [`CuteLayout::left_inverse`],
+//! [`CuteLayout::logical_divide`] and [`CuteLayout::logical_product`]. Only integer strides are
+//! modelled (no coordinate strides `e_i`, no `F_2` strides: swizzles are in `swizzle.rs`).
+
+use std::fmt;
+
+use crate::error::{LayoutError, ParseError};
+use crate::layout::{Iter, Layout};
+
+/// Compositions whose domain has at most this many elements are re-checked by enumeration.
+pub const VERIFY_LIMIT: i64 = 1 << 16;
+
+/// A hierarchical integer tuple: a leaf or a (possibly nested) tuple.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum IntTuple {
+    Int(i64),
+    Tuple(Vec<IntTuple>),
+}
+
+/// A CuTe shape (leaves are positive).
+pub type CuteShape = IntTuple;
+/// A CuTe stride, congruent with its shape.
+pub type CuteStride = IntTuple;
+
+impl IntTuple {
+    /// The leaves in order (depth-first, left to right).
+    pub fn leaves(&self) -> Vec<i64> {
+        let mut v = Vec::new();
+        self.collect(&mut v);
+        v
+    }
+    fn collect(&self, v: &mut Vec<i64>) {
+        match self {
+            IntTuple::Int(x) => v.push(*x),
+            IntTuple::Tuple(t) => t.iter().for_each(|e| e.collect(v)),
+        }
+    }
+    /// Same tree structure.
+    pub fn congruent(&self, other: &IntTuple) -> bool {
+        match (self, other) {
+            (IntTuple::Int(_), IntTuple::Int(_)) => true,
+            (IntTuple::Tuple(a), IntTuple::Tuple(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.congruent(y))
+            }
+            _ => false,
+        }
+    }
+    /// A flat tuple of the given leaves (a bare integer when there is exactly one).
+    pub fn flat(v: &[i64]) -> IntTuple {
+        if v.len() == 1 {
+            IntTuple::Int(v[0])
+        } else {
+            IntTuple::Tuple(v.iter().map(|&x| IntTuple::Int(x)).collect())
+        }
+    }
+}
+
+impl fmt::Display for IntTuple {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IntTuple::Int(x) => write!(f, "{x}"),
+            IntTuple::Tuple(t) => {
+                f.write_str("(")?;
+                for (i, e) in t.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{e}")?;
+                }
+                f.write_str(")")
+            }
+        }
+    }
+}
+
+/// A CuTe layout `shape : stride`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CuteLayout {
+    pub shape: CuteShape,
+    pub stride: CuteStride,
+}
+
+impl fmt::Display for CuteLayout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.shape, self.stride)
+    }
+}
+
+impl std::str::FromStr for CuteLayout {
+    type Err = ParseError;
+    fn from_str(s: &str) -> Result<Self, ParseError> {
+        CuteLayout::parse(s)
+    }
+}
+
+struct Parser<'a> {
+    s: &'a [u8],
+    pos: usize,
+}
+
+impl Parser<'_> {
+    fn err(&self, msg: impl Into<String>) -> ParseError {
+        ParseError { offset: self.pos, message: msg.into() }
+    }
+    fn ws(&mut self) {
+        while self.pos < self.s.len() && self.s[self.pos].is_ascii_whitespace() {
+            self.pos += 1;
+        }
+    }
+    fn eat(&mut self, c: u8) -> bool {
+        self.ws();
+        if self.pos < self.s.len() && self.s[self.pos] == c {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn int(&mut self) -> Result<i64, ParseError> {
+        self.ws();
+        let start = self.pos;
+        if self.pos < self.s.len() && (self.s[self.pos] == b'-' || self.s[self.pos] == b'+') {
+            self.pos += 1;
+        }
+        while self.pos < self.s.len() && self.s[self.pos].is_ascii_digit() {
+            self.pos += 1;
+        }
+        let text = std::str::from_utf8(&self.s[start..self.pos]).unwrap_or("");
+        if text.is_empty() || text == "-" || text == "+" {
+            self.pos = start;
+            return Err(self.err("expected an integer or '('"));
+        }
+        text.parse::<i64>().map_err(|_| ParseError { offset: start, message: format!("integer '{text}' out of range") })
+    }
+    fn tuple(&mut self, depth: usize) -> Result<IntTuple, ParseError> {
+        if depth > 64 {
+            return Err(self.err("nesting too deep"));
+        }
+        if self.eat(b'(') {
+            let mut v = vec![self.tuple(depth + 1)?];
+            while self.eat(b',') {
+                v.push(self.tuple(depth + 1)?);
+            }
+            if !self.eat(b')') {
+                return Err(self.err("expected ',' or ')'"));
+            }
+            Ok(IntTuple::Tuple(v))
+        } else {
+            Ok(IntTuple::Int(self.int()?))
+        }
+    }
+}
+
+fn to_parse_error(e: LayoutError) -> ParseError {
+    ParseError { offset: 0, message: e.to_string() }
+}
+
+impl CuteLayout {
+    /// Build and validate: congruent shape/stride, positive shape leaves, size and every value
+    /// on the domain within i64.
+    pub fn new(shape: CuteShape, stride: CuteStride) -> Result<Self, LayoutError> {
+        let l = CuteLayout { shape, stride };
+        l.validate()?;
+        Ok(l)
+    }
+
+    /// A flat (depth ≤ 1) layout; one mode gives a bare `s:d`.
+    pub fn flat(shape: &[i64], stride: &[i64]) -> Result<Self, LayoutError> {
+        if shape.len() != stride.len() || shape.is_empty() {
+            return Err(LayoutError::Unsupported("flat CuTe layout needs equally many (≥ 1) shapes and strides".into()));
+        }
+        Self::new(IntTuple::flat(shape), IntTuple::flat(stride))
+    }
+
+    fn from_modes(modes: &[(i64, i64)]) -> Result<Self, LayoutError> {
+        if modes.is_empty() {
+            return Self::flat(&[1], &[0]);
+        }
+        let (s, d): (Vec<i64>, Vec<i64>) = modes.iter().copied().unzip();
+        Self::flat(&s, &d)
+    }
+
+    /// Check the invariants of [`CuteLayout::new`].
+    pub fn validate(&self) -> Result<(), LayoutError> {
+        if !self.shape.congruent(&self.stride) {
+            return Err(LayoutError::Unsupported(format!(
+                "shape {} and stride {} are not congruent",
+                self.shape, self.stride
+            )));
+        }
+        let mut size: i64 = 1;
+        let mut reach: i64 = 0;
+        for (s, d) in self.modes_flat() {
+            if s <= 0 {
+                return Err(LayoutError::NonPositiveExtent(s));
+            }
+            size = size.checked_mul(s).ok_or(LayoutError::Overflow)?;
+            let r = (s - 1).checked_mul(d).and_then(i64::checked_abs).ok_or(LayoutError::Overflow)?;
+            reach = reach.checked_add(r).ok_or(LayoutError::Overflow)?;
+        }
+        Ok(())
+    }
+
+    /// Parse CuTe syntax: `8:1`, `(4,(2,3)):(1,(8,16))`, `((2,2),4):((1,4),2)`.
+    pub fn parse(text: &str) -> Result<Self, ParseError> {
+        let mut p = Parser { s: text.as_bytes(), pos: 0 };
+        let shape = p.tuple(0)?;
+        if !p.eat(b':') {
+            return Err(p.err("expected ':' between shape and stride"));
+        }
+        let stride = p.tuple(0)?;
+        p.ws();
+        if p.pos != p.s.len() {
+            return Err(p.err("unexpected trailing input"));
+        }
+        if !shape.congruent(&stride) {
+            return Err(ParseError { offset: 0, message: format!("shape {shape} and stride {stride} are not congruent") });
+        }
+        CuteLayout::new(shape, stride).map_err(to_parse_error)
+    }
+
+    /// The flattened `(shape, stride)` leaves, in colexicographic order (first fastest).
+    pub fn modes_flat(&self) -> Vec<(i64, i64)> {
+        self.shape.leaves().into_iter().zip(self.stride.leaves()).collect()
+    }
+
+    /// The top-level modes as layouts.
+    pub fn modes(&self) -> Vec<CuteLayout> {
+        match (&self.shape, &self.stride) {
+            (IntTuple::Tuple(s), IntTuple::Tuple(d)) => s
+                .iter()
+                .zip(d)
+                .map(|(s, d)| CuteLayout { shape: s.clone(), stride: d.clone() })
+                .collect(),
+            _ => vec![self.clone()],
+        }
+    }
+
+    /// The number of top-level modes.
+    pub fn rank(&self) -> usize {
+        match &self.shape {
+            IntTuple::Tuple(t) => t.len(),
+            IntTuple::Int(_) => 1,
+        }
+    }
+
+    /// `|L|`, the domain size.
+    pub fn size(&self) -> i64 {
+        self.shape.leaves().iter().product()
+    }
+
+    /// `cosize(L) = max L + 1` over the domain (non-negative strides only).
+    pub fn cosize(&self) -> Result<i64, LayoutError> {
+        let mut m: i64 = 0;
+        for (s, d) in self.modes_flat() {
+            if d < 0 {
+                return Err(LayoutError::Unsupported("cosize needs non-negative strides".into()));
+            }
+            m = m.checked_add((s - 1).checked_mul(d).ok_or(LayoutError::Overflow)?).ok_or(LayoutError::Overflow)?;
+        }
+        m.checked_add(1).ok_or(LayoutError::Overflow)
+    }
+
+    /// `L(i)` for an integer index `i ≥ 0`; indices beyond `|L|` use the extended domain (the
+    /// last leaf is unbounded), as composition and complement require.
+    pub fn eval(&self, i: i64) -> Result<i64, LayoutError> {
+        if i < 0 {
+            return Err(LayoutError::OutOfBounds { coord: vec![i], shape: vec![self.size()] });
+        }
+        let modes = self.modes_flat();
+        let mut rest = i as i128;
+        let mut acc: i128 = 0;
+        for (k, (s, d)) in modes.iter().enumerate() {
+            let c = if k + 1 == modes.len() { rest } else { rest % *s as i128 };
+            rest /= *s as i128;
+            acc += c * *d as i128;
+        }
+        i64::try_from(acc).map_err(|_| LayoutError::Overflow)
+    }
+
+    /// Coalesce (003 §3.2): the minimal-rank flat layout with the same integral evaluation.
+    /// Shape-1 modes are dropped; adjacent modes with `s_i·d_i = d_{i+1}` merge.
+    pub fn coalesce(&self) -> CuteLayout {
+        let mut out: Vec<(i64, i64)> = Vec::new();
+        for (s, d) in self.modes_flat() {
+            if s == 1 {
+                continue;
+            }
+            if let Some(last) = out.last_mut() {
+                if last.0.checked_mul(last.1) == Some(d) {
+                    // Validated layouts keep s·d in range, so the product fits.
+                    last.0 *= s;
+                    continue;
+                }
+            }
+            out.push((s, d));
+        }
+        if out.is_empty() {
+            out.push((1, 0));
+        }
+        let (s, d): (Vec<i64>, Vec<i64>) = out.into_iter().unzip();
+        CuteLayout { shape: IntTuple::flat(&s), stride: IntTuple::flat(&d) }
+    }
+
+    /// Coalesce keeping the extended-domain function (composition evaluates the left operand
+    /// beyond its size): a dropped trailing shape-1 leaf `(1, d)` still sets the stride of the
+    /// extension, so it is re-appended unless the last merged mode already extends with `d`.
+    fn coalesce_ext(&self) -> Vec<(i64, i64)> {
+        let mut modes = self.coalesce().modes_flat();
+        if let Some(&(1, d_last)) = self.modes_flat().last() {
+            let extends = match modes.last() {
+                Some(&(s, d)) if s > 1 => s.checked_mul(d) == Some(d_last),
+                _ => false,
+            };
+            if !extends {
+                if modes == [(1, 0)] {
+                    modes.clear();
+                }
+                modes.push((1, d_last));
+            }
+        }
+        modes
+    }
+
+    /// Base case of composition (003 Eq. (19)–(21)): `self ∘ s:d` for a coalesced flat `self`.
+    fn compose_leaf(a: &[(i64, i64)], s: i64, d: i64) -> Result<CuteLayout, LayoutError> {
+        if s == 1 {
+            return Self::from_modes(&[(1, 0)]);
+        }
+        if d == 0 {
+            return Self::from_modes(&[(s, 0)]);
+        }
+        if d < 0 {
+            return Err(LayoutError::Unsupported("composition with a negative right-hand stride".into()));
+        }
+        // Truncate `a` after the first mode r with Π_{k≤r} S_k > (s-1)·d: later modes never
+        // contribute, and the kept last mode becomes the extended one.
+        let span = ((s - 1) as i128) * (d as i128);
+        let mut prod: i128 = 1;
+        let mut keep = a.len();
+        for (r, &(sr, _)) in a.iter().enumerate() {
+            prod *= sr as i128;
+            if prod > span {
+                keep = r + 1;
+                break;
+            }
+        }
+        let a = &a[..keep];
+        let mut modes: Vec<(i64, i64)> = Vec::new();
+        let (mut rest_shape, mut rest_stride) = (s, d);
+        for &(cs, cd) in &a[..a.len() - 1] {
+            if cs % rest_stride != 0 && rest_stride % cs != 0 {
+                return Err(LayoutError::Unsupported(format!(
+                    "composition violates the stride divisibility condition: stride {d} against a \
+                     mode boundary {cs} of the coalesced left layout"
+                )));
+            }
+            let next_shape = (cs + rest_stride - 1) / rest_stride;
+            let next_stride = (rest_stride + cs - 1) / cs;
+            if next_shape == 1 || rest_shape == 1 {
+                rest_stride = next_stride;
+                continue;
+            }
+            let new_shape = next_shape.min(rest_shape);
+            if rest_shape % new_shape != 0 {
+                return Err(LayoutError::Unsupported(format!(
+                    "composition violates the shape divisibility condition: {new_shape} does not divide {rest_shape}"
+                )));
+            }
+            modes.push((new_shape, rest_stride.checked_mul(cd).ok_or(LayoutError::Overflow)?));
+            rest_shape /= new_shape;
+            rest_stride = next_stride;
+        }
+        let last = a[a.len() - 1].1;
+        modes.push((rest_shape, rest_stride.checked_mul(last).ok_or(LayoutError::Overflow)?));
+        Ok(Self::from_modes(&modes)?.coalesce())
+    }
+
+    fn compose_tree(a: &[(i64, i64)], bs: &IntTuple, bd: &IntTuple) -> Result<CuteLayout, LayoutError> {
+        match (bs, bd) {
+            (IntTuple::Int(s), IntTuple::Int(d)) => Self::compose_leaf(a, *s, *d),
+            (IntTuple::Tuple(ss), IntTuple::Tuple(dd)) => {
+                let parts = ss
+                    .iter()
+                    .zip(dd)
+                    .map(|(s, d)| Self::compose_tree(a, s, d))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(CuteLayout {
+                    shape: IntTuple::Tuple(parts.iter().map(|p| p.shape.clone()).collect()),
+                    stride: IntTuple::Tuple(parts.into_iter().map(|p| p.stride).collect()),
+                })
+            }
+            _ => Err(LayoutError::Unsupported("shape and stride are not congruent".into())),
+        }
+    }
+
+    /// Group composition `R = self ∘ b` (003 §3.3): `R` has `b`'s shape hierarchy and
+    /// `R(i) = self(b(i))` for every `i < |b|` (with `self`'s extended domain).
+    ///
+    /// Each leaf of `b` is composed by the base case (after coalescing and truncating `self`);
+    /// `Unsupported` when a divisibility condition fails. Distributing over `b`'s leaves needs
+    /// Eq. (23): `self` of rank 1, or mutually segregated leaf images; otherwise (and always for
+    /// `|b| ≤ VERIFY_LIMIT`) the result is checked by enumeration and refused if it differs.
+    pub fn compose(&self, b: &CuteLayout) -> Result<CuteLayout, LayoutError> {
+        self.validate()?;
+        b.validate()?;
+        let a = self.coalesce_ext();
+        let r = Self::compose_tree(&a, &b.shape, &b.stride)?;
+        r.validate()?;
+        let live: Vec<(i64, i64)> = b.modes_flat().into_iter().filter(|&(s, d)| s > 1 && d != 0).collect();
+        let segregated = live.iter().enumerate().all(|(i, &(si, di))| {
+            live.iter().enumerate().all(|(j, &(sj, dj))| {
+                i == j
+                    || (si as i128) * (di as i128) <= dj as i128
+                    || (sj as i128) * (dj as i128) <= di as i128
+            })
+        });
+        let provably = a.len() == 1 || segregated;
+        let n = b.size();
+        if n <= VERIFY_LIMIT {
+            for i in 0..n {
+                if r.eval(i)? != self.eval(b.eval(i)?)? {
+                    return Err(LayoutError::Unsupported(format!(
+                        "composition {self} ∘ {b} does not distribute over the right operand's modes"
+                    )));
+                }
+            }
+        } else if !provably {
+            return Err(LayoutError::Unsupported(format!(
+                "composition {self} ∘ {b}: the right operand's modes are not segregated (003 Eq. 23)"
+            )));
+        }
+        Ok(r)
+    }
+
+    /// Complement with respect to `cotarget` (003 §3.5): a layout `L*` whose images are
+    /// disjoint from `L`'s (except at 0), strictly increasing, and whose size reaches `cotarget`:
+    /// the modes of `L` sorted by stride, each gap `d_i / current` filled by a mode of stride
+    /// `current`, then a final mode `(⌈cotarget / current⌉, current)`. Shape-1 gap modes are
+    /// dropped; the final mode is kept (so `complement((4,8):(1,4), 1) = 1:32`, as in Table 7).
+    ///
+    /// `Unsupported` for negative strides or a non-injective `L` (overlapping modes).
+    pub fn complement(&self, cotarget: i64) -> Result<CuteLayout, LayoutError> {
+        self.validate()?;
+        let mut modes: Vec<(i64, i64)> =
+            self.modes_flat().into_iter().filter(|&(s, d)| s > 1 && d != 0).collect();
+        if modes.iter().any(|&(_, d)| d < 0) {
+            return Err(LayoutError::Unsupported("complement needs non-negative strides".into()));
+        }
+        modes.sort_by_key(|&(s, d)| (d, s));
+        let mut out: Vec<(i64, i64)> = Vec::new();
+        let mut current: i64 = 1;
+        for (s, d) in modes {
+            let gap = d / current;
+            if gap == 0 {
+                return Err(LayoutError::Unsupported(format!(
+                    "complement of {self}: the layout is not injective (modes overlap at stride {d})"
+                )));
+            }
+            if gap > 1 {
+                out.push((gap, current));
+            }
+            current = s.checked_mul(d).ok_or(LayoutError::Overflow)?;
+        }
+        let last = if cotarget > current { (cotarget + current - 1) / current } else { 1 };
+        out.push((last, current));
+        Self::from_modes(&out)
+    }
+
+    /// Right inverse (003 §3.4.1, Table 5): the largest `R` with `L(R(k)) = k` for `k < |R|`,
+    /// built by following the strides 1, `s_0·d_0`, … of the coalesced layout; `1:0` when no
+    /// mode has stride 1.
+    pub fn right_inverse(&self) -> Result<CuteLayout, LayoutError> {
+        self.validate()?;
+        let c = self.coalesce().modes_flat();
+        let mut weights = Vec::with_capacity(c.len());
+        let mut w: i64 = 1;
+        for &(s, _) in &c {
+            weights.push(w);
+            w = w.checked_mul(s).ok_or(LayoutError::Overflow)?;
+        }
+        let mut used = vec![false; c.len()];
+        let mut out = Vec::new();
+        let mut current: i64 = 1;
+        while let Some(i) = (0..c.len()).find(|&i| !used[i] && c[i].0 > 1 && c[i].1 == current) {
+            used[i] = true;
+            out.push((c[i].0, weights[i]));
+            current = c[i].0.checked_mul(c[i].1).ok_or(LayoutError::Overflow)?;
+        }
+        Self::from_modes(&out)
+    }
+
+    /// Left inverse (003 §3.4.3, Table 6): `L†` with `L(L†(L(k))) = L(k)` for all `k < |L|`.
+    /// The offsets are unflattened in the radix of `L`'s modes sorted by stride
+    /// (`d_0, d_1/d_0, …, s_last`); each digit is sent to its mode's logical weight. A leading
+    /// mode `d_0 : 0` absorbs a first stride above 1; stride-0 modes are skipped.
+    ///
+    /// `Unsupported` when the sorted strides do not divide each other or a mode overlaps the next
+    /// (`d_{j+1} / d_j < s_j`), or for negative strides.
+    pub fn left_inverse(&self) -> Result<CuteLayout, LayoutError> {
+        self.validate()?;
+        let c = self.coalesce().modes_flat();
+        let mut modes = Vec::new();
+        let mut w: i64 = 1;
+        for &(s, d) in &c {
+            if d < 0 {
+                return Err(LayoutError::Unsupported("left inverse needs non-negative strides".into()));
+            }
+            if s > 1 && d != 0 {
+                modes.push((s, d, w));
+            }
+            w = w.checked_mul(s).ok_or(LayoutError::Overflow)?;
+        }
+        if modes.is_empty() {
+            return Self::from_modes(&[(1, 0)]);
+        }
+        modes.sort_by_key(|&(s, d, _)| (d, s));
+        let mut out = Vec::new();
+        if modes[0].1 > 1 {
+            out.push((modes[0].1, 0));
+        }
+        for j in 0..modes.len() - 1 {
+            let (s, d, w) = modes[j];
+            let dn = modes[j + 1].1;
+            if dn % d != 0 || dn / d < s {
+                return Err(LayoutError::Unsupported(format!(
+                    "no left inverse for {self}: strides {d} and {dn} do not nest"
+                )));
+            }
+            out.push((dn / d, w));
+        }
+        let (s, _, w) = modes[modes.len() - 1];
+        out.push((s, w));
+        Self::from_modes(&out)
+    }
+
+    /// Logical divide `A ⊘ B = A ∘ (B, B*_{|A|})` (003 §3.5.2), a rank-2 layout (tile, rest).
+    pub fn logical_divide(&self, b: &CuteLayout) -> Result<CuteLayout, LayoutError> {
+        // Coalescing B* is safe here: the tiler (B, B*) is only evaluated inside its domain.
+        let comp = b.complement(self.size())?.coalesce();
+        let tiler = CuteLayout {
+            shape: IntTuple::Tuple(vec![b.shape.clone(), comp.shape]),
+            stride: IntTuple::Tuple(vec![b.stride.clone(), comp.stride]),
+        };
+        self.compose(&tiler)
+    }
+
+    /// Logical product `A ⊗ B = (A, A* ∘ B)` with `A* = complement(A, |A|·cosize(B))`
+    /// (003 §3.5.1), a rank-2 layout (tile, grid).
+    pub fn logical_product(&self, b: &CuteLayout) -> Result<CuteLayout, LayoutError> {
+        let target = self.size().checked_mul(b.cosize()?).ok_or(LayoutError::Overflow)?;
+        // Not coalesced: B's image may exceed |A*|, and the extension stride of A*'s last mode
+        // is what keeps the copies of A disjoint.
+        let grid = self.complement(target)?.compose(b)?;
+        CuteLayout::new(
+            IntTuple::Tuple(vec![self.shape.clone(), grid.shape]),
+            IntTuple::Tuple(vec![self.stride.clone(), grid.stride]),
+        )
+    }
+
+    /// CuTe → Axe on the memory axis ([`import`]).
+    pub fn to_axe(&self) -> Result<Layout, LayoutError> {
+        import(self)
+    }
+
+    /// Axe → CuTe ([`export`]).
+    pub fn from_axe(l: &Layout) -> Result<CuteLayout, LayoutError> {
+        export(l)
+    }
+}
+
+/// Import a CuTe layout as an Axe layout on the memory axis: the leaves, flattened, in reverse
+/// order (colexicographic → lexicographic), so that the Axe forward map of flat index `i` equals
+/// the CuTe layout function at `i` (and a CuTe natural coordinate `(c_0, …, c_k)` is the Axe
+/// coordinate `(c_k, …, c_0)`). Shape-1 leaves are dropped (an empty result is `(1) : (1)`).
+///
+/// `Unsupported` for a stride-0 leaf of shape > 1: Axe shard strides are non-zero (a broadcast of
+/// many logical indices to one address has no Axe shard form).
+pub fn import(c: &CuteLayout) -> Result<Layout, LayoutError> {
+    c.validate()?;
+    let mut shard = Vec::new();
+    for (s, d) in c.modes_flat().into_iter().rev() {
+        if s == 1 {
+            continue;
+        }
+        if d == 0 {
+            return Err(LayoutError::Unsupported(format!(
+                "CuTe layout {c} has a stride-0 mode of size {s}; Axe shard strides are non-zero"
+            )));
+        }
+        shard.push(Iter::mem(s, d));
+    }
+    if shard.is_empty() {
+        shard.push(Iter::mem(1, 1));
+    }
+    Layout::from_shard(shard)
+}
+
+/// Export an Axe layout as a flat CuTe layout (modes reversed). Only for shard-only layouts whose
+/// iters are all on the memory axis, without replica or offset; otherwise `Unsupported`.
+pub fn export(l: &Layout) -> Result<CuteLayout, LayoutError> {
+    l.validate()?;
+    if !l.replica.is_empty() {
+        return Err(LayoutError::Unsupported(format!("{l} has a replica; CuTe layouts have none")));
+    }
+    if !l.offset.is_empty() {
+        return Err(LayoutError::Unsupported(format!("{l} has an offset; CuTe layouts have none")));
+    }
+    if let Some(it) = l.shard.iter().find(|i| !i.axis.is_memory()) {
+        return Err(LayoutError::Unsupported(format!(
+            "{l} uses axis '{}'; CuTe layouts map to the memory axis only",
+            it.axis
+        )));
+    }
+    if l.shard.is_empty() {
+        return CuteLayout::flat(&[1], &[0]);
+    }
+    let s: Vec<i64> = l.shard.iter().rev().map(|i| i.extent).collect();
+    let d: Vec<i64> = l.shard.iter().rev().map(|i| i.stride).collect();
+    CuteLayout::flat(&s, &d)
+}

@@ -256,8 +256,9 @@ impl CuteLayout {
     }
 
     /// `|L|`, the domain size.
+    /// Saturates at `i64::MAX` for an unvalidated layout whose size overflows.
     pub fn size(&self) -> i64 {
-        self.shape.leaves().iter().product()
+        self.shape.leaves().iter().fold(1i64, |a, &s| a.saturating_mul(s))
     }
 
     /// `cosize(L) = max L + 1` over the domain (non-negative strides only).
@@ -279,6 +280,9 @@ impl CuteLayout {
             return Err(LayoutError::OutOfBounds { coord: vec![i], shape: vec![self.size()] });
         }
         let modes = self.modes_flat();
+        if let Some(&(s, _)) = modes.iter().find(|m| m.0 <= 0) {
+            return Err(LayoutError::NonPositiveExtent(s));
+        }
         let mut rest = i as i128;
         let mut acc: i128 = 0;
         for (k, (s, d)) in modes.iter().enumerate() {
@@ -299,9 +303,10 @@ impl CuteLayout {
             }
             if let Some(last) = out.last_mut() {
                 if last.0.checked_mul(last.1) == Some(d) {
-                    // Validated layouts keep s·d in range, so the product fits.
-                    last.0 *= s;
-                    continue;
+                    if let Some(merged) = last.0.checked_mul(s) {
+                        last.0 = merged;
+                        continue;
+                    }
                 }
             }
             out.push((s, d));
@@ -547,6 +552,7 @@ impl CuteLayout {
 
     /// Logical divide `A ⊘ B = A ∘ (B, B*_{|A|})` (003 §3.5.2), a rank-2 layout (tile, rest).
     pub fn logical_divide(&self, b: &CuteLayout) -> Result<CuteLayout, LayoutError> {
+        self.validate()?;
         // Coalescing B* is safe here: the tiler (B, B*) is only evaluated inside its domain.
         let comp = b.complement(self.size())?.coalesce();
         let tiler = CuteLayout {
@@ -559,6 +565,8 @@ impl CuteLayout {
     /// Logical product `A ⊗ B = (A, A* ∘ B)` with `A* = complement(A, |A|·cosize(B))`
     /// (003 §3.5.1), a rank-2 layout (tile, grid).
     pub fn logical_product(&self, b: &CuteLayout) -> Result<CuteLayout, LayoutError> {
+        self.validate()?;
+        b.validate()?;
         let target = self.size().checked_mul(b.cosize()?).ok_or(LayoutError::Overflow)?;
         // Not coalesced: B's image may exceed |A*|, and the extension stride of A*'s last mode
         // is what keeps the copies of A disjoint.

@@ -51,22 +51,31 @@ impl Swizzle {
 
     /// The mask of the bits read (`yyy`).
     pub fn src_mask(&self) -> i64 {
-        (((1i64 << self.bits) - 1) << (self.base as i64 + self.shift.max(0) as i64)) as i64
+        mask(self.bits, self.base as u64 + self.shift.max(0) as u64)
     }
 
     /// The mask of the bits written (`zzz`).
     pub fn dst_mask(&self) -> i64 {
-        ((1i64 << self.bits) - 1) << (self.base as i64 - self.shift.min(0) as i64)
+        mask(self.bits, self.base as u64 + self.shift.min(0).unsigned_abs() as u64)
     }
 
-    /// `f(o) = o ^ ((o & yyy) >> S)` (left shift for negative `S`). Call on validated swizzles.
+    /// `y >> S` (or `<< -S`), bits shifted past the word dropped (never a panic).
+    fn shift_bits(&self, y: i64) -> i64 {
+        let k = self.shift.unsigned_abs();
+        if self.shift > 0 {
+            y.checked_shr(k).unwrap_or(0)
+        } else {
+            y.checked_shl(k).unwrap_or(0)
+        }
+    }
+
+    /// `f(o) = o ^ ((o & yyy) >> S)` (left shift for negative `S`). Meaningful for validated
+    /// swizzles; never panics (bits beyond the word are dropped).
     pub fn apply(&self, offset: i64) -> i64 {
         if self.bits == 0 {
             return offset;
         }
-        let y = offset & self.src_mask();
-        let moved = if self.shift > 0 { y >> self.shift } else { y << (-self.shift) };
-        offset ^ moved
+        offset ^ self.shift_bits(offset & self.src_mask())
     }
 
     /// The inverse map. For `|S| ≥ B` it is `apply` itself; otherwise the XOR is undone from the
@@ -79,9 +88,7 @@ impl Swizzle {
         // f^{-1} = I + N + N^2 + … ; iterate x ← o ^ N(x) to the fixed point.
         let mut x = offset;
         for _ in 0..=self.bits {
-            let y = x & self.src_mask();
-            let moved = if self.shift > 0 { y >> self.shift } else { y << (-self.shift) };
-            x = offset ^ moved;
+            x = offset ^ self.shift_bits(x & self.src_mask());
         }
         x
     }
@@ -109,6 +116,16 @@ impl Swizzle {
         let m: u32 = parts[1].parse().map_err(|_| err("M must be a non-negative integer"))?;
         let s: i32 = parts[2].parse().map_err(|_| err("S must be an integer"))?;
         Swizzle::new(b, m, s).map_err(|e| err(&e.to_string()))
+    }
+}
+
+/// `bits` ones starting at bit `at` (bits past the word dropped).
+fn mask(bits: u32, at: u64) -> i64 {
+    let ones = if bits >= 64 { -1i64 } else { (1i64 << bits).wrapping_sub(1) };
+    if at >= 64 {
+        0
+    } else {
+        ones.checked_shl(at as u32).unwrap_or(0)
     }
 }
 

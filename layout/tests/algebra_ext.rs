@@ -918,3 +918,30 @@ fn slice_and_sum_success_rates() {
     }
     assert_eq!(ok, 16);
 }
+
+/// Public fields allow unvalidated values: operations answer with errors, never a panic.
+#[test]
+fn unvalidated_values_do_not_panic() {
+    for sw in [
+        Swizzle { bits: 70, base: 70, shift: i32::MIN },
+        Swizzle { bits: 63, base: 0, shift: 1 },
+        Swizzle { bits: 3, base: 60, shift: -10 },
+    ] {
+        let _ = sw.apply(i64::MAX);
+        let _ = sw.invert(-5);
+        assert!(sw.validate().is_err());
+    }
+    let bad = CuteLayout { shape: IntTuple::flat(&[4, 0]), stride: IntTuple::flat(&[1, 4]) };
+    assert!(bad.eval(3).is_err());
+    assert!(bad.compose(&c("2:1")).is_err());
+    assert!(c("4:1").compose(&bad).is_err());
+    assert!(bad.logical_divide(&c("2:1")).is_err());
+    assert!(bad.logical_product(&c("2:1")).is_err());
+    let noncongruent = CuteLayout { shape: IntTuple::flat(&[4, 2]), stride: IntTuple::Int(1) };
+    assert!(noncongruent.complement(8).is_err());
+    assert!(import(&noncongruent).is_err());
+    let huge = CuteLayout { shape: IntTuple::flat(&[1 << 40, 1 << 40]), stride: IntTuple::flat(&[1, 1 << 40]) };
+    assert!(matches!(huge.validate(), Err(LayoutError::Overflow)));
+    let _ = huge.coalesce();
+    assert!(matches!(huge.right_inverse(), Err(LayoutError::Overflow)));
+}

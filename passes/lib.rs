@@ -10,6 +10,7 @@
 pub mod dialect;
 
 pub mod canonicalize;
+pub mod target;
 pub mod diagnostics;
 
 pub use axe_layout as layout;

@@ -121,6 +121,16 @@ Attribute AxeDialect::parseAttribute(DialectAsmParser &parser,
   StringRef spec = parser.getFullSymbolSpec();
   if (spec.starts_with("layout<"))
     return parseLayoutBody(parser);
+  if (spec.starts_with("target<")) {
+    StringRef body = spec.drop_front(strlen("target<"));
+    if (!body.consume_back(">") || !body.consume_front("\"") ||
+        !body.consume_back("\"")) {
+      parser.emitError(loc, "expected #axe.target<\"NAME\">");
+      return {};
+    }
+    return TargetAttr::getChecked([&] { return parser.emitError(loc); },
+                                  parser.getContext(), body);
+  }
   parser.emitError(loc, "unknown Axe attribute '") << spec << "'";
   return {};
 }
@@ -131,7 +141,22 @@ void AxeDialect::printAttribute(Attribute attr,
     printer << "layout<" << layout.getSpec() << ">";
     return;
   }
+  if (auto target = llvm::dyn_cast<TargetAttr>(attr)) {
+    printer << "target<\"" << target.getName() << "\">";
+    return;
+  }
   llvm_unreachable("unknown Axe attribute");
+}
+
+LogicalResult
+TargetAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
+                   StringRef name) {
+  std::string known;
+  if (!rustHooks().isKnownTarget(name.data(), name.size(), appendToString,
+                                 &known))
+    return emitError() << "unknown Axe target '" << name << "' (known: "
+                       << known << ")";
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -143,6 +168,8 @@ Type AxeDialect::parseType(DialectAsmParser &parser) const {
   StringRef mnemonic;
   if (parser.parseKeyword(&mnemonic))
     return {};
+  if (mnemonic == "token")
+    return TokenType::get(parser.getContext());
   if (mnemonic != "tensor") {
     parser.emitError(loc, "unknown Axe type '") << mnemonic << "'";
     return {};
@@ -184,6 +211,10 @@ Type AxeDialect::parseType(DialectAsmParser &parser) const {
 }
 
 void AxeDialect::printType(Type type, DialectAsmPrinter &printer) const {
+  if (llvm::isa<TokenType>(type)) {
+    printer << "token";
+    return;
+  }
   auto tensor = llvm::cast<axe::TensorType>(type);
   printer << "tensor<";
   for (int64_t d : tensor.getShape())

@@ -1,15 +1,292 @@
 //===- AxeOps.cpp - Axe operation verifiers -------------------------------===//
+//
+// Structural invariants of the scoped tensor ops: shapes and element types
+// agree, slices stay in bounds, ops run in scopes that can execute them,
+// register tensors stay in the scope that owns them, and every layout fits
+// the target (the target facts themselves live in Rust, passes/target.rs).
+//
+//===----------------------------------------------------------------------===//
 
 #include "Axe/AxeDialect.h"
+#include "RustHooks.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpImplementation.h"
 
 using namespace mlir;
 using namespace mlir::axe;
 
+//===----------------------------------------------------------------------===//
+// custom<Region>: `[lo0 : hi0, lo1 : hi1]`
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseRegion(OpAsmParser &parser, DenseI64ArrayAttr &lower,
+                               DenseI64ArrayAttr &upper) {
+  SmallVector<int64_t> lo, hi;
+  auto parseOne = [&]() -> ParseResult {
+    int64_t l, h;
+    if (parser.parseInteger(l) || parser.parseColon() || parser.parseInteger(h))
+      return failure();
+    lo.push_back(l);
+    hi.push_back(h);
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, parseOne))
+    return failure();
+  lower = parser.getBuilder().getDenseI64ArrayAttr(lo);
+  upper = parser.getBuilder().getDenseI64ArrayAttr(hi);
+  return success();
+}
+
+static void printRegion(OpAsmPrinter &printer, Operation *,
+                        DenseI64ArrayAttr lower, DenseI64ArrayAttr upper) {
+  printer << "[";
+  for (size_t i = 0; i < lower.size(); ++i) {
+    if (i)
+      printer << ", ";
+    printer << lower[i] << " : " << upper[i];
+  }
+  printer << "]";
+}
+
+//===----------------------------------------------------------------------===//
+// custom<ScopeSlice>: optional `[lo : hi]`
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseScopeSlice(OpAsmParser &parser, IntegerAttr &lo,
+                                   IntegerAttr &hi) {
+  if (failed(parser.parseOptionalLSquare()))
+    return success();
+  int64_t l, h;
+  if (parser.parseInteger(l) || parser.parseColon() ||
+      parser.parseInteger(h) || parser.parseRSquare())
+    return failure();
+  lo = parser.getBuilder().getI64IntegerAttr(l);
+  hi = parser.getBuilder().getI64IntegerAttr(h);
+  return success();
+}
+
+static void printScopeSlice(OpAsmPrinter &printer, Operation *,
+                            IntegerAttr lo, IntegerAttr hi) {
+  if (lo && hi)
+    printer << "[" << lo.getInt() << " : " << hi.getInt() << "]";
+}
+
 #define GET_OP_CLASSES
 #include "Axe/AxeOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Shared checks
+//===----------------------------------------------------------------------===//
+
+/// The target named by the nearest `axe.target` attribute around `op`.
+static TargetAttr findTarget(Operation *op) {
+  for (Operation *p = op; p; p = p->getParentOp())
+    if (auto t = p->getAttrOfType<TargetAttr>("axe.target"))
+      return t;
+  return {};
+}
+
+static bool isGpuTarget(TargetAttr target) {
+  return target && target.getName().starts_with("sm_");
+}
+
+/// How fine a scope is: cluster < cta < warpgroup < warp < thread.
+static int scopeRank(ScopeKind kind) { return static_cast<int>(kind); }
+
+/// The innermost scope op (axe.scope or axe.kernel) around `op`, or null.
+static Operation *enclosingScope(Operation *op) {
+  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+    if (isa<ScopeOp, KernelOp>(p))
+      return p;
+  return nullptr;
+}
+
+/// The granularity at which `op` executes: its innermost axe.scope's kind,
+/// or CTA directly inside a kernel; nullopt outside any kernel.
+static std::optional<ScopeKind> executingScope(Operation *op) {
+  Operation *s = enclosingScope(op);
+  if (!s)
+    return std::nullopt;
+  if (auto scope = dyn_cast<ScopeOp>(s))
+    return scope.getKind();
+  return ScopeKind::Cta;
+}
+
+/// Checks every Axe tensor type among `op`'s operands and results against
+/// the target, and that register tensors are used inside their owning scope.
+static LogicalResult verifyTensorUses(Operation *op) {
+  TargetAttr target = findTarget(op);
+  int64_t numWarps = -1, numDevices = -1;
+  if (auto kernel = op->getParentOfType<KernelOp>())
+    numWarps = kernel.getNumThreads() / 32;
+  if (auto mesh = op->getParentOfType<MeshOp>())
+    numDevices = mesh.getNumDevices();
+  auto check = [&](Type type, StringRef what, unsigned index) -> LogicalResult {
+    auto tensor = dyn_cast<axe::TensorType>(type);
+    if (!tensor || !tensor.getLayoutAttr() || !target)
+      return success();
+    StringRef name = target.getName();
+    StringRef layout = tensor.getLayoutAttr().getSpec();
+    std::string reason;
+    if (!rustHooks().checkLayoutOnTarget(name.data(), name.size(),
+                                         layout.data(), layout.size(), numWarps,
+                                         numDevices, appendToString, &reason))
+      return op->emitOpError() << what << " #" << index << " has layout "
+                               << tensor.getLayoutAttr()
+                               << " that does not fit target '" << name
+                               << "': " << reason;
+    return success();
+  };
+  for (auto [i, v] : llvm::enumerate(op->getOperands()))
+    if (failed(check(v.getType(), "operand", i)))
+      return failure();
+  for (auto [i, v] : llvm::enumerate(op->getResults()))
+    if (failed(check(v.getType(), "result", i)))
+      return failure();
+  // A register tensor belongs to the innermost scope around its allocation.
+  for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+    auto tensor = dyn_cast<axe::TensorType>(v.getType());
+    if (!tensor || tensor.getScope() != MemoryScope::Register)
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      continue;
+    Operation *owner = enclosingScope(def);
+    if (owner && !owner->isProperAncestor(op)) {
+      InFlightDiagnostic diag =
+          op->emitOpError() << "uses register tensor (operand #" << i
+                            << ") outside the scope that owns it";
+      diag.attachNote(owner->getLoc()) << "the owning scope";
+      return diag;
+    }
+  }
+  return success();
+}
+
+static LogicalResult requireKernel(Operation *op, StringRef why) {
+  if (!op->getParentOfType<KernelOp>())
+    return op->emitOpError() << why;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Scopes
+//===----------------------------------------------------------------------===//
+
+int64_t KernelOp::getNumThreads() {
+  int64_t n = 1;
+  for (int64_t t : getThreads())
+    n *= t;
+  return n;
+}
+
+LogicalResult KernelOp::verify() {
+  auto positive = [&](ArrayRef<int64_t> dims, StringRef what) -> LogicalResult {
+    if (dims.empty() || dims.size() > 3)
+      return emitOpError() << what << " must have 1 to 3 dimensions";
+    for (int64_t d : dims)
+      if (d <= 0)
+        return emitOpError() << what << " sizes must be positive, got " << d;
+    return success();
+  };
+  if (failed(positive(getGrid(), "grid")) ||
+      failed(positive(getThreads(), "threads")))
+    return failure();
+  if (getNumThreads() > 1024)
+    return emitOpError() << "a CTA has at most 1024 threads, got "
+                         << getNumThreads();
+  if (auto cluster = getCluster()) {
+    if (failed(positive(*cluster, "cluster")))
+      return failure();
+    TargetAttr target = findTarget(*this);
+    if (target && (target.getName() == "sm_80"))
+      return emitOpError() << "clusters need sm_90 or newer, target is '"
+                           << target.getName() << "'";
+  }
+  if ((*this)->getParentOfType<KernelOp>())
+    return emitOpError() << "kernels cannot nest";
+  return success();
+}
+
+LogicalResult ScopeOp::verify() {
+  Operation *parent = enclosingScope(*this);
+  if (!parent || !(*this)->getParentOfType<KernelOp>())
+    return emitOpError() << "must be nested in an axe.kernel";
+  if (auto outer = dyn_cast<ScopeOp>(parent))
+    if (scopeRank(outer.getKind()) > scopeRank(getKind()))
+      return emitOpError() << "a " << stringifyScopeKind(getKind())
+                           << " scope cannot be nested in a "
+                           << stringifyScopeKind(outer.getKind()) << " scope";
+  if (getLo().has_value() != getHi().has_value())
+    return emitOpError() << "a scope slice needs both bounds";
+  if (getLo()) {
+    int64_t lo = *getLo(), hi = *getHi();
+    if (lo < 0 || lo >= hi)
+      return emitOpError() << "scope slice [" << lo << " : " << hi
+                           << "] must satisfy 0 <= lo < hi";
+    auto kernel = (*this)->getParentOfType<KernelOp>();
+    int64_t threads = kernel.getNumThreads();
+    int64_t units = -1;
+    switch (getKind()) {
+    case ScopeKind::Thread: units = threads; break;
+    case ScopeKind::Warp: units = threads / 32; break;
+    case ScopeKind::Warpgroup: units = threads / 128; break;
+    default: break;
+    }
+    if (units >= 0 && hi > units)
+      return emitOpError() << "scope slice [" << lo << " : " << hi
+                           << "] exceeds the " << units << " "
+                           << stringifyScopeKind(getKind())
+                           << "(s) of the kernel";
+  }
+  return success();
+}
+
+int64_t MeshOp::getNumDevices() {
+  int64_t n = 1;
+  for (int64_t d : getShape())
+    n *= d;
+  return n;
+}
+
+LogicalResult MeshOp::verify() {
+  if (getShape().empty())
+    return emitOpError() << "mesh shape must not be empty";
+  for (int64_t d : getShape())
+    if (d <= 0)
+      return emitOpError() << "mesh sizes must be positive, got " << d;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Tensors
+//===----------------------------------------------------------------------===//
+
+LogicalResult AllocOp::verify() {
+  axe::TensorType type = getResult().getType();
+  MemoryScope scope = type.getScope();
+  TargetAttr target = findTarget(*this);
+  bool onChip = scope == MemoryScope::Shared || scope == MemoryScope::Register ||
+                scope == MemoryScope::TMem;
+  if (onChip && !(*this)->getParentOfType<KernelOp>())
+    return emitOpError() << "a " << stringifyMemoryScope(scope)
+                         << " tensor can only be allocated inside an axe.kernel";
+  if ((scope == MemoryScope::SBuf || scope == MemoryScope::PSum) && target &&
+      target.getName() != "trn1")
+    return emitOpError() << stringifyMemoryScope(scope)
+                         << " memory exists only on Trainium (target 'trn1'), "
+                            "not on '"
+                         << target.getName() << "'";
+  if (onChip && target && !isGpuTarget(target))
+    return emitOpError() << stringifyMemoryScope(scope)
+                         << " memory does not exist on target '"
+                         << target.getName() << "'";
+  if (scope == MemoryScope::TMem && target && target.getName() != "sm_100")
+    return emitOpError() << "tensor memory needs target 'sm_100'";
+  return verifyTensorUses(*this);
+}
 
 LogicalResult ViewOp::verify() {
   auto source = llvm::cast<MemRefType>(getSource().getType());
@@ -24,5 +301,221 @@ LogicalResult ViewOp::verify() {
     return emitOpError("can only view memory in the global or shared scope, "
                        "not '")
            << stringifyMemoryScope(result.getScope()) << "'";
+  return verifyTensorUses(*this);
+}
+
+LogicalResult SliceOp::verify() {
+  axe::TensorType source = getSource().getType();
+  axe::TensorType result = getResult().getType();
+  ArrayRef<int64_t> lo = getLower(), hi = getUpper();
+  if (lo.size() != source.getShape().size())
+    return emitOpError() << "region has " << lo.size()
+                         << " dimensions but the source has rank "
+                         << source.getShape().size();
+  for (size_t i = 0; i < lo.size(); ++i)
+    if (lo[i] < 0 || lo[i] >= hi[i] || hi[i] > source.getShape()[i])
+      return emitOpError() << "region [" << lo[i] << " : " << hi[i]
+                           << "] of dimension " << i
+                           << " is out of bounds for size "
+                           << source.getShape()[i];
+  for (size_t i = 0; i < lo.size(); ++i)
+    if (result.getShape().size() != lo.size() ||
+        result.getShape()[i] != hi[i] - lo[i])
+      return emitOpError() << "result shape must be the region's shape";
+  if (result.getElementType() != source.getElementType() ||
+      result.getScope() != source.getScope())
+    return emitOpError()
+           << "result must keep the source's element type and memory scope";
+  return verifyTensorUses(*this);
+}
+
+//===----------------------------------------------------------------------===//
+// Operators
+//===----------------------------------------------------------------------===//
+
+static LogicalResult sameShape(Operation *op, axe::TensorType a,
+                               axe::TensorType b, StringRef what) {
+  if (a.getShape() != b.getShape())
+    return op->emitOpError() << what << " shapes differ: " << a << " vs " << b;
   return success();
+}
+
+LogicalResult CopyOp::verify() {
+  axe::TensorType src = getSource().getType(), dst = getDest().getType();
+  if (failed(sameShape(*this, src, dst, "source and destination")))
+    return failure();
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError() << "copy cannot change the element type (from "
+                         << src.getElementType() << " to "
+                         << dst.getElementType() << "); use axe.cast";
+  if (getAsync() != (getToken() != nullptr))
+    return emitOpError() << "an async copy returns exactly one token, and only "
+                            "an async copy does";
+  MemoryScope s = src.getScope(), d = dst.getScope();
+  auto scopeName = [](MemoryScope m) { return stringifyMemoryScope(m); };
+  std::optional<ScopeKind> exec = executingScope(*this);
+  switch (getSchedule()) {
+  case CopySchedule::CpAsync:
+    if (s != MemoryScope::Global || d != MemoryScope::Shared)
+      return emitOpError() << "cp_async copies global to shared memory, not "
+                           << scopeName(s) << " to " << scopeName(d);
+    break;
+  case CopySchedule::Tma: {
+    bool g2s = s == MemoryScope::Global && d == MemoryScope::Shared;
+    bool s2g = s == MemoryScope::Shared && d == MemoryScope::Global;
+    if (!g2s && !s2g)
+      return emitOpError() << "tma copies between global and shared memory, "
+                              "not "
+                           << scopeName(s) << " to " << scopeName(d);
+    TargetAttr target = findTarget(*this);
+    if (target && (target.getName() == "sm_80"))
+      return emitOpError() << "tma needs sm_90 or newer, target is '"
+                           << target.getName() << "'";
+    if (exec && *exec == ScopeKind::Thread)
+      return emitOpError() << "a tma copy cannot execute at thread scope";
+    break;
+  }
+  case CopySchedule::Ldmatrix:
+    if (s != MemoryScope::Shared || d != MemoryScope::Register)
+      return emitOpError() << "ldmatrix copies shared memory to registers, not "
+                           << scopeName(s) << " to " << scopeName(d);
+    if (exec && scopeRank(*exec) > scopeRank(ScopeKind::Warp))
+      return emitOpError() << "ldmatrix needs at least a warp";
+    break;
+  default:
+    break;
+  }
+  if (getAsync() && (s != MemoryScope::Global || d != MemoryScope::Shared) &&
+      !(s == MemoryScope::Shared && d == MemoryScope::Global))
+    return emitOpError() << "async copies move data between global and shared "
+                            "memory";
+  bool onChip = s == MemoryScope::Shared || d == MemoryScope::Shared ||
+                s == MemoryScope::Register || d == MemoryScope::Register;
+  if (onChip && failed(requireKernel(*this, "copies shared or register memory "
+                                            "and must be inside an axe.kernel")))
+    return failure();
+  return verifyTensorUses(*this);
+}
+
+LogicalResult FillOp::verify() {
+  if (getValue().getType() != getDest().getType().getElementType())
+    return emitOpError() << "fill value type " << getValue().getType()
+                         << " differs from the tensor's element type "
+                         << getDest().getType().getElementType();
+  return verifyTensorUses(*this);
+}
+
+LogicalResult GemmOp::verify() {
+  axe::TensorType a = getA().getType(), b = getB().getType(),
+                  c = getC().getType();
+  if (a.getShape().size() != 2 || b.getShape().size() != 2 ||
+      c.getShape().size() != 2)
+    return emitOpError() << "operands must be 2-D";
+  int64_t m = getTransposeA() ? a.getShape()[1] : a.getShape()[0];
+  int64_t ka = getTransposeA() ? a.getShape()[0] : a.getShape()[1];
+  int64_t kb = getTransposeB() ? b.getShape()[1] : b.getShape()[0];
+  int64_t n = getTransposeB() ? b.getShape()[0] : b.getShape()[1];
+  if (ka != kb)
+    return emitOpError() << "contraction sizes differ: A has K = " << ka
+                         << ", B has K = " << kb;
+  if (c.getShape()[0] != m || c.getShape()[1] != n)
+    return emitOpError() << "C must be " << m << "x" << n << ", got "
+                         << c.getShape()[0] << "x" << c.getShape()[1];
+  if (a.getElementType() != b.getElementType())
+    return emitOpError() << "A and B element types differ: "
+                         << a.getElementType() << " vs " << b.getElementType();
+  if (c.getElementType().getIntOrFloatBitWidth() <
+      a.getElementType().getIntOrFloatBitWidth())
+    return emitOpError() << "the accumulator type " << c.getElementType()
+                         << " is narrower than the inputs' "
+                         << a.getElementType();
+  std::optional<ScopeKind> exec = executingScope(*this);
+  if (exec && *exec == ScopeKind::Thread)
+    return emitOpError() << "a gemm needs at least a warp to execute; it cannot "
+                            "run at thread scope";
+  return verifyTensorUses(*this);
+}
+
+/// Elementwise ops: every operand has the destination's rank and each
+/// dimension equals the destination's or is 1 (broadcast).
+static LogicalResult broadcastsTo(Operation *op, axe::TensorType operand,
+                                  axe::TensorType dest, StringRef what) {
+  ArrayRef<int64_t> s = operand.getShape(), d = dest.getShape();
+  if (s.size() != d.size())
+    return op->emitOpError() << what << " has rank " << s.size()
+                             << " but the destination has rank " << d.size();
+  for (size_t i = 0; i < s.size(); ++i)
+    if (s[i] != d[i] && s[i] != 1)
+      return op->emitOpError()
+             << what << " dimension " << i << " of size " << s[i]
+             << " does not broadcast to " << d[i];
+  return success();
+}
+
+LogicalResult UnaryOp::verify() {
+  if (failed(sameShape(*this, getSource().getType(), getDest().getType(),
+                       "source and destination")))
+    return failure();
+  if (getSource().getType().getElementType() !=
+      getDest().getType().getElementType())
+    return emitOpError() << "element types differ; use axe.cast";
+  return verifyTensorUses(*this);
+}
+
+LogicalResult BinaryOp::verify() {
+  axe::TensorType d = getDest().getType();
+  if (failed(broadcastsTo(*this, getLhs().getType(), d, "lhs")) ||
+      failed(broadcastsTo(*this, getRhs().getType(), d, "rhs")))
+    return failure();
+  if (getLhs().getType().getElementType() != d.getElementType() ||
+      getRhs().getType().getElementType() != d.getElementType())
+    return emitOpError() << "operand element types must equal the "
+                            "destination's; use axe.cast";
+  return verifyTensorUses(*this);
+}
+
+LogicalResult CastOp::verify() {
+  if (failed(sameShape(*this, getSource().getType(), getDest().getType(),
+                       "source and destination")))
+    return failure();
+  return verifyTensorUses(*this);
+}
+
+LogicalResult ReduceOp::verify() {
+  ArrayRef<int64_t> s = getSource().getType().getShape();
+  ArrayRef<int64_t> d = getDest().getType().getShape();
+  ArrayRef<int64_t> dims = getDims();
+  if (dims.empty())
+    return emitOpError() << "needs at least one dimension to reduce";
+  llvm::SmallDenseSet<int64_t> reduced;
+  for (int64_t k : dims) {
+    if (k < 0 || k >= static_cast<int64_t>(s.size()))
+      return emitOpError() << "dimension " << k << " is out of range for rank "
+                           << s.size();
+    if (!reduced.insert(k).second)
+      return emitOpError() << "dimension " << k << " is listed twice";
+  }
+  SmallVector<int64_t> kept, keptDims;
+  for (size_t i = 0; i < s.size(); ++i) {
+    keptDims.push_back(reduced.contains(i) ? 1 : s[i]);
+    if (!reduced.contains(i))
+      kept.push_back(s[i]);
+  }
+  if (d != ArrayRef<int64_t>(kept) && d != ArrayRef<int64_t>(keptDims))
+    return emitOpError() << "destination shape must be the source's with the "
+                            "reduced dimensions removed or kept as 1";
+  if (getSource().getType().getElementType() !=
+      getDest().getType().getElementType())
+    return emitOpError() << "element types differ; use axe.cast";
+  return verifyTensorUses(*this);
+}
+
+LogicalResult ConvertLayoutOp::verify() {
+  axe::TensorType s = getSource().getType(), d = getDest().getType();
+  if (failed(sameShape(*this, s, d, "source and destination")))
+    return failure();
+  if (s.getElementType() != d.getElementType() || s.getScope() != d.getScope())
+    return emitOpError() << "only the layout may change (element type and "
+                            "memory scope must match)";
+  return verifyTensorUses(*this);
 }

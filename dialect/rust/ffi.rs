@@ -16,6 +16,22 @@ pub struct AxeRustHooks {
         user: *mut c_void,
     ) -> bool,
     pub layout_size: unsafe extern "C" fn(text: *const c_char, len: usize) -> i64,
+    pub check_layout_on_target: unsafe extern "C" fn(
+        target: *const c_char,
+        target_len: usize,
+        layout: *const c_char,
+        layout_len: usize,
+        num_warps: i64,
+        num_devices: i64,
+        sink: AxeStringSink,
+        user: *mut c_void,
+    ) -> bool,
+    pub is_known_target: unsafe extern "C" fn(
+        target: *const c_char,
+        len: usize,
+        sink: AxeStringSink,
+        user: *mut c_void,
+    ) -> bool,
     pub run_pass: unsafe extern "C" fn(
         pass: *const c_char,
         pass_len: usize,

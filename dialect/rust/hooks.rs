@@ -10,7 +10,7 @@ use mlir_sys::MlirOperation;
 use super::ffi::{AxeRustHooks, AxeStringSink};
 
 pub(super) static HOOKS: AxeRustHooks =
-    AxeRustHooks { parse_layout, layout_size, run_pass };
+    AxeRustHooks { parse_layout, layout_size, check_layout_on_target, is_known_target, run_pass };
 
 unsafe fn text<'a>(ptr: *const c_char, len: usize) -> Option<&'a str> {
     if len == 0 {
@@ -46,6 +46,56 @@ unsafe extern "C" fn layout_size(ptr: *const c_char, len: usize) -> i64 {
         _ => -1,
     })
     .unwrap_or(-1)
+}
+
+fn send(sink: AxeStringSink, user: *mut c_void, s: &str) {
+    unsafe { sink(s.as_ptr() as *const c_char, s.len(), user) }
+}
+
+unsafe extern "C" fn check_layout_on_target(
+    target: *const c_char,
+    target_len: usize,
+    layout: *const c_char,
+    layout_len: usize,
+    num_warps: i64,
+    num_devices: i64,
+    sink: AxeStringSink,
+    user: *mut c_void,
+) -> bool {
+    let result = catch_unwind(|| -> Result<(), String> {
+        let target = text(target, target_len)
+            .and_then(crate::target::lookup)
+            .ok_or_else(|| "unknown target".to_string())?;
+        let layout = text(layout, layout_len)
+            .and_then(|t| Layout::parse(t).ok())
+            .ok_or_else(|| "invalid layout".to_string())?;
+        let known = |n: i64| (n >= 0).then_some(n);
+        target.check_layout(&layout, known(num_warps), known(num_devices))
+    });
+    match result {
+        Ok(Ok(())) => true,
+        Ok(Err(reason)) => {
+            send(sink, user, &reason);
+            false
+        }
+        Err(_) => {
+            send(sink, user, "internal error while checking the layout");
+            false
+        }
+    }
+}
+
+unsafe extern "C" fn is_known_target(
+    target: *const c_char,
+    len: usize,
+    sink: AxeStringSink,
+    user: *mut c_void,
+) -> bool {
+    if text(target, len).and_then(crate::target::lookup).is_some() {
+        return true;
+    }
+    send(sink, user, &crate::target::known_targets());
+    false
 }
 
 unsafe extern "C" fn run_pass(

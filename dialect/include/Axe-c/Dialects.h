@@ -35,6 +35,19 @@ typedef struct AxeRustHooks {
   /// The number of logical elements (product of shard extents) of a valid
   /// canonical layout text, or -1 on error.
   int64_t (*layoutSize)(const char *text, size_t length);
+  /// Checks a layout against a target (`sm_80`, `sm_90`, `trn1`, ...): every
+  /// axis it uses must exist on the target and stay within its bound.
+  /// `numWarps` (warps per CTA) and `numDevices` (mesh size) tighten the
+  /// bounds of `warp` and `gpuid` when >= 0. Returns true when the layout
+  /// fits; otherwise sends the reason to `sink` and returns false.
+  bool (*checkLayoutOnTarget)(const char *target, size_t targetLength,
+                              const char *layout, size_t layoutLength,
+                              int64_t numWarps, int64_t numDevices,
+                              AxeStringSink sink, void *userData);
+  /// Whether `target` names a known target; when not, sends the list of
+  /// known targets to `sink`.
+  bool (*isKnownTarget)(const char *target, size_t length, AxeStringSink sink,
+                        void *userData);
   /// Runs the Rust body of the pass whose flag is `passArgument` on `op`;
   /// `options` is the pass's option string ("k=v k2=v2"). Returns false when
   /// the pass failed (diagnostics have been emitted on the operation).

@@ -51,4 +51,74 @@ def Axe_MemoryScope : I32EnumAttr<"MemoryScope", "memory scope of an Axe tensor"
   let genSpecializedAttr = 0;
 }
 
+def Axe_ScopeKind : I32EnumAttr<"ScopeKind", "an execution scope", [
+    I32EnumAttrCase<"Cluster", 0, "cluster">,
+    I32EnumAttrCase<"Cta", 1, "cta">,
+    I32EnumAttrCase<"Warpgroup", 2, "warpgroup">,
+    I32EnumAttrCase<"Warp", 3, "warp">,
+    I32EnumAttrCase<"Thread", 4, "thread">]> {
+  let cppNamespace = "::mlir::axe";
+}
+
+def Axe_CopySchedule : I32EnumAttr<"CopySchedule", "how a copy executes", [
+    I32EnumAttrCase<"Auto", 0, "auto">,
+    I32EnumAttrCase<"Vectorized", 1, "vectorized">,
+    I32EnumAttrCase<"CpAsync", 2, "cp_async">,
+    I32EnumAttrCase<"Tma", 3, "tma">,
+    I32EnumAttrCase<"Ldmatrix", 4, "ldmatrix">]> {
+  let cppNamespace = "::mlir::axe";
+}
+
+def Axe_UnaryKind : I32EnumAttr<"UnaryKind", "a pointwise unary function", [
+    I32EnumAttrCase<"Neg", 0, "neg">,
+    I32EnumAttrCase<"Exp", 1, "exp">,
+    I32EnumAttrCase<"Exp2", 2, "exp2">,
+    I32EnumAttrCase<"Log", 3, "log">,
+    I32EnumAttrCase<"Sqrt", 4, "sqrt">,
+    I32EnumAttrCase<"Rsqrt", 5, "rsqrt">,
+    I32EnumAttrCase<"Abs", 6, "abs">,
+    I32EnumAttrCase<"Relu", 7, "relu">]> {
+  let cppNamespace = "::mlir::axe";
+}
+
+def Axe_BinaryKind : I32EnumAttr<"BinaryKind", "a pointwise binary function", [
+    I32EnumAttrCase<"Add", 0, "add">,
+    I32EnumAttrCase<"Sub", 1, "sub">,
+    I32EnumAttrCase<"Mul", 2, "mul">,
+    I32EnumAttrCase<"Div", 3, "div">,
+    I32EnumAttrCase<"Max", 4, "max">,
+    I32EnumAttrCase<"Min", 5, "min">]> {
+  let cppNamespace = "::mlir::axe";
+}
+
+def Axe_ReduceKind : I32EnumAttr<"ReduceKind", "a reduction", [
+    I32EnumAttrCase<"Sum", 0, "sum">,
+    I32EnumAttrCase<"Max", 1, "max">,
+    I32EnumAttrCase<"Min", 2, "min">]> {
+  let cppNamespace = "::mlir::axe";
+}
+
+def Axe_TargetAttr : AttrDef<Axe_Dialect, "Target"> {
+  let attrName = "axe.target";
+  let summary = "the hardware an Axe kernel targets: which axes exist and their bounds";
+  let description = [{
+    `#axe.target<"sm_90">` (also `sm_80`, `sm_90a`, `sm_100`, `trn1`), usually
+    set as the `axe.target` attribute of the module. The axes a target offers
+    and their bounds are hardware facts kept in one Rust module
+    (`passes/target.rs`), not in the verifiers:
+
+    | target | axes (bound) |
+    |--------|--------------|
+    | sm_80, sm_90 | m, reg (255), lane (32), warp (32), cta, gpuid |
+    | sm_90 also | cluster (16) |
+    | sm_100 | as sm_90, plus tmem_lane (128), tmem_col (512) |
+    | trn1 | m, P (128), F, gpuid |
+
+    Verifiers reject a tensor whose layout uses an axis the target lacks or
+    reaches past its bound.
+  }];
+  let parameters = (ins StringRefParameter<"target name">:$name);
+  let genVerifyDecl = 1;
+}
+
 #endif // AXE_ATTRS_TD

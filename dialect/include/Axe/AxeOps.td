@@ -1,4 +1,11 @@
 //===- AxeOps.td - Axe operations --------------------------*- tablegen -*-===//
+//
+// Scoped tensor operators (Axe paper §3.1–3.2). Tensors are handles to storage
+// in a memory scope; operators read their source tensors and write their
+// destination tensors in place (destination-passing style), and declare those
+// effects so upstream CSE/DCE/canonicalize treat them correctly.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef AXE_OPS_TD
 #define AXE_OPS_TD
@@ -7,22 +14,114 @@ include "Axe/AxeDialect.td"
 include "Axe/AxeAttrs.td"
 include "Axe/AxeTypes.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/CommonAttrConstraints.td"
 
 def Axe_AnyTensor : Type<CPred<"::llvm::isa<::mlir::axe::TensorType>($_self)">,
                          "Axe tensor", "::mlir::axe::TensorType">;
 
-def Axe_AllocOp : Axe_Op<"alloc", [MemoryEffects<[MemAlloc]>]> {
+//===----------------------------------------------------------------------===//
+// Execution scopes
+//===----------------------------------------------------------------------===//
+
+def Axe_KernelOp : Axe_Op<"kernel", [
+    SingleBlock, NoTerminator, RecursiveMemoryEffects]> {
+  let summary = "a GPU kernel: the outermost execution scope";
+  let description = [{
+    Everything inside runs on a grid of CTAs (`grid`), each of `threads`
+    threads, optionally grouped into clusters (`cluster`, sm_90+). Shared
+    memory and registers exist only inside a kernel. Lowered by
+    `convert-axe-to-gpu` into a `gpu.launch`.
+
+    ```mlir
+    axe.kernel grid [128, 1] threads [256] {
+      axe.scope warp [0 : 4] {
+        ...
+      }
+    }
+    ```
+  }];
+  let arguments = (ins DenseI64ArrayAttr:$grid, DenseI64ArrayAttr:$threads,
+                       OptionalAttr<DenseI64ArrayAttr>:$cluster);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `grid` $grid `threads` $threads (`cluster` $cluster^)? attr-dict-with-keyword $body
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Threads per CTA (the product of `threads`).
+    int64_t getNumThreads();
+  }];
+}
+
+def Axe_ScopeOp : Axe_Op<"scope", [
+    SingleBlock, NoTerminator, RecursiveMemoryEffects]> {
+  let summary = "an execution scope inside a kernel, optionally a slice of it";
+  let description = [{
+    Ops in the body execute collectively at the granularity of `kind`
+    (cluster, cta, warpgroup, warp, thread). An optional slice `[lo : hi]`
+    selects which units run the body — warp specialization:
+
+    ```mlir
+    axe.scope warp [0 : 4] { ... }   // producer warps
+    axe.scope warp [4 : 8] { ... }   // consumer warps
+    axe.scope thread { ... }         // every thread, independently
+    ```
+
+    Scopes nest from coarse to fine (a warp scope may not contain a cta scope).
+  }];
+  let arguments = (ins Axe_ScopeKind:$kind,
+                       OptionalAttr<I64Attr>:$lo, OptionalAttr<I64Attr>:$hi);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $kind custom<ScopeSlice>($lo, $hi) attr-dict-with-keyword $body
+  }];
+  let hasVerifier = 1;
+}
+
+def Axe_MeshOp : Axe_Op<"mesh", [
+    SingleBlock, NoTerminator, RecursiveMemoryEffects]> {
+  let summary = "a device mesh: the scope of distributed tensors";
+  let description = [{
+    Declares a mesh of devices of the given shape; tensors whose layouts use
+    the `gpuid` axis are distributed over it, and collective operators in the
+    body run on every device.
+
+    ```mlir
+    axe.mesh [8] {
+      %w = axe.alloc : !axe.tensor<8x1024xf16, global, #axe.layout<(8, 1024) : (1@gpuid, 1)>>
+    }
+    ```
+  }];
+  let arguments = (ins DenseI64ArrayAttr:$shape);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$shape attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The number of devices (the product of `shape`).
+    int64_t getNumDevices();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Tensors
+//===----------------------------------------------------------------------===//
+
+def Axe_AllocOp : Axe_Op<"alloc"> {
   let summary = "allocate a tensor in its memory scope";
   let description = [{
     Allocates storage for a tensor in the memory scope of its type (shared
-    memory, registers, SBUF, PSUM, ...), laid out by the type's layout.
+    memory, registers, tensor memory, SBUF, PSUM, ...), laid out by the
+    type's layout. Shared, register and tensor-memory tensors must be
+    allocated inside an `axe.kernel`; a register tensor belongs to the
+    innermost scope around its allocation and may only be used inside it.
 
     ```mlir
     %s = axe.alloc : !axe.tensor<16x24xf16, shared, #axe.layout<(16, 24) : (24, 1)>>
     ```
   }];
-  let results = (outs Axe_AnyTensor:$result);
+  let results = (outs Res<Axe_AnyTensor, "", [MemAlloc]>:$result);
   let assemblyFormat = "attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
 }
 
 def Axe_ViewOp : Axe_Op<"view", [Pure]> {
@@ -39,6 +138,202 @@ def Axe_ViewOp : Axe_Op<"view", [Pure]> {
   let arguments = (ins AnyMemRef:$source);
   let results = (outs Axe_AnyTensor:$result);
   let assemblyFormat = "$source attr-dict `:` type($source) `to` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Axe_SliceOp : Axe_Op<"slice", [Pure]> {
+  let summary = "a rectangular region of a tensor";
+  let description = [{
+    `t[lo0:hi0, lo1:hi1, ...]`: the region of `source` with half-open bounds
+    per dimension, as a tensor of shape `hi - lo` in the same memory scope.
+    Its layout is `?` (axe-slice computes `L[R:S]`, Algorithm 4) or given.
+
+    ```mlir
+    %s = axe.slice %t [16 : 32, 64 : 128] : !axe.tensor<64x256xf16, shared, #axe.layout<(64, 256) : (256, 1)>> to !axe.tensor<16x64xf16, shared, ?>
+    ```
+  }];
+  let arguments = (ins Axe_AnyTensor:$source, DenseI64ArrayAttr:$lower,
+                       DenseI64ArrayAttr:$upper);
+  let results = (outs Axe_AnyTensor:$result);
+  let assemblyFormat = [{
+    $source custom<Region>($lower, $upper) attr-dict `:` qualified(type($source))
+    `to` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Operators
+//===----------------------------------------------------------------------===//
+
+def Axe_CopyOp : Axe_Op<"copy"> {
+  let summary = "copy a tensor into another (any memory scopes and layouts)";
+  let description = [{
+    Copies every logical element of `source` into `dest`; the two layouts
+    and memory scopes may differ (that is the point: global→shared with a
+    swizzle, shared→register into MMA fragments, ...). `schedule` is a hint
+    (`tma`, `cp_async`, `ldmatrix`, `vectorized`, default `auto`). With
+    `async`, the copy returns a token to wait on (`axe.wait`).
+
+    ```mlir
+    axe.copy %g, %s : !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (4096, 1)>>, !axe.tensor<64x64xf16, shared, ?>
+    %tok = axe.copy async %g, %s schedule cp_async : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, shared, ?> -> !axe.token
+    ```
+  }];
+  let arguments = (ins Arg<Axe_AnyTensor, "", [MemRead]>:$source,
+                       Arg<Axe_AnyTensor, "", [MemWrite]>:$dest,
+                       UnitAttr:$async,
+                       DefaultValuedAttr<Axe_CopySchedule, "::mlir::axe::CopySchedule::Auto">:$schedule);
+  let results = (outs Optional<Axe_Token>:$token);
+  let assemblyFormat = [{
+    (`async` $async^)? $source `,` $dest (`schedule` $schedule^)? attr-dict `:`
+    qualified(type($source)) `,` qualified(type($dest)) (`->` type($token)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+def Axe_WaitOp : Axe_Op<"wait"> {
+  let summary = "wait for asynchronous copies to complete";
+  let description = [{
+    Blocks the executing scope until every copy whose token is listed has
+    completed and its data is visible to the scope.
+
+    ```mlir
+    axe.wait %t0, %t1
+    ```
+  }];
+  let arguments = (ins Variadic<Axe_Token>:$tokens);
+  let assemblyFormat = "$tokens attr-dict";
+}
+
+def Axe_BarrierOp : Axe_Op<"barrier"> {
+  let summary = "synchronize the units of the enclosing scope";
+  let description = [{
+    All units of `kind` (by default the CTA) reach the barrier before any
+    continues; memory writes before it are visible after it.
+
+    ```mlir
+    axe.barrier cta
+    ```
+  }];
+  let arguments = (ins Axe_ScopeKind:$kind);
+  let assemblyFormat = "$kind attr-dict";
+}
+
+def Axe_FillOp : Axe_Op<"fill"> {
+  let summary = "set every element of a tensor to a scalar";
+  let description = [{
+    ```mlir
+    axe.fill %acc, %zero : !axe.tensor<128x128xf32, register, ?>, f32
+    ```
+  }];
+  let arguments = (ins Arg<Axe_AnyTensor, "", [MemWrite]>:$dest, AnyType:$value);
+  let assemblyFormat = "$dest `,` $value attr-dict `:` qualified(type($dest)) `,` type($value)";
+  let hasVerifier = 1;
+}
+
+def Axe_GemmOp : Axe_Op<"gemm"> {
+  let summary = "C += op(A) · op(B)";
+  let description = [{
+    Matrix multiply-accumulate: with `transpose_a`, A is read as [K, M]
+    instead of [M, K]; with `transpose_b`, B as [N, K] instead of [K, N].
+    C is [M, N] and its element type is the accumulation type (e.g. f16
+    inputs, f32 accumulator). A and B have the same element type.
+
+    ```mlir
+    axe.gemm %a, %b, %c : !axe.tensor<128x32xf16, shared, ?>, !axe.tensor<32x128xf16, shared, ?>, !axe.tensor<128x128xf32, register, ?>
+    ```
+  }];
+  let arguments = (ins Arg<Axe_AnyTensor, "", [MemRead]>:$a,
+                       Arg<Axe_AnyTensor, "", [MemRead]>:$b,
+                       Arg<Axe_AnyTensor, "", [MemRead, MemWrite]>:$c,
+                       UnitAttr:$transpose_a, UnitAttr:$transpose_b);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($c))
+  }];
+  let hasVerifier = 1;
+}
+
+def Axe_UnaryOp : Axe_Op<"unary"> {
+  let summary = "dest = f(source), elementwise";
+  let description = [{
+    ```mlir
+    axe.unary exp %x, %y : !axe.tensor<128xf32, register, ?>, !axe.tensor<128xf32, register, ?>
+    ```
+  }];
+  let arguments = (ins Axe_UnaryKind:$kind, Arg<Axe_AnyTensor, "", [MemRead]>:$source,
+                       Arg<Axe_AnyTensor, "", [MemWrite]>:$dest);
+  let assemblyFormat = [{
+    $kind $source `,` $dest attr-dict `:` qualified(type($source)) `,` qualified(type($dest))
+  }];
+  let hasVerifier = 1;
+}
+
+def Axe_BinaryOp : Axe_Op<"binary"> {
+  let summary = "dest = lhs ⊕ rhs, elementwise with broadcasting";
+  let description = [{
+    Operand shapes broadcast numpy-style against `dest`'s shape: each operand
+    has the destination's rank, and each of its dimensions equals the
+    destination's or is 1 (broadcast along it).
+
+    ```mlir
+    axe.binary sub %x, %rowmax, %y : !axe.tensor<64x128xf32, register, ?>, !axe.tensor<64x1xf32, register, ?>, !axe.tensor<64x128xf32, register, ?>
+    ```
+  }];
+  let arguments = (ins Axe_BinaryKind:$kind, Arg<Axe_AnyTensor, "", [MemRead]>:$lhs,
+                       Arg<Axe_AnyTensor, "", [MemRead]>:$rhs,
+                       Arg<Axe_AnyTensor, "", [MemWrite]>:$dest);
+  let assemblyFormat = [{
+    $kind $lhs `,` $rhs `,` $dest attr-dict `:` qualified(type($lhs)) `,` qualified(type($rhs)) `,` qualified(type($dest))
+  }];
+  let hasVerifier = 1;
+}
+
+def Axe_CastOp : Axe_Op<"cast"> {
+  let summary = "dest = convert(source) to dest's element type, elementwise";
+  let description = [{
+    ```mlir
+    axe.cast %acc, %out : !axe.tensor<128xf32, register, ?>, !axe.tensor<128xf16, register, ?>
+    ```
+  }];
+  let arguments = (ins Arg<Axe_AnyTensor, "", [MemRead]>:$source,
+                       Arg<Axe_AnyTensor, "", [MemWrite]>:$dest);
+  let assemblyFormat = "$source `,` $dest attr-dict `:` qualified(type($source)) `,` qualified(type($dest))";
+  let hasVerifier = 1;
+}
+
+def Axe_ReduceOp : Axe_Op<"reduce"> {
+  let summary = "reduce a tensor over some dimensions";
+  let description = [{
+    `dest` has the source's shape with every reduced dimension either
+    removed or kept as 1.
+
+    ```mlir
+    axe.reduce max %x, %m dims [1] : !axe.tensor<64x128xf32, register, ?>, !axe.tensor<64x1xf32, register, ?>
+    ```
+  }];
+  let arguments = (ins Axe_ReduceKind:$kind, Arg<Axe_AnyTensor, "", [MemRead]>:$source,
+                       Arg<Axe_AnyTensor, "", [MemWrite]>:$dest, DenseI64ArrayAttr:$dims);
+  let assemblyFormat = [{
+    $kind $source `,` $dest `dims` $dims attr-dict `:` qualified(type($source)) `,` qualified(type($dest))
+  }];
+  let hasVerifier = 1;
+}
+
+def Axe_ConvertLayoutOp : Axe_Op<"convert_layout"> {
+  let summary = "move a tensor's elements into a different layout";
+  let description = [{
+    Same shape, element type and memory scope; only the layout differs.
+    `axe-infer-layout` inserts these where two propagated layouts disagree;
+    `axe-canonicalize` removes those between equivalent layouts.
+
+    ```mlir
+    axe.convert_layout %x, %y : !axe.tensor<64xf32, register, #axe.layout<(64) : (1@lane)>>, !axe.tensor<64xf32, register, #axe.layout<(2, 32) : (1@reg, 1@lane)>>
+    ```
+  }];
+  let arguments = (ins Arg<Axe_AnyTensor, "", [MemRead]>:$source,
+                       Arg<Axe_AnyTensor, "", [MemWrite]>:$dest);
+  let assemblyFormat = "$source `,` $dest attr-dict `:` qualified(type($source)) `,` qualified(type($dest))";
   let hasVerifier = 1;
 }
 

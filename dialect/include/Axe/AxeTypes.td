@@ -47,4 +47,13 @@ def Axe_TensorType : TypeDef<Axe_Dialect, "Tensor", [ShapedTypeInterface]> {
   }];
 }
 
+def Axe_Token : TypeDef<Axe_Dialect, "Token"> {
+  let typeName = "axe.token";
+  let summary = "completion of an asynchronous copy";
+  let description = [{
+    Produced by `axe.copy async`, consumed by `axe.wait`. Lowers to
+    cp.async commit/wait groups or an mbarrier, per the copy's schedule.
+  }];
+}
+
 #endif // AXE_TYPES_TD

@@ -1,0 +1,150 @@
+//! Hardware targets: which axes exist and their bounds. One place for these facts, so that
+//! verifiers and passes never hard-code them (selected by the module's `axe.target`).
+
+use std::collections::BTreeMap;
+
+use axe_layout::{Axis, Layout};
+
+/// A target's description.
+#[derive(Debug)]
+pub struct Target {
+    pub name: &'static str,
+    /// Every axis the target offers, with the exclusive upper bound of its coordinate
+    /// (`None`: bounded only by memory size, e.g. `m`, or by the launch, e.g. `cta`).
+    pub axes: &'static [(&'static str, Option<i64>)],
+    /// Threads per warp (GPU) — 0 on accelerators without warps.
+    pub warp_size: i64,
+}
+
+const GPU_AXES: &[(&str, Option<i64>)] = &[
+    ("m", None),
+    ("reg", Some(255)),
+    ("lane", Some(32)),
+    ("warp", Some(32)), // 1024 threads per CTA
+    ("cta", None),
+    ("gpuid", None),
+];
+const HOPPER_AXES: &[(&str, Option<i64>)] = &[
+    ("m", None),
+    ("reg", Some(255)),
+    ("lane", Some(32)),
+    ("warp", Some(32)),
+    ("cta", None),
+    ("cluster", Some(16)),
+    ("gpuid", None),
+];
+const BLACKWELL_AXES: &[(&str, Option<i64>)] = &[
+    ("m", None),
+    ("reg", Some(255)),
+    ("lane", Some(32)),
+    ("warp", Some(32)),
+    ("cta", None),
+    ("cluster", Some(16)),
+    ("gpuid", None),
+    ("tmem_lane", Some(128)),
+    ("tmem_col", Some(512)),
+];
+/// Trainium 1: SBUF/PSUM are 2-D with 128 partitions (`P`) and a free axis (`F`).
+const TRN1_AXES: &[(&str, Option<i64>)] =
+    &[("m", None), ("P", Some(128)), ("F", None), ("gpuid", None)];
+
+pub static TARGETS: &[Target] = &[
+    Target { name: "sm_80", axes: GPU_AXES, warp_size: 32 },
+    Target { name: "sm_90", axes: HOPPER_AXES, warp_size: 32 },
+    Target { name: "sm_90a", axes: HOPPER_AXES, warp_size: 32 },
+    Target { name: "sm_100", axes: BLACKWELL_AXES, warp_size: 32 },
+    Target { name: "trn1", axes: TRN1_AXES, warp_size: 0 },
+];
+
+/// The target called `name`.
+pub fn lookup(name: &str) -> Option<&'static Target> {
+    TARGETS.iter().find(|t| t.name == name)
+}
+
+/// The names of all targets, comma separated (for diagnostics).
+pub fn known_targets() -> String {
+    TARGETS.iter().map(|t| t.name).collect::<Vec<_>>().join(", ")
+}
+
+/// The smallest and largest coordinate the layout reaches on each axis.
+pub fn coordinate_range(layout: &Layout) -> BTreeMap<Axis, (i64, i64)> {
+    let mut range: BTreeMap<Axis, (i64, i64)> = BTreeMap::new();
+    for it in layout.shard.iter().chain(layout.replica.iter()) {
+        let r = range.entry(it.axis.clone()).or_insert((0, 0));
+        // validate() guarantees (extent - 1) * stride fits; sums saturate rather than wrap.
+        let reach = (it.extent - 1).saturating_mul(it.stride);
+        if reach > 0 {
+            r.1 = r.1.saturating_add(reach);
+        } else {
+            r.0 = r.0.saturating_add(reach);
+        }
+    }
+    for (axis, &o) in &layout.offset {
+        let r = range.entry(axis.clone()).or_insert((0, 0));
+        r.0 = r.0.saturating_add(o);
+        r.1 = r.1.saturating_add(o);
+    }
+    range
+}
+
+impl Target {
+    /// Checks that every axis of `layout` exists on this target and stays in `[0, bound)`.
+    /// `num_warps`/`num_devices` (when known) tighten the bounds of `warp`/`gpuid`.
+    pub fn check_layout(
+        &self,
+        layout: &Layout,
+        num_warps: Option<i64>,
+        num_devices: Option<i64>,
+    ) -> Result<(), String> {
+        for (axis, (lo, hi)) in coordinate_range(layout) {
+            let Some(&(_, bound)) = self.axes.iter().find(|(a, _)| *a == axis.name()) else {
+                let names: Vec<&str> = self.axes.iter().map(|(a, _)| *a).collect();
+                return Err(format!(
+                    "axis '{axis}' does not exist on {} (axes: {})",
+                    self.name,
+                    names.join(", ")
+                ));
+            };
+            let bound = match axis.name() {
+                "warp" => num_warps.or(bound),
+                "gpuid" => num_devices.or(bound),
+                _ => bound,
+            };
+            if lo < 0 {
+                return Err(format!("axis '{axis}' reaches the negative coordinate {lo}"));
+            }
+            if let Some(b) = bound {
+                if hi >= b {
+                    return Err(format!(
+                        "axis '{axis}' reaches coordinate {hi}, beyond its bound {b}"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_and_axes() {
+        let sm80 = lookup("sm_80").unwrap();
+        let tile = Layout::parse(
+            "(8, 2, 4, 2) : (4@lane, 1@warp, 1@lane, 1@reg) + [(2) : (4@warp)] + 5@warp",
+        )
+        .unwrap();
+        // Warps 5..=10 are used: fits 32 warps, not a 4-warp CTA.
+        assert!(sm80.check_layout(&tile, None, None).is_ok());
+        assert!(sm80.check_layout(&tile, Some(4), None).unwrap_err().contains("bound 4"));
+        let lanes = Layout::parse("(64) : (1@lane)").unwrap();
+        assert!(sm80.check_layout(&lanes, None, None).unwrap_err().contains("coordinate 63"));
+        let sbuf = Layout::parse("(128, 4) : (1@P, 1@F)").unwrap();
+        assert!(sm80.check_layout(&sbuf, None, None).unwrap_err().contains("'F' does not exist on sm_80"));
+        assert!(lookup("trn1").unwrap().check_layout(&sbuf, None, None).is_ok());
+        let neg = Layout::parse("(4) : (-1@lane)").unwrap();
+        assert!(sm80.check_layout(&neg, None, None).unwrap_err().contains("negative"));
+    }
+}

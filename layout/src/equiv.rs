@@ -39,9 +39,12 @@ pub enum EquivMethod {
 
 /// Decide whether `a` and `b` induce the same map from flat logical index to point sets.
 ///
-/// Layouts of different sizes are never equal. Errors: `Unsupported` when the enumeration
+/// Layouts of different sizes are never equal. Errors: an invalid layout
+/// ([`Layout::validate`]); `Unsupported` when the enumeration
 /// fallback would exceed [`ENUMERATION_LIMIT`] points; `Overflow` on i64 overflow.
 pub fn equivalent(a: &Layout, b: &Layout) -> Result<Equivalence, LayoutError> {
+    a.validate()?;
+    b.validate()?;
     let size_a = crate::layout::checked_product(a.shard.iter().map(|i| i.extent))?;
     let size_b = crate::layout::checked_product(b.shard.iter().map(|i| i.extent))?;
     if size_a != size_b {

@@ -42,6 +42,7 @@ impl Layout {
     /// `E_D`; `Unsupported` when no grouping exists (a block would end strictly inside an iter
     /// at a point that is not a factor of its extent).
     pub fn group(&self, shape: &[i64]) -> Result<Grouped, LayoutError> {
+        self.validate()?;
         self.check_admits(shape)?;
         let src = normalize_shard(&self.shard);
         let mut out: Vec<Iter> = Vec::with_capacity(src.len() + shape.len());

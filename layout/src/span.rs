@@ -11,6 +11,8 @@
 //! Every digit ranges independently over `[0, e)`, so the sum of the `|s|(e − 1)` is exactly
 //! `max − min` of the image projected on `a`; the span is that width plus one. The offset
 //! shifts the image and does not change its width, so it does not enter the span.
+//! (Def. 2.3's prose definition, `max Vals − min Vals + 1` over all image points, is the
+//! same number; the property tests check it by enumeration.)
 
 use std::collections::BTreeMap;
 
@@ -23,8 +25,10 @@ impl Layout {
     /// i.e. `max − min + 1` of the image of `f_L` projected on the axis.
     ///
     /// Axes the layout does not mention have span 1 (see [`span_on`]); axes that appear only
-    /// in the offset are listed with span 1. Errors with `Overflow` when the sum leaves i64.
+    /// in the offset are listed with span 1. Errors: the layout's own invalidity
+    /// ([`Layout::validate`]), `Overflow` when the sum leaves i64.
     pub fn span(&self) -> Result<BTreeMap<Axis, i64>, LayoutError> {
+        self.validate()?;
         let mut out: BTreeMap<Axis, i64> = self.axes().into_iter().map(|a| (a, 1)).collect();
         for it in self.shard.iter().chain(self.replica.iter()) {
             let width = it

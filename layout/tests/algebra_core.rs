@@ -184,7 +184,7 @@ fn canon_unique_exhaustive_small_space() {
     let mut shard_opts = vec![];
     for axis in ["m", "lane"] {
         for e in [2, 3, 4] {
-            for s in [-4, -3, -2, -1, 1, 2, 3, 4] {
+            for s in [-3, -2, -1, 1, 2, 3] {
                 shard_opts.push(Iter::new(e, s, axis));
             }
         }
@@ -216,11 +216,55 @@ fn canon_unique_exhaustive_small_space() {
     for members in buckets.values() {
         let gc: BTreeSet<String> = members.iter().filter(|m| m.1).map(|m| m.0.to_string()).collect();
         assert!(gc.len() <= 1, "same map, different GC canonical forms: {gc:?}");
+        if let Some(form) = gc.first() {
+            // Theorem A.14 as stated: every saturated form of a GC-representable map is that one.
+            let all: BTreeSet<String> = members.iter().map(|m| m.0.to_string()).collect();
+            assert_eq!(all.len(), 1, "GC form {form} but also {all:?}");
+        }
         if members.len() > 1 {
             merged += 1;
         }
     }
     assert!(merged > 100, "the space should contain many equivalent layouts, found {merged}");
+}
+
+/// Theorem A.12/A.14 on the replica alone, exhaustively: multisets of up to three replica
+/// iters on one axis, bucketed by their point set. Where one saturated form has GC, every
+/// form of that set canonicalizes to it; different sets never share a canonical form.
+#[test]
+fn canon_replica_unique_exhaustive() {
+    let mut opts = vec![];
+    for e in [2, 3, 4] {
+        for s in [-6, -4, -3, -2, -1, 1, 2, 3, 4, 6] {
+            opts.push(Iter::mem(e, s));
+        }
+    }
+    let n = opts.len();
+    let mut buckets: HashMap<Vec<Vec<Point>>, Vec<(Layout, bool)>> = HashMap::new();
+    for i in 0..n {
+        for j in i..=n {
+            for k in j..=n {
+                let mut r = vec![opts[i].clone()];
+                r.extend(opts.get(j).cloned());
+                r.extend(opts.get(k).cloned());
+                let lay = Layout::new(vec![], r, BTreeMap::new()).unwrap();
+                let c = lay.canonicalize();
+                assert!(maps_equal(&lay, &c.layout), "{lay} vs {}", c.layout);
+                buckets.entry(lay.table()).or_default().push((c.layout, c.gap_condition));
+            }
+        }
+    }
+    let mut forms: HashMap<String, usize> = HashMap::new();
+    for members in buckets.values() {
+        let all: BTreeSet<String> = members.iter().map(|m| m.0.to_string()).collect();
+        if members.iter().any(|m| m.1) {
+            assert_eq!(all.len(), 1, "a GC form exists but saturation also gives {all:?}");
+        }
+        for f in all {
+            *forms.entry(f).or_default() += 1;
+        }
+    }
+    assert!(forms.values().all(|&c| c == 1), "one canonical form for two different sets");
 }
 
 /// Map-preserving rewrites used to produce equivalent layouts: split a shard or replica iter
@@ -285,7 +329,7 @@ fn arb_ops() -> impl Strategy<Value = Vec<(u8, usize, usize)>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 384, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: common::cases(384), ..ProptestConfig::default() })]
 
     #[test]
     fn prop_span_is_image_width(lay in arb_layout()) {
@@ -408,7 +452,7 @@ fn group_failures_are_typed() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 384, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: common::cases(384), ..ProptestConfig::default() })]
 
     #[test]
     fn prop_group_by_cut_shape_succeeds((lay, shape) in arb_layout_and_shape(Gen::default(), 1..=4)) {
@@ -472,7 +516,7 @@ fn tile_errors() {
 }
 
 fn small() -> Gen {
-    Gen::default().shard(1..=3).replica(0..=1)
+    Gen::default().shard(1..=3).replica(0..=2)
 }
 
 /// Two layouts with admitted, grouping shapes of one common rank.
@@ -484,7 +528,7 @@ fn arb_pair() -> impl Strategy<Value = (Layout, Vec<i64>, Layout, Vec<i64>)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: common::cases(256), ..ProptestConfig::default() })]
 
     #[test]
     fn prop_tile_formula((a, sa, b, sb) in arb_pair()) {
@@ -506,6 +550,19 @@ proptest! {
         prop_assert!(maps_equal(&tile(&c2, &sc, &b, &sb).unwrap(), &a));
         // B's span separates the tiles, so C itself is determined by A and B.
         prop_assert!(maps_equal(&c2, &c), "{} vs {}", c2, c);
+    }
+
+    #[test]
+    fn prop_tile_of_sees_through_equivalent_forms((c, sc, b, sb) in arb_pair(), ops in arb_ops()) {
+        // A given in another form (split, unit iters, flipped replica signs, canonical).
+        let t = tile(&c, &sc, &b, &sb).unwrap();
+        let sa = tiled_shape(&sc, &sb).unwrap();
+        let b2 = perturb(&b, &ops);
+        for (a, b) in [(perturb(&t, &ops), &b), (t.canonical(), &b2)] {
+            let got = tile_of(&a, &sa, b, &sb);
+            prop_assert!(got.is_ok(), "tile_of({a}, {sa:?}, {b}, {sb:?}) = {got:?} (C = {c})");
+            prop_assert!(maps_equal(&got.unwrap(), &c));
+        }
     }
 
     #[test]
@@ -673,4 +730,27 @@ fn isl_relations_match_brute_force_with_islpy() {
         Some(77) => eprintln!("skipped: {stderr}"),
         _ => panic!("ISL check failed:\n{}\n{stderr}", String::from_utf8_lossy(&out.stdout)),
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hand-built invalid layouts: typed errors, never a panic.
+
+#[test]
+fn invalid_layouts_are_errors_not_panics() {
+    let zero = Layout { shard: vec![Iter::mem(0, 1)], ..Default::default() };
+    let huge = Layout { shard: vec![Iter::mem(1 << 40, 1), Iter::new(1 << 40, 1, "lane")], ..Default::default() };
+    let ok = l("(4) : (1)");
+    for bad in [&zero, &huge] {
+        let _ = bad.canonicalize(); // total: must not panic
+        assert!(bad.span().is_err());
+        assert!(bad.group(&[4]).is_err());
+        assert!(equivalent(bad, &ok).is_err());
+        assert!(equivalent(&ok, bad).is_err());
+        assert!(tile(bad, &[4], &ok, &[4]).is_err());
+        assert!(tile(&ok, &[4], bad, &[4]).is_err());
+        assert!(tile_of(bad, &[4], &ok, &[4]).is_err());
+        assert!(bad.to_isl(&[4]).is_err());
+    }
+    assert_eq!(huge.span(), Err(LayoutError::Overflow));
+    assert_eq!(zero.span(), Err(LayoutError::NonPositiveExtent(0)));
 }

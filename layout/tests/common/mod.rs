@@ -155,6 +155,12 @@ pub fn arb_shape_of_size(size: i64, rank: usize) -> BoxedStrategy<Vec<i64>> {
         .boxed()
 }
 
+/// `default` proptest cases, or `PROPTEST_CASES` from the environment when set (for long
+/// soak runs: `PROPTEST_CASES=20000 cargo test --release`).
+pub fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
 /// Brute-force equality of induced maps: same size and the same set of points per flat index.
 pub fn maps_equal(a: &Layout, b: &Layout) -> bool {
     a.size() == b.size() && a.table() == b.table()

@@ -125,9 +125,82 @@ impl Target {
     }
 }
 
+/// Execution scopes, in the order of `mlir::axe::ScopeKind` (coarse to fine).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ScopeKind {
+    Cluster = 0,
+    Cta = 1,
+    Warpgroup = 2,
+    Warp = 3,
+    Thread = 4,
+}
+
+impl ScopeKind {
+    pub fn from_raw(v: i32) -> Option<Self> {
+        Some(match v {
+            0 => ScopeKind::Cluster,
+            1 => ScopeKind::Cta,
+            2 => ScopeKind::Warpgroup,
+            3 => ScopeKind::Warp,
+            4 => ScopeKind::Thread,
+            _ => return None,
+        })
+    }
+
+    /// The thread-distribution axes a unit of this scope spans: a thread owns only its
+    /// registers, a warp also its 32 lanes, a warpgroup 4 warps; a CTA or cluster spans all.
+    fn visible_axes(self) -> Option<&'static [(&'static str, Option<i64>)]> {
+        match self {
+            ScopeKind::Thread => Some(&[("reg", None)]),
+            ScopeKind::Warp => Some(&[("reg", None), ("lane", None)]),
+            ScopeKind::Warpgroup => Some(&[("reg", None), ("lane", None), ("warp", Some(4))]),
+            ScopeKind::Cta | ScopeKind::Cluster => None,
+        }
+    }
+}
+
+/// Checks that a register tensor with `layout` can be used by an op executing at `scope`.
+pub fn check_register_layout_in_scope(layout: &Layout, scope: ScopeKind) -> Result<(), String> {
+    let Some(visible) = scope.visible_axes() else { return Ok(()) };
+    for (axis, (_, hi)) in coordinate_range(layout) {
+        match visible.iter().find(|(a, _)| *a == axis.name()) {
+            None => {
+                let names: Vec<&str> = visible.iter().map(|(a, _)| *a).collect();
+                return Err(format!(
+                    "its layout uses axis '{axis}', but a {scope:?} unit only spans {}",
+                    names.join(", ")
+                )
+                .to_lowercase());
+            }
+            Some((_, Some(bound))) if hi >= *bound => {
+                return Err(format!(
+                    "axis '{axis}' reaches {hi}, but a {scope:?} unit spans {bound}"
+                )
+                .to_lowercase());
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn register_visibility() {
+        let frag = Layout::parse("(8, 4, 2) : (4@lane, 1@lane, 1@reg)").unwrap();
+        assert!(check_register_layout_in_scope(&frag, ScopeKind::Warp).is_ok());
+        assert!(check_register_layout_in_scope(&frag, ScopeKind::Thread)
+            .unwrap_err()
+            .contains("axis 'lane'"));
+        let cta = Layout::parse("(8, 32) : (1@warp, 1@lane)").unwrap();
+        assert!(check_register_layout_in_scope(&cta, ScopeKind::Cta).is_ok());
+        assert!(check_register_layout_in_scope(&cta, ScopeKind::Warpgroup)
+            .unwrap_err()
+            .contains("reaches 7"));
+    }
 
     #[test]
     fn bounds_and_axes() {

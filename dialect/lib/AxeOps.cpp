@@ -145,22 +145,27 @@ static LogicalResult verifyTensorUses(Operation *op) {
   for (auto [i, v] : llvm::enumerate(op->getResults()))
     if (failed(check(v.getType(), "result", i)))
       return failure();
-  // A register tensor belongs to the innermost scope around its allocation.
+  // An op executing at a fine scope sees only part of a register tensor: a
+  // thread its own registers, a warp its lanes' registers (hardware facts in
+  // passes/target.rs). SSA dominance already keeps a register tensor inside
+  // the scope that allocated it.
+  std::optional<ScopeKind> exec = executingScope(op);
+  if (!exec)
+    return success();
   for (auto [i, v] : llvm::enumerate(op->getOperands())) {
     auto tensor = dyn_cast<axe::TensorType>(v.getType());
-    if (!tensor || tensor.getScope() != MemoryScope::Register)
+    if (!tensor || tensor.getScope() != MemoryScope::Register ||
+        !tensor.getLayoutAttr())
       continue;
-    Operation *def = v.getDefiningOp();
-    if (!def)
-      continue;
-    Operation *owner = enclosingScope(def);
-    if (owner && !owner->isProperAncestor(op)) {
-      InFlightDiagnostic diag =
-          op->emitOpError() << "uses register tensor (operand #" << i
-                            << ") outside the scope that owns it";
-      diag.attachNote(owner->getLoc()) << "the owning scope";
-      return diag;
-    }
+    StringRef layout = tensor.getLayoutAttr().getSpec();
+    std::string reason;
+    if (!rustHooks().checkRegisterLayoutInScope(
+            layout.data(), layout.size(), static_cast<int32_t>(*exec),
+            appendToString, &reason))
+      return op->emitOpError()
+             << "cannot use register tensor (operand #" << i << ") with layout "
+             << tensor.getLayoutAttr() << " at "
+             << stringifyScopeKind(*exec) << " scope: " << reason;
   }
   return success();
 }

@@ -26,6 +26,13 @@ pub struct AxeRustHooks {
         sink: AxeStringSink,
         user: *mut c_void,
     ) -> bool,
+    pub check_register_layout_in_scope: unsafe extern "C" fn(
+        layout: *const c_char,
+        len: usize,
+        scope_kind: i32,
+        sink: AxeStringSink,
+        user: *mut c_void,
+    ) -> bool,
     pub is_known_target: unsafe extern "C" fn(
         target: *const c_char,
         len: usize,

@@ -10,7 +10,14 @@ use mlir_sys::MlirOperation;
 use super::ffi::{AxeRustHooks, AxeStringSink};
 
 pub(super) static HOOKS: AxeRustHooks =
-    AxeRustHooks { parse_layout, layout_size, check_layout_on_target, is_known_target, run_pass };
+    AxeRustHooks {
+    parse_layout,
+    layout_size,
+    check_layout_on_target,
+    check_register_layout_in_scope,
+    is_known_target,
+    run_pass,
+};
 
 unsafe fn text<'a>(ptr: *const c_char, len: usize) -> Option<&'a str> {
     if len == 0 {
@@ -71,6 +78,34 @@ unsafe extern "C" fn check_layout_on_target(
             .ok_or_else(|| "invalid layout".to_string())?;
         let known = |n: i64| (n >= 0).then_some(n);
         target.check_layout(&layout, known(num_warps), known(num_devices))
+    });
+    match result {
+        Ok(Ok(())) => true,
+        Ok(Err(reason)) => {
+            send(sink, user, &reason);
+            false
+        }
+        Err(_) => {
+            send(sink, user, "internal error while checking the layout");
+            false
+        }
+    }
+}
+
+unsafe extern "C" fn check_register_layout_in_scope(
+    layout: *const c_char,
+    len: usize,
+    scope_kind: i32,
+    sink: AxeStringSink,
+    user: *mut c_void,
+) -> bool {
+    let result = catch_unwind(|| -> Result<(), String> {
+        let layout = text(layout, len)
+            .and_then(|t| Layout::parse(t).ok())
+            .ok_or_else(|| "invalid layout".to_string())?;
+        let scope = crate::target::ScopeKind::from_raw(scope_kind)
+            .ok_or_else(|| format!("unknown scope kind {scope_kind}"))?;
+        crate::target::check_register_layout_in_scope(&layout, scope)
     });
     match result {
         Ok(Ok(())) => true,

@@ -44,6 +44,10 @@ func.func @nested(%b: memref<384xf16>) -> !axe.tensor<16x24xf16, global, #axe.la
 // CHECK-LABEL: func.func @unknown
 // CHECK: axe.alloc : !axe.tensor<8x4xf32, shared, ?>
 func.func @unknown() {
-  %a = axe.alloc : !axe.tensor<8x4xf32, shared, ?>
+  axe.kernel grid [1] threads [32] {
+    %a = axe.alloc : !axe.tensor<8x4xf32, shared, ?>
+    %z = arith.constant 0.0 : f32
+    axe.fill %a, %z : !axe.tensor<8x4xf32, shared, ?>, f32
+  }
   return
 }

@@ -44,6 +44,13 @@ typedef struct AxeRustHooks {
                               const char *layout, size_t layoutLength,
                               int64_t numWarps, int64_t numDevices,
                               AxeStringSink sink, void *userData);
+  /// Checks that a register tensor with this layout can be used by an op
+  /// executing at scope `scopeKind` (the values of mlir::axe::ScopeKind): a
+  /// thread sees only its own registers, a warp its lanes' registers, ...
+  /// Returns false and sends the reason to `sink` when it cannot.
+  bool (*checkRegisterLayoutInScope)(const char *layout, size_t layoutLength,
+                                     int32_t scopeKind, AxeStringSink sink,
+                                     void *userData);
   /// Whether `target` names a known target; when not, sends the list of
   /// known targets to `sink`.
   bool (*isKnownTarget)(const char *target, size_t length, AxeStringSink sink,

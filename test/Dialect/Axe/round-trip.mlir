@@ -26,12 +26,15 @@
 // CHECK-LABEL: func.func @view
 // CHECK-SAME: (%[[BUF:.*]]: memref<384xf16>)
 // CHECK: %[[T:.*]] = axe.view %[[BUF]] : memref<384xf16> to !axe.tensor<16x24xf16, global, #axe.layout<(16, 24) : (24, 1)>>
+// CHECK: axe.kernel
 // CHECK: %[[A:.*]] = axe.alloc : !axe.tensor<8x4xf32, shared, ?>
 // CHECK: %[[R:.*]] = axe.alloc : !axe.tensor<128xf32, register, #axe.layout<(32, 4) : (1@lane, 1@reg)>>
 // CHECK: return %[[T]]
 func.func @view(%b: memref<384xf16>) -> !axe.tensor<16x24xf16, global, #axe.layout<(16, 24) : (24, 1)>> {
   %t = axe.view %b : memref<384xf16> to !axe.tensor<16x24xf16, global, #axe.layout<(16, 24) : (24, 1)>>
-  %a = axe.alloc : !axe.tensor<8x4xf32, shared, ?>
-  %r = axe.alloc : !axe.tensor<128xf32, register, #axe.layout<(32, 4) : (1@lane, 1@reg)>>
+  axe.kernel grid [1] threads [32] {
+    %a = axe.alloc : !axe.tensor<8x4xf32, shared, ?>
+    %r = axe.alloc : !axe.tensor<128xf32, register, #axe.layout<(32, 4) : (1@lane, 1@reg)>>
+  }
   return %t : !axe.tensor<16x24xf16, global, #axe.layout<(16, 24) : (24, 1)>>
 }

@@ -1,0 +1,486 @@
+// Every verifier error of the scoped tensor ops, each with its location.
+// RUN: axe-opt %s --split-input-file --verify-diagnostics
+
+// Scopes.
+
+func.func @kernel_threads() {
+  // expected-error @+1 {{'axe.kernel' op a CTA has at most 1024 threads, got 2048}}
+  axe.kernel grid [1] threads [2048] {
+  }
+  return
+}
+
+// -----
+
+func.func @kernel_grid() {
+  // expected-error @+1 {{'axe.kernel' op grid sizes must be positive, got 0}}
+  axe.kernel grid [0] threads [32] {
+  }
+  return
+}
+
+// -----
+
+func.func @kernel_nest() {
+  axe.kernel grid [1] threads [32] {
+    // expected-error @+1 {{'axe.kernel' op kernels cannot nest}}
+    axe.kernel grid [1] threads [32] {
+    }
+  }
+  return
+}
+
+// -----
+
+module attributes {axe.target = #axe.target<"sm_80">} {
+  func.func @cluster_sm80() {
+    // expected-error @+1 {{'axe.kernel' op clusters need sm_90 or newer, target is 'sm_80'}}
+    axe.kernel grid [2] threads [32] cluster [2] {
+    }
+    return
+  }
+}
+
+// -----
+
+func.func @scope_outside_kernel() {
+  // expected-error @+1 {{'axe.scope' op must be nested in an axe.kernel}}
+  axe.scope warp {
+  }
+  return
+}
+
+// -----
+
+func.func @scope_order() {
+  axe.kernel grid [1] threads [128] {
+    axe.scope warp {
+      // expected-error @+1 {{'axe.scope' op a cta scope cannot be nested in a warp scope}}
+      axe.scope cta {
+      }
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @scope_slice_bounds() {
+  axe.kernel grid [1] threads [128] {
+    // expected-error @+1 {{'axe.scope' op scope slice [2 : 8] exceeds the 4 warp(s) of the kernel}}
+    axe.scope warp [2 : 8] {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @scope_slice_empty() {
+  axe.kernel grid [1] threads [128] {
+    // expected-error @+1 {{'axe.scope' op scope slice [3 : 3] must satisfy 0 <= lo < hi}}
+    axe.scope warp [3 : 3] {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @mesh_size() {
+  // expected-error @+1 {{'axe.mesh' op mesh sizes must be positive, got 0}}
+  axe.mesh [0] {
+  }
+  return
+}
+
+// -----
+
+// Memory scopes and targets.
+func.func @shared_outside_kernel() {
+  // expected-error @+1 {{'axe.alloc' op a shared tensor can only be allocated inside an axe.kernel}}
+  %a = axe.alloc : !axe.tensor<16xf16, shared, ?>
+  return
+}
+
+// -----
+
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @sbuf_on_gpu() {
+    // expected-error @+1 {{'axe.alloc' op sbuf memory exists only on Trainium (target 'trn1'), not on 'sm_90'}}
+    %a = axe.alloc : !axe.tensor<128x4xf16, sbuf, ?>
+    return
+  }
+}
+
+// -----
+
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @tmem_on_hopper() {
+    axe.kernel grid [1] threads [128] {
+      // expected-error @+1 {{'axe.alloc' op tensor memory needs target 'sm_100'}}
+      %a = axe.alloc : !axe.tensor<128x4xf32, tmem, ?>
+    }
+    return
+  }
+}
+
+// -----
+
+// expected-error @+1 {{unknown Axe target 'sm_42' (known: sm_80, sm_90, sm_90a, sm_100, trn1)}}
+module attributes {axe.target = #axe.target<"sm_42">} {
+}
+
+// -----
+
+module attributes {axe.target = #axe.target<"sm_80">} {
+  func.func @axis_missing() {
+    axe.kernel grid [1] threads [128] {
+      // expected-error @+1 {{'axe.alloc' op result #0 has layout #axe.layout<(128, 4) : (1@P, 1@F)> that does not fit target 'sm_80': axis 'F' does not exist on sm_80}}
+      %a = axe.alloc : !axe.tensor<128x4xf32, register, #axe.layout<(128, 4) : (1@P, 1@F)>>
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {axe.target = #axe.target<"sm_80">} {
+  func.func @lane_bound() {
+    axe.kernel grid [1] threads [128] {
+      // expected-error @+1 {{axis 'lane' reaches coordinate 63, beyond its bound 32}}
+      %a = axe.alloc : !axe.tensor<64xf32, register, #axe.layout<(64) : (1@lane)>>
+    }
+    return
+  }
+}
+
+// -----
+
+// The warp bound comes from the kernel: 128 threads are 4 warps; the tile reaches warp 10.
+module attributes {axe.target = #axe.target<"sm_80">} {
+  func.func @warp_bound() {
+    axe.kernel grid [1] threads [128] {
+      // expected-error @+1 {{axis 'warp' reaches coordinate 10, beyond its bound 4}}
+      %t = axe.alloc : !axe.tensor<8x16xf16, register, #axe.layout<(8, 2, 4, 2) : (4@lane, 1@warp, 1@lane, 1@reg) + [(2) : (4@warp)] + 5@warp>>
+    }
+    return
+  }
+}
+
+// -----
+
+// The gpuid bound comes from the mesh.
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @gpuid_bound() {
+    axe.mesh [4] {
+      // expected-error @+1 {{axis 'gpuid' reaches coordinate 7, beyond its bound 4}}
+      %w = axe.alloc : !axe.tensor<8x16xf16, global, #axe.layout<(8, 16) : (1@gpuid, 1)>>
+    }
+    return
+  }
+}
+
+// -----
+
+// A thread sees only its own registers: a lane-distributed tensor cannot be used at thread scope.
+func.func @register_thread_scope() {
+  axe.kernel grid [1] threads [32] {
+    %z = arith.constant 0.0 : f32
+    %r = axe.alloc : !axe.tensor<32x2xf32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>
+    axe.scope thread {
+      // expected-error @+1 {{'axe.fill' op cannot use register tensor (operand #0) with layout #axe.layout<(32, 2) : (1@lane, 1@reg)> at thread scope: its layout uses axis 'lane', but a thread unit only spans reg}}
+      axe.fill %r, %z : !axe.tensor<32x2xf32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>, f32
+    }
+  }
+  return
+}
+
+// -----
+
+// A warpgroup spans 4 warps; the tensor spreads over 8.
+func.func @register_warpgroup_scope() {
+  axe.kernel grid [1] threads [256] {
+    %z = arith.constant 0.0 : f32
+    %r = axe.alloc : !axe.tensor<8x32xf32, register, #axe.layout<(8, 32) : (1@warp, 1@lane)>>
+    axe.scope warpgroup {
+      // expected-error @+1 {{axis 'warp' reaches 7, but a warpgroup unit spans 4}}
+      axe.fill %r, %z : !axe.tensor<8x32xf32, register, #axe.layout<(8, 32) : (1@warp, 1@lane)>>, f32
+    }
+  }
+  return
+}
+
+// -----
+
+// Operators: shapes and element types.
+func.func @copy_shape(%a: !axe.tensor<16xf16, global, ?>, %b: !axe.tensor<32xf16, global, ?>) {
+  // expected-error @+1 {{'axe.copy' op source and destination shapes differ}}
+  axe.copy %a, %b : !axe.tensor<16xf16, global, ?>, !axe.tensor<32xf16, global, ?>
+  return
+}
+
+// -----
+
+func.func @copy_dtype(%a: !axe.tensor<16xf16, global, ?>, %b: !axe.tensor<16xf32, global, ?>) {
+  // expected-error @+1 {{'axe.copy' op copy cannot change the element type (from 'f16' to 'f32'); use axe.cast}}
+  axe.copy %a, %b : !axe.tensor<16xf16, global, ?>, !axe.tensor<16xf32, global, ?>
+  return
+}
+
+// -----
+
+func.func @copy_cp_async(%a: !axe.tensor<16xf16, global, ?>, %b: !axe.tensor<16xf16, global, ?>) {
+  // expected-error @+1 {{'axe.copy' op cp_async copies global to shared memory, not global to global}}
+  axe.copy %a, %b schedule cp_async : !axe.tensor<16xf16, global, ?>, !axe.tensor<16xf16, global, ?>
+  return
+}
+
+// -----
+
+module attributes {axe.target = #axe.target<"sm_80">} {
+  func.func @copy_tma_sm80(%a: !axe.tensor<16xf16, global, ?>) {
+    axe.kernel grid [1] threads [32] {
+      %s = axe.alloc : !axe.tensor<16xf16, shared, ?>
+      // expected-error @+1 {{'axe.copy' op tma needs sm_90 or newer, target is 'sm_80'}}
+      axe.copy %a, %s schedule tma : !axe.tensor<16xf16, global, ?>, !axe.tensor<16xf16, shared, ?>
+    }
+    return
+  }
+}
+
+// -----
+
+func.func @copy_tma_thread(%a: !axe.tensor<16xf16, global, ?>) {
+  axe.kernel grid [1] threads [32] {
+    %s = axe.alloc : !axe.tensor<16xf16, shared, ?>
+    axe.scope thread {
+      // expected-error @+1 {{'axe.copy' op a tma copy cannot execute at thread scope}}
+      axe.copy %a, %s schedule tma : !axe.tensor<16xf16, global, ?>, !axe.tensor<16xf16, shared, ?>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @copy_ldmatrix(%a: !axe.tensor<16xf16, global, ?>) {
+  axe.kernel grid [1] threads [32] {
+    %r = axe.alloc : !axe.tensor<16xf16, register, ?>
+    // expected-error @+1 {{'axe.copy' op ldmatrix copies shared memory to registers, not global to register}}
+    axe.copy %a, %r schedule ldmatrix : !axe.tensor<16xf16, global, ?>, !axe.tensor<16xf16, register, ?>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_async_regs(%a: !axe.tensor<16xf16, global, ?>) {
+  axe.kernel grid [1] threads [32] {
+    %r = axe.alloc : !axe.tensor<16xf16, register, ?>
+    // expected-error @+1 {{'axe.copy' op async copies move data between global and shared memory}}
+    %t = axe.copy async %a, %r : !axe.tensor<16xf16, global, ?>, !axe.tensor<16xf16, register, ?> -> !axe.token
+  }
+  return
+}
+
+// -----
+
+func.func @copy_async_token(%a: !axe.tensor<16xf16, global, ?>, %b: !axe.tensor<16xf16, global, ?>) {
+  // expected-error @+1 {{'axe.copy' op an async copy returns exactly one token, and only an async copy does}}
+  %t = "axe.copy"(%a, %b) : (!axe.tensor<16xf16, global, ?>, !axe.tensor<16xf16, global, ?>) -> !axe.token
+  return
+}
+
+// -----
+
+func.func @copy_shared_outside(%a: !axe.tensor<16xf16, global, ?>, %s: !axe.tensor<16xf16, shared, ?>) {
+  // expected-error @+1 {{'axe.copy' op copies shared or register memory and must be inside an axe.kernel}}
+  axe.copy %a, %s : !axe.tensor<16xf16, global, ?>, !axe.tensor<16xf16, shared, ?>
+  return
+}
+
+// -----
+
+func.func @fill_type(%a: !axe.tensor<16xf16, global, ?>) {
+  %z = arith.constant 0.0 : f32
+  // expected-error @+1 {{'axe.fill' op fill value type 'f32' differs from the tensor's element type 'f16'}}
+  axe.fill %a, %z : !axe.tensor<16xf16, global, ?>, f32
+  return
+}
+
+// -----
+
+func.func @gemm_k(%a: !axe.tensor<16x32xf16, global, ?>, %b: !axe.tensor<16x8xf16, global, ?>, %c: !axe.tensor<16x8xf32, global, ?>) {
+  // expected-error @+1 {{'axe.gemm' op contraction sizes differ: A has K = 32, B has K = 16}}
+  axe.gemm %a, %b, %c : !axe.tensor<16x32xf16, global, ?>, !axe.tensor<16x8xf16, global, ?>, !axe.tensor<16x8xf32, global, ?>
+  return
+}
+
+// -----
+
+func.func @gemm_transpose(%a: !axe.tensor<32x16xf16, global, ?>, %b: !axe.tensor<32x8xf16, global, ?>, %c: !axe.tensor<16x16xf32, global, ?>) {
+  // expected-error @+1 {{'axe.gemm' op C must be 16x8, got 16x16}}
+  axe.gemm %a, %b, %c {transpose_a} : !axe.tensor<32x16xf16, global, ?>, !axe.tensor<32x8xf16, global, ?>, !axe.tensor<16x16xf32, global, ?>
+  return
+}
+
+// -----
+
+func.func @gemm_rank(%a: !axe.tensor<16xf16, global, ?>, %b: !axe.tensor<16x8xf16, global, ?>, %c: !axe.tensor<16x8xf32, global, ?>) {
+  // expected-error @+1 {{'axe.gemm' op operands must be 2-D}}
+  axe.gemm %a, %b, %c : !axe.tensor<16xf16, global, ?>, !axe.tensor<16x8xf16, global, ?>, !axe.tensor<16x8xf32, global, ?>
+  return
+}
+
+// -----
+
+func.func @gemm_dtype(%a: !axe.tensor<16x16xf16, global, ?>, %b: !axe.tensor<16x8xbf16, global, ?>, %c: !axe.tensor<16x8xf32, global, ?>) {
+  // expected-error @+1 {{'axe.gemm' op A and B element types differ: 'f16' vs 'bf16'}}
+  axe.gemm %a, %b, %c : !axe.tensor<16x16xf16, global, ?>, !axe.tensor<16x8xbf16, global, ?>, !axe.tensor<16x8xf32, global, ?>
+  return
+}
+
+// -----
+
+func.func @gemm_acc(%a: !axe.tensor<16x16xf32, global, ?>, %b: !axe.tensor<16x8xf32, global, ?>, %c: !axe.tensor<16x8xf16, global, ?>) {
+  // expected-error @+1 {{'axe.gemm' op the accumulator type 'f16' is narrower than the inputs' 'f32'}}
+  axe.gemm %a, %b, %c : !axe.tensor<16x16xf32, global, ?>, !axe.tensor<16x8xf32, global, ?>, !axe.tensor<16x8xf16, global, ?>
+  return
+}
+
+// -----
+
+func.func @gemm_thread(%a: !axe.tensor<16x16xf16, global, ?>, %b: !axe.tensor<16x8xf16, global, ?>, %c: !axe.tensor<16x8xf32, global, ?>) {
+  axe.kernel grid [1] threads [32] {
+    axe.scope thread {
+      // expected-error @+1 {{'axe.gemm' op a gemm needs at least a warp to execute; it cannot run at thread scope}}
+      axe.gemm %a, %b, %c : !axe.tensor<16x16xf16, global, ?>, !axe.tensor<16x8xf16, global, ?>, !axe.tensor<16x8xf32, global, ?>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @binary_broadcast(%a: !axe.tensor<4x8xf32, global, ?>, %b: !axe.tensor<2x8xf32, global, ?>) {
+  // expected-error @+1 {{'axe.binary' op rhs dimension 0 of size 2 does not broadcast to 4}}
+  axe.binary add %a, %b, %a : !axe.tensor<4x8xf32, global, ?>, !axe.tensor<2x8xf32, global, ?>, !axe.tensor<4x8xf32, global, ?>
+  return
+}
+
+// -----
+
+func.func @binary_rank(%a: !axe.tensor<4x8xf32, global, ?>, %b: !axe.tensor<8xf32, global, ?>) {
+  // expected-error @+1 {{'axe.binary' op rhs has rank 1 but the destination has rank 2}}
+  axe.binary add %a, %b, %a : !axe.tensor<4x8xf32, global, ?>, !axe.tensor<8xf32, global, ?>, !axe.tensor<4x8xf32, global, ?>
+  return
+}
+
+// -----
+
+func.func @binary_dtype(%a: !axe.tensor<4xf32, global, ?>, %b: !axe.tensor<4xf16, global, ?>) {
+  // expected-error @+1 {{'axe.binary' op operand element types must equal the destination's; use axe.cast}}
+  axe.binary mul %a, %b, %a : !axe.tensor<4xf32, global, ?>, !axe.tensor<4xf16, global, ?>, !axe.tensor<4xf32, global, ?>
+  return
+}
+
+// -----
+
+func.func @unary_shape(%a: !axe.tensor<4xf32, global, ?>, %b: !axe.tensor<8xf32, global, ?>) {
+  // expected-error @+1 {{'axe.unary' op source and destination shapes differ}}
+  axe.unary exp %a, %b : !axe.tensor<4xf32, global, ?>, !axe.tensor<8xf32, global, ?>
+  return
+}
+
+// -----
+
+func.func @unary_dtype(%a: !axe.tensor<4xf32, global, ?>, %b: !axe.tensor<4xf16, global, ?>) {
+  // expected-error @+1 {{'axe.unary' op element types differ; use axe.cast}}
+  axe.unary exp %a, %b : !axe.tensor<4xf32, global, ?>, !axe.tensor<4xf16, global, ?>
+  return
+}
+
+// -----
+
+func.func @cast_shape(%a: !axe.tensor<4xf32, global, ?>, %b: !axe.tensor<8xf16, global, ?>) {
+  // expected-error @+1 {{'axe.cast' op source and destination shapes differ}}
+  axe.cast %a, %b : !axe.tensor<4xf32, global, ?>, !axe.tensor<8xf16, global, ?>
+  return
+}
+
+// -----
+
+func.func @reduce_dims(%a: !axe.tensor<4x8xf32, global, ?>, %b: !axe.tensor<4xf32, global, ?>) {
+  // expected-error @+1 {{'axe.reduce' op dimension 2 is out of range for rank 2}}
+  axe.reduce sum %a, %b dims [2] : !axe.tensor<4x8xf32, global, ?>, !axe.tensor<4xf32, global, ?>
+  return
+}
+
+// -----
+
+func.func @reduce_twice(%a: !axe.tensor<4x8xf32, global, ?>, %b: !axe.tensor<4xf32, global, ?>) {
+  // expected-error @+1 {{'axe.reduce' op dimension 1 is listed twice}}
+  axe.reduce sum %a, %b dims [1, 1] : !axe.tensor<4x8xf32, global, ?>, !axe.tensor<4xf32, global, ?>
+  return
+}
+
+// -----
+
+func.func @reduce_shape(%a: !axe.tensor<4x8xf32, global, ?>, %b: !axe.tensor<8xf32, global, ?>) {
+  // expected-error @+1 {{'axe.reduce' op destination shape must be the source's with the reduced dimensions removed or kept as 1}}
+  axe.reduce max %a, %b dims [1] : !axe.tensor<4x8xf32, global, ?>, !axe.tensor<8xf32, global, ?>
+  return
+}
+
+// -----
+
+func.func @reduce_none(%a: !axe.tensor<4x8xf32, global, ?>) {
+  // expected-error @+1 {{'axe.reduce' op needs at least one dimension to reduce}}
+  axe.reduce max %a, %a dims [] : !axe.tensor<4x8xf32, global, ?>, !axe.tensor<4x8xf32, global, ?>
+  return
+}
+
+// -----
+
+func.func @convert_scope(%a: !axe.tensor<4xf32, global, ?>) {
+  axe.kernel grid [1] threads [32] {
+    %s = axe.alloc : !axe.tensor<4xf32, shared, ?>
+    // expected-error @+1 {{'axe.convert_layout' op only the layout may change (element type and memory scope must match)}}
+    axe.convert_layout %a, %s : !axe.tensor<4xf32, global, ?>, !axe.tensor<4xf32, shared, ?>
+  }
+  return
+}
+
+// -----
+
+// Slices.
+func.func @slice_bounds(%a: !axe.tensor<64x64xf16, global, ?>) {
+  // expected-error @+1 {{'axe.slice' op region [32 : 96] of dimension 1 is out of bounds for size 64}}
+  %s = axe.slice %a [0 : 16, 32 : 96] : !axe.tensor<64x64xf16, global, ?> to !axe.tensor<16x64xf16, global, ?>
+  return
+}
+
+// -----
+
+func.func @slice_rank(%a: !axe.tensor<64x64xf16, global, ?>) {
+  // expected-error @+1 {{'axe.slice' op region has 1 dimensions but the source has rank 2}}
+  %s = axe.slice %a [0 : 16] : !axe.tensor<64x64xf16, global, ?> to !axe.tensor<16xf16, global, ?>
+  return
+}
+
+// -----
+
+func.func @slice_shape(%a: !axe.tensor<64x64xf16, global, ?>) {
+  // expected-error @+1 {{'axe.slice' op result shape must be the region's shape}}
+  %s = axe.slice %a [0 : 16, 0 : 16] : !axe.tensor<64x64xf16, global, ?> to !axe.tensor<16x32xf16, global, ?>
+  return
+}
+
+// -----
+
+func.func @slice_scope(%a: !axe.tensor<64x64xf16, global, ?>) {
+  // expected-error @+1 {{'axe.slice' op result must keep the source's element type and memory scope}}
+  %s = axe.slice %a [0 : 16, 0 : 16] : !axe.tensor<64x64xf16, global, ?> to !axe.tensor<16x16xf16, shared, ?>
+  return
+}

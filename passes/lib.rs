@@ -10,8 +10,10 @@
 pub mod dialect;
 
 pub mod canonicalize;
+pub mod slice;
 pub mod target;
 pub mod diagnostics;
+pub mod ir;
 
 pub use axe_layout as layout;
 
@@ -26,6 +28,7 @@ pub(crate) fn run_pass(pass: &str, op: MlirOperation, _options: &str) -> bool {
     let op = unsafe { OperationRefMut::from_raw(op) };
     match pass {
         "axe-canonicalize" => canonicalize::run(op),
+        "axe-slice" => slice::run(op),
         other => {
             diagnostics::emit_error(&op, &format!("no Rust body for pass '{other}'"));
             false
@@ -33,12 +36,36 @@ pub(crate) fn run_pass(pass: &str, op: MlirOperation, _options: &str) -> bool {
     }
 }
 
+/// Runs the Rust translation `name` on `op`: the output text, or None after emitting
+/// diagnostics on failure.
+pub(crate) fn translate(name: &str, op: MlirOperation) -> Option<String> {
+    let op = unsafe { OperationRefMut::from_raw(op) };
+    match name {
+        other => {
+            diagnostics::emit_error(&op, &format!("no Rust body for translation '{other}'"));
+            None
+        }
+    }
+}
+
+fn c_args() -> Vec<std::ffi::CString> {
+    std::env::args().map(|a| std::ffi::CString::new(a).unwrap_or_default()).collect()
+}
+
+/// Runs `axe-translate` with the process arguments; returns the exit code.
+pub fn translate_main() -> i32 {
+    dialect::install();
+    let args = c_args();
+    let mut argv: Vec<*mut std::os::raw::c_char> =
+        args.iter().map(|a| a.as_ptr() as *mut _).collect();
+    argv.push(std::ptr::null_mut());
+    unsafe { dialect::ffi::axeTranslateMain(args.len() as i32, argv.as_mut_ptr()) }
+}
+
 /// Runs `axe-opt` with the process arguments; returns the exit code.
 pub fn opt_main() -> i32 {
     dialect::install();
-    let args: Vec<std::ffi::CString> = std::env::args()
-        .map(|a| std::ffi::CString::new(a).unwrap_or_default())
-        .collect();
+    let args = c_args();
     let mut argv: Vec<*mut std::os::raw::c_char> =
         args.iter().map(|a| a.as_ptr() as *mut _).collect();
     argv.push(std::ptr::null_mut());

@@ -10,9 +10,20 @@
 #include "RustHooks.h"
 
 #include "mlir/CAPI/IR.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 namespace mlir::axe {
 #define GEN_PASS_DEF_AXECANONICALIZE
+#define GEN_PASS_DEF_AXESLICE
+#define GEN_PASS_DEF_CONVERTAXETOGPU
 #include "Axe/AxePasses.h.inc"
 } // namespace mlir::axe
 
@@ -27,13 +38,20 @@ static bool runRustPass(llvm::StringRef argument, Operation *op,
 }
 
 namespace {
-struct AxeCanonicalizePass
-    : public mlir::axe::impl::AxeCanonicalizeBase<AxeCanonicalizePass> {
-  void runOnOperation() override {
-    if (!runRustPass(getArgument(), getOperation(), ""))
-      signalPassFailure();
-  }
-};
+
+/// Declares a pass shell whose body is the Rust function registered under the
+/// pass's flag (passes/lib.rs dispatches on it).
+#define AXE_RUST_PASS(NAME)                                                    \
+  struct NAME##Pass : public mlir::axe::impl::NAME##Base<NAME##Pass> {         \
+    void runOnOperation() override {                                           \
+      if (!runRustPass(getArgument(), getOperation(), ""))                     \
+        signalPassFailure();                                                   \
+    }                                                                          \
+  };
+
+AXE_RUST_PASS(AxeCanonicalize)
+AXE_RUST_PASS(AxeSlice)
+AXE_RUST_PASS(ConvertAxeToGPU)
 } // namespace
 
 extern "C" void axeRegisterPasses(void) { registerAxePasses(); }

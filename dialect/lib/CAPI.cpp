@@ -55,3 +55,11 @@ void axeReplaceLayoutsIn(MlirOperation op,
                                         /*replaceLocs=*/false,
                                         /*replaceTypes=*/true);
 }
+
+void axeEmitWarning(MlirLocation loc, const char *message) {
+  mlir::emitWarning(unwrap(loc)) << message;
+}
+
+void axeEmitRemark(MlirLocation loc, const char *message) {
+  mlir::emitRemark(unwrap(loc)) << message;
+}

@@ -1,6 +1,9 @@
 //! Raw declarations of the C API in `dialect/include/Axe-c/Dialects.h`.
 
-use mlir_sys::{MlirAttribute, MlirContext, MlirDialectHandle, MlirOperation, MlirStringRef, MlirType};
+use mlir_sys::{
+    MlirAttribute, MlirContext, MlirDialectHandle, MlirLocation, MlirOperation, MlirStringRef,
+    MlirType,
+};
 use std::os::raw::{c_char, c_int, c_void};
 
 pub type AxeStringSink = unsafe extern "C" fn(data: *const c_char, len: usize, user: *mut c_void);
@@ -46,6 +49,13 @@ pub struct AxeRustHooks {
         options: *const c_char,
         options_len: usize,
     ) -> bool,
+    pub translate: unsafe extern "C" fn(
+        name: *const c_char,
+        name_len: usize,
+        op: MlirOperation,
+        sink: AxeStringSink,
+        user: *mut c_void,
+    ) -> bool,
 }
 
 extern "C" {
@@ -53,6 +63,7 @@ extern "C" {
     pub fn axeInstallRustHooks(hooks: *const AxeRustHooks);
     pub fn axeRegisterPasses();
     pub fn axeOptMain(argc: c_int, argv: *mut *mut c_char) -> c_int;
+    pub fn axeTranslateMain(argc: c_int, argv: *mut *mut c_char) -> c_int;
     pub fn axeRegisterDialectPlugin(registry: *mut c_void);
     pub fn axeAttributeIsALayout(attr: MlirAttribute) -> bool;
     pub fn axeLayoutAttrGet(ctx: MlirContext, text: MlirStringRef) -> MlirAttribute;
@@ -60,6 +71,8 @@ extern "C" {
     pub fn axeTypeIsATensor(ty: MlirType) -> bool;
     pub fn axeTensorTypeGetLayout(ty: MlirType) -> MlirAttribute;
     pub fn axeTensorTypeWithLayout(ty: MlirType, layout: MlirAttribute) -> MlirType;
+    pub fn axeEmitWarning(loc: MlirLocation, message: *const c_char);
+    pub fn axeEmitRemark(loc: MlirLocation, message: *const c_char);
     pub fn axeReplaceLayoutsIn(
         op: MlirOperation,
         replace: unsafe extern "C" fn(MlirAttribute, *mut c_void) -> MlirAttribute,

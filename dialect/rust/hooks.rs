@@ -17,6 +17,7 @@ pub(super) static HOOKS: AxeRustHooks =
     check_register_layout_in_scope,
     is_known_target,
     run_pass,
+    translate,
 };
 
 unsafe fn text<'a>(ptr: *const c_char, len: usize) -> Option<&'a str> {
@@ -147,6 +148,27 @@ unsafe extern "C" fn run_pass(
         Ok(ok) => ok,
         Err(_) => {
             crate::diagnostics::emit_error_raw(op, &format!("internal error in pass '{pass}'"));
+            false
+        }
+    }
+}
+
+unsafe extern "C" fn translate(
+    name: *const c_char,
+    name_len: usize,
+    op: MlirOperation,
+    sink: AxeStringSink,
+    user: *mut c_void,
+) -> bool {
+    let Some(name) = text(name, name_len) else { return false };
+    match catch_unwind(AssertUnwindSafe(|| crate::translate(name, op))) {
+        Ok(Some(out)) => {
+            send(sink, user, &out);
+            true
+        }
+        Ok(None) => false,
+        Err(_) => {
+            crate::diagnostics::emit_error_raw(op, &format!("internal error in translation '{name}'"));
             false
         }
     }

@@ -60,6 +60,10 @@ typedef struct AxeRustHooks {
   /// the pass failed (diagnostics have been emitted on the operation).
   bool (*runPass)(const char *passArgument, size_t passArgumentLength,
                   MlirOperation op, const char *options, size_t optionsLength);
+  /// Runs the Rust translation `name` (e.g. "axe-to-nki") on `op`, sending the
+  /// output text to `sink`. Returns false when it failed (diagnostics emitted).
+  bool (*translate)(const char *name, size_t nameLength, MlirOperation op,
+                    AxeStringSink sink, void *userData);
 } AxeRustHooks;
 
 /// Installs the Rust hooks. Must be called before parsing Axe IR.
@@ -71,6 +75,10 @@ MLIR_CAPI_EXPORTED void axeRegisterPasses(void);
 /// Runs `axe-opt` (upstream MlirOptMain with every upstream dialect, extension
 /// and pass, plus Axe's). Returns the process exit code.
 MLIR_CAPI_EXPORTED int axeOptMain(int argc, char **argv);
+
+/// Runs `axe-translate` (upstream mlirTranslateMain with Axe's translations
+/// and upstream's). Returns the process exit code.
+MLIR_CAPI_EXPORTED int axeTranslateMain(int argc, char **argv);
 
 /// Registers every upstream dialect and extension plus Axe in `registry`
 /// (a `mlir::DialectRegistry *`); used by the mlir-opt dialect plugin.
@@ -105,6 +113,10 @@ MLIR_CAPI_EXPORTED MlirType axeTensorTypeWithLayout(MlirType type,
 MLIR_CAPI_EXPORTED void axeReplaceLayoutsIn(
     MlirOperation op, MlirAttribute (*replace)(MlirAttribute, void *),
     void *userData);
+
+/// Emits a warning / a remark at `loc` (the C API has only mlirEmitError).
+MLIR_CAPI_EXPORTED void axeEmitWarning(MlirLocation loc, const char *message);
+MLIR_CAPI_EXPORTED void axeEmitRemark(MlirLocation loc, const char *message);
 
 #ifdef __cplusplus
 }

@@ -33,4 +33,44 @@ def AxeCanonicalize : Pass<"axe-canonicalize"> {
   }];
 }
 
+def AxeSlice : Pass<"axe-slice"> {
+  let summary = "Give region slices their layout L[R:S]";
+  let description = [{
+    Every `axe.slice` whose source has a layout gets the layout of the region
+    it selects, computed by the Axe paper's Algorithm 4 (Appendix E, with the
+    errata of `papers/README.md`): the sliced layout `L[R:S]`, whose offset
+    is the source's value at the region's first element. Chains of slices
+    compose: a slice of a slice is first folded into one slice of the
+    original tensor. A region that admits no slice layout (neither of
+    Theorem E.3's sufficient forms holds) is reported with a located error.
+
+    Before / after:
+
+    ```mlir
+    %s = axe.slice %t [0 : 8, 8 : 24] : !axe.tensor<16x24xf16, shared, #axe.layout<(16, 24) : (24, 1)>> to !axe.tensor<8x16xf16, shared, ?>
+    // becomes
+    %s = axe.slice %t [0 : 8, 8 : 24] : !axe.tensor<16x24xf16, shared, #axe.layout<(16, 24) : (24, 1)>> to !axe.tensor<8x16xf16, shared, #axe.layout<(8, 16) : (24, 1) + 8>>
+    ```
+
+    A slice whose result already has a layout is checked against `L[R:S]`.
+  }];
+}
+
+def ConvertAxeToGPU : Pass<"convert-axe-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower Axe kernels to gpu/scf/memref/vector/nvgpu";
+  let description = [{
+    Turns every `axe.kernel` into a `gpu.launch` whose thread and block ids
+    feed the layouts: each operator becomes a schedule chosen from its
+    operands' layouts and scope (vectorized loads/stores, cp.async, warp
+    shuffles, ldmatrix + mma.sync), with addresses computed by evaluating
+    the layouts symbolically. Tensors whose layout is still `?` are refused
+    (run axe-infer-layout first).
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect", "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::NVVM::NVVMDialect", "::mlir::math::MathDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 #endif // AXE_PASSES_TD

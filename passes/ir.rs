@@ -1,0 +1,187 @@
+//! Small, safe-to-call helpers over raw MLIR handles for the pass bodies.
+//!
+//! Pass bodies first collect the operations they rewrite (a walk must not mutate what it
+//! walks), then mutate them; raw handles (`MlirOperation`, `MlirValue`) are `Copy` and carry
+//! no borrow, which keeps that two-phase structure simple. Every function here requires the
+//! handles to belong to the IR the running pass owns (the pass manager guarantees it for the
+//! duration of the pass).
+
+use std::ffi::c_void;
+
+use axe_layout::Layout;
+use melior::ir::r#type::Type;
+use melior::ir::TypeLike;
+use mlir_sys::*;
+
+use crate::dialect;
+
+/// A null-terminated-free view of an MlirStringRef.
+fn string(s: MlirStringRef) -> String {
+    if s.length == 0 {
+        return String::new();
+    }
+    let bytes = unsafe { std::slice::from_raw_parts(s.data as *const u8, s.length) };
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn string_ref(s: &str) -> MlirStringRef {
+    MlirStringRef { data: s.as_ptr() as *const _, length: s.len() }
+}
+
+/// Every operation nested in `root` (pre-order, `root` included) whose name is in `names`.
+pub fn collect(root: MlirOperation, names: &[&str]) -> Vec<MlirOperation> {
+    struct Acc<'a> {
+        names: &'a [&'a str],
+        out: Vec<MlirOperation>,
+    }
+    unsafe extern "C" fn visit(op: MlirOperation, data: *mut c_void) -> MlirWalkResult {
+        let acc = &mut *(data as *mut Acc);
+        let name = name(op);
+        if acc.names.iter().any(|n| *n == name) {
+            acc.out.push(op);
+        }
+        MlirWalkResult_MlirWalkResultAdvance
+    }
+    let mut acc = Acc { names, out: Vec::new() };
+    unsafe {
+        mlirOperationWalk(root, Some(visit), &mut acc as *mut Acc as *mut c_void, MlirWalkOrder_MlirWalkPreOrder)
+    };
+    acc.out
+}
+
+/// The operation's name, e.g. `axe.slice`.
+pub fn name(op: MlirOperation) -> String {
+    unsafe { string(mlirIdentifierStr(mlirOperationGetName(op))) }
+}
+
+pub fn operand(op: MlirOperation, i: usize) -> MlirValue {
+    unsafe { mlirOperationGetOperand(op, i as isize) }
+}
+
+pub fn num_operands(op: MlirOperation) -> usize {
+    unsafe { mlirOperationGetNumOperands(op) as usize }
+}
+
+pub fn set_operand(op: MlirOperation, i: usize, v: MlirValue) {
+    unsafe { mlirOperationSetOperand(op, i as isize, v) }
+}
+
+pub fn result(op: MlirOperation, i: usize) -> MlirValue {
+    unsafe { mlirOperationGetResult(op, i as isize) }
+}
+
+pub fn value_type(v: MlirValue) -> MlirType {
+    unsafe { mlirValueGetType(v) }
+}
+
+pub fn set_value_type(v: MlirValue, t: MlirType) {
+    unsafe { mlirValueSetType(v, t) }
+}
+
+/// The operation defining `v`, if `v` is an operation result.
+pub fn defining_op(v: MlirValue) -> Option<MlirOperation> {
+    unsafe {
+        if mlirValueIsAOpResult(v) {
+            Some(mlirOpResultGetOwner(v))
+        } else {
+            None
+        }
+    }
+}
+
+pub fn has_uses(v: MlirValue) -> bool {
+    unsafe { !mlirOpOperandIsNull(mlirValueGetFirstUse(v)) }
+}
+
+/// The operations using `v` (one entry per use).
+pub fn users(v: MlirValue) -> Vec<MlirOperation> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut u = mlirValueGetFirstUse(v);
+        while !mlirOpOperandIsNull(u) {
+            out.push(mlirOpOperandGetOwner(u));
+            u = mlirOpOperandGetNextUse(u);
+        }
+    }
+    out
+}
+
+pub fn erase(op: MlirOperation) {
+    unsafe { mlirOperationDestroy(op) }
+}
+
+/// A `DenseI64ArrayAttr` named `attr` on `op` (empty when absent).
+pub fn i64_array(op: MlirOperation, attr: &str) -> Vec<i64> {
+    unsafe {
+        let a = mlirOperationGetAttributeByName(op, string_ref(attr));
+        if a.ptr.is_null() || !mlirAttributeIsADenseI64Array(a) {
+            return Vec::new();
+        }
+        (0..mlirDenseArrayGetNumElements(a)).map(|i| mlirDenseI64ArrayGetElement(a, i)).collect()
+    }
+}
+
+pub fn set_i64_array(op: MlirOperation, attr: &str, values: &[i64]) {
+    unsafe {
+        let ctx = mlirOperationGetContext(op);
+        let a = mlirDenseI64ArrayGet(ctx, values.len() as isize, values.as_ptr());
+        mlirOperationSetAttributeByName(op, string_ref(attr), a);
+    }
+}
+
+/// The shape of a shaped type (an `!axe.tensor` implements ShapedTypeInterface).
+pub fn shape(t: MlirType) -> Vec<i64> {
+    unsafe {
+        if !mlirTypeIsAShaped(t) {
+            return Vec::new();
+        }
+        (0..mlirShapedTypeGetRank(t)).map(|i| mlirShapedTypeGetDimSize(t, i as isize)).collect()
+    }
+}
+
+/// The layout of an `!axe.tensor` type; None for `?` or other types.
+pub fn tensor_layout(t: MlirType) -> Option<Layout> {
+    dialect::tensor_layout(unsafe { Type::from_raw(t) })
+}
+
+pub fn is_tensor(t: MlirType) -> bool {
+    dialect::is_tensor_type(unsafe { Type::from_raw(t) })
+}
+
+/// The `!axe.tensor` type `t` with its layout replaced by `layout`.
+pub fn with_layout(t: MlirType, layout: &Layout) -> MlirType {
+    unsafe {
+        let ctx = mlirTypeGetContext(t);
+        let text = layout.to_string();
+        let attr = dialect::ffi::axeLayoutAttrGet(ctx, string_ref(&text));
+        dialect::ffi::axeTensorTypeWithLayout(t, attr)
+    }
+}
+
+/// The printed form of a type (for diagnostics).
+pub fn type_to_string(t: MlirType) -> String {
+    unsafe { Type::from_raw(t) }.to_string()
+}
+
+/// Emits `error: message` at `op`'s location.
+pub fn error(op: MlirOperation, message: &str) {
+    crate::diagnostics::emit_error_raw(op, message);
+}
+
+/// Emits `warning: message` at `op`'s location.
+pub fn warning(op: MlirOperation, message: &str) {
+    let c = std::ffi::CString::new(message.replace('\0', " ")).unwrap_or_default();
+    unsafe { dialect::ffi::axeEmitWarning(mlirOperationGetLocation(op), c.as_ptr()) }
+}
+
+/// Emits `remark: message` at `op`'s location.
+pub fn remark(op: MlirOperation, message: &str) {
+    let c = std::ffi::CString::new(message.replace('\0', " ")).unwrap_or_default();
+    unsafe { dialect::ffi::axeEmitRemark(mlirOperationGetLocation(op), c.as_ptr()) }
+}
+
+/// Silences "unused" for TypeLike in builds that use only part of this module.
+#[allow(dead_code)]
+fn _type_like(t: Type) -> MlirType {
+    t.to_raw()
+}

@@ -1,0 +1,105 @@
+//! `axe-slice`: give every region slice the layout `L[R:S]` of the region it selects.
+//!
+//! Phases: (1) fold chains — a slice of a slice becomes one slice of the original tensor
+//! (bounds add up); (2) for each slice whose source has a layout, compute `L[R:S]` with the
+//! algebra's Algorithm 4 (`axe_layout::Layout::slice`, errata applied) and either fill a `?`
+//! result layout or check a given one for equivalence; (3) regions that admit no slice
+//! layout are reported at the slice, and the pass fails.
+
+use axe_layout::equiv::equivalent;
+use melior::ir::operation::OperationRefMut;
+
+use crate::ir;
+
+/// Folds `slice(slice(t, R1), R2)` into `slice(t, R1 ∘ R2)`; the inner slice is erased once
+/// it has no other use.
+fn fold_chain(op: mlir_sys::MlirOperation) {
+    loop {
+        let source = ir::operand(op, 0);
+        let Some(inner) = ir::defining_op(source).filter(|d| ir::name(*d) == "axe.slice") else {
+            return;
+        };
+        let (ilo, olo, ohi) =
+            (ir::i64_array(inner, "lower"), ir::i64_array(op, "lower"), ir::i64_array(op, "upper"));
+        let lower: Vec<i64> = ilo.iter().zip(&olo).map(|(a, b)| a + b).collect();
+        let upper: Vec<i64> = ilo.iter().zip(&ohi).map(|(a, b)| a + b).collect();
+        ir::set_operand(op, 0, ir::operand(inner, 0));
+        ir::set_i64_array(op, "lower", &lower);
+        ir::set_i64_array(op, "upper", &upper);
+        if !ir::has_uses(ir::result(inner, 0)) {
+            ir::erase(inner);
+        }
+    }
+}
+
+/// Gives one slice its layout; false (after a diagnostic) when no slice layout exists.
+fn slice_layout(op: mlir_sys::MlirOperation) -> bool {
+    let source_type = ir::value_type(ir::operand(op, 0));
+    let Some(layout) = ir::tensor_layout(source_type) else {
+        return true; // `?` source: left for axe-infer-layout.
+    };
+    let shape = ir::shape(source_type);
+    let region: Vec<(i64, i64)> =
+        ir::i64_array(op, "lower").into_iter().zip(ir::i64_array(op, "upper")).collect();
+    let region_text =
+        region.iter().map(|(l, h)| format!("{l}:{h}")).collect::<Vec<_>>().join(", ");
+    let sliced = match layout.slice(&shape, &region) {
+        Ok(s) => s,
+        Err(e) => {
+            ir::error(
+                op,
+                &format!("region [{region_text}] of layout {layout} admits no slice layout: {e}"),
+            );
+            return false;
+        }
+    };
+    let result = ir::result(op, 0);
+    let result_type = ir::value_type(result);
+    match ir::tensor_layout(result_type) {
+        None => {
+            // Refining a value's type is safe only where every user is an Axe op (their
+            // verifiers accept any layout); a func.return or call would change type.
+            if let Some(user) = ir::users(result).into_iter().find(|u| !ir::name(*u).starts_with("axe.")) {
+                ir::warning(
+                    op,
+                    &format!(
+                        "layout {sliced} of this slice is not filled in: its result is used by '{}', whose types would change",
+                        ir::name(user)
+                    ),
+                );
+            } else {
+                ir::set_value_type(result, ir::with_layout(result_type, &sliced));
+            }
+        }
+        Some(given) => match equivalent(&given, &sliced) {
+            Ok(e) if e.equal => {}
+            Ok(_) => {
+                ir::error(
+                    op,
+                    &format!("slice layout {given} disagrees with L[R:S] = {sliced} of region [{region_text}]"),
+                );
+                return false;
+            }
+            Err(e) => {
+                ir::error(op, &format!("cannot compare slice layouts {given} and {sliced}: {e}"));
+                return false;
+            }
+        },
+    }
+    true
+}
+
+/// The pass body.
+pub fn run(root: OperationRefMut) -> bool {
+    let root = root.to_raw();
+    let slices = ir::collect(root, &["axe.slice"]);
+    for &op in &slices {
+        fold_chain(op);
+    }
+    // Re-collect: folding erased inner slices.
+    let mut ok = true;
+    for op in ir::collect(root, &["axe.slice"]) {
+        ok &= slice_layout(op);
+    }
+    ok
+}

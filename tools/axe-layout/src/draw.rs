@@ -51,7 +51,7 @@ fn label(p: &Point, axes: &[Axis]) -> String {
 pub fn render(l: &Layout, shape: &[i64], table: &[Vec<Point>], color_by: &Axis) -> String {
     let axes = l.axes();
     let cols = *shape.last().unwrap_or(&1) as usize;
-    let rows = if cols == 0 { 0 } else { table.len() / cols };
+    let rows = table.len().checked_div(cols).unwrap_or(0);
     let lead: Vec<i64> = if shape.len() > 1 { shape[..shape.len() - 1].to_vec() } else { vec![1] };
 
     // Cell geometry from the longest label and the most points in one cell.

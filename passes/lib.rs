@@ -14,6 +14,7 @@ pub mod slice;
 pub mod target;
 pub mod diagnostics;
 pub mod ir;
+pub mod nki;
 
 pub use axe_layout as layout;
 
@@ -41,6 +42,7 @@ pub(crate) fn run_pass(pass: &str, op: MlirOperation, _options: &str) -> bool {
 pub(crate) fn translate(name: &str, op: MlirOperation) -> Option<String> {
     let op = unsafe { OperationRefMut::from_raw(op) };
     match name {
+        "axe-to-nki" => nki::translate(op),
         other => {
             diagnostics::emit_error(&op, &format!("no Rust body for translation '{other}'"));
             None

@@ -29,7 +29,7 @@ llvm_config.with_environment("PATH", tools_dir, append_path=True)
 llvm_config.with_environment("PATH", llvm_bin, append_path=True)
 llvm_config.use_default_substitutions()
 # Full paths for the project's tools (PATH alone is not enough: lit resolves tools itself).
-llvm_config.add_tool_substitutions(["axe-opt", "axe-layout"], [tools_dir])
+llvm_config.add_tool_substitutions(["axe-opt", "axe-layout", "axe-translate"], [tools_dir])
 
 config.substitutions.append(("%axe_plugin", os.path.join(tools_dir, "libaxe_plugin.so")))
 config.substitutions.append(("%mlir_opt", os.path.join(llvm_bin, "mlir-opt")))

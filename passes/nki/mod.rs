@@ -1,0 +1,418 @@
+//! `axe-to-nki`: emit an NKI (Neuron Kernel Interface) Python kernel for AWS Trainium 1.
+//!
+//! Input: a module with `axe.target = #axe.target<"trn1">` whose `func.func` kernels take
+//! `!axe.tensor<..., global, ...>` HBM tensors (row-major: the layout NKI gives kernel arguments)
+//! and use `axe.alloc` (sbuf/psum), `axe.slice` (a view of an on-chip tensor with a given
+//! layout), `axe.copy` (HBM↔SBUF, PSUM→SBUF), `axe.fill`, `axe.gemm` (TensorE, dispatched as
+//! in the Axe paper §3.4: [`dispatch`]) and the pointwise/reduce ops softmax needs.
+//!
+//! Every SBUF/PSUM tensor becomes one 2-D NKI buffer `(partitions, free)`; its layout (over the
+//! axes `P` and `F`) says where each logical element lives in that buffer. Copies and the
+//! matmul dispatch derive rectangular tiles and `nl.affine_range` loop nests from the layouts
+//! ([`plan`]); [`emit`] prints the Python. What the generated code relies on from NKI is the
+//! documented API recorded in `test/Target/NKI/check_nki_api.py`.
+//!
+//! Refusals (layouts TensorE cannot use, tile or memory limits, ops outside the supported
+//! subset) are located diagnostics; the translation then fails (exit code 1).
+
+pub mod dispatch;
+pub mod emit;
+pub mod plan;
+
+use std::collections::HashMap;
+use std::ffi::c_void;
+
+use axe_layout::{Axis, Layout};
+use melior::ir::operation::OperationRefMut;
+use mlir_sys::*;
+
+pub(crate) use crate::ir;
+
+/// Trainium 1 (NeuronCore-v2) facts used by the emitter; see check_nki_api.py for sources.
+pub mod hw {
+    /// SBUF/PSUM partitions (`nl.tile_size.pmax`).
+    pub const PARTITIONS: i64 = 128;
+    /// nc_matmul: stationary free size ≤ 128 (the instruction's M).
+    pub const STATIONARY_FMAX: i64 = 128;
+    /// nc_matmul: moving free size ≤ 512 (the instruction's N).
+    pub const MOVING_FMAX: i64 = 512;
+    /// One PSUM bank holds 2 KiB per partition (512 fp32); matmul output stays in one bank.
+    pub const PSUM_BANK_BYTES: i64 = 2048;
+    /// 8 PSUM banks: 16 KiB per partition (2 MiB PSUM / 128 partitions).
+    pub const PSUM_BYTES_PER_PARTITION: i64 = 16384;
+}
+
+/// A diagnostic waiting to be emitted at `op`.
+pub struct Diag {
+    pub op: MlirOperation,
+    pub msg: String,
+}
+
+pub type Res<T> = Result<T, Diag>;
+
+pub fn diag<T>(op: MlirOperation, msg: impl Into<String>) -> Res<T> {
+    Err(Diag { op, msg: msg.into() })
+}
+
+/// Entry point (passes/lib.rs): the Python text, or None after emitting diagnostics.
+pub fn translate(op: OperationRefMut) -> Option<String> {
+    let raw = op.to_raw();
+    match translate_module(raw) {
+        Ok(text) => Some(text),
+        Err(d) => {
+            ir::error(d.op, &d.msg);
+            None
+        }
+    }
+}
+
+/// The memory scope of an `!axe.tensor`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    Hbm,
+    Sbuf,
+    Psum,
+}
+
+impl Scope {
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::Hbm => "global",
+            Scope::Sbuf => "sbuf",
+            Scope::Psum => "psum",
+        }
+    }
+}
+
+/// An Axe tensor as the emitter sees it.
+#[derive(Clone, Debug)]
+pub struct Tensor {
+    /// The Python name of its buffer (HBM argument or on-chip `nl.ndarray`).
+    pub buf: String,
+    pub shape: Vec<i64>,
+    /// MLIR element type (`f16`, `f32`, `bf16`).
+    pub elem: String,
+    pub scope: Scope,
+    pub layout: Layout,
+}
+
+impl Tensor {
+    pub fn elem_bytes(&self) -> i64 {
+        match self.elem.as_str() {
+            "f32" => 4,
+            "f16" | "bf16" => 2,
+            _ => 4,
+        }
+    }
+}
+
+// ----- raw IR access (kept here so passes/ir.rs stays shared) -----
+
+fn print_to_string(f: impl FnOnce(MlirStringCallback, *mut c_void)) -> String {
+    unsafe extern "C" fn cb(s: MlirStringRef, data: *mut c_void) {
+        let out = &mut *(data as *mut String);
+        let bytes = std::slice::from_raw_parts(s.data as *const u8, s.length);
+        out.push_str(&String::from_utf8_lossy(bytes));
+    }
+    let mut out = String::new();
+    f(Some(cb), &mut out as *mut String as *mut c_void);
+    out
+}
+
+fn sref(s: &str) -> MlirStringRef {
+    MlirStringRef { data: s.as_ptr() as *const _, length: s.len() }
+}
+
+/// The printed attribute `name` of `op`, if present.
+pub fn attr_text(op: MlirOperation, name: &str) -> Option<String> {
+    unsafe {
+        let a = mlirOperationGetAttributeByName(op, sref(name));
+        if a.ptr.is_null() {
+            return None;
+        }
+        Some(print_to_string(|cb, d| mlirAttributePrint(a, cb, d)))
+    }
+}
+
+fn type_text(t: MlirType) -> String {
+    unsafe { print_to_string(|cb, d| mlirTypePrint(t, cb, d)) }
+}
+
+fn elem_type(t: MlirType) -> String {
+    unsafe { type_text(mlirShapedTypeGetElementType(t)) }
+}
+
+/// The enum keyword of an attribute like `#axe<unary_kind exp>` or `#axe.unary_kind<exp>`.
+fn enum_word(text: &str) -> String {
+    let t = text.trim_end_matches('>');
+    t.rsplit(|c: char| c == ' ' || c == '<').next().unwrap_or("").to_string()
+}
+
+fn scope_of(t: MlirType) -> Option<Scope> {
+    // `!axe.tensor<SHAPExELEM, SCOPE, LAYOUT>`
+    let text = type_text(t);
+    let scope = text.split(',').nth(1)?.trim().to_string();
+    match scope.as_str() {
+        "global" => Some(Scope::Hbm),
+        "sbuf" => Some(Scope::Sbuf),
+        "psum" => Some(Scope::Psum),
+        _ => None,
+    }
+}
+
+fn block_ops(block: MlirBlock) -> Vec<MlirOperation> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut op = mlirBlockGetFirstOperation(block);
+        while !op.ptr.is_null() {
+            out.push(op);
+            op = mlirOperationGetNextInBlock(op);
+        }
+    }
+    out
+}
+
+fn key(v: MlirValue) -> usize {
+    v.ptr as usize
+}
+
+/// The value of an `arith.constant` float/int operand, printed as a Python literal.
+fn constant_literal(v: MlirValue) -> Option<String> {
+    let def = ir::defining_op(v)?;
+    if ir::name(def) != "arith.constant" {
+        return None;
+    }
+    let text = attr_text(def, "value")?;
+    let lit = text.split(':').next()?.trim().to_string();
+    lit.parse::<f64>().ok().map(|x| format!("{x:?}"))
+}
+
+// ----- the module walk -----
+
+fn translate_module(module: MlirOperation) -> Res<String> {
+    match attr_text(module, "axe.target") {
+        Some(t) if t.contains("\"trn1\"") => {}
+        Some(t) => return diag(module, format!("axe-to-nki emits NKI for Trainium 1: the module's axe.target must be #axe.target<\"trn1\">, got {t}")),
+        None => return diag(module, "axe-to-nki needs the module attribute axe.target = #axe.target<\"trn1\">"),
+    }
+    let funcs = ir::collect(module, &["func.func"]);
+    if funcs.is_empty() {
+        return diag(module, "axe-to-nki: the module has no func.func kernel to emit");
+    }
+    let mut out = emit::header();
+    for f in funcs {
+        out.push_str(&translate_func(f)?);
+    }
+    Ok(out)
+}
+
+/// Per-kernel state: the tensors bound to SSA values, and the Python being built.
+pub struct Kernel {
+    pub values: HashMap<usize, Tensor>,
+    pub py: emit::Py,
+    next_buf: usize,
+    next_var: usize,
+}
+
+impl Kernel {
+    pub fn fresh_var(&mut self) -> String {
+        self.next_var += 1;
+        format!("i{}", self.next_var - 1)
+    }
+
+    pub fn tensor(&self, op: MlirOperation, v: MlirValue) -> Res<Tensor> {
+        match self.values.get(&key(v)) {
+            Some(t) => Ok(t.clone()),
+            None => diag(op, "axe-to-nki: operand is not a kernel argument, axe.alloc or axe.slice result"),
+        }
+    }
+}
+
+fn tensor_from_type(op: MlirOperation, t: MlirType, buf: String, what: &str) -> Res<Tensor> {
+    if !ir::is_tensor(t) {
+        return diag(op, format!("axe-to-nki: {what} must be an !axe.tensor, got {}", type_text(t)));
+    }
+    let Some(layout) = ir::tensor_layout(t) else {
+        return diag(op, format!("axe-to-nki: {what} has no layout (`?`); run axe-infer-layout first"));
+    };
+    let Some(scope) = scope_of(t) else {
+        return diag(op, format!("axe-to-nki: {what} must be in global, sbuf or psum memory, got {}", type_text(t)));
+    };
+    let elem = elem_type(t);
+    if !matches!(elem.as_str(), "f16" | "f32" | "bf16") {
+        return diag(op, format!("axe-to-nki: element type {elem} is not supported (f16, bf16, f32)"));
+    }
+    Ok(Tensor { buf, shape: ir::shape(t), elem, scope, layout })
+}
+
+fn translate_func(f: MlirOperation) -> Res<String> {
+    let name = attr_text(f, "sym_name").unwrap_or_else(|| "\"kernel\"".into());
+    let name = name.trim_matches('"').to_string();
+    let block = unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(f, 0)) };
+    if block.ptr.is_null() {
+        return diag(f, "axe-to-nki: kernel has no body (declarations cannot be emitted)");
+    }
+    let mut k = Kernel { values: HashMap::new(), py: emit::Py::default(), next_buf: 0, next_var: 0 };
+    let nargs = unsafe { mlirBlockGetNumArguments(block) };
+    let mut args = Vec::new();
+    for i in 0..nargs {
+        let v = unsafe { mlirBlockGetArgument(block, i) };
+        let argname = format!("arg{i}");
+        let t = tensor_from_type(f, ir::value_type(v), argname.clone(), &format!("argument #{i}"))?;
+        if t.scope != Scope::Hbm {
+            return diag(f, format!("axe-to-nki: kernel argument #{i} must be a global (HBM) tensor, got {}", t.scope.name()));
+        }
+        plan::check_hbm_layout(f, &t, &format!("kernel argument #{i}"))?;
+        k.values.insert(key(v), t);
+        args.push(argname);
+    }
+    k.py.line(&format!("# Generated by axe-translate --axe-to-nki from @{name} (target trn1, NeuronCore-v2)."));
+    k.py.line("# HBM arguments are passed in and written in place (destination-passing style).");
+    k.py.line("@nki.jit");
+    k.py.line(&format!("def {name}({}):", args.join(", ")));
+    k.py.indent += 1;
+    for op in block_ops(block) {
+        translate_op(&mut k, op)?;
+    }
+    k.py.line("return None");
+    k.py.indent -= 1;
+    k.py.line("");
+    Ok(k.py.text)
+}
+
+fn translate_op(k: &mut Kernel, op: MlirOperation) -> Res<()> {
+    let name = ir::name(op);
+    match name.as_str() {
+        "func.return" => {
+            if ir::num_operands(op) != 0 {
+                return diag(op, "axe-to-nki: kernels return nothing; outputs are HBM arguments");
+            }
+            Ok(())
+        }
+        "arith.constant" => Ok(()),
+        "axe.alloc" => alloc(k, op),
+        "axe.slice" => slice(k, op),
+        "axe.copy" => {
+            if attr_text(op, "async").is_some() {
+                return diag(op, "axe-to-nki: asynchronous copies are not supported (NKI schedules DMA itself)");
+            }
+            let src = k.tensor(op, ir::operand(op, 0))?;
+            let dst = k.tensor(op, ir::operand(op, 1))?;
+            plan::emit_copy(k, op, &src, &dst)
+        }
+        "axe.fill" => {
+            let dst = k.tensor(op, ir::operand(op, 0))?;
+            let Some(value) = constant_literal(ir::operand(op, 1)) else {
+                return diag(op, "axe-to-nki: the fill value must be an arith.constant");
+            };
+            plan::emit_fill(k, op, &dst, &value)
+        }
+        "axe.gemm" => dispatch::emit_gemm(k, op),
+        "axe.unary" | "axe.binary" | "axe.reduce" => {
+            let kind = enum_word(&attr_text(op, "kind").unwrap_or_default());
+            plan::emit_pointwise(k, op, &name, &kind)
+        }
+        other => diag(op, format!("axe-to-nki: '{other}' is not supported (supported: axe.alloc, axe.slice, axe.copy, axe.fill, axe.gemm, axe.unary, axe.binary, axe.reduce)")),
+    }
+}
+
+/// The buffer shape `(partitions, free)` an on-chip layout needs, after checking it only uses
+/// `P` and `F`, has no replica and stays in bounds.
+pub fn buffer_shape(op: MlirOperation, t: &Tensor, what: &str) -> Res<(i64, i64)> {
+    let l = &t.layout;
+    if !l.replica.is_empty() {
+        return diag(op, format!("axe-to-nki: {what} has a replicated layout {l}; SBUF/PSUM tensors must be unreplicated"));
+    }
+    let mut hi = [0i64, 0i64];
+    for (a, v) in &l.offset {
+        let idx = axis_index(op, a, l, what)?;
+        if *v < 0 {
+            return diag(op, format!("axe-to-nki: {what} layout {l} has a negative {a} offset"));
+        }
+        hi[idx] += v;
+    }
+    for it in &l.shard {
+        let idx = axis_index(op, &it.axis, l, what)?;
+        if it.stride < 0 {
+            return diag(op, format!("axe-to-nki: {what} layout {l} has a negative stride on {}", it.axis));
+        }
+        hi[idx] = hi[idx].saturating_add((it.extent - 1).saturating_mul(it.stride));
+    }
+    if hi[0] >= hw::PARTITIONS {
+        return diag(op, format!("axe-to-nki: {what} layout {l} reaches partition {}, but SBUF/PSUM have {} partitions", hi[0], hw::PARTITIONS));
+    }
+    Ok((hi[0] + 1, hi[1] + 1))
+}
+
+fn axis_index(op: MlirOperation, a: &Axis, l: &Layout, what: &str) -> Res<usize> {
+    match a.name() {
+        "P" => Ok(0),
+        "F" => Ok(1),
+        other => diag(op, format!("axe-to-nki: {what} layout {l} uses axis '{other}'; SBUF/PSUM layouts use only P (partition) and F (free)")),
+    }
+}
+
+fn alloc(k: &mut Kernel, op: MlirOperation) -> Res<()> {
+    let v = ir::result(op, 0);
+    k.next_buf += 1;
+    let t = tensor_from_type(op, ir::value_type(v), String::new(), "the allocated tensor")?;
+    let prefix = match t.scope {
+        Scope::Sbuf => "sb",
+        Scope::Psum => "ps",
+        Scope::Hbm => return diag(op, "axe-to-nki: HBM tensors are kernel arguments; allocate only sbuf or psum tensors"),
+    };
+    let buf = format!("{prefix}{}", k.next_buf - 1);
+    let (p, f) = buffer_shape(op, &t, "the allocated tensor")?;
+    if t.scope == Scope::Psum && f * t.elem_bytes() > hw::PSUM_BYTES_PER_PARTITION {
+        return diag(op, format!(
+            "axe-to-nki: PSUM tensor with layout {} needs {} bytes per partition, but PSUM has {} (8 banks of 2 KiB)",
+            t.layout, f * t.elem_bytes(), hw::PSUM_BYTES_PER_PARTITION));
+    }
+    let t = Tensor { buf: buf.clone(), ..t };
+    k.py.line(&format!("# {} : {}x{} {} {}", buf, dims(&t.shape), t.elem, t.scope.name(), t.layout));
+    k.py.line(&format!("{buf} = nl.ndarray(({p}, {f}), dtype={}, buffer=nl.{})", emit::dtype(&t.elem), t.scope.name()));
+    k.values.insert(key(v), t);
+    Ok(())
+}
+
+fn normalize(points: Vec<axe_layout::Point>) -> Vec<Vec<(String, i64)>> {
+    let mut out: Vec<Vec<(String, i64)>> = points
+        .into_iter()
+        .map(|p| p.into_iter().filter(|(_, v)| *v != 0).map(|(a, v)| (a.name().to_string(), v)).collect())
+        .collect();
+    out.sort();
+    out
+}
+
+fn dims(s: &[i64]) -> String {
+    s.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x")
+}
+
+/// `axe.slice` of an on-chip tensor with an explicit result layout: a view of the same
+/// buffer. The given layout must place every element where the parent's layout does.
+fn slice(k: &mut Kernel, op: MlirOperation) -> Res<()> {
+    let parent = k.tensor(op, ir::operand(op, 0))?;
+    let v = ir::result(op, 0);
+    let t = tensor_from_type(op, ir::value_type(v), parent.buf.clone(), "the slice")?;
+    if parent.scope == Scope::Hbm {
+        return diag(op, "axe-to-nki: slices of HBM tensors are not supported; copy the whole tensor or slice on chip");
+    }
+    buffer_shape(op, &t, "the slice")?;
+    let lo = ir::i64_array(op, "lower");
+    let n: i64 = t.shape.iter().product();
+    let pshape = &parent.shape;
+    for x in 0..n {
+        let local = axe_layout::eval::unflatten(x, &t.shape);
+        let global: Vec<i64> = local.iter().zip(&lo).map(|(a, b)| a + b).collect();
+        let gx = axe_layout::eval::flatten(&global, pshape).map_err(|e| Diag { op, msg: format!("axe-to-nki: {e}") })?;
+        let want = parent.layout.eval_set_flat(gx).map_err(|e| Diag { op, msg: format!("axe-to-nki: {e}") })?;
+        let got = t.layout.eval_set_flat(x).map_err(|e| Diag { op, msg: format!("axe-to-nki: {e}") })?;
+        if normalize(want.clone()) != normalize(got.clone()) {
+            return diag(op, format!(
+                "axe-to-nki: the slice layout {} does not match the source layout {} at slice index {:?} (source places it at {:?}, the slice at {:?})",
+                t.layout, parent.layout, local, want, got));
+        }
+    }
+    k.values.insert(key(v), t);
+    Ok(())
+}

@@ -185,3 +185,97 @@ pub fn remark(op: MlirOperation, message: &str) {
 fn _type_like(t: Type) -> MlirType {
     t.to_raw()
 }
+
+// ----- Operation structure, attributes and creation (used by axe-infer-layout). -----
+
+/// The operation's parent operation, if any.
+pub fn parent(op: MlirOperation) -> Option<MlirOperation> {
+    let p = unsafe { mlirOperationGetParentOperation(op) };
+    (!p.ptr.is_null()).then_some(p)
+}
+
+/// An integer (or integer-backed enum) attribute's value.
+pub fn int_attr(op: MlirOperation, attr: &str) -> Option<i64> {
+    unsafe {
+        let a = mlirOperationGetAttributeByName(op, string_ref(attr));
+        (!a.ptr.is_null() && mlirAttributeIsAInteger(a)).then(|| mlirIntegerAttrGetValueInt(a))
+    }
+}
+
+/// Whether `op` carries the attribute `attr` (e.g. a unit attribute).
+pub fn has_attr(op: MlirOperation, attr: &str) -> bool {
+    unsafe { !mlirOperationGetAttributeByName(op, string_ref(attr)).ptr.is_null() }
+}
+
+/// Memory scopes of `!axe.tensor`, as `mlir::axe::MemoryScope` numbers them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemoryScope {
+    Global,
+    Shared,
+    Register,
+    TMem,
+    SBuf,
+    PSum,
+}
+
+/// The memory scope of an `!axe.tensor` type.
+pub fn tensor_scope(t: MlirType) -> Option<MemoryScope> {
+    if !is_tensor(t) {
+        return None;
+    }
+    Some(match unsafe { dialect::ffi::axeTensorTypeGetScope(t) } {
+        0 => MemoryScope::Global,
+        1 => MemoryScope::Shared,
+        2 => MemoryScope::Register,
+        3 => MemoryScope::TMem,
+        4 => MemoryScope::SBuf,
+        _ => MemoryScope::PSum,
+    })
+}
+
+/// The bit width of a shaped type's element type (0 when not an int or float).
+pub fn element_bits(t: MlirType) -> u32 {
+    unsafe {
+        let e = mlirShapedTypeGetElementType(t);
+        if mlirTypeIsAInteger(e) {
+            mlirIntegerTypeGetWidth(e)
+        } else if mlirTypeIsAFloat(e) {
+            mlirFloatTypeGetWidth(e)
+        } else {
+            0
+        }
+    }
+}
+
+/// The printed element type of a shaped type (e.g. "f16").
+pub fn element_type_name(t: MlirType) -> String {
+    unsafe { Type::from_raw(mlirShapedTypeGetElementType(t)) }.to_string()
+}
+
+/// Creates `name(operands) -> results` right before `before` and returns it.
+pub fn create_before(
+    before: MlirOperation,
+    name: &str,
+    operands: &[MlirValue],
+    results: &[MlirType],
+) -> MlirOperation {
+    unsafe {
+        let loc = mlirOperationGetLocation(before);
+        let mut state = mlirOperationStateGet(string_ref(name), loc);
+        mlirOperationStateAddOperands(&mut state, operands.len() as isize, operands.as_ptr());
+        mlirOperationStateAddResults(&mut state, results.len() as isize, results.as_ptr());
+        let op = mlirOperationCreate(&mut state);
+        let block = mlirOperationGetBlock(before);
+        mlirBlockInsertOwnedOperationBefore(block, before, op);
+        op
+    }
+}
+
+/// A stable key for a value (for maps keyed by SSA value).
+pub fn key(v: MlirValue) -> usize {
+    v.ptr as usize
+}
+
+pub fn num_results(op: MlirOperation) -> usize {
+    unsafe { mlirOperationGetNumResults(op) as usize }
+}

@@ -13,6 +13,7 @@ pub mod canonicalize;
 pub mod slice;
 pub mod target;
 pub mod diagnostics;
+pub mod infer_layout;
 pub mod ir;
 pub mod nki;
 
@@ -30,6 +31,7 @@ pub(crate) fn run_pass(pass: &str, op: MlirOperation, _options: &str) -> bool {
     match pass {
         "axe-canonicalize" => canonicalize::run(op),
         "axe-slice" => slice::run(op),
+        "axe-infer-layout" => infer_layout::run(op),
         other => {
             diagnostics::emit_error(&op, &format!("no Rust body for pass '{other}'"));
             false

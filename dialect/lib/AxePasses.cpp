@@ -23,6 +23,7 @@
 namespace mlir::axe {
 #define GEN_PASS_DEF_AXECANONICALIZE
 #define GEN_PASS_DEF_AXESLICE
+#define GEN_PASS_DEF_AXEINFERLAYOUT
 #define GEN_PASS_DEF_CONVERTAXETOGPU
 #include "Axe/AxePasses.h.inc"
 } // namespace mlir::axe
@@ -51,6 +52,7 @@ namespace {
 
 AXE_RUST_PASS(AxeCanonicalize)
 AXE_RUST_PASS(AxeSlice)
+AXE_RUST_PASS(AxeInferLayout)
 AXE_RUST_PASS(ConvertAxeToGPU)
 } // namespace
 

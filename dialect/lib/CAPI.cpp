@@ -34,6 +34,10 @@ MlirAttribute axeTensorTypeGetLayout(MlirType type) {
   return wrap(llvm::cast<axe::TensorType>(unwrap(type)).getLayout());
 }
 
+int32_t axeTensorTypeGetScope(MlirType type) {
+  return static_cast<int32_t>(llvm::cast<axe::TensorType>(unwrap(type)).getScope());
+}
+
 MlirType axeTensorTypeWithLayout(MlirType type, MlirAttribute layout) {
   auto t = llvm::cast<axe::TensorType>(unwrap(type));
   return wrap(axe::TensorType::get(t.getContext(), t.getShape(),

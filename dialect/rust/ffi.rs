@@ -70,6 +70,7 @@ extern "C" {
     pub fn axeLayoutAttrGetText(attr: MlirAttribute) -> MlirStringRef;
     pub fn axeTypeIsATensor(ty: MlirType) -> bool;
     pub fn axeTensorTypeGetLayout(ty: MlirType) -> MlirAttribute;
+    pub fn axeTensorTypeGetScope(ty: MlirType) -> i32;
     pub fn axeTensorTypeWithLayout(ty: MlirType, layout: MlirAttribute) -> MlirType;
     pub fn axeEmitWarning(loc: MlirLocation, message: *const c_char);
     pub fn axeEmitRemark(loc: MlirLocation, message: *const c_char);

@@ -1,9 +1,12 @@
-//! Hardware targets: which axes exist and their bounds. One place for these facts, so that
+//! Hardware targets: which axes exist and their bounds, and (in [`mma`]) the tensor-core
+//! instruction atoms. One place for these facts, so that
 //! verifiers and passes never hard-code them (selected by the module's `axe.target`).
 
 use std::collections::BTreeMap;
 
 use axe_layout::{Axis, Layout};
+
+pub mod mma;
 
 /// A target's description.
 #[derive(Debug)]

@@ -103,6 +103,9 @@ MLIR_CAPI_EXPORTED MlirStringRef axeLayoutAttrGetText(MlirAttribute attr);
 MLIR_CAPI_EXPORTED bool axeTypeIsATensor(MlirType type);
 /// The tensor's layout attribute, or a null attribute when it is `?`.
 MLIR_CAPI_EXPORTED MlirAttribute axeTensorTypeGetLayout(MlirType type);
+/// The tensor's memory scope (the values of mlir::axe::MemoryScope: global 0,
+/// shared 1, register 2, tmem 3, sbuf 4, psum 5).
+MLIR_CAPI_EXPORTED int32_t axeTensorTypeGetScope(MlirType type);
 /// The tensor type with its layout replaced (null `layout` means `?`).
 MLIR_CAPI_EXPORTED MlirType axeTensorTypeWithLayout(MlirType type,
                                                     MlirAttribute layout);

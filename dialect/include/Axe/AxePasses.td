@@ -56,6 +56,40 @@ def AxeSlice : Pass<"axe-slice"> {
   }];
 }
 
+def AxeInferLayout : Pass<"axe-infer-layout"> {
+  let summary = "Fill every `?` layout from anchors and propagation";
+  let description = [{
+    Layout inference after Hexcute (§4–5), on Axe layouts:
+
+    1. anchors: every `axe.gemm` fixes its register operands to the target's
+       tensor-core atom (`mma.sync m16n8k16` fragments for sm_80/sm_90), tiled
+       over the warps of the scope that runs it;
+    2. propagation to a fixpoint, largest copies first: a copy between a known
+       layout and a `?` register tensor gives the register side a coalesced
+       distribution vectorized by the known side's contiguity (16 bytes per
+       access at most); pointwise ops and casts share the destination's
+       layout and broadcast operands get its projection; `axe.reduce`
+       projects its source (reduced thread iters become replicas); slices get
+       `L[R:S]`. Shared memory cuts the dataflow;
+    3. where two propagated layouts disagree on a pointwise operand or a gemm
+       input, an `axe.convert_layout` into a fresh tensor is inserted and a
+       remark says so;
+    4. each `?` shared tensor gets the padded layout, in the global tensor's
+       dimension order, with the fewest bank-conflict wavefronts over all of
+       its accesses (a remark reports the count);
+    5. a tensor that nothing constrains, a `?` global tensor, or one whose
+       type cannot change (used by a non-Axe op such as `func.return`) is a
+       located error.
+
+    ```mlir
+    %acc = axe.alloc : !axe.tensor<32x16xf32, register, ?>
+    axe.gemm %a, %b, %acc : ...
+    // becomes, with 2 warps (2 x 1 over the atom grid):
+    %acc = axe.alloc : !axe.tensor<32x16xf32, register, #axe.layout<...>>
+    ```
+  }];
+}
+
 def ConvertAxeToGPU : Pass<"convert-axe-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Lower Axe kernels to gpu/scf/memref/vector/nvgpu";
   let description = [{

@@ -1,0 +1,480 @@
+//! `axe-infer-layout`: fill every `?` layout (Hexcute §4–5, on Axe layouts).
+//!
+//! Phases, analysis before rewriting:
+//! 1. **Anchors.** Every gemm fixes its register operands to the target's tensor-core atom
+//!    (`mma.sync m16n8k16` fragments, tiled over the warps of the scope that runs it).
+//! 2. **Propagation** (worklist to a fixpoint, largest copies first): a copy between a known
+//!    layout and an unknown register tensor gives the register side a coalesced, vectorized
+//!    distribution (`blocked`); pointwise ops and casts share their destination's layout,
+//!    broadcast operands get its projection; reduce projects its source; slices get `L[R:S]`.
+//!    Shared memory cuts the dataflow: register layouts never flow through it.
+//! 3. **Conflicts.** Where two propagated layouts disagree on a pointwise operand or a gemm
+//!    input, an `axe.convert_layout` into a fresh tensor is inserted and a remark says so.
+//! 4. **Shared memory.** Each `?` shared tensor gets the padded layout, in the global tensor's
+//!    dimension order, with the fewest bank-conflict wavefronts over every access to it.
+//! 5. **Rewrite and diagnose.** Inferred layouts are written into the types; a tensor nothing
+//!    constrains, or one whose type cannot change (used by a non-Axe op), is a located error.
+
+mod blocked;
+mod gemm;
+mod project;
+mod shared;
+
+use std::collections::{HashMap, HashSet};
+
+use axe_layout::{equivalent, Layout};
+use melior::ir::operation::OperationRefMut;
+use mlir_sys::{MlirOperation, MlirValue};
+
+use crate::ir::{self, MemoryScope};
+use crate::target::ScopeKind;
+use blocked::Threads;
+
+/// The ops the analysis reads, in program order.
+const OPS: &[&str] = &[
+    "axe.alloc",
+    "axe.view",
+    "axe.slice",
+    "axe.copy",
+    "axe.fill",
+    "axe.gemm",
+    "axe.unary",
+    "axe.binary",
+    "axe.cast",
+    "axe.reduce",
+    "axe.convert_layout",
+];
+
+struct Inference {
+    /// Known layouts, by value.
+    known: HashMap<usize, Layout>,
+    /// Values whose `?` this pass fills.
+    inferred: Vec<MlirValue>,
+    seen: HashSet<usize>,
+    ok: bool,
+}
+
+impl Inference {
+    fn layout(&self, v: MlirValue) -> Option<&Layout> {
+        self.known.get(&ir::key(v))
+    }
+
+    /// Records an inferred layout for `v`; false when `v` already had one.
+    fn set(&mut self, v: MlirValue, l: Layout) -> bool {
+        if self.known.contains_key(&ir::key(v)) {
+            return false;
+        }
+        self.known.insert(ir::key(v), l);
+        if self.seen.insert(ir::key(v)) {
+            self.inferred.push(v);
+        }
+        true
+    }
+
+    fn fail(&mut self, op: MlirOperation, message: &str) {
+        ir::error(op, message);
+        self.ok = false;
+    }
+}
+
+/// The threads executing `op`: its innermost `axe.scope`, or the whole CTA of its kernel.
+fn threads_of(op: MlirOperation) -> Option<Threads> {
+    let mut p = ir::parent(op);
+    let mut kind: Option<ScopeKind> = None;
+    while let Some(o) = p {
+        match ir::name(o).as_str() {
+            "axe.scope" if kind.is_none() => {
+                kind = ir::int_attr(o, "kind").and_then(|k| ScopeKind::from_raw(k as i32));
+                match kind {
+                    Some(ScopeKind::Thread) => return Some(Threads { lanes: 1, warps: 1 }),
+                    Some(ScopeKind::Warp) => return Some(Threads { lanes: 32, warps: 1 }),
+                    Some(ScopeKind::Warpgroup) => return Some(Threads { lanes: 32, warps: 4 }),
+                    _ => {}
+                }
+            }
+            "axe.kernel" => {
+                let threads: i64 = ir::i64_array(o, "threads").iter().product();
+                return Some(Threads { lanes: 32.min(threads), warps: (threads / 32).max(1) });
+            }
+            _ => {}
+        }
+        p = ir::parent(o);
+    }
+    None
+}
+
+fn scope(v: MlirValue) -> Option<MemoryScope> {
+    ir::tensor_scope(ir::value_type(v))
+}
+
+fn shape(v: MlirValue) -> Vec<i64> {
+    ir::shape(ir::value_type(v))
+}
+
+fn equal(a: &Layout, b: &Layout) -> bool {
+    a == b || equivalent(a, b).map(|e| e.equal).unwrap_or(false)
+}
+
+/// Phase 1: the gemm anchors. Returns the A/B atom layouts per gemm (used to score shared
+/// memory accesses in phase 4).
+fn anchor_gemm(inf: &mut Inference, op: MlirOperation) -> Option<(Layout, Layout)> {
+    let (a, b, c) = (ir::operand(op, 0), ir::operand(op, 1), ir::operand(op, 2));
+    let (ta, tb) = (ir::has_attr(op, "transpose_a"), ir::has_attr(op, "transpose_b"));
+    let (sa, sc) = (shape(a), shape(c));
+    let (m, n) = (sc[0], sc[1]);
+    let k = if ta { sa[0] } else { sa[1] };
+    let registers = [a, b, c].iter().any(|v| scope(*v) == Some(MemoryScope::Register));
+    let threads = threads_of(op)?;
+    let bits = ir::element_bits(ir::value_type(a));
+    let acc_bits = ir::element_bits(ir::value_type(c));
+    if !(bits == 16 && acc_bits == 32) {
+        if registers {
+            inf.fail(
+                op,
+                &format!(
+                    "no tensor-core atom for {} inputs with a {} accumulator (mma.sync m16n8k16 takes f16/bf16 into f32)",
+                    ir::element_type_name(ir::value_type(a)),
+                    ir::element_type_name(ir::value_type(c))
+                ),
+            );
+        }
+        return None;
+    }
+    if m % 16 != 0 || n % 8 != 0 || k % 16 != 0 {
+        inf.fail(op, &format!("a {m}x{n}x{k} gemm cannot be tiled by the mma.sync m16n8k16 atom"));
+        return None;
+    }
+    let Some((wm, wn)) = gemm::warp_grid(m, n, threads.warps) else {
+        inf.fail(
+            op,
+            &format!("{} warps cannot be arranged over the {}x{} atom grid of a {m}x{n} accumulator", threads.warps, m / 16, n / 8),
+        );
+        return None;
+    };
+    let layouts = match gemm::mma_layouts(m, n, k, wm, wn) {
+        Ok(l) => l,
+        Err(e) => {
+            inf.fail(op, &format!("cannot tile the mma atom: {e}"));
+            return None;
+        }
+    };
+    let a_want = if ta { gemm::transpose(&layouts.a, &[m, k]).ok()? } else { layouts.a.clone() };
+    let b_want = if tb { gemm::transpose(&layouts.b, &[k, n]).ok()? } else { layouts.b.clone() };
+    for (idx, v, want) in [(0, a, &a_want), (1, b, &b_want), (2, c, &layouts.c)] {
+        if scope(v) != Some(MemoryScope::Register) {
+            continue;
+        }
+        match inf.layout(v).cloned() {
+            None => {
+                inf.set(v, want.clone());
+            }
+            Some(have) if !equal(&have, want) => {
+                if idx == 2 {
+                    inf.fail(
+                        op,
+                        &format!("the accumulator's layout {have} is not the mma.sync m16n8k16 layout {want} this gemm needs"),
+                    );
+                } else {
+                    convert_operand(inf, op, idx, want.clone(), "the mma.sync fragment layout");
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    Some((a_want, b_want))
+}
+
+/// Phase 3: operand `idx` of `op` must have `want`: copy it into a fresh tensor that has.
+fn convert_operand(inf: &mut Inference, op: MlirOperation, idx: usize, want: Layout, why: &str) {
+    let old = ir::operand(op, idx);
+    let have = inf.layout(old).map(|l| l.to_string()).unwrap_or_else(|| "?".into());
+    let ty = ir::with_layout(ir::value_type(old), &want);
+    let alloc = ir::create_before(op, "axe.alloc", &[], &[ty]);
+    let fresh = ir::result(alloc, 0);
+    ir::create_before(op, "axe.convert_layout", &[old, fresh], &[]);
+    ir::set_operand(op, idx, fresh);
+    inf.known.insert(ir::key(fresh), want.clone());
+    ir::remark(
+        op,
+        &format!("layout conflict on operand #{idx}: {have} vs {want} ({why}); inserted axe.convert_layout"),
+    );
+}
+
+/// Phase 2, one op. Returns whether anything new became known. With `choose`, only copies
+/// between memory and registers, whose register layout is a free (coalescing) choice.
+fn propagate(inf: &mut Inference, op: MlirOperation, choose: bool) -> bool {
+    let name = ir::name(op);
+    match name.as_str() {
+        "axe.copy" => {
+            let (src, dst) = (ir::operand(op, 0), ir::operand(op, 1));
+            for (from, to) in [(src, dst), (dst, src)] {
+                if inf.layout(to).is_some() || scope(to) != Some(MemoryScope::Register) {
+                    continue;
+                }
+                let from_register = scope(from) == Some(MemoryScope::Register);
+                if from_register == choose {
+                    continue;
+                }
+                let Some(known) = inf.layout(from).cloned() else { continue };
+                let layout = if from_register {
+                    Ok(known.clone())
+                } else {
+                    coalesced(op, &known, &shape(to), ir::element_bits(ir::value_type(to)))
+                };
+                match layout {
+                    Ok(l) => return inf.set(to, l),
+                    Err(e) => inf.fail(op, &format!("cannot derive a register layout from {known}: {e}")),
+                }
+            }
+            false
+        }
+        _ if choose => false,
+        "axe.unary" | "axe.cast" => {
+            let (src, dst) = (ir::operand(op, 0), ir::operand(op, 1));
+            match (inf.layout(src).cloned(), inf.layout(dst).cloned()) {
+                (Some(l), None) => inf.set(dst, l),
+                (None, Some(l)) => inf.set(src, l),
+                _ => false,
+            }
+        }
+        "axe.binary" => {
+            let (lhs, rhs, dst) = (ir::operand(op, 0), ir::operand(op, 1), ir::operand(op, 2));
+            let dshape = shape(dst);
+            let mut changed = false;
+            if inf.layout(dst).is_none() {
+                let full = [lhs, rhs].into_iter().find(|v| shape(*v) == dshape && inf.layout(*v).is_some());
+                if let Some(l) = full.and_then(|v| inf.layout(v).cloned()) {
+                    changed |= inf.set(dst, l);
+                }
+            }
+            let Some(dl) = inf.layout(dst).cloned() else { return changed };
+            for v in [lhs, rhs] {
+                if inf.layout(v).is_some() {
+                    continue;
+                }
+                let vs = shape(v);
+                let broadcast: Vec<usize> =
+                    (0..dshape.len()).filter(|&d| vs[d] == 1 && dshape[d] != 1).collect();
+                let l = if broadcast.is_empty() { Ok(dl.clone()) } else { project::project(&dl, &dshape, &broadcast) };
+                match l {
+                    Ok(l) => changed |= inf.set(v, l),
+                    Err(e) => inf.fail(op, &format!("cannot project {dl} for broadcasting: {e}")),
+                }
+            }
+            changed
+        }
+        "axe.reduce" => {
+            let (src, dst) = (ir::operand(op, 0), ir::operand(op, 1));
+            if inf.layout(dst).is_some() {
+                return false;
+            }
+            let Some(sl) = inf.layout(src).cloned() else { return false };
+            let dims: Vec<usize> = ir::i64_array(op, "dims").iter().map(|&d| d as usize).collect();
+            match project::project(&sl, &shape(src), &dims) {
+                Ok(l) => inf.set(dst, l),
+                Err(e) => {
+                    inf.fail(op, &format!("cannot project {sl} over the reduced dims: {e}"));
+                    false
+                }
+            }
+        }
+        "axe.slice" => {
+            let (src, res) = (ir::operand(op, 0), ir::result(op, 0));
+            if inf.layout(res).is_some() {
+                return false;
+            }
+            let Some(sl) = inf.layout(src).cloned() else { return false };
+            let region: Vec<(i64, i64)> =
+                ir::i64_array(op, "lower").into_iter().zip(ir::i64_array(op, "upper")).collect();
+            match sl.slice(&shape(src), &region) {
+                Ok(l) => inf.set(res, l),
+                Err(e) => {
+                    inf.fail(op, &format!("the region of this slice admits no slice layout of {sl}: {e}"));
+                    false
+                }
+            }
+        }
+        _ => false,
+    }
+}
+
+/// A coalesced register layout for copying a tensor laid out as `memory` (Hexcute: vector
+/// width from the memory layout's contiguity).
+fn coalesced(op: MlirOperation, memory: &Layout, shape: &[i64], bits: u32) -> Result<Layout, String> {
+    let threads = threads_of(op).ok_or("the copy is not inside an axe.kernel")?;
+    let (order, run) = blocked::memory_order(memory, shape).map_err(|e| e.to_string())?;
+    let vec = blocked::vector_width(run, bits);
+    blocked::blocked(shape, &order, vec, threads).map_err(|e| e.to_string())
+}
+
+/// Phase 3 for pointwise ops: every full-shape operand must have the destination's layout.
+fn resolve_pointwise(inf: &mut Inference, op: MlirOperation) {
+    let name = ir::name(op);
+    let (inputs, dst): (Vec<usize>, MlirValue) = match name.as_str() {
+        "axe.unary" | "axe.cast" => (vec![0], ir::operand(op, 1)),
+        "axe.binary" => (vec![0, 1], ir::operand(op, 2)),
+        _ => return,
+    };
+    let Some(dl) = inf.layout(dst).cloned() else { return };
+    let dshape = shape(dst);
+    for idx in inputs {
+        let v = ir::operand(op, idx);
+        let Some(vl) = inf.layout(v).cloned() else { continue };
+        let vs = shape(v);
+        let broadcast: Vec<usize> = (0..dshape.len()).filter(|&d| vs[d] == 1 && dshape[d] != 1).collect();
+        let want = if broadcast.is_empty() {
+            dl.clone()
+        } else {
+            match project::project(&dl, &dshape, &broadcast) {
+                Ok(l) => l,
+                Err(_) => continue,
+            }
+        };
+        if !equal(&vl, &want) {
+            convert_operand(inf, op, idx, want, "the destination's distribution");
+        }
+    }
+}
+
+/// Phase 4: the layout of an unknown shared tensor from every access to it.
+fn infer_shared(inf: &mut Inference, v: MlirValue, ops: &[MlirOperation], atoms: &HashMap<usize, (Layout, Layout)>) {
+    let vshape = shape(v);
+    let bits = ir::element_bits(ir::value_type(v));
+    let mut accesses = Vec::new();
+    let mut order: Option<(Vec<usize>, i64)> = None;
+    let mut first_user: Option<MlirOperation> = None;
+    for &op in ops {
+        let name = ir::name(op);
+        let operands: Vec<MlirValue> = (0..ir::num_operands(op)).map(|i| ir::operand(op, i)).collect();
+        let Some(pos) = operands.iter().position(|o| ir::key(*o) == ir::key(v)) else { continue };
+        first_user.get_or_insert(op);
+        match name.as_str() {
+            "axe.copy" => {
+                let other = operands[1 - pos];
+                let Some(ol) = inf.layout(other).cloned() else { continue };
+                if scope(other) == Some(MemoryScope::Register) {
+                    accesses.push(shared::Access { threads: ol, vec: 1 });
+                } else if let Ok((o, run)) = blocked::memory_order(&ol, &vshape) {
+                    let vec = blocked::vector_width(run, bits);
+                    if let Some(t) = threads_of(op) {
+                        if let Ok(l) = blocked::blocked(&vshape, &o, vec, t) {
+                            accesses.push(shared::Access { threads: l, vec });
+                        }
+                    }
+                    order.get_or_insert((o, run));
+                }
+            }
+            "axe.gemm" if pos < 2 => {
+                if let Some((a, b)) = atoms.get(&(op.ptr as usize)) {
+                    accesses.push(shared::Access { threads: if pos == 0 { a.clone() } else { b.clone() }, vec: 2 });
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some(user) = first_user else { return };
+    let (order, run) = order.unwrap_or_else(|| ((0..vshape.len()).rev().collect(), *vshape.last().unwrap_or(&1)));
+    let vec = blocked::vector_width(run, bits);
+    match shared::choose(&vshape, &order, vec, &accesses, (bits as i64 / 8).max(1)) {
+        Ok((l, cost)) => {
+            ir::remark(user, &format!("shared layout {l} chosen for operand of shape {vshape:?}: {cost} bank wavefronts over {} accesses", accesses.len()));
+            inf.set(v, l);
+        }
+        Err(e) => inf.fail(user, &format!("cannot choose a shared-memory layout: {e}")),
+    }
+}
+
+/// The pass body.
+pub fn run(root: OperationRefMut) -> bool {
+    let root = root.to_raw();
+    let mut inf = Inference { known: HashMap::new(), inferred: Vec::new(), seen: HashSet::new(), ok: true };
+    let ops = ir::collect(root, OPS);
+
+    // Every Axe tensor value the ops touch, with the layouts already known.
+    let mut values: Vec<MlirValue> = Vec::new();
+    let mut listed = HashSet::new();
+    for &op in &ops {
+        let results: Vec<MlirValue> = (0..ir::num_results(op)).map(|i| ir::result(op, i)).collect();
+        let operands: Vec<MlirValue> = (0..ir::num_operands(op)).map(|i| ir::operand(op, i)).collect();
+        for v in operands.into_iter().chain(results) {
+            let t = ir::value_type(v);
+            if !ir::is_tensor(t) || !listed.insert(ir::key(v)) {
+                continue;
+            }
+            if let Some(l) = ir::tensor_layout(t) {
+                inf.known.insert(ir::key(v), l);
+            }
+            values.push(v);
+        }
+    }
+
+    // Phase 1: anchors.
+    let mut atoms = HashMap::new();
+    for &op in ops.iter().filter(|o| ir::name(**o) == "axe.gemm") {
+        if let Some(ab) = anchor_gemm(&mut inf, op) {
+            atoms.insert(op.ptr as usize, ab);
+        }
+    }
+    // Phase 2: exact constraints (pointwise, reduce, slice, register copies) to a fixpoint;
+    // only then the free choice of one coalesced copy layout — the largest copy first — and
+    // again. A register tensor thus takes its consumers' layout when they have one.
+    let mut copies: Vec<MlirOperation> = ops.iter().copied().filter(|o| ir::name(*o) == "axe.copy").collect();
+    copies.sort_by_key(|o| -shape(ir::operand(*o, 0)).iter().product::<i64>());
+    loop {
+        for _ in 0..256 {
+            let mut changed = false;
+            for &op in &ops {
+                changed |= propagate(&mut inf, op, false);
+            }
+            if !changed {
+                break;
+            }
+        }
+        if !copies.iter().any(|&op| propagate(&mut inf, op, true)) {
+            break;
+        }
+    }
+    // Phase 3: conflicts on pointwise operands.
+    for &op in &ops {
+        resolve_pointwise(&mut inf, op);
+    }
+    // Phase 4: shared memory, scored against every access.
+    let ops_now = ir::collect(root, OPS);
+    for &v in &values {
+        if inf.layout(v).is_none() && scope(v) == Some(MemoryScope::Shared) {
+            infer_shared(&mut inf, v, &ops_now, &atoms);
+        }
+    }
+    // Phase 5: write the types; diagnose what stays unknown.
+    for &v in &inf.inferred.clone() {
+        let Some(l) = inf.layout(v).cloned() else { continue };
+        let owner = ir::defining_op(v);
+        if let Some(user) = ir::users(v).into_iter().find(|u| !ir::name(*u).starts_with("axe.")) {
+            let at = owner.unwrap_or(user);
+            inf.fail(at, &format!("inferred layout {l} cannot be written: the tensor is used by '{}', whose types would change", ir::name(user)));
+            continue;
+        }
+        match owner {
+            Some(_) => ir::set_value_type(v, ir::with_layout(ir::value_type(v), &l)),
+            None => {
+                let user = ir::users(v).first().copied();
+                if let Some(u) = user {
+                    inf.fail(u, &format!("inferred layout {l} for a block argument; give the argument this layout in the function signature"));
+                }
+            }
+        }
+    }
+    for &v in &values {
+        if inf.layout(v).is_none() && ir::tensor_layout(ir::value_type(v)).is_none() {
+            let at = ir::defining_op(v).or_else(|| ir::users(v).first().copied());
+            if let Some(at) = at {
+                let what = match scope(v) {
+                    Some(MemoryScope::Global) => "a global tensor's layout is never inferred; give it one (e.g. with axe.view)",
+                    _ => "no operation constrains this tensor's layout",
+                };
+                inf.fail(at, &format!("cannot infer a layout: {what}"));
+            }
+        }
+    }
+    inf.ok
+}

@@ -1,0 +1,130 @@
+//! Shared-memory layouts (Hexcute §5.2): one layout compatible with every access to the
+//! tensor, chosen to minimize bank conflicts.
+//!
+//! The candidates keep the global tensor's dimension order (so global↔shared copies stay
+//! vectorized) and pad the second-fastest dimension's stride by a multiple of the vector
+//! width — padding is expressible as an Axe layout, where an XOR swizzle is not (the layout
+//! attribute has no swizzle yet). Each candidate is scored by counting, for warp 0 of every
+//! access layout touching the tensor, the shared-memory wavefronts of each vector access the
+//! way the hardware serves them: 32 banks of 4 bytes, a request split into phases of at most
+//! 128 bytes, one wavefront per distinct word in the busiest bank.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use axe_layout::{Axis, Iter, Layout, LayoutError};
+
+/// An access to the shared tensor: the threads' layout over the tensor's logical shape and
+/// the number of consecutive registers each access moves.
+pub struct Access {
+    pub threads: Layout,
+    pub vec: i64,
+}
+
+/// Compact layout of `shape` in `order` (fastest first), the second-fastest dim padded by `pad`.
+pub fn compact(shape: &[i64], order: &[usize], pad: i64) -> Result<Layout, LayoutError> {
+    let mut strides = vec![0i64; shape.len()];
+    let mut next = 1i64;
+    for (k, &d) in order.iter().enumerate() {
+        strides[d] = next;
+        next = next.checked_mul(shape[d]).ok_or(LayoutError::Overflow)?;
+        if k == 0 && order.len() > 1 {
+            next = next.checked_add(pad).ok_or(LayoutError::Overflow)?;
+        }
+    }
+    let shard = (0..shape.len())
+        .filter(|&d| shape[d] > 1)
+        .map(|d| Iter::mem(shape[d], strides[d]))
+        .collect();
+    Layout::from_shard(shard)
+}
+
+/// Wavefronts needed by warp 0 of `access` over shared layout `shared` (`elem_bytes` each).
+pub fn wavefronts(access: &Access, shared: &Layout, elem_bytes: i64) -> i64 {
+    let lane = Axis::from("lane");
+    let reg = Axis::from("reg");
+    let warp = Axis::from("warp");
+    // (lane, reg) of warp 0 -> logical index.
+    let mut owner: HashMap<(i64, i64), i64> = HashMap::new();
+    for x in 0..access.threads.size() {
+        for p in access.threads.eval_set_flat(x).unwrap_or_default() {
+            if p.get(&warp).copied().unwrap_or(0) == 0 {
+                let key = (p.get(&lane).copied().unwrap_or(0), p.get(&reg).copied().unwrap_or(0));
+                owner.entry(key).or_insert(x);
+            }
+        }
+    }
+    let regs: BTreeSet<i64> = owner.keys().map(|&(_, r)| r - r % access.vec).collect();
+    let bytes = access.vec * elem_bytes;
+    let lanes_per_phase = if bytes >= 4 { (128 / bytes).clamp(1, 32) } else { 32 };
+    let mut total = 0;
+    for r in regs {
+        for phase in (0..32).step_by(lanes_per_phase as usize) {
+            let mut words_per_bank: BTreeMap<i64, BTreeSet<i64>> = BTreeMap::new();
+            for l in phase..(phase + lanes_per_phase).min(32) {
+                let Some(&x) = owner.get(&(l, r)) else { continue };
+                let addr = shared.shard_point(x).get(&Axis::memory()).copied().unwrap_or(0)
+                    * elem_bytes;
+                for w in (addr / 4)..=((addr + bytes - 1) / 4) {
+                    words_per_bank.entry(w.rem_euclid(32)).or_default().insert(w);
+                }
+            }
+            total += words_per_bank.values().map(|s| s.len() as i64).max().unwrap_or(0);
+        }
+    }
+    total
+}
+
+/// The least-conflicting padded layout for `shape` in `order`, with its wavefront count.
+pub fn choose(
+    shape: &[i64],
+    order: &[usize],
+    vec: i64,
+    accesses: &[Access],
+    elem_bytes: i64,
+) -> Result<(Layout, i64), LayoutError> {
+    let mut best: Option<(Layout, i64)> = None;
+    for pad in [0, vec, 2 * vec, 4 * vec] {
+        let l = compact(shape, order, pad)?;
+        let cost: i64 = accesses.iter().map(|a| wavefronts(a, &l, elem_bytes)).sum();
+        if best.as_ref().map_or(true, |(_, c)| cost < *c) {
+            best = Some((l, cost));
+        }
+        if order.len() < 2 {
+            break;
+        }
+    }
+    best.ok_or_else(|| LayoutError::Unsupported("no shared layout candidate".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A column of a 32x32 f32 row-major tile read by 32 lanes (one element each) hits one
+    /// bank 32 times; padding the row by one vector (1 element) spreads it over all banks.
+    #[test]
+    fn padding_removes_column_conflicts() {
+        let column_reader = Access {
+            threads: Layout::parse("(32, 32) : (1@lane, 1@reg)").unwrap(),
+            vec: 1,
+        };
+        let unpadded = compact(&[32, 32], &[1, 0], 0).unwrap();
+        assert_eq!(unpadded.to_string(), "(32, 32) : (32, 1)");
+        assert_eq!(wavefronts(&column_reader, &unpadded, 4), 32 * 32);
+        let (best, cost) = choose(&[32, 32], &[1, 0], 1, &[column_reader], 4).unwrap();
+        assert_eq!(best.to_string(), "(32, 32) : (33, 1)");
+        assert_eq!(cost, 32, "one wavefront per register");
+    }
+
+    /// Each lane reads its own 16-byte row of a 32x8 f16 tile: 8 lanes per 128-byte phase
+    /// cover 128 contiguous bytes, one wavefront per phase, so the compact layout wins
+    /// (padding by 8 elements would put lanes 0 and 4 of a phase on the same banks).
+    #[test]
+    fn row_access_keeps_compact() {
+        let row_reader =
+            Access { threads: Layout::parse("(32, 8) : (1@lane, 1@reg)").unwrap(), vec: 8 };
+        let (best, cost) = choose(&[32, 8], &[1, 0], 8, &[row_reader], 2).unwrap();
+        assert_eq!(best.to_string(), "(32, 8) : (8, 1)");
+        assert_eq!(cost, 4);
+    }
+}

@@ -148,6 +148,20 @@ fn enum_word(text: &str) -> String {
     t.rsplit(|c: char| c == ' ' || c == '<').next().unwrap_or("").to_string()
 }
 
+/// The kind of a unary/binary/reduce op. ODS I32EnumAttrs print as `N : i32`; the case order
+/// is that of AxeAttrs.td.
+fn enum_kind(op_name: &str, text: &str) -> String {
+    let cases: &[&str] = match op_name {
+        "axe.unary" => &["neg", "exp", "exp2", "log", "sqrt", "rsqrt", "abs", "relu"],
+        "axe.binary" => &["add", "sub", "mul", "div", "max", "min"],
+        _ => &["sum", "max", "min"],
+    };
+    match text.split(':').next().and_then(|n| n.trim().parse::<usize>().ok()) {
+        Some(i) => cases.get(i).map(|s| s.to_string()).unwrap_or_else(|| text.to_string()),
+        None => enum_word(text),
+    }
+}
+
 fn scope_of(t: MlirType) -> Option<Scope> {
     // `!axe.tensor<SHAPExELEM, SCOPE, LAYOUT>`
     let text = type_text(t);
@@ -309,7 +323,7 @@ fn translate_op(k: &mut Kernel, op: MlirOperation) -> Res<()> {
         }
         "axe.gemm" => dispatch::emit_gemm(k, op),
         "axe.unary" | "axe.binary" | "axe.reduce" => {
-            let kind = enum_word(&attr_text(op, "kind").unwrap_or_default());
+            let kind = enum_kind(&name, &attr_text(op, "kind").unwrap_or_default());
             plan::emit_pointwise(k, op, &name, &kind)
         }
         other => diag(op, format!("axe-to-nki: '{other}' is not supported (supported: axe.alloc, axe.slice, axe.copy, axe.fill, axe.gemm, axe.unary, axe.binary, axe.reduce)")),

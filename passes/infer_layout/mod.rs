@@ -464,16 +464,25 @@ pub fn run(root: OperationRefMut) -> bool {
             }
         }
     }
-    for &v in &values {
-        if inf.layout(v).is_none() && ir::tensor_layout(ir::value_type(v)).is_none() {
-            let at = ir::defining_op(v).or_else(|| ir::users(v).first().copied());
-            if let Some(at) = at {
-                let what = match scope(v) {
-                    Some(MemoryScope::Global) => "a global tensor's layout is never inferred; give it one (e.g. with axe.view)",
-                    _ => "no operation constrains this tensor's layout",
-                };
-                inf.fail(at, &format!("cannot infer a layout: {what}"));
+    // What stays unknown: `?` global tensors first (they are causes), then — only when nothing
+    // failed before, so one root cause does not cascade — tensors nothing constrains.
+    let unknown: Vec<MlirValue> = values
+        .iter()
+        .copied()
+        .filter(|&v| inf.layout(v).is_none() && ir::tensor_layout(ir::value_type(v)).is_none())
+        .collect();
+    for global in [true, false] {
+        for &v in &unknown {
+            if (scope(v) == Some(MemoryScope::Global)) != global || (!global && !inf.ok) {
+                continue;
             }
+            let Some(at) = ir::defining_op(v).or_else(|| ir::users(v).first().copied()) else { continue };
+            let what = if global {
+                "a global tensor's layout is never inferred; give it one (e.g. with axe.view)"
+            } else {
+                "no operation constrains this tensor's layout"
+            };
+            inf.fail(at, &format!("cannot infer a layout: {what}"));
         }
     }
     inf.ok

@@ -6,6 +6,7 @@
 #
 # AXE_TOOLS_DIR overrides where the built tools are looked up (default target/debug).
 import os
+import sys
 
 import lit.formats
 import lit.llvm
@@ -33,5 +34,7 @@ llvm_config.add_tool_substitutions(["axe-opt", "axe-layout", "axe-translate"], [
 
 config.substitutions.append(("%axe_plugin", os.path.join(tools_dir, "libaxe_plugin.so")))
 config.substitutions.append(("%mlir_opt", os.path.join(llvm_bin, "mlir-opt")))
-config.substitutions.append(("%python", "python3"))
+# The interpreter running lit (Debian's python3, with python3-numpy from scripts/setup.sh),
+# not whichever python3 comes first on PATH.
+config.substitutions.append(("%python", sys.executable))
 config.environment["AXE_PROJECT_ROOT"] = project_root

@@ -1,18 +1,28 @@
-//! `axe-canonicalize`: every `#axe.layout` reachable from the operation (attributes, and
-//! nested in types such as `!axe.tensor`) into its canonical form (Axe paper, Appendix A).
+//! `axe-canonicalize`: layouts to canonical form, then folds of Axe ops.
 //!
-//! MLIR's `AttrTypeReplacer` (through `axeReplaceLayoutsIn`) does the traversal; the
-//! layout logic is `axe_layout`'s canonicalization. Canonical forms are idempotent, so a
-//! second run prints identical IR.
+//! 1. Every `#axe.layout` reachable from the operation (attributes, and nested in types such
+//!    as `!axe.tensor`) into its canonical form (Axe paper, Appendix A). MLIR's
+//!    `AttrTypeReplacer` (through `axeReplaceLayoutsIn`) does the traversal; the layout logic
+//!    is `axe_layout`'s canonicalization.
+//! 2. Folds, repeated until nothing changes:
+//!    * a synchronous copy of a tensor onto itself is erased;
+//!    * a slice of a slice becomes one slice of the original tensor;
+//!    * a fill whose tensor is entirely overwritten by the next op touching it is erased;
+//!    * a layout conversion between tensors of the same type whose destination is a fresh
+//!      allocation is erased and the destination replaced by the source — when nothing
+//!      writes the source afterwards, so the two can share storage.
+//!
+//! Canonical forms and folds are idempotent: a second run prints identical IR.
 
 use std::os::raw::c_void;
 
 use melior::ir::attribute::Attribute;
 use melior::ir::operation::OperationRefMut;
 use melior::ir::AttributeLike;
-use mlir_sys::MlirAttribute;
+use mlir_sys::{MlirAttribute, MlirOperation, MlirValue};
 
 use crate::dialect::{self, ffi};
+use crate::ir;
 
 unsafe extern "C" fn canonical_layout(attr: MlirAttribute, _user: *mut c_void) -> MlirAttribute {
     let attr = Attribute::from_raw(attr);
@@ -26,8 +36,120 @@ unsafe extern "C" fn canonical_layout(attr: MlirAttribute, _user: *mut c_void) -
     dialect::layout_attr(&attr.context().to_ref(), &canonical).to_raw()
 }
 
+/// The operand positions an op writes (its destination tensors).
+fn written_operands(name: &str) -> &'static [usize] {
+    match name {
+        "axe.copy" | "axe.unary" | "axe.cast" | "axe.reduce" | "axe.convert_layout" => &[1],
+        "axe.fill" => &[0],
+        "axe.gemm" | "axe.binary" => &[2],
+        _ => &[],
+    }
+}
+
+/// Whether `op` writes every element of operand `idx` without reading it first.
+fn overwrites(op: MlirOperation, v: MlirValue) -> bool {
+    let name = ir::name(op);
+    let dest = match name.as_str() {
+        "axe.copy" | "axe.convert_layout" | "axe.cast" | "axe.unary" | "axe.reduce" => 1,
+        "axe.binary" => 2,
+        "axe.fill" => 0,
+        _ => return false,
+    };
+    let operands: Vec<MlirValue> = (0..ir::num_operands(op)).map(|i| ir::operand(op, i)).collect();
+    ir::key(operands[dest]) == ir::key(v)
+        && operands.iter().enumerate().all(|(i, o)| i == dest || ir::key(*o) != ir::key(v))
+}
+
+/// `axe.copy %x, %x` (synchronous) does nothing.
+fn fold_self_copy(op: MlirOperation) -> bool {
+    if ir::num_results(op) != 0 || ir::key(ir::operand(op, 0)) != ir::key(ir::operand(op, 1)) {
+        return false;
+    }
+    ir::erase(op);
+    true
+}
+
+/// A fill of a fresh allocation, overwritten by the next op in the same block that touches the
+/// tensor, with no slice aliasing it.
+fn fold_dead_fill(op: MlirOperation) -> bool {
+    let t = ir::operand(op, 0);
+    let Some(def) = ir::defining_op(t) else { return false };
+    if ir::name(def) != "axe.alloc" {
+        return false;
+    }
+    let users = ir::users(t);
+    if users.iter().any(|u| ir::name(*u) == "axe.slice") {
+        return false;
+    }
+    // The next op after the fill (in its block) that uses `t`, directly or in a region.
+    let mut next = ir::next_in_block(op);
+    while let Some(n) = next {
+        let touches = users.iter().any(|u| u.ptr == n.ptr || ir::is_ancestor(n, *u));
+        if touches {
+            if users.iter().any(|u| u.ptr == n.ptr) && overwrites(n, t) {
+                ir::erase(op);
+                return true;
+            }
+            return false;
+        }
+        next = ir::next_in_block(n);
+    }
+    false
+}
+
+/// `axe.convert_layout %src, %dst` between identical types, `%dst` a fresh allocation only
+/// read afterwards and `%src` never written afterwards: `%dst` is `%src`.
+fn fold_trivial_conversion(op: MlirOperation) -> bool {
+    let (src, dst) = (ir::operand(op, 0), ir::operand(op, 1));
+    if !unsafe { mlir_sys::mlirTypeEqual(ir::value_type(src), ir::value_type(dst)) } {
+        return false;
+    }
+    let Some(alloc) = ir::defining_op(dst).filter(|d| ir::name(*d) == "axe.alloc") else {
+        return false;
+    };
+    let writers = |v: MlirValue| -> Vec<MlirOperation> {
+        ir::users(v)
+            .into_iter()
+            .filter(|&u| {
+                u.ptr != op.ptr
+                    && written_operands(&ir::name(u)).iter().any(|&i| ir::key(ir::operand(u, i)) == ir::key(v))
+            })
+            .collect()
+    };
+    // Writes to the source before the conversion produce the data; after it they would be
+    // seen through the shared storage.
+    let later = |u: MlirOperation| !ir::is_ancestor_block(op, u);
+    let non_axe = |v: MlirValue| ir::users(v).into_iter().any(|u| !ir::name(u).starts_with("axe."));
+    if writers(src).into_iter().any(later) || !writers(dst).is_empty() || non_axe(dst) || non_axe(src) {
+        return false;
+    }
+    ir::replace_all_uses(dst, src);
+    ir::erase(op);
+    ir::erase(alloc);
+    true
+}
+
 /// The pass body.
 pub fn run(op: OperationRefMut) -> bool {
-    unsafe { ffi::axeReplaceLayoutsIn(op.to_raw(), canonical_layout, std::ptr::null_mut()) };
+    let root = op.to_raw();
+    unsafe { ffi::axeReplaceLayoutsIn(root, canonical_layout, std::ptr::null_mut()) };
+    for _ in 0..64 {
+        let mut changed = false;
+        for op in ir::collect(root, &["axe.copy"]) {
+            changed |= fold_self_copy(op);
+        }
+        for op in ir::collect(root, &["axe.slice"]) {
+            changed |= crate::slice::fold_chain(op);
+        }
+        for op in ir::collect(root, &["axe.fill"]) {
+            changed |= fold_dead_fill(op);
+        }
+        for op in ir::collect(root, &["axe.convert_layout"]) {
+            changed |= fold_trivial_conversion(op);
+        }
+        if !changed {
+            break;
+        }
+    }
     true
 }

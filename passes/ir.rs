@@ -279,3 +279,54 @@ pub fn key(v: MlirValue) -> usize {
 pub fn num_results(op: MlirOperation) -> usize {
     unsafe { mlirOperationGetNumResults(op) as usize }
 }
+
+/// The operation after `op` in its block.
+pub fn next_in_block(op: MlirOperation) -> Option<MlirOperation> {
+    let n = unsafe { mlirOperationGetNextInBlock(op) };
+    (!n.ptr.is_null()).then_some(n)
+}
+
+/// Whether `ancestor` (properly) contains `op`.
+pub fn is_ancestor(ancestor: MlirOperation, op: MlirOperation) -> bool {
+    let mut p = parent(op);
+    while let Some(o) = p {
+        if o.ptr == ancestor.ptr {
+            return true;
+        }
+        p = parent(o);
+    }
+    false
+}
+
+/// Replaces every use of `from` by `to`.
+pub fn replace_all_uses(from: MlirValue, to: MlirValue) {
+    unsafe { mlirValueReplaceAllUsesOfWith(from, to) }
+}
+
+/// The block holding `op`.
+pub fn block_of(op: MlirOperation) -> Option<MlirBlock> {
+    let b = unsafe { mlirOperationGetBlock(op) };
+    (!b.ptr.is_null()).then_some(b)
+}
+
+/// Whether `op` is nested in an operation that precedes `before` in `before`'s block (so it
+/// runs before it).
+pub fn is_ancestor_block(before: MlirOperation, op: MlirOperation) -> bool {
+    let Some(block) = block_of(before) else { return false };
+    let mut p = Some(op);
+    while let Some(o) = p {
+        if block_of(o).map(|b| b.ptr) == Some(block.ptr) {
+            // `o` is in the same block: does it come before `before`?
+            let mut n = next_in_block(o);
+            while let Some(x) = n {
+                if x.ptr == before.ptr {
+                    return true;
+                }
+                n = next_in_block(x);
+            }
+            return false;
+        }
+        p = parent(o);
+    }
+    false
+}

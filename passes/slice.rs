@@ -12,13 +12,15 @@ use melior::ir::operation::OperationRefMut;
 use crate::ir;
 
 /// Folds `slice(slice(t, R1), R2)` into `slice(t, R1 ∘ R2)`; the inner slice is erased once
-/// it has no other use.
-fn fold_chain(op: mlir_sys::MlirOperation) {
+/// it has no other use. Returns whether anything changed.
+pub(crate) fn fold_chain(op: mlir_sys::MlirOperation) -> bool {
+    let mut changed = false;
     loop {
         let source = ir::operand(op, 0);
         let Some(inner) = ir::defining_op(source).filter(|d| ir::name(*d) == "axe.slice") else {
-            return;
+            return changed;
         };
+        changed = true;
         let (ilo, olo, ohi) =
             (ir::i64_array(inner, "lower"), ir::i64_array(op, "lower"), ir::i64_array(op, "upper"));
         let lower: Vec<i64> = ilo.iter().zip(&olo).map(|(a, b)| a + b).collect();

@@ -51,3 +51,73 @@ func.func @unknown() {
   }
   return
 }
+
+// Folds of Axe ops.
+
+// Copy to self: erased. A copy between different tensors stays.
+// CHECK-LABEL: func.func @self_copy
+// CHECK-SAME: (%[[A:.*]]: !axe.tensor<32xf32, global, #axe.layout<(32) : (1)>>, %[[B:.*]]: !axe.tensor<32xf32, global, #axe.layout<(32) : (1)>>)
+// CHECK-NEXT: axe.copy %[[A]], %[[B]]
+// CHECK-NEXT: return
+func.func @self_copy(%a: !axe.tensor<32xf32, global, #axe.layout<(32) : (1)>>, %b: !axe.tensor<32xf32, global, #axe.layout<(32) : (1)>>) {
+  axe.copy %a, %a : !axe.tensor<32xf32, global, #axe.layout<(32) : (1)>>, !axe.tensor<32xf32, global, #axe.layout<(32) : (1)>>
+  axe.copy %a, %b : !axe.tensor<32xf32, global, #axe.layout<(32) : (1)>>, !axe.tensor<32xf32, global, #axe.layout<(32) : (1)>>
+  return
+}
+
+// Slice of a slice: one slice of the original ([4:12] then [2:6] is [6:10]).
+// CHECK-LABEL: func.func @slice_of_slice
+// CHECK: %[[S:.*]] = axe.slice %{{.*}} [6 : 10] : !axe.tensor<16xf16, global, #axe.layout<(16) : (1)>> to !axe.tensor<4xf16, global, ?>
+// CHECK-NOT: axe.slice
+func.func @slice_of_slice(%t: !axe.tensor<16xf16, global, #axe.layout<(16) : (1)>>) {
+  %a = axe.slice %t [4 : 12] : !axe.tensor<16xf16, global, #axe.layout<(16) : (1)>> to !axe.tensor<8xf16, global, ?>
+  %b = axe.slice %a [2 : 6] : !axe.tensor<8xf16, global, ?> to !axe.tensor<4xf16, global, ?>
+  %z = arith.constant 0.0 : f16
+  axe.fill %b, %z : !axe.tensor<4xf16, global, ?>, f16
+  return
+}
+
+// A fill overwritten by the next op that touches the tensor is dead; a fill that is read
+// first (by the gemm accumulating into it) is not.
+// CHECK-LABEL: func.func @dead_fill
+// CHECK: %[[R:.*]] = axe.alloc : !axe.tensor<32xf32, register, #axe.layout<(32) : (1@lane)>>
+// CHECK-NEXT: axe.copy %{{.*}}, %[[R]]
+// CHECK-NOT: axe.fill %[[R]]
+// CHECK: %[[ACC:.*]] = axe.alloc : !axe.tensor<16x8xf32, register
+// CHECK-NEXT: axe.fill %[[ACC]]
+// CHECK-NEXT: axe.gemm
+func.func @dead_fill(%g: !axe.tensor<32xf32, global, #axe.layout<(32) : (1)>>, %a: !axe.tensor<16x16xf16, shared, #axe.layout<(16, 16) : (16, 1)>>, %b: !axe.tensor<16x8xf16, shared, #axe.layout<(16, 8) : (8, 1)>>) {
+  axe.kernel grid [1] threads [32] {
+    %z = arith.constant 0.0 : f32
+    %r = axe.alloc : !axe.tensor<32xf32, register, #axe.layout<(32) : (1@lane)>>
+    axe.fill %r, %z : !axe.tensor<32xf32, register, #axe.layout<(32) : (1@lane)>>, f32
+    axe.copy %g, %r : !axe.tensor<32xf32, global, #axe.layout<(32) : (1)>>, !axe.tensor<32xf32, register, #axe.layout<(32) : (1@lane)>>
+    %acc = axe.alloc : !axe.tensor<16x8xf32, register, #axe.layout<(2, 8, 4, 2) : (2@reg, 4@lane, 1@lane, 1@reg)>>
+    axe.fill %acc, %z : !axe.tensor<16x8xf32, register, #axe.layout<(2, 8, 4, 2) : (2@reg, 4@lane, 1@lane, 1@reg)>>, f32
+    axe.gemm %a, %b, %acc : !axe.tensor<16x16xf16, shared, #axe.layout<(16, 16) : (16, 1)>>, !axe.tensor<16x8xf16, shared, #axe.layout<(16, 8) : (8, 1)>>, !axe.tensor<16x8xf32, register, #axe.layout<(2, 8, 4, 2) : (2@reg, 4@lane, 1@lane, 1@reg)>>
+  }
+  return
+}
+
+// A conversion between equivalent layouts (equal once canonical) into a fresh tensor that is
+// only read: the fresh tensor is the source. One whose source is written afterwards stays.
+// CHECK-LABEL: func.func @trivial_conversion
+// CHECK: %[[X:.*]] = axe.alloc : !axe.tensor<8x4xf32, register, #axe.layout<(32) : (1@lane)>>
+// CHECK-NOT: axe.convert_layout %[[X]]
+// CHECK: axe.copy %[[X]], %{{.*}}
+// CHECK: axe.convert_layout
+func.func @trivial_conversion(%g: !axe.tensor<8x4xf32, global, #axe.layout<(32) : (1)>>) {
+  axe.kernel grid [1] threads [32] {
+    %x = axe.alloc : !axe.tensor<8x4xf32, register, #axe.layout<(32) : (1@lane)>>
+    %y = axe.alloc : !axe.tensor<8x4xf32, register, #axe.layout<(8, 4) : (4@lane, 1@lane)>>
+    axe.copy %g, %x : !axe.tensor<8x4xf32, global, #axe.layout<(32) : (1)>>, !axe.tensor<8x4xf32, register, #axe.layout<(32) : (1@lane)>>
+    axe.convert_layout %x, %y : !axe.tensor<8x4xf32, register, #axe.layout<(32) : (1@lane)>>, !axe.tensor<8x4xf32, register, #axe.layout<(8, 4) : (4@lane, 1@lane)>>
+    axe.copy %y, %g : !axe.tensor<8x4xf32, register, #axe.layout<(8, 4) : (4@lane, 1@lane)>>, !axe.tensor<8x4xf32, global, #axe.layout<(32) : (1)>>
+    %u = axe.alloc : !axe.tensor<8x4xf32, register, #axe.layout<(32) : (1@lane)>>
+    %w = axe.alloc : !axe.tensor<8x4xf32, register, #axe.layout<(32) : (1@lane)>>
+    axe.copy %g, %u : !axe.tensor<8x4xf32, global, #axe.layout<(32) : (1)>>, !axe.tensor<8x4xf32, register, #axe.layout<(32) : (1@lane)>>
+    axe.convert_layout %u, %w : !axe.tensor<8x4xf32, register, #axe.layout<(32) : (1@lane)>>, !axe.tensor<8x4xf32, register, #axe.layout<(32) : (1@lane)>>
+    axe.unary neg %w, %u : !axe.tensor<8x4xf32, register, #axe.layout<(32) : (1@lane)>>, !axe.tensor<8x4xf32, register, #axe.layout<(32) : (1@lane)>>
+  }
+  return
+}

@@ -121,8 +121,11 @@ static LogicalResult verifyTensorUses(Operation *op) {
   int64_t numWarps = -1, numDevices = -1;
   if (auto kernel = op->getParentOfType<KernelOp>())
     numWarps = kernel.getNumThreads() / 32;
+  // Outside a mesh there are no devices to distribute over (0 devices).
   if (auto mesh = op->getParentOfType<MeshOp>())
     numDevices = mesh.getNumDevices();
+  else
+    numDevices = 0;
   auto check = [&](Type type, StringRef what, unsigned index) -> LogicalResult {
     auto tensor = dyn_cast<axe::TensorType>(type);
     if (!tensor || !tensor.getLayoutAttr() || !target)

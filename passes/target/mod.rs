@@ -92,7 +92,8 @@ pub fn coordinate_range(layout: &Layout) -> BTreeMap<Axis, (i64, i64)> {
 
 impl Target {
     /// Checks that every axis of `layout` exists on this target and stays in `[0, bound)`.
-    /// `num_warps`/`num_devices` (when known) tighten the bounds of `warp`/`gpuid`.
+    /// `num_warps`/`num_devices` (when known) tighten the bounds of `warp`/`gpuid`; zero
+    /// devices means the tensor is used outside any device mesh.
     pub fn check_layout(
         &self,
         layout: &Layout,
@@ -108,6 +109,9 @@ impl Target {
                     names.join(", ")
                 ));
             };
+            if axis.name() == "gpuid" && num_devices == Some(0) {
+                return Err("the layout distributes over devices (gpuid), but the tensor is used outside an axe.mesh".into());
+            }
             let bound = match axis.name() {
                 "warp" => num_warps.or(bound),
                 "gpuid" => num_devices.or(bound),

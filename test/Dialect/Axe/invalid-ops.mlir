@@ -183,6 +183,17 @@ module attributes {axe.target = #axe.target<"sm_90">} {
 
 // -----
 
+// A distributed tensor is used only inside a device mesh.
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @gpuid_outside_mesh() {
+    // expected-error @+1 {{the layout distributes over devices (gpuid), but the tensor is used outside an axe.mesh}}
+    %w = axe.alloc : !axe.tensor<8x16xf16, global, #axe.layout<(8, 16) : (1@gpuid, 1)>>
+    return
+  }
+}
+
+// -----
+
 // A thread sees only its own registers: a lane-distributed tensor cannot be used at thread scope.
 func.func @register_thread_scope() {
   axe.kernel grid [1] threads [32] {

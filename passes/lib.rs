@@ -10,6 +10,7 @@
 pub mod dialect;
 
 pub mod canonicalize;
+pub mod convert_axe_to_gpu;
 pub mod slice;
 pub mod target;
 pub mod diagnostics;
@@ -31,6 +32,7 @@ pub(crate) fn run_pass(pass: &str, op: MlirOperation, _options: &str) -> bool {
     match pass {
         "axe-canonicalize" => canonicalize::run(op),
         "axe-slice" => slice::run(op),
+        "convert-axe-to-gpu" => convert_axe_to_gpu::run(op, _options),
         "axe-infer-layout" => infer_layout::run(op),
         other => {
             diagnostics::emit_error(&op, &format!("no Rust body for pass '{other}'"));

@@ -53,7 +53,24 @@ namespace {
 AXE_RUST_PASS(AxeCanonicalize)
 AXE_RUST_PASS(AxeSlice)
 AXE_RUST_PASS(AxeInferLayout)
-AXE_RUST_PASS(ConvertAxeToGPU)
+/// convert-axe-to-gpu forwards its options to the Rust body as text.
+struct ConvertAxeToGPUPass
+    : public mlir::axe::impl::ConvertAxeToGPUBase<ConvertAxeToGPUPass> {
+  using ConvertAxeToGPUBase::ConvertAxeToGPUBase;
+  void runOnOperation() override {
+    std::string options =
+        emulateThreadsOnCpu ? "emulate-threads-on-cpu=1" : "";
+    if (!runRustPass(getArgument(), getOperation(), options))
+      signalPassFailure();
+  }
+};
 } // namespace
 
-extern "C" void axeRegisterPasses(void) { registerAxePasses(); }
+namespace mlir::axe {
+void registerAxePipelines();
+} // namespace mlir::axe
+
+extern "C" void axeRegisterPasses(void) {
+  registerAxePasses();
+  mlir::axe::registerAxePipelines();
+}

@@ -13,6 +13,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 using namespace mlir;
@@ -20,6 +21,8 @@ using namespace mlir;
 static void registerEverything(DialectRegistry &registry) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
+  // As mlir-opt: gpu-module-to-binary translates gpu.modules to LLVM IR.
+  registerAllGPUToLLVMIRTranslations(registry);
   registry.insert<axe::AxeDialect>();
 }
 

@@ -99,7 +99,31 @@ def ConvertAxeToGPU : Pass<"convert-axe-to-gpu", "::mlir::ModuleOp"> {
     shuffles, ldmatrix + mma.sync), with addresses computed by evaluating
     the layouts symbolically. Tensors whose layout is still `?` are refused
     (run axe-infer-layout first).
+
+    What lowers: `axe.kernel` (grid/threads, no cluster) to `gpu.launch`;
+    register tensors to per-thread `memref.alloca`, shared tensors to
+    workgroup attributions; `axe.scope` (sliced ones under `scf.if`);
+    `axe.copy`/`axe.convert_layout` between global, shared and register
+    tensors (thread-bound over the registers each thread owns, vector
+    loads/stores of up to 16 bytes where both sides are contiguous and the
+    memory side provably aligned); `axe.fill`; `axe.unary`/`axe.binary`
+    (broadcasting)/`axe.cast` on register tensors; `axe.reduce` in-thread
+    and across lanes (`gpu.shuffle xor`); `axe.barrier cta|warp|thread`;
+    `axe.wait` (copies are synchronous). Refused with a located error:
+    `axe.gemm`, copy schedules `cp_async`/`tma`/`ldmatrix`, cluster
+    launches, `axe.mesh`, reductions across warps, layouts without a common
+    mixed-radix refinement, register layouts whose lane/warp iters overlap.
+
+    With `emulate-threads-on-cpu`, the launch becomes `scf.for` loops over
+    block and thread ids (register tensors get one row per thread, top-level
+    CTA barriers split the body into phases), so the per-thread code runs on
+    the CPU; warp shuffles and nested barriers are refused in that mode.
   }];
+  let options = [
+    Option<"emulateThreadsOnCpu", "emulate-threads-on-cpu", "bool", "false",
+           "Lower to loops over block and thread ids instead of gpu.launch "
+           "(a test mode: the per-thread code runs on the CPU)">
+  ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
                            "::mlir::vector::VectorDialect", "::mlir::nvgpu::NVGPUDialect",

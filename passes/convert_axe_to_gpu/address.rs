@@ -1,0 +1,415 @@
+//! Symbolic evaluation of layouts: the iteration space an operator runs over, and the
+//! hardware coordinates (memory addresses, register indices, lane/warp ownership) of each
+//! element as index arithmetic.
+//!
+//! **Common refinement.** Every operand's shard is cut into *factors* so that all operands
+//! (and the logical dimensions) agree on a mixed-radix decomposition of the iteration
+//! space: a factor is one digit `d ∈ [0, extent)` which, in each operand, moves along one
+//! hardware axis with one stride (or not at all, for a broadcast/reduced operand). Then an
+//! element's coordinate on an axis is `Σ d_k · stride_k + offset` (the paper's Def. 2.2 with
+//! the shard unflattened lexicographically), so a thread's dynamic part (its lane/warp
+//! digits) is computed once and every register's static part folds to a constant.
+//! Layouts that admit no common refinement (e.g. `(4, 3)` against `(3, 4)`) are refused.
+
+use std::collections::{BTreeMap, HashSet};
+
+use axe_layout::{Axis, Layout};
+use mlir_sys::MlirValue;
+
+use super::builder::{Ix, B};
+
+/// One operand of an iteration space: its layout, logical shape, and for each dimension of
+/// the iteration space the operand's dimension that follows it (None: broadcast/reduced).
+pub struct Operand<'a> {
+    pub layout: &'a Layout,
+    pub shape: Vec<i64>,
+    pub dim_map: Vec<Option<usize>>,
+}
+
+/// Where one factor moves one operand: axis, stride, and the factor's weight in the
+/// operand's own row-major flattened index (for the oracle check).
+#[derive(Clone, Debug)]
+pub struct Place {
+    pub axis: Axis,
+    pub stride: i64,
+    pub own_weight: i64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Factor {
+    pub extent: i64,
+    /// The iteration-space dimension the factor belongs to.
+    pub dim: usize,
+    /// Weight in the row-major flattened iteration space.
+    pub weight: i64,
+    pub places: Vec<Option<Place>>,
+}
+
+#[derive(Clone, Debug)]
+struct Piece {
+    extent: i64,
+    stride: i64,
+    axis: Axis,
+    weight: i64,
+}
+
+fn suffix_products(shape: &[i64]) -> Vec<i64> {
+    let mut w = vec![1i64; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        w[i] = w[i + 1] * shape[i + 1];
+    }
+    w
+}
+
+/// The shard iters with their weights in the flattened index (extent-1 iters dropped).
+fn pieces(layout: &Layout) -> Vec<Piece> {
+    let extents: Vec<i64> = layout.shard.iter().map(|i| i.extent).collect();
+    let w = suffix_products(&extents);
+    layout
+        .shard
+        .iter()
+        .zip(w)
+        .filter(|(i, _)| i.extent > 1)
+        .map(|(i, w)| Piece { extent: i.extent, stride: i.stride, axis: i.axis.clone(), weight: w })
+        .collect()
+}
+
+/// Cuts pieces at every weight in `cuts` that falls strictly inside one; None when a cut is
+/// not compatible (does not divide the piece's range).
+fn cut(ps: &[Piece], cuts: &[i64]) -> Option<Vec<Piece>> {
+    let mut out = Vec::new();
+    for p in ps {
+        let (lo, hi) = (p.weight, p.weight * p.extent);
+        let mut inner: Vec<i64> = cuts.iter().copied().filter(|&c| c > lo && c < hi).collect();
+        inner.sort_unstable();
+        inner.dedup();
+        let mut bounds = vec![hi];
+        for &c in inner.iter().rev() {
+            if c % lo != 0 || hi % c != 0 {
+                return None;
+            }
+            bounds.push(c);
+        }
+        bounds.push(lo);
+        for w in bounds.windows(2) {
+            out.push(Piece {
+                extent: w[0] / w[1],
+                stride: p.stride * (w[1] / lo),
+                axis: p.axis.clone(),
+                weight: w[1],
+            });
+        }
+    }
+    Some(out)
+}
+
+/// The common refinement of `operands` over the iteration space of shape `space`.
+pub fn refine(space: &[i64], operands: &[Operand]) -> Result<Vec<Factor>, String> {
+    let full_w = suffix_products(space);
+    // Per operand: pieces grouped by its own dimension, weights relative to that dimension.
+    let mut per_dim: Vec<Vec<Vec<Piece>>> = Vec::new();
+    for o in operands {
+        let size: i64 = o.shape.iter().product();
+        if o.layout.size() != size {
+            return Err(format!(
+                "layout {} has {} elements, but its tensor has {size}",
+                o.layout,
+                o.layout.size()
+            ));
+        }
+        let w = suffix_products(&o.shape);
+        let ps = cut(&pieces(o.layout), &w).ok_or_else(|| {
+            format!("layout {} does not split along the dimensions of shape {:?}", o.layout, o.shape)
+        })?;
+        let mut dims: Vec<Vec<Piece>> = vec![Vec::new(); o.shape.len()];
+        for p in ps {
+            let d = (0..o.shape.len())
+                .find(|&d| p.weight >= w[d] && p.weight < w[d] * o.shape[d])
+                .expect("a piece lies in one dimension");
+            dims[d].push(Piece { weight: p.weight / w[d], ..p });
+        }
+        per_dim.push(dims);
+    }
+    let mut factors = Vec::new();
+    for (d, &n) in space.iter().enumerate() {
+        if n == 1 {
+            continue;
+        }
+        let mut parts: Vec<(usize, usize)> = Vec::new();
+        for (i, o) in operands.iter().enumerate() {
+            if let Some(od) = o.dim_map[d] {
+                match o.shape[od] {
+                    1 => {}
+                    e if e == n => parts.push((i, od)),
+                    e => return Err(format!("dimension {d} has extent {n} but operand {i} has {e}")),
+                }
+            }
+        }
+        let mut ws: Vec<i64> = vec![1, n];
+        for &(i, od) in &parts {
+            ws.extend(per_dim[i][od].iter().map(|p| p.weight));
+        }
+        ws.sort_unstable();
+        ws.dedup();
+        if ws.windows(2).any(|w| w[1] % w[0] != 0) {
+            let ls: Vec<String> = parts.iter().map(|&(i, _)| operands[i].layout.to_string()).collect();
+            return Err(format!(
+                "layouts {} admit no common mixed-radix refinement along dimension {d}",
+                ls.join(" and ")
+            ));
+        }
+        let mut cut_parts: Vec<(usize, usize, Vec<Piece>)> = Vec::new();
+        for &(i, od) in &parts {
+            let ps = cut(&per_dim[i][od], &ws).expect("chain cuts always fit");
+            cut_parts.push((i, od, ps));
+        }
+        for k in (0..ws.len() - 1).rev() {
+            let (wk, ext) = (ws[k], ws[k + 1] / ws[k]);
+            let mut places = vec![None; operands.len()];
+            for (i, od, ps) in &cut_parts {
+                let p = ps.iter().find(|p| p.weight == wk).expect("refined piece");
+                let own = suffix_products(&operands[*i].shape)[*od];
+                places[*i] = Some(Place { axis: p.axis.clone(), stride: p.stride, own_weight: wk * own });
+            }
+            factors.push(Factor { extent: ext, dim: d, weight: wk * full_w[d], places });
+        }
+    }
+    Ok(factors)
+}
+
+/// Offsets (on `axis`) of every replica combination of `layout` (just `[0]` without one).
+pub fn replica_offsets(layout: &Layout, axis: &str) -> Vec<i64> {
+    let mut offs = vec![0i64];
+    for it in &layout.replica {
+        if it.axis.name() != axis {
+            continue;
+        }
+        offs = offs.iter().flat_map(|o| (0..it.extent).map(move |j| o + j * it.stride)).collect();
+    }
+    offs
+}
+
+pub fn offset(layout: &Layout, axis: &str) -> i64 {
+    layout.offset.get(&Axis::new(axis)).copied().unwrap_or(0)
+}
+
+/// Iterates over every combination of the digits of `factors[idx]`, with `step[i]` as the
+/// stride of digit i (1, or the vector width for the vectorized factor).
+pub fn combos(extents: &[i64], steps: &[i64]) -> Vec<Vec<i64>> {
+    let mut out = vec![Vec::new()];
+    for (e, s) in extents.iter().zip(steps) {
+        out = out
+            .into_iter()
+            .flat_map(|c| {
+                (0..*e).step_by(*s as usize).map(move |d| {
+                    let mut c = c.clone();
+                    c.push(d);
+                    c
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+/// The thread coordinates of the executing unit (a CTA, warpgroup, warp or thread).
+#[derive(Clone, Copy)]
+pub struct Coords {
+    pub lane: Option<Ix>,
+    pub warp: Option<Ix>,
+    /// Lanes and warps a unit spans.
+    pub lanes: i64,
+    pub warps: i64,
+}
+
+/// How a thread finds the elements of the driving register tensor it owns.
+pub struct ThreadPlan {
+    /// Digit of each factor that lives on a thread axis in the driver (None: static).
+    pub digits: Vec<Option<Ix>>,
+    /// Whether this thread owns anything (None: every thread does).
+    pub valid: Option<MlirValue>,
+}
+
+/// Solves the driver's thread-axis digits from the thread's lane/warp: on each axis the
+/// driver's iters (shard factors and replica iters) must form a non-overlapping digit
+/// system; a thread whose coordinate it does not reach owns nothing.
+pub fn plan_threads(b: &B, coords: &Coords, factors: &[Factor], driver: usize, layout: &Layout) -> Result<ThreadPlan, String> {
+    let mut digits: Vec<Option<Ix>> = vec![None; factors.len()];
+    let mut valid: Option<MlirValue> = None;
+    for axis in ["lane", "warp"] {
+        // (extent, stride, factor index or None for a replica iter)
+        let mut iters: Vec<(i64, i64, Option<usize>)> = Vec::new();
+        for (k, f) in factors.iter().enumerate() {
+            if let Some(p) = &f.places[driver] {
+                if p.axis.name() == axis {
+                    iters.push((f.extent, p.stride, Some(k)));
+                }
+            }
+        }
+        for it in &layout.replica {
+            if it.axis.name() == axis && it.extent > 1 {
+                iters.push((it.extent, it.stride, None));
+            }
+        }
+        let off = offset(layout, axis);
+        if iters.is_empty() && off == 0 {
+            continue;
+        }
+        let (coord, count) = match axis {
+            "lane" => (coords.lane, coords.lanes),
+            _ => (coords.warp, coords.warps),
+        };
+        let Some(coord) = coord else {
+            return Err(format!("layout {layout} uses axis '{axis}', which the executing scope does not span"));
+        };
+        iters.sort_by_key(|i| i.1);
+        let mut reach = 1i64;
+        let mut compact = true;
+        for &(e, s, _) in &iters {
+            if s < 0 || s < reach {
+                return Err(format!(
+                    "layout {layout}: the iters on axis '{axis}' overlap or have negative strides (not a digit system)"
+                ));
+            }
+            compact &= s == reach;
+            reach = s * e;
+        }
+        let full = compact && off == 0 && reach == count;
+        if reach + off > count {
+            return Err(format!("layout {layout} reaches {axis} {} but the executing scope spans {count}", reach + off - 1));
+        }
+        let c = b.sub(coord, Ix::C(off));
+        let mut recon = Ix::C(0);
+        let n = iters.len();
+        for (j, &(e, s, k)) in iters.iter().enumerate() {
+            let q = b.div(c, s);
+            let d = if full && j + 1 == n { q } else { b.rem(q, e) };
+            if let Some(k) = k {
+                digits[k] = Some(d);
+            }
+            if !full {
+                recon = b.add(recon, b.mul(d, s));
+            }
+        }
+        if !full {
+            let mut ok = b.cmp(0, c, recon);
+            if off > 0 {
+                let ge = b.cmp(9, coord, Ix::C(off));
+                ok = b.and(ge, ok);
+            }
+            valid = Some(match valid {
+                None => ok,
+                Some(v) => b.and(v, ok),
+            });
+        }
+    }
+    Ok(ThreadPlan { digits, valid })
+}
+
+/// The dynamic part of operand `o`'s coordinate on `axis`: Σ over the thread-bound factors.
+pub fn dynamic_part(b: &B, plan: &ThreadPlan, factors: &[Factor], o: usize, axis: &str) -> Ix {
+    let mut acc = Ix::C(0);
+    for (k, f) in factors.iter().enumerate() {
+        if let (Some(d), Some(p)) = (plan.digits[k], &f.places[o]) {
+            if p.axis.name() == axis {
+                acc = b.add(acc, b.mul(d, p.stride));
+            }
+        }
+    }
+    acc
+}
+
+/// The static part of operand `o`'s coordinate on `axis` for digits `digits` (one per
+/// factor; thread-bound factors ignored), offset included.
+pub fn static_part(plan: &ThreadPlan, factors: &[Factor], o: usize, layout: &Layout, axis: &str, digits: &[i64]) -> i64 {
+    let mut acc = offset(layout, axis);
+    for (k, f) in factors.iter().enumerate() {
+        if plan.digits[k].is_some() {
+            continue;
+        }
+        if let Some(p) = &f.places[o] {
+            if p.axis.name() == axis {
+                acc += digits[k] * p.stride;
+            }
+        }
+    }
+    acc
+}
+
+/// Checks the schedule against the layouts' definitions by brute force: for every element
+/// and every thread that owns it in the driver, each other operand must hold it at the
+/// coordinate the schedule computes (`reads`: strictly; a written register operand may
+/// instead use a slot no element maps to at that thread).
+pub fn check_schedule(
+    factors: &[Factor],
+    operands: &[Operand],
+    driver: usize,
+    written: &[bool],
+) -> Result<(), String> {
+    let total: i64 = factors.iter().map(|f| f.extent).product();
+    if total > 1 << 16 {
+        return Ok(()); // too large to enumerate cheaply; the refinement is exact by construction
+    }
+    let thread_axes = ["lane", "warp"];
+    let proj = |p: &axe_layout::layout::Point| -> BTreeMap<String, i64> {
+        p.iter().filter(|(_, v)| **v != 0).map(|(a, v)| (a.0.clone(), *v)).collect()
+    };
+    let images: Vec<Vec<Vec<BTreeMap<String, i64>>>> = operands
+        .iter()
+        .map(|o| {
+            (0..o.layout.size())
+                .map(|x| o.layout.eval_set_flat(x).unwrap_or_default().iter().map(proj).collect())
+                .collect()
+        })
+        .collect();
+    let used: Vec<HashSet<BTreeMap<String, i64>>> =
+        images.iter().map(|im| im.iter().flatten().cloned().collect()).collect();
+    let extents: Vec<i64> = factors.iter().map(|f| f.extent).collect();
+    for digits in combos(&extents, &vec![1; extents.len()]) {
+        let flat = |o: usize| -> i64 {
+            factors.iter().zip(&digits).filter_map(|(f, d)| f.places[o].as_ref().map(|p| d * p.own_weight)).sum()
+        };
+        let xd = flat(driver);
+        for dp in &images[driver][xd as usize] {
+            let thread: BTreeMap<String, i64> =
+                dp.iter().filter(|(a, _)| thread_axes.contains(&a.as_str())).map(|(a, v)| (a.clone(), *v)).collect();
+            for (o, op) in operands.iter().enumerate() {
+                if o == driver {
+                    continue;
+                }
+                let xo = flat(o);
+                let mut want: BTreeMap<String, i64> = BTreeMap::new();
+                let axes: Vec<String> = op.layout.axes().iter().map(|a| a.0.clone()).collect();
+                let on_regs = axes.iter().any(|a| a == "reg" || thread_axes.contains(&a.as_str()));
+                if on_regs {
+                    for (a, v) in &thread {
+                        want.insert(a.clone(), *v);
+                    }
+                }
+                for a in &axes {
+                    if thread_axes.contains(&a.as_str()) {
+                        continue;
+                    }
+                    let mut v = offset(op.layout, a);
+                    for (f, d) in factors.iter().zip(&digits) {
+                        if let Some(p) = &f.places[o] {
+                            if &p.axis.0 == a {
+                                v += d * p.stride;
+                            }
+                        }
+                    }
+                    want.insert(a.clone(), v);
+                }
+                want.retain(|_, v| *v != 0);
+                let holds = images[o][xo as usize].contains(&want);
+                if !holds && !(written[o] && !used[o].contains(&want)) {
+                    return Err(format!(
+                        "operand layout {} does not hold element {xo} where the schedule driven by {} needs it ({:?})",
+                        op.layout, operands[driver].layout, want
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,33 @@
+//! `axe.barrier`: `cta` → `gpu.barrier` (bar.sync 0), `warp` → `nvvm.bar.warp.sync` with a
+//! full mask, `thread` → nothing. Warpgroup and cluster barriers are refused (they need
+//! named barriers / cluster barriers, not implemented). When emulating on the CPU, top-level
+//! CTA barriers split the kernel into phases (kernel.rs); any other barrier is refused.
+
+use mlir_sys::MlirOperation;
+
+use super::builder::{int_attr, B};
+use super::{Ctx, R};
+use crate::target::ScopeKind;
+
+pub fn lower(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
+    let kind = int_attr(op, "kind").and_then(|k| ScopeKind::from_raw(k as i32));
+    let b = B::before(op);
+    match kind {
+        Some(ScopeKind::Thread) => Ok(()),
+        _ if ctx.emulate => Err((
+            op,
+            "emulate-threads-on-cpu supports only `axe.barrier cta` at the top level of the kernel (it splits the kernel into phases)".into(),
+        )),
+        Some(ScopeKind::Cta) => {
+            b.op("gpu.barrier", &[], &[], &[], vec![]);
+            Ok(())
+        }
+        Some(ScopeKind::Warp) => {
+            let mask = b.ci32(-1);
+            b.op("nvvm.bar.warp.sync", &[mask], &[], &[], vec![]);
+            Ok(())
+        }
+        Some(k) => Err((op, format!("axe.barrier {k:?} is not lowered by convert-axe-to-gpu yet (needs named/cluster barriers)").to_lowercase())),
+        None => Err((op, "bad barrier kind".into())),
+    }
+}

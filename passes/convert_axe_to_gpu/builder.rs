@@ -1,0 +1,286 @@
+//! A small IR builder over raw MLIR handles: generic operation creation (types and
+//! attributes given as text, parsed once by MLIR), index arithmetic that folds constants
+//! while building (so static register offsets never materialize as ops), and structured
+//! control flow (`scf.for`, `scf.if`).
+
+use mlir_sys::*;
+
+fn sref(s: &str) -> MlirStringRef {
+    MlirStringRef { data: s.as_ptr() as *const _, length: s.len() }
+}
+
+/// An index value: a compile-time constant or an SSA value of type `index`.
+#[derive(Clone, Copy, Debug)]
+pub enum Ix {
+    C(i64),
+    V(MlirValue),
+}
+
+impl Ix {
+    pub fn as_const(self) -> Option<i64> {
+        match self {
+            Ix::C(c) => Some(c),
+            Ix::V(_) => None,
+        }
+    }
+}
+
+/// Where new operations go: before `before` in `block`, or at the block's end when
+/// `before` is null.
+#[derive(Clone, Copy)]
+pub struct B {
+    pub ctx: MlirContext,
+    pub loc: MlirLocation,
+    pub block: MlirBlock,
+    pub before: MlirOperation,
+}
+
+impl B {
+    /// Inserts before `op`, with `op`'s location.
+    pub fn before(op: MlirOperation) -> B {
+        unsafe {
+            B {
+                ctx: mlirOperationGetContext(op),
+                loc: mlirOperationGetLocation(op),
+                block: mlirOperationGetBlock(op),
+                before: op,
+            }
+        }
+    }
+
+    /// Inserts at the end of `block`.
+    pub fn at_end(&self, block: MlirBlock) -> B {
+        B { block, before: MlirOperation { ptr: std::ptr::null_mut() }, ..*self }
+    }
+
+    /// Inserts at the start of `block`.
+    pub fn at_start(&self, block: MlirBlock) -> B {
+        let first = unsafe { mlirBlockGetFirstOperation(block) };
+        B { block, before: first, ..*self }
+    }
+
+    pub fn with_loc_of(&self, op: MlirOperation) -> B {
+        B { loc: unsafe { mlirOperationGetLocation(op) }, ..*self }
+    }
+
+    fn insert(&self, op: MlirOperation) {
+        unsafe {
+            if self.before.ptr.is_null() {
+                mlirBlockAppendOwnedOperation(self.block, op);
+            } else {
+                mlirBlockInsertOwnedOperationBefore(self.block, self.before, op);
+            }
+        }
+    }
+
+    pub fn ty(&self, s: &str) -> MlirType {
+        let t = unsafe { mlirTypeParseGet(self.ctx, sref(s)) };
+        assert!(!t.ptr.is_null(), "internal: bad type text {s}");
+        t
+    }
+
+    pub fn attr(&self, s: &str) -> MlirAttribute {
+        let a = unsafe { mlirAttributeParseGet(self.ctx, sref(s)) };
+        assert!(!a.ptr.is_null(), "internal: bad attribute text {s}");
+        a
+    }
+
+    pub fn index(&self) -> MlirType {
+        unsafe { mlirIndexTypeGet(self.ctx) }
+    }
+
+    /// Creates and inserts a generic operation.
+    pub fn op(
+        &self,
+        name: &str,
+        operands: &[MlirValue],
+        results: &[MlirType],
+        attrs: &[(&str, MlirAttribute)],
+        regions: Vec<MlirRegion>,
+    ) -> MlirOperation {
+        unsafe {
+            let mut st = mlirOperationStateGet(sref(name), self.loc);
+            mlirOperationStateAddOperands(&mut st, operands.len() as isize, operands.as_ptr());
+            mlirOperationStateAddResults(&mut st, results.len() as isize, results.as_ptr());
+            let named: Vec<MlirNamedAttribute> = attrs
+                .iter()
+                .map(|(n, a)| mlirNamedAttributeGet(mlirIdentifierGet(self.ctx, sref(n)), *a))
+                .collect();
+            mlirOperationStateAddAttributes(&mut st, named.len() as isize, named.as_ptr());
+            mlirOperationStateAddOwnedRegions(&mut st, regions.len() as isize, regions.as_ptr());
+            let op = mlirOperationCreate(&mut st);
+            assert!(!op.ptr.is_null(), "internal: could not create {name}");
+            self.insert(op);
+            op
+        }
+    }
+
+    /// Creates an operation with one result and returns that result.
+    pub fn val(&self, name: &str, operands: &[MlirValue], result: MlirType, attrs: &[(&str, MlirAttribute)]) -> MlirValue {
+        let op = self.op(name, operands, &[result], attrs, vec![]);
+        unsafe { mlirOperationGetResult(op, 0) }
+    }
+
+    pub fn constant(&self, value_attr: &str, t: MlirType) -> MlirValue {
+        let a = self.attr(value_attr);
+        self.val("arith.constant", &[], t, &[("value", a)])
+    }
+
+    pub fn cidx(&self, v: i64) -> MlirValue {
+        self.constant(&format!("{v} : index"), self.index())
+    }
+
+    pub fn ci32(&self, v: i64) -> MlirValue {
+        self.constant(&format!("{v} : i32"), unsafe { mlirIntegerTypeGet(self.ctx, 32) })
+    }
+
+    pub fn ix(&self, i: Ix) -> MlirValue {
+        match i {
+            Ix::C(c) => self.cidx(c),
+            Ix::V(v) => v,
+        }
+    }
+
+    fn bin(&self, name: &str, a: Ix, b: Ix) -> Ix {
+        let (a, b) = (self.ix(a), self.ix(b));
+        Ix::V(self.val(name, &[a, b], self.index(), &[]))
+    }
+
+    pub fn add(&self, a: Ix, b: Ix) -> Ix {
+        match (a, b) {
+            (Ix::C(x), Ix::C(y)) => Ix::C(x + y),
+            (x, Ix::C(0)) | (Ix::C(0), x) => x,
+            (x, y) => self.bin("arith.addi", x, y),
+        }
+    }
+
+    pub fn sub(&self, a: Ix, b: Ix) -> Ix {
+        match (a, b) {
+            (Ix::C(x), Ix::C(y)) => Ix::C(x - y),
+            (x, Ix::C(0)) => x,
+            (x, y) => self.bin("arith.subi", x, y),
+        }
+    }
+
+    pub fn mul(&self, a: Ix, c: i64) -> Ix {
+        match a {
+            Ix::C(x) => Ix::C(x * c),
+            _ if c == 0 => Ix::C(0),
+            x if c == 1 => x,
+            x => self.bin("arith.muli", x, Ix::C(c)),
+        }
+    }
+
+    /// Unsigned division by a positive constant.
+    pub fn div(&self, a: Ix, c: i64) -> Ix {
+        match a {
+            Ix::C(x) => Ix::C(x / c),
+            x if c == 1 => x,
+            x => self.bin("arith.divui", x, Ix::C(c)),
+        }
+    }
+
+    /// Unsigned remainder by a positive constant.
+    pub fn rem(&self, a: Ix, c: i64) -> Ix {
+        match a {
+            Ix::C(x) => Ix::C(x % c),
+            _ if c == 1 => Ix::C(0),
+            x => self.bin("arith.remui", x, Ix::C(c)),
+        }
+    }
+
+    /// `arith.cmpi` with predicate number `pred` (eq 0, ne 1, slt 2, sle 3, sgt 4, sge 5,
+    /// ult 6, ule 7, ugt 8, uge 9).
+    pub fn cmp(&self, pred: i64, a: Ix, b: Ix) -> MlirValue {
+        let (a, b) = (self.ix(a), self.ix(b));
+        let i1 = unsafe { mlirIntegerTypeGet(self.ctx, 1) };
+        let p = self.attr(&format!("{pred} : i64"));
+        self.val("arith.cmpi", &[a, b], i1, &[("predicate", p)])
+    }
+
+    pub fn and(&self, a: MlirValue, b: MlirValue) -> MlirValue {
+        let t = unsafe { mlirValueGetType(a) };
+        self.val("arith.andi", &[a, b], t, &[])
+    }
+
+    /// A region holding one block with arguments of `types`.
+    pub fn region(&self, types: &[MlirType]) -> (MlirRegion, MlirBlock) {
+        unsafe {
+            let locs = vec![self.loc; types.len()];
+            let block = mlirBlockCreate(types.len() as isize, types.as_ptr(), locs.as_ptr());
+            let region = mlirRegionCreate();
+            mlirRegionAppendOwnedBlock(region, block);
+            (region, block)
+        }
+    }
+
+    /// `scf.for %iv = lb to ub step step { body }`; `body` builds at the end of the loop
+    /// block, before its `scf.yield`. Returns the loop.
+    pub fn for_(&self, lb: Ix, ub: Ix, step: Ix, body: impl FnOnce(B, MlirValue) -> Result<(), String>) -> Result<MlirOperation, String> {
+        let (lb, ub, step) = (self.ix(lb), self.ix(ub), self.ix(step));
+        let (region, block) = self.region(&[self.index()]);
+        let inner = self.at_end(block);
+        let yield_ = inner.op("scf.yield", &[], &[], &[], vec![]);
+        let iv = unsafe { mlirBlockGetArgument(block, 0) };
+        body(B { before: yield_, ..inner }, iv)?;
+        Ok(self.op("scf.for", &[lb, ub, step], &[], &[], vec![region]))
+    }
+
+    /// `scf.if %cond { then }` (no results, empty else). `then` builds before the yield.
+    pub fn if_(&self, cond: MlirValue, then: impl FnOnce(B) -> Result<(), String>) -> Result<MlirOperation, String> {
+        let (region, block) = self.region(&[]);
+        let inner = self.at_end(block);
+        let yield_ = inner.op("scf.yield", &[], &[], &[], vec![]);
+        then(B { before: yield_, ..inner })?;
+        let empty = unsafe { mlirRegionCreate() };
+        Ok(self.op("scf.if", &[cond], &[], &[], vec![region, empty]))
+    }
+
+    /// Runs `body` directly, or inside `scf.if %cond` when a condition is given.
+    pub fn guarded(&self, cond: Option<MlirValue>, body: impl FnOnce(B) -> Result<(), String>) -> Result<(), String> {
+        match cond {
+            None => body(*self),
+            Some(c) => self.if_(c, body).map(|_| ()),
+        }
+    }
+}
+
+/// The block of `op`'s `i`-th region (its first block).
+pub fn region_block(op: MlirOperation, i: usize) -> MlirBlock {
+    unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(op, i as isize)) }
+}
+
+/// The operations of `block`, in order.
+pub fn block_ops(block: MlirBlock) -> Vec<MlirOperation> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut op = mlirBlockGetFirstOperation(block);
+        while !op.ptr.is_null() {
+            out.push(op);
+            op = mlirOperationGetNextInBlock(op);
+        }
+    }
+    out
+}
+
+pub fn move_before(op: MlirOperation, anchor: MlirOperation) {
+    unsafe { mlirOperationMoveBefore(op, anchor) }
+}
+
+pub fn type_str(t: MlirType) -> String {
+    crate::ir::type_to_string(t)
+}
+
+pub fn int_attr(op: MlirOperation, name: &str) -> Option<i64> {
+    unsafe {
+        let a = mlirOperationGetAttributeByName(op, sref(name));
+        if a.ptr.is_null() || !mlirAttributeIsAInteger(a) {
+            return None;
+        }
+        Some(mlirIntegerAttrGetValueInt(a))
+    }
+}
+
+pub fn has_attr(op: MlirOperation, name: &str) -> bool {
+    unsafe { !mlirOperationGetAttributeByName(op, sref(name)).ptr.is_null() }
+}

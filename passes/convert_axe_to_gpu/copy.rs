@@ -1,0 +1,204 @@
+//! Copy schedules (also `axe.convert_layout` between register layouts).
+//!
+//! * into registers (`global|shared|register → register`): thread-bound — each thread
+//!   computes its lane/warp digits once, then walks the registers it owns (the `reg`
+//!   factors, unrolled) with the source address `base + constant`;
+//! * out of registers (`register → global|shared`): the same, driven by the source;
+//! * memory to memory (`global ↔ shared`): the unit's threads stride over the elements.
+//!
+//! A factor that is contiguous on both sides (register stride 1 and memory stride 1)
+//! becomes vector loads/stores of 2, 4 or 8 elements (at most 16 bytes) when the memory side
+//! is provably aligned (every other memory stride and the offset are multiples of the
+//! width); otherwise accesses are scalar.
+
+use mlir_sys::*;
+
+use super::address::{self, check_schedule, combos, dynamic_part, plan_threads, refine, static_part, Factor, Operand};
+use super::builder::{has_attr, int_attr, Ix, B};
+use super::{bit_width, coords, load, store, tensor, unit_linear, Ctx, Mem, Tensor, R};
+use crate::ir;
+use crate::target::ScopeKind;
+
+/// The widest vector (2, 4 or 8 elements, ≤ 16 bytes) along factor `k` that keeps every
+/// memory operand in `mem_ops` aligned; 1 when none does.
+pub fn vector_width(factors: &[Factor], k: usize, mem_ops: &[(usize, &Tensor)], elt_bits: i64) -> i64 {
+    for v in [8i64, 4, 2] {
+        if v * elt_bits > 128 || factors[k].extent % v != 0 || elt_bits % 8 != 0 {
+            continue;
+        }
+        let ok = mem_ops.iter().all(|(o, t)| {
+            factors[k].places[*o].as_ref().is_some_and(|p| p.axis.name() == "m" && p.stride == 1)
+                && factors.iter().enumerate().all(|(j, f)| {
+                    j == k || f.places[*o].as_ref().is_none_or(|p| p.stride % v == 0)
+                })
+                && address::offset(&t.layout, "m") % v == 0
+                && address::replica_offsets(&t.layout, "m").iter().all(|r| r % v == 0)
+        });
+        if ok {
+            return v;
+        }
+    }
+    1
+}
+
+fn flat(t: &Tensor, n: i64) -> Operand<'_> {
+    let _ = n;
+    Operand { layout: &t.layout, shape: vec![t.size()], dim_map: vec![Some(0)] }
+}
+
+pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
+    let b = B::before(op);
+    if ir::name(op) == "axe.copy" {
+        let schedule = int_attr(op, "schedule").unwrap_or(0);
+        let name = ["auto", "vectorized", "cp_async", "tma", "ldmatrix"].get(schedule as usize).copied().unwrap_or("?");
+        if schedule >= 2 {
+            return Err((op, format!(
+                "copy schedule '{name}' is not implemented by convert-axe-to-gpu yet (only auto and vectorized)"
+            )));
+        }
+        if has_attr(op, "async") {
+            // Lowered synchronously: the token is complete when the copy returns.
+        }
+    }
+    let src = tensor(ctx, op, ir::operand(op, 0))?;
+    let dst = tensor(ctx, op, ir::operand(op, 1))?;
+    let n = dst.size();
+    if src.size() != n {
+        return Err((op, "source and destination have different element counts".into()));
+    }
+    let ops = [flat(&src, n), flat(&dst, n)];
+    let factors = refine(&[n], &ops).map_err(|e| (op, e))?;
+    let bits = bit_width(dst.elt);
+    match (src.mem, dst.mem) {
+        (_, Mem::Register) => thread_bound(&b, op, ctx, scope, &factors, &ops, &src, &dst, 1, bits),
+        (Mem::Register, _) => thread_bound(&b, op, ctx, scope, &factors, &ops, &src, &dst, 0, bits),
+        _ => distributed(&b, op, ctx, scope, &factors, Some(&src), &dst, None, bits),
+    }
+}
+
+/// Copies driven by the register operand `driver` (0: source, 1: destination).
+#[allow(clippy::too_many_arguments)]
+fn thread_bound(
+    b: &B,
+    op: MlirOperation,
+    ctx: &Ctx,
+    scope: ScopeKind,
+    factors: &[Factor],
+    ops: &[Operand],
+    src: &Tensor,
+    dst: &Tensor,
+    driver: usize,
+    bits: i64,
+) -> R<()> {
+    let other = 1 - driver;
+    let (dt, ot) = if driver == 1 { (dst, src) } else { (src, dst) };
+    check_schedule(factors, ops, driver, &[false, true]).map_err(|e| (op, e))?;
+    let c = coords(b, ctx, scope);
+    let plan = plan_threads(b, &c, factors, driver, &dt.layout).map_err(|e| (op, e))?;
+    // Vectorize along the fastest static factor contiguous in registers and memory.
+    let statics: Vec<usize> = (0..factors.len()).filter(|&k| plan.digits[k].is_none()).collect();
+    let mut vk = None;
+    let mut v = 1;
+    if ot.mem != Mem::Register {
+        if let Some(&k) = statics.last() {
+            let reg_unit = factors[k].places[driver].as_ref().is_some_and(|p| p.axis.name() == "reg" && p.stride == 1);
+            if reg_unit {
+                v = vector_width(factors, k, &[(other, ot)], bits);
+                if v > 1 {
+                    vk = Some(k);
+                }
+            }
+        }
+    }
+    let align = v * bits / 8;
+    b.guarded(plan.valid, |g| {
+        let base = if ot.mem == Mem::Register { Ix::C(0) } else { dynamic_part(&g, &plan, factors, other, "m") };
+        let extents: Vec<i64> = statics.iter().map(|&k| factors[k].extent).collect();
+        let steps: Vec<i64> = statics.iter().map(|&k| if Some(k) == vk { v } else { 1 }).collect();
+        for combo in combos(&extents, &steps) {
+            let mut digits = vec![0i64; factors.len()];
+            for (&k, d) in statics.iter().zip(&combo) {
+                digits[k] = *d;
+            }
+            let reg = static_part(&plan, factors, driver, &dt.layout, "reg", &digits);
+            let other_ix = if ot.mem == Mem::Register {
+                Ix::C(static_part(&plan, factors, other, &ot.layout, "reg", &digits))
+            } else {
+                g.add(base, Ix::C(static_part(&plan, factors, other, &ot.layout, "m", &digits)))
+            };
+            if driver == 1 {
+                let val = load(&g, ctx, ot, other_ix, v, align);
+                for r in address::replica_offsets(&dt.layout, "reg") {
+                    store(&g, ctx, dt, val, Ix::C(reg + r), v, align);
+                }
+            } else {
+                let val = load(&g, ctx, dt, Ix::C(reg), v, align);
+                let axis = if ot.mem == Mem::Register { "reg" } else { "m" };
+                for r in address::replica_offsets(&ot.layout, axis) {
+                    store(&g, ctx, ot, val, g.add(other_ix, Ix::C(r)), v, align);
+                }
+            }
+        }
+        Ok(())
+    })
+    .map_err(|e| (op, e))
+}
+
+/// Memory-to-memory copies and fills: the unit's threads stride over the elements
+/// (vectors of `v` when contiguous and aligned). `value` is a fill's scalar.
+#[allow(clippy::too_many_arguments)]
+pub fn distributed(
+    b: &B,
+    op: MlirOperation,
+    ctx: &Ctx,
+    scope: ScopeKind,
+    factors: &[Factor],
+    src: Option<&Tensor>,
+    dst: &Tensor,
+    value: Option<MlirValue>,
+    bits: i64,
+) -> R<()> {
+    // Operand indices in `factors`: with a source, 0 = source, 1 = destination.
+    let d_ix = if src.is_some() { 1 } else { 0 };
+    let n: i64 = factors.iter().map(|f| f.extent).product();
+    let mut mem_ops: Vec<(usize, &Tensor)> = vec![(d_ix, dst)];
+    if let Some(s) = src {
+        mem_ops.push((0, s));
+    }
+    let last = factors.len().checked_sub(1);
+    let v = last.map(|k| vector_width(factors, k, &mem_ops, bits)).unwrap_or(1);
+    let align = v * bits / 8;
+    let (tid, units) = unit_linear(b, ctx, scope);
+    let nv = n / v;
+    let vec_ty = b.ty(&format!("vector<{v}x{}>", ir::type_to_string(dst.elt)));
+    let splat = value.map(|x| if v > 1 { b.val("vector.broadcast", &[x], vec_ty, &[]) } else { x });
+    b.for_(tid, Ix::C(nv), Ix::C(units), |g, q| {
+        let q = Ix::V(q);
+        let mut addr = vec![Ix::C(0); 2];
+        for (k, f) in factors.iter().enumerate() {
+            let (w, e, scale) = if Some(k) == last { (1, f.extent / v, v) } else { (f.weight / v, f.extent, 1) };
+            let qd = g.div(q, w);
+            let d = if k == 0 { qd } else { g.rem(qd, e) };
+            for &(o, _) in &mem_ops {
+                if let Some(p) = &f.places[o] {
+                    addr[o] = g.add(addr[o], g.mul(d, p.stride * scale));
+                }
+            }
+        }
+        let val = match (src, splat) {
+            (Some(s), _) => {
+                let a = g.add(addr[0], Ix::C(address::offset(&s.layout, "m")));
+                load(&g, ctx, s, a, v, align)
+            }
+            (None, Some(x)) => x,
+            _ => unreachable!(),
+        };
+        let base = g.add(addr[d_ix], Ix::C(address::offset(&dst.layout, "m")));
+        for r in address::replica_offsets(&dst.layout, "m") {
+            store(&g, ctx, dst, val, g.add(base, Ix::C(r)), v, align);
+        }
+        Ok(())
+    })
+    .map_err(|e| (op, e))?;
+    Ok(())
+}

@@ -1,0 +1,173 @@
+//! Fill, unary, binary (numpy broadcasting) and cast on register tensors: thread-bound
+//! loops driven by the destination; each thread computes the elements it owns, one
+//! register at a time (straight-line code with constant register indices, which LLVM keeps
+//! in registers). A fill of a global/shared tensor is distributed over the unit's threads.
+
+use mlir_sys::*;
+
+use super::address::{self, check_schedule, combos, plan_threads, refine, static_part, Operand};
+use super::builder::{int_attr, Ix, B};
+use super::copy::distributed;
+use super::{bit_width, coords, is_float, load, store, tensor, Ctx, Mem, Tensor, R};
+use crate::ir;
+use crate::target::ScopeKind;
+
+pub fn fill(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
+    let b = B::before(op);
+    let dst = tensor(ctx, op, ir::operand(op, 0))?;
+    let value = ir::operand(op, 1);
+    let n = dst.size();
+    let ops = [Operand { layout: &dst.layout, shape: vec![n], dim_map: vec![Some(0)] }];
+    let factors = refine(&[n], &ops).map_err(|e| (op, e))?;
+    if dst.mem != Mem::Register {
+        return distributed(&b, op, ctx, scope, &factors, None, &dst, Some(value), bit_width(dst.elt));
+    }
+    per_element(&b, op, ctx, scope, &[n], &ops, &dst, &[], |_, _| Ok(value))
+}
+
+/// Runs `compute` for every element the thread owns in the register tensor `dst` (operand
+/// 0 of `ops`), with the sources `srcs` (operands 1..) loaded from their registers, and
+/// stores the result in every register replica of the element.
+#[allow(clippy::too_many_arguments)]
+pub fn per_element(
+    b: &B,
+    op: MlirOperation,
+    ctx: &Ctx,
+    scope: ScopeKind,
+    space: &[i64],
+    ops: &[Operand],
+    dst: &Tensor,
+    srcs: &[&Tensor],
+    compute: impl Fn(&B, &[MlirValue]) -> Result<MlirValue, String>,
+) -> R<()> {
+    for s in srcs {
+        if s.mem != Mem::Register {
+            return Err((op, format!(
+                "elementwise operands must be register tensors (got a {:?} tensor): copy it into registers first",
+                s.mem
+            ).to_lowercase()));
+        }
+    }
+    if dst.mem != Mem::Register {
+        return Err((op, "the destination of an elementwise op must be a register tensor".into()));
+    }
+    let factors = refine(space, ops).map_err(|e| (op, e))?;
+    let mut written = vec![false; ops.len()];
+    written[0] = true;
+    check_schedule(&factors, ops, 0, &written).map_err(|e| (op, e))?;
+    let c = coords(b, ctx, scope);
+    let plan = plan_threads(b, &c, &factors, 0, &dst.layout).map_err(|e| (op, e))?;
+    let statics: Vec<usize> = (0..factors.len()).filter(|&k| plan.digits[k].is_none()).collect();
+    b.guarded(plan.valid, |g| {
+        let extents: Vec<i64> = statics.iter().map(|&k| factors[k].extent).collect();
+        for combo in combos(&extents, &vec![1; extents.len()]) {
+            let mut digits = vec![0i64; factors.len()];
+            for (&k, d) in statics.iter().zip(&combo) {
+                digits[k] = *d;
+            }
+            let vals: Vec<MlirValue> = srcs
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let r = static_part(&plan, &factors, i + 1, &s.layout, "reg", &digits);
+                    load(&g, ctx, s, Ix::C(r), 1, 1)
+                })
+                .collect();
+            let out = compute(&g, &vals)?;
+            let reg = static_part(&plan, &factors, 0, &dst.layout, "reg", &digits);
+            for r in address::replica_offsets(&dst.layout, "reg") {
+                store(&g, ctx, dst, out, Ix::C(reg + r), 1, 1);
+            }
+        }
+        Ok(())
+    })
+    .map_err(|e| (op, e))
+}
+
+fn zero(b: &B, t: MlirType) -> MlirValue {
+    let ts = ir::type_to_string(t);
+    if is_float(t) {
+        b.constant(&format!("0.0 : {ts}"), t)
+    } else {
+        b.constant(&format!("0 : {ts}"), t)
+    }
+}
+
+pub fn unary(b: &B, kind: i64, x: MlirValue, t: MlirType) -> Result<MlirValue, String> {
+    let f = is_float(t);
+    let name = match (kind, f) {
+        (0, true) => "arith.negf",
+        (1, true) => "math.exp",
+        (2, true) => "math.exp2",
+        (3, true) => "math.log",
+        (4, true) => "math.sqrt",
+        (5, true) => "math.rsqrt",
+        (6, true) => "math.absf",
+        (6, false) => "math.absi",
+        (7, true) => return Ok(b.val("arith.maximumf", &[x, zero(b, t)], t, &[])),
+        (7, false) => return Ok(b.val("arith.maxsi", &[x, zero(b, t)], t, &[])),
+        (0, false) => return Ok(b.val("arith.subi", &[zero(b, t), x], t, &[])),
+        _ => return Err(format!("unary kind {kind} is not defined on {}", ir::type_to_string(t))),
+    };
+    Ok(b.val(name, &[x], t, &[]))
+}
+
+pub fn binary(b: &B, kind: i64, x: MlirValue, y: MlirValue, t: MlirType) -> Result<MlirValue, String> {
+    let f = is_float(t);
+    let name = match (kind, f) {
+        (0, true) => "arith.addf",
+        (0, false) => "arith.addi",
+        (1, true) => "arith.subf",
+        (1, false) => "arith.subi",
+        (2, true) => "arith.mulf",
+        (2, false) => "arith.muli",
+        (3, true) => "arith.divf",
+        (3, false) => "arith.divsi",
+        (4, true) => "arith.maximumf",
+        (4, false) => "arith.maxsi",
+        (5, true) => "arith.minimumf",
+        (5, false) => "arith.minsi",
+        _ => return Err(format!("binary kind {kind} is unknown")),
+    };
+    Ok(b.val(name, &[x, y], t, &[]))
+}
+
+fn cast(b: &B, x: MlirValue, from: MlirType, to: MlirType) -> Result<MlirValue, String> {
+    let (fw, tw) = (bit_width(from), bit_width(to));
+    let name = match (is_float(from), is_float(to)) {
+        (true, true) if fw < tw => "arith.extf",
+        (true, true) if fw > tw => "arith.truncf",
+        (false, false) if fw < tw => "arith.extsi",
+        (false, false) if fw > tw => "arith.trunci",
+        (false, true) => "arith.sitofp",
+        (true, false) => "arith.fptosi",
+        _ if unsafe { mlirTypeEqual(from, to) } => return Ok(x),
+        _ => return Err(format!("cannot cast {} to {}", ir::type_to_string(from), ir::type_to_string(to))),
+    };
+    Ok(b.val(name, &[x], to, &[]))
+}
+
+pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
+    let b = B::before(op);
+    let name = ir::name(op);
+    let kind = int_attr(op, "kind").unwrap_or(0);
+    let n_src = if name == "axe.binary" { 2 } else { 1 };
+    let srcs: Vec<Tensor> = (0..n_src).map(|i| tensor(ctx, op, ir::operand(op, i))).collect::<R<_>>()?;
+    let dst = tensor(ctx, op, ir::operand(op, n_src))?;
+    let space = dst.shape.clone();
+    let ident: Vec<Option<usize>> = (0..space.len()).map(Some).collect();
+    let mut ops = vec![Operand { layout: &dst.layout, shape: dst.shape.clone(), dim_map: ident.clone() }];
+    for s in &srcs {
+        if s.shape.len() != space.len() {
+            return Err((op, "operands must have the destination's rank".into()));
+        }
+        ops.push(Operand { layout: &s.layout, shape: s.shape.clone(), dim_map: ident.clone() });
+    }
+    let refs: Vec<&Tensor> = srcs.iter().collect();
+    let (st, dt) = (srcs[0].elt, dst.elt);
+    per_element(&b, op, ctx, scope, &space, &ops, &dst, &refs, |g, v| match name.as_str() {
+        "axe.unary" => unary(g, kind, v[0], dt),
+        "axe.binary" => binary(g, kind, v[0], v[1], dt),
+        _ => cast(g, v[0], st, dt),
+    })
+}

@@ -1,0 +1,268 @@
+//! `axe.kernel` → `gpu.launch`, scopes, and the CPU emulation of a launch.
+
+use std::collections::HashMap;
+
+use mlir_sys::*;
+
+use super::builder::{block_ops, int_attr, move_before, region_block, Ix, B};
+use super::{barrier, copy, elementwise, reduce, Ctx, Options, R};
+use crate::ir;
+use crate::target::{coordinate_range, ScopeKind};
+
+/// An allocation hoisted to the kernel's entry: its result, memory scope, element count,
+/// element type.
+struct Alloc {
+    op: MlirOperation,
+    shared: bool,
+    size: i64,
+    elt: MlirType,
+}
+
+fn allocations(kernel: MlirOperation) -> R<Vec<Alloc>> {
+    let mut out = Vec::new();
+    for op in ir::collect(kernel, &["axe.alloc"]) {
+        let t = ir::value_type(ir::result(op, 0));
+        let Some(layout) = ir::tensor_layout(t) else {
+            return Err((op, format!(
+                "allocation of type {} has layout '?': run axe-infer-layout first",
+                ir::type_to_string(t)
+            )));
+        };
+        let scope = super::memory_scope(t).unwrap_or_default();
+        let axis = match scope.as_str() {
+            "shared" => "m",
+            "register" => "reg",
+            other => return Err((op, format!("allocations in memory scope '{other}' are not lowered to gpu"))),
+        };
+        let range = coordinate_range(&layout);
+        let (lo, hi) = range.get(&axe_layout::Axis::new(axis)).copied().unwrap_or((0, 0));
+        if lo < 0 {
+            return Err((op, format!("layout {layout} reaches the negative {axis} coordinate {lo}")));
+        }
+        out.push(Alloc { op, shared: scope == "shared", size: hi + 1, elt: super::element_type(t) });
+    }
+    Ok(out)
+}
+
+fn padded3(v: &[i64]) -> [i64; 3] {
+    let mut out = [1i64; 3];
+    for (o, x) in out.iter_mut().zip(v) {
+        *o = *x;
+    }
+    out
+}
+
+/// Lowers one kernel.
+pub fn lower(kernel: MlirOperation, opts: &Options) -> R<()> {
+    if !ir::i64_array(kernel, "cluster").is_empty() {
+        return Err((kernel, "cluster launches (axe.kernel ... cluster [...]) are not lowered by convert-axe-to-gpu yet".into()));
+    }
+    let grid = padded3(&ir::i64_array(kernel, "grid"));
+    let threads = padded3(&ir::i64_array(kernel, "threads"));
+    if grid.len() > 3 || ir::i64_array(kernel, "grid").len() > 3 || ir::i64_array(kernel, "threads").len() > 3 {
+        return Err((kernel, "grid and threads have at most 3 dimensions on gpu".into()));
+    }
+    let num_threads: i64 = threads.iter().product();
+    let allocs = allocations(kernel)?;
+    let body = region_block(kernel, 0);
+    let b = B::before(kernel);
+    let null = unsafe { ir_null_value() };
+    let mut ctx = Ctx { emulate: opts.emulate, tid: null, threads: num_threads, allocs: HashMap::new(), dead: Vec::new() };
+
+    if !opts.emulate {
+        let idx = b.index();
+        let sizes: Vec<MlirValue> = grid.iter().chain(threads.iter()).map(|&n| b.cidx(n)).collect();
+        let mut arg_types = vec![idx; 12];
+        for a in allocs.iter().filter(|a| a.shared) {
+            arg_types.push(b.ty(&format!(
+                "memref<{}x{}, #gpu.address_space<workgroup>>",
+                a.size,
+                ir::type_to_string(a.elt)
+            )));
+        }
+        let (region, block) = b.region(&arg_types);
+        let nwg = allocs.iter().filter(|a| a.shared).count();
+        let launch = b.op(
+            "gpu.launch",
+            &sizes,
+            &[],
+            &[
+                ("operandSegmentSizes", b.attr("array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>")),
+                ("workgroup_attributions", b.attr(&format!("{nwg} : i64"))),
+            ],
+            vec![region],
+        );
+        let _ = launch;
+        let term = b.at_end(block).op("gpu.terminator", &[], &[], &[], vec![]);
+        for op in block_ops(body) {
+            move_before(op, term);
+        }
+        let lb = b.at_start(block);
+        let arg = |i: isize| unsafe { mlirBlockGetArgument(block, i) };
+        // Linear thread id: x fastest.
+        let mut tid = Ix::V(arg(3));
+        if threads[1] > 1 {
+            tid = lb.add(tid, lb.mul(Ix::V(arg(4)), threads[0]));
+        }
+        if threads[2] > 1 {
+            tid = lb.add(tid, lb.mul(Ix::V(arg(5)), threads[0] * threads[1]));
+        }
+        ctx.tid = lb.ix(tid);
+        let mut wg = 12;
+        for a in &allocs {
+            let v = if a.shared {
+                wg += 1;
+                arg(wg - 1)
+            } else {
+                let t = lb.ty(&format!("memref<{}x{}>", a.size, ir::type_to_string(a.elt)));
+                lb.val("memref.alloca", &[], t, &[("operandSegmentSizes", lb.attr("array<i32: 0, 0>"))])
+            };
+            ctx.allocs.insert(ir::result(a.op, 0).ptr as usize, (v, false));
+        }
+        lower_block(block, &mut ctx, ScopeKind::Cta)?;
+    } else {
+        // Emulation: storage hoisted before the loops (shared memory is reused by the
+        // sequential CTAs, as a GPU reuses it: uninitialized at CTA start).
+        for a in &allocs {
+            let elt = ir::type_to_string(a.elt);
+            let (t, pt) = if a.shared {
+                (b.ty(&format!("memref<{}x{elt}>", a.size)), false)
+            } else {
+                (b.ty(&format!("memref<{num_threads}x{}x{elt}>", a.size)), true)
+            };
+            let v = b.val("memref.alloca", &[], t, &[("operandSegmentSizes", b.attr("array<i32: 0, 0>"))]);
+            ctx.allocs.insert(ir::result(a.op, 0).ptr as usize, (v, pt));
+        }
+        // Operand-free, region-free ops (constants) are hoisted: they are shared by phases.
+        let mut phases: Vec<Vec<MlirOperation>> = vec![Vec::new()];
+        for op in block_ops(body) {
+            let n = ir::name(op);
+            let no_operands = ir::num_operands(op) == 0 && unsafe { mlirOperationGetNumRegions(op) } == 0;
+            if n == "axe.barrier" && int_attr(op, "kind") == Some(ScopeKind::Cta as i64) {
+                phases.push(Vec::new());
+                ctx.dead.push(op);
+            } else if no_operands && !n.starts_with("axe.") {
+                move_before(op, kernel);
+            } else {
+                phases.last_mut().unwrap().push(op);
+            }
+        }
+        let mut yields: Vec<(MlirOperation, MlirValue)> = Vec::new();
+        let grid_size: i64 = grid.iter().product();
+        b.for_(Ix::C(0), Ix::C(grid_size), Ix::C(1), |gb, _bid| {
+            for _ in &phases {
+                gb.for_(Ix::C(0), Ix::C(num_threads), Ix::C(1), |tb, tid| {
+                    yields.push((tb.before, tid));
+                    Ok(())
+                })?;
+            }
+            Ok(())
+        })
+        .map_err(|e| (kernel, e))?;
+        for (ops, (y, tid)) in phases.iter().zip(yields) {
+            for &op in ops {
+                move_before(op, y);
+            }
+            ctx.tid = tid;
+            lower_block(unsafe { mlirOperationGetBlock(y) }, &mut ctx, ScopeKind::Cta)?;
+        }
+    }
+    for &op in ctx.dead.iter().rev() {
+        ir::erase(op);
+    }
+    ir::erase(kernel);
+    Ok(())
+}
+
+unsafe fn ir_null_value() -> MlirValue {
+    MlirValue { ptr: std::ptr::null_mut() }
+}
+
+/// Lowers every Axe op in `block` in place, for units of `scope`.
+pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
+    for op in block_ops(block) {
+        let name = ir::name(op);
+        match name.as_str() {
+            "axe.scope" => lower_scope(op, ctx)?,
+            "axe.copy" | "axe.convert_layout" => {
+                copy::lower(op, ctx, scope)?;
+                ctx.dead.push(op);
+            }
+            "axe.fill" => {
+                elementwise::fill(op, ctx, scope)?;
+                ctx.dead.push(op);
+            }
+            "axe.unary" | "axe.binary" | "axe.cast" => {
+                elementwise::lower(op, ctx, scope)?;
+                ctx.dead.push(op);
+            }
+            "axe.reduce" => {
+                reduce::lower(op, ctx, scope)?;
+                ctx.dead.push(op);
+            }
+            "axe.barrier" => {
+                barrier::lower(op, ctx)?;
+                ctx.dead.push(op);
+            }
+            // Copies are synchronous, so their tokens are complete.
+            "axe.wait" => ctx.dead.push(op),
+            "axe.alloc" | "axe.view" | "axe.slice" => {}
+            "axe.gemm" => {
+                return Err((op, "axe.gemm is not lowered by convert-axe-to-gpu yet (ldmatrix + mma.sync schedules are not implemented)".into()))
+            }
+            n if n.starts_with("axe.") => {
+                return Err((op, format!("'{n}' inside an axe.kernel is not lowered by convert-axe-to-gpu")))
+            }
+            _ => {
+                let nr = unsafe { mlirOperationGetNumRegions(op) } as usize;
+                for r in 0..nr {
+                    let mut blk = unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r as isize)) };
+                    while !blk.ptr.is_null() {
+                        lower_block(blk, ctx, scope)?;
+                        blk = unsafe { mlirBlockGetNextInRegion(blk) };
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `axe.scope kind [lo : hi] { body }`: the body's ops run at `kind` granularity; a slice
+/// becomes an `scf.if` on the unit index.
+fn lower_scope(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
+    let kind = int_attr(op, "kind").and_then(|k| ScopeKind::from_raw(k as i32)).ok_or((op, "bad scope kind".to_string()))?;
+    let inner = region_block(op, 0);
+    let (lo, hi) = (int_attr(op, "lo"), int_attr(op, "hi"));
+    if let (Some(lo), Some(hi)) = (lo, hi) {
+        let b = B::before(op);
+        let per = match kind {
+            ScopeKind::Thread => 1,
+            ScopeKind::Warp => 32,
+            ScopeKind::Warpgroup => 128,
+            _ => return Err((op, format!("slices of {kind:?} scopes are not lowered (one CTA per launch block)").to_lowercase())),
+        };
+        let unit = b.div(Ix::V(ctx.tid), per);
+        let ge = b.cmp(9, unit, Ix::C(lo));
+        let lt = b.cmp(6, unit, Ix::C(hi));
+        let cond = b.and(ge, lt);
+        let mut then_yield = None;
+        b.if_(cond, |ib| {
+            then_yield = Some(ib.before);
+            Ok(())
+        })
+        .map_err(|e| (op, e))?;
+        let y = then_yield.unwrap();
+        for o in block_ops(inner) {
+            move_before(o, y);
+        }
+        lower_block(unsafe { mlirOperationGetBlock(y) }, ctx, kind)?;
+    } else {
+        lower_block(inner, ctx, kind)?;
+        for o in block_ops(inner) {
+            move_before(o, op);
+        }
+    }
+    ir::erase(op);
+    Ok(())
+}

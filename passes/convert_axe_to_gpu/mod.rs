@@ -1,0 +1,295 @@
+//! `convert-axe-to-gpu`: Axe kernels to `gpu.launch` with per-thread schedules.
+//!
+//! * [`kernel`]: `axe.kernel` → `gpu.launch` (grid/threads, linear thread id, shared tensors
+//!   as workgroup attributions, register tensors as per-thread `memref.alloca`), scopes
+//!   (`axe.scope`, sliced ones guarded by `scf.if`), and the CPU emulation mode
+//!   (`emulate-threads-on-cpu=1`: the launch becomes loops over block and thread ids);
+//! * [`address`]: layouts evaluated symbolically (factors, thread digits, addresses);
+//! * [`copy`], [`elementwise`], [`reduce`], [`barrier`]: one schedule family each.
+//!
+//! Every refusal is a located error naming what is missing.
+
+pub mod address;
+pub mod barrier;
+pub mod builder;
+pub mod copy;
+pub mod elementwise;
+pub mod kernel;
+pub mod reduce;
+
+use std::collections::HashMap;
+
+use axe_layout::Layout;
+use melior::ir::operation::OperationRefMut;
+use mlir_sys::*;
+
+use crate::ir;
+use crate::target::ScopeKind;
+use address::Coords;
+use builder::{Ix, B};
+
+/// A lowering failure, located at an operation.
+pub type R<T> = Result<T, (MlirOperation, String)>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mem {
+    Global,
+    Shared,
+    Register,
+}
+
+/// An Axe tensor resolved to its storage.
+pub struct Tensor {
+    pub buf: MlirValue,
+    pub mem: Mem,
+    pub layout: Layout,
+    pub shape: Vec<i64>,
+    pub elt: MlirType,
+    /// Emulation: register storage is `memref<threads x N>`, indexed by the thread id first.
+    pub per_thread: bool,
+}
+
+impl Tensor {
+    pub fn size(&self) -> i64 {
+        self.shape.iter().product()
+    }
+}
+
+/// Per-kernel lowering state.
+pub struct Ctx {
+    pub emulate: bool,
+    /// Linear thread id in the CTA (the loop variable when emulating).
+    pub tid: MlirValue,
+    pub threads: i64,
+    /// `axe.alloc` result → storage.
+    pub allocs: HashMap<usize, (MlirValue, bool)>,
+    /// Lowered Axe ops, erased (in reverse) once the kernel is done.
+    pub dead: Vec<MlirOperation>,
+}
+
+/// The memory scope of an `!axe.tensor` type, read from its printed form
+/// (`!axe.tensor<16x64xf32, register, ...>`).
+pub fn memory_scope(t: MlirType) -> Option<String> {
+    let s = ir::type_to_string(t);
+    let inner = s.strip_prefix("!axe.tensor<")?;
+    let mut parts = inner.splitn(3, ", ");
+    parts.next()?;
+    Some(parts.next()?.trim_end_matches('>').to_string())
+}
+
+pub fn element_type(t: MlirType) -> MlirType {
+    unsafe { mlirShapedTypeGetElementType(t) }
+}
+
+/// Bit width of a scalar int/float type (0 for anything else).
+pub fn bit_width(t: MlirType) -> i64 {
+    unsafe {
+        if mlirTypeIsAFloat(t) {
+            mlirFloatTypeGetWidth(t) as i64
+        } else if mlirTypeIsAInteger(t) {
+            mlirIntegerTypeGetWidth(t) as i64
+        } else {
+            0
+        }
+    }
+}
+
+pub fn is_float(t: MlirType) -> bool {
+    unsafe { mlirTypeIsAFloat(t) }
+}
+
+fn key(v: MlirValue) -> usize {
+    v.ptr as usize
+}
+
+/// Resolves an Axe tensor value (a view, an allocation, or a slice of either) to its
+/// storage and layout.
+pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
+    let t = ir::value_type(v);
+    let Some(layout) = ir::tensor_layout(t) else {
+        return Err((user, format!(
+            "operand of type {} has layout '?': run axe-infer-layout first",
+            ir::type_to_string(t)
+        )));
+    };
+    let scope = memory_scope(t).unwrap_or_default();
+    let mem = match scope.as_str() {
+        "global" => Mem::Global,
+        "shared" => Mem::Shared,
+        "register" => Mem::Register,
+        other => return Err((user, format!("tensors in memory scope '{other}' are not lowered to gpu"))),
+    };
+    let allowed: &[&str] = if mem == Mem::Register { &["reg", "lane", "warp"] } else { &["m"] };
+    if let Some(a) = layout.axes().into_iter().find(|a| !allowed.contains(&a.name())) {
+        return Err((user, format!(
+            "layout {layout} of a {scope} tensor uses axis '{a}'; convert-axe-to-gpu lowers {scope} tensors on axes {} only",
+            allowed.join(", ")
+        )));
+    }
+    let (buf, per_thread) = match ir::defining_op(v) {
+        Some(d) if ir::name(d) == "axe.view" => {
+            let m = ir::operand(d, 0);
+            let mt = ir::value_type(m);
+            if ir::shape(mt).len() != 1 {
+                return Err((d, format!(
+                    "convert-axe-to-gpu lowers views of rank-1 memrefs only (got {}); layouts address elements linearly",
+                    ir::type_to_string(mt)
+                )));
+            }
+            (m, false)
+        }
+        Some(d) if ir::name(d) == "axe.slice" => {
+            let src = tensor(ctx, user, ir::operand(d, 0))?;
+            (src.buf, src.per_thread)
+        }
+        Some(d) if ir::name(d) == "axe.alloc" => match ctx.allocs.get(&key(v)) {
+            Some(&(buf, pt)) => (buf, pt),
+            None => return Err((d, "allocation outside the kernel being lowered".into())),
+        },
+        _ => return Err((user, "tensor operand is not an axe.view, axe.alloc or axe.slice result".into())),
+    };
+    Ok(Tensor { buf, mem, layout, shape: ir::shape(t), elt: element_type(t), per_thread })
+}
+
+fn vec_type(b: &B, elt: MlirType, v: i64) -> MlirType {
+    b.ty(&format!("vector<{v}x{}>", ir::type_to_string(elt)))
+}
+
+fn indices(b: &B, ctx: &Ctx, t: &Tensor, idx: Ix) -> Vec<MlirValue> {
+    let i = b.ix(idx);
+    if t.per_thread {
+        vec![ctx.tid, i]
+    } else {
+        vec![i]
+    }
+}
+
+/// Loads `v` consecutive elements (a scalar when `v == 1`) at element index `idx`; `align`
+/// is the proven byte alignment of a vector access.
+pub fn load(b: &B, ctx: &Ctx, t: &Tensor, idx: Ix, v: i64, align: i64) -> MlirValue {
+    let mut ops = vec![t.buf];
+    ops.extend(indices(b, ctx, t, idx));
+    if v == 1 {
+        b.val("memref.load", &ops, t.elt, &[])
+    } else {
+        let a = b.attr(&format!("{align} : i64"));
+        b.val("vector.load", &ops, vec_type(b, t.elt, v), &[("alignment", a)])
+    }
+}
+
+pub fn store(b: &B, ctx: &Ctx, t: &Tensor, value: MlirValue, idx: Ix, v: i64, align: i64) {
+    let mut ops = vec![value, t.buf];
+    ops.extend(indices(b, ctx, t, idx));
+    if v == 1 {
+        b.op("memref.store", &ops, &[], &[], vec![]);
+    } else {
+        let a = b.attr(&format!("{align} : i64"));
+        b.op("vector.store", &ops, &[], &[("alignment", a)], vec![]);
+    }
+}
+
+/// The executing unit's thread coordinates (lane, warp within the unit).
+pub fn coords(b: &B, ctx: &Ctx, scope: ScopeKind) -> Coords {
+    let tid = Ix::V(ctx.tid);
+    let warps = (ctx.threads + 31) / 32;
+    match scope {
+        ScopeKind::Thread => Coords { lane: None, warp: None, lanes: 1, warps: 1 },
+        ScopeKind::Warp => Coords { lane: Some(b.rem(tid, 32)), warp: None, lanes: 32.min(ctx.threads), warps: 1 },
+        ScopeKind::Warpgroup => Coords {
+            lane: Some(b.rem(tid, 32)),
+            warp: Some(b.rem(b.div(tid, 32), 4)),
+            lanes: 32,
+            warps: 4,
+        },
+        ScopeKind::Cta | ScopeKind::Cluster => Coords {
+            lane: Some(b.rem(tid, 32)),
+            warp: Some(b.div(tid, 32)),
+            lanes: 32.min(ctx.threads),
+            warps,
+        },
+    }
+}
+
+/// The executing unit's linear thread index and thread count.
+pub fn unit_linear(b: &B, ctx: &Ctx, scope: ScopeKind) -> (Ix, i64) {
+    let tid = Ix::V(ctx.tid);
+    match scope {
+        ScopeKind::Thread => (Ix::C(0), 1),
+        ScopeKind::Warp => (b.rem(tid, 32), 32.min(ctx.threads)),
+        ScopeKind::Warpgroup => (b.rem(tid, 128), 128.min(ctx.threads)),
+        ScopeKind::Cta | ScopeKind::Cluster => (tid, ctx.threads),
+    }
+}
+
+#[derive(Default)]
+pub struct Options {
+    pub emulate: bool,
+}
+
+fn parse_options(s: &str) -> Result<Options, String> {
+    let mut o = Options::default();
+    for item in s.split([' ', ',']).filter(|i| !i.is_empty()) {
+        let (k, v) = item.split_once('=').unwrap_or((item, "true"));
+        let flag = match v {
+            "1" | "true" => true,
+            "0" | "false" => false,
+            _ => return Err(format!("option '{k}' expects a boolean, got '{v}'")),
+        };
+        match k {
+            "emulate-threads-on-cpu" => o.emulate = flag,
+            _ => return Err(format!("unknown option '{k}'")),
+        }
+    }
+    Ok(o)
+}
+
+/// The pass body.
+pub fn run(root: OperationRefMut, options: &str) -> bool {
+    let root = root.to_raw();
+    let opts = match parse_options(options) {
+        Ok(o) => o,
+        Err(e) => {
+            ir::error(root, &format!("convert-axe-to-gpu: {e}"));
+            return false;
+        }
+    };
+    for m in ir::collect(root, &["axe.mesh"]) {
+        ir::error(m, "axe.mesh (device-distributed tensors) is not lowered by convert-axe-to-gpu");
+        return false;
+    }
+    for k in ir::collect(root, &["axe.kernel"]) {
+        if let Err((op, msg)) = kernel::lower(k, &opts) {
+            ir::error(op, &msg);
+            return false;
+        }
+    }
+    // Views and slices outside kernels are dead now; anything else left is not lowerable.
+    let mut left: Vec<MlirOperation> = Vec::new();
+    collect_axe(root, &mut left);
+    for &op in left.iter().rev() {
+        let n = ir::name(op);
+        let dead = (n == "axe.view" || n == "axe.slice" || n == "axe.alloc")
+            && (0..unsafe { mlirOperationGetNumResults(op) } as usize).all(|i| !ir::has_uses(ir::result(op, i)));
+        if dead {
+            ir::erase(op);
+        } else {
+            ir::error(op, &format!("'{n}' outside an axe.kernel is not lowered by convert-axe-to-gpu"));
+            return false;
+        }
+    }
+    true
+}
+
+/// Every `axe.*` operation under `root`, pre-order.
+fn collect_axe(root: MlirOperation, out: &mut Vec<MlirOperation>) {
+    unsafe extern "C" fn visit(op: MlirOperation, data: *mut std::ffi::c_void) -> MlirWalkResult {
+        let out = &mut *(data as *mut Vec<MlirOperation>);
+        if ir::name(op).starts_with("axe.") {
+            out.push(op);
+        }
+        MlirWalkResult_MlirWalkResultAdvance
+    }
+    unsafe {
+        mlirOperationWalk(root, Some(visit), out as *mut _ as *mut std::ffi::c_void, MlirWalkOrder_MlirWalkPreOrder)
+    };
+}

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir/Dialect/GPU/Pipelines/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -32,7 +33,8 @@ struct AxeToNVVMPipelineOptions
 
 void buildAxeToNVVMPipeline(OpPassManager &pm,
                             const AxeToNVVMPipelineOptions &options) {
-  // axe-canonicalize, convert-axe-to-gpu, canonicalize, then upstream:
+  // axe-canonicalize, convert-axe-to-gpu, canonicalize,
+  // gpu-launch-sink-index-computations, then upstream:
   // convert-nvgpu-to-nvvm, gpu-kernel-outlining, convert-vector-to-scf,
   // convert-scf-to-cf, convert-nvvm-to-llvm, convert-func-to-llvm,
   // expand-strided-metadata, nvvm-attach-target{chip,features}, lower-affine,
@@ -43,6 +45,9 @@ void buildAxeToNVVMPipeline(OpPassManager &pm,
   if (failed(parsePassPipeline("axe-canonicalize,convert-axe-to-gpu", pm)))
     llvm::report_fatal_error("axe-to-nvvm-pipeline: Axe passes not registered");
   pm.addPass(createCanonicalizerPass());
+  // canonicalize hoists constants out of gpu.launch; sink them back so that register
+  // indices stay constant in the outlined kernel (and registers stay in registers).
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   gpu::GPUToNVVMPipelineOptions gpuOptions;
   gpuOptions.cubinChip = options.chip;
   gpuOptions.cubinFeatures = options.features;

@@ -404,8 +404,8 @@ pub fn check_schedule(
                 let holds = images[o][xo as usize].contains(&want);
                 if !holds && !(written[o] && !used[o].contains(&want)) {
                     return Err(format!(
-                        "operand layout {} does not hold element {xo} where the schedule driven by {} needs it ({:?})",
-                        op.layout, operands[driver].layout, want
+                        "operand layout {} does not hold element {xo} at {:?}, where the thread that owns it in {} needs it (add replicas or use matching thread axes)",
+                        op.layout, want, operands[driver].layout
                     ));
                 }
             }

@@ -53,7 +53,7 @@ fn padded3(v: &[i64]) -> [i64; 3] {
 }
 
 /// Lowers one kernel.
-pub fn lower(kernel: MlirOperation, opts: &Options) -> R<()> {
+pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<()> {
     if !ir::i64_array(kernel, "cluster").is_empty() {
         return Err((kernel, "cluster launches (axe.kernel ... cluster [...]) are not lowered by convert-axe-to-gpu yet".into()));
     }
@@ -72,27 +72,14 @@ pub fn lower(kernel: MlirOperation, opts: &Options) -> R<()> {
     if !opts.emulate {
         let idx = b.index();
         let sizes: Vec<MlirValue> = grid.iter().chain(threads.iter()).map(|&n| b.cidx(n)).collect();
-        let mut arg_types = vec![idx; 12];
-        for a in allocs.iter().filter(|a| a.shared) {
-            arg_types.push(b.ty(&format!(
-                "memref<{}x{}, #gpu.address_space<workgroup>>",
-                a.size,
-                ir::type_to_string(a.elt)
-            )));
-        }
-        let (region, block) = b.region(&arg_types);
-        let nwg = allocs.iter().filter(|a| a.shared).count();
-        let launch = b.op(
+        let (region, block) = b.region(&vec![idx; 12]);
+        b.op(
             "gpu.launch",
             &sizes,
             &[],
-            &[
-                ("operandSegmentSizes", b.attr("array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>")),
-                ("workgroup_attributions", b.attr(&format!("{nwg} : i64"))),
-            ],
+            &[("operandSegmentSizes", b.attr("array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>"))],
             vec![region],
         );
-        let _ = launch;
         let term = b.at_end(block).op("gpu.terminator", &[], &[], &[], vec![]);
         for op in block_ops(body) {
             move_before(op, term);
@@ -108,11 +95,27 @@ pub fn lower(kernel: MlirOperation, opts: &Options) -> R<()> {
             tid = lb.add(tid, lb.mul(Ix::V(arg(5)), threads[0] * threads[1]));
         }
         ctx.tid = lb.ix(tid);
-        let mut wg = 12;
+        // Shared tensors: module-level workgroup globals (address space 3), 16-byte aligned
+        // so that vector accesses proven aligned relative to the base are aligned.
+        let mb = b.at_start(region_block(module, 0));
         for a in &allocs {
             let v = if a.shared {
-                wg += 1;
-                arg(wg - 1)
+                let name = fresh_symbol(module, "__axe_shared");
+                let ty = format!("memref<{}x{}, 3>", a.size, ir::type_to_string(a.elt));
+                mb.op(
+                    "memref.global",
+                    &[],
+                    &[],
+                    &[
+                        ("sym_name", mb.attr(&format!("\"{name}\""))),
+                        ("sym_visibility", mb.attr("\"private\"")),
+                        ("type", mb.attr(&ty)),
+                        ("initial_value", mb.attr("unit")),
+                        ("alignment", mb.attr("16 : i64")),
+                    ],
+                    vec![],
+                );
+                lb.val("memref.get_global", &[], lb.ty(&ty), &[("name", lb.attr(&format!("@{name}")))])
             } else {
                 let t = lb.ty(&format!("memref<{}x{}>", a.size, ir::type_to_string(a.elt)));
                 lb.val("memref.alloca", &[], t, &[("operandSegmentSizes", lb.attr("array<i32: 0, 0>"))])
@@ -172,6 +175,21 @@ pub fn lower(kernel: MlirOperation, opts: &Options) -> R<()> {
     }
     ir::erase(kernel);
     Ok(())
+}
+
+/// A symbol name `base_N` not yet defined at the top level of `module`.
+fn fresh_symbol(module: MlirOperation, base: &str) -> String {
+    let taken: std::collections::HashSet<String> = block_ops(region_block(module, 0))
+        .into_iter()
+        .filter_map(|op| {
+            let a = unsafe { mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(c"sym_name".as_ptr())) };
+            (!a.ptr.is_null() && unsafe { mlirAttributeIsAString(a) }).then(|| {
+                let r = unsafe { mlirStringAttrGetValue(a) };
+                String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(r.data as *const u8, r.length) }).into_owned()
+            })
+        })
+        .collect();
+    (0..).map(|i| format!("{base}_{i}")).find(|n| !taken.contains(n)).unwrap()
 }
 
 unsafe fn ir_null_value() -> MlirValue {

@@ -171,6 +171,9 @@ pub fn load(b: &B, ctx: &Ctx, t: &Tensor, idx: Ix, v: i64, align: i64) -> MlirVa
     ops.extend(indices(b, ctx, t, idx));
     if v == 1 {
         b.val("memref.load", &ops, t.elt, &[])
+    } else if t.mem == Mem::Register {
+        // Register storage: contiguous, alignment not claimed.
+        b.val("vector.load", &ops, vec_type(b, t.elt, v), &[])
     } else {
         let a = b.attr(&format!("{align} : i64"));
         b.val("vector.load", &ops, vec_type(b, t.elt, v), &[("alignment", a)])
@@ -182,6 +185,8 @@ pub fn store(b: &B, ctx: &Ctx, t: &Tensor, value: MlirValue, idx: Ix, v: i64, al
     ops.extend(indices(b, ctx, t, idx));
     if v == 1 {
         b.op("memref.store", &ops, &[], &[], vec![]);
+    } else if t.mem == Mem::Register {
+        b.op("vector.store", &ops, &[], &[], vec![]);
     } else {
         let a = b.attr(&format!("{align} : i64"));
         b.op("vector.store", &ops, &[], &[("alignment", a)], vec![]);
@@ -258,7 +263,7 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
         return false;
     }
     for k in ir::collect(root, &["axe.kernel"]) {
-        if let Err((op, msg)) = kernel::lower(k, &opts) {
+        if let Err((op, msg)) = kernel::lower(root, k, &opts) {
             ir::error(op, &msg);
             return false;
         }

@@ -1,0 +1,70 @@
+// axe-to-nvvm-pipeline: Axe kernels down to PTX (gpu.binary holding the assembly) with the
+// host function launching them (gpu.launch_func).
+// RUN: axe-opt %s --axe-to-nvvm-pipeline='chip=sm_90' --split-input-file | FileCheck %s
+// RUN: axe-opt %s --axe-to-nvvm-pipeline='chip=sm_80 features=+ptx70' --split-input-file | FileCheck %s --check-prefix=SM80
+
+// Figure 5's CTA-collective copy, there and back: 16-byte vector loads and stores, the
+// registers stay registers (no local memory).
+// CHECK-LABEL: llvm.func @cta_collective_copy(
+// CHECK: gpu.launch_func @cta_collective_copy_kernel::@cta_collective_copy_kernel blocks in ({{.*}}) threads in ({{.*}})
+// CHECK: gpu.binary @cta_collective_copy_kernel [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80">
+// CHECK-SAME: .version 8.0
+// CHECK-SAME: .target sm_90
+// CHECK-SAME: .visible .entry cta_collective_copy_kernel(
+// CHECK-SAME: .maxntid 128, 1, 1
+// CHECK-NOT: .local
+// CHECK-SAME: ld.global.v4.b32
+// CHECK-SAME: ld.global.v4.b32
+// CHECK-SAME: st.global.v4.b32
+// CHECK-SAME: st.global.v4.b32
+// SM80: .target sm_80
+module attributes {axe.target = #axe.target<"sm_80">} {
+  func.func @cta_collective_copy(%buf: memref<4096xf32>, %out: memref<4096xf32>) {
+    %C = axe.view %buf : memref<4096xf32> to !axe.tensor<32x128xf32, global, #axe.layout<(32, 128) : (128, 1)>>
+    %O = axe.view %out : memref<4096xf32> to !axe.tensor<32x128xf32, global, #axe.layout<(32, 128) : (128, 1)>>
+    axe.kernel grid [1] threads [128] {
+      %region = axe.slice %C [16 : 32, 64 : 128] : !axe.tensor<32x128xf32, global, #axe.layout<(32, 128) : (128, 1)>> to !axe.tensor<16x64xf32, global, #axe.layout<(16, 64) : (128, 1) + 2112>>
+      %local = axe.alloc : !axe.tensor<16x64xf32, register, #axe.layout<(4, 4, 8, 8) : (1@warp, 8@lane, 1@lane, 1@reg)>>
+      axe.copy %region, %local schedule vectorized : !axe.tensor<16x64xf32, global, #axe.layout<(16, 64) : (128, 1) + 2112>>, !axe.tensor<16x64xf32, register, #axe.layout<(4, 4, 8, 8) : (1@warp, 8@lane, 1@lane, 1@reg)>>
+      %oregion = axe.slice %O [16 : 32, 64 : 128] : !axe.tensor<32x128xf32, global, #axe.layout<(32, 128) : (128, 1)>> to !axe.tensor<16x64xf32, global, #axe.layout<(16, 64) : (128, 1) + 2112>>
+      axe.copy %local, %oregion : !axe.tensor<16x64xf32, register, #axe.layout<(4, 4, 8, 8) : (1@warp, 8@lane, 1@lane, 1@reg)>>, !axe.tensor<16x64xf32, global, #axe.layout<(16, 64) : (128, 1) + 2112>>
+    }
+    return
+  }
+}
+
+// -----
+
+// Through 16-byte aligned shared memory with a barrier, then a warp reduction by shuffles.
+// CHECK-LABEL: llvm.func @row_sum(
+// CHECK: gpu.launch_func @row_sum_kernel::@row_sum_kernel
+// CHECK: gpu.binary @row_sum_kernel
+// CHECK-SAME: .visible .entry row_sum_kernel(
+// CHECK-SAME: .shared .align 16 .b8 __axe_shared_0[256]
+// CHECK-SAME: ld.global.v4.b32
+// CHECK-SAME: st.shared.v4.b32
+// CHECK-SAME: bar.sync
+// CHECK-SAME: ld.shared.b32
+// CHECK-SAME: shfl.sync.bfly.b32
+// CHECK-SAME: shfl.sync.bfly.b32
+// CHECK-SAME: shfl.sync.bfly.b32
+// CHECK-SAME: shfl.sync.bfly.b32
+// CHECK-SAME: shfl.sync.bfly.b32
+// CHECK-SAME: st.global.v2.b32
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @row_sum(%in: memref<64xf32>, %out: memref<2xf32>) {
+    %X = axe.view %in : memref<64xf32> to !axe.tensor<2x32xf32, global, #axe.layout<(2, 32) : (32, 1)>>
+    %Y = axe.view %out : memref<2xf32> to !axe.tensor<2x1xf32, global, #axe.layout<(2, 1) : (1, 1)>>
+    axe.kernel grid [1] threads [32] {
+      %s = axe.alloc : !axe.tensor<2x32xf32, shared, #axe.layout<(2, 32) : (32, 1)>>
+      axe.copy %X, %s : !axe.tensor<2x32xf32, global, #axe.layout<(2, 32) : (32, 1)>>, !axe.tensor<2x32xf32, shared, #axe.layout<(2, 32) : (32, 1)>>
+      axe.barrier cta
+      %x = axe.alloc : !axe.tensor<2x32xf32, register, #axe.layout<(2, 32) : (1@reg, 1@lane)>>
+      %m = axe.alloc : !axe.tensor<2x1xf32, register, #axe.layout<(2) : (1@reg) + [(32) : (1@lane)]>>
+      axe.copy %s, %x : !axe.tensor<2x32xf32, shared, #axe.layout<(2, 32) : (32, 1)>>, !axe.tensor<2x32xf32, register, #axe.layout<(2, 32) : (1@reg, 1@lane)>>
+      axe.reduce sum %x, %m dims [1] : !axe.tensor<2x32xf32, register, #axe.layout<(2, 32) : (1@reg, 1@lane)>>, !axe.tensor<2x1xf32, register, #axe.layout<(2) : (1@reg) + [(32) : (1@lane)]>>
+      axe.copy %m, %Y : !axe.tensor<2x1xf32, register, #axe.layout<(2) : (1@reg) + [(32) : (1@lane)]>>, !axe.tensor<2x1xf32, global, #axe.layout<(2, 1) : (1, 1)>>
+    }
+    return
+  }
+}

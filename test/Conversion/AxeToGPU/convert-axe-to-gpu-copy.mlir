@@ -1,0 +1,110 @@
+// Copy schedules: thread-bound register copies with layout-derived addresses and vector
+// widths, memory-to-memory copies strided over the CTA, shared tensors as workgroup globals.
+// RUN: axe-opt %s --convert-axe-to-gpu --split-input-file | FileCheck %s
+
+// Paper Figure 5: thread (warp w, lane l) owns row 4w + l/8, columns 8(l%8) .. +7 of the
+// region C[16:32, 64:128] (offset 2112): two 16-byte vector loads at base + 0 and base + 4.
+// CHECK-LABEL: func.func @cta_collective_copy
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %{{.*}}, {{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in
+// CHECK: %[[REGS:.*]] = memref.alloca() : memref<8xf32>
+// CHECK: %[[LANE:.*]] = arith.remui %[[TX]], %{{.*}} : index
+// CHECK: %[[WARP:.*]] = arith.divui %[[TX]], %{{.*}} : index
+// CHECK: %[[COL8:.*]] = arith.remui %[[LANE]], %{{.*}} : index
+// CHECK: %[[ROW:.*]] = arith.divui %[[LANE]], %{{.*}} : index
+// CHECK: %[[C512:.*]] = arith.constant 512 : index
+// CHECK: %[[W:.*]] = arith.muli %[[WARP]], %[[C512]] : index
+// CHECK: %[[C128:.*]] = arith.constant 128 : index
+// CHECK: %[[R:.*]] = arith.muli %[[ROW]], %[[C128]] : index
+// CHECK: %[[WR:.*]] = arith.addi %[[W]], %[[R]] : index
+// CHECK: %[[C:.*]] = arith.muli %[[COL8]], %{{.*}} : index
+// CHECK: %[[BASE:.*]] = arith.addi %[[WR]], %[[C]] : index
+// CHECK: %[[C2112:.*]] = arith.constant 2112 : index
+// CHECK: %[[A0:.*]] = arith.addi %[[BASE]], %[[C2112]] : index
+// CHECK: %[[V0:.*]] = vector.load %arg0[%[[A0]]] {alignment = 16 : i64} : memref<4096xf32>, vector<4xf32>
+// CHECK: vector.store %[[V0]], %[[REGS]][%{{.*}}] : memref<8xf32>, vector<4xf32>
+// CHECK: %[[C2116:.*]] = arith.constant 2116 : index
+// CHECK: %[[A1:.*]] = arith.addi %[[BASE]], %[[C2116]] : index
+// CHECK: vector.load %arg0[%[[A1]]] {alignment = 16 : i64} : memref<4096xf32>, vector<4xf32>
+// CHECK: gpu.terminator
+// CHECK-NOT: axe.{{(copy|alloc|view|slice|kernel)}}
+module attributes {axe.target = #axe.target<"sm_80">} {
+  func.func @cta_collective_copy(%buf: memref<4096xf32>) {
+    %C = axe.view %buf : memref<4096xf32> to !axe.tensor<32x128xf32, global, #axe.layout<(32, 128) : (128, 1)>>
+    axe.kernel grid [1] threads [128] {
+      %region = axe.slice %C [16 : 32, 64 : 128] : !axe.tensor<32x128xf32, global, #axe.layout<(32, 128) : (128, 1)>> to !axe.tensor<16x64xf32, global, #axe.layout<(16, 64) : (128, 1) + 2112>>
+      %local = axe.alloc : !axe.tensor<16x64xf32, register, #axe.layout<(4, 4, 8, 8) : (1@warp, 8@lane, 1@lane, 1@reg)>>
+      axe.copy %region, %local schedule vectorized : !axe.tensor<16x64xf32, global, #axe.layout<(16, 64) : (128, 1) + 2112>>, !axe.tensor<16x64xf32, register, #axe.layout<(4, 4, 8, 8) : (1@warp, 8@lane, 1@lane, 1@reg)>>
+    }
+    return
+  }
+}
+
+// -----
+
+// Column-major global: the registers are not contiguous in memory, so scalar loads with
+// stride 32 (register r of lane l reads element l + 32 r).
+// CHECK-LABEL: func.func @column_major
+// CHECK: %[[REGS:.*]] = memref.alloca() : memref<4xf16>
+// CHECK: %[[LANE:.*]] = arith.remui
+// CHECK: %[[X0:.*]] = memref.load %arg0[%[[LANE]]] : memref<128xf16>
+// CHECK: memref.store %[[X0]], %[[REGS]][%{{.*}}] : memref<4xf16>
+// CHECK: %[[C32:.*]] = arith.constant 32 : index
+// CHECK: %[[A1:.*]] = arith.addi %[[LANE]], %[[C32]] : index
+// CHECK: memref.load %arg0[%[[A1]]] : memref<128xf16>
+// CHECK-NOT: vector.load
+// CHECK: gpu.terminator
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @column_major(%buf: memref<128xf16>) {
+    %G = axe.view %buf : memref<128xf16> to !axe.tensor<4x32xf16, global, #axe.layout<(4, 32) : (32, 1)>>
+    axe.kernel grid [1] threads [32] {
+      %r = axe.alloc : !axe.tensor<4x32xf16, register, #axe.layout<(4, 32) : (1@reg, 1@lane)>>
+      axe.copy %G, %r : !axe.tensor<4x32xf16, global, #axe.layout<(4, 32) : (32, 1)>>, !axe.tensor<4x32xf16, register, #axe.layout<(4, 32) : (1@reg, 1@lane)>>
+    }
+    return
+  }
+}
+
+// -----
+
+// f16 rows of 8 per thread: one 16-byte vector<8xf16> store; a half-warp layout (16 lanes)
+// is guarded so that lanes 16..31 own nothing.
+// CHECK-LABEL: func.func @half_warp_store
+// CHECK: %[[LANE:.*]] = arith.remui
+// CHECK: %[[OWN:.*]] = arith.cmpi eq
+// CHECK: scf.if %[[OWN]] {
+// CHECK: %[[V:.*]] = vector.load %{{.*}}[%{{.*}}] : memref<8xf16>, vector<8xf16>
+// CHECK: vector.store %[[V]], %arg0[%{{.*}}] {alignment = 16 : i64} : memref<128xf16>, vector<8xf16>
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @half_warp_store(%buf: memref<128xf16>) {
+    %G = axe.view %buf : memref<128xf16> to !axe.tensor<16x8xf16, global, #axe.layout<(16, 8) : (8, 1)>>
+    axe.kernel grid [1] threads [32] {
+      %r = axe.alloc : !axe.tensor<16x8xf16, register, #axe.layout<(16, 8) : (1@lane, 1@reg)>>
+      axe.copy %r, %G : !axe.tensor<16x8xf16, register, #axe.layout<(16, 8) : (1@lane, 1@reg)>>, !axe.tensor<16x8xf16, global, #axe.layout<(16, 8) : (8, 1)>>
+    }
+    return
+  }
+}
+
+// -----
+
+// global → shared: a loop over 4-element vectors strided by the CTA size; the shared tensor
+// is a 16-byte aligned workgroup global (address space 3); the barrier is bar.sync.
+// CHECK: memref.global "private" @__axe_shared_0 : memref<1024xf32, 3> = uninitialized {alignment = 16 : i64}
+// CHECK-LABEL: func.func @to_shared
+// CHECK: gpu.launch
+// CHECK: %[[S:.*]] = memref.get_global @__axe_shared_0 : memref<1024xf32, 3>
+// CHECK: scf.for %[[Q:.*]] = %[[TX:.*]] to %{{.*}} step %{{.*}} {
+// CHECK: %[[V:.*]] = vector.load %arg0[%{{.*}}] {alignment = 16 : i64} : memref<1024xf32>, vector<4xf32>
+// CHECK: vector.store %[[V]], %[[S]][%{{.*}}] {alignment = 16 : i64} : memref<1024xf32, 3>, vector<4xf32>
+// CHECK: gpu.barrier
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @to_shared(%buf: memref<1024xf32>) {
+    %G = axe.view %buf : memref<1024xf32> to !axe.tensor<32x32xf32, global, #axe.layout<(32, 32) : (32, 1)>>
+    axe.kernel grid [4] threads [128] {
+      %s = axe.alloc : !axe.tensor<32x32xf32, shared, #axe.layout<(4, 8, 4, 8) : (256, 8, 64, 1)>>
+      axe.copy %G, %s : !axe.tensor<32x32xf32, global, #axe.layout<(32, 32) : (32, 1)>>, !axe.tensor<32x32xf32, shared, #axe.layout<(4, 8, 4, 8) : (256, 8, 64, 1)>>
+      axe.barrier cta
+    }
+    return
+  }
+}

@@ -1,0 +1,43 @@
+// Fill, unary, binary with broadcasting and cast on register tensors: straight-line code
+// over the registers each thread owns, constant register indices.
+// RUN: axe-opt %s --convert-axe-to-gpu | FileCheck %s
+
+// CHECK-LABEL: func.func @pointwise
+// CHECK: gpu.launch
+// CHECK-DAG: %[[X:.*]] = memref.alloca() : memref<2xf32>
+// CHECK-DAG: %[[M:.*]] = memref.alloca() : memref<1xf32>
+// CHECK-DAG: %[[H:.*]] = memref.alloca() : memref<2xf16>
+// Fill: both registers of every thread.
+// CHECK: memref.store %[[ZERO:.*]], %[[X]][%[[R0:.*]]] : memref<2xf32>
+// CHECK: memref.store %[[ZERO]], %[[X]][%[[R1:.*]]] : memref<2xf32>
+// sub with the row value broadcast along the registers: both read register 0 of %m.
+// CHECK: %[[A:.*]] = memref.load %[[X]][%{{.*}}] : memref<2xf32>
+// CHECK: %[[B:.*]] = memref.load %[[M]][%[[MR:.*]]] : memref<1xf32>
+// CHECK: %[[D:.*]] = arith.subf %[[A]], %[[B]] : f32
+// CHECK: memref.store %[[D]], %[[X]]
+// CHECK: memref.load %[[M]][%[[MR2:.*]]] : memref<1xf32>
+// CHECK: arith.subf
+// CHECK: %[[E:.*]] = math.exp %{{.*}} : f32
+// CHECK: math.exp
+// CHECK: %[[T:.*]] = arith.truncf %{{.*}} : f32 to f16
+// CHECK: memref.store %[[T]], %[[H]]
+// CHECK: arith.truncf
+// CHECK: arith.maximumf
+// CHECK: gpu.terminator
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @pointwise() {
+    axe.kernel grid [1] threads [32] {
+      %zero = arith.constant 0.0 : f32
+      %x = axe.alloc : !axe.tensor<32x2xf32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>
+      %m = axe.alloc : !axe.tensor<32x1xf32, register, #axe.layout<(32) : (1@lane)>>
+      %h = axe.alloc : !axe.tensor<32x2xf16, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>
+      axe.fill %x, %zero : !axe.tensor<32x2xf32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>, f32
+      axe.fill %m, %zero : !axe.tensor<32x1xf32, register, #axe.layout<(32) : (1@lane)>>, f32
+      axe.binary sub %x, %m, %x : !axe.tensor<32x2xf32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>, !axe.tensor<32x1xf32, register, #axe.layout<(32) : (1@lane)>>, !axe.tensor<32x2xf32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>
+      axe.unary exp %x, %x : !axe.tensor<32x2xf32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>, !axe.tensor<32x2xf32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>
+      axe.cast %x, %h : !axe.tensor<32x2xf32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>, !axe.tensor<32x2xf16, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>
+      axe.unary relu %x, %x : !axe.tensor<32x2xf32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>, !axe.tensor<32x2xf32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>
+    }
+    return
+  }
+}

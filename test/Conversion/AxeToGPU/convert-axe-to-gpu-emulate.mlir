@@ -1,0 +1,56 @@
+// emulate-threads-on-cpu: the launch becomes loops over blocks and threads; register
+// tensors get one row per thread; a top-level CTA barrier splits the body into phases.
+// RUN: axe-opt %s --convert-axe-to-gpu=emulate-threads-on-cpu=1 --split-input-file --verify-diagnostics | FileCheck %s
+
+// CHECK-LABEL: func.func @phases
+// CHECK-NOT: gpu.
+// CHECK-DAG: %[[S:.*]] = memref.alloca() : memref<64xf32>
+// CHECK-DAG: %[[R:.*]] = memref.alloca() : memref<32x2xf32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: scf.for %[[T0:.*]] = %{{.*}} to %[[N:.*]] step %{{.*}} {
+// CHECK: vector.store %{{.*}}, %[[S]]
+// CHECK: }
+// CHECK: scf.for %[[T1:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: %[[V:.*]] = memref.load %[[S]]
+// CHECK: memref.store %[[V]], %[[R]][%[[T1]], %{{.*}}] : memref<32x2xf32>
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @phases(%buf: memref<64xf32>) {
+    %G = axe.view %buf : memref<64xf32> to !axe.tensor<64xf32, global, #axe.layout<(64) : (1)>>
+    axe.kernel grid [2] threads [32] {
+      %s = axe.alloc : !axe.tensor<64xf32, shared, #axe.layout<(64) : (1)>>
+      %r = axe.alloc : !axe.tensor<64xf32, register, #axe.layout<(2, 32) : (1@reg, 1@lane)>>
+      axe.copy %G, %s : !axe.tensor<64xf32, global, #axe.layout<(64) : (1)>>, !axe.tensor<64xf32, shared, #axe.layout<(64) : (1)>>
+      axe.barrier cta
+      axe.copy %s, %r : !axe.tensor<64xf32, shared, #axe.layout<(64) : (1)>>, !axe.tensor<64xf32, register, #axe.layout<(2, 32) : (1@reg, 1@lane)>>
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @shuffles() {
+    axe.kernel grid [1] threads [32] {
+      %x = axe.alloc : !axe.tensor<32xf32, register, #axe.layout<(32) : (1@lane)>>
+      %s = axe.alloc : !axe.tensor<f32, register, #axe.layout<() : () + [(32) : (1@lane)]>>
+      // expected-error@+1 {{emulate-threads-on-cpu does not model warp shuffles}}
+      axe.reduce sum %x, %s dims [0] : !axe.tensor<32xf32, register, #axe.layout<(32) : (1@lane)>>, !axe.tensor<f32, register, #axe.layout<() : () + [(32) : (1@lane)]>>
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @nested_barrier() {
+    axe.kernel grid [1] threads [64] {
+      axe.scope warp {
+        // expected-error@+1 {{emulate-threads-on-cpu supports only `axe.barrier cta` at the top level}}
+        axe.barrier warp
+      }
+    }
+    return
+  }
+}

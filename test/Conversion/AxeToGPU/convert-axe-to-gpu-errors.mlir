@@ -1,0 +1,87 @@
+// What convert-axe-to-gpu refuses, each with a located error.
+// RUN: axe-opt %s --convert-axe-to-gpu --split-input-file --verify-diagnostics
+
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @unknown_layout(%buf: memref<64xf32>) {
+    %G = axe.view %buf : memref<64xf32> to !axe.tensor<64xf32, global, #axe.layout<(64) : (1)>>
+    axe.kernel grid [1] threads [32] {
+      %r = axe.alloc : !axe.tensor<64xf32, register, ?>
+      // expected-error@-1 {{has layout '?': run axe-infer-layout first}}
+      axe.copy %G, %r : !axe.tensor<64xf32, global, #axe.layout<(64) : (1)>>, !axe.tensor<64xf32, register, ?>
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @gemm() {
+    axe.kernel grid [1] threads [32] {
+      %a = axe.alloc : !axe.tensor<16x16xf16, shared, #axe.layout<(16, 16) : (16, 1)>>
+      %b = axe.alloc : !axe.tensor<16x8xf16, shared, #axe.layout<(16, 8) : (8, 1)>>
+      %c = axe.alloc : !axe.tensor<16x8xf32, register, #axe.layout<(8, 2, 4, 2) : (4@lane, 2@reg, 1@lane, 1@reg)>>
+      // expected-error@+1 {{axe.gemm is not lowered by convert-axe-to-gpu yet (ldmatrix + mma.sync schedules are not implemented)}}
+      axe.gemm %a, %b, %c : !axe.tensor<16x16xf16, shared, #axe.layout<(16, 16) : (16, 1)>>, !axe.tensor<16x8xf16, shared, #axe.layout<(16, 8) : (8, 1)>>, !axe.tensor<16x8xf32, register, #axe.layout<(8, 2, 4, 2) : (4@lane, 2@reg, 1@lane, 1@reg)>>
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @cp_async(%buf: memref<256xf16>) {
+    %G = axe.view %buf : memref<256xf16> to !axe.tensor<256xf16, global, #axe.layout<(256) : (1)>>
+    axe.kernel grid [1] threads [32] {
+      %s = axe.alloc : !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>>
+      // expected-error@+1 {{copy schedule 'cp_async' is not implemented by convert-axe-to-gpu yet (only auto and vectorized)}}
+      %t = axe.copy async %G, %s schedule cp_async : !axe.tensor<256xf16, global, #axe.layout<(256) : (1)>>, !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>> -> !axe.token
+      axe.wait %t
+    }
+    return
+  }
+}
+
+// -----
+
+// The row value lives in lane 0 only, but every lane needs it for the broadcast.
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @not_replicated() {
+    axe.kernel grid [1] threads [32] {
+      %x = axe.alloc : !axe.tensor<2x32xf32, register, #axe.layout<(2, 32) : (1@reg, 1@lane)>>
+      %m = axe.alloc : !axe.tensor<2x1xf32, register, #axe.layout<(2) : (1@reg)>>
+      // expected-error@+1 {{operand layout (2) : (1@reg) does not hold element 0 at {"lane": 1}, where the thread that owns it in (2, 32) : (1@reg, 1@lane) needs it}}
+      axe.binary sub %x, %m, %x : !axe.tensor<2x32xf32, register, #axe.layout<(2, 32) : (1@reg, 1@lane)>>, !axe.tensor<2x1xf32, register, #axe.layout<(2) : (1@reg)>>, !axe.tensor<2x32xf32, register, #axe.layout<(2, 32) : (1@reg, 1@lane)>>
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @no_refinement(%buf: memref<12xf32>) {
+    %G = axe.view %buf : memref<12xf32> to !axe.tensor<12xf32, global, #axe.layout<(4, 3) : (3, 1)>>
+    axe.kernel grid [1] threads [32] {
+      %r = axe.alloc : !axe.tensor<12xf32, register, #axe.layout<(3, 4) : (1@reg, 3@reg)>>
+      // expected-error@+1 {{admit no common mixed-radix refinement}}
+      axe.copy %G, %r : !axe.tensor<12xf32, global, #axe.layout<(4, 3) : (3, 1)>>, !axe.tensor<12xf32, register, #axe.layout<(3, 4) : (1@reg, 3@reg)>>
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @cross_warp() {
+    axe.kernel grid [1] threads [64] {
+      %x = axe.alloc : !axe.tensor<64xf32, register, #axe.layout<(2, 32) : (1@warp, 1@lane)>>
+      %s = axe.alloc : !axe.tensor<f32, register, #axe.layout<() : ()>>
+      // expected-error@+1 {{needs a shared-memory exchange, which is not implemented}}
+      axe.reduce sum %x, %s dims [0] : !axe.tensor<64xf32, register, #axe.layout<(2, 32) : (1@warp, 1@lane)>>, !axe.tensor<f32, register, #axe.layout<() : ()>>
+    }
+    return
+  }
+}

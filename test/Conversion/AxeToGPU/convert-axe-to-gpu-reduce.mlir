@@ -1,0 +1,62 @@
+// Reductions: in-thread over the registers of the reduced dimension, then a butterfly of
+// xor shuffles over its lane bits (offsets 1, 2, 4, 8, 16 for 32 lanes of stride 1; 4, 8 for
+// a 4-lane group of stride 4).
+// RUN: axe-opt %s --convert-axe-to-gpu --split-input-file | FileCheck %s
+
+// CHECK-LABEL: func.func @row_max
+// CHECK: %[[X:.*]] = memref.alloca() : memref<2xf32>
+// CHECK: %[[M:.*]] = memref.alloca() : memref<2xf32>
+// Row 0 lives in register 0 of every lane: no in-thread step, five shuffles.
+// CHECK: %[[V:.*]] = memref.load %[[X]][%{{.*}}] : memref<2xf32>
+// CHECK: %[[O1:.*]] = arith.constant 1 : i32
+// CHECK: %[[W:.*]] = arith.constant 32 : i32
+// CHECK: %[[S1:.*]], %{{.*}} = gpu.shuffle xor %[[V]], %[[O1]], %[[W]] : f32
+// CHECK: %[[A1:.*]] = arith.maximumf %[[V]], %[[S1]] : f32
+// CHECK: arith.constant 2 : i32
+// CHECK: gpu.shuffle xor %[[A1]]
+// CHECK: arith.constant 4 : i32
+// CHECK: gpu.shuffle xor
+// CHECK: arith.constant 8 : i32
+// CHECK: gpu.shuffle xor
+// CHECK: arith.constant 16 : i32
+// CHECK: %[[S5:.*]], %{{.*}} = gpu.shuffle xor
+// CHECK: %[[R:.*]] = arith.maximumf %{{.*}}, %[[S5]] : f32
+// CHECK: memref.store %[[R]], %[[M]][%{{.*}}] : memref<2xf32>
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @row_max() {
+    axe.kernel grid [1] threads [32] {
+      axe.scope warp {
+        %x = axe.alloc : !axe.tensor<2x32xf32, register, #axe.layout<(2, 32) : (1@reg, 1@lane)>>
+        %m = axe.alloc : !axe.tensor<2x1xf32, register, #axe.layout<(2) : (1@reg) + [(32) : (1@lane)]>>
+        axe.reduce max %x, %m dims [1] : !axe.tensor<2x32xf32, register, #axe.layout<(2, 32) : (1@reg, 1@lane)>>, !axe.tensor<2x1xf32, register, #axe.layout<(2) : (1@reg) + [(32) : (1@lane)]>>
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+// An mma-style fragment (8 rows over lanes 4l.., 4 lane groups x 2 registers per row):
+// sum the 2 registers in-thread, then shuffle xor 1 and 2 (the quad).
+// CHECK-LABEL: func.func @quad_sum
+// CHECK: %[[X:.*]] = memref.alloca() : memref<2xf32>
+// CHECK: %[[A:.*]] = memref.load %[[X]]
+// CHECK: %[[B:.*]] = memref.load %[[X]]
+// CHECK: %[[AB:.*]] = arith.addf %[[A]], %[[B]] : f32
+// CHECK: arith.constant 1 : i32
+// CHECK: gpu.shuffle xor %[[AB]]
+// CHECK: arith.constant 2 : i32
+// CHECK: gpu.shuffle xor
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.terminator
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @quad_sum() {
+    axe.kernel grid [1] threads [32] {
+      %x = axe.alloc : !axe.tensor<8x8xf32, register, #axe.layout<(8, 4, 2) : (4@lane, 1@lane, 1@reg)>>
+      %s = axe.alloc : !axe.tensor<8xf32, register, #axe.layout<(8) : (4@lane) + [(4) : (1@lane)]>>
+      axe.reduce sum %x, %s dims [1] : !axe.tensor<8x8xf32, register, #axe.layout<(8, 4, 2) : (4@lane, 1@lane, 1@reg)>>, !axe.tensor<8xf32, register, #axe.layout<(8) : (4@lane) + [(4) : (1@lane)]>>
+    }
+    return
+  }
+}

@@ -220,6 +220,9 @@ pub struct Coords {
     /// Lanes and warps a unit spans.
     pub lanes: i64,
     pub warps: i64,
+    /// The CTA in the grid and the grid's size (the `cta` axis).
+    pub cta: Option<Ix>,
+    pub ctas: i64,
 }
 
 /// How a thread finds the elements of the driving register tensor it owns.
@@ -236,7 +239,7 @@ pub struct ThreadPlan {
 pub fn plan_threads(b: &B, coords: &Coords, factors: &[Factor], driver: usize, layout: &Layout) -> Result<ThreadPlan, String> {
     let mut digits: Vec<Option<Ix>> = vec![None; factors.len()];
     let mut valid: Option<MlirValue> = None;
-    for axis in ["lane", "warp"] {
+    for axis in ["lane", "warp", "cta"] {
         // (extent, stride, factor index or None for a replica iter)
         let mut iters: Vec<(i64, i64, Option<usize>)> = Vec::new();
         for (k, f) in factors.iter().enumerate() {
@@ -257,7 +260,8 @@ pub fn plan_threads(b: &B, coords: &Coords, factors: &[Factor], driver: usize, l
         }
         let (coord, count) = match axis {
             "lane" => (coords.lane, coords.lanes),
-            _ => (coords.warp, coords.warps),
+            "warp" => (coords.warp, coords.warps),
+            _ => (coords.cta, coords.ctas),
         };
         let Some(coord) = coord else {
             return Err(format!("layout {layout} uses axis '{axis}', which the executing scope does not span"));
@@ -350,7 +354,7 @@ pub fn check_schedule(
     if total > 1 << 16 {
         return Ok(()); // too large to enumerate cheaply; the refinement is exact by construction
     }
-    let thread_axes = ["lane", "warp"];
+    let thread_axes = ["lane", "warp", "cta"];
     let proj = |p: &axe_layout::layout::Point| -> BTreeMap<String, i64> {
         p.iter().filter(|(_, v)| **v != 0).map(|(a, v)| (a.0.clone(), *v)).collect()
     };

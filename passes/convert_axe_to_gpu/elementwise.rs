@@ -93,7 +93,30 @@ fn zero(b: &B, t: MlirType) -> MlirValue {
     }
 }
 
+/// `exp`, `exp2`, `sqrt`, `rsqrt` on f32 as LLVM intrinsics, which the NVPTX backend turns
+/// into `ex2.approx.f32` / `sqrt.rn.f32` (and a CPU backend into libm calls). The `math`
+/// dialect ops would become calls into CUDA's libdevice (`__nv_expf`), which PTX loaded
+/// without linking libdevice cannot resolve.
+fn f32_intrinsic(b: &B, kind: i64, x: MlirValue, t: MlirType) -> Option<MlirValue> {
+    if ir::type_to_string(t) != "f32" {
+        return None;
+    }
+    let exp2 = |v: MlirValue| b.val("llvm.intr.exp2", &[v], t, &[]);
+    let sqrt = |v: MlirValue| b.val("llvm.intr.sqrt", &[v], t, &[]);
+    Some(match kind {
+        // e^x = 2^(x log2 e)
+        1 => exp2(b.val("arith.mulf", &[x, b.constant("1.44269504088896340736 : f32", t)], t, &[])),
+        2 => exp2(x),
+        4 => sqrt(x),
+        5 => b.val("arith.divf", &[b.constant("1.0 : f32", t), sqrt(x)], t, &[]),
+        _ => return None,
+    })
+}
+
 pub fn unary(b: &B, kind: i64, x: MlirValue, t: MlirType) -> Result<MlirValue, String> {
+    if let Some(v) = f32_intrinsic(b, kind, x, t) {
+        return Ok(v);
+    }
     let f = is_float(t);
     let name = match (kind, f) {
         (0, true) => "arith.negf",

@@ -67,7 +67,16 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
     let body = region_block(kernel, 0);
     let b = B::before(kernel);
     let null = unsafe { ir_null_value() };
-    let mut ctx = Ctx { emulate: opts.emulate, tid: null, threads: num_threads, allocs: HashMap::new(), dead: Vec::new() };
+    let grid_size: i64 = grid.iter().product();
+    let mut ctx = Ctx {
+        emulate: opts.emulate,
+        tid: null,
+        threads: num_threads,
+        bid: null,
+        ctas: grid_size,
+        allocs: HashMap::new(),
+        dead: Vec::new(),
+    };
 
     if !opts.emulate {
         let idx = b.index();
@@ -95,6 +104,15 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
             tid = lb.add(tid, lb.mul(Ix::V(arg(5)), threads[0] * threads[1]));
         }
         ctx.tid = lb.ix(tid);
+        // Linear CTA id: x fastest (the `cta` axis).
+        let mut bid = Ix::V(arg(0));
+        if grid[1] > 1 {
+            bid = lb.add(bid, lb.mul(Ix::V(arg(1)), grid[0]));
+        }
+        if grid[2] > 1 {
+            bid = lb.add(bid, lb.mul(Ix::V(arg(2)), grid[0] * grid[1]));
+        }
+        ctx.bid = lb.ix(bid);
         // Shared tensors: module-level workgroup globals (address space 3), 16-byte aligned
         // so that vector accesses proven aligned relative to the base are aligned.
         let mb = b.at_start(region_block(module, 0));
@@ -150,23 +168,23 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
                 phases.last_mut().unwrap().push(op);
             }
         }
-        let mut yields: Vec<(MlirOperation, MlirValue)> = Vec::new();
-        let grid_size: i64 = grid.iter().product();
-        b.for_(Ix::C(0), Ix::C(grid_size), Ix::C(1), |gb, _bid| {
+        let mut yields: Vec<(MlirOperation, MlirValue, MlirValue)> = Vec::new();
+        b.for_(Ix::C(0), Ix::C(grid_size), Ix::C(1), |gb, bid| {
             for _ in &phases {
                 gb.for_(Ix::C(0), Ix::C(num_threads), Ix::C(1), |tb, tid| {
-                    yields.push((tb.before, tid));
+                    yields.push((tb.before, tid, bid));
                     Ok(())
                 })?;
             }
             Ok(())
         })
         .map_err(|e| (kernel, e))?;
-        for (ops, (y, tid)) in phases.iter().zip(yields) {
+        for (ops, (y, tid, bid)) in phases.iter().zip(yields) {
             for &op in ops {
                 move_before(op, y);
             }
             ctx.tid = tid;
+            ctx.bid = bid;
             lower_block(unsafe { mlirOperationGetBlock(y) }, &mut ctx, ScopeKind::Cta)?;
         }
     }

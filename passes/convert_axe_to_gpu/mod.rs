@@ -61,6 +61,9 @@ pub struct Ctx {
     /// Linear thread id in the CTA (the loop variable when emulating).
     pub tid: MlirValue,
     pub threads: i64,
+    /// Linear CTA id in the grid (the grid loop's variable when emulating): the `cta` axis.
+    pub bid: MlirValue,
+    pub ctas: i64,
     /// `axe.alloc` result → storage.
     pub allocs: HashMap<usize, (MlirValue, bool)>,
     /// Lowered Axe ops, erased (in reverse) once the kernel is done.
@@ -119,7 +122,7 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
         "register" => Mem::Register,
         other => return Err((user, format!("tensors in memory scope '{other}' are not lowered to gpu"))),
     };
-    let allowed: &[&str] = if mem == Mem::Register { &["reg", "lane", "warp"] } else { &["m"] };
+    let allowed: &[&str] = if mem == Mem::Register { &["reg", "lane", "warp", "cta"] } else { &["m"] };
     if let Some(a) = layout.axes().into_iter().find(|a| !allowed.contains(&a.name())) {
         return Err((user, format!(
             "layout {layout} of a {scope} tensor uses axis '{a}'; convert-axe-to-gpu lowers {scope} tensors on axes {} only",
@@ -197,20 +200,26 @@ pub fn store(b: &B, ctx: &Ctx, t: &Tensor, value: MlirValue, idx: Ix, v: i64, al
 pub fn coords(b: &B, ctx: &Ctx, scope: ScopeKind) -> Coords {
     let tid = Ix::V(ctx.tid);
     let warps = (ctx.threads + 31) / 32;
+    // Every unit lives in exactly one CTA, so the `cta` coordinate is known at every scope.
+    let (cta, ctas) = (Some(Ix::V(ctx.bid)), ctx.ctas);
     match scope {
-        ScopeKind::Thread => Coords { lane: None, warp: None, lanes: 1, warps: 1 },
-        ScopeKind::Warp => Coords { lane: Some(b.rem(tid, 32)), warp: None, lanes: 32.min(ctx.threads), warps: 1 },
+        ScopeKind::Thread => Coords { lane: None, warp: None, lanes: 1, warps: 1, cta, ctas },
+        ScopeKind::Warp => Coords { lane: Some(b.rem(tid, 32)), warp: None, lanes: 32.min(ctx.threads), warps: 1, cta, ctas },
         ScopeKind::Warpgroup => Coords {
             lane: Some(b.rem(tid, 32)),
             warp: Some(b.rem(b.div(tid, 32), 4)),
             lanes: 32,
             warps: 4,
+            cta,
+            ctas,
         },
         ScopeKind::Cta | ScopeKind::Cluster => Coords {
             lane: Some(b.rem(tid, 32)),
             warp: Some(b.div(tid, 32)),
             lanes: 32.min(ctx.threads),
             warps,
+            cta,
+            ctas,
         },
     }
 }

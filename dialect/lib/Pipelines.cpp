@@ -26,6 +26,11 @@ struct AxeToNVVMPipelineOptions
       *this, "features",
       llvm::cl::desc("PTX features (nvvm-attach-target features)"),
       llvm::cl::init("+ptx80")};
+  PassOptions::Option<bool> barePtr{
+      *this, "bare-ptr-call-conv",
+      llvm::cl::desc("Pass each memref to the kernel as one bare pointer (what a "
+                     "runtime such as CuPy's RawModule launches with)"),
+      llvm::cl::init(true)};
   PassOptions::Option<int> optLevel{
       *this, "opt-level", llvm::cl::desc("LLVM optimization level for the kernel"),
       llvm::cl::init(2)};
@@ -53,6 +58,8 @@ void buildAxeToNVVMPipeline(OpPassManager &pm,
   gpuOptions.cubinFeatures = options.features;
   gpuOptions.cubinFormat = "isa";
   gpuOptions.optLevel = options.optLevel;
+  gpuOptions.kernelUseBarePtrCallConv = options.barePtr;
+  gpuOptions.hostUseBarePtrCallConv = options.barePtr;
   gpu::buildLowerToNVVMPassPipeline(pm, gpuOptions);
 }
 } // namespace

@@ -93,28 +93,40 @@ fn zero(b: &B, t: MlirType) -> MlirValue {
     }
 }
 
-/// `exp`, `exp2`, `sqrt`, `rsqrt` on f32 as LLVM intrinsics, which the NVPTX backend turns
-/// into `ex2.approx.f32` / `sqrt.rn.f32` (and a CPU backend into libm calls). The `math`
-/// dialect ops would become calls into CUDA's libdevice (`__nv_expf`), which PTX loaded
-/// without linking libdevice cannot resolve.
-fn f32_intrinsic(b: &B, kind: i64, x: MlirValue, t: MlirType) -> Option<MlirValue> {
+/// `exp`, `exp2`, `log`, `sqrt`, `rsqrt` on f32 without libdevice. On the GPU the `math`
+/// ops (and `llvm.intr.exp2`, which convert-gpu-to-nvvm rewrites the same way) become calls
+/// into CUDA's libdevice (`__nv_expf`), which PTX loaded without linking libdevice cannot
+/// resolve; the NVVM intrinsics `llvm.nvvm.ex2.approx` / `lg2.approx` are the PTX
+/// instructions `ex2.approx.f32` / `lg2.approx.f32` (about 2 ulp). When the threads are
+/// emulated on the CPU, the LLVM intrinsics lower to libm.
+fn f32_intrinsic(b: &B, kind: i64, x: MlirValue, t: MlirType, gpu: bool) -> Option<MlirValue> {
     if ir::type_to_string(t) != "f32" {
         return None;
     }
-    let exp2 = |v: MlirValue| b.val("llvm.intr.exp2", &[v], t, &[]);
+    let call = |name: &str, v: MlirValue| {
+        b.val("llvm.call_intrinsic", &[v], t, &[
+            ("intrin", b.attr(&format!("\"{name}\""))),
+            ("op_bundle_sizes", b.attr("array<i32>")),
+            ("operandSegmentSizes", b.attr("array<i32: 1, 0>")),
+        ])
+    };
+    let exp2 = |v: MlirValue| if gpu { call("llvm.nvvm.ex2.approx.f32", v) } else { b.val("llvm.intr.exp2", &[v], t, &[]) };
     let sqrt = |v: MlirValue| b.val("llvm.intr.sqrt", &[v], t, &[]);
+    let mul = |v: MlirValue, c: &str| b.val("arith.mulf", &[v, b.constant(&format!("{c} : f32"), t)], t, &[]);
     Some(match kind {
         // e^x = 2^(x log2 e)
-        1 => exp2(b.val("arith.mulf", &[x, b.constant("1.44269504088896340736 : f32", t)], t, &[])),
+        1 => exp2(mul(x, "1.44269504088896340736")),
         2 => exp2(x),
+        // ln x = log2(x) ln 2
+        3 if gpu => mul(call("llvm.nvvm.lg2.approx.f", x), "0.69314718055994530942"),
         4 => sqrt(x),
         5 => b.val("arith.divf", &[b.constant("1.0 : f32", t), sqrt(x)], t, &[]),
         _ => return None,
     })
 }
 
-pub fn unary(b: &B, kind: i64, x: MlirValue, t: MlirType) -> Result<MlirValue, String> {
-    if let Some(v) = f32_intrinsic(b, kind, x, t) {
+pub fn unary(b: &B, kind: i64, x: MlirValue, t: MlirType, gpu: bool) -> Result<MlirValue, String> {
+    if let Some(v) = f32_intrinsic(b, kind, x, t, gpu) {
         return Ok(v);
     }
     let f = is_float(t);
@@ -188,8 +200,9 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     }
     let refs: Vec<&Tensor> = srcs.iter().collect();
     let (st, dt) = (srcs[0].elt, dst.elt);
+    let gpu = !ctx.emulate;
     per_element(&b, op, ctx, scope, &space, &ops, &dst, &refs, |g, v| match name.as_str() {
-        "axe.unary" => unary(g, kind, v[0], dt),
+        "axe.unary" => unary(g, kind, v[0], dt, gpu),
         "axe.binary" => binary(g, kind, v[0], v[1], dt),
         _ => cast(g, v[0], st, dt),
     })

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Lowers every kernel in test/gpu/kernels to PTX with axe-to-nvvm-pipeline and extracts the
+# runner's inputs (PTX + entry/grid/block JSON) into target/gpu/ (carried to the GPU machine).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+OPT=${AXE_OPT:-target/debug/axe-opt}
+# sm_90 PTX is what runs; sm_80 PTX is also built so ptxas can check it on the GPU machine.
+for chip in sm_90 sm_80; do
+  out=target/gpu/$chip
+  mkdir -p "$out"
+  for k in test/gpu/kernels/*.mlir; do
+    name=$(basename "$k" .mlir)
+    "$OPT" --axe-to-nvvm-pipeline="chip=$chip" "$k" -o "$out/$name.lowered.mlir"
+    python3 test/gpu/extract.py "$k" "$out/$name.lowered.mlir" "$out" > /dev/null
+  done
+done
+cp test/gpu/run.py test/gpu/kernels.py bench/gpu/bench.py target/gpu/
+ls target/gpu/sm_90/*.ptx

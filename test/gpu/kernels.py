@@ -1,0 +1,40 @@
+"""The shipped GPU kernels (test/gpu/kernels/*.mlir): inputs, NumPy references, tolerances,
+and the baseline a user would run instead. Shared by test/gpu/run.py (correctness) and
+bench/gpu/bench.py (speed)."""
+import numpy as np
+
+RNG = np.random.default_rng(0)
+
+
+def _softmax(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+KERNELS = {
+    # name: (make inputs, reference on the inputs, output argument index, (rtol, atol),
+    #        bytes moved per run, baseline name)
+    "copy_1d_kernel": (
+        lambda: [RNG.standard_normal(1 << 26, dtype=np.float32), np.full(1 << 26, np.nan, np.float32)],
+        lambda a: a[0],
+        1, (0, 0), 2 * 4 * (1 << 26), "torch.clone",
+    ),
+    "transpose_smem_kernel": (
+        lambda: [RNG.standard_normal(4096, dtype=np.float32), np.full(4096, np.nan, np.float32)],
+        # Y is the same logical 64x64 tensor laid out column-major: y[i + 64 j] = X(i, j) =
+        # x[64 i + j], i.e. X's memory transposed.
+        lambda a: a[0].reshape(64, 64).reshape(-1, order="F"),
+        1, (0, 0), 2 * 4 * 4096, None,
+    ),
+    "pointwise_kernel": (
+        lambda: [RNG.standard_normal(1 << 24, dtype=np.float32), np.full(1 << 24, np.nan, np.float32)],
+        lambda a: np.maximum(a[0], 0) * 2,
+        1, (0, 0), 2 * 4 * (1 << 24), "torch.relu*2",
+    ),
+    "softmax_kernel": (
+        lambda: [RNG.standard_normal(32768 * 1024, dtype=np.float32) * 4, np.full(32768 * 1024, np.nan, np.float32)],
+        lambda a: _softmax(a[0].reshape(32768, 1024).astype(np.float64)).astype(np.float32).reshape(-1),
+        # ex2.approx.f32 has about 2 ulp of relative error per element.
+        1, (1e-5, 1e-7), 2 * 4 * 32768 * 1024, "torch.softmax",
+    ),
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Runs every kernel extracted by test/gpu/build.sh on the GPU (CuPy RawModule over the PTX)
+and compares it with its NumPy reference (kernels.py). Prints one line per kernel and a
+summary line 'N passed, M failed'; exits 1 on any failure.
+
+    python3 run.py DIR      (DIR holds <entry>.ptx and <entry>.json)
+"""
+import json
+import os
+import sys
+
+import cupy as cp
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kernels import KERNELS  # noqa: E402
+
+
+def launch(d, name, args):
+    spec = json.load(open(f"{d}/{name}.json"))
+    mod = cp.RawModule(path=f"{d}/{name}.ptx")
+    fn = mod.get_function(spec["entry"])
+    fn(tuple(spec["grid"]), tuple(spec["block"]), tuple(args))
+    return fn, spec
+
+
+def main():
+    d = sys.argv[1]
+    passed = failed = 0
+    for name, (make, ref, out, (rtol, atol), _, _) in KERNELS.items():
+        if not os.path.exists(f"{d}/{name}.ptx"):
+            print(f"FAIL {name}: no PTX")
+            failed += 1
+            continue
+        host = make()
+        dev = [cp.asarray(a) for a in host]
+        launch(d, name, dev)
+        cp.cuda.runtime.deviceSynchronize()
+        got = cp.asnumpy(dev[out])
+        want = ref(host)
+        ok = np.allclose(got, want, rtol=rtol, atol=atol) and not np.isnan(got).any()
+        err = float(np.max(np.abs(got.astype(np.float64) - want))) if not np.isnan(got).any() else float("nan")
+        print(f"{'ok  ' if ok else 'FAIL'} {name}: max abs error {err:.3g} (rtol {rtol}, atol {atol})")
+        passed += ok
+        failed += not ok
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

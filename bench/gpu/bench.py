@@ -51,7 +51,7 @@ def main():
         fn = cp.RawModule(path=f"{d}/{name}.ptx").get_function(spec["entry"])
         args = [cp.asarray(a) for a in make()]
         ms = time_ms(lambda: fn(tuple(spec["grid"]), tuple(spec["block"]), tuple(args)))
-        line = f"{name}: {ms * 1e3:.1f} us, {nbytes / ms / 1e9:.3f} TB/s"
+        line = f"{name}: {ms * 1e3:.1f} us" + (f", {nbytes / ms / 1e9:.3f} TB/s" if nbytes else "")
         if base:
             t = torch.as_tensor(args[0], device="cuda")
             bms = time_ms(baseline(base, t))

@@ -38,7 +38,7 @@ struct AxeToNVVMPipelineOptions
 
 void buildAxeToNVVMPipeline(OpPassManager &pm,
                             const AxeToNVVMPipelineOptions &options) {
-  // axe-canonicalize, convert-axe-to-gpu, canonicalize,
+  // axe-slice, axe-infer-layout, axe-canonicalize, convert-axe-to-gpu, canonicalize,
   // gpu-launch-sink-index-computations, then upstream:
   // convert-nvgpu-to-nvvm, gpu-kernel-outlining, convert-vector-to-scf,
   // convert-scf-to-cf, convert-nvvm-to-llvm, convert-func-to-llvm,
@@ -47,7 +47,8 @@ void buildAxeToNVVMPipeline(OpPassManager &pm,
   // gpu.module convert-gpu-to-nvvm, canonicalize, cse,
   // reconcile-unrealized-casts; then gpu-to-llvm, gpu-module-to-binary{isa},
   // convert-math-to-llvm, canonicalize, cse, reconcile-unrealized-casts.
-  if (failed(parsePassPipeline("axe-canonicalize,convert-axe-to-gpu", pm)))
+  if (failed(parsePassPipeline(
+          "axe-slice,axe-infer-layout,axe-canonicalize,convert-axe-to-gpu", pm)))
     llvm::report_fatal_error("axe-to-nvvm-pipeline: Axe passes not registered");
   pm.addPass(createCanonicalizerPass());
   // canonicalize hoists constants out of gpu.launch; sink them back so that register
@@ -68,7 +69,7 @@ namespace mlir::axe {
 void registerAxePipelines() {
   PassPipelineRegistration<AxeToNVVMPipelineOptions>(
       "axe-to-nvvm-pipeline",
-      "Lower Axe kernels to NVVM and PTX: axe-canonicalize, "
+      "Lower Axe kernels to NVVM and PTX: axe-slice, axe-infer-layout, axe-canonicalize, "
       "convert-axe-to-gpu, canonicalize, then upstream's GPU-to-NVVM lowering "
       "(outlining, nvvm-attach-target{chip,features}, convert-gpu-to-nvvm, "
       "gpu-to-llvm, gpu-module-to-binary{format=isa})",

@@ -76,6 +76,15 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     }
 }
 
+/// Copies `src` (any memory) into the register tensor `dst` (used by the gemm lowering to
+/// materialize mma fragments from shared or global memory).
+pub fn into_registers(b: &B, op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &Tensor, dst: &Tensor) -> R<()> {
+    let n = dst.size();
+    let ops = [flat(src, n), flat(dst, n)];
+    let factors = refine(&[n], &ops).map_err(|e| (op, e))?;
+    thread_bound(b, op, ctx, scope, &factors, &ops, src, dst, 1, bit_width(dst.elt))
+}
+
 /// Copies driven by the register operand `driver` (0: source, 1: destination).
 #[allow(clippy::too_many_arguments)]
 fn thread_bound(

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use mlir_sys::*;
 
 use super::builder::{block_ops, int_attr, move_before, region_block, Ix, B};
-use super::{barrier, copy, elementwise, reduce, Ctx, Options, R};
+use super::{barrier, copy, elementwise, gemm, reduce, Ctx, Options, R};
 use crate::ir;
 use crate::target::{coordinate_range, ScopeKind};
 
@@ -244,7 +244,8 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             "axe.wait" => ctx.dead.push(op),
             "axe.alloc" | "axe.view" | "axe.slice" => {}
             "axe.gemm" => {
-                return Err((op, "axe.gemm is not lowered by convert-axe-to-gpu yet (ldmatrix + mma.sync schedules are not implemented)".into()))
+                gemm::lower(op, ctx, scope)?;
+                ctx.dead.push(op);
             }
             n if n.starts_with("axe.") => {
                 return Err((op, format!("'{n}' inside an axe.kernel is not lowered by convert-axe-to-gpu")))

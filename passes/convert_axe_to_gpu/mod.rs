@@ -14,6 +14,7 @@ pub mod barrier;
 pub mod builder;
 pub mod copy;
 pub mod elementwise;
+pub mod gemm;
 pub mod kernel;
 pub mod reduce;
 

@@ -10,7 +10,7 @@ for chip in sm_90 sm_80; do
   mkdir -p "$out"
   for k in test/gpu/kernels/*.mlir; do
     name=$(basename "$k" .mlir)
-    "$OPT" --axe-to-nvvm-pipeline="chip=$chip" "$k" -o "$out/$name.lowered.mlir"
+    "$OPT" --axe-to-nvvm-pipeline="chip=$chip" "$k" -o "$out/$name.lowered.mlir" 2> "$out/$name.remarks"
     python3 test/gpu/extract.py "$k" "$out/$name.lowered.mlir" "$out" > /dev/null
   done
 done

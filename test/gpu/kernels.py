@@ -37,4 +37,17 @@ KERNELS = {
         # ex2.approx.f32 has about 2 ulp of relative error per element.
         1, (1e-5, 1e-7), 2 * 4 * 32768 * 1024, "torch.softmax",
     ),
+    "gemm_mma_kernel": (
+        lambda: [RNG.standard_normal(4096).astype(np.float16), RNG.standard_normal(4096).astype(np.float16),
+                 np.full(4096, np.nan, np.float32)],
+        lambda a: (a[0].astype(np.float32).reshape(64, 64) @ a[1].astype(np.float32).reshape(64, 64)).reshape(-1),
+        # f16 products are exact in f32; only the summation order differs.
+        2, (1e-5, 1e-4), 0, None,
+    ),
+    "gemm_mma_nt_kernel": (
+        lambda: [RNG.standard_normal(4096).astype(np.float16), RNG.standard_normal(4096).astype(np.float16),
+                 np.full(4096, np.nan, np.float32)],
+        lambda a: (a[0].astype(np.float32).reshape(64, 64) @ a[1].astype(np.float32).reshape(64, 64).T).reshape(-1),
+        2, (1e-5, 1e-4), 0, None,
+    ),
 }

@@ -21,7 +21,8 @@ module attributes {axe.target = #axe.target<"sm_90">} {
       %a = axe.alloc : !axe.tensor<16x16xf16, shared, #axe.layout<(16, 16) : (16, 1)>>
       %b = axe.alloc : !axe.tensor<16x8xf16, shared, #axe.layout<(16, 8) : (8, 1)>>
       %c = axe.alloc : !axe.tensor<16x8xf32, register, #axe.layout<(8, 2, 4, 2) : (4@lane, 2@reg, 1@lane, 1@reg)>>
-      // expected-error@+1 {{axe.gemm is not lowered by convert-axe-to-gpu yet (ldmatrix + mma.sync schedules are not implemented)}}
+      // Rows as 2 g + h instead of the PTX fragment's 8 h + g: not an mma.sync accumulator.
+      // expected-error@+1 {{the accumulator layout (8, 2, 4, 2) : (4@lane, 2@reg, 1@lane, 1@reg) is not the mma.sync m16n8k16 fragment tiled over the 1 warps of this scope (run axe-infer-layout)}}
       axe.gemm %a, %b, %c : !axe.tensor<16x16xf16, shared, #axe.layout<(16, 16) : (16, 1)>>, !axe.tensor<16x8xf16, shared, #axe.layout<(16, 8) : (8, 1)>>, !axe.tensor<16x8xf32, register, #axe.layout<(8, 2, 4, 2) : (4@lane, 2@reg, 1@lane, 1@reg)>>
     }
     return

@@ -330,3 +330,21 @@ pub fn is_ancestor_block(before: MlirOperation, op: MlirOperation) -> bool {
     }
     false
 }
+
+/// The operations of `block`, in order.
+pub fn block_ops(block: MlirBlock) -> Vec<MlirOperation> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut op = mlirBlockGetFirstOperation(block);
+        while !op.ptr.is_null() {
+            out.push(op);
+            op = mlirOperationGetNextInBlock(op);
+        }
+    }
+    out
+}
+
+/// The first block of `op`'s `i`-th region.
+pub fn region_block(op: MlirOperation, i: usize) -> MlirBlock {
+    unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(op, i as isize)) }
+}

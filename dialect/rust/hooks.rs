@@ -60,27 +60,9 @@ fn send(sink: AxeStringSink, user: *mut c_void, s: &str) {
     unsafe { sink(s.as_ptr() as *const c_char, s.len(), user) }
 }
 
-unsafe extern "C" fn check_layout_on_target(
-    target: *const c_char,
-    target_len: usize,
-    layout: *const c_char,
-    layout_len: usize,
-    num_warps: i64,
-    num_devices: i64,
-    sink: AxeStringSink,
-    user: *mut c_void,
-) -> bool {
-    let result = catch_unwind(|| -> Result<(), String> {
-        let target = text(target, target_len)
-            .and_then(crate::target::lookup)
-            .ok_or_else(|| "unknown target".to_string())?;
-        let layout = text(layout, layout_len)
-            .and_then(|t| Layout::parse(t).ok())
-            .ok_or_else(|| "invalid layout".to_string())?;
-        let known = |n: i64| (n >= 0).then_some(n);
-        target.check_layout(&layout, known(num_warps), known(num_devices))
-    });
-    match result {
+/// Runs a check, catching panics; on failure sends the reason to the sink and returns false.
+fn report(sink: AxeStringSink, user: *mut c_void, check: impl FnOnce() -> Result<(), String>) -> bool {
+    match catch_unwind(AssertUnwindSafe(check)) {
         Ok(Ok(())) => true,
         Ok(Err(reason)) => {
             send(sink, user, &reason);
@@ -93,6 +75,28 @@ unsafe extern "C" fn check_layout_on_target(
     }
 }
 
+unsafe extern "C" fn check_layout_on_target(
+    target: *const c_char,
+    target_len: usize,
+    layout: *const c_char,
+    layout_len: usize,
+    num_warps: i64,
+    num_devices: i64,
+    sink: AxeStringSink,
+    user: *mut c_void,
+) -> bool {
+    report(sink, user, || {
+        let target = text(target, target_len)
+            .and_then(crate::target::lookup)
+            .ok_or_else(|| "unknown target".to_string())?;
+        let layout = text(layout, layout_len)
+            .and_then(|t| Layout::parse(t).ok())
+            .ok_or_else(|| "invalid layout".to_string())?;
+        let known = |n: i64| (n >= 0).then_some(n);
+        target.check_layout(&layout, known(num_warps), known(num_devices))
+    })
+}
+
 unsafe extern "C" fn check_register_layout_in_scope(
     layout: *const c_char,
     len: usize,
@@ -100,25 +104,14 @@ unsafe extern "C" fn check_register_layout_in_scope(
     sink: AxeStringSink,
     user: *mut c_void,
 ) -> bool {
-    let result = catch_unwind(|| -> Result<(), String> {
+    report(sink, user, || {
         let layout = text(layout, len)
             .and_then(|t| Layout::parse(t).ok())
             .ok_or_else(|| "invalid layout".to_string())?;
         let scope = crate::target::ScopeKind::from_raw(scope_kind)
             .ok_or_else(|| format!("unknown scope kind {scope_kind}"))?;
         crate::target::check_register_layout_in_scope(&layout, scope)
-    });
-    match result {
-        Ok(Ok(())) => true,
-        Ok(Err(reason)) => {
-            send(sink, user, &reason);
-            false
-        }
-        Err(_) => {
-            send(sink, user, "internal error while checking the layout");
-            false
-        }
-    }
+    })
 }
 
 unsafe extern "C" fn is_known_target(

@@ -245,23 +245,7 @@ impl B {
     }
 }
 
-/// The block of `op`'s `i`-th region (its first block).
-pub fn region_block(op: MlirOperation, i: usize) -> MlirBlock {
-    unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(op, i as isize)) }
-}
-
-/// The operations of `block`, in order.
-pub fn block_ops(block: MlirBlock) -> Vec<MlirOperation> {
-    let mut out = Vec::new();
-    unsafe {
-        let mut op = mlirBlockGetFirstOperation(block);
-        while !op.ptr.is_null() {
-            out.push(op);
-            op = mlirOperationGetNextInBlock(op);
-        }
-    }
-    out
-}
+pub use crate::ir::{block_ops, region_block};
 
 pub fn move_before(op: MlirOperation, anchor: MlirOperation) {
     unsafe { mlirOperationMoveBefore(op, anchor) }

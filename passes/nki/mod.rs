@@ -174,17 +174,7 @@ fn scope_of(t: MlirType) -> Option<Scope> {
     }
 }
 
-fn block_ops(block: MlirBlock) -> Vec<MlirOperation> {
-    let mut out = Vec::new();
-    unsafe {
-        let mut op = mlirBlockGetFirstOperation(block);
-        while !op.ptr.is_null() {
-            out.push(op);
-            op = mlirOperationGetNextInBlock(op);
-        }
-    }
-    out
-}
+use crate::ir::block_ops;
 
 fn key(v: MlirValue) -> usize {
     v.ptr as usize

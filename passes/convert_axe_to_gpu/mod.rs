@@ -176,8 +176,20 @@ pub fn load(b: &B, ctx: &Ctx, t: &Tensor, idx: Ix, v: i64, align: i64) -> MlirVa
     if v == 1 {
         b.val("memref.load", &ops, t.elt, &[])
     } else if t.mem == Mem::Register {
-        // Register storage: contiguous, alignment not claimed.
-        b.val("vector.load", &ops, vec_type(b, t.elt, v), &[])
+        // Register storage is accessed element-wise (a vector is assembled from scalars):
+        // mixing vector and scalar accesses to one alloca keeps LLVM's SROA from promoting
+        // it to registers, which spills it to local memory.
+        let Ix::C(base) = idx else {
+            return b.val("vector.load", &ops, vec_type(b, t.elt, v), &[]);
+        };
+        let elems: Vec<MlirValue> = (0..v)
+            .map(|i| {
+                let mut o = vec![t.buf];
+                o.extend(indices(b, ctx, t, Ix::C(base + i)));
+                b.val("memref.load", &o, t.elt, &[])
+            })
+            .collect();
+        b.val("vector.from_elements", &elems, vec_type(b, t.elt, v), &[])
     } else {
         let a = b.attr(&format!("{align} : i64"));
         b.val("vector.load", &ops, vec_type(b, t.elt, v), &[("alignment", a)])
@@ -190,7 +202,17 @@ pub fn store(b: &B, ctx: &Ctx, t: &Tensor, value: MlirValue, idx: Ix, v: i64, al
     if v == 1 {
         b.op("memref.store", &ops, &[], &[], vec![]);
     } else if t.mem == Mem::Register {
-        b.op("vector.store", &ops, &[], &[], vec![]);
+        // Element-wise, as in `load`.
+        let Ix::C(base) = idx else {
+            b.op("vector.store", &ops, &[], &[], vec![]);
+            return;
+        };
+        for i in 0..v {
+            let e = b.val("vector.extract", &[value], t.elt, &[("static_position", b.attr(&format!("array<i64: {i}>")))]);
+            let mut o = vec![e, t.buf];
+            o.extend(indices(b, ctx, t, Ix::C(base + i)));
+            b.op("memref.store", &o, &[], &[], vec![]);
+        }
     } else {
         let a = b.attr(&format!("{align} : i64"));
         b.op("vector.store", &ops, &[], &[("alignment", a)], vec![]);

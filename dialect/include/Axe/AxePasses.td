@@ -29,6 +29,14 @@ def AxeCanonicalize : Pass<"axe-canonicalize"> {
     %a = axe.alloc : !axe.tensor<8x4xf32, shared, #axe.layout<(32) : (1)>>
     ```
 
+    Then it folds Axe ops, to a fixpoint: a synchronous copy of a tensor onto
+    itself is erased; a slice of a slice becomes one slice of the original;
+    a fill of a fresh allocation that the next op touching it overwrites
+    entirely is erased; a layout conversion between identical types into a
+    fresh allocation that is only read afterwards is erased and the
+    destination replaced by the source (refused when the source is written
+    afterwards, since they would then share storage).
+
     The pass is idempotent; it never changes the map a layout induces.
   }];
 }

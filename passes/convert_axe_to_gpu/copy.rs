@@ -51,15 +51,13 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     if ir::name(op) == "axe.copy" {
         let schedule = int_attr(op, "schedule").unwrap_or(0);
         let name = ["auto", "vectorized", "cp_async", "tma", "ldmatrix"].get(schedule as usize).copied().unwrap_or("?");
-        if schedule >= 2 {
+        if schedule >= 3 {
             return Err((op, format!(
-                "copy schedule '{name}' is not implemented by convert-axe-to-gpu yet (only auto and vectorized)"
+                "copy schedule '{name}' is not implemented by convert-axe-to-gpu yet (auto, vectorized and cp_async are)"
             )));
         }
-        if has_attr(op, "async") {
-            // Lowered synchronously: the token is complete when the copy returns.
-        }
     }
+    let cp_async = ir::name(op) == "axe.copy" && int_attr(op, "schedule") == Some(2) && !ctx.emulate;
     let src = tensor(ctx, op, ir::operand(op, 0))?;
     let dst = tensor(ctx, op, ir::operand(op, 1))?;
     let n = dst.size();
@@ -72,8 +70,99 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     match (src.mem, dst.mem) {
         (_, Mem::Register) => thread_bound(&b, op, ctx, scope, &factors, &ops, &src, &dst, 1, bits),
         (Mem::Register, _) => thread_bound(&b, op, ctx, scope, &factors, &ops, &src, &dst, 0, bits),
+        (Mem::Global, Mem::Shared) if cp_async => {
+            async_copy(&b, op, ctx, scope, &factors, &src, &dst, bits)?;
+            if !has_attr(op, "async") {
+                // A synchronous copy waits for its own cp.async groups right away.
+                wait_all(&b);
+            }
+            Ok(())
+        }
         _ => distributed(&b, op, ctx, scope, &factors, Some(&src), &dst, None, bits),
     }
+}
+
+/// Waits for every cp.async group this thread committed (`cp.async.wait_group 0`); the CTA
+/// barrier that makes the data visible to other threads stays the program's `axe.barrier`.
+pub fn wait_all(b: &B) {
+    b.op("nvvm.cp.async.commit.group", &[], &[], &[], vec![]);
+    b.op("nvvm.cp.async.wait.group", &[], &[], &[("n", b.attr("0 : i32"))], vec![]);
+}
+
+/// Global → shared with `cp.async` (`nvvm.cp.async.shared.global`, 4/8/16 bytes per thread
+/// and access, `.cg` for 16): the unit's threads stride over the vectors as in `distributed`,
+/// committing one group per access. Completion is `wait_all` (at the copy, or at `axe.wait`).
+///
+/// The instruction takes raw pointers, taken from the memrefs with
+/// `memref.extract_aligned_pointer_as_index` (lowered inside the GPU module, so kernels keep
+/// bare-pointer parameters; `nvgpu.device_async_copy` is lowered before kernel outlining and
+/// made the outlined kernel take whole memref descriptors instead).
+#[allow(clippy::too_many_arguments)]
+fn async_copy(
+    b: &B,
+    op: MlirOperation,
+    ctx: &Ctx,
+    scope: ScopeKind,
+    factors: &[Factor],
+    src: &Tensor,
+    dst: &Tensor,
+    bits: i64,
+) -> R<()> {
+    let n: i64 = factors.iter().map(|f| f.extent).product();
+    let mem_ops: Vec<(usize, &Tensor)> = vec![(1, dst), (0, src)];
+    let last = factors.len().checked_sub(1);
+    let v = last.map(|k| vector_width(factors, k, &mem_ops, bits)).unwrap_or(1);
+    let bytes = v * bits / 8;
+    if ![4, 8, 16].contains(&bytes) {
+        return Err((op, format!(
+            "cp.async moves 4, 8 or 16 bytes per access, but these layouts allow {bytes}-byte accesses (contiguous and aligned runs are needed)"
+        )));
+    }
+    let (tid, units) = unit_linear(b, ctx, scope);
+    let elt_bytes = bits / 8;
+    let index = b.index();
+    let base_of = |t: &Tensor| b.val("memref.extract_aligned_pointer_as_index", &[t.buf], index, &[]);
+    let (src_base, dst_base) = (base_of(src), base_of(dst));
+    let (i64t, gptr, sptr, gen) = (b.ty("i64"), b.ty("!llvm.ptr<1>"), b.ty("!llvm.ptr<3>"), b.ty("!llvm.ptr"));
+    b.for_(tid, Ix::C(n / v), Ix::C(units), |g, q| {
+        let q = Ix::V(q);
+        let mut addr = [Ix::C(0), Ix::C(0)];
+        for (k, f) in factors.iter().enumerate() {
+            let (w, e, scale) = if Some(k) == last { (1, f.extent / v, v) } else { (f.weight / v, f.extent, 1) };
+            let qd = g.div(q, w);
+            let d = if k == 0 { qd } else { g.rem(qd, e) };
+            for (o, _) in &mem_ops {
+                if let Some(p) = &f.places[*o] {
+                    addr[*o] = g.add(addr[*o], g.mul(d, p.stride * scale));
+                }
+            }
+        }
+        // Byte addresses: base + element index * element size.
+        let byte_addr = |base: MlirValue, elem: Ix| g.ix(g.add(Ix::V(base), g.mul(elem, elt_bytes)));
+        let as_i64 = |x: MlirValue| g.val("arith.index_cast", &[x], i64t, &[]);
+        let s_elem = g.add(addr[0], Ix::C(address::offset(&src.layout, "m")));
+        let s_gen = g.val("llvm.inttoptr", &[as_i64(byte_addr(src_base, s_elem))], gen, &[]);
+        let s_ptr = g.val("llvm.addrspacecast", &[s_gen], gptr, &[]);
+        let base = g.add(addr[1], Ix::C(address::offset(&dst.layout, "m")));
+        let cache = if bytes == 16 { "cg" } else { "ca" };
+        for r in address::replica_offsets(&dst.layout, "m") {
+            let d_ptr = g.val("llvm.inttoptr", &[as_i64(byte_addr(dst_base, g.add(base, Ix::C(r))))], sptr, &[]);
+            g.op(
+                "nvvm.cp.async.shared.global",
+                &[d_ptr, s_ptr],
+                &[],
+                &[
+                    ("size", g.attr(&format!("{bytes} : i32"))),
+                    ("modifier", g.attr(&format!("#nvvm<load_cache_modifier {cache}>"))),
+                ],
+                vec![],
+            );
+            g.op("nvvm.cp.async.commit.group", &[], &[], &[], vec![]);
+        }
+        Ok(())
+    })
+    .map_err(|e| (op, e))?;
+    Ok(())
 }
 
 /// Copies `src` (any memory) into the register tensor `dst` (used by the gemm lowering to

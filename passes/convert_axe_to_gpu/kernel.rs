@@ -240,8 +240,13 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 barrier::lower(op, ctx)?;
                 ctx.dead.push(op);
             }
-            // Copies are synchronous, so their tokens are complete.
-            "axe.wait" => ctx.dead.push(op),
+            // cp.async copies committed groups; other copies are synchronous.
+            "axe.wait" => {
+                if !ctx.emulate {
+                    copy::wait_all(&super::builder::B::before(op));
+                }
+                ctx.dead.push(op);
+            }
             "axe.alloc" | "axe.view" | "axe.slice" => {}
             "axe.gemm" => {
                 gemm::lower(op, ctx, scope)?;

@@ -52,6 +52,9 @@ def main():
         sys.exit(f"{lowered}: expected one .entry, found {len(entries)}")
     entry, params = entries[0]
     nparams = len(re.findall(r"\.param", params))
+    pointers = len(re.findall(r"\.param \.u64 \.ptr", params))
+    if pointers != nparams:
+        sys.exit(f"{entry}: {nparams - pointers} kernel parameter(s) are not bare pointers (memref descriptors?)")
     if nparams != memrefs:
         sys.exit(f"{entry}: {nparams} kernel parameters but {memrefs} memref arguments")
     if "__nv_" in ptx:

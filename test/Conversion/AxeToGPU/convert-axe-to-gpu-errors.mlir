@@ -32,12 +32,12 @@ module attributes {axe.target = #axe.target<"sm_90">} {
 // -----
 
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @cp_async(%buf: memref<256xf16>) {
+  func.func @tma(%buf: memref<256xf16>) {
     %G = axe.view %buf : memref<256xf16> to !axe.tensor<256xf16, global, #axe.layout<(256) : (1)>>
     axe.kernel grid [1] threads [32] {
       %s = axe.alloc : !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>>
-      // expected-error@+1 {{copy schedule 'cp_async' is not implemented by convert-axe-to-gpu yet (only auto and vectorized)}}
-      %t = axe.copy async %G, %s schedule cp_async : !axe.tensor<256xf16, global, #axe.layout<(256) : (1)>>, !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>> -> !axe.token
+      // expected-error@+1 {{copy schedule 'tma' is not implemented by convert-axe-to-gpu yet (auto, vectorized and cp_async are)}}
+      %t = axe.copy async %G, %s schedule tma : !axe.tensor<256xf16, global, #axe.layout<(256) : (1)>>, !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>> -> !axe.token
       axe.wait %t
     }
     return
@@ -82,6 +82,21 @@ module attributes {axe.target = #axe.target<"sm_90">} {
       %s = axe.alloc : !axe.tensor<f32, register, #axe.layout<() : ()>>
       // expected-error@+1 {{needs a shared-memory exchange, which is not implemented}}
       axe.reduce sum %x, %s dims [0] : !axe.tensor<64xf32, register, #axe.layout<(2, 32) : (1@warp, 1@lane)>>, !axe.tensor<f32, register, #axe.layout<() : ()>>
+    }
+    return
+  }
+}
+
+// -----
+
+// A row stride of 3 f16 leaves no 4-byte aligned run: refused (cp.async moves 4/8/16 bytes).
+module attributes {axe.target = #axe.target<"sm_80">} {
+  func.func @unaligned(%a: memref<96xf16>) {
+    %A = axe.view %a : memref<96xf16> to !axe.tensor<32x3xf16, global, #axe.layout<(32, 3) : (3, 1)>>
+    axe.kernel grid [1] threads [32] {
+      %s = axe.alloc : !axe.tensor<32x3xf16, shared, #axe.layout<(32, 3) : (3, 1)>>
+      // expected-error@+1 {{cp.async moves 4, 8 or 16 bytes per access, but these layouts allow 2-byte accesses}}
+      axe.copy %A, %s schedule cp_async : !axe.tensor<32x3xf16, global, #axe.layout<(32, 3) : (3, 1)>>, !axe.tensor<32x3xf16, shared, #axe.layout<(32, 3) : (3, 1)>>
     }
     return
   }

@@ -196,6 +196,32 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
 }
 
 /// A symbol name `base_N` not yet defined at the top level of `module`.
+/// A fresh 16-byte aligned workgroup (shared memory) buffer of `size` elements of `elt`,
+/// declared at module level; returns the `memref.get_global` of it, built by `b`.
+pub fn shared_scratch(b: &B, op: MlirOperation, elt: MlirType, size: i64) -> MlirValue {
+    let mut module = op;
+    while let Some(p) = crate::ir::parent(module) {
+        module = p;
+    }
+    let mb = b.at_start(region_block(module, 0));
+    let name = fresh_symbol(module, "__axe_scratch");
+    let ty = format!("memref<{size}x{}, 3>", crate::ir::type_to_string(elt));
+    mb.op(
+        "memref.global",
+        &[],
+        &[],
+        &[
+            ("sym_name", mb.attr(&format!("\"{name}\""))),
+            ("sym_visibility", mb.attr("\"private\"")),
+            ("type", mb.attr(&ty)),
+            ("initial_value", mb.attr("unit")),
+            ("alignment", mb.attr("16 : i64")),
+        ],
+        vec![],
+    );
+    b.val("memref.get_global", &[], b.ty(&ty), &[("name", b.attr(&format!("@{name}")))])
+}
+
 fn fresh_symbol(module: MlirOperation, base: &str) -> String {
     let taken: std::collections::HashSet<String> = block_ops(region_block(module, 0))
         .into_iter()

@@ -1,7 +1,10 @@
 //! Reductions of register tensors: in-thread over the `reg` factors of the reduced
 //! dimensions (unrolled), then a butterfly of `gpu.shuffle xor` over their `lane` factors
-//! (every lane of the group ends with the full result). Reductions across warps need
-//! shared memory and are refused.
+//! (every lane of the group ends with the full result), then — when the reduced dimensions
+//! also span warps — an exchange through shared memory: every warp writes its partial
+//! results to a scratch buffer (indexed by result and warp), the CTA synchronizes, and every
+//! thread combines the partials of the warps in its group in a fixed order, so all of them
+//! end with the same, complete result.
 
 use mlir_sys::*;
 
@@ -54,6 +57,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     let mut kept = Vec::new();
     let mut red_static = Vec::new();
     let mut red_lanes = Vec::new();
+    let mut red_warps = Vec::new();
     for k in 0..factors.len() {
         let r = reduced(factors[k].dim);
         match (r, plan.digits[k].is_some()) {
@@ -61,12 +65,25 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             (false, true) => {}
             (true, false) => red_static.push(k),
             (true, true) if on(k, "lane") => red_lanes.push(k),
+            (true, true) if on(k, "warp") => red_warps.push(k),
             (true, true) => {
                 return Err((op, format!(
-                    "reducing over the warp axis of layout {} needs a shared-memory exchange, which is not implemented",
+                    "reducing over the {} axis of layout {} crosses CTAs, which a kernel cannot synchronize",
+                    factors[k].places[0].as_ref().map(|p| p.axis.name().to_string()).unwrap_or_default(),
                     src.layout
                 )))
             }
+        }
+    }
+    if !red_warps.is_empty() {
+        if ctx.emulate {
+            return Err((op, "emulate-threads-on-cpu cannot model the shared-memory exchange of a cross-warp reduction".into()));
+        }
+        if !matches!(scope, ScopeKind::Cta | ScopeKind::Cluster) {
+            return Err((op, "a reduction across warps must execute at CTA scope (it synchronizes the CTA)".into()));
+        }
+        if plan.valid.is_some() {
+            return Err((op, format!("cross-warp reduction of layout {} needs every thread of the CTA to take part", src.layout)));
         }
     }
     if !red_lanes.is_empty() {
@@ -87,12 +104,15 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         }
     }
     let t = src.elt;
+    let kext: Vec<i64> = kept.iter().map(|&k| factors[k].extent).collect();
+    let kcombos = combos(&kext, &vec![1; kext.len()]);
+    // Phase 1: in-thread and in-warp, per kept coordinate.
+    let mut partials: Vec<(Vec<i64>, MlirValue)> = Vec::new();
     b.guarded(plan.valid, |g| {
-        let kext: Vec<i64> = kept.iter().map(|&k| factors[k].extent).collect();
         let rext: Vec<i64> = red_static.iter().map(|&k| factors[k].extent).collect();
-        for kc in combos(&kext, &vec![1; kext.len()]) {
+        for kc in &kcombos {
             let mut digits = vec![0i64; factors.len()];
-            for (&k, d) in kept.iter().zip(&kc) {
+            for (&k, d) in kept.iter().zip(kc) {
                 digits[k] = *d;
             }
             let mut acc: Option<MlirValue> = None;
@@ -124,12 +144,59 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             for &k in &red_static {
                 digits[k] = 0;
             }
-            let reg = static_part(&plan, &factors, 1, &dst.layout, "reg", &digits);
-            for r in replica_offsets(&dst.layout, "reg") {
-                store(&g, ctx, &dst, acc, Ix::C(reg + r), 1, 1);
+            if red_warps.is_empty() {
+                // Values made under the guard stay under it: store them here.
+                let reg = static_part(&plan, &factors, 1, &dst.layout, "reg", &digits);
+                for r in replica_offsets(&dst.layout, "reg") {
+                    store(&g, ctx, &dst, acc, Ix::C(reg + r), 1, 1);
+                }
+            } else {
+                partials.push((digits, acc));
             }
         }
         Ok(())
     })
-    .map_err(|e| (op, e))
+    .map_err(|e| (op, e))?;
+    // Phase 2: across warps, through shared memory (every thread takes part: no guard).
+    if !red_warps.is_empty() {
+        let warps = (ctx.threads + 31) / 32;
+        let nk = kcombos.len() as i64;
+        let scratch = super::kernel::shared_scratch(&b, op, t, nk * warps);
+        let scratch_t = super::Tensor { buf: scratch, mem: Mem::Shared, layout: src.layout.clone(), shape: vec![nk * warps], elt: t, per_thread: false };
+        let warp = b.div(Ix::V(ctx.tid), 32);
+        for (i, (_, acc)) in partials.iter().enumerate() {
+            store(&b, ctx, &scratch_t, *acc, b.add(b.mul(warp, nk), Ix::C(i as i64)), 1, 1);
+        }
+        b.op("gpu.barrier", &[], &[], &[], vec![]);
+        // My group's first warp: subtract my reduced warp digits.
+        let mut group = warp;
+        for &k in &red_warps {
+            let s = factors[k].places[0].as_ref().unwrap().stride;
+            group = b.sub(group, b.mul(plan.digits[k].expect("thread-bound"), s));
+        }
+        let wext: Vec<i64> = red_warps.iter().map(|&k| factors[k].extent).collect();
+        for (i, (_, acc)) in partials.iter_mut().enumerate() {
+            let mut total: Option<MlirValue> = None;
+            for wc in combos(&wext, &vec![1; wext.len()]) {
+                let mut w = group;
+                for (&k, d) in red_warps.iter().zip(&wc) {
+                    w = b.add(w, Ix::C(d * factors[k].places[0].as_ref().unwrap().stride));
+                }
+                let x = load(&b, ctx, &scratch_t, b.add(b.mul(w, nk), Ix::C(i as i64)), 1, 1);
+                total = Some(match total {
+                    None => x,
+                    Some(a) => binary(&b, kind, a, x, t).map_err(|e| (op, e))?,
+                });
+            }
+            *acc = total.expect("at least one warp");
+        }
+    }
+    // Phase 3: store the cross-warp results (no guard: every thread took part).
+    for (digits, acc) in &partials {
+        let reg = static_part(&plan, &factors, 1, &dst.layout, "reg", digits);
+        for r in replica_offsets(&dst.layout, "reg") {
+            store(&b, ctx, &dst, *acc, Ix::C(reg + r), 1, 1);
+        }
+    }
+    Ok(())
 }

@@ -37,6 +37,11 @@ KERNELS = {
         # ex2.approx.f32 has about 2 ulp of relative error per element.
         1, (1e-5, 1e-7), 2 * 4 * 32768 * 1024, "torch.softmax",
     ),
+    "softmax_wide_kernel": (
+        lambda: [RNG.standard_normal(4096 * 4096, dtype=np.float32) * 4, np.full(4096 * 4096, np.nan, np.float32)],
+        lambda a: _softmax(a[0].reshape(4096, 4096).astype(np.float64)).astype(np.float32).reshape(-1),
+        1, (1e-5, 1e-7), 2 * 4 * 4096 * 4096, "torch.softmax[4096x4096]",
+    ),
     "gemm_mma_kernel": (
         lambda: [RNG.standard_normal(4096).astype(np.float16), RNG.standard_normal(4096).astype(np.float16),
                  np.full(4096, np.nan, np.float32)],

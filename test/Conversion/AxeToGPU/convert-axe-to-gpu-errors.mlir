@@ -76,12 +76,12 @@ module attributes {axe.target = #axe.target<"sm_90">} {
 // -----
 
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @cross_warp() {
-    axe.kernel grid [1] threads [64] {
-      %x = axe.alloc : !axe.tensor<64xf32, register, #axe.layout<(2, 32) : (1@warp, 1@lane)>>
+  func.func @cross_cta() {
+    axe.kernel grid [2] threads [32] {
+      %x = axe.alloc : !axe.tensor<64xf32, register, #axe.layout<(2, 32) : (1@cta, 1@lane)>>
       %s = axe.alloc : !axe.tensor<f32, register, #axe.layout<() : ()>>
-      // expected-error@+1 {{needs a shared-memory exchange, which is not implemented}}
-      axe.reduce sum %x, %s dims [0] : !axe.tensor<64xf32, register, #axe.layout<(2, 32) : (1@warp, 1@lane)>>, !axe.tensor<f32, register, #axe.layout<() : ()>>
+      // expected-error@+1 {{reducing over the cta axis of layout (2, 32) : (1@cta, 1@lane) crosses CTAs, which a kernel cannot synchronize}}
+      axe.reduce sum %x, %s dims [0] : !axe.tensor<64xf32, register, #axe.layout<(2, 32) : (1@cta, 1@lane)>>, !axe.tensor<f32, register, #axe.layout<() : ()>>
     }
     return
   }

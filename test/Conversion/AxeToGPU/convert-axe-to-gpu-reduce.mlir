@@ -2,6 +2,7 @@
 // xor shuffles over its lane bits (offsets 1, 2, 4, 8, 16 for 32 lanes of stride 1; 4, 8 for
 // a 4-lane group of stride 4).
 // RUN: axe-opt %s --convert-axe-to-gpu --split-input-file | FileCheck %s
+// RUN: axe-opt %s --convert-axe-to-gpu --split-input-file | FileCheck %s --check-prefix=XWARP
 
 // CHECK-LABEL: func.func @row_max
 // CHECK: %[[X:.*]] = memref.alloca() : memref<2xf32>
@@ -56,6 +57,33 @@ module attributes {axe.target = #axe.target<"sm_90">} {
       %x = axe.alloc : !axe.tensor<8x8xf32, register, #axe.layout<(8, 4, 2) : (4@lane, 1@lane, 1@reg)>>
       %s = axe.alloc : !axe.tensor<8xf32, register, #axe.layout<(8) : (4@lane) + [(4) : (1@lane)]>>
       axe.reduce sum %x, %s dims [1] : !axe.tensor<8x8xf32, register, #axe.layout<(8, 4, 2) : (4@lane, 1@lane, 1@reg)>>, !axe.tensor<8xf32, register, #axe.layout<(8) : (4@lane) + [(4) : (1@lane)]>>
+    }
+    return
+  }
+}
+
+// -----
+
+// A row spread over 2 warps: in-warp shuffles, then each warp's partial goes to a shared
+// scratch buffer (result x warp), the CTA synchronizes, and every thread adds the partials
+// of the warps in its group, in warp order.
+// XWARP: memref.global "private" @__axe_scratch_0 : memref<2xf32, 3>
+// XWARP-LABEL: func.func @cross_warp
+// XWARP: gpu.launch
+// XWARP-COUNT-5: gpu.shuffle xor
+// XWARP: memref.store %{{.*}}, %[[SCR:.*]][%{{.*}}] : memref<2xf32, 3>
+// XWARP-NEXT: gpu.barrier
+// XWARP: %[[P0:.*]] = memref.load %[[SCR]][%{{.*}}] : memref<2xf32, 3>
+// XWARP: %[[P1:.*]] = memref.load %[[SCR]][%{{.*}}] : memref<2xf32, 3>
+// XWARP: arith.addf %[[P0]], %[[P1]] : f32
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @cross_warp(%g: memref<64xf32>, %o: memref<1xf32>) {
+    %G = axe.view %g : memref<64xf32> to !axe.tensor<64xf32, global, #axe.layout<(64) : (1)>>
+    axe.kernel grid [1] threads [64] {
+      %x = axe.alloc : !axe.tensor<64xf32, register, #axe.layout<(2, 32) : (1@warp, 1@lane)>>
+      %s = axe.alloc : !axe.tensor<f32, register, #axe.layout<() : () + [(2, 32) : (1@warp, 1@lane)]>>
+      axe.copy %G, %x : !axe.tensor<64xf32, global, #axe.layout<(64) : (1)>>, !axe.tensor<64xf32, register, #axe.layout<(2, 32) : (1@warp, 1@lane)>>
+      axe.reduce sum %x, %s dims [0] : !axe.tensor<64xf32, register, #axe.layout<(2, 32) : (1@warp, 1@lane)>>, !axe.tensor<f32, register, #axe.layout<() : () + [(2, 32) : (1@warp, 1@lane)]>>
     }
     return
   }

@@ -33,7 +33,7 @@ pub(crate) fn run_pass(pass: &str, op: MlirOperation, _options: &str) -> bool {
         "axe-canonicalize" => canonicalize::run(op),
         "axe-slice" => slice::run(op),
         "convert-axe-to-gpu" => convert_axe_to_gpu::run(op, _options),
-        "axe-infer-layout" => infer_layout::run(op),
+        "axe-infer-layout" => infer_layout::run(op, _options),
         other => {
             diagnostics::emit_error(&op, &format!("no Rust body for pass '{other}'"));
             false

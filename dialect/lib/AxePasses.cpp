@@ -40,12 +40,25 @@ static bool runRustPass(llvm::StringRef argument, Operation *op,
 
 namespace {
 
+/// The pass's option values as `key=value` words, taken from its textual
+/// pipeline form `name{key=value ...}` (empty when it has no options).
+static std::string optionText(Pass &pass) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  pass.printAsTextualPipeline(os);
+  size_t open = text.find('{');
+  if (open == std::string::npos || text.back() != '}')
+    return "";
+  return text.substr(open + 1, text.size() - open - 2);
+}
+
 /// Declares a pass shell whose body is the Rust function registered under the
-/// pass's flag (passes/lib.rs dispatches on it).
+/// pass's flag (passes/lib.rs dispatches on it), with the option values.
 #define AXE_RUST_PASS(NAME)                                                    \
   struct NAME##Pass : public mlir::axe::impl::NAME##Base<NAME##Pass> {         \
+    using NAME##Base::NAME##Base;                                              \
     void runOnOperation() override {                                           \
-      if (!runRustPass(getArgument(), getOperation(), ""))                     \
+      if (!runRustPass(getArgument(), getOperation(), optionText(*this)))      \
         signalPassFailure();                                                   \
     }                                                                          \
   };

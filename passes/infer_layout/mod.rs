@@ -16,6 +16,7 @@
 //!    constrains, or one whose type cannot change (used by a non-Axe op), is a located error.
 
 mod blocked;
+mod check;
 pub mod gemm;
 mod project;
 mod shared;
@@ -78,7 +79,7 @@ impl Inference {
 }
 
 /// The threads executing `op`: its innermost `axe.scope`, or the whole CTA of its kernel.
-fn threads_of(op: MlirOperation) -> Option<Threads> {
+pub(crate) fn threads_of(op: MlirOperation) -> Option<Threads> {
     let mut p = ir::parent(op);
     let mut kind: Option<ScopeKind> = None;
     while let Some(o) = p {
@@ -103,15 +104,15 @@ fn threads_of(op: MlirOperation) -> Option<Threads> {
     None
 }
 
-fn scope(v: MlirValue) -> Option<MemoryScope> {
+pub(crate) fn scope(v: MlirValue) -> Option<MemoryScope> {
     ir::tensor_scope(ir::value_type(v))
 }
 
-fn shape(v: MlirValue) -> Vec<i64> {
+pub(crate) fn shape(v: MlirValue) -> Vec<i64> {
     ir::shape(ir::value_type(v))
 }
 
-fn equal(a: &Layout, b: &Layout) -> bool {
+pub(crate) fn equal(a: &Layout, b: &Layout) -> bool {
     a == b || equivalent(a, b).map(|e| e.equal).unwrap_or(false)
 }
 
@@ -384,9 +385,12 @@ fn infer_shared(inf: &mut Inference, v: MlirValue, ops: &[MlirOperation], atoms:
     }
 }
 
-/// The pass body.
-pub fn run(root: OperationRefMut) -> bool {
+/// The pass body; `options` is the pass's `key=value` option text.
+pub fn run(root: OperationRefMut, options: &str) -> bool {
     let root = root.to_raw();
+    if options.split_whitespace().any(|o| o == "check-only=true" || o == "check-only=1" || o == "check-only") {
+        return check::run(root);
+    }
     let mut inf = Inference { known: HashMap::new(), inferred: Vec::new(), seen: HashSet::new(), ok: true };
     let ops = ir::collect(root, OPS);
 

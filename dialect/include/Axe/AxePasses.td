@@ -95,7 +95,17 @@ def AxeInferLayout : Pass<"axe-infer-layout"> {
     // becomes, with 2 warps (2 x 1 over the atom grid):
     %acc = axe.alloc : !axe.tensor<32x16xf32, register, #axe.layout<...>>
     ```
+
+    With `check-only`, nothing is inferred or rewritten: the pass verifies that
+    the layouts present are consistent with every op (pointwise operands equal
+    to the destination's layout or its projection, reductions projecting their
+    source, slices holding `L[R:S]`, gemm register operands holding the
+    mma.sync fragment tiling) and reports each inconsistency at its op.
   }];
+  let options = [
+    Option<"checkOnly", "check-only", "bool", "false",
+           "Only verify that the layouts present are consistent with every op">,
+  ];
 }
 
 def ConvertAxeToGPU : Pass<"convert-axe-to-gpu", "::mlir::ModuleOp"> {

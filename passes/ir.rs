@@ -348,3 +348,19 @@ pub fn block_ops(block: MlirBlock) -> Vec<MlirOperation> {
 pub fn region_block(op: MlirOperation, i: usize) -> MlirBlock {
     unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(op, i as isize)) }
 }
+
+/// The swizzle of an `!axe.tensor` type, if it has one.
+pub fn tensor_swizzle(t: MlirType) -> Option<axe_layout::swizzle::Swizzle> {
+    if !is_tensor(t) {
+        return None;
+    }
+    let (mut b, mut m, mut s) = (0i32, 0i32, 0i32);
+    unsafe { dialect::ffi::axeTensorTypeGetSwizzle(t, &mut b, &mut m, &mut s) }
+        .then(|| axe_layout::swizzle::Swizzle { bits: b as u32, base: m as u32, shift: s })
+}
+
+/// The `!axe.tensor` type `t` with swizzle `s` (None: no swizzle).
+pub fn with_swizzle(t: MlirType, s: Option<&axe_layout::swizzle::Swizzle>) -> MlirType {
+    let (b, m, sh) = s.map(|s| (s.bits as i32, s.base as i32, s.shift)).unwrap_or((0, 0, 0));
+    unsafe { dialect::ffi::axeTensorTypeWithSwizzle(t, b, m, sh) }
+}

@@ -121,6 +121,16 @@ Attribute AxeDialect::parseAttribute(DialectAsmParser &parser,
   StringRef spec = parser.getFullSymbolSpec();
   if (spec.starts_with("layout<"))
     return parseLayoutBody(parser);
+  if (spec.starts_with("swizzle<")) {
+    int32_t b, m, sh;
+    if (parser.parseKeyword("swizzle") || parser.parseLess() ||
+        parser.parseInteger(b) || parser.parseComma() ||
+        parser.parseInteger(m) || parser.parseComma() ||
+        parser.parseInteger(sh) || parser.parseGreater())
+      return {};
+    return SwizzleAttr::getChecked([&] { return parser.emitError(loc); },
+                                   parser.getContext(), b, m, sh);
+  }
   if (spec.starts_with("target<")) {
     StringRef body = spec.drop_front(strlen("target<"));
     if (!body.consume_back(">") || !body.consume_front("\"") ||
@@ -139,6 +149,11 @@ void AxeDialect::printAttribute(Attribute attr,
                                 DialectAsmPrinter &printer) const {
   if (auto layout = llvm::dyn_cast<LayoutAttr>(attr)) {
     printer << "layout<" << layout.getSpec() << ">";
+    return;
+  }
+  if (auto swz = llvm::dyn_cast<SwizzleAttr>(attr)) {
+    printer << "swizzle<" << swz.getBits() << ", " << swz.getBase() << ", "
+            << swz.getShift() << ">";
     return;
   }
   if (auto target = llvm::dyn_cast<TargetAttr>(attr)) {
@@ -203,11 +218,21 @@ Type AxeDialect::parseType(DialectAsmParser &parser) const {
       return {};
     }
   }
+  Attribute swizzle;
+  if (succeeded(parser.parseOptionalComma())) {
+    llvm::SMLoc swizzleLoc = parser.getCurrentLocation();
+    if (parser.parseAttribute(swizzle))
+      return {};
+    if (!llvm::isa<SwizzleAttr>(swizzle)) {
+      parser.emitError(swizzleLoc, "expected an #axe.swizzle<B, M, S>");
+      return {};
+    }
+  }
   if (parser.parseGreater())
     return {};
   return axe::TensorType::getChecked(
       [&] { return parser.emitError(loc); }, parser.getContext(), shape,
-      elementType, *scope, layout);
+      elementType, *scope, layout, swizzle);
 }
 
 void AxeDialect::printType(Type type, DialectAsmPrinter &printer) const {
@@ -225,13 +250,35 @@ void AxeDialect::printType(Type type, DialectAsmPrinter &printer) const {
     printer.printAttribute(tensor.getLayout());
   else
     printer << "?";
+  if (tensor.getSwizzle()) {
+    printer << ", ";
+    printer.printAttribute(tensor.getSwizzle());
+  }
   printer << ">";
+}
+
+LogicalResult
+SwizzleAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
+                    int32_t bits, int32_t base, int32_t shift) {
+  if (bits < 1 || base < 0 || shift < bits || base + bits + shift > 30)
+    return emitError() << "#axe.swizzle<" << bits << ", " << base << ", "
+                       << shift
+                       << "> must satisfy B >= 1, M >= 0, S >= B and "
+                          "M + B + S <= 30";
+  return success();
 }
 
 LogicalResult
 axe::TensorType::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
                    ArrayRef<int64_t> shape, Type elementType,
-                   MemoryScope scope, Attribute layout) {
+                   MemoryScope scope, Attribute layout, Attribute swizzle) {
+  if (swizzle) {
+    if (!llvm::isa<SwizzleAttr>(swizzle))
+      return emitError() << "tensor swizzle must be an #axe.swizzle";
+    if (scope != MemoryScope::Shared)
+      return emitError() << "only shared tensors can be swizzled, not "
+                         << stringifyMemoryScope(scope) << " ones";
+  }
   int64_t elements = 1;
   for (int64_t d : shape) {
     if (d <= 0)
@@ -259,5 +306,5 @@ axe::TensorType::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
 axe::TensorType axe::TensorType::cloneWith(std::optional<ArrayRef<int64_t>> shape,
                                  Type elementType) const {
   return axe::TensorType::get(getContext(), shape ? *shape : getShape(),
-                         elementType, getScope(), getLayout());
+                         elementType, getScope(), getLayout(), getSwizzle());
 }

@@ -334,6 +334,9 @@ LogicalResult SliceOp::verify() {
       result.getScope() != source.getScope())
     return emitOpError()
            << "result must keep the source's element type and memory scope";
+  if (result.getSwizzle() != source.getSwizzle())
+    return emitOpError() << "result must keep the source's swizzle (it "
+                            "addresses the same shared storage)";
   return verifyTensorUses(*this);
 }
 

@@ -34,6 +34,28 @@ MlirAttribute axeTensorTypeGetLayout(MlirType type) {
   return wrap(llvm::cast<axe::TensorType>(unwrap(type)).getLayout());
 }
 
+bool axeTensorTypeGetSwizzle(MlirType type, int32_t *bits, int32_t *base,
+                             int32_t *shift) {
+  auto swz = llvm::dyn_cast_or_null<SwizzleAttr>(
+      llvm::cast<axe::TensorType>(unwrap(type)).getSwizzle());
+  if (!swz)
+    return false;
+  *bits = swz.getBits();
+  *base = swz.getBase();
+  *shift = swz.getShift();
+  return true;
+}
+
+MlirType axeTensorTypeWithSwizzle(MlirType type, int32_t bits, int32_t base,
+                                  int32_t shift) {
+  auto t = llvm::cast<axe::TensorType>(unwrap(type));
+  Attribute swz = bits > 0 ? SwizzleAttr::get(t.getContext(), bits, base, shift)
+                           : Attribute();
+  return wrap(axe::TensorType::get(t.getContext(), t.getShape(),
+                                   t.getElementType(), t.getScope(),
+                                   t.getLayout(), swz));
+}
+
 int32_t axeTensorTypeGetScope(MlirType type) {
   return static_cast<int32_t>(llvm::cast<axe::TensorType>(unwrap(type)).getScope());
 }
@@ -41,8 +63,8 @@ int32_t axeTensorTypeGetScope(MlirType type) {
 MlirType axeTensorTypeWithLayout(MlirType type, MlirAttribute layout) {
   auto t = llvm::cast<axe::TensorType>(unwrap(type));
   return wrap(axe::TensorType::get(t.getContext(), t.getShape(),
-                              t.getElementType(), t.getScope(),
-                              unwrap(layout)));
+                                   t.getElementType(), t.getScope(),
+                                   unwrap(layout), t.getSwizzle()));
 }
 
 void axeReplaceLayoutsIn(MlirOperation op,

@@ -71,6 +71,8 @@ extern "C" {
     pub fn axeTypeIsATensor(ty: MlirType) -> bool;
     pub fn axeTensorTypeGetLayout(ty: MlirType) -> MlirAttribute;
     pub fn axeTensorTypeGetScope(ty: MlirType) -> i32;
+    pub fn axeTensorTypeGetSwizzle(ty: MlirType, bits: *mut i32, base: *mut i32, shift: *mut i32) -> bool;
+    pub fn axeTensorTypeWithSwizzle(ty: MlirType, bits: i32, base: i32, shift: i32) -> MlirType;
     pub fn axeTensorTypeWithLayout(ty: MlirType, layout: MlirAttribute) -> MlirType;
     pub fn axeEmitWarning(loc: MlirLocation, message: *const c_char);
     pub fn axeEmitRemark(loc: MlirLocation, message: *const c_char);

@@ -22,8 +22,10 @@ use crate::target::ScopeKind;
 /// The widest vector (2, 4 or 8 elements, ≤ 16 bytes) along factor `k` that keeps every
 /// memory operand in `mem_ops` aligned; 1 when none does.
 pub fn vector_width(factors: &[Factor], k: usize, mem_ops: &[(usize, &Tensor)], elt_bits: i64) -> i64 {
+    // A swizzle keeps runs of 2^M elements together, and no longer ones.
+    let swizzle_cap = mem_ops.iter().filter_map(|(_, t)| t.swizzle.map(|s| 1i64 << s.base)).min().unwrap_or(i64::MAX);
     for v in [8i64, 4, 2] {
-        if v * elt_bits > 128 || factors[k].extent % v != 0 || elt_bits % 8 != 0 {
+        if v * elt_bits > 128 || factors[k].extent % v != 0 || elt_bits % 8 != 0 || v > swizzle_cap {
             continue;
         }
         let ok = mem_ops.iter().all(|(o, t)| {
@@ -146,7 +148,11 @@ fn async_copy(
         let base = g.add(addr[1], Ix::C(address::offset(&dst.layout, "m")));
         let cache = if bytes == 16 { "cg" } else { "ca" };
         for r in address::replica_offsets(&dst.layout, "m") {
-            let d_ptr = g.val("llvm.inttoptr", &[as_i64(byte_addr(dst_base, g.add(base, Ix::C(r))))], sptr, &[]);
+            let mut elem = g.add(base, Ix::C(r));
+            if let Some(s) = &dst.swizzle {
+                elem = super::swizzled(&g, s, elem);
+            }
+            let d_ptr = g.val("llvm.inttoptr", &[as_i64(byte_addr(dst_base, elem))], sptr, &[]);
             g.op(
                 "nvvm.cp.async.shared.global",
                 &[d_ptr, s_ptr],

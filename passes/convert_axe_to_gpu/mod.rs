@@ -20,6 +20,7 @@ pub mod reduce;
 
 use std::collections::HashMap;
 
+use axe_layout::swizzle::Swizzle;
 use axe_layout::Layout;
 use melior::ir::operation::OperationRefMut;
 use mlir_sys::*;
@@ -48,6 +49,8 @@ pub struct Tensor {
     pub elt: MlirType,
     /// Emulation: register storage is `memref<threads x N>`, indexed by the thread id first.
     pub per_thread: bool,
+    /// A shared tensor's XOR swizzle, applied to every element offset it is accessed at.
+    pub swizzle: Option<Swizzle>,
 }
 
 impl Tensor {
@@ -130,6 +133,7 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
             allowed.join(", ")
         )));
     }
+    let mut swizzle = ir::tensor_swizzle(t);
     let (buf, per_thread) = match ir::defining_op(v) {
         Some(d) if ir::name(d) == "axe.view" => {
             let m = ir::operand(d, 0);
@@ -143,7 +147,9 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
             (m, false)
         }
         Some(d) if ir::name(d) == "axe.slice" => {
+            // A slice addresses its source's storage, swizzle included.
             let src = tensor(ctx, user, ir::operand(d, 0))?;
+            swizzle = src.swizzle;
             (src.buf, src.per_thread)
         }
         Some(d) if ir::name(d) == "axe.alloc" => match ctx.allocs.get(&key(v)) {
@@ -152,14 +158,32 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
         },
         _ => return Err((user, "tensor operand is not an axe.view, axe.alloc or axe.slice result".into())),
     };
-    Ok(Tensor { buf, mem, layout, shape: ir::shape(t), elt: element_type(t), per_thread })
+    Ok(Tensor { buf, mem, layout, shape: ir::shape(t), elt: element_type(t), per_thread, swizzle })
 }
 
 fn vec_type(b: &B, elt: MlirType, v: i64) -> MlirType {
     b.ty(&format!("vector<{v}x{}>", ir::type_to_string(elt)))
 }
 
+/// `o ^ (((o >> (M + S)) & (2^B - 1)) << M)`: the swizzled element offset.
+pub fn swizzled(b: &B, s: &Swizzle, idx: Ix) -> Ix {
+    if let Ix::C(c) = idx {
+        return Ix::C(s.apply(c));
+    }
+    let index = b.index();
+    let x = b.ix(idx);
+    let c = |v: i64| b.cidx(v);
+    let hi = b.val("arith.shrui", &[x, c((s.base as i64) + s.shift as i64)], index, &[]);
+    let bits = b.val("arith.andi", &[hi, c((1i64 << s.bits) - 1)], index, &[]);
+    let moved = b.val("arith.shli", &[bits, c(s.base as i64)], index, &[]);
+    Ix::V(b.val("arith.xori", &[x, moved], index, &[]))
+}
+
 fn indices(b: &B, ctx: &Ctx, t: &Tensor, idx: Ix) -> Vec<MlirValue> {
+    let idx = match &t.swizzle {
+        Some(s) => swizzled(b, s, idx),
+        None => idx,
+    };
     let i = b.ix(idx);
     if t.per_thread {
         vec![ctx.tid, i]

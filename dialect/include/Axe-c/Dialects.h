@@ -106,6 +106,12 @@ MLIR_CAPI_EXPORTED MlirAttribute axeTensorTypeGetLayout(MlirType type);
 /// The tensor's memory scope (the values of mlir::axe::MemoryScope: global 0,
 /// shared 1, register 2, tmem 3, sbuf 4, psum 5).
 MLIR_CAPI_EXPORTED int32_t axeTensorTypeGetScope(MlirType type);
+/// The tensor's swizzle: false when it has none, else its B, M, S.
+MLIR_CAPI_EXPORTED bool axeTensorTypeGetSwizzle(MlirType type, int32_t *bits,
+                                                int32_t *base, int32_t *shift);
+/// The tensor type with its swizzle replaced (`bits` <= 0: none).
+MLIR_CAPI_EXPORTED MlirType axeTensorTypeWithSwizzle(MlirType type, int32_t bits,
+                                                     int32_t base, int32_t shift);
 /// The tensor type with its layout replaced (null `layout` means `?`).
 MLIR_CAPI_EXPORTED MlirType axeTensorTypeWithLayout(MlirType type,
                                                     MlirAttribute layout);

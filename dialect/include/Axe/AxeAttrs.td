@@ -40,6 +40,25 @@ def Axe_LayoutAttr : AttrDef<Axe_Dialect, "Layout"> {
   }];
 }
 
+def Axe_SwizzleAttr : AttrDef<Axe_Dialect, "Swizzle"> {
+  let attrName = "axe.swizzle";
+  let summary = "an XOR swizzle of shared-memory offsets (CuTe's Swizzle<B, M, S>)";
+  let description = [{
+    `#axe.swizzle<B, M, S>` maps an element offset `o` (on the memory axis,
+    after the layout) to `o ^ ((o >> S) & (2^B - 1) << M)`: the `B` bits at
+    `M + S` are XORed into the `B` bits at `M`. The low `M` bits (a vector of
+    `2^M` elements) are never moved, so vector accesses of up to `2^M`
+    elements stay contiguous. Only `B ≥ 1`, `S ≥ B` (the swizzle is then an
+    involution) and `M + B + S ≤ 30` are accepted.
+
+    ```mlir
+    !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
+    ```
+  }];
+  let parameters = (ins "int32_t":$bits, "int32_t":$base, "int32_t":$shift);
+  let genVerifyDecl = 1;
+}
+
 def Axe_MemoryScope : I32EnumAttr<"MemoryScope", "memory scope of an Axe tensor", [
     I32EnumAttrCase<"Global", 0, "global">,
     I32EnumAttrCase<"Shared", 1, "shared">,

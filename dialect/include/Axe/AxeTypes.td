@@ -11,8 +11,10 @@ def Axe_TensorType : TypeDef<Axe_Dialect, "Tensor", [ShapedTypeInterface]> {
   let typeName = "axe.tensor";
   let summary = "a tensor in a memory scope, with an Axe layout or `?`";
   let description = [{
-    `!axe.tensor<SHAPE x ELT, SCOPE, LAYOUT>` where LAYOUT is an
-    `#axe.layout<...>` or `?` (to be inferred by `axe-infer-layout`).
+    `!axe.tensor<SHAPE x ELT, SCOPE, LAYOUT [, SWIZZLE]>` where LAYOUT is an
+    `#axe.layout<...>` or `?` (to be inferred by `axe-infer-layout`), and a
+    shared tensor may add an `#axe.swizzle<B, M, S>` applied to its memory
+    offsets.
     The layout must admit the shape: the product of the shape equals the
     product of the layout's shard extents.
 
@@ -25,8 +27,15 @@ def Axe_TensorType : TypeDef<Axe_Dialect, "Tensor", [ShapedTypeInterface]> {
     ArrayRefParameter<"int64_t", "logical shape">:$shape,
     "::mlir::Type":$elementType,
     "::mlir::axe::MemoryScope":$scope,
-    "::mlir::Attribute":$layout   // LayoutAttr, or null for `?`
+    "::mlir::Attribute":$layout,  // LayoutAttr, or null for `?`
+    "::mlir::Attribute":$swizzle  // SwizzleAttr (shared tensors), or null
   );
+  let builders = [
+    TypeBuilder<(ins "::llvm::ArrayRef<int64_t>":$shape, "::mlir::Type":$elementType,
+                     "::mlir::axe::MemoryScope":$scope, "::mlir::Attribute":$layout), [{
+      return $_get($_ctxt, shape, elementType, scope, layout, ::mlir::Attribute());
+    }]>
+  ];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     using ShapedType::Trait<TensorType>::getElementTypeBitWidth;

@@ -112,3 +112,24 @@ module attributes {axe.target = #axe.target<"sm_90">} {
     return
   }
 }
+
+// -----
+
+// A swizzled shared tile: every shared offset goes through o ^ (((o >> 6) & 7) << 3) (the
+// Swizzle<3, 3, 3> of f16 offsets); vectors stay 8 wide (2^M elements are never split).
+// CHECK-LABEL: func.func @swizzled_store
+// CHECK: %[[HI:.*]] = arith.shrui %[[O:.*]], %{{.*}} : index
+// CHECK: %[[B:.*]] = arith.andi %[[HI]], %{{.*}} : index
+// CHECK: %[[M:.*]] = arith.shli %[[B]], %{{.*}} : index
+// CHECK: %[[S:.*]] = arith.xori %[[O]], %[[M]] : index
+// CHECK: vector.store %{{.*}}, %{{.*}}[%[[S]]] {alignment = 16 : i64} : memref<4096xf16, 3>, vector<8xf16>
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @swizzled_store(%g: memref<4096xf16>) {
+    %G = axe.view %g : memref<4096xf16> to !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
+    axe.kernel grid [1] threads [128] {
+      %s = axe.alloc : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
+      axe.copy %G, %s : !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>, !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
+    }
+    return
+  }
+}

@@ -495,3 +495,14 @@ func.func @slice_scope(%a: !axe.tensor<64x64xf16, global, ?>) {
   %s = axe.slice %a [0 : 16, 0 : 16] : !axe.tensor<64x64xf16, global, ?> to !axe.tensor<16x16xf16, shared, ?>
   return
 }
+
+// -----
+
+func.func @slice_swizzle() {
+  axe.kernel grid [1] threads [32] {
+    %s = axe.alloc : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
+    // expected-error @+1 {{'axe.slice' op result must keep the source's swizzle (it addresses the same shared storage)}}
+    %t = axe.slice %s [0 : 8, 0 : 64] : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>> to !axe.tensor<8x64xf16, shared, ?>
+  }
+  return
+}

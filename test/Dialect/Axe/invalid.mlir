@@ -125,3 +125,19 @@ func.func @view_scope(%b: memref<16xf16>) {
   %t = axe.view %b : memref<16xf16> to !axe.tensor<16xf16, register, ?>
   return
 }
+
+// -----
+
+// expected-error @+1 {{only shared tensors can be swizzled, not register ones}}
+func.func private @f(!axe.tensor<64xf16, register, ?, #axe.swizzle<3, 3, 3>>)
+
+// -----
+
+// A swizzle whose shift is below its width is not an involution.
+// expected-error @+1 {{#axe.swizzle<3, 3, 1> must satisfy B >= 1, M >= 0, S >= B and M + B + S <= 30}}
+func.func private @f(!axe.tensor<64xf16, shared, ?, #axe.swizzle<3, 3, 1>>)
+
+// -----
+
+// expected-error @+1 {{expected an #axe.swizzle<B, M, S>}}
+func.func private @f(!axe.tensor<64xf16, shared, ?, 3 : i32>)

@@ -28,12 +28,14 @@
 // CHECK: %[[T:.*]] = axe.view %[[BUF]] : memref<384xf16> to !axe.tensor<16x24xf16, global, #axe.layout<(16, 24) : (24, 1)>>
 // CHECK: axe.kernel
 // CHECK: %[[A:.*]] = axe.alloc : !axe.tensor<8x4xf32, shared, ?>
+// CHECK: axe.alloc : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
 // CHECK: %[[R:.*]] = axe.alloc : !axe.tensor<128xf32, register, #axe.layout<(32, 4) : (1@lane, 1@reg)>>
 // CHECK: return %[[T]]
 func.func @view(%b: memref<384xf16>) -> !axe.tensor<16x24xf16, global, #axe.layout<(16, 24) : (24, 1)>> {
   %t = axe.view %b : memref<384xf16> to !axe.tensor<16x24xf16, global, #axe.layout<(16, 24) : (24, 1)>>
   axe.kernel grid [1] threads [32] {
     %a = axe.alloc : !axe.tensor<8x4xf32, shared, ?>
+    %sw = axe.alloc : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
     %r = axe.alloc : !axe.tensor<128xf32, register, #axe.layout<(32, 4) : (1@lane, 1@reg)>>
   }
   return %t : !axe.tensor<16x24xf16, global, #axe.layout<(16, 24) : (24, 1)>>

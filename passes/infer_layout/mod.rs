@@ -52,6 +52,8 @@ struct Inference {
     /// Values whose `?` this pass fills.
     inferred: Vec<MlirValue>,
     seen: HashSet<usize>,
+    /// Swizzles chosen for shared tensors (phase 4).
+    swizzles: HashMap<usize, axe_layout::swizzle::Swizzle>,
     ok: bool,
 }
 
@@ -377,9 +379,16 @@ fn infer_shared(inf: &mut Inference, v: MlirValue, ops: &[MlirOperation], atoms:
     let (order, run) = order.unwrap_or_else(|| ((0..vshape.len()).rev().collect(), *vshape.last().unwrap_or(&1)));
     let vec = blocked::vector_width(run, bits);
     match shared::choose(&vshape, &order, vec, &accesses, (bits as i64 / 8).max(1)) {
-        Ok((l, cost)) => {
-            ir::remark(user, &format!("shared layout {l} chosen for operand of shape {vshape:?}: {cost} bank wavefronts over {} accesses", accesses.len()));
-            inf.set(v, l);
+        Ok(c) => {
+            let swz = c.swizzle.map(|s| format!(" with Swizzle<{}, {}, {}>", s.bits, s.base, s.shift)).unwrap_or_default();
+            ir::remark(user, &format!(
+                "shared layout {}{swz} chosen for operand of shape {vshape:?}: {} bank wavefronts over {} accesses",
+                c.layout, c.wavefronts, accesses.len()
+            ));
+            if let Some(s) = c.swizzle {
+                inf.swizzles.insert(ir::key(v), s);
+            }
+            inf.set(v, c.layout);
         }
         Err(e) => inf.fail(user, &format!("cannot choose a shared-memory layout: {e}")),
     }
@@ -391,7 +400,13 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
     if options.split_whitespace().any(|o| o == "check-only=true" || o == "check-only=1" || o == "check-only") {
         return check::run(root);
     }
-    let mut inf = Inference { known: HashMap::new(), inferred: Vec::new(), seen: HashSet::new(), ok: true };
+    let mut inf = Inference {
+        known: HashMap::new(),
+        inferred: Vec::new(),
+        seen: HashSet::new(),
+        swizzles: HashMap::new(),
+        ok: true,
+    };
     let ops = ir::collect(root, OPS);
 
     // Every Axe tensor value the ops touch, with the layouts already known.
@@ -459,7 +474,13 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
             continue;
         }
         match owner {
-            Some(_) => ir::set_value_type(v, ir::with_layout(ir::value_type(v), &l)),
+            Some(_) => {
+                let mut t = ir::with_layout(ir::value_type(v), &l);
+                if let Some(s) = inf.swizzles.get(&ir::key(v)) {
+                    t = ir::with_swizzle(t, Some(s));
+                }
+                ir::set_value_type(v, t)
+            }
             None => {
                 let user = ir::users(v).first().copied();
                 if let Some(u) = user {

@@ -2,15 +2,18 @@
 //! tensor, chosen to minimize bank conflicts.
 //!
 //! The candidates keep the global tensor's dimension order (so global↔shared copies stay
-//! vectorized) and pad the second-fastest dimension's stride by a multiple of the vector
-//! width — padding is expressible as an Axe layout, where an XOR swizzle is not (the layout
-//! attribute has no swizzle yet). Each candidate is scored by counting, for warp 0 of every
-//! access layout touching the tensor, the shared-memory wavefronts of each vector access the
-//! way the hardware serves them: 32 banks of 4 bytes, a request split into phases of at most
-//! 128 bytes, one wavefront per distinct word in the busiest bank.
+//! vectorized): the compact layout, the compact layout under an XOR swizzle
+//! `Swizzle<B, log2 vec, S>` (the vector never split; `2^S` vectors per row, `B ≤ 3`), and
+//! the second-fastest dimension's stride padded by a multiple of the vector width. Each
+//! candidate is scored by counting, for warp 0 of every access layout touching the tensor,
+//! the shared-memory wavefronts of each vector access the way the hardware serves them: 32
+//! banks of 4 bytes, a request split into phases of at most 128 bytes, one wavefront per
+//! distinct word in the busiest bank. The cheapest wins; on a tie the earlier candidate
+//! (compact, then swizzled, then padded: no wasted memory first).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use axe_layout::swizzle::Swizzle;
 use axe_layout::{Axis, Iter, Layout, LayoutError};
 
 /// An access to the shared tensor: the threads' layout over the tensor's logical shape and
@@ -38,8 +41,9 @@ pub fn compact(shape: &[i64], order: &[usize], pad: i64) -> Result<Layout, Layou
     Layout::from_shard(shard)
 }
 
-/// Wavefronts needed by warp 0 of `access` over shared layout `shared` (`elem_bytes` each).
-pub fn wavefronts(access: &Access, shared: &Layout, elem_bytes: i64) -> i64 {
+/// Wavefronts needed by warp 0 of `access` over shared layout `shared` (`elem_bytes` each),
+/// its offsets optionally swizzled.
+pub fn wavefronts(access: &Access, shared: &Layout, swizzle: Option<&Swizzle>, elem_bytes: i64) -> i64 {
     let lane = Axis::from("lane");
     let reg = Axis::from("reg");
     let warp = Axis::from("warp");
@@ -62,8 +66,8 @@ pub fn wavefronts(access: &Access, shared: &Layout, elem_bytes: i64) -> i64 {
             let mut words_per_bank: BTreeMap<i64, BTreeSet<i64>> = BTreeMap::new();
             for l in phase..(phase + lanes_per_phase).min(32) {
                 let Some(&x) = owner.get(&(l, r)) else { continue };
-                let addr = shared.shard_point(x).get(&Axis::memory()).copied().unwrap_or(0)
-                    * elem_bytes;
+                let offset = shared.shard_point(x).get(&Axis::memory()).copied().unwrap_or(0);
+                let addr = swizzle.map_or(offset, |s| s.apply(offset)) * elem_bytes;
                 for w in (addr / 4)..=((addr + bytes - 1) / 4) {
                     words_per_bank.entry(w.rem_euclid(32)).or_default().insert(w);
                 }
@@ -74,23 +78,41 @@ pub fn wavefronts(access: &Access, shared: &Layout, elem_bytes: i64) -> i64 {
     total
 }
 
-/// The least-conflicting padded layout for `shape` in `order`, with its wavefront count.
+/// A chosen shared layout: the layout, its swizzle, and its wavefront count.
+pub struct Choice {
+    pub layout: Layout,
+    pub swizzle: Option<Swizzle>,
+    pub wavefronts: i64,
+}
+
+/// The least-conflicting candidate for `shape` in `order` (see the module comment).
 pub fn choose(
     shape: &[i64],
     order: &[usize],
     vec: i64,
     accesses: &[Access],
     elem_bytes: i64,
-) -> Result<(Layout, i64), LayoutError> {
-    let mut best: Option<(Layout, i64)> = None;
-    for pad in [0, vec, 2 * vec, 4 * vec] {
-        let l = compact(shape, order, pad)?;
-        let cost: i64 = accesses.iter().map(|a| wavefronts(a, &l, elem_bytes)).sum();
-        if best.as_ref().map_or(true, |(_, c)| cost < *c) {
-            best = Some((l, cost));
+) -> Result<Choice, LayoutError> {
+    let mut candidates: Vec<(Layout, Option<Swizzle>)> = vec![(compact(shape, order, 0)?, None)];
+    if order.len() >= 2 {
+        // Swizzles of the compact layout: vectors of 2^M elements, rows of 2^S vectors.
+        let row = shape[order[0]];
+        let m = vec.trailing_zeros();
+        if (row as u64).is_power_of_two() && row >= vec {
+            let s = (row / vec).trailing_zeros() as i32;
+            for b in 1..=(s.min(3) as u32) {
+                candidates.push((compact(shape, order, 0)?, Some(Swizzle { bits: b, base: m, shift: s })));
+            }
         }
-        if order.len() < 2 {
-            break;
+        for pad in [vec, 2 * vec, 4 * vec] {
+            candidates.push((compact(shape, order, pad)?, None));
+        }
+    }
+    let mut best: Option<Choice> = None;
+    for (layout, swizzle) in candidates {
+        let cost: i64 = accesses.iter().map(|a| wavefronts(a, &layout, swizzle.as_ref(), elem_bytes)).sum();
+        if best.as_ref().map_or(true, |c| cost < c.wavefronts) {
+            best = Some(Choice { layout, swizzle, wavefronts: cost });
         }
     }
     best.ok_or_else(|| LayoutError::Unsupported("no shared layout candidate".into()))
@@ -110,10 +132,14 @@ mod tests {
         };
         let unpadded = compact(&[32, 32], &[1, 0], 0).unwrap();
         assert_eq!(unpadded.to_string(), "(32, 32) : (32, 1)");
-        assert_eq!(wavefronts(&column_reader, &unpadded, 4), 32 * 32);
-        let (best, cost) = choose(&[32, 32], &[1, 0], 1, &[column_reader], 4).unwrap();
-        assert_eq!(best.to_string(), "(32, 32) : (33, 1)");
-        assert_eq!(cost, 32, "one wavefront per register");
+        assert_eq!(wavefronts(&column_reader, &unpadded, None, 4), 32 * 32);
+        // A 3-bit swizzle spreads the column over 8 banks (4 rows share one): 4 per register.
+        let swz = Swizzle { bits: 3, base: 0, shift: 5 };
+        assert_eq!(wavefronts(&column_reader, &unpadded, Some(&swz), 4), 32 * 4);
+        let best = choose(&[32, 32], &[1, 0], 1, &[column_reader], 4).unwrap();
+        assert_eq!(best.layout.to_string(), "(32, 32) : (33, 1)");
+        assert_eq!(best.swizzle, None);
+        assert_eq!(best.wavefronts, 32, "one wavefront per register");
     }
 
     /// Each lane reads its own 16-byte row of a 32x8 f16 tile: 8 lanes per 128-byte phase
@@ -123,8 +149,27 @@ mod tests {
     fn row_access_keeps_compact() {
         let row_reader =
             Access { threads: Layout::parse("(32, 8) : (1@lane, 1@reg)").unwrap(), vec: 8 };
-        let (best, cost) = choose(&[32, 8], &[1, 0], 8, &[row_reader], 2).unwrap();
-        assert_eq!(best.to_string(), "(32, 8) : (8, 1)");
-        assert_eq!(cost, 4);
+        let best = choose(&[32, 8], &[1, 0], 8, &[row_reader], 2).unwrap();
+        assert_eq!(best.layout.to_string(), "(32, 8) : (8, 1)");
+        assert_eq!(best.swizzle, None);
+        assert_eq!(best.wavefronts, 4);
+    }
+
+    /// The classic case: 8 lanes each read one 16-byte chunk down a column of a 64-wide f16
+    /// tile (as ldmatrix does). Unswizzled, all 8 rows start at bank 0: 8 wavefronts per
+    /// phase. Swizzle<3, 3, 3> XORs the chunk index with the row mod 8, so the 8 chunks land on
+    /// 8 different bank groups: 1 wavefront per phase, and no padding.
+    #[test]
+    fn swizzle_removes_ldmatrix_conflicts() {
+        // Lane l reads row l (for 64 rows), chunk c = register group: (64, 8, 8) over (64, 64).
+        let column_chunks = Access { threads: Layout::parse("(2, 32, 8, 8) : (64@reg, 1@lane, 8@reg, 1@reg)").unwrap(), vec: 8 };
+        let unpadded = compact(&[64, 64], &[1, 0], 0).unwrap();
+        let swz = Swizzle { bits: 3, base: 3, shift: 3 };
+        let plain = wavefronts(&column_chunks, &unpadded, None, 2);
+        let swizzled = wavefronts(&column_chunks, &unpadded, Some(&swz), 2);
+        assert_eq!(swizzled * 8, plain);
+        let best = choose(&[64, 64], &[1, 0], 8, &[column_chunks], 2).unwrap();
+        assert_eq!(best.swizzle, Some(swz), "the swizzle is as good as padding and wastes no memory");
+        assert_eq!(best.layout.to_string(), "(64, 64) : (64, 1)");
     }
 }

@@ -9,15 +9,17 @@
 // grid. From the PTX ISA C fragment (row 8h + g, col 2q + b, lane 4g + q, reg 2h + b) and
 // atom rows ti = 2 rm + wm, atom cols tj = 2 rn + wn, warp = 2 wm + wn,
 // reg = 4 (2 rm + rn) + 2h + b: i = (rm, wm, h, g), j = (rn, wn, q, b).
-// Shared tiles: row-major like the global ones, rows padded by one 16-byte vector (8 f16)
-// because that removes the bank conflicts of the ldmatrix-shaped fragment reads.
+// Shared tiles: row-major like the global ones. For A (rows of 64 f16 = 8 vectors of 16 bytes)
+// Swizzle<3, 3, 3> (chunk ^= row mod 8) removes the bank conflicts of the fragment reads as well
+// as padding rows to 72 would, without wasting memory, so it wins the tie; B's rows hold only 4
+// vectors, where a 2-bit swizzle does not help and a padding by one vector (40) does.
 // CHECK-LABEL: func.func @gemm
-// CHECK: %[[SA:.*]] = axe.alloc : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (72, 1)>>
+// CHECK: %[[SA:.*]] = axe.alloc : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
 // CHECK: %[[SB:.*]] = axe.alloc : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (40, 1)>>
 // CHECK: %[[ACC:.*]] = axe.alloc : !axe.tensor<64x32xf32, register, #axe.layout<(2, 2, 2, 8, 2, 2, 4, 2) : (8@reg, 2@warp, 2@reg, 4@lane, 4@reg, 1@warp, 1@lane, 1@reg)>>
 // CHECK: axe.gemm %[[SA]], %[[SB]], %[[ACC]]
-// REMARK: remark: shared layout (64, 64) : (72, 1) chosen
-// REMARK: remark: shared layout (64, 32) : (40, 1) chosen
+// REMARK: remark: shared layout (64, 64) : (64, 1) with Swizzle<3, 3, 3> chosen for operand of shape [64, 64]: 48 bank wavefronts
+// REMARK: remark: shared layout (64, 32) : (40, 1) chosen for operand of shape [64, 32]: 32 bank wavefronts
 module attributes {axe.target = #axe.target<"sm_80">} {
   func.func @gemm(%ga: memref<4096xf16>, %gb: memref<2048xf16>, %gc: memref<2048xf32>) {
     %A = axe.view %ga : memref<4096xf16> to !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>

@@ -82,9 +82,10 @@ def AxeInferLayout : Pass<"axe-infer-layout"> {
     3. where two propagated layouts disagree on a pointwise operand or a gemm
        input, an `axe.convert_layout` into a fresh tensor is inserted and a
        remark says so;
-    4. each `?` shared tensor gets the padded layout, in the global tensor's
-       dimension order, with the fewest bank-conflict wavefronts over all of
-       its accesses (a remark reports the count);
+    4. each `?` shared tensor gets, in the global tensor's dimension order,
+       the compact, XOR-swizzled (`#axe.swizzle<B, M, S>`) or padded layout
+       with the fewest bank-conflict wavefronts over all of its accesses
+       (a remark reports the choice and the count);
     5. a tensor that nothing constrains, a `?` global tensor, or one whose
        type cannot change (used by a non-Axe op such as `func.return`) is a
        located error.

@@ -15,5 +15,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -q
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${missing[@]}"
 fi
+# islpy lets the ISL-export test check every exported relation with a Presburger library
+# (the test is skipped, saying so, without it).
+if ! python3 -c 'import islpy' 2>/dev/null; then
+  python3 -m pip install -q islpy || echo "setup: islpy could not be installed; the ISL cross-check will be skipped" >&2
+fi
 command -v cargo >/dev/null || { echo "setup: cargo not found; install Rust (rustup) first" >&2; exit 1; }
 /usr/lib/llvm-22/bin/llvm-config --version | grep -q '^22\.' || { echo "setup: LLVM 22 not found" >&2; exit 1; }

@@ -20,6 +20,11 @@ pub mod nki;
 
 pub use axe_layout as layout;
 
+/// A hardware point from `(axis, value)` pairs (zeros dropped), as layouts evaluate to.
+pub(crate) fn eval_point(pairs: &[(&str, i64)]) -> axe_layout::Point {
+    axe_layout::eval::point(pairs)
+}
+
 use melior::ir::operation::OperationRefMut;
 use mlir_sys::MlirOperation;
 

@@ -16,7 +16,7 @@ use mlir_sys::*;
 
 use super::builder::{has_attr, Ix, B};
 use super::copy::into_registers;
-use super::{coords, tensor, Ctx, Mem, Tensor, R};
+use super::{bit_width, coords, tensor, Ctx, Mem, Tensor, R};
 use crate::infer_layout::gemm::{mma_layouts, transpose};
 use crate::ir;
 use crate::target::{mma, ScopeKind};
@@ -39,9 +39,17 @@ fn atom_regs(l: &Layout, shape: &[i64], origin: [i64; 2]) -> Vec<(i64, i64)> {
     out
 }
 
-/// The (A, B, C) register offsets of every mma.sync one warp issues; errors when warps differ.
-fn schedule(a: &Layout, b: &Layout, c: &Layout, m: i64, n: i64, k: i64, warps: i64) -> Result<Vec<(i64, i64, i64)>, String> {
-    let mut per_warp: Vec<BTreeSet<(i64, i64, i64)>> = vec![BTreeSet::new(); warps as usize];
+/// One mma.sync of the warp-uniform schedule: the (A, B, C) register offsets, and the atom
+/// `(mi, ni, ki)` it computes on each warp.
+struct Step {
+    regs: (i64, i64, i64),
+    atoms: Vec<(i64, i64, i64)>,
+}
+
+/// The mma.sync steps one warp issues; errors when warps differ.
+fn schedule(a: &Layout, b: &Layout, c: &Layout, m: i64, n: i64, k: i64, warps: i64) -> Result<Vec<Step>, String> {
+    let mut per_warp: Vec<std::collections::BTreeMap<(i64, i64, i64), (i64, i64, i64)>> =
+        vec![Default::default(); warps as usize];
     for mi in 0..m / mma::M {
         for ni in 0..n / mma::N {
             let cs = atom_regs(c, &[m, n], [mi * mma::M, ni * mma::N]);
@@ -54,14 +62,145 @@ fn schedule(a: &Layout, b: &Layout, c: &Layout, m: i64, n: i64, k: i64, warps: i
                 let (Some((_, ar)), Some((_, br))) = (areg, breg) else {
                     return Err(format!("warp {w} lacks the A or B fragment of atom ({mi}, {ni}, {ki})"));
                 };
-                per_warp[w as usize].insert((ar, br, creg));
+                per_warp[w as usize].insert((ar, br, creg), (mi, ni, ki));
             }
         }
     }
-    if per_warp.iter().any(|s| *s != per_warp[0]) {
+    let keys = |s: &std::collections::BTreeMap<(i64, i64, i64), (i64, i64, i64)>| s.keys().copied().collect::<BTreeSet<_>>();
+    if per_warp.iter().any(|s| keys(s) != keys(&per_warp[0])) {
         return Err("the mma tiling is not the same on every warp".into());
     }
-    Ok(per_warp[0].iter().copied().collect())
+    Ok(per_warp[0]
+        .keys()
+        .map(|r| Step { regs: *r, atoms: per_warp.iter().map(|s| s[r]).collect() })
+        .collect())
+}
+
+/// How an operand's fragments are loaded with `ldmatrix`: which stored dimension is the 8-row
+/// one, whether `.trans` is needed, and how many 8x8 matrices (x4 for A, x2 for B).
+struct Ldmatrix {
+    transpose: bool,
+    tiles: i64,
+}
+
+/// The stored (row, col) of the address lane `l` supplies for the fragment of the atom at
+/// logical origin `(o0, o1)` (in the operand's logical mma coordinates: A is (m, k), B is (k, n)).
+/// `stored_kn` is whether B is stored as [K, N] (else [N, K]); `a_km` whether A is stored [K, M].
+fn lane_address(op_is_a: bool, transposed_storage: bool, o0: Ix, o1: Ix, l: Ix, g: &B) -> (Ix, Ix) {
+    let r = g.rem(l, 8);
+    let j = g.rem(g.div(l, 8), 2);
+    if op_is_a {
+        // A (m, k) stored [M, K]: matrices 0..3 = (rows +0|+8) x (cols +0|+8), row-major.
+        let hi = g.div(l, 16);
+        (g.add(g.add(o0, g.mul(j, 8)), r), g.add(o1, g.mul(hi, 8)))
+    } else if !transposed_storage {
+        // B (k, n) stored [K, N]: rows k0 + 8 j + r, column n0; loaded with .trans.
+        (g.add(g.add(o0, g.mul(j, 8)), r), o1)
+    } else {
+        // B stored [N, K]: rows n0 + r, columns k0 + 8 j.
+        (g.add(o1, r), g.add(o0, g.mul(j, 8)))
+    }
+}
+
+/// Checks, for every step, warp and lane, that what `ldmatrix` delivers from the addresses
+/// `lane_address` computes (evaluated with constants, through the same code) is exactly the
+/// fragment the layout says the lane holds in those registers: the compile-time oracle for the
+/// addressing (the PTX ISA's ldmatrix semantics against the fragment layout).
+#[allow(clippy::too_many_arguments)]
+fn check_ldmatrix(
+    g: &B,
+    frag: &Layout,
+    logical: [i64; 2],
+    is_a: bool,
+    stored_transposed: bool,
+    sched: &[Step],
+    origin: &dyn Fn(&(i64, i64, i64)) -> (i64, i64),
+    reg_of: &dyn Fn(&Step) -> i64,
+    first_warp_origin: &dyn Fn(&Step, usize) -> (i64, i64),
+) -> Result<(), String> {
+    let c = |x: Ix| match x {
+        Ix::C(v) => Ok(v),
+        Ix::V(_) => Err("ldmatrix addressing did not fold to constants".to_string()),
+    };
+    for st in sched {
+        for (w, atom) in st.atoms.iter().enumerate() {
+            let (o0, o1) = origin(atom);
+            if first_warp_origin(st, w) != (o0, o1) {
+                return Err(format!("warp {w}: atom origin ({o0}, {o1}) is not what the warp offsets give"));
+            }
+            for t in 0..32i64 {
+                let (gq, q) = (t / 4, t % 4);
+                let pairs = if is_a { 4 } else { 2 };
+                for j in 0..pairs {
+                    for bit in 0..2 {
+                        // The stored element ldmatrix hands thread t in register pair j.
+                        let (sr, sc) = if is_a || stored_transposed {
+                            let (r, col) = lane_address(is_a, stored_transposed, Ix::C(o0), Ix::C(o1), Ix::C(8 * j + gq), g);
+                            (c(r)?, c(col)? + 2 * q + bit)
+                        } else {
+                            let (r, col) = lane_address(is_a, stored_transposed, Ix::C(o0), Ix::C(o1), Ix::C(8 * j + 2 * q + bit), g);
+                            (c(r)?, c(col)? + gq)
+                        };
+                        let logical_coord = if !is_a && stored_transposed { [sc, sr] } else { [sr, sc] };
+                        let want = crate::eval_point(&[("warp", w as i64), ("lane", t), ("reg", reg_of(st) + 2 * j + bit)]);
+                        let pts = frag.eval_set(&logical_coord, &logical).map_err(|e| e.to_string())?;
+                        if !pts.contains(&want) {
+                            return Err(format!(
+                                "ldmatrix gives lane {t} of warp {w} element {logical_coord:?}, which the fragment layout {frag} does not put in register {}",
+                                reg_of(st) + 2 * j + bit
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks by enumeration that every 8-element chunk ldmatrix would read from `t` (stored shape
+/// `shape`, chunk along the stored column) is contiguous and 16-byte aligned.
+fn ldmatrix_ok(t: &Tensor, shape: &[i64]) -> bool {
+    let m = Axis::memory();
+    if shape.len() != 2 || shape[1] % 8 != 0 || t.mem != Mem::Shared || bit_width(t.elt) != 16 {
+        return false;
+    }
+    if t.swizzle.is_some_and(|s| s.base < 3) {
+        return false;
+    }
+    let at = |r: i64, c: i64| -> Option<i64> {
+        let pts = t.layout.eval_set(&[r, c], shape).ok()?;
+        match pts.as_slice() {
+            [p] => Some(p.get(&m).copied().unwrap_or(0)),
+            _ => None,
+        }
+    };
+    (0..shape[0]).all(|r| {
+        (0..shape[1] / 8).all(|cc| {
+            let Some(base) = at(r, 8 * cc) else { return false };
+            base % 8 == 0 && (1..8).all(|i| at(r, 8 * cc + i) == Some(base + i))
+        })
+    })
+}
+
+/// Evaluates `layout` over `shape` at a dynamic coordinate: each dimension's iters (grouped by
+/// the shape) unflatten its coordinate; returns the memory offset.
+fn eval_dynamic(g: &B, layout: &Layout, shape: &[i64], coord: &[Ix]) -> Result<Ix, String> {
+    let grouped = layout.group(shape).map_err(|e| e.to_string())?;
+    let mut off = Ix::C(super::address::offset(layout, "m"));
+    for (d, range) in grouped.groups.iter().enumerate() {
+        let mut inner = 1i64;
+        for i in range.clone().rev() {
+            let it = &grouped.layout.shard[i];
+            if !it.axis.is_memory() {
+                return Err(format!("layout {layout} is not on the memory axis"));
+            }
+            let digit = if inner == 1 && range.len() == 1 { coord[d] } else { g.rem(g.div(coord[d], inner), it.extent) };
+            off = g.add(off, g.mul(digit, it.stride));
+            inner *= it.extent;
+        }
+    }
+    Ok(off)
 }
 
 /// A per-thread register buffer holding a fragment layout.
@@ -121,19 +260,92 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         into_registers(&b, op, ctx, scope, t, &regs)?;
         Ok(regs)
     };
-    let ra = operand(&a, &frags.a, [m, k], ta, "A")?;
-    let rb = operand(&bt, &frags.b, [k, n], tb, "B")?;
+    // ldmatrix for 16-bit shared operands whose 8-element chunks are contiguous and aligned
+    // (A stored [M, K]; B stored [K, N] with .trans or [N, K]); otherwise fragments are copied
+    // into registers by their layouts.
+    let a_ld = (!ta && ldmatrix_ok(&a, &a.shape)).then_some(Ldmatrix { transpose: false, tiles: 4 });
+    let b_ld = ldmatrix_ok(&bt, &bt.shape).then_some(Ldmatrix { transpose: !tb, tiles: 2 });
+    let ra = if a_ld.is_none() { Some(operand(&a, &frags.a, [m, k], ta, "A")?) } else { None };
+    let rb = if b_ld.is_none() { Some(operand(&bt, &frags.b, [k, n], tb, "B")?) } else { None };
     let vty = |s: &str| b.ty(s);
-    // n-D vectors built and taken apart element-wise (vector.shape_cast of n-D vectors has no
-    // LLVM lowering in the upstream GPU pipeline).
+    // The warp's atom offsets relative to warp 0 (the schedule is warp-uniform): a select chain
+    // over the warp id, shared by every step.
+    let warp = b.div(Ix::V(ctx.tid), 32);
+    let shifts = |f: &dyn Fn(&(i64, i64, i64)) -> i64| -> Result<(Ix, Vec<i64>), (MlirOperation, String)> {
+        let first = &sched[0];
+        let delta: Vec<i64> = (0..warps as usize).map(|w| f(&first.atoms[w]) - f(&first.atoms[0])).collect();
+        if sched.iter().any(|st| (0..warps as usize).any(|w| f(&st.atoms[w]) - f(&st.atoms[0]) != delta[w])) {
+            return Err((op, "the mma atoms of the warps are not translates of one another".into()));
+        }
+        let mut v = Ix::C(0);
+        for (w, d) in delta.iter().enumerate().skip(1) {
+            if *d != 0 {
+                let is_w = b.cmp(0, warp, Ix::C(w as i64));
+                let i = b.index();
+                v = Ix::V(b.val("arith.select", &[is_w, b.ix(Ix::C(*d)), b.ix(v)], i, &[]));
+            }
+        }
+        Ok((v, delta))
+    };
+    if sched.iter().any(|st| st.atoms.iter().any(|t| t.2 != st.atoms[0].2)) {
+        return Err((op, "the warps of this mma tiling split K, which one accumulator cannot hold".into()));
+    }
+    // In elements: m atoms are 16 rows, n atoms 8 columns.
+    let ((dm, delta_m), (dn, delta_n)) = if a_ld.is_some() || b_ld.is_some() {
+        (shifts(&|t| t.0 * mma::M)?, shifts(&|t| t.1 * mma::N)?)
+    } else {
+        ((Ix::C(0), vec![0; warps as usize]), (Ix::C(0), vec![0; warps as usize]))
+    };
+    // The compile-time oracle for the ldmatrix addressing (see check_ldmatrix): the origins the
+    // emitted code computes (warp 0's atom plus the warp offset table) against the atoms.
+    if a_ld.is_some() {
+        check_ldmatrix(
+            &b, &frags.a, [m, k], true, false, &sched,
+            &|t| (t.0 * mma::M, t.2 * mma::K),
+            &|st| st.regs.0,
+            &|st, w| (st.atoms[0].0 * mma::M + delta_m[w], st.atoms[0].2 * mma::K),
+        )
+        .map_err(|e| (op, format!("internal error: {e}")))?;
+    }
+    if b_ld.is_some() {
+        check_ldmatrix(
+            &b, &frags.b, [k, n], false, tb, &sched,
+            &|t| (t.2 * mma::K, t.1 * mma::N),
+            &|st| st.regs.1,
+            &|st, w| (st.atoms[0].2 * mma::K, st.atoms[0].1 * mma::N + delta_n[w]),
+        )
+        .map_err(|e| (op, format!("internal error: {e}")))?;
+    }
+    let lane = b.rem(Ix::V(ctx.tid), 32);
     let gather = |t: &Tensor, base: i64, count: i64, ty: &str| {
         let elems: Vec<MlirValue> =
             (0..count).map(|i| b.val("memref.load", &[t.buf, b.cidx(base + i)], t.elt, &[])).collect();
         b.val("vector.from_elements", &elems, vty(ty), &[])
     };
-    for (ar, br, cr) in sched {
-        let a2 = gather(&ra, ar, 8, &format!("vector<4x2x{ae}>"));
-        let b2 = gather(&rb, br, 4, &format!("vector<2x2x{ae}>"));
+    let ldmatrix = |t: &Tensor, ld: &Ldmatrix, is_a: bool, stored_transposed: bool, o0: Ix, o1: Ix, ty: &str| -> Result<MlirValue, (MlirOperation, String)> {
+        let (row, col) = lane_address(is_a, stored_transposed, o0, o1, lane, &b);
+        let mut off = eval_dynamic(&b, &t.layout, &t.shape, &[row, col]).map_err(|e| (op, e))?;
+        if let Some(s) = &t.swizzle {
+            off = super::swizzled(&b, s, off);
+        }
+        Ok(b.val("nvgpu.ldmatrix", &[t.buf, b.ix(off)], vty(ty), &[
+            ("transpose", b.attr(if ld.transpose { "true" } else { "false" })),
+            ("numTiles", b.attr(&format!("{} : i32", ld.tiles))),
+        ]))
+    };
+    for st in &sched {
+        let (ar, br, cr) = st.regs;
+        let (mi, ni, ki) = st.atoms[0];
+        let a2 = match (&a_ld, &ra) {
+            (Some(ld), _) => ldmatrix(&a, ld, true, false, b.add(dm, Ix::C(mi * mma::M)), Ix::C(ki * mma::K), &format!("vector<4x2x{ae}>"))?,
+            (None, Some(r)) => gather(r, ar, 8, &format!("vector<4x2x{ae}>")),
+            _ => unreachable!(),
+        };
+        let b2 = match (&b_ld, &rb) {
+            (Some(ld), _) => ldmatrix(&bt, ld, false, tb, Ix::C(ki * mma::K), b.add(dn, Ix::C(ni * mma::N)), &format!("vector<2x2x{ae}>"))?,
+            (None, Some(r)) => gather(r, br, 4, &format!("vector<2x2x{ae}>")),
+            _ => unreachable!(),
+        };
         let c2 = gather(&c, cr, 4, "vector<2x2xf32>");
         let d2 = b.val("nvgpu.mma.sync", &[a2, b2, c2], vty("vector<2x2xf32>"), &[("mmaShape", b.attr("[16, 8, 16]"))]);
         for i in 0..4i64 {

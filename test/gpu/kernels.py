@@ -61,6 +61,12 @@ KERNELS = {
         lambda a: (a[0].astype(np.float32).reshape(64, 64) @ a[1].astype(np.float32).reshape(64, 64)).reshape(-1),
         2, (1e-5, 1e-4), 0, None,
     ),
+    "gemm_mma_tn_kernel": (
+        lambda: [RNG.standard_normal(4096).astype(np.float16), RNG.standard_normal(4096).astype(np.float16),
+                 np.full(4096, np.nan, np.float32)],
+        lambda a: (a[0].astype(np.float32).reshape(64, 64).T @ a[1].astype(np.float32).reshape(64, 64)).reshape(-1),
+        2, (1e-5, 1e-4), 0, None,
+    ),
     "gemm_mma_nt_kernel": (
         lambda: [RNG.standard_normal(4096).astype(np.float16), RNG.standard_normal(4096).astype(np.float16),
                  np.full(4096, np.nan, np.float32)],

@@ -250,3 +250,117 @@ fn verify_slice(
     }
     Ok(())
 }
+
+/// A layout cut into equal tiles: per dimension `d`, the coordinate `x_d` is split into a tile
+/// index `x_d / size_d` and a position `x_d % size_d`. Grouping the layout by the interleaved
+/// shape `(S_0 / size_0, size_0, …)` separates the iters of both, so the layout of *any*
+/// tile-aligned region `[t·size, (t+1)·size)` is the same `inner` layout, moved by the offset the
+/// `outer` iters give the tile index `t` — what a slice with a run-time origin needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TiledRegion {
+    /// The layout of every tile (shard: the position iters, dimension by dimension; replica and
+    /// offset: the source's).
+    pub inner: Layout,
+    /// Per dimension, the iters of the tile index (slowest first); empty for a full dimension.
+    pub outer: Vec<Vec<crate::Iter>>,
+}
+
+impl Layout {
+    /// The tiling of `shape` into regions of `sizes` (each dividing its dimension), or
+    /// `Unsupported` when the layout does not separate tile index and position (no grouping by
+    /// the interleaved shape exists).
+    pub fn tiled_region(&self, shape: &[i64], sizes: &[i64]) -> Result<TiledRegion, LayoutError> {
+        if shape.len() != sizes.len() {
+            return Err(LayoutError::Unsupported(format!(
+                "region of rank {} for a shape of rank {}",
+                sizes.len(),
+                shape.len()
+            )));
+        }
+        let mut interleaved = Vec::with_capacity(2 * shape.len());
+        for (&s, &z) in shape.iter().zip(sizes) {
+            if z <= 0 || s % z != 0 {
+                return Err(LayoutError::Unsupported(format!(
+                    "tile size {z} does not divide the dimension of size {s}"
+                )));
+            }
+            interleaved.push(s / z);
+            interleaved.push(z);
+        }
+        let g = self.group(&interleaved)?;
+        let mut inner = Vec::new();
+        let mut outer = Vec::with_capacity(shape.len());
+        for d in 0..shape.len() {
+            outer.push(g.groups[2 * d].clone().map(|i| g.layout.shard[i].clone()).collect());
+            inner.extend(g.groups[2 * d + 1].clone().map(|i| g.layout.shard[i].clone()));
+        }
+        let inner = Layout::new(inner, g.layout.replica.clone(), g.layout.offset.clone())?;
+        Ok(TiledRegion { inner, outer })
+    }
+}
+
+#[cfg(test)]
+mod tiled_region_tests {
+    use super::*;
+
+    /// Oracle: for every tile-aligned origin, the region's points are the inner layout's
+    /// points moved by the outer iters evaluated at the tile index (brute force over L).
+    fn check(l: &Layout, shape: &[i64], sizes: &[i64]) {
+        let t = l.tiled_region(shape, sizes).unwrap();
+        t.inner.check_admits(sizes).unwrap();
+        let tiles: Vec<i64> = shape.iter().zip(sizes).map(|(s, z)| s / z).collect();
+        for tf in 0..tiles.iter().product::<i64>() {
+            let ti = crate::eval::unflatten(tf, &tiles);
+            let mut shift = crate::Point::new();
+            for (d, its) in t.outer.iter().enumerate() {
+                let digits = crate::eval::unflatten(ti[d], &its.iter().map(|i| i.extent).collect::<Vec<_>>());
+                for (it, dg) in its.iter().zip(digits) {
+                    *shift.entry(it.axis.clone()).or_insert(0) += dg * it.stride;
+                }
+            }
+            for x in 0..t.inner.size() {
+                let pos = crate::eval::unflatten(x, sizes);
+                let coord: Vec<i64> = (0..shape.len()).map(|d| ti[d] * sizes[d] + pos[d]).collect();
+                let want = l.eval_set(&coord, shape).unwrap();
+                let mut got: Vec<crate::Point> = t
+                    .inner
+                    .eval_set_flat(x)
+                    .unwrap()
+                    .into_iter()
+                    .map(|mut p| {
+                        for (a, v) in &shift {
+                            *p.entry(a.clone()).or_insert(0) += v;
+                        }
+                        p.retain(|_, v| *v != 0);
+                        p
+                    })
+                    .collect();
+                got.sort();
+                assert_eq!(got, want, "tile {ti:?} position {pos:?} of {l}");
+            }
+        }
+    }
+
+    #[test]
+    fn row_major_tiles() {
+        check(&Layout::parse("(64, 64) : (64, 1)").unwrap(), &[64, 64], &[16, 32]);
+        check(&Layout::parse("(64, 64) : (64, 1)").unwrap(), &[64, 64], &[64, 8]);
+        let t = Layout::parse("(4096, 4096) : (4096, 1)").unwrap().tiled_region(&[4096, 4096], &[128, 32]).unwrap();
+        assert_eq!(t.inner.to_string(), "(128, 32) : (4096, 1)");
+        assert_eq!(t.outer[0], vec![Iter::mem(32, 524288)]);
+        assert_eq!(t.outer[1], vec![Iter::mem(128, 32)]);
+    }
+
+    #[test]
+    fn distributed_and_replicated_tiles() {
+        check(&Layout::parse("(8, 2, 4, 2) : (4@lane, 1@warp, 1@lane, 1@reg) + [(2) : (4@warp)] + 5@warp").unwrap(), &[8, 16], &[4, 8]);
+        check(&Layout::parse("(16, 8) : (1, 16)").unwrap(), &[16, 8], &[8, 4]);
+    }
+
+    #[test]
+    fn refused_when_tiles_straddle_iters() {
+        // Index x is (x / 3, x % 3) on strides (1, 2): tiles of 2 cut through the 3-iter.
+        assert!(Layout::parse("(2, 3) : (1, 2)").unwrap().tiled_region(&[6], &[2]).is_err());
+        assert!(Layout::parse("(4) : (1)").unwrap().tiled_region(&[4], &[3]).is_err());
+    }
+}

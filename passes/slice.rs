@@ -10,6 +10,28 @@ use axe_layout::equiv::equivalent;
 use melior::ir::operation::OperationRefMut;
 
 use crate::ir;
+use axe_layout::{Layout, LayoutError};
+
+/// The marker of a run-time origin in an `axe.slice`'s `lower` (MLIR's ShapedType::kDynamic).
+pub const DYNAMIC: i64 = i64::MIN;
+
+/// The sizes of a slice's region, and whether any origin is a run-time value.
+pub fn region_sizes(op: mlir_sys::MlirOperation) -> (Vec<i64>, bool) {
+    let (lo, hi) = (ir::i64_array(op, "lower"), ir::i64_array(op, "upper"));
+    let dynamic = lo.contains(&DYNAMIC);
+    (lo.iter().zip(&hi).map(|(&l, &h)| if l == DYNAMIC { h } else { h - l }).collect(), dynamic)
+}
+
+/// The layout of a slice's result for a source layout over `shape`: `L[R:S]` (Algorithm 4) for
+/// a static region, the tile layout of `tiled_region` for a run-time origin.
+pub fn sliced_layout(layout: &Layout, shape: &[i64], op: mlir_sys::MlirOperation) -> Result<Layout, LayoutError> {
+    let (sizes, dynamic) = region_sizes(op);
+    if dynamic {
+        return Ok(layout.tiled_region(shape, &sizes)?.inner);
+    }
+    let region: Vec<(i64, i64)> = ir::i64_array(op, "lower").into_iter().zip(ir::i64_array(op, "upper")).collect();
+    layout.slice(shape, &region)
+}
 
 /// Folds `slice(slice(t, R1), R2)` into `slice(t, R1 ∘ R2)`; the inner slice is erased once
 /// it has no other use. Returns whether anything changed.
@@ -20,6 +42,10 @@ pub(crate) fn fold_chain(op: mlir_sys::MlirOperation) -> bool {
         let Some(inner) = ir::defining_op(source).filter(|d| ir::name(*d) == "axe.slice") else {
             return changed;
         };
+        // Run-time origins do not compose statically.
+        if region_sizes(inner).1 || region_sizes(op).1 {
+            return changed;
+        }
         changed = true;
         let (ilo, olo, ohi) =
             (ir::i64_array(inner, "lower"), ir::i64_array(op, "lower"), ir::i64_array(op, "upper"));
@@ -43,9 +69,12 @@ fn slice_layout(op: mlir_sys::MlirOperation) -> bool {
     let shape = ir::shape(source_type);
     let region: Vec<(i64, i64)> =
         ir::i64_array(op, "lower").into_iter().zip(ir::i64_array(op, "upper")).collect();
-    let region_text =
-        region.iter().map(|(l, h)| format!("{l}:{h}")).collect::<Vec<_>>().join(", ");
-    let sliced = match layout.slice(&shape, &region) {
+    let region_text = region
+        .iter()
+        .map(|(l, h)| if *l == DYNAMIC { format!("?:+{h}") } else { format!("{l}:{h}") })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let sliced = match sliced_layout(&layout, &shape, op) {
         Ok(s) => s,
         Err(e) => {
             ir::error(

@@ -256,3 +256,45 @@ fn fill_global_and_thread_scope() {
     run(&text, "k", &mut [(o.ptr as _, 96)]);
     assert!(o.get().iter().all(|&v| v == 3.0));
 }
+
+/// Run-time tile origins: 4 CTAs, each copies row tile c of X (8x16 of a 32x16 row-major
+/// matrix) through registers into row tile 3 - c of Y; origins from `axe.unit_id cta`.
+#[test]
+fn tiles_with_run_time_origins() {
+    let g = ty("32x16", "f32", "global", "(32, 16) : (16, 1)");
+    let tile = ty("8x16", "f32", "global", "(8, 16) : (16, 1)");
+    let reg = ty("8x16", "f32", "register", "(8, 4, 4) : (4@lane, 1@lane, 1@reg)");
+    let text = format!(
+        "module attributes {{axe.target = #axe.target<\"sm_90\">}} {{
+  func.func @tiles(%x: memref<512xf32>, %y: memref<512xf32>) {{
+    %X = axe.view %x : memref<512xf32> to {g}
+    %Y = axe.view %y : memref<512xf32> to {g}
+    axe.kernel grid [4] threads [32] {{
+      %c = axe.unit_id cta
+      %c3 = arith.constant 3 : index
+      %c8 = arith.constant 8 : index
+      %o = arith.muli %c, %c8 : index
+      %r = arith.subi %c3, %c : index
+      %o2 = arith.muli %r, %c8 : index
+      %src = axe.slice %X [%o : +8, 0 : 16] : {g} to {tile}
+      %dst = axe.slice %Y [%o2 : +8, 0 : 16] : {g} to {tile}
+      %v = axe.alloc : {reg}
+      axe.copy %src, %v : {tile}, {reg}
+      axe.copy %v, %dst : {reg}, {tile}
+    }}
+    return
+  }}
+}}"
+    );
+    let x = random(512, 7);
+    let mut y = vec![f32::NAN; 512];
+    let mut xs = x.clone();
+    run(&text, "tiles", &mut [(xs.as_mut_ptr() as *mut (), 512), (y.as_mut_ptr() as *mut (), 512)]);
+    for c in 0..4 {
+        for i in 0..8 {
+            for j in 0..16 {
+                assert_eq!(y[((3 - c) * 8 + i) * 16 + j], x[(c * 8 + i) * 16 + j], "tile {c} ({i}, {j})");
+            }
+        }
+    }
+}

@@ -21,10 +21,24 @@ using namespace mlir::axe;
 // custom<Region>: `[lo0 : hi0, lo1 : hi1]`
 //===----------------------------------------------------------------------===//
 
-static ParseResult parseRegion(OpAsmParser &parser, DenseI64ArrayAttr &lower,
-                               DenseI64ArrayAttr &upper) {
+static ParseResult
+parseRegion(OpAsmParser &parser,
+            SmallVectorImpl<OpAsmParser::UnresolvedOperand> &origins,
+            DenseI64ArrayAttr &lower, DenseI64ArrayAttr &upper) {
   SmallVector<int64_t> lo, hi;
   auto parseOne = [&]() -> ParseResult {
+    OpAsmParser::UnresolvedOperand origin;
+    OptionalParseResult dynamic = parser.parseOptionalOperand(origin);
+    if (dynamic.has_value()) {
+      int64_t size;
+      if (failed(*dynamic) || parser.parseColon() || parser.parsePlus() ||
+          parser.parseInteger(size))
+        return failure();
+      origins.push_back(origin);
+      lo.push_back(SliceOp::kDynamic);
+      hi.push_back(size);
+      return success();
+    }
     int64_t l, h;
     if (parser.parseInteger(l) || parser.parseColon() || parser.parseInteger(h))
       return failure();
@@ -40,12 +54,17 @@ static ParseResult parseRegion(OpAsmParser &parser, DenseI64ArrayAttr &lower,
 }
 
 static void printRegion(OpAsmPrinter &printer, Operation *,
-                        DenseI64ArrayAttr lower, DenseI64ArrayAttr upper) {
+                        OperandRange origins, DenseI64ArrayAttr lower,
+                        DenseI64ArrayAttr upper) {
   printer << "[";
+  size_t next = 0;
   for (size_t i = 0; i < lower.size(); ++i) {
     if (i)
       printer << ", ";
-    printer << lower[i] << " : " << upper[i];
+    if (lower[i] == SliceOp::kDynamic && next < origins.size())
+      printer << origins[next++] << " : +" << upper[i];
+    else
+      printer << lower[i] << " : " << upper[i];
   }
   printer << "]";
 }
@@ -320,16 +339,39 @@ LogicalResult SliceOp::verify() {
     return emitOpError() << "region has " << lo.size()
                          << " dimensions but the source has rank "
                          << source.getShape().size();
-  for (size_t i = 0; i < lo.size(); ++i)
-    if (lo[i] < 0 || lo[i] >= hi[i] || hi[i] > source.getShape()[i])
+  if (hi.size() != lo.size())
+    return emitOpError() << "region bounds have different ranks";
+  int64_t dynamic = llvm::count(lo, kDynamic);
+  if (dynamic != static_cast<int64_t>(getOrigins().size()))
+    return emitOpError() << "has " << getOrigins().size()
+                         << " run-time origins for " << dynamic
+                         << " dynamic dimensions";
+  for (size_t i = 0; i < lo.size(); ++i) {
+    int64_t dim = source.getShape()[i];
+    if (lo[i] == kDynamic) {
+      // `%o : +size`: a tile of the dimension.
+      if (hi[i] <= 0 || dim % hi[i] != 0)
+        return emitOpError() << "a run-time origin needs a tile size dividing "
+                                "the dimension: size "
+                             << hi[i] << " does not divide " << dim
+                             << " (dimension " << i << ")";
+      continue;
+    }
+    if (lo[i] < 0 || lo[i] >= hi[i] || hi[i] > dim)
       return emitOpError() << "region [" << lo[i] << " : " << hi[i]
                            << "] of dimension " << i
-                           << " is out of bounds for size "
-                           << source.getShape()[i];
-  for (size_t i = 0; i < lo.size(); ++i)
-    if (result.getShape().size() != lo.size() ||
-        result.getShape()[i] != hi[i] - lo[i])
+                           << " is out of bounds for size " << dim;
+    if (dynamic && (lo[i] != 0 || hi[i] != dim))
+      return emitOpError() << "with a run-time origin, every other dimension "
+                              "must be whole (0 : "
+                           << dim << "), not [" << lo[i] << " : " << hi[i]
+                           << "]";
+  }
+  for (size_t i = 0; i < lo.size(); ++i) {
+    int64_t size = lo[i] == kDynamic ? hi[i] : hi[i] - lo[i];
+    if (result.getShape().size() != lo.size() || result.getShape()[i] != size)
       return emitOpError() << "result shape must be the region's shape";
+  }
   if (result.getElementType() != source.getElementType() ||
       result.getScope() != source.getScope())
     return emitOpError()
@@ -338,6 +380,12 @@ LogicalResult SliceOp::verify() {
     return emitOpError() << "result must keep the source's swizzle (it "
                             "addresses the same shared storage)";
   return verifyTensorUses(*this);
+}
+
+LogicalResult UnitIdOp::verify() {
+  if (!(*this)->getParentOfType<KernelOp>())
+    return emitOpError() << "must be inside an axe.kernel";
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

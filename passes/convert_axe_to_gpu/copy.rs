@@ -142,10 +142,10 @@ fn async_copy(
         // Byte addresses: base + element index * element size.
         let byte_addr = |base: MlirValue, elem: Ix| g.ix(g.add(Ix::V(base), g.mul(elem, elt_bytes)));
         let as_i64 = |x: MlirValue| g.val("arith.index_cast", &[x], i64t, &[]);
-        let s_elem = g.add(addr[0], Ix::C(address::offset(&src.layout, "m")));
+        let s_elem = g.add(g.add(addr[0], Ix::C(address::offset(&src.layout, "m"))), src.dyn_offset);
         let s_gen = g.val("llvm.inttoptr", &[as_i64(byte_addr(src_base, s_elem))], gen, &[]);
         let s_ptr = g.val("llvm.addrspacecast", &[s_gen], gptr, &[]);
-        let base = g.add(addr[1], Ix::C(address::offset(&dst.layout, "m")));
+        let base = g.add(g.add(addr[1], Ix::C(address::offset(&dst.layout, "m"))), dst.dyn_offset);
         let cache = if bytes == 16 { "cg" } else { "ca" };
         for r in address::replica_offsets(&dst.layout, "m") {
             let mut elem = g.add(base, Ix::C(r));

@@ -208,7 +208,7 @@ fn fragment_registers(b: &B, layout: &Layout, shape: Vec<i64>, elt: MlirType) ->
     let span = layout.span().ok().and_then(|s| s.get(&Axis::from("reg")).copied()).unwrap_or(1);
     let t = b.ty(&format!("memref<{span}x{}>", ir::type_to_string(elt)));
     let buf = b.val("memref.alloca", &[], t, &[("operandSegmentSizes", b.attr("array<i32: 0, 0>"))]);
-    Tensor { buf, mem: Mem::Register, layout: layout.clone(), shape, elt, per_thread: false, swizzle: None }
+    Tensor { buf, mem: Mem::Register, layout: layout.clone(), shape, elt, per_thread: false, swizzle: None, dyn_offset: Ix::C(0) }
 }
 
 pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
@@ -254,7 +254,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             if !same(&t.layout, &want) {
                 return Err((op, format!("register operand {what} has layout {}, not the mma.sync fragment layout {want}", t.layout)));
             }
-            return Ok(Tensor { buf: t.buf, mem: t.mem, layout: t.layout.clone(), shape: t.shape.clone(), elt: t.elt, per_thread: t.per_thread, swizzle: t.swizzle });
+            return Ok(Tensor { buf: t.buf, mem: t.mem, layout: t.layout.clone(), shape: t.shape.clone(), elt: t.elt, per_thread: t.per_thread, swizzle: t.swizzle, dyn_offset: t.dyn_offset });
         }
         let regs = fragment_registers(&b, &want, t.shape.clone(), t.elt);
         into_registers(&b, op, ctx, scope, t, &regs)?;
@@ -324,7 +324,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     };
     let ldmatrix = |t: &Tensor, ld: &Ldmatrix, is_a: bool, stored_transposed: bool, o0: Ix, o1: Ix, ty: &str| -> Result<MlirValue, (MlirOperation, String)> {
         let (row, col) = lane_address(is_a, stored_transposed, o0, o1, lane, &b);
-        let mut off = eval_dynamic(&b, &t.layout, &t.shape, &[row, col]).map_err(|e| (op, e))?;
+        let mut off = b.add(eval_dynamic(&b, &t.layout, &t.shape, &[row, col]).map_err(|e| (op, e))?, t.dyn_offset);
         if let Some(s) = &t.swizzle {
             off = super::swizzled(&b, s, off);
         }

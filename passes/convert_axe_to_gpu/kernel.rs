@@ -274,6 +274,19 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 ctx.dead.push(op);
             }
             "axe.alloc" | "axe.view" | "axe.slice" => {}
+            "axe.unit_id" => {
+                let b = super::builder::B::before(op);
+                let tid = Ix::V(ctx.tid);
+                let v = match int_attr(op, "kind").and_then(|k| ScopeKind::from_raw(k as i32)) {
+                    Some(ScopeKind::Cta) => Ix::V(ctx.bid),
+                    Some(ScopeKind::Warpgroup) => b.div(tid, 128),
+                    Some(ScopeKind::Warp) => b.div(tid, 32),
+                    Some(ScopeKind::Thread) => tid,
+                    _ => return Err((op, "axe.unit_id cluster is not lowered (clusters are not launched)".into())),
+                };
+                ir::replace_all_uses(ir::result(op, 0), b.ix(v));
+                ctx.dead.push(op);
+            }
             "axe.gemm" => {
                 gemm::lower(op, ctx, scope)?;
                 ctx.dead.push(op);

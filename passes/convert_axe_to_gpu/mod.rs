@@ -51,6 +51,9 @@ pub struct Tensor {
     pub per_thread: bool,
     /// A shared tensor's XOR swizzle, applied to every element offset it is accessed at.
     pub swizzle: Option<Swizzle>,
+    /// The run-time part of the element offset (slices with run-time origins), added to every
+    /// memory offset before the swizzle.
+    pub dyn_offset: Ix,
 }
 
 impl Tensor {
@@ -134,6 +137,7 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
         )));
     }
     let mut swizzle = ir::tensor_swizzle(t);
+    let mut dyn_offset = Ix::C(0);
     let (buf, per_thread) = match ir::defining_op(v) {
         Some(d) if ir::name(d) == "axe.view" => {
             let m = ir::operand(d, 0);
@@ -150,6 +154,11 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
             // A slice addresses its source's storage, swizzle included.
             let src = tensor(ctx, user, ir::operand(d, 0))?;
             swizzle = src.swizzle;
+            dyn_offset = src.dyn_offset;
+            if crate::slice::region_sizes(d).1 {
+                let own = tile_origin_offset(&B::before(user), d, &src)?;
+                dyn_offset = B::before(user).add(dyn_offset, own);
+            }
             (src.buf, src.per_thread)
         }
         Some(d) if ir::name(d) == "axe.alloc" => match ctx.allocs.get(&key(v)) {
@@ -158,7 +167,37 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
         },
         _ => return Err((user, "tensor operand is not an axe.view, axe.alloc or axe.slice result".into())),
     };
-    Ok(Tensor { buf, mem, layout, shape: ir::shape(t), elt: element_type(t), per_thread, swizzle })
+    Ok(Tensor { buf, mem, layout, shape: ir::shape(t), elt: element_type(t), per_thread, swizzle, dyn_offset })
+}
+
+/// The memory offset of a slice's run-time tile origin: the tile index of each dynamic
+/// dimension (origin / size) through the tiling's outer iters (`Layout::tiled_region`).
+fn tile_origin_offset(b: &B, slice: MlirOperation, src: &Tensor) -> R<Ix> {
+    let (sizes, _) = crate::slice::region_sizes(slice);
+    let lower = ir::i64_array(slice, "lower");
+    let tiled = src.layout.tiled_region(&src.shape, &sizes).map_err(|e| {
+        (slice, format!("the tiles of this slice are not separable in layout {}: {e}", src.layout))
+    })?;
+    let mut next = 1; // operand 0 is the source
+    let mut off = Ix::C(0);
+    for (d, outer) in tiled.outer.iter().enumerate() {
+        if lower[d] != crate::slice::DYNAMIC {
+            continue;
+        }
+        let origin = Ix::V(ir::operand(slice, next));
+        next += 1;
+        let mut t = b.div(origin, sizes[d]);
+        // Unflatten the tile index over the outer iters (slowest first).
+        for (i, it) in outer.iter().enumerate().rev() {
+            if !it.axis.is_memory() {
+                return Err((slice, format!("run-time origins address memory, but layout {} tiles dimension {d} on axis '{}'", src.layout, it.axis)));
+            }
+            let digit = if i == 0 { t } else { b.rem(t, it.extent) };
+            off = b.add(off, b.mul(digit, it.stride));
+            t = b.div(t, it.extent);
+        }
+    }
+    Ok(off)
 }
 
 fn vec_type(b: &B, elt: MlirType, v: i64) -> MlirType {
@@ -180,6 +219,7 @@ pub fn swizzled(b: &B, s: &Swizzle, idx: Ix) -> Ix {
 }
 
 fn indices(b: &B, ctx: &Ctx, t: &Tensor, idx: Ix) -> Vec<MlirValue> {
+    let idx = b.add(idx, t.dyn_offset);
     let idx = match &t.swizzle {
         Some(s) => swizzled(b, s, idx),
         None => idx,

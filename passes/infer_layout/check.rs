@@ -105,8 +105,7 @@ pub fn run(root: MlirOperation) -> bool {
                 let (s, r) = (ir::operand(op, 0), ir::result(op, 0));
                 match (layout(s), layout(r)) {
                     (Some(sl), Some(rl)) => {
-                        let region: Vec<(i64, i64)> = ir::i64_array(op, "lower").into_iter().zip(ir::i64_array(op, "upper")).collect();
-                        match sl.slice(&shape(s), &region) {
+                        match crate::slice::sliced_layout(&sl, &shape(s), op) {
                             Ok(w) if !equal(&rl, &w) => bad(op, format!("the slice's layout {rl} is not L[R:S] = {w}")),
                             Err(e) => bad(op, format!("the region admits no slice layout: {e}")),
                             _ => true,

@@ -287,9 +287,7 @@ fn propagate(inf: &mut Inference, op: MlirOperation, choose: bool) -> bool {
                 return false;
             }
             let Some(sl) = inf.layout(src).cloned() else { return false };
-            let region: Vec<(i64, i64)> =
-                ir::i64_array(op, "lower").into_iter().zip(ir::i64_array(op, "upper")).collect();
-            match sl.slice(&shape(src), &region) {
+            match crate::slice::sliced_layout(&sl, &shape(src), op) {
                 Ok(l) => inf.set(res, l),
                 Err(e) => {
                     inf.fail(op, &format!("the region of this slice admits no slice layout of {sl}: {e}"));

@@ -403,6 +403,9 @@ fn slice(k: &mut Kernel, op: MlirOperation) -> Res<()> {
     }
     buffer_shape(op, &t, "the slice")?;
     let lo = ir::i64_array(op, "lower");
+    if lo.contains(&crate::slice::DYNAMIC) {
+        return diag(op, "axe-to-nki: slices with run-time origins are not supported");
+    }
     let n: i64 = t.shape.iter().product();
     let pshape = &parent.shape;
     for x in 0..n {

@@ -82,3 +82,14 @@ func.func @unknown_source(%t: !axe.tensor<16xf16, global, ?>) {
   axe.fill %s, %z : !axe.tensor<4xf16, global, ?>, f16
   return
 }
+
+// A run-time tile origin: every 128x32 tile of a row-major 4096x4096 matrix has the layout
+// (128, 32) : (4096, 1); the origin only moves its offset (added when lowered).
+// CHECK-LABEL: func.func @run_time_origin
+// CHECK: axe.slice %{{.*}} [%{{.*}} : +128, %{{.*}} : +32] : {{.*}} to !axe.tensor<128x32xf16, global, #axe.layout<(128, 32) : (4096, 1)>>
+func.func @run_time_origin(%t: !axe.tensor<4096x4096xf16, global, #axe.layout<(4096, 4096) : (4096, 1)>>, %i: index, %k: index) {
+  %s = axe.slice %t [%i : +128, %k : +32] : !axe.tensor<4096x4096xf16, global, #axe.layout<(4096, 4096) : (4096, 1)>> to !axe.tensor<128x32xf16, global, ?>
+  %z = arith.constant 0.0 : f16
+  axe.fill %s, %z : !axe.tensor<128x32xf16, global, ?>, f16
+  return
+}

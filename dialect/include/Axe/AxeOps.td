@@ -148,17 +148,50 @@ def Axe_SliceOp : Axe_Op<"slice", [Pure]> {
     per dimension, as a tensor of shape `hi - lo` in the same memory scope.
     Its layout is `?` (axe-slice computes `L[R:S]`, Algorithm 4) or given.
 
+    A bound may also be a run-time tile origin, `%o : +size`: the region
+    `[%o, %o + size)`, where `%o` must be a multiple of `size` (a tile of the
+    dimension). Such a slice covers whole tiles, so its layout is the same for
+    every origin (`axe_layout::Layout::tiled_region`); only its offset moves.
+    A slice with a run-time origin is static and full (`0 : size`) in its
+    other dimensions.
+
     ```mlir
     %s = axe.slice %t [16 : 32, 64 : 128] : !axe.tensor<64x256xf16, shared, #axe.layout<(64, 256) : (256, 1)>> to !axe.tensor<16x64xf16, shared, ?>
+    %k = axe.slice %a [0 : 128, %k0 : +32] : !axe.tensor<128x4096xf16, global, #axe.layout<(128, 4096) : (4096, 1)>> to !axe.tensor<128x32xf16, global, ?>
     ```
   }];
-  let arguments = (ins Axe_AnyTensor:$source, DenseI64ArrayAttr:$lower,
-                       DenseI64ArrayAttr:$upper);
+  let arguments = (ins Axe_AnyTensor:$source, Variadic<Index>:$origins,
+                       DenseI64ArrayAttr:$lower, DenseI64ArrayAttr:$upper);
   let results = (outs Axe_AnyTensor:$result);
   let assemblyFormat = [{
-    $source custom<Region>($lower, $upper) attr-dict `:` qualified(type($source))
+    $source custom<Region>($origins, $lower, $upper) attr-dict `:` qualified(type($source))
     `to` qualified(type($result))
   }];
+  let extraClassDeclaration = [{
+    /// The marker in `lower` of a dimension whose origin is a run-time operand
+    /// (its `upper` entry is then the region's size).
+    static constexpr int64_t kDynamic = ::mlir::ShapedType::kDynamic;
+    /// Whether any origin is a run-time value.
+    bool hasDynamicOrigin() { return !getOrigins().empty(); }
+  }];
+  let hasVerifier = 1;
+}
+
+def Axe_UnitIdOp : Axe_Op<"unit_id", [Pure]> {
+  let summary = "the index of the executing unit";
+  let description = [{
+    The index of the unit of `kind` that executes this op: `cta` — the CTA
+    in the grid (x fastest); `warpgroup`, `warp`, `thread` — within the CTA;
+    `cluster` — the cluster in the grid. Used to compute run-time tile
+    origins (`axe.slice %t [%o : +128, ...]`).
+
+    ```mlir
+    %c = axe.unit_id cta
+    ```
+  }];
+  let arguments = (ins Axe_ScopeKind:$kind);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$kind attr-dict";
   let hasVerifier = 1;
 }
 

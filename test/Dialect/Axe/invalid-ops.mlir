@@ -506,3 +506,35 @@ func.func @slice_swizzle() {
   }
   return
 }
+
+// -----
+
+func.func @origin_tile_size(%a: !axe.tensor<64x64xf16, global, ?>, %o: index) {
+  // expected-error @+1 {{'axe.slice' op a run-time origin needs a tile size dividing the dimension: size 24 does not divide 64 (dimension 0)}}
+  %s = axe.slice %a [%o : +24, 0 : 64] : !axe.tensor<64x64xf16, global, ?> to !axe.tensor<24x64xf16, global, ?>
+  return
+}
+
+// -----
+
+func.func @origin_partial(%a: !axe.tensor<64x64xf16, global, ?>, %o: index) {
+  // expected-error @+1 {{'axe.slice' op with a run-time origin, every other dimension must be whole (0 : 64), not [0 : 32]}}
+  %s = axe.slice %a [%o : +16, 0 : 32] : !axe.tensor<64x64xf16, global, ?> to !axe.tensor<16x32xf16, global, ?>
+  return
+}
+
+// -----
+
+func.func @origin_shape(%a: !axe.tensor<64x64xf16, global, ?>, %o: index) {
+  // expected-error @+1 {{'axe.slice' op result shape must be the region's shape}}
+  %s = axe.slice %a [%o : +16, 0 : 64] : !axe.tensor<64x64xf16, global, ?> to !axe.tensor<32x64xf16, global, ?>
+  return
+}
+
+// -----
+
+func.func @unit_outside() {
+  // expected-error @+1 {{'axe.unit_id' op must be inside an axe.kernel}}
+  %c = axe.unit_id cta
+  return
+}

@@ -32,6 +32,38 @@ def time_ms(fn, warmup=5, reps=30):
     return statistics.median(times)
 
 
+GEMM_FLOPS = 2 * 4096**3
+
+
+def triton_matmul():
+    """The Triton tutorial's matmul (fp16 in, fp32 accumulate), the baseline a Triton user
+    would write; None when Triton is unavailable."""
+    try:
+        import triton
+        import triton.language as tl
+    except ImportError:
+        return None
+
+    @triton.jit
+    def kernel(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        pid_m = tl.program_id(0)
+        pid_n = tl.program_id(1)
+        rm = pid_m * BM + tl.arange(0, BM)
+        rn = pid_n * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            x = tl.load(a + rm[:, None] * K + (k + rk)[None, :])
+            y = tl.load(b + (k + rk)[:, None] * N + rn[None, :])
+            acc += tl.dot(x, y)
+        tl.store(c + rm[:, None] * N + rn[None, :], acc.to(tl.float16))
+
+    def run(x, y, out):
+        kernel[(4096 // 128, 4096 // 128)](x, y, out, 4096, 4096, 4096, BM=128, BN=128, BK=64, num_warps=8, num_stages=3)
+
+    return run
+
+
 def baseline(name, t):
     if name == "torch.clone":
         return lambda: t.clone()
@@ -55,6 +87,19 @@ def main():
         args = [cp.asarray(a) for a in make()]
         ms = time_ms(lambda: fn(tuple(spec["grid"]), tuple(spec["block"]), tuple(args)))
         line = f"{name}: {ms * 1e3:.1f} us" + (f", {nbytes / ms / 1e9:.3f} TB/s" if nbytes else "")
+        if base == "torch.matmul[4096]":
+            x = torch.as_tensor(args[0], device="cuda").view(4096, 4096)
+            y = torch.as_tensor(args[1], device="cuda").view(4096, 4096)
+            tf = GEMM_FLOPS / ms / 1e9
+            bms = time_ms(lambda: torch.matmul(x, y))
+            line += f", {tf:.1f} TFLOP/s; torch.matmul (cuBLAS, fp16): {bms * 1e3:.1f} us, {GEMM_FLOPS / bms / 1e9:.1f} TFLOP/s; ratio {bms / ms:.3f}"
+            tri = triton_matmul()
+            if tri is not None:
+                out = torch.empty(4096, 4096, dtype=torch.float16, device="cuda")
+                tms = time_ms(lambda: tri(x, y, out))
+                line += f"; Triton: {tms * 1e3:.1f} us, {GEMM_FLOPS / tms / 1e9:.1f} TFLOP/s; ratio {tms / ms:.3f}"
+            print(line, flush=True)
+            continue
         if base:
             t = torch.as_tensor(args[0], device="cuda")
             bms = time_ms(baseline(base, t))

@@ -42,6 +42,14 @@ KERNELS = {
         lambda a: _softmax(a[0].reshape(4096, 4096).astype(np.float64)).astype(np.float32).reshape(-1),
         1, (1e-5, 1e-7), 2 * 4 * 4096 * 4096, "torch.softmax[4096x4096]",
     ),
+    "gemm_4096_kernel": (
+        lambda: [RNG.standard_normal(4096 * 4096).astype(np.float16), RNG.standard_normal(4096 * 4096).astype(np.float16),
+                 np.full(4096 * 4096, np.nan, np.float32)],
+        lambda a: (a[0].astype(np.float32).reshape(4096, 4096) @ a[1].astype(np.float32).reshape(4096, 4096)).reshape(-1),
+        # K = 4096 f16 products (exact in f32) summed in a different order than NumPy's BLAS:
+        # entries are about 64 in magnitude.
+        2, (1e-4, 2e-3), 0, "torch.matmul[4096]",
+    ),
     "gemm_mma_kernel": (
         lambda: [RNG.standard_normal(4096).astype(np.float16), RNG.standard_normal(4096).astype(np.float16),
                  np.full(4096, np.nan, np.float32)],

@@ -76,7 +76,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             async_copy(&b, op, ctx, scope, &factors, &src, &dst, bits)?;
             if !has_attr(op, "async") {
                 // A synchronous copy waits for its own cp.async groups right away.
-                wait_all(&b);
+                wait_groups(&b, 0);
             }
             Ok(())
         }
@@ -84,11 +84,11 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     }
 }
 
-/// Waits for every cp.async group this thread committed (`cp.async.wait_group 0`); the CTA
-/// barrier that makes the data visible to other threads stays the program's `axe.barrier`.
-pub fn wait_all(b: &B) {
-    b.op("nvvm.cp.async.commit.group", &[], &[], &[], vec![]);
-    b.op("nvvm.cp.async.wait.group", &[], &[], &[("n", b.attr("0 : i32"))], vec![]);
+/// Waits until at most `outstanding` of this thread's cp.async groups (one per copy, in issue
+/// order) are in flight (`cp.async.wait_group N`); the CTA barrier that makes the data visible
+/// to other threads stays the program's `axe.barrier`.
+pub fn wait_groups(b: &B, outstanding: i64) {
+    b.op("nvvm.cp.async.wait.group", &[], &[], &[("n", b.attr(&format!("{outstanding} : i32")))], vec![]);
 }
 
 /// Global → shared with `cp.async` (`nvvm.cp.async.shared.global`, 4/8/16 bytes per thread
@@ -163,11 +163,12 @@ fn async_copy(
                 ],
                 vec![],
             );
-            g.op("nvvm.cp.async.commit.group", &[], &[], &[], vec![]);
         }
         Ok(())
     })
     .map_err(|e| (op, e))?;
+    // One group per copy (an empty group for a thread with nothing to copy completes at once).
+    b.op("nvvm.cp.async.commit.group", &[], &[], &[], vec![]);
     Ok(())
 }
 

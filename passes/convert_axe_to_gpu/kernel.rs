@@ -269,7 +269,7 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             // cp.async copies committed groups; other copies are synchronous.
             "axe.wait" => {
                 if !ctx.emulate {
-                    copy::wait_all(&super::builder::B::before(op));
+                    copy::wait_groups(&super::builder::B::before(op), int_attr(op, "outstanding").unwrap_or(0));
                 }
                 ctx.dead.push(op);
             }

@@ -228,15 +228,22 @@ def Axe_CopyOp : Axe_Op<"copy"> {
 def Axe_WaitOp : Axe_Op<"wait"> {
   let summary = "wait for asynchronous copies to complete";
   let description = [{
-    Blocks the executing scope until every copy whose token is listed has
-    completed and its data is visible to the scope.
+    Blocks the executing thread until its asynchronous copies have completed —
+    all of them, or, with `outstanding N`, all but the `N` most recently
+    issued (copies complete in issue order, as cp.async groups do). This is
+    what lets a loop prefetch the next tile while it computes on the current
+    one. The listed tokens document which copies the program relies on; they
+    must be among the completed ones. Other threads' copies become visible
+    after a following `axe.barrier`.
 
     ```mlir
     axe.wait %t0, %t1
+    axe.wait %t0 outstanding 1
     ```
   }];
-  let arguments = (ins Variadic<Axe_Token>:$tokens);
-  let assemblyFormat = "$tokens attr-dict";
+  let arguments = (ins Variadic<Axe_Token>:$tokens,
+                       DefaultValuedAttr<I64Attr, "0">:$outstanding);
+  let assemblyFormat = "$tokens (`outstanding` $outstanding^)? attr-dict";
 }
 
 def Axe_BarrierOp : Axe_Op<"barrier"> {

@@ -1,6 +1,7 @@
 // Global -> shared copies with schedule cp_async: nvvm.cp.async.shared.global of 16 bytes
 // (.cg) per thread and access on raw pointers taken from the memrefs, one group committed per
-// access; a synchronous copy waits for its groups at once, an async one at axe.wait.
+// copy; a synchronous copy waits for its group at once, an async one at axe.wait (which may
+// leave the N most recent copies in flight).
 // RUN: axe-opt %s --convert-axe-to-gpu  | FileCheck %s
 // RUN: axe-opt %s --axe-to-nvvm-pipeline='chip=sm_80'  | FileCheck %s --check-prefix=PTX
 
@@ -11,12 +12,13 @@
 // CHECK: %[[G:.*]] = llvm.addrspacecast %{{.*}} : !llvm.ptr to !llvm.ptr<1>
 // CHECK: %[[S:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
 // CHECK: nvvm.cp.async.shared.global %[[S]], %[[G]], 16, cache = cg : !llvm.ptr<3>, !llvm.ptr<1>
-// CHECK-NEXT: nvvm.cp.async.commit.group
 // CHECK: }
-// The async copy does not wait; axe.wait does.
+// One group per copy; the async copy does not wait, axe.wait does.
 // CHECK-NEXT: nvvm.cp.async.commit.group
 // CHECK-NEXT: nvvm.cp.async.wait.group 0
 // CHECK-NEXT: gpu.barrier
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 1
 // PTX: cp.async.cg.shared.global [{{[^]]*}}], [{{[^]]*}}], 16;
 // PTX: cp.async.commit_group;
 // PTX: cp.async.wait_group {{[^;]*}}0;
@@ -31,6 +33,9 @@ module attributes {axe.target = #axe.target<"sm_80">} {
       axe.wait %t
       axe.barrier cta
       axe.copy %s, %O : !axe.tensor<32x64xf16, shared, #axe.layout<(32, 64) : (64, 1)>>, !axe.tensor<32x64xf16, global, #axe.layout<(32, 64) : (64, 1)>>
+      // Prefetch: leave the most recent copy in flight.
+      %t2 = axe.copy async %A, %s schedule cp_async : !axe.tensor<32x64xf16, global, #axe.layout<(32, 64) : (64, 1)>>, !axe.tensor<32x64xf16, shared, #axe.layout<(32, 64) : (64, 1)>> -> !axe.token
+      axe.wait outstanding 1
     }
     return
   }

@@ -35,6 +35,8 @@ module attributes {axe.target = #axe.target<"sm_90">} {
       %t2 = axe.copy async %a1, %sa schedule tma : !axe.tensor<128x32xf16, global, ?>, !axe.tensor<128x32xf16, shared, ?> -> !axe.token
       // CHECK: axe.wait %[[T]], %[[T2]]
       axe.wait %t, %t2
+      // CHECK: axe.wait %[[T]] outstanding 1
+      axe.wait %t outstanding 1
       // CHECK: axe.barrier cta
       axe.barrier cta
       // CHECK: axe.gemm %[[SA]], %[[SB]], %[[ACC]] : !axe.tensor<128x32xf16, shared, ?>, !axe.tensor<32x128xf16, shared, #axe.layout<(32, 128) : (128, 1)>>, !axe.tensor<128x128xf32, register, ?>

@@ -56,6 +56,12 @@ KERNELS = {
         lambda a: (a[0].astype(np.float32).reshape(4096, 4096) @ a[1].astype(np.float32).reshape(4096, 4096)).reshape(-1),
         2, (1e-4, 2e-3), 0, "torch.matmul[4096]",
     ),
+    "gemm_4096_pipe_kernel": (
+        lambda: [RNG.standard_normal(4096 * 4096).astype(np.float16), RNG.standard_normal(4096 * 4096).astype(np.float16),
+                 np.full(4096 * 4096, np.nan, np.float32)],
+        lambda a: (a[0].astype(np.float32).reshape(4096, 4096) @ a[1].astype(np.float32).reshape(4096, 4096)).reshape(-1),
+        2, (1e-4, 2e-3), 0, "torch.matmul[4096]",
+    ),
     "gemm_mma_kernel": (
         lambda: [RNG.standard_normal(4096).astype(np.float16), RNG.standard_normal(4096).astype(np.float16),
                  np.full(4096, np.nan, np.float32)],

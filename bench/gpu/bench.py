@@ -32,7 +32,6 @@ def time_ms(fn, warmup=5, reps=30):
     return statistics.median(times)
 
 
-GEMM_FLOPS = 2 * 4096**3
 
 
 def triton_matmul():
@@ -59,7 +58,9 @@ def triton_matmul():
         tl.store(c + rm[:, None] * N + rn[None, :], acc.to(tl.float16))
 
     def run(x, y, out):
-        kernel[(4096 // 128, 4096 // 128)](x, y, out, 4096, 4096, 4096, BM=128, BN=128, BK=64, num_warps=8, num_stages=3)
+        m, k = x.shape
+        n = y.shape[1]
+        kernel[(m // 128, n // 128)](x, y, out, m, n, k, BM=128, BN=128, BK=64, num_warps=8, num_stages=3)
 
     return run
 
@@ -87,17 +88,28 @@ def main():
         args = [cp.asarray(a) for a in make()]
         ms = time_ms(lambda: fn(tuple(spec["grid"]), tuple(spec["block"]), tuple(args)))
         line = f"{name}: {ms * 1e3:.1f} us" + (f", {nbytes / ms / 1e9:.3f} TB/s" if nbytes else "")
-        if base == "torch.matmul[4096]":
-            x = torch.as_tensor(args[0], device="cuda").view(4096, 4096)
-            y = torch.as_tensor(args[1], device="cuda").view(4096, 4096)
-            tf = GEMM_FLOPS / ms / 1e9
+        if base and base.startswith("torch.matmul["):
+            m, n, k = (int(v) for v in base[len("torch.matmul["):-1].split("x"))
+            flops = 2 * m * n * k
+            x = torch.as_tensor(args[0], device="cuda").view(m, k)
+            y = torch.as_tensor(args[1], device="cuda").view(k, n)
+            if KERNELS[name][1] is None:
+                # Correctness against PyTorch's float32 product (TF32 off).
+                torch.backends.cuda.matmul.allow_tf32 = False
+                want = torch.matmul(x.float(), y.float())
+                got = torch.as_tensor(args[2], device="cuda").view(m, n)
+                err = (got - want).abs().max().item()
+                rtol, atol = KERNELS[name][3]
+                ok = bool(torch.allclose(got, want, rtol=rtol, atol=atol))
+                line += f" [{'ok' if ok else 'FAIL'}: max abs error {err:.3g} vs torch float32]"
+            tf = flops / ms / 1e9
             bms = time_ms(lambda: torch.matmul(x, y))
-            line += f", {tf:.1f} TFLOP/s; torch.matmul (cuBLAS, fp16): {bms * 1e3:.1f} us, {GEMM_FLOPS / bms / 1e9:.1f} TFLOP/s; ratio {bms / ms:.3f}"
+            line += f", {tf:.1f} TFLOP/s; torch.matmul (cuBLAS, fp16): {bms * 1e3:.1f} us, {flops / bms / 1e9:.1f} TFLOP/s; ratio {bms / ms:.3f}"
             tri = triton_matmul()
             if tri is not None:
-                out = torch.empty(4096, 4096, dtype=torch.float16, device="cuda")
+                out = torch.empty(m, n, dtype=torch.float16, device="cuda")
                 tms = time_ms(lambda: tri(x, y, out))
-                line += f"; Triton: {tms * 1e3:.1f} us, {GEMM_FLOPS / tms / 1e9:.1f} TFLOP/s; ratio {tms / ms:.3f}"
+                line += f"; Triton: {tms * 1e3:.1f} us, {flops / tms / 1e9:.1f} TFLOP/s; ratio {tms / ms:.3f}"
             print(line, flush=True)
             continue
         if base:

@@ -5,10 +5,16 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 OPT=${AXE_OPT:-target/debug/axe-opt}
 # sm_90 PTX is what runs; sm_80 PTX is also built so ptxas can check it on the GPU machine.
+# The paper's LLM GEMM shapes, generated (not committed: they are one template).
+mkdir -p target/gpu/gen
+for shape in "8192 14336 4096" "8192 4096 14336"; do
+  set -- $shape
+  python3 bench/gpu/gen_gemm.py "$1" "$2" "$3" > "target/gpu/gen/gemm_$1x$2x$3.mlir"
+done
 for chip in sm_90 sm_80; do
   out=target/gpu/$chip
   mkdir -p "$out"
-  for k in test/gpu/kernels/*.mlir; do
+  for k in test/gpu/kernels/*.mlir target/gpu/gen/*.mlir; do
     name=$(basename "$k" .mlir)
     "$OPT" --axe-to-nvvm-pipeline="chip=$chip" "$k" -o "$out/$name.lowered.mlir" 2> "$out/$name.remarks"
     python3 test/gpu/extract.py "$k" "$out/$name.lowered.mlir" "$out" > /dev/null

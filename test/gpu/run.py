@@ -28,6 +28,9 @@ def main():
     d = sys.argv[1]
     passed = failed = 0
     for name, (make, ref, out, (rtol, atol), _, _) in KERNELS.items():
+        if ref is None:
+            print(f"skip {name}: checked by bench.py against PyTorch on the GPU")
+            continue
         if not os.path.exists(f"{d}/{name}.ptx"):
             print(f"FAIL {name}: no PTX")
             failed += 1

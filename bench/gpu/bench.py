@@ -85,8 +85,11 @@ def main():
     for name, (make, _, _, _, nbytes, base) in KERNELS.items():
         spec = json.load(open(f"{d}/{name}.json"))
         fn = cp.RawModule(path=f"{d}/{name}.ptx").get_function(spec["entry"])
+        shared = spec.get("shared_bytes", 0)
+        if shared > 48 * 1024:
+            fn.max_dynamic_shared_size_bytes = shared
         args = [cp.asarray(a) for a in make()]
-        ms = time_ms(lambda: fn(tuple(spec["grid"]), tuple(spec["block"]), tuple(args)))
+        ms = time_ms(lambda: fn(tuple(spec["grid"]), tuple(spec["block"]), tuple(args), shared_mem=shared))
         line = f"{name}: {ms * 1e3:.1f} us" + (f", {nbytes / ms / 1e9:.3f} TB/s" if nbytes else "")
         if base and base.startswith("torch.matmul["):
             m, n, k = (int(v) for v in base[len("torch.matmul["):-1].split("x"))

@@ -1,31 +1,32 @@
 #!/usr/bin/env python3
 """Writes the double-buffered Axe GEMM kernel (the structure of test/gpu/kernels/gemm_4096_db.mlir)
-for C[M, N] = A[M, K] B[K, N], f16 inputs, f32 output, row-major, 128x128 CTA tiles, 32-wide K
-steps (M and N multiples of 128, K a multiple of 64).
+for C[M, N] = A[M, K] B[K, N], f16 inputs, f32 output, row-major, 128x128 CTA tiles, BK-wide K
+steps (default 32; M and N multiples of 128, K a multiple of 2 BK). With BK = 64 the two stages
+need more than 48 KiB of shared memory, which the lowering then takes as dynamic shared memory.
 
-    gen_gemm.py M N K > gemm_MxNxK.mlir
+    gen_gemm.py M N K [BK] > gemm_MxNxK.mlir
 """
 import sys
 
 
-def kernel(m, n, k):
-    assert m % 128 == 0 and n % 128 == 0 and k % 64 == 0 and k >= 128
-    name = f"gemm_{m}x{n}x{k}"
+def kernel(m, n, k, bk=32):
+    assert m % 128 == 0 and n % 128 == 0 and k % (2 * bk) == 0 and k >= 4 * bk
+    name = f"gemm_{m}x{n}x{k}" + ("" if bk == 32 else f"_bk{bk}")
     ga = f"!axe.tensor<{m}x{k}xf16, global, #axe.layout<({m}, {k}) : ({k}, 1)>>"
     gb = f"!axe.tensor<{k}x{n}xf16, global, #axe.layout<({k}, {n}) : ({n}, 1)>>"
     gc = f"!axe.tensor<{m}x{n}xf32, global, #axe.layout<({m}, {n}) : ({n}, 1)>>"
     ar = f"!axe.tensor<128x{k}xf16, global, ?>"
     bc = f"!axe.tensor<{k}x128xf16, global, ?>"
-    at = "!axe.tensor<128x32xf16, global, ?>"
-    bt = "!axe.tensor<32x128xf16, global, ?>"
-    sa = "!axe.tensor<128x32xf16, shared, ?>"
-    sb = "!axe.tensor<32x128xf16, shared, ?>"
+    at = f"!axe.tensor<128x{bk}xf16, global, ?>"
+    bt = f"!axe.tensor<{bk}x128xf16, global, ?>"
+    sa = f"!axe.tensor<128x{bk}xf16, shared, ?>"
+    sb = f"!axe.tensor<{bk}x128xf16, shared, ?>"
     acc = "!axe.tensor<128x128xf32, register, ?>"
 
     def stage(kv, a, b, ind):
         s = kv[1:]
-        return (f"{ind}%at{s} = axe.slice %arows [0 : 128, {kv} : +32] : {ar} to {at}\n"
-                f"{ind}%bt{s} = axe.slice %bcols [{kv} : +32, 0 : 128] : {bc} to {bt}\n"
+        return (f"{ind}%at{s} = axe.slice %arows [0 : 128, {kv} : +{bk}] : {ar} to {at}\n"
+                f"{ind}%bt{s} = axe.slice %bcols [{kv} : +{bk}, 0 : 128] : {bc} to {bt}\n"
                 f"{ind}%ta{s} = axe.copy async %at{s}, {a} schedule cp_async : {at}, {sa} -> !axe.token\n"
                 f"{ind}%tb{s} = axe.copy async %bt{s}, {b} schedule cp_async : {bt}, {sb} -> !axe.token\n")
 
@@ -44,13 +45,13 @@ module attributes {{axe.target = #axe.target<"sm_90">}} {{
     %C = axe.view %c : memref<{m * n}xf32> to {gc}
     axe.kernel grid [{(m // 128) * tiles_n}] threads [256] {{
       %cta = axe.unit_id cta
-      %c32 = arith.constant 32 : index
-      %c64 = arith.constant 64 : index
+      %c32 = arith.constant {bk} : index
+      %c64 = arith.constant {2 * bk} : index
       %c128 = arith.constant 128 : index
       %c0 = arith.constant 0 : index
       %ctn = arith.constant {tiles_n} : index
-      %klast = arith.constant {k - 64} : index
-      %klast1 = arith.constant {k - 32} : index
+      %klast = arith.constant {k - 2 * bk} : index
+      %klast1 = arith.constant {k - bk} : index
       %bm = arith.divui %cta, %ctn : index
       %bn = arith.remui %cta, %ctn : index
       %om = arith.muli %bm, %c128 : index
@@ -78,4 +79,4 @@ module attributes {{axe.target = #axe.target<"sm_90">}} {{
 
 
 if __name__ == "__main__":
-    print(kernel(*(int(a) for a in sys.argv[1:4])), end="")
+    print(kernel(*(int(a) for a in sys.argv[1:])), end="")

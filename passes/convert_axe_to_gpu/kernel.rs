@@ -39,7 +39,13 @@ fn allocations(kernel: MlirOperation) -> R<Vec<Alloc>> {
         if lo < 0 {
             return Err((op, format!("layout {layout} reaches the negative {axis} coordinate {lo}")));
         }
-        out.push(Alloc { op, shared: scope == "shared", size: hi + 1, elt: super::element_type(t) });
+        let mut size = hi + 1;
+        if let Some(s) = ir::tensor_swizzle(t) {
+            // The XOR moves offsets within blocks of 2^(M + B + S) elements: allocate whole blocks.
+            let block = 1i64 << (s.base + s.bits + s.shift as u32);
+            size = (size + block - 1) / block * block;
+        }
+        out.push(Alloc { op, shared: scope == "shared", size, elt: super::element_type(t) });
     }
     Ok(out)
 }
@@ -80,15 +86,19 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
 
     if !opts.emulate {
         let idx = b.index();
-        let sizes: Vec<MlirValue> = grid.iter().chain(threads.iter()).map(|&n| b.cidx(n)).collect();
+        let mut sizes: Vec<MlirValue> = grid.iter().chain(threads.iter()).map(|&n| b.cidx(n)).collect();
+        // Shared tensors beyond the 48 KiB of static shared memory go to dynamic shared memory
+        // (the launch asks for it; a runtime must allow it for the kernel).
+        let shared_bytes = |a: &Alloc| (a.size * super::bit_width(a.elt) / 8 + 15) / 16 * 16;
+        let total: i64 = allocs.iter().filter(|a| a.shared).map(shared_bytes).sum();
+        let dynamic = total > 48 * 1024;
+        if dynamic {
+            let i32t = b.ty("i32");
+            sizes.push(b.val("arith.constant", &[], i32t, &[("value", b.attr(&format!("{total} : i32")))]));
+        }
         let (region, block) = b.region(&vec![idx; 12]);
-        b.op(
-            "gpu.launch",
-            &sizes,
-            &[],
-            &[("operandSegmentSizes", b.attr("array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>"))],
-            vec![region],
-        );
+        let segments = if dynamic { "array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1>" } else { "array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>" };
+        b.op("gpu.launch", &sizes, &[], &[("operandSegmentSizes", b.attr(segments))], vec![region]);
         let term = b.at_end(block).op("gpu.terminator", &[], &[], &[], vec![]);
         for op in block_ops(body) {
             move_before(op, term);
@@ -116,8 +126,17 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         // Shared tensors: module-level workgroup globals (address space 3), 16-byte aligned
         // so that vector accesses proven aligned relative to the base are aligned.
         let mb = b.at_start(region_block(module, 0));
+        let dyn_base = dynamic.then(|| {
+            lb.val("gpu.dynamic_shared_memory", &[], lb.ty("memref<?xi8, #gpu.address_space<workgroup>>"), &[])
+        });
+        let mut dyn_offset = 0i64;
         for a in &allocs {
-            let v = if a.shared {
+            let v = if a.shared && dynamic {
+                let ty = format!("memref<{}x{}, #gpu.address_space<workgroup>>", a.size, ir::type_to_string(a.elt));
+                let off = lb.cidx(dyn_offset);
+                dyn_offset += shared_bytes(a);
+                lb.val("memref.view", &[dyn_base.expect("dynamic"), off], lb.ty(&ty), &[])
+            } else if a.shared {
                 let name = fresh_symbol(module, "__axe_shared");
                 let ty = format!("memref<{}x{}, 3>", a.size, ir::type_to_string(a.elt));
                 mb.op(

@@ -10,7 +10,9 @@ mkdir -p target/gpu/gen
 for shape in "8192 14336 4096" "8192 4096 14336"; do
   set -- $shape
   python3 bench/gpu/gen_gemm.py "$1" "$2" "$3" > "target/gpu/gen/gemm_$1x$2x$3.mlir"
+  python3 bench/gpu/gen_gemm.py "$1" "$2" "$3" 64 > "target/gpu/gen/gemm_$1x$2x$3_bk64.mlir"
 done
+python3 bench/gpu/gen_gemm.py 4096 4096 4096 64 > target/gpu/gen/gemm_4096x4096x4096_bk64.mlir
 for chip in sm_90 sm_80; do
   out=target/gpu/$chip
   mkdir -p "$out"

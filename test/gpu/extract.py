@@ -62,7 +62,17 @@ def main():
         sys.exit(f"{entry}: the PTX calls libdevice ({call})")
     with open(f"{outdir}/{entry}.ptx", "w") as f:
         f.write(ptx)
+    # Dynamic shared memory the launch asks for (0 when the kernel uses only static shared).
+    shared = 0
+    launch = re.search(r"gpu\.launch_func [^\n]*dynamic_shared_memory_size (%\w+)", text)
+    if launch:
+        const = re.search(re.escape(launch.group(1)) + r" = llvm\.mlir\.constant\((\d+) : i32\)", text)
+        if not const:
+            sys.exit(f"{entry}: cannot read the dynamic shared memory size")
+        shared = int(const.group(1))
     spec = {"entry": entry, "grid": grid, "block": block, "params": nparams}
+    if shared:
+        spec["shared_bytes"] = shared
     with open(f"{outdir}/{entry}.json", "w") as f:
         json.dump(spec, f)
     print(json.dumps(spec))

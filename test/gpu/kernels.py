@@ -101,8 +101,10 @@ KERNELS = {
 # PyTorch's float32 product on the GPU instead. Tensor-core accumulation rounds differently
 # from IEEE float32 sums, and the difference grows with K: atol = 2e-6 K (0.029 for K = 14336,
 # entries of magnitude ~sqrt(K) ~ 120).
-for _m, _n, _k in [(8192, 14336, 4096), (8192, 4096, 14336)]:
-    KERNELS[f"gemm_{_m}x{_n}x{_k}_kernel"] = (
+# "_bk64": 64-wide K steps, two stages of 32 KiB: dynamic shared memory.
+for _m, _n, _k, _s in [(8192, 14336, 4096, ""), (8192, 4096, 14336, ""), (4096, 4096, 4096, "_bk64"),
+                       (8192, 14336, 4096, "_bk64"), (8192, 4096, 14336, "_bk64")]:
+    KERNELS[f"gemm_{_m}x{_n}x{_k}{_s}_kernel"] = (
         (lambda m=_m, n=_n, k=_k: [RNG.standard_normal(m * k).astype(np.float16),
                                    RNG.standard_normal(k * n).astype(np.float16),
                                    np.full(m * n, np.nan, np.float32)]),

@@ -20,7 +20,10 @@ def launch(d, name, args):
     spec = json.load(open(f"{d}/{name}.json"))
     mod = cp.RawModule(path=f"{d}/{name}.ptx")
     fn = mod.get_function(spec["entry"])
-    fn(tuple(spec["grid"]), tuple(spec["block"]), tuple(args))
+    shared = spec.get("shared_bytes", 0)
+    if shared > 48 * 1024:
+        fn.max_dynamic_shared_size_bytes = shared
+    fn(tuple(spec["grid"]), tuple(spec["block"]), tuple(args), shared_mem=shared)
     return fn, spec
 
 

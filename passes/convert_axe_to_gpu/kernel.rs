@@ -125,7 +125,6 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         ctx.bid = lb.ix(bid);
         // Shared tensors: module-level workgroup globals (address space 3), 16-byte aligned
         // so that vector accesses proven aligned relative to the base are aligned.
-        let mb = b.at_start(region_block(module, 0));
         let dyn_base = dynamic.then(|| {
             lb.val("gpu.dynamic_shared_memory", &[], lb.ty("memref<?xi8, #gpu.address_space<workgroup>>"), &[])
         });
@@ -137,22 +136,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
                 dyn_offset += shared_bytes(a);
                 lb.val("memref.view", &[dyn_base.expect("dynamic"), off], lb.ty(&ty), &[])
             } else if a.shared {
-                let name = fresh_symbol(module, "__axe_shared");
-                let ty = format!("memref<{}x{}, 3>", a.size, ir::type_to_string(a.elt));
-                mb.op(
-                    "memref.global",
-                    &[],
-                    &[],
-                    &[
-                        ("sym_name", mb.attr(&format!("\"{name}\""))),
-                        ("sym_visibility", mb.attr("\"private\"")),
-                        ("type", mb.attr(&ty)),
-                        ("initial_value", mb.attr("unit")),
-                        ("alignment", mb.attr("16 : i64")),
-                    ],
-                    vec![],
-                );
-                lb.val("memref.get_global", &[], lb.ty(&ty), &[("name", lb.attr(&format!("@{name}")))])
+                shared_global(&lb, module, "__axe_shared", a.elt, a.size)
             } else {
                 let t = lb.ty(&format!("memref<{}x{}>", a.size, ir::type_to_string(a.elt)));
                 lb.val("memref.alloca", &[], t, &[("operandSegmentSizes", lb.attr("array<i32: 0, 0>"))])
@@ -222,8 +206,14 @@ pub fn shared_scratch(b: &B, op: MlirOperation, elt: MlirType, size: i64) -> Mli
     while let Some(p) = crate::ir::parent(module) {
         module = p;
     }
+    shared_global(b, module, "__axe_scratch", elt, size)
+}
+
+/// Declares a 16-byte aligned `memref.global` of `size` elements in address space 3 at the
+/// start of `module` (a fresh name from `base`) and returns its `memref.get_global`, built by `b`.
+fn shared_global(b: &B, module: MlirOperation, base: &str, elt: MlirType, size: i64) -> MlirValue {
     let mb = b.at_start(region_block(module, 0));
-    let name = fresh_symbol(module, "__axe_scratch");
+    let name = fresh_symbol(module, base);
     let ty = format!("memref<{size}x{}, 3>", crate::ir::type_to_string(elt));
     mb.op(
         "memref.global",

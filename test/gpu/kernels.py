@@ -6,6 +6,31 @@ import numpy as np
 RNG = np.random.default_rng(0)
 
 
+def _gemm64(transpose_a=False, transpose_b=False):
+    """A 64x64x64 f16 -> f32 GEMM entry: inputs, the f32 NumPy product, tolerance (f16 products
+    are exact in f32; only the summation order differs)."""
+    def ref(a):
+        x = a[0].astype(np.float32).reshape(64, 64)
+        y = a[1].astype(np.float32).reshape(64, 64)
+        return ((x.T if transpose_a else x) @ (y.T if transpose_b else y)).reshape(-1)
+    return (
+        lambda: [RNG.standard_normal(4096).astype(np.float16), RNG.standard_normal(4096).astype(np.float16),
+                 np.full(4096, np.nan, np.float32)],
+        ref, 2, (1e-5, 1e-4), 0, None,
+    )
+
+
+def _gemm4096():
+    """A 4096^3 f16 -> f32 GEMM entry checked against NumPy: K = 4096 f16 products (exact in f32)
+    summed in a different order than NumPy's BLAS; entries are about 64 in magnitude."""
+    return (
+        lambda: [RNG.standard_normal(4096 * 4096).astype(np.float16), RNG.standard_normal(4096 * 4096).astype(np.float16),
+                 np.full(4096 * 4096, np.nan, np.float32)],
+        lambda a: (a[0].astype(np.float32).reshape(4096, 4096) @ a[1].astype(np.float32).reshape(4096, 4096)).reshape(-1),
+        2, (1e-4, 2e-3), 0, "torch.matmul[4096x4096x4096]",
+    )
+
+
 def _softmax(x):
     e = np.exp(x - x.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
@@ -42,57 +67,14 @@ KERNELS = {
         lambda a: _softmax(a[0].reshape(4096, 4096).astype(np.float64)).astype(np.float32).reshape(-1),
         1, (1e-5, 1e-7), 2 * 4 * 4096 * 4096, "torch.softmax[4096x4096]",
     ),
-    "gemm_4096_kernel": (
-        lambda: [RNG.standard_normal(4096 * 4096).astype(np.float16), RNG.standard_normal(4096 * 4096).astype(np.float16),
-                 np.full(4096 * 4096, np.nan, np.float32)],
-        lambda a: (a[0].astype(np.float32).reshape(4096, 4096) @ a[1].astype(np.float32).reshape(4096, 4096)).reshape(-1),
-        # K = 4096 f16 products (exact in f32) summed in a different order than NumPy's BLAS:
-        # entries are about 64 in magnitude.
-        2, (1e-4, 2e-3), 0, "torch.matmul[4096x4096x4096]",
-    ),
-    "gemm_4096_db_kernel": (
-        lambda: [RNG.standard_normal(4096 * 4096).astype(np.float16), RNG.standard_normal(4096 * 4096).astype(np.float16),
-                 np.full(4096 * 4096, np.nan, np.float32)],
-        lambda a: (a[0].astype(np.float32).reshape(4096, 4096) @ a[1].astype(np.float32).reshape(4096, 4096)).reshape(-1),
-        2, (1e-4, 2e-3), 0, "torch.matmul[4096x4096x4096]",
-    ),
-    "gemm_4096_pipe_kernel": (
-        lambda: [RNG.standard_normal(4096 * 4096).astype(np.float16), RNG.standard_normal(4096 * 4096).astype(np.float16),
-                 np.full(4096 * 4096, np.nan, np.float32)],
-        lambda a: (a[0].astype(np.float32).reshape(4096, 4096) @ a[1].astype(np.float32).reshape(4096, 4096)).reshape(-1),
-        2, (1e-4, 2e-3), 0, "torch.matmul[4096x4096x4096]",
-    ),
-    "gemm_mma_kernel": (
-        lambda: [RNG.standard_normal(4096).astype(np.float16), RNG.standard_normal(4096).astype(np.float16),
-                 np.full(4096, np.nan, np.float32)],
-        lambda a: (a[0].astype(np.float32).reshape(64, 64) @ a[1].astype(np.float32).reshape(64, 64)).reshape(-1),
-        # f16 products are exact in f32; only the summation order differs.
-        2, (1e-5, 1e-4), 0, None,
-    ),
-    "gemm_cp_async_kernel": (
-        lambda: [RNG.standard_normal(4096).astype(np.float16), RNG.standard_normal(4096).astype(np.float16),
-                 np.full(4096, np.nan, np.float32)],
-        lambda a: (a[0].astype(np.float32).reshape(64, 64) @ a[1].astype(np.float32).reshape(64, 64)).reshape(-1),
-        2, (1e-5, 1e-4), 0, None,
-    ),
-    "gemm_swizzled_kernel": (
-        lambda: [RNG.standard_normal(4096).astype(np.float16), RNG.standard_normal(4096).astype(np.float16),
-                 np.full(4096, np.nan, np.float32)],
-        lambda a: (a[0].astype(np.float32).reshape(64, 64) @ a[1].astype(np.float32).reshape(64, 64)).reshape(-1),
-        2, (1e-5, 1e-4), 0, None,
-    ),
-    "gemm_mma_tn_kernel": (
-        lambda: [RNG.standard_normal(4096).astype(np.float16), RNG.standard_normal(4096).astype(np.float16),
-                 np.full(4096, np.nan, np.float32)],
-        lambda a: (a[0].astype(np.float32).reshape(64, 64).T @ a[1].astype(np.float32).reshape(64, 64)).reshape(-1),
-        2, (1e-5, 1e-4), 0, None,
-    ),
-    "gemm_mma_nt_kernel": (
-        lambda: [RNG.standard_normal(4096).astype(np.float16), RNG.standard_normal(4096).astype(np.float16),
-                 np.full(4096, np.nan, np.float32)],
-        lambda a: (a[0].astype(np.float32).reshape(64, 64) @ a[1].astype(np.float32).reshape(64, 64).T).reshape(-1),
-        2, (1e-5, 1e-4), 0, None,
-    ),
+    "gemm_4096_kernel": _gemm4096(),
+    "gemm_4096_db_kernel": _gemm4096(),
+    "gemm_4096_pipe_kernel": _gemm4096(),
+    "gemm_mma_kernel": _gemm64(),
+    "gemm_cp_async_kernel": _gemm64(),
+    "gemm_swizzled_kernel": _gemm64(),
+    "gemm_mma_tn_kernel": _gemm64(transpose_a=True),
+    "gemm_mma_nt_kernel": _gemm64(transpose_b=True),
 }
 
 # The paper's LLM shapes (batch 8192 tokens through Llama-3.1-8B's MLP: up-projection

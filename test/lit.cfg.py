@@ -30,7 +30,13 @@ llvm_config.with_environment("PATH", tools_dir, append_path=True)
 llvm_config.with_environment("PATH", llvm_bin, append_path=True)
 llvm_config.use_default_substitutions()
 # Full paths for the project's tools (PATH alone is not enough: lit resolves tools itself).
-llvm_config.add_tool_substitutions(["axe-opt", "axe-layout", "axe-translate"], [tools_dir])
+# AXE_OPT_CHECK_IR_ROUNDTRIP=1 makes every axe-opt run also check that its output prints and
+# parses back identically (--verify-roundtrip), as CIRCT does for circt-opt.
+from lit.llvm.subst import ToolSubst  # noqa: E402
+
+axe_opt_args = ["--verify-roundtrip"] if os.environ.get("AXE_OPT_CHECK_IR_ROUNDTRIP") else []
+llvm_config.add_tool_substitutions(
+    [ToolSubst("axe-opt", extra_args=axe_opt_args), "axe-layout", "axe-translate"], [tools_dir])
 
 config.substitutions.append(("%axe_plugin", os.path.join(tools_dir, "libaxe_plugin.so")))
 config.substitutions.append(("%mlir_opt", os.path.join(llvm_bin, "mlir-opt")))

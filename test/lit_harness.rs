@@ -32,8 +32,10 @@ fn main() {
         eprintln!("LLVM 22's lit is missing at {LIT}: apt-get install llvm-22-tools");
         exit(1);
     }
+    // Every axe-opt run also checks that its output prints and parses back identically.
     let out = Command::new(LIT)
         .args(["-sv", "test"])
+        .env("AXE_OPT_CHECK_IR_ROUNDTRIP", "1")
         .current_dir(root)
         .output()
         .unwrap_or_else(|e| {

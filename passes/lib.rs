@@ -93,7 +93,7 @@ pub mod plugin {
         pub api_version: u32,
         pub plugin_name: *const c_char,
         pub plugin_version: *const c_char,
-        pub register_dialect_registry_callbacks: extern "C" fn(*mut c_void),
+        pub register_dialect_registry_callbacks: unsafe extern "C" fn(*mut c_void),
     }
 
     /// Mirrors `mlir::PassPluginLibraryInfo`.
@@ -110,7 +110,10 @@ pub mod plugin {
     pub const NAME: &[u8] = b"Axe\0";
     pub const VERSION: &[u8] = b"0.1.0\0";
 
-    pub extern "C" fn register_dialects(registry: *mut c_void) {
+    /// # Safety
+    /// `registry` is the `mlir::DialectRegistry *` mlir-opt hands its dialect plugins; it is
+    /// valid for the duration of the call.
+    pub unsafe extern "C" fn register_dialects(registry: *mut c_void) {
         crate::dialect::install();
         unsafe { crate::dialect::ffi::axeRegisterDialectPlugin(registry) }
     }

@@ -353,6 +353,5 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             b.op("memref.store", &[e, c.buf, b.cidx(cr + i)], &[], &[], vec![]);
         }
     }
-    let _ = Ix::C(0);
     Ok(())
 }

@@ -354,7 +354,7 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
             return false;
         }
     };
-    for m in ir::collect(root, &["axe.mesh"]) {
+    if let Some(&m) = ir::collect(root, &["axe.mesh"]).first() {
         ir::error(m, "axe.mesh (device-distributed tensors) is not lowered by convert-axe-to-gpu");
         return false;
     }

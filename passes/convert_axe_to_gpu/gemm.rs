@@ -1,5 +1,6 @@
 //! `axe.gemm` → `nvgpu.mma.sync` (m16n8k16, f16/bf16 → f32), which upstream
-//! `convert-nvgpu-to-nvvm` turns into the PTX `mma.sync.aligned.m16n8k16` instruction.
+//! `convert-nvgpu-to-nvvm` turns into the PTX `mma.sync.aligned.m16n8k16` instruction; on
+//! sm_90a, shared A and B with the wgmma accumulator layout go to `wgmma` instead (`wgmma.rs`).
 //!
 //! The accumulator must be laid out as the m16n8k16 C fragment tiled over a `wm × wn` warp
 //! grid (what `axe-infer-layout` produces; recognised here by comparing with every warp grid
@@ -21,7 +22,7 @@ use crate::infer_layout::gemm::{mma_layouts, transpose};
 use crate::ir;
 use crate::target::{mma, ScopeKind};
 
-fn same(a: &Layout, b: &Layout) -> bool {
+pub(super) fn same(a: &Layout, b: &Layout) -> bool {
     a == b || equivalent(a, b).map(|e| e.equal).unwrap_or(false)
 }
 
@@ -231,6 +232,9 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     }
     if m % mma::M != 0 || n % mma::N != 0 || k % mma::K != 0 {
         return Err((op, format!("a {m}x{n}x{k} gemm is not a multiple of the m16n8k16 atom")));
+    }
+    if let Some(wg) = super::wgmma::selected(op, ctx, scope, &a, &bt, &c) {
+        return super::wgmma::lower(op, ctx, wg, &a, &bt, &c, ta, tb);
     }
     let warps = coords(&b, ctx, scope).warps;
     // The warp grid whose tiling the accumulator has.

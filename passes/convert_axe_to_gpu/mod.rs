@@ -15,6 +15,7 @@ pub mod builder;
 pub mod copy;
 pub mod elementwise;
 pub mod gemm;
+pub mod wgmma;
 pub mod kernel;
 pub mod reduce;
 

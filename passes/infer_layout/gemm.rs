@@ -48,6 +48,66 @@ pub fn mma_layouts(m: i64, n: i64, k: i64, wm: i64, wn: i64) -> Result<GemmLayou
     Ok(GemmLayouts { a: a.canonical(), b: b.canonical(), c: c.canonical() })
 }
 
+/// Whether `op` sits in a module targeting `sm_90a` (`axe.target = #axe.target<"sm_90a">` on an
+/// enclosing op), the target on which `axe.gemm` with shared A and B becomes `wgmma`.
+pub fn is_sm90a(op: mlir_sys::MlirOperation) -> bool {
+    let mut p = Some(op);
+    while let Some(o) = p {
+        let a = unsafe {
+            mlir_sys::mlirOperationGetAttributeByName(o, mlir_sys::MlirStringRef { data: c"axe.target".as_ptr(), length: 10 })
+        };
+        if !a.ptr.is_null() {
+            let mut text = String::new();
+            unsafe extern "C" fn cb(s: mlir_sys::MlirStringRef, d: *mut std::ffi::c_void) {
+                let out = &mut *(d as *mut String);
+                out.push_str(&String::from_utf8_lossy(std::slice::from_raw_parts(s.data as *const u8, s.length)));
+            }
+            unsafe { mlir_sys::mlirAttributePrint(a, Some(cb), &mut text as *mut String as *mut std::ffi::c_void) };
+            return text.contains("\"sm_90a\"");
+        }
+        p = crate::ir::parent(o);
+    }
+    false
+}
+
+/// `wgmma.mma_async` atom: every warpgroup issues m64nNk16 (N a multiple of 8, at most 256).
+pub const WGMMA_M: i64 = 64;
+pub const WGMMA_MAX_N: i64 = 256;
+
+/// The N of one `wgmma` instruction for an accumulator `n` columns wide: all of it up to 256,
+/// otherwise the widest multiple of 8 (at most 256) that divides it.
+pub fn wgmma_n(n: i64) -> Option<i64> {
+    if n <= 0 || n % 8 != 0 {
+        return None;
+    }
+    (1..=WGMMA_MAX_N / 8).rev().map(|d| 8 * d).find(|d| n % d == 0)
+}
+
+/// How many warpgroups a gemm executed by `warps` warps runs as `wgmma` (sm_90a, A and B in
+/// shared memory): `warps` a multiple of 4, the warpgroups splitting M into 64-row blocks
+/// (each warpgroup takes every `warpgroups`-th block), K a multiple of 16. `None`: no wgmma.
+pub fn wgmma_warpgroups(m: i64, n: i64, k: i64, warps: i64) -> Option<i64> {
+    let wg = warps / 4;
+    (warps % 4 == 0 && wg >= 1 && m % (WGMMA_M * wg) == 0 && k % 16 == 0 && wgmma_n(n).is_some()).then_some(wg)
+}
+
+/// The register layout of a `wgmma` accumulator C `[M, N]` over `warpgroups` warpgroups: the
+/// PTX ISA's m64nNk16 D fragment (warp `w` of warpgroup `g`, lane `t`, register `j`: row
+/// `64 (warpgroups i + g) + 16 w + t/4 + 8 ((j/2) % 2)`, column `8 (j/4) + 2 (t%4) + j%2`, for
+/// the `i`-th 64-row block of the warpgroup, whose registers follow the previous block's N/2).
+/// That fragment is the m16n8 `mma.sync` C atom tiled over the (M/16, N/8) atom grid by
+/// `(M/64/wg, 4 wg, N/8) : (N/8 @reg, 1 @warp, 1 @reg)`.
+pub fn wgmma_accumulator(m: i64, n: i64, warpgroups: i64) -> Result<Layout, String> {
+    if warpgroups < 1 || m % (WGMMA_M * warpgroups) != 0 || n % 8 != 0 {
+        return Err(format!("a {m}x{n} accumulator is not tiled by m64nNk16 over {warpgroups} warpgroup(s)"));
+    }
+    let rm = m / (WGMMA_M * warpgroups);
+    let o = outer(&[(rm, n / mma::N, "reg"), (4 * warpgroups, 1, "warp"), (n / mma::N, 1, "reg")], &[])
+        .map_err(|e| e.to_string())?;
+    let l = tile(&o, &[m / mma::M, n / mma::N], &mma::c_fragment(), &[mma::M, mma::N]).map_err(|e| e.to_string())?;
+    Ok(l.canonical())
+}
+
 /// The same map over the transposed 2-D shape `(s1, s0)`.
 pub fn transpose(layout: &Layout, shape: &[i64]) -> Result<Layout, LayoutError> {
     let g = layout.group(shape)?;
@@ -60,6 +120,42 @@ pub fn transpose(layout: &Layout, shape: &[i64]) -> Result<Layout, LayoutError> 
 mod tests {
     use super::*;
     use std::collections::BTreeMap;
+
+    /// Oracle: the PTX ISA's wgmma m64nNk16 f32 D fragment formula, enumerated for every
+    /// warpgroup, warp, lane and register, against the layout's forward map; every slot once.
+    #[test]
+    fn wgmma_accumulator_is_the_ptx_d_fragment() {
+        use axe_layout::eval::point;
+        for (m, n, wg) in [(64, 8, 1), (64, 128, 1), (128, 128, 1), (128, 128, 2), (256, 64, 2), (128, 256, 2), (192, 16, 3)] {
+            let l = wgmma_accumulator(m, n, wg).unwrap();
+            let mut seen = std::collections::BTreeSet::new();
+            for i in 0..m / (64 * wg) {
+                for g in 0..wg {
+                    for w in 0..4 {
+                        for t in 0..32 {
+                            for j in 0..n / 2 {
+                                let row = 64 * (wg * i + g) + 16 * w + t / 4 + 8 * ((j / 2) % 2);
+                                let col = 8 * (j / 4) + 2 * (t % 4) + j % 2;
+                                let want = point(&[("warp", 4 * g + w), ("lane", t), ("reg", i * (n / 2) + j)]);
+                                assert_eq!(l.eval_set(&[row, col], &[m, n]).unwrap(), vec![want], "{m}x{n}/{wg}: ({row}, {col})");
+                                assert!(seen.insert((row, col)));
+                            }
+                        }
+                    }
+                }
+            }
+            assert_eq!(seen.len() as i64, m * n);
+            // The same map as the mma.sync m16n8k16 tiling over a (4 wg) x 1 warp grid.
+            let mma = mma_layouts(m, n, 16, 4 * wg, 1).unwrap().c;
+            assert!(axe_layout::equivalent(&l, &mma).unwrap().equal, "{l} vs {mma}");
+        }
+        assert!(wgmma_accumulator(64, 64, 2).is_err());
+        assert_eq!(wgmma_warpgroups(128, 128, 64, 8), Some(2));
+        assert_eq!(wgmma_warpgroups(64, 128, 64, 8), None);
+        assert_eq!(wgmma_warpgroups(64, 128, 64, 2), None);
+        assert_eq!(wgmma_n(512), Some(256));
+        assert_eq!(wgmma_n(264), Some(88));
+    }
 
     #[test]
     fn warp_grids() {

@@ -147,7 +147,17 @@ fn anchor_gemm(inf: &mut Inference, op: MlirOperation) -> Option<(Layout, Layout
         inf.fail(op, &format!("a {m}x{n}x{k} gemm cannot be tiled by the mma.sync m16n8k16 atom"));
         return None;
     }
-    let Some((wm, wn)) = gemm::warp_grid(m, n, threads.warps) else {
+    // sm_90a: A and B in shared memory make the gemm a wgmma (convert-axe-to-gpu), whose
+    // accumulator is the m64nNk16 D fragment, the warpgroups splitting M.
+    let shared = |v: MlirValue| scope(v) == Some(MemoryScope::Shared);
+    let wgmma = (gemm::is_sm90a(op) && shared(a) && shared(b))
+        .then(|| gemm::wgmma_warpgroups(m, n, k, threads.warps))
+        .flatten();
+    let grid = match wgmma {
+        Some(wg) => Some((4 * wg, 1)),
+        None => gemm::warp_grid(m, n, threads.warps),
+    };
+    let Some((wm, wn)) = grid else {
         inf.fail(
             op,
             &format!("{} warps cannot be arranged over the {}x{} atom grid of a {m}x{n} accumulator", threads.warps, m / 16, n / 8),
@@ -155,7 +165,18 @@ fn anchor_gemm(inf: &mut Inference, op: MlirOperation) -> Option<(Layout, Layout
         return None;
     };
     let layouts = match gemm::mma_layouts(m, n, k, wm, wn) {
-        Ok(l) => l,
+        Ok(mut l) => {
+            if let Some(wg) = wgmma {
+                match gemm::wgmma_accumulator(m, n, wg) {
+                    Ok(c) => l.c = c,
+                    Err(e) => {
+                        inf.fail(op, &format!("cannot lay out the wgmma accumulator: {e}"));
+                        return None;
+                    }
+                }
+            }
+            l
+        }
         Err(e) => {
             inf.fail(op, &format!("cannot tile the mma atom: {e}"));
             return None;
@@ -175,7 +196,10 @@ fn anchor_gemm(inf: &mut Inference, op: MlirOperation) -> Option<(Layout, Layout
                 if idx == 2 {
                     inf.fail(
                         op,
-                        &format!("the accumulator's layout {have} is not the mma.sync m16n8k16 layout {want} this gemm needs"),
+                        &format!(
+                            "the accumulator's layout {have} is not the {} layout {want} this gemm needs",
+                            if wgmma.is_some() { "wgmma m64nNk16 accumulator" } else { "mma.sync m16n8k16" }
+                        ),
                     );
                 } else {
                     convert_operand(inf, op, idx, want.clone(), "the mma.sync fragment layout");

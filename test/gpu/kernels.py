@@ -20,6 +20,20 @@ def _gemm64(transpose_a=False, transpose_b=False):
     )
 
 
+def _gemm128(transpose_b=False):
+    """A 128x128x64 f16 -> f32 GEMM entry (the wgmma kernels): B is [K, N], or [N, K] with
+    transpose_b."""
+    def ref(a):
+        x = a[0].astype(np.float32).reshape(128, 64)
+        y = a[1].astype(np.float32).reshape((128, 64) if transpose_b else (64, 128))
+        return (x @ (y.T if transpose_b else y)).reshape(-1)
+    return (
+        lambda: [RNG.standard_normal(8192).astype(np.float16), RNG.standard_normal(8192).astype(np.float16),
+                 np.full(16384, np.nan, np.float32)],
+        ref, 2, (1e-5, 1e-4), 0, None,
+    )
+
+
 def _gemm4096():
     """A 4096^3 f16 -> f32 GEMM entry checked against NumPy: K = 4096 f16 products (exact in f32)
     summed in a different order than NumPy's BLAS; entries are about 64 in magnitude."""
@@ -75,6 +89,10 @@ KERNELS = {
     "gemm_swizzled_kernel": _gemm64(),
     "gemm_mma_tn_kernel": _gemm64(transpose_a=True),
     "gemm_mma_nt_kernel": _gemm64(transpose_b=True),
+    # sm_90a (wgmma): built with chip=sm_90a by build.sh.
+    "gemm_wgmma_kernel": _gemm128(),
+    "gemm_wgmma_nt_kernel": _gemm128(transpose_b=True),
+    "gemm_4096_wgmma_kernel": _gemm4096(),
 }
 
 # The paper's LLM shapes (batch 8192 tokens through Llama-3.1-8B's MLP: up-projection

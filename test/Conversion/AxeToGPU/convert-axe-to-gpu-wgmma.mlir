@@ -1,0 +1,125 @@
+// axe.gemm on sm_90a with A and B in shared memory -> wgmma.mma_async m64nNk16: an async-proxy
+// fence, the accumulator registers packed into one struct per instruction tile, wgmma.fence,
+// the wgmma chain (K innermost), commit, wait 0, the structs stored back. Descriptors are read
+// off the shared layouts and checked against them element by element at compile time.
+// RUN: axe-opt %s --axe-infer-layout --convert-axe-to-gpu --split-input-file --verify-diagnostics 2>/dev/null | FileCheck %s
+// RUN: axe-opt %s --axe-to-nvvm-pipeline='chip=sm_90a features=+ptx80' --split-input-file --verify-diagnostics 2>/dev/null | FileCheck %s --check-prefix=PTX
+
+// One warpgroup, C 64x64, K 32, A [M, K] and B [N, K] K-major with the 64-byte swizzle: the
+// accumulator gets the m64n64k16 D fragment; two wgmma (one per 16 of K). The descriptor of
+// A's first tile is (start >> 4) + (LBO 16 B >> 4) << 16 + (SBO 512 B >> 4) << 32 + 2 << 62
+// (64B swizzle); the buffers are realigned to the swizzle's 512-byte period.
+// CHECK: memref.global "private" @{{.*}} : memref<2048xf16, 3> = uninitialized {alignment = 512 : i64}
+// CHECK-LABEL: func.func @warpgroup_wgmma
+// CHECK: %[[ACC:.*]] = memref.alloca() : memref<32xf32>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: memref.extract_aligned_pointer_as_index
+// CHECK: memref.load %[[ACC]]
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: %[[D0:.*]] = arith.constant -9223371899415756800 : i64
+// CHECK: %[[DA:.*]] = arith.addi %{{.*}}, %[[D0]] : i64
+// CHECK: %[[R0:.*]] = nvvm.wgmma.mma_async %[[DA]], %{{.*}}, %{{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>] : !llvm.struct<(f32, f32
+// CHECK: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[R0]], <m = 64, n = 64, k = 16>
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: llvm.extractvalue
+// CHECK: memref.store %{{.*}}, %[[ACC]]
+// PTX: .target sm_90a
+// PTX: .shared .align 512
+// PTX: fence.proxy.async.shared::cta
+// PTX: wgmma.fence.sync.aligned
+// PTX-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// PTX: wgmma.commit_group.sync.aligned
+// PTX: wgmma.wait_group.sync.aligned
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @warpgroup_wgmma(%a: memref<2048xf16>, %b: memref<2048xf16>, %c: memref<4096xf32>) {
+    %A = axe.view %a : memref<2048xf16> to !axe.tensor<64x32xf16, global, #axe.layout<(64, 32) : (32, 1)>>
+    %B = axe.view %b : memref<2048xf16> to !axe.tensor<64x32xf16, global, #axe.layout<(64, 32) : (32, 1)>>
+    %C = axe.view %c : memref<4096xf32> to !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>
+    axe.kernel grid [1] threads [128] {
+      %sa = axe.alloc : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>
+      %sb = axe.alloc : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>
+      %acc = axe.alloc : !axe.tensor<64x64xf32, register, ?>
+      %z = arith.constant 0.0 : f32
+      axe.fill %acc, %z : !axe.tensor<64x64xf32, register, ?>, f32
+      axe.copy %A, %sa : !axe.tensor<64x32xf16, global, #axe.layout<(64, 32) : (32, 1)>>, !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>
+      axe.copy %B, %sb : !axe.tensor<64x32xf16, global, #axe.layout<(64, 32) : (32, 1)>>, !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>
+      axe.barrier cta
+      axe.scope warpgroup [0 : 1] {
+        axe.gemm %sa, %sb, %acc {transpose_b} : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>, !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>, !axe.tensor<64x64xf32, register, ?>
+      }
+      axe.copy %acc, %C : !axe.tensor<64x64xf32, register, ?>, !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>
+    }
+    return
+  }
+}
+
+// -----
+
+// Two warpgroups of a CTA, C 128x128, K 64; B [K, N] N-major (128B swizzle, 64-column blocks
+// 8 KiB apart: LBO 8192 B, SBO 1024 B, transposed). Warpgroup g takes rows 64 g ..: A's
+// descriptor is selected by the warpgroup index; four m64n128k16 per warpgroup.
+// CHECK: memref.global "private" @{{.*}} {alignment = 1024 : i64}
+// CHECK-LABEL: func.func @gemm_wgmma
+// CHECK: memref.alloca() : memref<64xf32>
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: arith.select
+// CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+// CHECK-COUNT-3: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 16>
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// PTX: .shared .align 1024
+// PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @gemm_wgmma(%a: memref<8192xf16>, %b: memref<8192xf16>, %c: memref<16384xf32>) {
+    %A = axe.view %a : memref<8192xf16> to !axe.tensor<128x64xf16, global, #axe.layout<(128, 64) : (64, 1)>>
+    %B = axe.view %b : memref<8192xf16> to !axe.tensor<64x128xf16, global, #axe.layout<(64, 128) : (128, 1)>>
+    %C = axe.view %c : memref<16384xf32> to !axe.tensor<128x128xf32, global, #axe.layout<(128, 128) : (128, 1)>>
+    axe.kernel grid [1] threads [256] {
+      %sa = axe.alloc : !axe.tensor<128x64xf16, shared, #axe.layout<(128, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
+      %sb = axe.alloc : !axe.tensor<64x128xf16, shared, #axe.layout<(64, 2, 64) : (64, 4096, 1)>, #axe.swizzle<3, 3, 3>>
+      %acc = axe.alloc : !axe.tensor<128x128xf32, register, ?>
+      %z = arith.constant 0.0 : f32
+      axe.fill %acc, %z : !axe.tensor<128x128xf32, register, ?>, f32
+      axe.copy %A, %sa : !axe.tensor<128x64xf16, global, #axe.layout<(128, 64) : (64, 1)>>, !axe.tensor<128x64xf16, shared, #axe.layout<(128, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
+      axe.copy %B, %sb : !axe.tensor<64x128xf16, global, #axe.layout<(64, 128) : (128, 1)>>, !axe.tensor<64x128xf16, shared, #axe.layout<(64, 2, 64) : (64, 4096, 1)>, #axe.swizzle<3, 3, 3>>
+      axe.barrier cta
+      axe.gemm %sa, %sb, %acc : !axe.tensor<128x64xf16, shared, #axe.layout<(128, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>, !axe.tensor<64x128xf16, shared, #axe.layout<(64, 2, 64) : (64, 4096, 1)>, #axe.swizzle<3, 3, 3>>, !axe.tensor<128x128xf32, register, ?>
+      axe.copy %acc, %C : !axe.tensor<128x128xf32, register, ?>, !axe.tensor<128x128xf32, global, #axe.layout<(128, 128) : (128, 1)>>
+    }
+    return
+  }
+}
+
+// -----
+
+// Refused: a padded shared tile is no wgmma canonical layout (rows of 64 B with a 16-byte gap).
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @padded() {
+    axe.kernel grid [1] threads [128] {
+      %a = axe.alloc : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (40, 1)>>
+      %b = axe.alloc : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (40, 1)>>
+      %c = axe.alloc : !axe.tensor<64x64xf32, register, #axe.layout<(4, 2, 8, 8, 4, 2) : (1@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>
+      // expected-error@+1 {{A ((64, 32) : (40, 1), no swizzle) is not a wgmma canonical layout: the K-major descriptor (leading offset 16 B, stride offset 640 B) reads element (1, 0) at byte 16, the layout stores it at byte 80}}
+      axe.gemm %a, %b, %c {transpose_b} : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (40, 1)>>, !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (40, 1)>>, !axe.tensor<64x64xf32, register, #axe.layout<(4, 2, 8, 8, 4, 2) : (1@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>
+    }
+    return
+  }
+}
+
+// -----
+
+// Refused: a swizzle that is no descriptor mode.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @swizzle_mismatch() {
+    axe.kernel grid [1] threads [128] {
+      %a = axe.alloc : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<3, 4, 3>>
+      %b = axe.alloc : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<3, 4, 3>>
+      %c = axe.alloc : !axe.tensor<64x64xf32, register, #axe.layout<(4, 2, 8, 8, 4, 2) : (1@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>
+      // expected-error@+1 {{A has #axe.swizzle<3, 4, 3>, which no wgmma descriptor swizzle mode matches for 16-bit elements (none, #axe.swizzle<1|2|3, 3, 3>)}}
+      axe.gemm %a, %b, %c {transpose_b} : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<3, 4, 3>>, !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<3, 4, 3>>, !axe.tensor<64x64xf32, register, #axe.layout<(4, 2, 8, 8, 4, 2) : (1@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>
+    }
+    return
+  }
+}

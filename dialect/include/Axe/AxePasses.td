@@ -114,10 +114,16 @@ def ConvertAxeToGPU : Pass<"convert-axe-to-gpu", "::mlir::ModuleOp"> {
   let description = [{
     Turns every `axe.kernel` into a `gpu.launch` whose thread and block ids
     feed the layouts: each operator becomes a schedule chosen from its
-    operands' layouts and scope (vectorized loads/stores, cp.async, warp
-    shuffles, ldmatrix + mma.sync), with addresses computed by evaluating
-    the layouts symbolically. Tensors whose layout is still `?` are refused
-    (run axe-infer-layout first).
+    operands' layouts and scope — vectorized loads/stores (16 bytes where the
+    layouts are contiguous and aligned), cp.async for global→shared copies
+    (one commit group per copy; `axe.wait outstanding N`), warp shuffles and
+    a shared-memory exchange for reductions, ldmatrix + mma.sync m16n8k16
+    for gemms, and wgmma m64nNk16 on sm_90a when A and B are in shared
+    memory — with addresses computed by evaluating the layouts symbolically
+    (plus run-time tile origins and XOR swizzles). Shared tensors beyond
+    48 KiB use dynamic shared memory. Tensors whose layout is still `?` are
+    refused (run axe-infer-layout first), as is every unsupported case, with
+    a located error.
 
     What lowers: `axe.kernel` (grid/threads, no cluster) to `gpu.launch`;
     register tensors to per-thread `memref.alloca`, shared tensors to

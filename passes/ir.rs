@@ -364,3 +364,11 @@ pub fn with_swizzle(t: MlirType, s: Option<&axe_layout::swizzle::Swizzle>) -> Ml
     let (b, m, sh) = s.map(|s| (s.bits as i32, s.base as i32, s.shift)).unwrap_or((0, 0, 0));
     unsafe { dialect::ffi::axeTensorTypeWithSwizzle(t, b, m, sh) }
 }
+
+/// The printed form of `op`'s attribute `name` (e.g. `"foo"` for a string, `3 : i64`), if set.
+pub fn attr_text(op: MlirOperation, name: &str) -> Option<String> {
+    unsafe {
+        let a = mlirOperationGetAttributeByName(op, string_ref(name));
+        (!a.ptr.is_null()).then(|| melior::ir::attribute::Attribute::from_raw(a).to_string())
+    }
+}

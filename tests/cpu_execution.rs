@@ -5,17 +5,13 @@
 
 use axe::dialect;
 use axe::layout::Layout;
-use melior::dialect::DialectRegistry;
 use melior::ir::Module;
 use melior::pass::PassManager;
-use melior::utility::{parse_pass_pipeline, register_all_dialects, register_all_llvm_translations, register_all_passes};
+use melior::utility::{parse_pass_pipeline, register_all_llvm_translations};
 use melior::{Context, ExecutionEngine};
 
 fn context() -> Context {
-    let registry = DialectRegistry::new();
-    register_all_dialects(&registry);
-    register_all_passes();
-    dialect::register_dialect(&registry);
+    let registry = dialect::registry_with_everything();
     let context = Context::new();
     context.append_dialect_registry(&registry);
     context.load_all_available_dialects();

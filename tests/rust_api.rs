@@ -3,18 +3,14 @@
 
 use axe::dialect;
 use axe::layout::Layout;
-use melior::dialect::DialectRegistry;
 use melior::ir::operation::OperationLike;
 use melior::ir::{BlockLike, Module, RegionLike, ValueLike};
 use melior::pass::PassManager;
-use melior::utility::{parse_pass_pipeline, register_all_dialects, register_all_passes};
+use melior::utility::parse_pass_pipeline;
 use melior::Context;
 
 fn context() -> Context {
-    let registry = DialectRegistry::new();
-    register_all_dialects(&registry);
-    register_all_passes();
-    dialect::register_dialect(&registry);
+    let registry = dialect::registry_with_everything();
     let context = Context::new();
     context.append_dialect_registry(&registry);
     context.load_all_available_dialects();

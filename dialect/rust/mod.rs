@@ -39,6 +39,16 @@ pub fn register_dialect(registry: &DialectRegistry) {
     dialect_handle().insert_dialect(registry);
 }
 
+/// A registry with every upstream dialect and Axe, upstream's and Axe's passes registered by
+/// name: what a Rust host (or a test) builds its melior `Context` from.
+pub fn registry_with_everything() -> DialectRegistry {
+    let registry = DialectRegistry::new();
+    melior::utility::register_all_dialects(&registry);
+    melior::utility::register_all_passes();
+    register_dialect(&registry);
+    registry
+}
+
 /// Loads the Axe dialect into `context`.
 pub fn load_dialect(context: &Context) {
     dialect_handle().load_dialect(context);

@@ -243,7 +243,7 @@ fn align_buffer(b: &B, op: MlirOperation, buf: MlirValue, align: i64) -> R<()> {
     };
     match ir::name(def).as_str() {
         "memref.get_global" => {
-            let text = crate::nki::attr_text(def, "name").unwrap_or_default();
+            let text = crate::ir::attr_text(def, "name").unwrap_or_default();
             let sym = text.trim_start_matches('@');
             let mut module = def;
             while let Some(p) = ir::parent(module) {
@@ -251,7 +251,7 @@ fn align_buffer(b: &B, op: MlirOperation, buf: MlirValue, align: i64) -> R<()> {
             }
             let global = ir::collect(module, &["memref.global"])
                 .into_iter()
-                .find(|g| crate::nki::attr_text(*g, "sym_name").as_deref() == Some(&format!("\"{sym}\"")));
+                .find(|g| crate::ir::attr_text(*g, "sym_name").as_deref() == Some(&format!("\"{sym}\"")));
             let Some(g) = global else {
                 return Err((op, format!("internal error: no memref.global @{sym} for a wgmma operand")));
             };
@@ -263,7 +263,7 @@ fn align_buffer(b: &B, op: MlirOperation, buf: MlirValue, align: i64) -> R<()> {
         }
         "memref.view" => {
             let off = ir::defining_op(ir::operand(def, 1)).and_then(|c| {
-                (ir::name(c) == "arith.constant").then(|| crate::nki::attr_text(c, "value")).flatten()
+                (ir::name(c) == "arith.constant").then(|| crate::ir::attr_text(c, "value")).flatten()
             });
             let off: Option<i64> = off.and_then(|t| t.split(':').next()?.trim().parse().ok());
             match off {

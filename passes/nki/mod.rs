@@ -119,20 +119,8 @@ fn print_to_string(f: impl FnOnce(MlirStringCallback, *mut c_void)) -> String {
     out
 }
 
-fn sref(s: &str) -> MlirStringRef {
-    MlirStringRef { data: s.as_ptr() as *const _, length: s.len() }
-}
-
-/// The printed attribute `name` of `op`, if present.
-pub fn attr_text(op: MlirOperation, name: &str) -> Option<String> {
-    unsafe {
-        let a = mlirOperationGetAttributeByName(op, sref(name));
-        if a.ptr.is_null() {
-            return None;
-        }
-        Some(print_to_string(|cb, d| mlirAttributePrint(a, cb, d)))
-    }
-}
+/// The printed attribute `name` of `op`, if present (shared with the GPU lowering).
+pub use crate::ir::attr_text;
 
 fn type_text(t: MlirType) -> String {
     unsafe { print_to_string(|cb, d| mlirTypePrint(t, cb, d)) }

@@ -6,7 +6,6 @@ elementwise for pointwise, torch.softmax for the row softmax), as achieved bandw
 
     python3 bench.py DIR     (DIR: the output of test/gpu/build.sh)
 """
-import json
 import os
 import statistics
 import sys
@@ -15,6 +14,7 @@ import cupy as cp
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from axe_launch import Kernel  # noqa: E402
 from kernels import KERNELS  # noqa: E402
 
 
@@ -81,15 +81,15 @@ def baseline(name, t):
 
 def main():
     d = sys.argv[1]
+    only = sys.argv[2] if len(sys.argv) > 2 else ""  # a substring of the kernels to time
     print(f"device: {torch.cuda.get_device_name()}")
     for name, (make, _, _, _, nbytes, base) in KERNELS.items():
-        spec = json.load(open(f"{d}/{name}.json"))
-        fn = cp.RawModule(path=f"{d}/{name}.ptx").get_function(spec["entry"])
-        shared = spec.get("shared_bytes", 0)
-        if shared > 48 * 1024:
-            fn.max_dynamic_shared_size_bytes = shared
+        if only not in name:
+            continue
+        kernel = Kernel(d, name)
         args = [cp.asarray(a) for a in make()]
-        ms = time_ms(lambda: fn(tuple(spec["grid"]), tuple(spec["block"]), tuple(args), shared_mem=shared))
+        kernel.bind(args)
+        ms = time_ms(lambda: kernel(args))
         line = f"{name}: {ms * 1e3:.1f} us" + (f", {nbytes / ms / 1e9:.3f} TB/s" if nbytes else "")
         if base and base.startswith("torch.matmul["):
             m, n, k = (int(v) for v in base[len("torch.matmul["):-1].split("x"))

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use mlir_sys::*;
 
 use super::builder::{block_ops, int_attr, move_before, region_block, Ix, B};
-use super::{barrier, copy, elementwise, gemm, reduce, Ctx, Options, R};
+use super::{barrier, copy, elementwise, gemm, reduce, tma, Ctx, Options, R};
 use crate::ir;
 use crate::target::{coordinate_range, ScopeKind};
 
@@ -70,6 +70,9 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
     }
     let num_threads: i64 = threads.iter().product();
     let allocs = allocations(kernel)?;
+    // Tokens flow as i32 (TMA barrier indices; -1 for other copies) once lowered.
+    tma::retype_tokens(kernel);
+    let tma_state = if opts.emulate { tma::State::default() } else { tma::plan(kernel)? };
     let body = region_block(kernel, 0);
     let b = B::before(kernel);
     let null = unsafe { ir_null_value() };
@@ -82,9 +85,12 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         ctas: grid_size,
         allocs: HashMap::new(),
         dead: Vec::new(),
+        tma: tma_state,
     };
 
     if !opts.emulate {
+        // Tensor maps are built on the host, before the launch.
+        let map_ptrs = tma::build_maps(&b, &ctx.tma);
         let idx = b.index();
         let mut sizes: Vec<MlirValue> = grid.iter().chain(threads.iter()).map(|&n| b.cidx(n)).collect();
         // Shared tensors beyond the 48 KiB of static shared memory go to dynamic shared memory
@@ -142,6 +148,11 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
                 lb.val("memref.alloca", &[], t, &[("operandSegmentSizes", lb.attr("array<i32: 0, 0>"))])
             };
             ctx.allocs.insert(ir::result(a.op, 0).ptr as usize, (v, false));
+        }
+        // After the allocas: the prologue's scf.if splits the entry block, and LLVM promotes
+        // only entry-block allocas to registers.
+        if ctx.tma.active() {
+            tma::prologue(&lb, module, &mut ctx, map_ptrs);
         }
         lower_block(block, &mut ctx, ScopeKind::Cta)?;
     } else {
@@ -212,6 +223,11 @@ pub fn shared_scratch(b: &B, op: MlirOperation, elt: MlirType, size: i64) -> Mli
 /// Declares a 16-byte aligned `memref.global` of `size` elements in address space 3 at the
 /// start of `module` (a fresh name from `base`) and returns its `memref.get_global`, built by `b`.
 fn shared_global(b: &B, module: MlirOperation, base: &str, elt: MlirType, size: i64) -> MlirValue {
+    shared_global_aligned(b, module, base, elt, size, 16)
+}
+
+/// `shared_global` with a given alignment (bytes).
+pub fn shared_global_aligned(b: &B, module: MlirOperation, base: &str, elt: MlirType, size: i64, align: i64) -> MlirValue {
     let mb = b.at_start(region_block(module, 0));
     let name = fresh_symbol(module, base);
     let ty = format!("memref<{size}x{}, 3>", crate::ir::type_to_string(elt));
@@ -224,7 +240,7 @@ fn shared_global(b: &B, module: MlirOperation, base: &str, elt: MlirType, size: 
             ("sym_visibility", mb.attr("\"private\"")),
             ("type", mb.attr(&ty)),
             ("initial_value", mb.attr("unit")),
-            ("alignment", mb.attr("16 : i64")),
+            ("alignment", mb.attr(&format!("{align} : i64"))),
         ],
         vec![],
     );
@@ -256,7 +272,23 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         match name.as_str() {
             "axe.scope" => lower_scope(op, ctx)?,
             "axe.copy" | "axe.convert_layout" => {
-                copy::lower(op, ctx, scope)?;
+                let token = if name == "axe.copy" && int_attr(op, "schedule") == Some(3) && !ctx.emulate {
+                    Some(tma::lower(op, ctx, scope)?)
+                } else {
+                    copy::lower(op, ctx, scope)?;
+                    None
+                };
+                // The token: the TMA barrier index, or -1 (completion through cp.async groups,
+                // or already complete) where it flows on (loops); `axe.wait` reads a token
+                // still defined by its non-TMA copy as -1.
+                let flows = ir::num_results(op) == 1
+                    && ir::users(ir::result(op, 0)).iter().any(|u| ir::name(*u) != "axe.wait");
+                if token.is_some() || flows {
+                    if ir::num_results(op) == 1 {
+                        let t = token.unwrap_or_else(|| B::before(op).ci32(-1));
+                        ir::replace_all_uses(ir::result(op, 0), t);
+                    }
+                }
                 ctx.dead.push(op);
             }
             "axe.fill" => {
@@ -276,9 +308,25 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 ctx.dead.push(op);
             }
             // cp.async copies committed groups; other copies are synchronous.
+            // TMA copies complete on their mbarriers (through their tokens, or all pending ones
+            // for a plain wait); cp.async copies through committed groups.
             "axe.wait" => {
                 if !ctx.emulate {
-                    copy::wait_groups(&super::builder::B::before(op), int_attr(op, "outstanding").unwrap_or(0));
+                    let b = B::before(op);
+                    let outstanding = int_attr(op, "outstanding").unwrap_or(0);
+                    let tokens: Vec<MlirValue> = (0..ir::num_operands(op)).map(|i| ir::operand(op, i)).collect();
+                    if ctx.tma.active() {
+                        for &t in &tokens {
+                            tma::wait_token(&b, ctx, op, t)?;
+                        }
+                        if tokens.is_empty() && outstanding == 0 {
+                            tma::wait_all(&b, ctx);
+                        }
+                    }
+                    let only_tma = !tokens.is_empty() && tokens.iter().all(|&t| tma::constant_i32(t).is_some_and(|id| id >= 0));
+                    if !only_tma {
+                        copy::wait_groups(&b, outstanding);
+                    }
                 }
                 ctx.dead.push(op);
             }

@@ -15,6 +15,7 @@ pub mod builder;
 pub mod copy;
 pub mod elementwise;
 pub mod gemm;
+pub mod tma;
 pub mod wgmma;
 pub mod kernel;
 pub mod reduce;
@@ -76,6 +77,8 @@ pub struct Ctx {
     pub allocs: HashMap<usize, (MlirValue, bool)>,
     /// Lowered Axe ops, erased (in reverse) once the kernel is done.
     pub dead: Vec<MlirOperation>,
+    /// TMA copies: tensor maps, mbarriers, per-thread phase bits.
+    pub tma: tma::State,
 }
 
 /// The memory scope of an `!axe.tensor` type, read from its printed form

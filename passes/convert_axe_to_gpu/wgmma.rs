@@ -237,9 +237,9 @@ fn set_attr(op: MlirOperation, name: &str, a: MlirAttribute) {
 /// Makes sure the shared buffer `buf` starts at a multiple of `align` bytes: a static buffer's
 /// `memref.global` gets that alignment; a view of dynamic shared memory must have a constant
 /// offset that is a multiple of it (the dynamic shared memory itself starts 1024-aligned).
-fn align_buffer(b: &B, op: MlirOperation, buf: MlirValue, align: i64) -> R<()> {
+pub(super) fn align_buffer(b: &B, op: MlirOperation, buf: MlirValue, align: i64) -> R<()> {
     let Some(def) = ir::defining_op(buf) else {
-        return Err((op, "the wgmma operand's shared buffer is a block argument; its alignment is unknown".into()));
+        return Err((op, "the operand's shared buffer is a block argument; its alignment is unknown".into()));
     };
     match ir::name(def).as_str() {
         "memref.get_global" => {
@@ -269,11 +269,11 @@ fn align_buffer(b: &B, op: MlirOperation, buf: MlirValue, align: i64) -> R<()> {
             match off {
                 Some(o) if o % align == 0 => Ok(()),
                 _ => Err((op, format!(
-                    "a wgmma operand in dynamic shared memory must start at a constant multiple of {align} bytes (its swizzle's period)"
+                    "an operand in dynamic shared memory that the hardware swizzles or bulk-copies must start at a constant multiple of {align} bytes"
                 ))),
             }
         }
-        other => Err((op, format!("the wgmma operand's shared buffer comes from '{other}'; its alignment is unknown"))),
+        other => Err((op, format!("the operand's shared buffer comes from '{other}'; its alignment is unknown"))),
     }
 }
 

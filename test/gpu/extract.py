@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Extract what a GPU runtime needs from `axe-opt --axe-to-nvvm-pipeline` output.
 
-    extract.py KERNEL.mlir LOWERED.mlir OUTDIR
+    extract.py KERNEL.mlir LOWERED.mlir OUTDIR OUTLINED.mlir
 
 writes OUTDIR/<entry>.ptx (the PTX text held by the gpu.binary) and OUTDIR/<entry>.json
-(the entry point, its grid and block from the source's axe.kernel, and the number of kernel
-parameters: one bare pointer per memref argument, in the function's argument order).
+(the entry point, its grid and block from the source's axe.kernel, and the kernel's
+parameters, read off the `gpu.launch_func` of OUTLINED.mlir — the same lowering stopped after
+kernel outlining: a bare pointer per memref argument the kernel uses, and for each TMA copy
+source a pointer to a tensor map, described by its `nvgpu.tma.create.descriptor`).
 Exits 1 with a message when something is missing, so CI notices a kernel that stops lowering.
 """
 import json
@@ -30,8 +32,41 @@ def unescape(s):
     return out.decode()
 
 
+def kernel_args(outlined, entry):
+    """The launch's parameters: {"kind": "ptr", "arg": k} for the function's k-th argument, or
+    {"kind": "tensor_map", "arg": k, dims, strides (elements, outermost first), box, swizzle
+    (bytes), dtype} for a tensor map over it."""
+    launch = re.search(r"gpu\.launch_func\s+@\w+::@" + entry + r"\b.*?args\((.*?)\)\s*$", outlined, re.M)
+    if not launch:
+        sys.exit(f"{entry}: no gpu.launch_func in the outlined IR")
+    args = []
+    for value, _ty in re.findall(r"(%[\w.]+) : ([^,]+(?:<[^>]*>)?)", launch.group(1)):
+        m = re.fullmatch(r"%arg(\d+)", value)
+        if m:
+            args.append({"kind": "ptr", "arg": int(m.group(1))})
+            continue
+        cast = re.search(re.escape(value) + r" = builtin\.unrealized_conversion_cast (%[\w.]+) : !nvgpu\.tensormap\.descriptor<tensor = memref<([\dx]+)x(\w+), 3>, swizzle = (\w+)", outlined)
+        if not cast:
+            sys.exit(f"{entry}: kernel parameter {value} is neither a function argument nor a tensor map")
+        desc = re.search(re.escape(cast.group(1)) + r" = nvgpu\.tma\.create\.descriptor (%[\w.]+) ", outlined)
+        unranked = re.search(re.escape(desc.group(1)) + r" = memref\.cast (%[\w.]+) ", outlined)
+        rc = re.search(re.escape(unranked.group(1)) + r" = memref\.reinterpret_cast %arg(\d+) to offset: \[0\], sizes: \[([\d, ]+)\], strides: \[([\d, ]+)\]", outlined)
+        if not (desc and unranked and rc):
+            sys.exit(f"{entry}: cannot read the tensor map behind {value}")
+        swz = cast.group(4)
+        args.append({
+            "kind": "tensor_map", "arg": int(rc.group(1)),
+            "dims": [int(v) for v in rc.group(2).split(",")],
+            "strides": [int(v) for v in rc.group(3).split(",")],
+            "box": [int(v) for v in cast.group(2).split("x")],
+            "dtype": cast.group(3),
+            "swizzle": 0 if swz == "none" else int(swz[len("swizzle_"):-1]),
+        })
+    return args
+
+
 def main():
-    src, lowered, outdir = sys.argv[1:4]
+    src, lowered, outdir, outlined = sys.argv[1:5]
     source = open(src).read()
     text = open(lowered).read()
     kernel = re.search(r"axe\.kernel grid \[([\d, ]+)\] threads \[([\d, ]+)\]", source)
@@ -55,8 +90,11 @@ def main():
     pointers = len(re.findall(r"\.param \.u64 \.ptr", params))
     if pointers != nparams:
         sys.exit(f"{entry}: {nparams - pointers} kernel parameter(s) are not bare pointers (memref descriptors?)")
-    if nparams != memrefs:
-        sys.exit(f"{entry}: {nparams} kernel parameters but {memrefs} memref arguments")
+    args = kernel_args(open(outlined).read(), entry)
+    if nparams != len(args):
+        sys.exit(f"{entry}: {nparams} PTX parameters but {len(args)} gpu.launch_func arguments")
+    if any(a["kind"] == "ptr" and a["arg"] >= memrefs for a in args):
+        sys.exit(f"{entry}: a kernel parameter is not one of the {memrefs} memref arguments")
     if "__nv_" in ptx:
         call = re.search(r"__nv_\w+", ptx).group(0)
         sys.exit(f"{entry}: the PTX calls libdevice ({call})")
@@ -70,7 +108,7 @@ def main():
         if not const:
             sys.exit(f"{entry}: cannot read the dynamic shared memory size")
         shared = int(const.group(1))
-    spec = {"entry": entry, "grid": grid, "block": block, "params": nparams}
+    spec = {"entry": entry, "grid": grid, "block": block, "params": nparams, "args": args}
     if shared:
         spec["shared_bytes"] = shared
     with open(f"{outdir}/{entry}.json", "w") as f:

@@ -93,6 +93,27 @@ KERNELS = {
     "gemm_wgmma_kernel": _gemm128(),
     "gemm_wgmma_nt_kernel": _gemm128(transpose_b=True),
     "gemm_4096_wgmma_kernel": _gemm4096(),
+    # TMA copies (sm_90a): global -> shared through tensor maps, completion on mbarriers.
+    "copy_tma_kernel": (
+        lambda: [RNG.standard_normal(65536).astype(np.float16), np.full(65536, np.nan, np.float16)],
+        lambda a: a[0],
+        1, (0, 0), 0, None,
+    ),
+    "copy_tma_colmajor_kernel": (
+        lambda: [RNG.standard_normal(65536, dtype=np.float32), np.full(65536, np.nan, np.float32)],
+        # X(i, j) = x[i + 256 j]; Y(i, j) = y[256 i + j].
+        lambda a: a[0].reshape(256, 256).T.reshape(-1),
+        1, (0, 0), 0, None,
+    ),
+    # Multi-stage TMA + wgmma GEMMs (bench/gpu/gen_gemm_tma.py), checked against NumPy.
+    "gemm_512x256x1024_tma_bn128_s2_kernel": (
+        lambda: [RNG.standard_normal(512 * 1024).astype(np.float16), RNG.standard_normal(1024 * 256).astype(np.float16),
+                 np.full(512 * 256, np.nan, np.float32)],
+        lambda a: (a[0].astype(np.float32).reshape(512, 1024) @ a[1].astype(np.float32).reshape(1024, 256)).reshape(-1),
+        2, (1e-4, 1e-3), 0, None,
+    ),
+    "gemm_4096x4096x4096_tma_kernel": _gemm4096(),
+    "gemm_4096x4096x4096_tma_bn256_s3_kernel": _gemm4096(),
 }
 
 # The paper's LLM shapes (batch 8192 tokens through Llama-3.1-8B's MLP: up-projection
@@ -102,8 +123,12 @@ KERNELS = {
 # from IEEE float32 sums, and the difference grows with K: atol = 2e-6 K (0.029 for K = 14336,
 # entries of magnitude ~sqrt(K) ~ 120).
 # "_bk64": 64-wide K steps, two stages of 32 KiB: dynamic shared memory.
+# "_tma": the multi-stage TMA + wgmma kernel (sm_90a), also at Llama-3.1-70B's MLP shapes
+# (hidden 8192, intermediate 28672).
 for _m, _n, _k, _s in [(8192, 14336, 4096, ""), (8192, 4096, 14336, ""), (4096, 4096, 4096, "_bk64"),
-                       (8192, 14336, 4096, "_bk64"), (8192, 4096, 14336, "_bk64")]:
+                       (8192, 14336, 4096, "_bk64"), (8192, 4096, 14336, "_bk64"),
+                       (8192, 14336, 4096, "_tma"), (8192, 4096, 14336, "_tma"),
+                       (8192, 28672, 8192, "_tma"), (8192, 8192, 28672, "_tma")]:
     KERNELS[f"gemm_{_m}x{_n}x{_k}{_s}_kernel"] = (
         (lambda m=_m, n=_n, k=_k: [RNG.standard_normal(m * k).astype(np.float16),
                                    RNG.standard_normal(k * n).astype(np.float16),

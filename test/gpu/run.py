@@ -5,7 +5,6 @@ summary line 'N passed, M failed'; exits 1 on any failure.
 
     python3 run.py DIR      (DIR holds <entry>.ptx and <entry>.json)
 """
-import json
 import os
 import sys
 
@@ -13,18 +12,8 @@ import cupy as cp
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from axe_launch import Kernel  # noqa: E402
 from kernels import KERNELS  # noqa: E402
-
-
-def launch(d, name, args):
-    spec = json.load(open(f"{d}/{name}.json"))
-    mod = cp.RawModule(path=f"{d}/{name}.ptx")
-    fn = mod.get_function(spec["entry"])
-    shared = spec.get("shared_bytes", 0)
-    if shared > 48 * 1024:
-        fn.max_dynamic_shared_size_bytes = shared
-    fn(tuple(spec["grid"]), tuple(spec["block"]), tuple(args), shared_mem=shared)
-    return fn, spec
 
 
 def main():
@@ -40,7 +29,7 @@ def main():
             continue
         host = make()
         dev = [cp.asarray(a) for a in host]
-        launch(d, name, dev)
+        Kernel(d, name)(dev)
         cp.cuda.runtime.deviceSynchronize()
         got = cp.asnumpy(dev[out])
         want = ref(host)

@@ -54,3 +54,35 @@ module attributes {axe.target = #axe.target<"sm_90">} {
     return
   }
 }
+
+// -----
+
+// Emulated, a TMA copy is a plain copy (the hardware's result without its mechanism): no
+// tensor map, no mbarrier; its token becomes the i32 -1, carried through the loop.
+// CHECK-LABEL: func.func @tma_emulated
+// CHECK-NOT: nvgpu.
+// CHECK-NOT: nvvm.
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %c-1_i32{{.*}}) -> (i32)
+// CHECK: return
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @tma_emulated(%x: memref<2048xf32>) {
+    %X = axe.view %x : memref<2048xf32> to !axe.tensor<64x32xf32, global, #axe.layout<(64, 32) : (32, 1)>>
+    axe.kernel grid [1] threads [32] {
+      %c0 = arith.constant 0 : index
+      %c16 = arith.constant 16 : index
+      %c48 = arith.constant 48 : index
+      %s = axe.alloc : !axe.tensor<16x32xf32, shared, #axe.layout<(16, 32) : (32, 1)>>
+      %x0 = axe.slice %X [%c0 : +16, 0 : 32] : !axe.tensor<64x32xf32, global, #axe.layout<(64, 32) : (32, 1)>> to !axe.tensor<16x32xf32, global, #axe.layout<(16, 32) : (32, 1)>>
+      %t0 = axe.copy async %x0, %s schedule tma : !axe.tensor<16x32xf32, global, #axe.layout<(16, 32) : (32, 1)>>, !axe.tensor<16x32xf32, shared, #axe.layout<(16, 32) : (32, 1)>> -> !axe.token
+      %last = scf.for %r = %c0 to %c48 step %c16 iter_args(%t = %t0) -> (!axe.token) {
+        axe.wait %t
+        %r1 = arith.addi %r, %c16 : index
+        %xn = axe.slice %X [%r1 : +16, 0 : 32] : !axe.tensor<64x32xf32, global, #axe.layout<(64, 32) : (32, 1)>> to !axe.tensor<16x32xf32, global, #axe.layout<(16, 32) : (32, 1)>>
+        %tn = axe.copy async %xn, %s schedule tma : !axe.tensor<16x32xf32, global, #axe.layout<(16, 32) : (32, 1)>>, !axe.tensor<16x32xf32, shared, #axe.layout<(16, 32) : (32, 1)>> -> !axe.token
+        scf.yield %tn : !axe.token
+      }
+      axe.wait %last
+    }
+    return
+  }
+}

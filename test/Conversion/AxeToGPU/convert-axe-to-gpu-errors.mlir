@@ -32,13 +32,62 @@ module attributes {axe.target = #axe.target<"sm_90">} {
 // -----
 
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @tma(%buf: memref<256xf16>) {
+  func.func @tma_swizzle_mode(%buf: memref<65536xf32>) {
+    %G = axe.view %buf : memref<65536xf32> to !axe.tensor<256x256xf32, global, #axe.layout<(256, 256) : (256, 1)>>
+    axe.kernel grid [1] threads [128] {
+      %s = axe.alloc : !axe.tensor<64x64xf32, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
+      %g = axe.slice %G [0 : 64, 0 : 64] : !axe.tensor<256x256xf32, global, #axe.layout<(256, 256) : (256, 1)>> to !axe.tensor<64x64xf32, global, ?>
+      // expected-error@+1 {{#axe.swizzle<3, 3, 3> is not a TMA swizzle mode: for 4-byte elements TMA swizzles are #axe.swizzle<1|2|3, 2, 3> (32, 64, 128 bytes)}}
+      axe.copy %g, %s schedule tma : !axe.tensor<64x64xf32, global, ?>, !axe.tensor<64x64xf32, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
+    }
+    return
+  }
+}
+
+// -----
+
+// A row of 100 f16 is 200 bytes: not a multiple of 16, so no tensor map describes it.
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @tma_unaligned_rows(%buf: memref<10000xf16>) {
+    %G = axe.view %buf : memref<10000xf16> to !axe.tensor<100x100xf16, global, #axe.layout<(100, 100) : (100, 1)>>
+    axe.kernel grid [1] threads [128] {
+      %s = axe.alloc : !axe.tensor<10x100xf16, shared, #axe.layout<(10, 100) : (100, 1)>>
+      %g = axe.slice %G [0 : 10, 0 : 100] : !axe.tensor<100x100xf16, global, #axe.layout<(100, 100) : (100, 1)>> to !axe.tensor<10x100xf16, global, ?>
+      // expected-error@+1 {{the TMA source's layout (100, 100) : (100, 1) is not a tensor map: dimension 0's stride is 200 bytes, not a multiple of 16}}
+      axe.copy %g, %s schedule tma : !axe.tensor<10x100xf16, global, ?>, !axe.tensor<10x100xf16, shared, #axe.layout<(10, 100) : (100, 1)>>
+    }
+    return
+  }
+}
+
+// -----
+
+// Rows of 128 f16 (256 bytes) with the 128-byte swizzle: a box row is one 64-element swizzle
+// row, but consecutive box rows are 128 elements apart, so no box is one consecutive run.
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @tma_no_box(%buf: memref<65536xf16>) {
+    %G = axe.view %buf : memref<65536xf16> to !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>>
+    axe.kernel grid [1] threads [128] {
+      %s = axe.alloc : !axe.tensor<64x128xf16, shared, #axe.layout<(64, 128) : (128, 1)>, #axe.swizzle<3, 3, 3>>
+      %g = axe.slice %G [0 : 64, 0 : 128] : !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>> to !axe.tensor<64x128xf16, global, ?>
+      // expected-error@+1 {{the TMA destination layout (64, 128) : (128, 1) cannot be written by TMA boxes: the box [1, 64] at [0, 64] starts 128 bytes into the buffer, not a multiple of 1024}}
+      axe.copy %g, %s schedule tma : !axe.tensor<64x128xf16, global, ?>, !axe.tensor<64x128xf16, shared, #axe.layout<(64, 128) : (128, 1)>, #axe.swizzle<3, 3, 3>>
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @tma_warp_scope(%buf: memref<256xf16>) {
     %G = axe.view %buf : memref<256xf16> to !axe.tensor<256xf16, global, #axe.layout<(256) : (1)>>
-    axe.kernel grid [1] threads [32] {
+    axe.kernel grid [1] threads [64] {
       %s = axe.alloc : !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>>
-      // expected-error@+1 {{copy schedule 'tma' is not implemented by convert-axe-to-gpu yet (auto, vectorized and cp_async are)}}
-      %t = axe.copy async %G, %s schedule tma : !axe.tensor<256xf16, global, #axe.layout<(256) : (1)>>, !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>> -> !axe.token
-      axe.wait %t
+      axe.scope warp {
+        // expected-error@+1 {{a tma copy is issued for the whole cta; this one executes at warp scope}}
+        axe.copy %G, %s schedule tma : !axe.tensor<256xf16, global, #axe.layout<(256) : (1)>>, !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>>
+      }
     }
     return
   }

@@ -1,0 +1,721 @@
+//! TMA copies (`axe.copy ... schedule tma`, sm_90+) and their mbarrier completion.
+//!
+//! **Dispatch** (the Axe paper §3.4, "TMA asynchronous copy"). The global source must be a
+//! view of a kernel argument, or slices of one (static or run-time origins); its root layout
+//! must be a strided tensor: every logical dimension one memory iter, one of stride 1, the
+//! others multiples of 16 bytes. That root becomes the tensor map (`CUtensorMap`): dimensions
+//! ordered by stride, built on the host by upstream's `nvgpu.tma.create.descriptor` before
+//! the launch and passed to the kernel as a pointer. The shared destination is partitioned
+//! into TMA boxes: the swizzle atom (`#axe.swizzle<1|2|3, M, 3>` with 2^M elements = 16 bytes:
+//! the hardware's 32/64/128-byte modes; rows of one swizzle span, 8 rows per period) fixes
+//! the innermost box extent; each outer box extent is the largest (≤ 256) for which the box is
+//! one row-major run of the destination layout — the tiler `T` with `L_S ≡ T ⊗ L_atom`,
+//! found and then verified element by element against the Axe layout (the compile-time
+//! oracle). Each box's shared offset must be a multiple of the swizzle period (1024 bytes for
+//! 128B), or of 128 bytes unswizzled. A layout without such a tiling is a located error.
+//!
+//! **Completion.** Each TMA copy site owns an mbarrier (64-bit, shared memory, initialized
+//! once per CTA with an arrival count of 1). Thread 0 issues `mbarrier.arrive.expect_tx`
+//! (the copy's bytes) and one `cp.async.bulk.tensor` per box; the copy's `!axe.token`
+//! becomes the barrier's index (an `i32`, so tokens can flow through `scf.for` iter_args).
+//! `axe.wait %t` waits on that barrier's current phase with `mbarrier.try_wait.parity`. Every
+//! thread tracks the phase parity of each barrier (one bit each) and which barriers have a copy
+//! in flight (`pending`, what a plain `axe.wait` waits for), in a per-thread `i32` pair that
+//! LLVM keeps in registers. A copy site must be waited for once before it is issued again.
+
+use std::collections::HashMap;
+
+use axe_layout::{eval::flatten, Layout};
+use mlir_sys::*;
+
+use super::builder::{Ix, B};
+use super::{bit_width, Ctx, R};
+use crate::ir;
+use crate::slice::DYNAMIC;
+use crate::target::ScopeKind;
+
+/// At most this many TMA copy sites per kernel (one phase bit each in an `i32`).
+const MAX_BARRIERS: usize = 32;
+/// `mbarrier.try_wait` suspend-time hint (ns), as CUTLASS uses.
+const TRY_WAIT_TICKS: i64 = 0x989680;
+
+/// A tensor map: one global tensor (a kernel argument) seen as TMA dimensions.
+pub struct TensorMap {
+    pub memref: MlirValue,
+    pub elt: MlirType,
+    /// Extents and element strides, outermost first (the memref order `nvgpu` uses).
+    pub dims: Vec<i64>,
+    pub strides: Vec<i64>,
+    /// The box, outermost first.
+    pub boxes: Vec<i64>,
+    /// Swizzle span in bytes (0: none).
+    pub span: i64,
+}
+
+/// One TMA copy site.
+pub struct Site {
+    pub barrier: usize,
+    pub map: usize,
+    /// The root logical dimension of each TMA dimension (outermost first).
+    pub perm: Vec<usize>,
+    /// Per root logical dimension: the static part of the tile origin and its run-time parts.
+    pub origin: Vec<(i64, Vec<MlirValue>)>,
+    /// Per box: its origin in tile coordinates (root dimension order) and shared element offset.
+    pub boxes: Vec<(Vec<i64>, i64)>,
+    pub bytes: i64,
+    pub elt_bytes: i64,
+}
+
+/// The TMA state of one kernel.
+#[derive(Default)]
+pub struct State {
+    pub maps: Vec<TensorMap>,
+    pub sites: HashMap<usize, Site>,
+    /// Set up in the launch body: the barrier array's shared address (i64), the per-thread
+    /// `memref<2xi32>` (phase bits, pending bits), and the kernel-side tensor-map pointers.
+    pub bars: Option<MlirValue>,
+    pub state: Option<MlirValue>,
+    pub map_ptrs: Vec<MlirValue>,
+}
+
+impl State {
+    pub fn active(&self) -> bool {
+        !self.sites.is_empty()
+    }
+}
+
+fn err<T>(op: MlirOperation, msg: impl Into<String>) -> R<T> {
+    Err((op, msg.into()))
+}
+
+/// Plans every TMA copy of `kernel` (before the launch exists: the tensor maps are built on
+/// the host, ahead of it).
+pub fn plan(kernel: MlirOperation) -> R<State> {
+    let mut st = State::default();
+    for op in ir::collect(kernel, &["axe.copy"]) {
+        if ir::int_attr(op, "schedule") != Some(3) {
+            continue;
+        }
+        if st.sites.len() == MAX_BARRIERS {
+            return err(op, format!("more than {MAX_BARRIERS} TMA copy sites in one kernel (one mbarrier each) are not supported"));
+        }
+        let site = plan_site(op, kernel, &mut st.maps, st.sites.len())?;
+        st.sites.insert(op.ptr as usize, site);
+    }
+    Ok(st)
+}
+
+/// The swizzle span (bytes) of a destination's `#axe.swizzle`, as TMA's 32/64/128B modes.
+fn swizzle_span(op: MlirOperation, s: Option<axe_layout::swizzle::Swizzle>, elt_bytes: i64) -> R<i64> {
+    let Some(s) = s else { return Ok(0) };
+    let log2e = elt_bytes.trailing_zeros() as i64;
+    if s.base as i64 + log2e == 4 && s.shift == 3 && (1..=3).contains(&s.bits) {
+        return Ok(16 << s.bits);
+    }
+    err(op, format!(
+        "#axe.swizzle<{}, {}, {}> is not a TMA swizzle mode: for {}-byte elements TMA swizzles are #axe.swizzle<1|2|3, {}, 3> (32, 64, 128 bytes)",
+        s.bits, s.base, s.shift, elt_bytes, 4 - log2e
+    ))
+}
+
+fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>, barrier: usize) -> R<Site> {
+    let (src, dst) = (ir::operand(op, 0), ir::operand(op, 1));
+    let (st, dt) = (ir::value_type(src), ir::value_type(dst));
+    if ir::tensor_scope(st).map(|s| format!("{s:?}").to_lowercase()) != Some("global".into())
+        || ir::tensor_scope(dt).map(|s| format!("{s:?}").to_lowercase()) != Some("shared".into())
+    {
+        return err(op, "a TMA copy moves a global tensor into a shared one");
+    }
+    let tile = ir::shape(st);
+    if ir::shape(dt) != tile {
+        return err(op, format!("a TMA copy needs source and destination of one shape ({:?} vs {:?})", tile, ir::shape(dt)));
+    }
+    let elt = super::element_type(st);
+    let bits = bit_width(elt);
+    if ![8, 16, 32, 64].contains(&bits) {
+        return err(op, "TMA copies 8-, 16-, 32- or 64-bit elements");
+    }
+    let elt_bytes = bits / 8;
+
+    // The source: slices down to the root view; origins summed per dimension.
+    let rank = tile.len();
+    let mut origin: Vec<(i64, Vec<MlirValue>)> = vec![(0, Vec::new()); rank];
+    let mut v = src;
+    let view = loop {
+        match ir::defining_op(v) {
+            Some(d) if ir::name(d) == "axe.slice" => {
+                let mut next = 1;
+                for (i, &l) in ir::i64_array(d, "lower").iter().enumerate() {
+                    if l == DYNAMIC {
+                        origin[i].1.push(ir::operand(d, next));
+                        next += 1;
+                    } else {
+                        origin[i].0 += l;
+                    }
+                }
+                v = ir::operand(d, 0);
+            }
+            Some(d) if ir::name(d) == "axe.view" => break d,
+            _ => return err(op, "the source of a TMA copy must be an axe.view of a kernel argument, or slices of one (the tensor map describes that view)"),
+        }
+    };
+    let memref = ir::operand(view, 0);
+    if let Some(d) = ir::defining_op(memref) {
+        if ir::is_ancestor(kernel, d) {
+            return err(op, "the TMA source's memref is defined inside the kernel; the host builds the tensor map, so it must come from outside");
+        }
+    }
+    let rt = ir::value_type(ir::result(view, 0));
+    let root_shape = ir::shape(rt);
+    let Some(root) = ir::tensor_layout(rt) else {
+        return err(view, "the TMA source's view has layout '?'");
+    };
+    let (perm, dims, strides) = tensor_map_dims(&root, &root_shape, elt_bytes).map_err(|e| {
+        (op, format!("the TMA source's layout {root} is not a tensor map: {e}"))
+    })?;
+    for (d, &e) in tile.iter().enumerate() {
+        if !perm.contains(&d) && e != 1 {
+            return err(op, "internal: a tile dimension of extent > 1 on a unit root dimension");
+        }
+    }
+
+    // The destination: an allocation, or static slices of one.
+    let mut v = dst;
+    let alloc = loop {
+        match ir::defining_op(v) {
+            Some(d) if ir::name(d) == "axe.slice" => {
+                if crate::slice::region_sizes(d).1 {
+                    return err(op, "a TMA destination with a run-time origin is not supported (its alignment cannot be checked)");
+                }
+                v = ir::operand(d, 0);
+            }
+            Some(d) if ir::name(d) == "axe.alloc" => break d,
+            _ => return err(op, "the destination of a TMA copy must be an axe.alloc, or static slices of one"),
+        }
+    };
+    let span = swizzle_span(op, ir::tensor_swizzle(ir::value_type(ir::result(alloc, 0))), elt_bytes)?;
+    let Some(ls) = ir::tensor_layout(dt) else {
+        return err(op, "the TMA destination has layout '?': run axe-infer-layout first");
+    };
+    let offsets = shared_offsets(&ls, &tile).map_err(|e| (op, format!("TMA destination layout {ls}: {e}")))?;
+    let (boxes_outer_first, box_list) = tile_boxes(&tile, &perm, &offsets, elt_bytes, span)
+        .map_err(|e| (op, format!("the TMA destination layout {ls} cannot be written by TMA boxes: {e}")))?;
+    let bytes = tile.iter().product::<i64>() * elt_bytes;
+    if bytes >= 1 << 20 {
+        return err(op, format!("a TMA copy of {bytes} bytes exceeds an mbarrier's transaction count (< 2^20 bytes)"));
+    }
+    let key = |m: &TensorMap| m.memref.ptr == memref.ptr && m.boxes == boxes_outer_first && m.span == span && m.dims == dims && m.strides == strides;
+    let map = match maps.iter().position(key) {
+        Some(i) => i,
+        None => {
+            maps.push(TensorMap { memref, elt, dims, strides, boxes: boxes_outer_first, span });
+            maps.len() - 1
+        }
+    };
+    Ok(Site { barrier, map, perm, origin, boxes: box_list, bytes, elt_bytes })
+}
+
+/// The TMA dimensions of a global layout over `shape`: (root logical dimension, extent,
+/// element stride) per non-unit dimension, outermost (largest stride) first.
+pub fn tensor_map_dims(root: &Layout, shape: &[i64], elt_bytes: i64) -> Result<(Vec<usize>, Vec<i64>, Vec<i64>), String> {
+    if !root.replica.is_empty() {
+        return Err("it has replicas".into());
+    }
+    if root.offset.values().any(|&o| o != 0) {
+        return Err("it has an offset (the tensor map starts at the memref's base)".into());
+    }
+    let g = root.group(shape).map_err(|e| e.to_string())?;
+    let mut ds: Vec<(usize, i64, i64)> = Vec::new();
+    for (d, r) in g.groups.iter().enumerate() {
+        let its = &g.layout.shard[r.clone()];
+        match its {
+            [] => {}
+            [it] if it.axis.is_memory() && it.stride > 0 => ds.push((d, it.extent, it.stride)),
+            [it] => return Err(format!("dimension {d} is iter {}:{}@{}", it.extent, it.stride, it.axis)),
+            _ => return Err(format!("dimension {d} spans {} iters (a tensor map dimension is one extent and stride)", its.len())),
+        }
+    }
+    if ds.is_empty() || ds.len() > 5 {
+        return Err(format!("{} non-unit dimensions (TMA takes 1 to 5)", ds.len()));
+    }
+    ds.sort_by_key(|&(_, _, s)| std::cmp::Reverse(s));
+    let inner = ds.last().unwrap();
+    if inner.2 != 1 {
+        return Err(format!("no dimension is contiguous (smallest stride {})", inner.2));
+    }
+    for &(d, e, s) in &ds {
+        if e > 1 << 32 {
+            return Err(format!("dimension {d} has {e} elements (at most 2^32)"));
+        }
+        if s != 1 && (s * elt_bytes) % 16 != 0 {
+            return Err(format!("dimension {d}'s stride is {} bytes, not a multiple of 16", s * elt_bytes));
+        }
+    }
+    Ok((ds.iter().map(|x| x.0).collect(), ds.iter().map(|x| x.1).collect(), ds.iter().map(|x| x.2).collect()))
+}
+
+/// The unswizzled shared element offset of every tile element (row-major over `tile`).
+fn shared_offsets(ls: &Layout, tile: &[i64]) -> Result<Vec<i64>, String> {
+    let n: i64 = tile.iter().product();
+    let m = axe_layout::Axis::memory();
+    (0..n)
+        .map(|x| {
+            let pts = ls.eval_flat(x).map_err(|e| e.to_string())?;
+            match pts.as_slice() {
+                [p] if p.keys().all(|a| *a == m) => Ok(p.get(&m).copied().unwrap_or(0)),
+                _ => Err("it replicates elements or uses a non-memory axis".into()),
+            }
+        })
+        .collect()
+}
+
+/// Chooses the TMA box (outermost first) and lists every box of the tile with its shared
+/// offset. `perm[j]`: the tile dimension of TMA dimension j (outermost first).
+pub fn tile_boxes(
+    tile: &[i64],
+    perm: &[usize],
+    offsets: &[i64],
+    elt_bytes: i64,
+    span: i64,
+) -> Result<(Vec<i64>, Vec<(Vec<i64>, i64)>), String> {
+    let r = perm.len();
+    let ext: Vec<i64> = perm.iter().map(|&d| tile[d]).collect();
+    // Is the box (TMA order) starting at `o` (tile coordinates) one row-major run?
+    let run = |bx: &[i64], o: &[i64]| -> bool {
+        let base = offsets[flatten(o, tile).unwrap() as usize];
+        let vol: i64 = bx.iter().product();
+        let mut c = o.to_vec();
+        for i in 0..vol {
+            let mut rem = i;
+            for j in (0..r).rev() {
+                c[perm[j]] = o[perm[j]] + rem % bx[j];
+                rem /= bx[j];
+            }
+            if offsets[flatten(&c, tile).unwrap() as usize] != base + i {
+                return false;
+            }
+        }
+        true
+    };
+    let zero = vec![0i64; tile.len()];
+    let mut bx = vec![1i64; r];
+    let inner = ext[r - 1];
+    if span > 0 {
+        let w = span / elt_bytes;
+        if inner % w != 0 {
+            return Err(format!("the contiguous dimension has {inner} elements, not a multiple of the swizzle row ({w} elements)"));
+        }
+        bx[r - 1] = w;
+        if !run(&bx, &zero) {
+            return Err(format!("its first {w} elements along the contiguous dimension are not consecutive"));
+        }
+    } else {
+        let best = divisors_desc(inner, 256).into_iter().find(|&b| (b * elt_bytes) % 16 == 0 && {
+            bx[r - 1] = b;
+            run(&bx, &zero)
+        });
+        match best {
+            Some(b) => bx[r - 1] = b,
+            None => return Err("no run of a multiple of 16 bytes along the contiguous dimension is consecutive".into()),
+        }
+    }
+    for j in (0..r - 1).rev() {
+        let b = divisors_desc(ext[j], 256)
+            .into_iter()
+            .find(|&b| {
+                let mut t = bx.clone();
+                t[j] = b;
+                run(&t, &zero)
+            })
+            .unwrap_or(1);
+        bx[j] = b;
+    }
+    let align = if span > 0 { 8 * span } else { 128 };
+    let counts: Vec<i64> = (0..r).map(|j| ext[j] / bx[j]).collect();
+    let total: i64 = counts.iter().product();
+    let mut out = Vec::new();
+    for q in 0..total {
+        let mut rem = q;
+        let mut o = zero.clone();
+        for j in (0..r).rev() {
+            o[perm[j]] = (rem % counts[j]) * bx[j];
+            rem /= counts[j];
+        }
+        if !run(&bx, &o) {
+            return Err(format!("the box {bx:?} at {o:?} is not one consecutive run"));
+        }
+        let off = offsets[flatten(&o, tile).unwrap() as usize];
+        if (off * elt_bytes) % align != 0 {
+            return Err(format!(
+                "the box {bx:?} at {o:?} starts {} bytes into the buffer, not a multiple of {align}",
+                off * elt_bytes
+            ));
+        }
+        out.push((o, off));
+    }
+    Ok((bx, out))
+}
+
+fn divisors_desc(n: i64, cap: i64) -> Vec<i64> {
+    (1..=n.min(cap)).rev().filter(|d| n % d == 0).collect()
+}
+
+/// Host side, before the launch: one `nvgpu.tma.create.descriptor` per tensor map (the
+/// memref reinterpreted with the map's dimensions), cast to the `!llvm.ptr` the kernel takes.
+pub fn build_maps(b: &B, st: &State) -> Vec<MlirValue> {
+    st.maps
+        .iter()
+        .map(|m| {
+            let e = ir::type_to_string(m.elt);
+            let list = |v: &[i64]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ");
+            let ranked = format!("memref<{}x{e}, strided<[{}]>>", m.dims.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("x"), list(&m.strides));
+            let rc = b.val(
+                "memref.reinterpret_cast",
+                &[m.memref],
+                b.ty(&ranked),
+                &[
+                    ("static_offsets", b.attr("array<i64: 0>")),
+                    ("static_sizes", b.attr(&format!("array<i64: {}>", list(&m.dims)))),
+                    ("static_strides", b.attr(&format!("array<i64: {}>", list(&m.strides)))),
+                    ("operandSegmentSizes", b.attr("array<i32: 1, 0, 0, 0>")),
+                ],
+            );
+            let unranked = b.val("memref.cast", &[rc], b.ty(&format!("memref<*x{e}>")), &[]);
+            let mut ops = vec![unranked];
+            ops.extend(m.boxes.iter().map(|&x| b.cidx(x)));
+            let swz = match m.span {
+                0 => "none".to_string(),
+                s => format!("swizzle_{s}b"),
+            };
+            let shape = m.boxes.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("x");
+            let desc_ty = b.ty(&format!(
+                "!nvgpu.tensormap.descriptor<tensor = memref<{shape}x{e}, 3>, swizzle = {swz}, l2promo = none, oob = zero, interleave = none>"
+            ));
+            let d = b.val("nvgpu.tma.create.descriptor", &ops, desc_ty, &[]);
+            b.val("builtin.unrealized_conversion_cast", &[d], b.ty("!llvm.ptr"), &[])
+        })
+        .collect()
+}
+
+fn i32c(b: &B, v: i64) -> MlirValue {
+    b.ci32(v)
+}
+
+fn i64c(b: &B, v: i64) -> MlirValue {
+    b.constant(&format!("{v} : i64"), b.ty("i64"))
+}
+
+fn arith(b: &B, name: &str, x: MlirValue, y: MlirValue) -> MlirValue {
+    let t = unsafe { mlirValueGetType(x) };
+    b.val(name, &[x, y], t, &[])
+}
+
+/// Kernel prologue (in the launch body, after the thread id): the barrier array, the
+/// per-thread phase/pending bits, and — by thread 0 — barrier initialization and tensor-map
+/// prefetches, then a CTA barrier. The prefetches are the kernel's first uses of the maps, so
+/// kernel outlining makes the maps its first parameters, in map order.
+pub fn prologue(b: &B, module: MlirOperation, ctx: &mut Ctx, map_ptrs: Vec<MlirValue>) {
+    let n = ctx.tma.sites.len() as i64;
+    let bars_ref = super::kernel::shared_global_aligned(b, module, "__axe_mbarriers", b.ty("i64"), n, 8);
+    let index = b.index();
+    let i64t = b.ty("i64");
+    let p = b.val("memref.extract_aligned_pointer_as_index", &[bars_ref], index, &[]);
+    let bars = b.val("arith.index_cast", &[p], i64t, &[]);
+    let state = b.val("memref.alloca", &[], b.ty("memref<2xi32>"), &[("operandSegmentSizes", b.attr("array<i32: 0, 0>"))]);
+    for i in 0..2 {
+        b.op("memref.store", &[i32c(b, 0), state, b.cidx(i)], &[], &[], vec![]);
+    }
+    let is0 = b.cmp(0, Ix::V(ctx.tid), Ix::C(0));
+    let sptr = b.ty("!llvm.ptr<3>");
+    b.if_(is0, |ib| {
+        for k in 0..n {
+            let a = ib.val("llvm.inttoptr", &[arith(&ib, "arith.addi", bars, i64c(&ib, 8 * k))], sptr, &[]);
+            ib.op("nvvm.mbarrier.init", &[a, i32c(&ib, 1)], &[], &[], vec![]);
+        }
+        for &m in &map_ptrs {
+            ib.op("nvvm.prefetch", &[m], &[], &[("tensormap", ib.attr("unit"))], vec![]);
+        }
+        ib.op("nvvm.fence.mbarrier.init", &[], &[], &[], vec![]);
+        Ok(())
+    })
+    .expect("static body");
+    b.op("gpu.barrier", &[], &[], &[], vec![]);
+    ctx.tma.bars = Some(bars);
+    ctx.tma.state = Some(state);
+    ctx.tma.map_ptrs = map_ptrs;
+}
+
+fn barrier_ptr(b: &B, ctx: &Ctx, id: MlirValue) -> MlirValue {
+    let i64t = b.ty("i64");
+    let id64 = b.val("arith.extui", &[id], i64t, &[]);
+    let off = arith(b, "arith.muli", id64, i64c(b, 8));
+    let a = arith(b, "arith.addi", ctx.tma.bars.expect("prologue"), off);
+    b.val("llvm.inttoptr", &[a], b.ty("!llvm.ptr<3>"), &[])
+}
+
+fn update_bits(b: &B, ctx: &Ctx, slot: i64, f: impl FnOnce(&B, MlirValue) -> MlirValue) {
+    let state = ctx.tma.state.expect("prologue");
+    let i32t = b.ty("i32");
+    let cur = b.val("memref.load", &[state, b.cidx(slot)], i32t, &[]);
+    let new = f(b, cur);
+    b.op("memref.store", &[new, state, b.cidx(slot)], &[], &[], vec![]);
+}
+
+/// Lowers a TMA copy at CTA scope; returns the copy's token value (its barrier index).
+pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue> {
+    if scope != ScopeKind::Cta {
+        return err(op, format!("a TMA copy is issued for the whole CTA; this one executes at {scope:?} scope").to_lowercase());
+    }
+    let b = B::before(op);
+    let dst = super::tensor(ctx, op, ir::operand(op, 1))?;
+    if dst.dyn_offset.as_const() != Some(0) {
+        return err(op, "a TMA destination with a run-time offset is not supported");
+    }
+    let site = ctx.tma.sites.get(&(op.ptr as usize)).ok_or((op, "internal: unplanned TMA copy".to_string()))?;
+    let map = &ctx.tma.maps[site.map];
+    if map.span > 0 {
+        super::wgmma::align_buffer(&b, op, dst.buf, 8 * map.span)?;
+    } else {
+        super::wgmma::align_buffer(&b, op, dst.buf, 128)?;
+    }
+    let id = i32c(&b, site.barrier as i64);
+    let index = b.index();
+    let (i64t, i32t) = (b.ty("i64"), b.ty("i32"));
+    // Tile origin per root dimension (index).
+    let origin: Vec<Ix> = site
+        .origin
+        .iter()
+        .map(|(s, dynv)| dynv.iter().fold(Ix::C(*s), |acc, &v| b.add(acc, Ix::V(v))))
+        .collect();
+    let origin: Vec<MlirValue> = origin.into_iter().map(|o| b.ix(o)).collect();
+    let tid0 = b.cmp(0, Ix::V(ctx.tid), Ix::C(0));
+    let map_ptr = ctx.tma.map_ptrs[site.map];
+    let bar = barrier_ptr(&b, ctx, id);
+    let dst_base = {
+        let p = b.val("memref.extract_aligned_pointer_as_index", &[dst.buf], index, &[]);
+        b.val("arith.index_cast", &[p], i64t, &[])
+    };
+    let (bytes, elt_bytes) = (site.bytes, site.elt_bytes);
+    let (perm, boxes) = (site.perm.clone(), site.boxes.clone());
+    b.if_(tid0, |ib| {
+        ib.op(
+            "nvvm.fence.proxy",
+            &[],
+            &[],
+            &[("kind", ib.attr("#nvvm.proxy_kind<async.shared>")), ("space", ib.attr("#nvvm.shared_space<cta>"))],
+            vec![],
+        );
+        ib.op("nvvm.mbarrier.arrive.expect_tx", &[bar, i32c(&ib, bytes)], &[], &[], vec![]);
+        for (o, off) in &boxes {
+            let a = arith(&ib, "arith.addi", dst_base, i64c(&ib, off * elt_bytes));
+            let p3 = ib.val("llvm.inttoptr", &[a], ib.ty("!llvm.ptr<3>"), &[]);
+            let p7 = ib.val("llvm.addrspacecast", &[p3], ib.ty("!llvm.ptr<7>"), &[]);
+            // Coordinates innermost first.
+            let mut coords = Vec::new();
+            for &d in perm.iter().rev() {
+                let c = ib.val("arith.addi", &[origin[d], ib.cidx(o[d])], index, &[]);
+                coords.push(ib.val("arith.index_cast", &[c], i32t, &[]));
+            }
+            let mut operands = vec![p7, map_ptr];
+            operands.extend(&coords);
+            operands.push(bar);
+            let seg = format!("array<i32: 1, 1, {}, 1, 0, 0, 0, 0>", coords.len());
+            ib.op(
+                "nvvm.cp.async.bulk.tensor.shared.cluster.global",
+                &operands,
+                &[],
+                &[("operandSegmentSizes", ib.attr(&seg))],
+                vec![],
+            );
+        }
+        Ok(())
+    })
+    .map_err(|e| (op, e))?;
+    let bit = 1i64 << site.barrier;
+    update_bits(&b, ctx, 1, |b, cur| arith(b, "arith.ori", cur, i32c(b, bit)));
+    if !super::builder::has_attr(op, "async") {
+        wait(&b, ctx, id);
+    }
+    Ok(id)
+}
+
+/// Waits for the copy whose barrier index is `id` (an `i32`; all threads execute it).
+pub fn wait(b: &B, ctx: &Ctx, id: MlirValue) {
+    let bar = barrier_ptr(b, ctx, id);
+    let one = i32c(b, 1);
+    let bit = arith(b, "arith.shli", one, id);
+    let state = ctx.tma.state.expect("prologue");
+    let i32t = b.ty("i32");
+    let phases = b.val("memref.load", &[state, b.cidx(0)], i32t, &[]);
+    let phase = arith(b, "arith.andi", arith(b, "arith.shrui", phases, id), one);
+    b.op("nvvm.mbarrier.try_wait.parity", &[bar, phase, i32c(b, TRY_WAIT_TICKS)], &[], &[], vec![]);
+    b.op("memref.store", &[arith(b, "arith.xori", phases, bit), state, b.cidx(0)], &[], &[], vec![]);
+    update_bits(b, ctx, 1, |b, cur| arith(b, "arith.andi", cur, arith(b, "arith.xori", bit, i32c(b, -1))));
+}
+
+/// `axe.wait` on `token` (an `i32`): a TMA barrier index, or -1 for a copy that completes
+/// otherwise (cp.async groups, synchronous copies). Static indices wait directly; run-time
+/// ones (loop-carried tokens) under `scf.if (id >= 0)`.
+pub fn wait_token(b: &B, ctx: &Ctx, op: MlirOperation, token: MlirValue) -> R<()> {
+    if ir::defining_op(token).is_some_and(|d| ir::name(d) == "axe.copy") {
+        return Ok(()); // a copy that is not a TMA copy
+    }
+    match constant_i32(token) {
+        Some(id) if id < 0 => Ok(()),
+        Some(_) => {
+            wait(b, ctx, token);
+            Ok(())
+        }
+        None => {
+            let ge = b.val("arith.cmpi", &[token, i32c(b, 0)], b.ty("i1"), &[("predicate", b.attr("5 : i64"))]);
+            b.if_(ge, |ib| {
+                wait(&ib, ctx, token);
+                Ok(())
+            })
+            .map(|_| ())
+            .map_err(|e| (op, e))
+        }
+    }
+}
+
+/// A plain `axe.wait`: every TMA copy still pending.
+pub fn wait_all(b: &B, ctx: &Ctx) {
+    let i32t = b.ty("i32");
+    for k in 0..ctx.tma.sites.len() as i64 {
+        let state = ctx.tma.state.expect("prologue");
+        let pending = b.val("memref.load", &[state, b.cidx(1)], i32t, &[]);
+        let bit = arith(b, "arith.andi", pending, i32c(b, 1 << k));
+        let set = b.val("arith.cmpi", &[bit, i32c(b, 0)], b.ty("i1"), &[("predicate", b.attr("1 : i64"))]);
+        b.if_(set, |ib| {
+            wait(&ib, ctx, i32c(&ib, k));
+            Ok(())
+        })
+        .expect("static body");
+    }
+}
+
+/// The value of an `arith.constant : i32`.
+pub fn constant_i32(v: MlirValue) -> Option<i64> {
+    let d = ir::defining_op(v)?;
+    if ir::name(d) != "arith.constant" {
+        return None;
+    }
+    ir::int_attr(d, "value")
+}
+
+/// Tokens become `i32` (barrier indices) inside the kernel: every token-typed block argument
+/// and non-Axe result (loop-carried tokens) is retyped before the ops are lowered.
+pub fn retype_tokens(kernel: MlirOperation) {
+    let i32t = unsafe { mlirIntegerTypeGet(mlirOperationGetContext(kernel), 32) };
+    let is_token = |v: MlirValue| ir::type_to_string(ir::value_type(v)) == "!axe.token";
+    unsafe extern "C" fn visit(op: MlirOperation, data: *mut std::ffi::c_void) -> MlirWalkResult {
+        let out = &mut *(data as *mut Vec<MlirOperation>);
+        out.push(op);
+        MlirWalkResult_MlirWalkResultAdvance
+    }
+    let mut all: Vec<MlirOperation> = Vec::new();
+    unsafe {
+        mlirOperationWalk(kernel, Some(visit), &mut all as *mut _ as *mut std::ffi::c_void, MlirWalkOrder_MlirWalkPreOrder)
+    };
+    for op in all {
+        if !ir::name(op).starts_with("axe.") {
+            for i in 0..ir::num_results(op) {
+                let r = ir::result(op, i);
+                if is_token(r) {
+                    ir::set_value_type(r, i32t);
+                }
+            }
+        }
+        let nr = unsafe { mlirOperationGetNumRegions(op) };
+        for r in 0..nr {
+            let mut blk = unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r)) };
+            while !blk.ptr.is_null() {
+                let na = unsafe { mlirBlockGetNumArguments(blk) };
+                for a in 0..na {
+                    let arg = unsafe { mlirBlockGetArgument(blk, a) };
+                    if is_token(arg) {
+                        ir::set_value_type(arg, i32t);
+                    }
+                }
+                blk = unsafe { mlirBlockGetNextInRegion(blk) };
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn offsets(l: &str, tile: &[i64]) -> Vec<i64> {
+        shared_offsets(&Layout::parse(l).unwrap(), tile).unwrap()
+    }
+
+    #[test]
+    fn k_major_a_tile_is_one_box() {
+        // A 128x64 f16 tile, rows of 64 (128 B): one 128-row box of the 128B mode.
+        let (bx, boxes) = tile_boxes(&[128, 64], &[0, 1], &offsets("(128, 64) : (64, 1)", &[128, 64]), 2, 128).unwrap();
+        assert_eq!(bx, vec![128, 64]);
+        assert_eq!(boxes, vec![(vec![0, 0], 0)]);
+    }
+
+    #[test]
+    fn n_major_b_tile_is_two_column_blocks() {
+        // 64x128 (K x N) stored as two 64-column blocks of 64 rows each.
+        let (bx, boxes) =
+            tile_boxes(&[64, 128], &[0, 1], &offsets("(64, 2, 64) : (64, 4096, 1)", &[64, 128]), 2, 128).unwrap();
+        assert_eq!(bx, vec![64, 64]);
+        assert_eq!(boxes, vec![(vec![0, 0], 0), (vec![0, 64], 4096)]);
+    }
+
+    #[test]
+    fn row_major_wide_tile_cannot_use_128b_boxes() {
+        // 64x128 row-major f16: a 64-element run starts every 128 elements, so boxes are one
+        // row high and the second one starts 128 bytes in: not on a 1024-byte swizzle period.
+        let e = tile_boxes(&[64, 128], &[0, 1], &offsets("(64, 128) : (128, 1)", &[64, 128]), 2, 128).unwrap_err();
+        assert!(e.contains("the box [1, 64] at [0, 64] starts 128 bytes into the buffer, not a multiple of 1024"), "{e}");
+    }
+
+    #[test]
+    fn unswizzled_row_major_tile_is_one_box_per_256_rows() {
+        let (bx, boxes) = tile_boxes(&[64, 32], &[0, 1], &offsets("(64, 32) : (32, 1)", &[64, 32]), 4, 0).unwrap();
+        assert_eq!(bx, vec![64, 32]);
+        assert_eq!(boxes.len(), 1);
+    }
+
+    #[test]
+    fn boxes_cover_the_tile_exactly_once() {
+        // Oracle: the union of the boxes' elements is the tile, each element once, at the
+        // offset the layout gives.
+        let tile = [64, 128];
+        let offs = offsets("(64, 2, 64) : (64, 4096, 1)", &tile);
+        let (bx, boxes) = tile_boxes(&tile, &[0, 1], &offs, 2, 128).unwrap();
+        let mut seen = vec![0; 64 * 128];
+        for (o, off) in &boxes {
+            for i in 0..bx[0] {
+                for j in 0..bx[1] {
+                    let x = ((o[0] + i) * 128 + o[1] + j) as usize;
+                    seen[x] += 1;
+                    assert_eq!(offs[x], off + i * bx[1] + j);
+                }
+            }
+        }
+        assert!(seen.iter().all(|&s| s == 1));
+    }
+
+    #[test]
+    fn column_major_root_orders_dimensions_by_stride() {
+        let l = Layout::parse("(4096, 1024) : (1, 4096)").unwrap();
+        let (perm, dims, strides) = tensor_map_dims(&l, &[4096, 1024], 2).unwrap();
+        assert_eq!(perm, vec![1, 0]);
+        assert_eq!(dims, vec![1024, 4096]);
+        assert_eq!(strides, vec![4096, 1]);
+    }
+
+    #[test]
+    fn unaligned_strides_are_refused() {
+        let l = Layout::parse("(100, 100) : (100, 1)").unwrap();
+        let e = tensor_map_dims(&l, &[100, 100], 2).unwrap_err();
+        assert!(e.contains("multiple of 16"), "{e}");
+    }
+}

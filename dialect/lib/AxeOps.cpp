@@ -488,6 +488,9 @@ LogicalResult GemmOp::verify() {
     return emitOpError() << "the accumulator type " << c.getElementType()
                          << " is narrower than the inputs' "
                          << a.getElementType();
+  if (getAsync() != (getToken() != nullptr))
+    return emitOpError() << "an async gemm returns exactly one token, and only "
+                            "an async gemm does";
   std::optional<ScopeKind> exec = executingScope(*this);
   if (exec && *exec == ScopeKind::Thread)
     return emitOpError() << "a gemm needs at least a warp to execute; it cannot "

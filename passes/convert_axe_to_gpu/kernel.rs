@@ -9,6 +9,9 @@ use super::{barrier, copy, elementwise, gemm, reduce, tma, Ctx, Options, R};
 use crate::ir;
 use crate::target::{coordinate_range, ScopeKind};
 
+/// The i32 an async wgmma gemm's token becomes.
+pub const GEMM_TOKEN: i64 = -2;
+
 /// An allocation hoisted to the kernel's entry: its result, memory scope, element count,
 /// element type.
 struct Alloc {
@@ -86,6 +89,10 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         allocs: HashMap::new(),
         dead: Vec::new(),
         tma: tma_state,
+        wgmma_async: Default::default(),
+        has_async_gemm: crate::infer_layout::gemm::is_sm90a(kernel)
+            && ir::collect(kernel, &["axe.gemm"]).iter().any(|g| ir::has_attr(*g, "async")),
+        has_cp_async: !opts.emulate && ir::collect(kernel, &["axe.copy"]).iter().any(|c| int_attr(*c, "schedule") == Some(2)),
     };
 
     if !opts.emulate {
@@ -317,14 +324,22 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     let tokens: Vec<MlirValue> = (0..ir::num_operands(op)).map(|i| ir::operand(op, i)).collect();
                     if ctx.tma.active() {
                         for &t in &tokens {
-                            tma::wait_token(&b, ctx, op, t)?;
+                            if tma::token_kinds(t, ctx.emulate).tma {
+                                tma::wait_token(&b, ctx, op, t)?;
+                            }
                         }
                         if tokens.is_empty() && outstanding == 0 {
                             tma::wait_all(&b, ctx);
                         }
                     }
-                    let only_tma = !tokens.is_empty() && tokens.iter().all(|&t| tma::constant_i32(t).is_some_and(|id| id >= 0));
-                    if !only_tma {
+                    // What each token can come from decides which completion mechanisms the
+                    // wait uses (a loop-carried token: everything it can come from).
+                    let kinds = tokens.iter().fold(tma::Kinds::default(), |k, &t| k.union(tma::token_kinds(t, ctx.emulate)));
+                    let all = tokens.is_empty();
+                    if ctx.has_async_gemm && (all || kinds.gemm) {
+                        super::wgmma::wait_groups(&b, outstanding);
+                    }
+                    if ctx.has_cp_async && (all || kinds.copy) {
                         copy::wait_groups(&b, outstanding);
                     }
                 }
@@ -346,6 +361,13 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             }
             "axe.gemm" => {
                 gemm::lower(op, ctx, scope)?;
+                // An async gemm's token: -2 (a wgmma group, waited with wgmma.wait_group) on
+                // sm_90a's wgmma schedule; other schedules are synchronous (-1).
+                if ir::num_results(op) == 1 {
+                    let b = B::before(op);
+                    let t = if ctx.wgmma_async.contains(&(op.ptr as usize)) { b.ci32(GEMM_TOKEN) } else { b.ci32(-1) };
+                    ir::replace_all_uses(ir::result(op, 0), t);
+                }
                 ctx.dead.push(op);
             }
             n if n.starts_with("axe.") => {

@@ -79,6 +79,13 @@ pub struct Ctx {
     pub dead: Vec<MlirOperation>,
     /// TMA copies: tensor maps, mbarriers, per-thread phase bits.
     pub tma: tma::State,
+    /// Async gemms lowered to wgmma groups left in flight (their tokens are waited with
+    /// `wgmma.wait_group`).
+    pub wgmma_async: std::collections::HashSet<usize>,
+    /// Whether any gemm of the kernel is async (a plain `axe.wait` then also waits for gemms).
+    pub has_async_gemm: bool,
+    /// Whether the kernel issues cp.async copies (waits then also wait for their groups).
+    pub has_cp_async: bool,
 }
 
 /// The memory scope of an `!axe.tensor` type, read from its printed form

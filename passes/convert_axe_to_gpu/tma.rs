@@ -594,6 +594,69 @@ pub fn wait_all(b: &B, ctx: &Ctx) {
     }
 }
 
+/// What a token can come from.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct Kinds {
+    pub tma: bool,
+    pub gemm: bool,
+    /// A copy that is not a TMA copy (cp.async groups, or already complete).
+    pub copy: bool,
+}
+
+impl Kinds {
+    pub fn union(self, o: Kinds) -> Kinds {
+        Kinds { tma: self.tma || o.tma, gemm: self.gemm || o.gemm, copy: self.copy || o.copy }
+    }
+    const ALL: Kinds = Kinds { tma: true, gemm: true, copy: true };
+}
+
+/// The kinds of op a token value can come from: its defining copy or gemm, the i32 it was
+/// lowered to (a barrier index, `GEMM_TOKEN`, -1), or — for an `scf.for` iter_arg — the
+/// union over the loop's init value and yielded value. Anything else is every kind.
+pub fn token_kinds(v: MlirValue, emulate: bool) -> Kinds {
+    fn go(v: MlirValue, emulate: bool, seen: &mut Vec<usize>) -> Kinds {
+        if seen.contains(&(v.ptr as usize)) {
+            return Kinds::default();
+        }
+        seen.push(v.ptr as usize);
+        if let Some(d) = ir::defining_op(v) {
+            return match ir::name(d).as_str() {
+                "axe.copy" if ir::int_attr(d, "schedule") == Some(3) && !emulate => Kinds { tma: true, ..Default::default() },
+                "axe.copy" => Kinds { copy: true, ..Default::default() },
+                "axe.gemm" => Kinds { gemm: true, ..Default::default() },
+                "arith.constant" => match constant_i32(v) {
+                    Some(id) if id >= 0 => Kinds { tma: true, ..Default::default() },
+                    Some(super::kernel::GEMM_TOKEN) => Kinds { gemm: true, ..Default::default() },
+                    Some(_) => Kinds { copy: true, ..Default::default() },
+                    None => Kinds::ALL,
+                },
+                "scf.for" => {
+                    // A loop result: the loop's yielded value (and its init, for zero trips).
+                    let i = (0..ir::num_results(d)).find(|&i| ir::result(d, i).ptr == v.ptr).unwrap_or(0);
+                    let body = ir::region_block(d, 0);
+                    let y = unsafe { mlirBlockGetTerminator(body) };
+                    go(ir::operand(d, 3 + i), emulate, seen).union(go(ir::operand(y, i), emulate, seen))
+                }
+                _ => Kinds::ALL,
+            };
+        }
+        unsafe {
+            if !mlirValueIsABlockArgument(v) {
+                return Kinds::ALL;
+            }
+            let block = mlirBlockArgumentGetOwner(v);
+            let owner = mlirBlockGetParentOperation(block);
+            let n = mlirBlockArgumentGetArgNumber(v) as usize;
+            if owner.ptr.is_null() || ir::name(owner) != "scf.for" || n == 0 {
+                return Kinds::ALL;
+            }
+            let y = mlirBlockGetTerminator(block);
+            go(ir::operand(owner, 3 + n - 1), emulate, seen).union(go(ir::operand(y, n - 1), emulate, seen))
+        }
+    }
+    go(v, emulate, &mut Vec::new())
+}
+
 /// The value of an `arith.constant : i32`.
 pub fn constant_i32(v: MlirValue) -> Option<i64> {
     let d = ir::defining_op(v)?;

@@ -426,7 +426,13 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, wg: i64, a: &Tensor, bt: &Tensor,
         }
     }
     b.op("nvvm.wgmma.commit.group.sync.aligned", &[], &[], &[], vec![]);
-    b.op("nvvm.wgmma.wait.group.sync.aligned", &[], &[], &[("group", b.attr("0 : i64"))], vec![]);
+    // An async gemm leaves its group in flight: `axe.wait` on its token waits for it. The
+    // accumulator values stored below are then only renamed registers until that wait.
+    if super::builder::has_attr(op, "async") {
+        ctx.wgmma_async.insert(op.ptr as usize);
+    } else {
+        wait_groups(&b, 0);
+    }
     for (i, row) in regs.iter().enumerate() {
         for (j, tile) in row.iter().enumerate() {
             for (r, &reg) in tile.iter().enumerate() {
@@ -436,6 +442,11 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, wg: i64, a: &Tensor, bt: &Tensor,
         }
     }
     Ok(())
+}
+
+/// `wgmma.wait_group N`: at most N of this warpgroup's committed wgmma groups in flight.
+pub fn wait_groups(b: &B, outstanding: i64) {
+    b.op("nvvm.wgmma.wait.group.sync.aligned", &[], &[], &[("group", b.attr(&format!("{outstanding} : i64")))], vec![]);
 }
 
 #[cfg(test)]

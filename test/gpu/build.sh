@@ -18,30 +18,26 @@ for shape in "8192 14336 4096" "8192 4096 14336"; do
   python3 bench/gpu/gen_gemm.py "$1" "$2" "$3" 64 > "target/gpu/gen/gemm_$1x$2x$3_bk64.mlir"
 done
 python3 bench/gpu/gen_gemm.py 4096 4096 4096 64 > target/gpu/gen/gemm_4096x4096x4096_bk64.mlir
-# Multi-stage TMA + wgmma GEMMs (sm_90a), the 8B and 70B MLP shapes too.
-for shape in "4096 4096 4096" "8192 14336 4096" "8192 4096 14336" "8192 28672 8192" "8192 8192 28672"; do
-  set -- $shape
-  python3 bench/gpu/gen_gemm_tma.py "$1" "$2" "$3" > "target/gpu/gen/gemm_$1x$2x$3_tma.mlir"
-done
-python3 bench/gpu/gen_gemm_tma.py 4096 4096 4096 256 3 > target/gpu/gen/gemm_4096x4096x4096_tma_bn256_s3.mlir
-python3 bench/gpu/gen_gemm_tma.py 512 256 1024 128 2 > target/gpu/gen/gemm_512x256x1024_tma_bn128_s2.mlir
+# Multi-stage TMA + wgmma GEMMs (sm_90a): the variants of gen_gemm_tma.py, 8B and 70B shapes too.
+rm -f target/gpu/gen/*_tma*.mlir
+python3 bench/gpu/gen_gemm_tma.py --all target/gpu/gen
 for chip in sm_90 sm_80; do
   out=target/gpu/$chip
   mkdir -p "$out"
   for k in test/gpu/kernels/*.mlir target/gpu/gen/*.mlir; do
     name=$(basename "$k" .mlir)
-    [[ $name == *wgmma* || $name == *tma* ]] && continue
+    [[ $name == *wgmma* || $name == *_tma* ]] && continue
     "$OPT" --axe-to-nvvm-pipeline="chip=$chip" "$k" -o "$out/$name.lowered.mlir" 2> "$out/$name.remarks"
     outlined "$k" "$out/$name.outlined.mlir" 2> /dev/null
     python3 test/gpu/extract.py "$k" "$out/$name.lowered.mlir" "$out" "$out/$name.outlined.mlir" > /dev/null
   done
 done
 # wgmma and TMA kernels (#axe.target<"sm_90a">) need chip=sm_90a; their PTX runs with the sm_90 set.
-for k in test/gpu/kernels/*wgmma*.mlir test/gpu/kernels/*tma*.mlir target/gpu/gen/*tma*.mlir; do
+for k in test/gpu/kernels/*wgmma*.mlir test/gpu/kernels/*_tma*.mlir target/gpu/gen/*_tma*.mlir; do
   name=$(basename "$k" .mlir)
   "$OPT" --axe-to-nvvm-pipeline="chip=sm_90a features=+ptx80" "$k" -o "target/gpu/sm_90/$name.lowered.mlir" 2> "target/gpu/sm_90/$name.remarks"
   outlined "$k" "target/gpu/sm_90/$name.outlined.mlir"
   python3 test/gpu/extract.py "$k" "target/gpu/sm_90/$name.lowered.mlir" target/gpu/sm_90 "target/gpu/sm_90/$name.outlined.mlir" > /dev/null
 done
-cp test/gpu/run.py test/gpu/kernels.py test/gpu/axe_launch.py bench/gpu/bench.py target/gpu/
+cp test/gpu/run.py test/gpu/kernels.py test/gpu/axe_launch.py bench/gpu/bench.py bench/gpu/gen_gemm_tma.py target/gpu/
 ls target/gpu/sm_90/*.ptx

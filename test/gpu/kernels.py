@@ -1,7 +1,15 @@
 """The shipped GPU kernels (test/gpu/kernels/*.mlir): inputs, NumPy references, tolerances,
 and the baseline a user would run instead. Shared by test/gpu/run.py (correctness) and
 bench/gpu/bench.py (speed)."""
+import os
+import sys
+
 import numpy as np
+
+# gen_gemm_tma.py sits next to this file on the GPU machine (build.sh copies it) and in bench/gpu here.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "gpu"))
+import gen_gemm_tma  # noqa: E402
 
 RNG = np.random.default_rng(0)
 
@@ -105,15 +113,6 @@ KERNELS = {
         lambda a: a[0].reshape(256, 256).T.reshape(-1),
         1, (0, 0), 0, None,
     ),
-    # Multi-stage TMA + wgmma GEMMs (bench/gpu/gen_gemm_tma.py), checked against NumPy.
-    "gemm_512x256x1024_tma_bn128_s2_kernel": (
-        lambda: [RNG.standard_normal(512 * 1024).astype(np.float16), RNG.standard_normal(1024 * 256).astype(np.float16),
-                 np.full(512 * 256, np.nan, np.float32)],
-        lambda a: (a[0].astype(np.float32).reshape(512, 1024) @ a[1].astype(np.float32).reshape(1024, 256)).reshape(-1),
-        2, (1e-4, 1e-3), 0, None,
-    ),
-    "gemm_4096x4096x4096_tma_kernel": _gemm4096(),
-    "gemm_4096x4096x4096_tma_bn256_s3_kernel": _gemm4096(),
 }
 
 # The paper's LLM shapes (batch 8192 tokens through Llama-3.1-8B's MLP: up-projection
@@ -123,15 +122,29 @@ KERNELS = {
 # from IEEE float32 sums, and the difference grows with K: atol = 2e-6 K (0.029 for K = 14336,
 # entries of magnitude ~sqrt(K) ~ 120).
 # "_bk64": 64-wide K steps, two stages of 32 KiB: dynamic shared memory.
-# "_tma": the multi-stage TMA + wgmma kernel (sm_90a), also at Llama-3.1-70B's MLP shapes
-# (hidden 8192, intermediate 28672).
 for _m, _n, _k, _s in [(8192, 14336, 4096, ""), (8192, 4096, 14336, ""), (4096, 4096, 4096, "_bk64"),
                        (8192, 14336, 4096, "_bk64"), (8192, 4096, 14336, "_bk64"),
-                       (8192, 14336, 4096, "_tma"), (8192, 4096, 14336, "_tma"),
-                       (8192, 28672, 8192, "_tma"), (8192, 8192, 28672, "_tma")]:
+                       ]:
     KERNELS[f"gemm_{_m}x{_n}x{_k}{_s}_kernel"] = (
         (lambda m=_m, n=_n, k=_k: [RNG.standard_normal(m * k).astype(np.float16),
                                    RNG.standard_normal(k * n).astype(np.float16),
                                    np.full(m * n, np.nan, np.float32)]),
         None, 2, (1e-4, 2e-6 * _k), 0, f"torch.matmul[{_m}x{_n}x{_k}]",
+    )
+
+# The multi-stage TMA + wgmma GEMMs (sm_90a) of bench/gpu/gen_gemm_tma.py's VARIANTS, also at
+# Llama-3.1-70B's MLP shapes (hidden 8192, intermediate 28672): the small ones against NumPy,
+# the others against PyTorch on the GPU (bench.py), with the tolerance above.
+for _v in gen_gemm_tma.VARIANTS:
+    _m, _n, _k = _v[:3]
+    _make = (lambda m=_m, n=_n, k=_k: [RNG.standard_normal(m * k).astype(np.float16),
+                                       RNG.standard_normal(k * n).astype(np.float16),
+                                       np.full(m * n, np.nan, np.float32)])
+    _ref = None
+    if _m * _n * _k <= 1 << 30:
+        _ref = (lambda a, m=_m, n=_n, k=_k:
+                (a[0].astype(np.float32).reshape(m, k) @ a[1].astype(np.float32).reshape(k, n)).reshape(-1))
+    KERNELS[gen_gemm_tma.name(*_v) + "_kernel"] = (
+        _make, _ref, 2, (1e-4, 2e-6 * _k if _ref is None else 1e-3), 0,
+        None if _ref is not None else f"torch.matmul[{_m}x{_n}x{_k}]",
     )

@@ -230,7 +230,10 @@ def Axe_WaitOp : Axe_Op<"wait"> {
   let description = [{
     Blocks the executing thread until its asynchronous copies have completed —
     all of them, or, with `outstanding N`, all but the `N` most recently
-    issued (copies complete in issue order, as cp.async groups do). This is
+    issued (copies complete in issue order, as cp.async groups do). TMA
+    copies complete through their tokens (an mbarrier each) or a plain
+    `axe.wait`; async gemms (wgmma groups) through a gemm token, with
+    `outstanding N` counting gemms. This is
     what lets a loop prefetch the next tile while it computes on the current
     one. The listed tokens document which copies the program relies on; they
     must be among the completed ones. Other threads' copies become visible
@@ -280,16 +283,27 @@ def Axe_GemmOp : Axe_Op<"gemm"> {
     C is [M, N] and its element type is the accumulation type (e.g. f16
     inputs, f32 accumulator). A and B have the same element type.
 
+    With `async`, the gemm returns a token and may still be running when the
+    next operation starts (wgmma groups on sm_90a; other schedules complete
+    at once): until an `axe.wait` on its token, C must not be read or written
+    other than by further gemms, nor A and B overwritten. `axe.wait %g
+    outstanding N` returns once at most the N most recently issued async
+    gemms are still running: `outstanding 1` right after issuing the next
+    gemm lets the previous one's A and B be reused while it runs.
+
     ```mlir
     axe.gemm %a, %b, %c : !axe.tensor<128x32xf16, shared, ?>, !axe.tensor<32x128xf16, shared, ?>, !axe.tensor<128x128xf32, register, ?>
+    %g = axe.gemm async %a, %b, %c : !axe.tensor<64x64xf16, shared, ?>, !axe.tensor<64x128xf16, shared, ?>, !axe.tensor<64x128xf32, register, ?> -> !axe.token
     ```
   }];
   let arguments = (ins Arg<Axe_AnyTensor, "", [MemRead]>:$a,
                        Arg<Axe_AnyTensor, "", [MemRead]>:$b,
                        Arg<Axe_AnyTensor, "", [MemRead, MemWrite]>:$c,
-                       UnitAttr:$transpose_a, UnitAttr:$transpose_b);
+                       UnitAttr:$transpose_a, UnitAttr:$transpose_b,
+                       UnitAttr:$async);
+  let results = (outs Optional<Axe_Token>:$token);
   let assemblyFormat = [{
-    $a `,` $b `,` $c attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($c))
+    (`async` $async^)? $a `,` $b `,` $c attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($c)) (`->` type($token)^)?
   }];
   let hasVerifier = 1;
 }

@@ -57,6 +57,53 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 
 // -----
 
+// Async gemms: the first gemm's group stays in flight while the second is issued;
+// `axe.wait %g1 outstanding 1` lets at most one group run on (wgmma.wait_group 1: the first
+// is done with its operands), `axe.wait %g1` then drains (wait_group 0) before the
+// accumulator is stored. No wait between the two wgmma chains.
+// CHECK-LABEL: func.func @async_wgmma
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT: nvvm.wgmma.wait.group
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK-NOT: nvvm.cp.async.wait.group
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: memref.load
+// PTX-LABEL: .entry async_wgmma_kernel
+// PTX: wgmma.commit_group.sync.aligned
+// PTX: wgmma.mma_async
+// PTX: wgmma.commit_group.sync.aligned
+// PTX: wgmma.wait_group.sync.aligned \091;
+// PTX: wgmma.wait_group.sync.aligned \090;
+// PTX: st.global
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @async_wgmma(%a: memref<2048xf16>, %b: memref<2048xf16>, %c: memref<4096xf32>) {
+    %A = axe.view %a : memref<2048xf16> to !axe.tensor<64x32xf16, global, #axe.layout<(64, 32) : (32, 1)>>
+    %B = axe.view %b : memref<2048xf16> to !axe.tensor<64x32xf16, global, #axe.layout<(64, 32) : (32, 1)>>
+    %C = axe.view %c : memref<4096xf32> to !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>
+    axe.kernel grid [1] threads [128] {
+      %sa = axe.alloc : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>
+      %sb = axe.alloc : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>
+      %acc = axe.alloc : !axe.tensor<64x64xf32, register, ?>
+      %z = arith.constant 0.0 : f32
+      axe.fill %acc, %z : !axe.tensor<64x64xf32, register, ?>, f32
+      axe.copy %A, %sa : !axe.tensor<64x32xf16, global, #axe.layout<(64, 32) : (32, 1)>>, !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>
+      axe.copy %B, %sb : !axe.tensor<64x32xf16, global, #axe.layout<(64, 32) : (32, 1)>>, !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>
+      axe.barrier cta
+      %g0 = axe.gemm async %sa, %sb, %acc {transpose_b} : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>, !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>, !axe.tensor<64x64xf32, register, ?> -> !axe.token
+      %g1 = axe.gemm async %sa, %sb, %acc {transpose_b} : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>, !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>, !axe.tensor<64x64xf32, register, ?> -> !axe.token
+      axe.wait %g1 outstanding 1
+      axe.wait %g1
+      axe.copy %acc, %C : !axe.tensor<64x64xf32, register, ?>, !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>
+    }
+    return
+  }
+}
+
+// -----
+
 // Two warpgroups of a CTA, C 128x128, K 64; B [K, N] N-major (128B swizzle, 64-column blocks
 // 8 KiB apart: LBO 8192 B, SBO 1024 B, transposed). Warpgroup g takes rows 64 g ..: A's
 // descriptor is selected by the warpgroup index; four m64n128k16 per warpgroup.

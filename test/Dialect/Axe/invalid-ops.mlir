@@ -305,6 +305,14 @@ func.func @copy_async_token(%a: !axe.tensor<16xf16, global, ?>, %b: !axe.tensor<
 
 // -----
 
+func.func @gemm_async_token(%a: !axe.tensor<16x16xf16, global, ?>, %b: !axe.tensor<16x8xf16, global, ?>, %c: !axe.tensor<16x8xf32, global, ?>) {
+  // expected-error @+1 {{'axe.gemm' op an async gemm returns exactly one token, and only an async gemm does}}
+  %t = "axe.gemm"(%a, %b, %c) : (!axe.tensor<16x16xf16, global, ?>, !axe.tensor<16x8xf16, global, ?>, !axe.tensor<16x8xf32, global, ?>) -> !axe.token
+  return
+}
+
+// -----
+
 func.func @copy_shared_outside(%a: !axe.tensor<16xf16, global, ?>, %s: !axe.tensor<16xf16, shared, ?>) {
   // expected-error @+1 {{'axe.copy' op copies shared or register memory and must be inside an axe.kernel}}
   axe.copy %a, %s : !axe.tensor<16xf16, global, ?>, !axe.tensor<16xf16, shared, ?>

@@ -41,6 +41,10 @@ module attributes {axe.target = #axe.target<"sm_90">} {
       axe.barrier cta
       // CHECK: axe.gemm %[[SA]], %[[SB]], %[[ACC]] : !axe.tensor<128x32xf16, shared, ?>, !axe.tensor<32x128xf16, shared, #axe.layout<(32, 128) : (128, 1)>>, !axe.tensor<128x128xf32, register, ?>
       axe.gemm %sa, %sb, %acc : !axe.tensor<128x32xf16, shared, ?>, !axe.tensor<32x128xf16, shared, #axe.layout<(32, 128) : (128, 1)>>, !axe.tensor<128x128xf32, register, ?>
+      // CHECK: %[[G:.*]] = axe.gemm async %[[SA]], %[[SB]], %[[ACC]] : {{.*}} -> !axe.token
+      %g = axe.gemm async %sa, %sb, %acc : !axe.tensor<128x32xf16, shared, ?>, !axe.tensor<32x128xf16, shared, #axe.layout<(32, 128) : (128, 1)>>, !axe.tensor<128x128xf32, register, ?> -> !axe.token
+      // CHECK: axe.wait %[[G]] outstanding 1
+      axe.wait %g outstanding 1
       // CHECK: axe.gemm %[[SB]], %[[SA]], %[[ACC]] {transpose_a, transpose_b}
       axe.gemm %sb, %sa, %acc {transpose_a, transpose_b} : !axe.tensor<32x128xf16, shared, #axe.layout<(32, 128) : (128, 1)>>, !axe.tensor<128x32xf16, shared, ?>, !axe.tensor<128x128xf32, register, ?>
       // CHECK: axe.copy %[[ACC]], %[[C]] : !axe.tensor<128x128xf32, register, ?>, !axe.tensor<128x128xf32, global, #axe.layout<(128, 128) : (128, 1)>>

@@ -116,28 +116,34 @@ def ConvertAxeToGPU : Pass<"convert-axe-to-gpu", "::mlir::ModuleOp"> {
     feed the layouts: each operator becomes a schedule chosen from its
     operands' layouts and scope — vectorized loads/stores (16 bytes where the
     layouts are contiguous and aligned), cp.async for global→shared copies
-    (one commit group per copy; `axe.wait outstanding N`), warp shuffles and
-    a shared-memory exchange for reductions, ldmatrix + mma.sync m16n8k16
-    for gemms, and wgmma m64nNk16 on sm_90a when A and B are in shared
-    memory — with addresses computed by evaluating the layouts symbolically
-    (plus run-time tile origins and XOR swizzles). Shared tensors beyond
-    48 KiB use dynamic shared memory. Tensors whose layout is still `?` are
-    refused (run axe-infer-layout first), as is every unsupported case, with
-    a located error.
+    (one commit group per copy; `axe.wait outstanding N`), TMA for
+    `schedule tma` copies on sm_90+ (a tensor map per global view, built on
+    the host with `nvgpu.tma.create.descriptor` and passed to the kernel;
+    boxes derived from the shared layout and its swizzle and checked against
+    it element by element; an mbarrier per copy site, tokens as i32 barrier
+    indices, also through `scf.for`), warp shuffles and a shared-memory
+    exchange for reductions, ldmatrix + mma.sync m16n8k16 for gemms, and
+    wgmma m64nNk16 on sm_90a when A and B are in shared memory (`async`
+    gemms leave their group in flight until an `axe.wait`) — with addresses
+    computed by evaluating the layouts symbolically (plus run-time tile
+    origins and XOR swizzles). Shared tensors beyond 48 KiB use dynamic
+    shared memory. Tensors whose layout is still `?` are refused (run
+    axe-infer-layout first), as is every unsupported case, with a located
+    error.
 
     What lowers: `axe.kernel` (grid/threads, no cluster) to `gpu.launch`;
     register tensors to per-thread `memref.alloca`, shared tensors to
-    workgroup attributions; `axe.scope` (sliced ones under `scf.if`);
-    `axe.copy`/`axe.convert_layout` between global, shared and register
-    tensors (thread-bound over the registers each thread owns, vector
-    loads/stores of up to 16 bytes where both sides are contiguous and the
-    memory side provably aligned); `axe.fill`; `axe.unary`/`axe.binary`
-    (broadcasting)/`axe.cast` on register tensors; `axe.reduce` in-thread
-    and across lanes (`gpu.shuffle xor`); `axe.barrier cta|warp|thread`;
-    `axe.wait` (copies are synchronous). Refused with a located error:
-    `axe.gemm`, copy schedules `cp_async`/`tma`/`ldmatrix`, cluster
-    launches, `axe.mesh`, reductions across warps, layouts without a common
-    mixed-radix refinement, register layouts whose lane/warp iters overlap.
+    workgroup globals or dynamic shared memory; `axe.scope` (sliced ones
+    under `scf.if`); `axe.copy`/`axe.convert_layout` between global, shared
+    and register tensors; `axe.fill`; `axe.unary`/`axe.binary`
+    (broadcasting)/`axe.cast` on register tensors; `axe.reduce` in-thread,
+    across lanes (`gpu.shuffle xor`) and across warps; `axe.gemm`;
+    `axe.barrier cta|warp|thread`; `axe.wait`. Refused with a located error:
+    the `ldmatrix` copy schedule as an explicit copy, cluster launches,
+    `axe.mesh`, reductions across CTAs, layouts without a common mixed-radix
+    refinement, register layouts whose lane/warp iters overlap, TMA sources
+    that are not strided views of a kernel argument and destinations no TMA
+    box tiling writes.
 
     With `emulate-threads-on-cpu`, the launch becomes `scf.for` loops over
     block and thread ids (register tensors get one row per thread, top-level

@@ -53,16 +53,20 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     if ir::name(op) == "axe.copy" {
         let schedule = int_attr(op, "schedule").unwrap_or(0);
         let name = ["auto", "vectorized", "cp_async", "tma", "ldmatrix"].get(schedule as usize).copied().unwrap_or("?");
-        // TMA copies are lowered by `tma.rs`; when emulating on the CPU they are plain copies.
-        if schedule == 4 || (schedule == 3 && !ctx.emulate) {
+        // TMA copies are lowered by `tma.rs`; when emulating on the CPU they are plain copies,
+        // as are ldmatrix copies (`ldmatrix.rs`).
+        if schedule == 3 && !ctx.emulate {
             return Err((op, format!(
-                "copy schedule '{name}' is not implemented by convert-axe-to-gpu yet (auto, vectorized, cp_async and tma are)"
+                "copy schedule '{name}' is not implemented by convert-axe-to-gpu"
             )));
         }
     }
     let cp_async = ir::name(op) == "axe.copy" && int_attr(op, "schedule") == Some(2) && !ctx.emulate;
     let src = tensor(ctx, op, ir::operand(op, 0))?;
     let dst = tensor(ctx, op, ir::operand(op, 1))?;
+    if ir::name(op) == "axe.copy" && int_attr(op, "schedule") == Some(4) && !ctx.emulate {
+        return super::ldmatrix::lower(op, ctx, scope, &src, &dst);
+    }
     let n = dst.size();
     if src.size() != n {
         return Err((op, "source and destination have different element counts".into()));

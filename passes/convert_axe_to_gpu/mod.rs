@@ -18,6 +18,7 @@ pub mod gemm;
 pub mod tma;
 pub mod wgmma;
 pub mod kernel;
+pub mod ldmatrix;
 pub mod reduce;
 
 use std::collections::HashMap;

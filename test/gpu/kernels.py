@@ -101,6 +101,13 @@ KERNELS = {
     "gemm_wgmma_kernel": _gemm128(),
     "gemm_wgmma_nt_kernel": _gemm128(transpose_b=True),
     "gemm_4096_wgmma_kernel": _gemm4096(),
+    # ldmatrix copies into mma fragments (x4, and x2.trans in one warp): both outputs exact.
+    "ldmatrix_copy_kernel": (
+        lambda: [RNG.standard_normal(1024).astype(np.float16), np.full(1024, np.nan, np.float16),
+                 RNG.standard_normal(128).astype(np.float16), np.full(128, np.nan, np.float16)],
+        lambda a: [a[0], a[2]],
+        (1, 3), (0, 0), 0, None,
+    ),
     # TMA copies (sm_90a): global -> shared through tensor maps, completion on mbarriers.
     "copy_tma_kernel": (
         lambda: [RNG.standard_normal(65536).astype(np.float16), np.full(65536, np.nan, np.float16)],

@@ -31,10 +31,14 @@ def main():
         dev = [cp.asarray(a) for a in host]
         Kernel(d, name)(dev)
         cp.cuda.runtime.deviceSynchronize()
-        got = cp.asnumpy(dev[out])
-        want = ref(host)
-        ok = np.allclose(got, want, rtol=rtol, atol=atol) and not np.isnan(got).any()
-        err = float(np.max(np.abs(got.astype(np.float64) - want))) if not np.isnan(got).any() else float("nan")
+        # One output, or several (`out` a tuple, `ref` a list).
+        outs = out if isinstance(out, tuple) else (out,)
+        wants = ref(host) if isinstance(out, tuple) else [ref(host)]
+        ok, err = True, 0.0
+        for o, want in zip(outs, wants):
+            got = cp.asnumpy(dev[o])
+            ok = ok and np.allclose(got, want, rtol=rtol, atol=atol) and not np.isnan(got).any()
+            err = max(err, float(np.max(np.abs(got.astype(np.float64) - want))) if not np.isnan(got).any() else float("nan"))
         print(f"{'ok  ' if ok else 'FAIL'} {name}: max abs error {err:.3g} (rtol {rtol}, atol {atol})")
         passed += ok
         failed += not ok

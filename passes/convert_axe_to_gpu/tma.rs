@@ -56,8 +56,8 @@ pub struct TensorMap {
 pub struct Site {
     pub barrier: usize,
     pub map: usize,
-    /// The root logical dimension of each TMA dimension (outermost first).
-    pub perm: Vec<usize>,
+    /// The TMA dimensions (outermost first): root logical dimension, weight, extent.
+    pub dims: Vec<TmaDim>,
     /// Per root logical dimension: the static part of the tile origin and its run-time parts.
     pub origin: Vec<(i64, Vec<MlirValue>)>,
     /// Per box: its origin in tile coordinates (root dimension order) and shared element offset.
@@ -170,14 +170,11 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
     let Some(root) = ir::tensor_layout(rt) else {
         return err(view, "the TMA source's view has layout '?'");
     };
-    let (perm, dims, strides) = tensor_map_dims(&root, &root_shape, elt_bytes).map_err(|e| {
+    let tdims = tensor_map_dims(&root, &root_shape, elt_bytes).map_err(|e| {
         (op, format!("the TMA source's layout {root} is not a tensor map: {e}"))
     })?;
-    for (d, &e) in tile.iter().enumerate() {
-        if !perm.contains(&d) && e != 1 {
-            return err(op, "internal: a tile dimension of extent > 1 on a unit root dimension");
-        }
-    }
+    let ext = tile_extents(&tdims, &tile).map_err(|e| (op, format!("the TMA source tile {tile:?} of layout {root}: {e}")))?;
+    let (dims, strides): (Vec<i64>, Vec<i64>) = tdims.iter().map(|t| (t.extent, t.stride)).unzip();
 
     // The destination: an allocation, or static slices of one.
     let mut v = dst;
@@ -198,7 +195,15 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
         return err(op, "the TMA destination has layout '?': run axe-infer-layout first");
     };
     let offsets = shared_offsets(&ls, &tile).map_err(|e| (op, format!("TMA destination layout {ls}: {e}")))?;
-    let (boxes_outer_first, box_list) = tile_boxes(&tile, &perm, &offsets, elt_bytes, span)
+    // A point of the tile in TMA coordinates → its logical coordinate → its shared offset.
+    let off = |c: &[i64]| -> i64 {
+        let mut x = vec![0i64; tile.len()];
+        for (t, &cj) in tdims.iter().zip(c) {
+            x[t.dim] += cj * t.weight;
+        }
+        offsets[flatten(&x, &tile).unwrap() as usize]
+    };
+    let (boxes_outer_first, box_list) = tile_boxes(&ext, &off, elt_bytes, span)
         .map_err(|e| (op, format!("the TMA destination layout {ls} cannot be written by TMA boxes: {e}")))?;
     let bytes = tile.iter().product::<i64>() * elt_bytes;
     if bytes >= 1 << 20 {
@@ -212,12 +217,27 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
             maps.len() - 1
         }
     };
-    Ok(Site { barrier, map, perm, origin, boxes: box_list, bytes, elt_bytes })
+    Ok(Site { barrier, map, dims: tdims, origin, boxes: box_list, bytes, elt_bytes })
 }
 
-/// The TMA dimensions of a global layout over `shape`: (root logical dimension, extent,
-/// element stride) per non-unit dimension, outermost (largest stride) first.
-pub fn tensor_map_dims(root: &Layout, shape: &[i64], elt_bytes: i64) -> Result<(Vec<usize>, Vec<i64>, Vec<i64>), String> {
+/// One TMA dimension: an iter of the root layout's logical dimension `dim`, whose index
+/// contributes `weight` (the product of the extents of the dimension's faster iters).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TmaDim {
+    pub dim: usize,
+    pub weight: i64,
+    pub extent: i64,
+    pub stride: i64,
+    /// The slowest iter of its logical dimension (its coordinate is not wrapped, so an origin
+    /// past the end stays out of bounds: TMA fills zeros).
+    pub outermost: bool,
+}
+
+/// The TMA dimensions of a global layout over `shape` (the paper's step 3): the layout is
+/// grouped by `shape`, and every iter of every group becomes one dimension; ordered by
+/// stride, outermost first. Fails when an iter is not on memory, no iter is contiguous, or a
+/// stride is not a multiple of 16 bytes.
+pub fn tensor_map_dims(root: &Layout, shape: &[i64], elt_bytes: i64) -> Result<Vec<TmaDim>, String> {
     if !root.replica.is_empty() {
         return Err("it has replicas".into());
     }
@@ -225,33 +245,67 @@ pub fn tensor_map_dims(root: &Layout, shape: &[i64], elt_bytes: i64) -> Result<(
         return Err("it has an offset (the tensor map starts at the memref's base)".into());
     }
     let g = root.group(shape).map_err(|e| e.to_string())?;
-    let mut ds: Vec<(usize, i64, i64)> = Vec::new();
+    let mut ds: Vec<TmaDim> = Vec::new();
     for (d, r) in g.groups.iter().enumerate() {
-        let its = &g.layout.shard[r.clone()];
-        match its {
-            [] => {}
-            [it] if it.axis.is_memory() && it.stride > 0 => ds.push((d, it.extent, it.stride)),
-            [it] => return Err(format!("dimension {d} is iter {}:{}@{}", it.extent, it.stride, it.axis)),
-            _ => return Err(format!("dimension {d} spans {} iters (a tensor map dimension is one extent and stride)", its.len())),
+        let its: Vec<_> = g.layout.shard[r.clone()].iter().filter(|i| i.extent > 1).collect();
+        let mut weight = 1;
+        for (k, it) in its.iter().enumerate().rev() {
+            if !it.axis.is_memory() || it.stride <= 0 {
+                return Err(format!("dimension {d} has iter {}:{}@{}", it.extent, it.stride, it.axis));
+            }
+            ds.push(TmaDim { dim: d, weight, extent: it.extent, stride: it.stride, outermost: k == 0 });
+            weight *= it.extent;
         }
     }
     if ds.is_empty() || ds.len() > 5 {
-        return Err(format!("{} non-unit dimensions (TMA takes 1 to 5)", ds.len()));
+        return Err(format!("{} iters (a tensor map has 1 to 5 dimensions)", ds.len()));
     }
-    ds.sort_by_key(|&(_, _, s)| std::cmp::Reverse(s));
+    ds.sort_by_key(|t| std::cmp::Reverse(t.stride));
     let inner = ds.last().unwrap();
-    if inner.2 != 1 {
-        return Err(format!("no dimension is contiguous (smallest stride {})", inner.2));
+    if inner.stride != 1 {
+        return Err(format!("no dimension is contiguous (smallest stride {})", inner.stride));
     }
-    for &(d, e, s) in &ds {
-        if e > 1 << 32 {
-            return Err(format!("dimension {d} has {e} elements (at most 2^32)"));
+    for t in &ds {
+        if t.extent > 1 << 32 {
+            return Err(format!("dimension {} has {} elements (at most 2^32)", t.dim, t.extent));
         }
-        if s != 1 && (s * elt_bytes) % 16 != 0 {
-            return Err(format!("dimension {d}'s stride is {} bytes, not a multiple of 16", s * elt_bytes));
+        if t.stride != 1 && (t.stride * elt_bytes) % 16 != 0 {
+            return Err(format!("dimension {}'s stride is {} bytes, not a multiple of 16", t.dim, t.stride * elt_bytes));
         }
     }
-    Ok((ds.iter().map(|x| x.0).collect(), ds.iter().map(|x| x.1).collect(), ds.iter().map(|x| x.2).collect()))
+    Ok(ds)
+}
+
+/// The tile's extent along each TMA dimension: along its logical dimension the tile must be a
+/// suffix product of the dimension's iters (whole faster iters, then part of one) — the
+/// paper's condition that the box is "exactly some suffix product of iter extents".
+pub fn tile_extents(dims: &[TmaDim], tile: &[i64]) -> Result<Vec<i64>, String> {
+    let mut ext = vec![1i64; dims.len()];
+    for (d, &e) in tile.iter().enumerate() {
+        let mut left = e;
+        let mut mine: Vec<usize> = (0..dims.len()).filter(|&j| dims[j].dim == d).collect();
+        mine.sort_by_key(|&j| dims[j].weight);
+        for j in mine {
+            let x = dims[j].extent;
+            if left >= x {
+                if left % x != 0 {
+                    return Err(format!("{e} elements along dimension {d} are not whole iters of {x}"));
+                }
+                ext[j] = x;
+                left /= x;
+            } else {
+                if x % left != 0 {
+                    return Err(format!("{e} elements along dimension {d} do not divide its iter of {x}"));
+                }
+                ext[j] = left;
+                left = 1;
+            }
+        }
+        if left != 1 {
+            return Err(format!("{e} elements along dimension {d} exceed it"));
+        }
+    }
+    Ok(ext)
 }
 
 /// The unswizzled shared element offset of every tile element (row-major over `tile`).
@@ -269,35 +323,34 @@ fn shared_offsets(ls: &Layout, tile: &[i64]) -> Result<Vec<i64>, String> {
         .collect()
 }
 
-/// Chooses the TMA box (outermost first) and lists every box of the tile with its shared
-/// offset. `perm[j]`: the tile dimension of TMA dimension j (outermost first).
+/// Chooses the TMA box and lists every box of the tile with its shared offset. `ext`: the
+/// tile's extent per TMA dimension (outermost first); `offsets`: the unswizzled shared offset
+/// of a tile point given in TMA coordinates. Boxes and their origins are in TMA coordinates.
 pub fn tile_boxes(
-    tile: &[i64],
-    perm: &[usize],
-    offsets: &[i64],
+    ext: &[i64],
+    offsets: &dyn Fn(&[i64]) -> i64,
     elt_bytes: i64,
     span: i64,
 ) -> Result<(Vec<i64>, Vec<(Vec<i64>, i64)>), String> {
-    let r = perm.len();
-    let ext: Vec<i64> = perm.iter().map(|&d| tile[d]).collect();
-    // Is the box (TMA order) starting at `o` (tile coordinates) one row-major run?
+    let r = ext.len();
+    // Is the box starting at `o` one row-major run of the shared layout?
     let run = |bx: &[i64], o: &[i64]| -> bool {
-        let base = offsets[flatten(o, tile).unwrap() as usize];
+        let base = offsets(o);
         let vol: i64 = bx.iter().product();
         let mut c = o.to_vec();
         for i in 0..vol {
             let mut rem = i;
             for j in (0..r).rev() {
-                c[perm[j]] = o[perm[j]] + rem % bx[j];
+                c[j] = o[j] + rem % bx[j];
                 rem /= bx[j];
             }
-            if offsets[flatten(&c, tile).unwrap() as usize] != base + i {
+            if offsets(&c) != base + i {
                 return false;
             }
         }
         true
     };
-    let zero = vec![0i64; tile.len()];
+    let zero = vec![0i64; r];
     let mut bx = vec![1i64; r];
     let inner = ext[r - 1];
     if span > 0 {
@@ -338,13 +391,13 @@ pub fn tile_boxes(
         let mut rem = q;
         let mut o = zero.clone();
         for j in (0..r).rev() {
-            o[perm[j]] = (rem % counts[j]) * bx[j];
+            o[j] = (rem % counts[j]) * bx[j];
             rem /= counts[j];
         }
         if !run(&bx, &o) {
             return Err(format!("the box {bx:?} at {o:?} is not one consecutive run"));
         }
-        let off = offsets[flatten(&o, tile).unwrap() as usize];
+        let off = offsets(&o);
         if (off * elt_bytes) % align != 0 {
             return Err(format!(
                 "the box {bx:?} at {o:?} starts {} bytes into the buffer, not a multiple of {align}",
@@ -496,7 +549,16 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
         b.val("arith.index_cast", &[p], i64t, &[])
     };
     let (bytes, elt_bytes) = (site.bytes, site.elt_bytes);
-    let (perm, boxes) = (site.perm.clone(), site.boxes.clone());
+    let (tdims, boxes) = (site.dims.clone(), site.boxes.clone());
+    // The tile origin's coordinate along each TMA dimension: (origin / weight) % extent (not
+    // wrapped for a dimension's slowest iter).
+    let tile_coord: Vec<MlirValue> = tdims
+        .iter()
+        .map(|t| {
+            let q = b.div(Ix::V(origin[t.dim]), t.weight);
+            b.ix(if t.outermost { q } else { b.rem(q, t.extent) })
+        })
+        .collect();
     b.if_(tid0, |ib| {
         ib.op(
             "nvvm.fence.proxy",
@@ -512,8 +574,8 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
             let p7 = ib.val("llvm.addrspacecast", &[p3], ib.ty("!llvm.ptr<7>"), &[]);
             // Coordinates innermost first.
             let mut coords = Vec::new();
-            for &d in perm.iter().rev() {
-                let c = ib.val("arith.addi", &[origin[d], ib.cidx(o[d])], index, &[]);
+            for j in (0..tdims.len()).rev() {
+                let c = ib.val("arith.addi", &[tile_coord[j], ib.cidx(o[j])], index, &[]);
                 coords.push(ib.val("arith.index_cast", &[c], i32t, &[]));
             }
             let mut operands = vec![p7, map_ptr];
@@ -714,36 +776,42 @@ mod tests {
         shared_offsets(&Layout::parse(l).unwrap(), tile).unwrap()
     }
 
+    /// Boxes of a tile whose TMA dimensions are its logical dimensions in order.
+    fn boxes(tile: &[i64], shared: &str, elt_bytes: i64, span: i64) -> Result<(Vec<i64>, Vec<(Vec<i64>, i64)>), String> {
+        let offs = offsets(shared, tile);
+        let t = tile.to_vec();
+        tile_boxes(tile, &|c: &[i64]| offs[flatten(c, &t).unwrap() as usize], elt_bytes, span)
+    }
+
     #[test]
     fn k_major_a_tile_is_one_box() {
         // A 128x64 f16 tile, rows of 64 (128 B): one 128-row box of the 128B mode.
-        let (bx, boxes) = tile_boxes(&[128, 64], &[0, 1], &offsets("(128, 64) : (64, 1)", &[128, 64]), 2, 128).unwrap();
+        let (bx, b) = boxes(&[128, 64], "(128, 64) : (64, 1)", 2, 128).unwrap();
         assert_eq!(bx, vec![128, 64]);
-        assert_eq!(boxes, vec![(vec![0, 0], 0)]);
+        assert_eq!(b, vec![(vec![0, 0], 0)]);
     }
 
     #[test]
     fn n_major_b_tile_is_two_column_blocks() {
         // 64x128 (K x N) stored as two 64-column blocks of 64 rows each.
-        let (bx, boxes) =
-            tile_boxes(&[64, 128], &[0, 1], &offsets("(64, 2, 64) : (64, 4096, 1)", &[64, 128]), 2, 128).unwrap();
+        let (bx, b) = boxes(&[64, 128], "(64, 2, 64) : (64, 4096, 1)", 2, 128).unwrap();
         assert_eq!(bx, vec![64, 64]);
-        assert_eq!(boxes, vec![(vec![0, 0], 0), (vec![0, 64], 4096)]);
+        assert_eq!(b, vec![(vec![0, 0], 0), (vec![0, 64], 4096)]);
     }
 
     #[test]
     fn row_major_wide_tile_cannot_use_128b_boxes() {
         // 64x128 row-major f16: a 64-element run starts every 128 elements, so boxes are one
         // row high and the second one starts 128 bytes in: not on a 1024-byte swizzle period.
-        let e = tile_boxes(&[64, 128], &[0, 1], &offsets("(64, 128) : (128, 1)", &[64, 128]), 2, 128).unwrap_err();
+        let e = boxes(&[64, 128], "(64, 128) : (128, 1)", 2, 128).unwrap_err();
         assert!(e.contains("the box [1, 64] at [0, 64] starts 128 bytes into the buffer, not a multiple of 1024"), "{e}");
     }
 
     #[test]
-    fn unswizzled_row_major_tile_is_one_box_per_256_rows() {
-        let (bx, boxes) = tile_boxes(&[64, 32], &[0, 1], &offsets("(64, 32) : (32, 1)", &[64, 32]), 4, 0).unwrap();
+    fn unswizzled_row_major_tile_is_one_box() {
+        let (bx, b) = boxes(&[64, 32], "(64, 32) : (32, 1)", 4, 0).unwrap();
         assert_eq!(bx, vec![64, 32]);
-        assert_eq!(boxes.len(), 1);
+        assert_eq!(b.len(), 1);
     }
 
     #[test]
@@ -752,9 +820,9 @@ mod tests {
         // offset the layout gives.
         let tile = [64, 128];
         let offs = offsets("(64, 2, 64) : (64, 4096, 1)", &tile);
-        let (bx, boxes) = tile_boxes(&tile, &[0, 1], &offs, 2, 128).unwrap();
+        let (bx, b) = boxes(&tile, "(64, 2, 64) : (64, 4096, 1)", 2, 128).unwrap();
         let mut seen = vec![0; 64 * 128];
-        for (o, off) in &boxes {
+        for (o, off) in &b {
             for i in 0..bx[0] {
                 for j in 0..bx[1] {
                     let x = ((o[0] + i) * 128 + o[1] + j) as usize;
@@ -766,13 +834,27 @@ mod tests {
         assert!(seen.iter().all(|&s| s == 1));
     }
 
+    fn dims(l: &str, shape: &[i64]) -> Vec<(usize, i64, i64, i64)> {
+        tensor_map_dims(&Layout::parse(l).unwrap(), shape, 2).unwrap().iter().map(|t| (t.dim, t.weight, t.extent, t.stride)).collect()
+    }
+
     #[test]
     fn column_major_root_orders_dimensions_by_stride() {
-        let l = Layout::parse("(4096, 1024) : (1, 4096)").unwrap();
-        let (perm, dims, strides) = tensor_map_dims(&l, &[4096, 1024], 2).unwrap();
-        assert_eq!(perm, vec![1, 0]);
-        assert_eq!(dims, vec![1024, 4096]);
-        assert_eq!(strides, vec![4096, 1]);
+        assert_eq!(dims("(4096, 1024) : (1, 4096)", &[4096, 1024]), vec![(1, 1, 1024, 4096), (0, 1, 4096, 1)]);
+    }
+
+    #[test]
+    fn a_dimension_of_two_iters_is_two_tma_dimensions() {
+        // 512 rows in 8 blocks of 64, the blocks 8192 elements apart (not mergeable).
+        let d = dims("(8, 64, 64) : (8192, 64, 1)", &[512, 64]);
+        assert_eq!(d, vec![(0, 64, 8, 8192), (0, 1, 64, 64), (1, 1, 64, 1)]);
+        let t = tensor_map_dims(&Layout::parse("(8, 64, 64) : (8192, 64, 1)").unwrap(), &[512, 64], 2).unwrap();
+        // A 64-row tile is the whole inner iter and one block: a suffix product.
+        assert_eq!(tile_extents(&t, &[64, 64]).unwrap(), vec![1, 64, 64]);
+        // 128 rows: two blocks.
+        assert_eq!(tile_extents(&t, &[128, 64]).unwrap(), vec![2, 64, 64]);
+        // 96 rows are not whole iters of 64.
+        assert!(tile_extents(&t, &[96, 64]).unwrap_err().contains("not whole iters of 64"));
     }
 
     #[test]

@@ -114,6 +114,12 @@ KERNELS = {
         lambda a: a[0],
         1, (0, 0), 0, None,
     ),
+    "copy_tma_grouped_kernel": (
+        lambda: [RNG.standard_normal(65536).astype(np.float16), np.full(32768, np.nan, np.float16)],
+        # Row r of X is at 8192 (r / 64) + 64 (r % 64): the first half of each 8192 block.
+        lambda a: a[0].reshape(8, 8192)[:, :4096].reshape(-1),
+        1, (0, 0), 0, None,
+    ),
     "copy_tma_colmajor_kernel": (
         lambda: [RNG.standard_normal(65536, dtype=np.float32), np.full(65536, np.nan, np.float32)],
         # X(i, j) = x[i + 256 j]; Y(i, j) = y[256 i + j].

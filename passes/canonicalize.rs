@@ -33,7 +33,7 @@ unsafe extern "C" fn canonical_layout(attr: MlirAttribute, _user: *mut c_void) -
     if canonical == layout {
         return MlirAttribute { ptr: std::ptr::null_mut() };
     }
-    dialect::layout_attr(&attr.context().to_ref(), &canonical).to_raw()
+    dialect::layout_attr(attr.context().to_ref(), &canonical).to_raw()
 }
 
 /// The operand positions an op writes (its destination tensors).

@@ -356,7 +356,7 @@ pub fn tensor_swizzle(t: MlirType) -> Option<axe_layout::swizzle::Swizzle> {
     }
     let (mut b, mut m, mut s) = (0i32, 0i32, 0i32);
     unsafe { dialect::ffi::axeTensorTypeGetSwizzle(t, &mut b, &mut m, &mut s) }
-        .then(|| axe_layout::swizzle::Swizzle { bits: b as u32, base: m as u32, shift: s })
+        .then_some(axe_layout::swizzle::Swizzle { bits: b as u32, base: m as u32, shift: s })
 }
 
 /// The `!axe.tensor` type `t` with swizzle `s` (None: no swizzle).

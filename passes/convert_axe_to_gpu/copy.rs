@@ -284,7 +284,7 @@ pub fn distributed(
     let splat = value.map(|x| if v > 1 { b.val("vector.broadcast", &[x], vec_ty, &[]) } else { x });
     b.for_(tid, Ix::C(nv), Ix::C(units), |g, q| {
         let q = Ix::V(q);
-        let mut addr = vec![Ix::C(0); 2];
+        let mut addr = [Ix::C(0); 2];
         for (k, f) in factors.iter().enumerate() {
             let (w, e, scale) = if Some(k) == last { (1, f.extent / v, v) } else { (f.weight / v, f.extent, 1) };
             let qd = g.div(q, w);

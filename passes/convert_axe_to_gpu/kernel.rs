@@ -109,7 +109,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
             let i32t = b.ty("i32");
             sizes.push(b.val("arith.constant", &[], i32t, &[("value", b.attr(&format!("{total} : i32")))]));
         }
-        let (region, block) = b.region(&vec![idx; 12]);
+        let (region, block) = b.region(&[idx; 12]);
         let segments = if dynamic { "array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1>" } else { "array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>" };
         b.op("gpu.launch", &sizes, &[], &[("operandSegmentSizes", b.attr(segments))], vec![region]);
         let term = b.at_end(block).op("gpu.terminator", &[], &[], &[], vec![]);
@@ -290,11 +290,9 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 // still defined by its non-TMA copy as -1.
                 let flows = ir::num_results(op) == 1
                     && ir::users(ir::result(op, 0)).iter().any(|u| ir::name(*u) != "axe.wait");
-                if token.is_some() || flows {
-                    if ir::num_results(op) == 1 {
-                        let t = token.unwrap_or_else(|| B::before(op).ci32(-1));
-                        ir::replace_all_uses(ir::result(op, 0), t);
-                    }
+                if (token.is_some() || flows) && ir::num_results(op) == 1 {
+                    let t = token.unwrap_or_else(|| B::before(op).ci32(-1));
+                    ir::replace_all_uses(ir::result(op, 0), t);
                 }
                 ctx.dead.push(op);
             }

@@ -323,6 +323,9 @@ fn shared_offsets(ls: &Layout, tile: &[i64]) -> Result<Vec<i64>, String> {
         .collect()
 }
 
+/// A TMA box (extent per TMA dimension) and every box of a tile: origin, shared offset.
+pub type Boxes = (Vec<i64>, Vec<(Vec<i64>, i64)>);
+
 /// Chooses the TMA box and lists every box of the tile with its shared offset. `ext`: the
 /// tile's extent per TMA dimension (outermost first); `offsets`: the unswizzled shared offset
 /// of a tile point given in TMA coordinates. Boxes and their origins are in TMA coordinates.
@@ -331,7 +334,7 @@ pub fn tile_boxes(
     offsets: &dyn Fn(&[i64]) -> i64,
     elt_bytes: i64,
     span: i64,
-) -> Result<(Vec<i64>, Vec<(Vec<i64>, i64)>), String> {
+) -> Result<Boxes, String> {
     let r = ext.len();
     // Is the box starting at `o` one row-major run of the shared layout?
     let run = |bx: &[i64], o: &[i64]| -> bool {
@@ -777,7 +780,7 @@ mod tests {
     }
 
     /// Boxes of a tile whose TMA dimensions are its logical dimensions in order.
-    fn boxes(tile: &[i64], shared: &str, elt_bytes: i64, span: i64) -> Result<(Vec<i64>, Vec<(Vec<i64>, i64)>), String> {
+    fn boxes(tile: &[i64], shared: &str, elt_bytes: i64, span: i64) -> Result<Boxes, String> {
         let offs = offsets(shared, tile);
         let t = tile.to_vec();
         tile_boxes(tile, &|c: &[i64]| offs[flatten(c, &t).unwrap() as usize], elt_bytes, span)

@@ -111,7 +111,7 @@ pub fn choose(
     let mut best: Option<Choice> = None;
     for (layout, swizzle) in candidates {
         let cost: i64 = accesses.iter().map(|a| wavefronts(a, &layout, swizzle.as_ref(), elem_bytes)).sum();
-        if best.as_ref().map_or(true, |c| cost < c.wavefronts) {
+        if best.as_ref().is_none_or(|c| cost < c.wavefronts) {
             best = Some(Choice { layout, swizzle, wavefronts: cost });
         }
     }

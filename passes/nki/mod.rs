@@ -133,7 +133,7 @@ fn elem_type(t: MlirType) -> String {
 /// The enum keyword of an attribute like `#axe<unary_kind exp>` or `#axe.unary_kind<exp>`.
 fn enum_word(text: &str) -> String {
     let t = text.trim_end_matches('>');
-    t.rsplit(|c: char| c == ' ' || c == '<').next().unwrap_or("").to_string()
+    t.rsplit([' ', '<']).next().unwrap_or("").to_string()
 }
 
 /// The kind of a unary/binary/reduce op. ODS I32EnumAttrs print as `N : i32`; the case order

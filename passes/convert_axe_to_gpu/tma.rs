@@ -120,6 +120,11 @@ fn swizzle_span(op: MlirOperation, s: Option<axe_layout::swizzle::Swizzle>, elt_
 
 fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>, barrier: usize) -> R<Site> {
     let (src, dst) = (ir::operand(op, 0), ir::operand(op, 1));
+    // Every issue of a site must be waited for once (the phase bit each thread keeps would
+    // fall out of step with the mbarrier otherwise): an async TMA copy's token must be used.
+    if ir::num_results(op) == 1 && !ir::has_uses(ir::result(op, 0)) {
+        return err(op, "the token of this async TMA copy is never waited for (axe.wait, or carried to one); its mbarrier's phases would fall out of step");
+    }
     let (st, dt) = (ir::value_type(src), ir::value_type(dst));
     if ir::tensor_scope(st).map(|s| format!("{s:?}").to_lowercase()) != Some("global".into())
         || ir::tensor_scope(dt).map(|s| format!("{s:?}").to_lowercase()) != Some("shared".into())

@@ -150,3 +150,18 @@ module attributes {axe.target = #axe.target<"sm_80">} {
     return
   }
 }
+
+// -----
+
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @tma_token_unused(%buf: memref<256xf16>) {
+    %G = axe.view %buf : memref<256xf16> to !axe.tensor<256xf16, global, #axe.layout<(256) : (1)>>
+    axe.kernel grid [1] threads [128] {
+      %s = axe.alloc : !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>>
+      // expected-error@+1 {{the token of this async TMA copy is never waited for (axe.wait, or carried to one); its mbarrier's phases would fall out of step}}
+      %t = axe.copy async %G, %s schedule tma : !axe.tensor<256xf16, global, #axe.layout<(256) : (1)>>, !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>> -> !axe.token
+    }
+    return
+  }
+}
+

@@ -89,6 +89,13 @@ KERNELS = {
         lambda a: _softmax(a[0].reshape(4096, 4096).astype(np.float64)).astype(np.float32).reshape(-1),
         1, (1e-5, 1e-7), 2 * 4 * 4096 * 4096, "torch.softmax[4096x4096]",
     ),
+    "softmax_f16_kernel": (
+        lambda: [(RNG.standard_normal(32768 * 4096, dtype=np.float32) * 4).astype(np.float16),
+                 np.full(32768 * 4096, np.nan, np.float16)],
+        lambda a: _softmax(a[0].reshape(32768, 4096).astype(np.float32)).astype(np.float16).reshape(-1),
+        # f16 output: half an ulp of rounding (2^-11 relative) on both sides, plus ex2.approx.
+        1, (2e-3, 1e-6), 2 * 2 * 32768 * 4096, "torch.softmax[32768x4096]",
+    ),
     "gemm_4096_kernel": _gemm4096(),
     "gemm_4096_db_kernel": _gemm4096(),
     "gemm_4096_pipe_kernel": _gemm4096(),

@@ -74,6 +74,10 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     let ops = [flat(&src, n), flat(&dst, n)];
     let factors = refine(&[n], &ops).map_err(|e| (op, e))?;
     let bits = bit_width(dst.elt);
+    // Register to register where elements change threads: through shared memory.
+    if src.mem == Mem::Register && dst.mem == Mem::Register && check_schedule(&factors, &ops, 1, &[false, true]).is_err() {
+        return through_shared(&b, op, ctx, scope, &src, &dst, bits);
+    }
     match (src.mem, dst.mem) {
         (_, Mem::Register) => thread_bound(&b, op, ctx, scope, &factors, &ops, &src, &dst, 1, bits),
         (Mem::Register, _) => thread_bound(&b, op, ctx, scope, &factors, &ops, &src, &dst, 0, bits),
@@ -87,6 +91,56 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         }
         _ => distributed(&b, op, ctx, scope, &factors, Some(&src), &dst, None, bits),
     }
+}
+
+/// A register-to-register copy (`axe.convert_layout`) whose elements change threads: every
+/// thread stores what it holds into a row-major shared scratch buffer, the unit synchronizes,
+/// every thread loads what it needs, and the unit synchronizes again (so the buffer can be
+/// rewritten, e.g. by the next loop iteration). Units are CTAs (`gpu.barrier`) or warps
+/// (`bar.warp.sync`); warpgroups would need named barriers and are refused.
+#[allow(clippy::too_many_arguments)]
+fn through_shared(b: &B, op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &Tensor, dst: &Tensor, bits: i64) -> R<()> {
+    if ctx.emulate {
+        return Err((op, "this layout conversion moves elements between threads (through shared memory, with barriers), which emulate-threads-on-cpu cannot run".into()));
+    }
+    let sync = |b: &B| -> R<()> {
+        match scope {
+            ScopeKind::Cta => {
+                b.op("gpu.barrier", &[], &[], &[], vec![]);
+            }
+            ScopeKind::Warp => {
+                let mask = b.ci32(-1);
+                b.op("nvvm.bar.warp.sync", &[mask], &[], &[], vec![]);
+            }
+            other => {
+                return Err((op, format!(
+                    "moving register elements between threads at {other:?} scope needs a barrier of that scope (named barriers are not lowered); convert at warp or CTA scope"
+                ).to_lowercase()))
+            }
+        }
+        Ok(())
+    };
+    let n = dst.size();
+    let layout = axe_layout::Layout::row_major(&dst.shape).map_err(|e| (op, e.to_string()))?;
+    let buf = super::kernel::shared_scratch(b, op, dst.elt, n);
+    let scratch = Tensor {
+        buf,
+        mem: Mem::Shared,
+        layout,
+        shape: dst.shape.clone(),
+        elt: dst.elt,
+        per_thread: false,
+        swizzle: None,
+        dyn_offset: Ix::C(0),
+    };
+    let ops1 = [flat(src, n), flat(&scratch, n)];
+    let f1 = refine(&[n], &ops1).map_err(|e| (op, e))?;
+    thread_bound(b, op, ctx, scope, &f1, &ops1, src, &scratch, 0, bits)?;
+    sync(b)?;
+    let ops2 = [flat(&scratch, n), flat(dst, n)];
+    let f2 = refine(&[n], &ops2).map_err(|e| (op, e))?;
+    thread_bound(b, op, ctx, scope, &f2, &ops2, &scratch, dst, 1, bits)?;
+    sync(b)
 }
 
 /// Waits until at most `outstanding` of this thread's cp.async groups (one per copy, in issue

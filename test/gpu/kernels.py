@@ -115,6 +115,13 @@ KERNELS = {
         lambda a: [a[0], a[2]],
         (1, 3), (0, 0), 0, None,
     ),
+    # Register layout conversions that move elements between threads (through shared memory).
+    "convert_layout_kernel": (
+        lambda: [RNG.standard_normal(4096, dtype=np.float32), np.full(4096, np.nan, np.float32),
+                 RNG.standard_normal(128, dtype=np.float32), np.full(128, np.nan, np.float32)],
+        lambda a: [a[0], a[2]],
+        (1, 3), (0, 0), 0, None,
+    ),
     # TMA copies (sm_90a): global -> shared through tensor maps, completion on mbarriers.
     "copy_tma_kernel": (
         lambda: [RNG.standard_normal(65536).astype(np.float16), np.full(65536, np.nan, np.float16)],

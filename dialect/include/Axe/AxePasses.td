@@ -140,7 +140,9 @@ def ConvertAxeToGPU : Pass<"convert-axe-to-gpu", "::mlir::ModuleOp"> {
     across lanes (`gpu.shuffle xor`) and across warps; `axe.gemm`;
     `axe.barrier cta|warp|thread`; `axe.wait`; `schedule ldmatrix` copies
     (shared → registers, when the register pairs are ldmatrix's 8x8
-    matrices). Refused with a located error: cluster launches,
+    matrices); register layout conversions that move elements between
+    threads, through a shared scratch buffer with warp or CTA barriers.
+    Refused with a located error: cluster launches,
     `axe.mesh`, reductions across CTAs, layouts without a common mixed-radix
     refinement, register layouts whose lane/warp iters overlap, TMA sources
     that are not strided views of a kernel argument and destinations no TMA

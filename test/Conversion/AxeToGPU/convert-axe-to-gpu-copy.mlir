@@ -133,3 +133,28 @@ module attributes {axe.target = #axe.target<"sm_90">} {
     return
   }
 }
+
+// -----
+
+// A layout conversion whose elements change lanes: each lane stores what it holds into a
+// fresh row-major shared scratch buffer, the warp synchronizes, each lane loads what it
+// needs, and the warp synchronizes again (the buffer may be rewritten by a next iteration).
+// CHECK: memref.global "private" @__axe_scratch_0 : memref<128xf32, 3>
+// CHECK-LABEL: func.func @convert_across_lanes
+// CHECK: %[[S:.*]] = memref.get_global @__axe_scratch_0 : memref<128xf32, 3>
+// CHECK: vector.store %{{.*}}, %[[S]]
+// CHECK: nvvm.bar.warp.sync
+// CHECK: memref.load %[[S]]
+// CHECK: nvvm.bar.warp.sync
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @convert_across_lanes() {
+    axe.kernel grid [1] threads [32] {
+      %a = axe.alloc : !axe.tensor<32x4xf32, register, #axe.layout<(32, 4) : (1@lane, 1@reg)>>
+      %b = axe.alloc : !axe.tensor<32x4xf32, register, #axe.layout<(32, 4) : (1@reg, 8@lane)>>
+      axe.scope warp {
+        axe.convert_layout %a, %b : !axe.tensor<32x4xf32, register, #axe.layout<(32, 4) : (1@lane, 1@reg)>>, !axe.tensor<32x4xf32, register, #axe.layout<(32, 4) : (1@reg, 8@lane)>>
+      }
+    }
+    return
+  }
+}

@@ -165,3 +165,20 @@ module attributes {axe.target = #axe.target<"sm_90">} {
   }
 }
 
+
+// -----
+
+// Moving register elements between the threads of a warpgroup needs a warpgroup barrier.
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @convert_warpgroup() {
+    axe.kernel grid [1] threads [256] {
+      %a = axe.alloc : !axe.tensor<128xf32, register, #axe.layout<(4, 32) : (1@warp, 1@lane)>>
+      %b = axe.alloc : !axe.tensor<128xf32, register, #axe.layout<(32, 4) : (1@lane, 1@warp)>>
+      axe.scope warpgroup [0 : 1] {
+        // expected-error@+1 {{moving register elements between threads at warpgroup scope needs a barrier of that scope (named barriers are not lowered); convert at warp or cta scope}}
+        axe.convert_layout %a, %b : !axe.tensor<128xf32, register, #axe.layout<(4, 32) : (1@warp, 1@lane)>>, !axe.tensor<128xf32, register, #axe.layout<(32, 4) : (1@lane, 1@warp)>>
+      }
+    }
+    return
+  }
+}

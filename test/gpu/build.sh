@@ -39,5 +39,5 @@ for k in test/gpu/kernels/*wgmma*.mlir test/gpu/kernels/*_tma*.mlir target/gpu/g
   outlined "$k" "target/gpu/sm_90/$name.outlined.mlir"
   python3 test/gpu/extract.py "$k" "target/gpu/sm_90/$name.lowered.mlir" target/gpu/sm_90 "target/gpu/sm_90/$name.outlined.mlir" > /dev/null
 done
-cp test/gpu/run.py test/gpu/kernels.py test/gpu/axe_launch.py bench/gpu/bench.py bench/gpu/gen_gemm_tma.py target/gpu/
+cp test/gpu/run.py test/gpu/kernels.py test/gpu/axe_launch.py test/gpu/profile.py bench/gpu/bench.py bench/gpu/gen_gemm_tma.py target/gpu/
 ls target/gpu/sm_90/*.ptx

@@ -11,11 +11,13 @@ TMA keeps S - 1 stages in flight. With OVERLAP = 0 each gemm completes before th
 (the first version: the stage just computed is refilled S steps ahead). The shared tiles have wgmma's canonical 128-byte-swizzled layouts (A K-major, B
 N-major in 64-column blocks), which are also TMA boxes.
 
-    gen_gemm_tma.py M N K [BN [S [OVERLAP [GROUP [CHIP]]]]] > gemm_MxNxK_tma.mlir
+    gen_gemm_tma.py M N K [BN [S [OVERLAP [GROUP [CHIP [RELEASE]]]]]] > gemm_MxNxK_tma.mlir
     gen_gemm_tma.py --all DIR          (every entry of VARIANTS, as DIR/<name>.mlir)
 
 GROUP (default 8) row tiles are walked per column tile (L2 reuse); 1 is plain row-major order.
-CHIP sm_90 (instead of sm_90a) keeps TMA but computes with ldmatrix + mma.sync.
+CHIP sm_90 (instead of sm_90a) keeps TMA but computes with ldmatrix + mma.sync. RELEASE 1
+replaces the CTA barrier before each refill by `axe.arrive` + `after` (only the issuing thread
+waits for the others to be done with the stage).
 """
 import sys
 
@@ -32,20 +34,24 @@ VARIANTS = [
     # sm_90 without the "a": the same TMA pipeline feeding ldmatrix + mma.sync.
     (512, 256, 1024, 128, 2, 1, 8, "sm_90"), (4096, 4096, 4096, 128, 4, 1, 8, "sm_90"),
     (4096, 4096, 4096, 256, 3, 1, 8, "sm_90"), (4096, 4096, 4096, 256, 4, 1, 8, "sm_90"),
+    # The CTA barrier before each refill split: every thread arrives, only the issuing thread
+    # waits (axe.arrive + `after`).
+    (512, 512, 1024, 256, 3, 1, 8, "sm_90a", 1), (4096, 4096, 4096, 256, 4, 1, 8, "sm_90a", 1),
+    (8192, 14336, 4096, 256, 4, 1, 8, "sm_90a", 1), (8192, 8192, 28672, 256, 4, 1, 8, "sm_90a", 1),
 ]
 
 
-def name(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a"):
+def name(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release=0):
     return (f"gemm_{m}x{n}x{k}_tma" + ("" if (bn, stages) == (128, 4) else f"_bn{bn}_s{stages}")
             + ("" if overlap else "_sync") + ("" if group == 8 else f"_g{group}")
-            + ("" if chip == "sm_90a" else "_mma"))
+            + ("" if chip == "sm_90a" else "_mma") + ("_rel" if release else ""))
 
 
-def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a"):
+def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release=0):
     bm, bk = 128, 64
     nk = k // bk
     assert m % bm == 0 and n % bn == 0 and k % bk == 0 and nk >= 2 * stages and bn % 64 == 0
-    name_ = name(m, n, k, bn, stages, overlap, group, chip)
+    name_ = name(m, n, k, bn, stages, overlap, group, chip, release)
     ga = f"!axe.tensor<{m}x{k}xf16, global, #axe.layout<({m}, {k}) : ({k}, 1)>>"
     gb = f"!axe.tensor<{k}x{n}xf16, global, #axe.layout<({k}, {n}) : ({n}, 1)>>"
     gc = f"!axe.tensor<{m}x{n}xf32, global, #axe.layout<({m}, {n}) : ({n}, 1)>>"
@@ -59,14 +65,22 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a"):
     tok = "!axe.token"
     out = []
 
-    def issue(kv, s, ind, tag):
-        v = kv.lstrip("%")
+    def issue(kv, s, ind, tag, after=None):
+        aft = f" after {after}" if after else ""
         out.append(f"{ind}%at_{tag} = axe.slice %arows [0 : {bm}, {kv} : +{bk}] : {ar} to {at}")
         out.append(f"{ind}%bt_{tag} = axe.slice %bcols [{kv} : +{bk}, 0 : {bn}] : {bc} to {bt}")
-        out.append(f"{ind}%ta_{tag} = axe.copy async %at_{tag}, %sa{s} schedule tma : {at}, {sa} -> {tok}")
-        out.append(f"{ind}%tb_{tag} = axe.copy async %bt_{tag}, %sb{s} schedule tma : {bt}, {sb} -> {tok}")
-        del v
+        out.append(f"{ind}%ta_{tag} = axe.copy async %at_{tag}, %sa{s} schedule tma{aft} : {at}, {sa} -> {tok}")
+        out.append(f"{ind}%tb_{tag} = axe.copy async %bt_{tag}, %sb{s} schedule tma{aft} : {bt}, {sb} -> {tok}")
         return f"%ta_{tag}", f"%tb_{tag}"
+
+    def release_point(ind, tag):
+        """Before refilling a stage: a CTA barrier, or (release) every thread's arrival that
+        only the issuing thread waits for."""
+        if release:
+            out.append(f"{ind}%rel_{tag} = axe.arrive")
+            return f"%rel_{tag}"
+        out.append(f"{ind}axe.barrier cta")
+        return None
 
     def compute(s, ta, tb, ind):
         out.append(f"{ind}axe.wait {ta}, {tb}")
@@ -158,9 +172,9 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a"):
             out.append(f"{i8}axe.wait {ta}, {tb}")
             out.append(f"{i8}%g{s} = axe.gemm async %sa{s}, %sb{s}, %acc : {sa}, {sb}, {acc} -> {tok}")
             out.append(f"{i8}axe.wait %g{s} outstanding 1")
-            out.append(f"{i8}axe.barrier cta")
+            rel = release_point(i8, f"l{s}")
             out.append(f"{i8}%kf{s} = arith.addi %k, %ko{s} : index")
-            cur[(s + stages - 1) % stages] = issue(f"%kf{s}", (s + stages - 1) % stages, i8, f"l{s}")
+            cur[(s + stages - 1) % stages] = issue(f"%kf{s}", (s + stages - 1) % stages, i8, f"l{s}", rel)
         yields = [t for s in range(stages - 1) for t in cur[s]]
         out.append(f"{i8}scf.yield {', '.join(yields)} : {types}")
         out.append(f"{i6}}}")
@@ -174,9 +188,9 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a"):
             out.append(f"{i6}axe.wait %ge{j} outstanding 1")
             last = f"%ge{j}"
             if j + stages - 1 < nk:
-                out.append(f"{i6}axe.barrier cta")
+                rel = release_point(i6, f"e{j}")
                 out.append(f"{i6}%ke{j} = arith.constant {(j + stages - 1) * bk} : index")
-                cur[(j + stages - 1) % stages] = issue(f"%ke{j}", (j + stages - 1) % stages, i6, f"e{j}")
+                cur[(j + stages - 1) % stages] = issue(f"%ke{j}", (j + stages - 1) % stages, i6, f"e{j}", rel)
         out.append(f"{i6}axe.wait {last}")
     out.append(f"{i6}%ct = axe.slice %C [%om : +{bm}, %on : +{bn}] : {gc} to !axe.tensor<{bm}x{bn}xf32, global, ?>")
     out.append(f"{i6}axe.copy %acc, %ct : {acc}, !axe.tensor<{bm}x{bn}xf32, global, ?>")
@@ -193,5 +207,5 @@ if __name__ == "__main__":
             with open(f"{sys.argv[2]}/{name(*v)}.mlir", "w") as f:
                 f.write(kernel(*v))
     else:
-        args = [int(a) for a in sys.argv[1:8]] + sys.argv[8:9]
+        args = [int(a) for a in sys.argv[1:8]] + sys.argv[8:9] + [int(a) for a in sys.argv[9:10]]
         print(kernel(*args), end="")

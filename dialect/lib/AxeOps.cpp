@@ -410,6 +410,10 @@ LogicalResult CopyOp::verify() {
   if (getAsync() != (getToken() != nullptr))
     return emitOpError() << "an async copy returns exactly one token, and only "
                             "an async copy does";
+  if (getAfter() && getSchedule() != CopySchedule::Tma)
+    return emitOpError() << "only a tma copy is ordered after an axe.arrive";
+  if (getAfter() && !getAfter().getDefiningOp<ArriveOp>())
+    return emitOpError() << "'after' takes the token of an axe.arrive";
   MemoryScope s = src.getScope(), d = dst.getScope();
   auto scopeName = [](MemoryScope m) { return stringifyMemoryScope(m); };
   std::optional<ScopeKind> exec = executingScope(*this);

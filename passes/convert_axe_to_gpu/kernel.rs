@@ -75,7 +75,12 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
     let allocs = allocations(kernel)?;
     // Tokens flow as i32 (TMA barrier indices; -1 for other copies) once lowered.
     tma::retype_tokens(kernel);
-    let tma_state = if opts.emulate { tma::State::default() } else { tma::plan(kernel)? };
+    if opts.emulate {
+        if let Some(&a) = ir::collect(kernel, &["axe.arrive"]).first() {
+            return Err((a, "emulate-threads-on-cpu runs threads one after another; axe.arrive (a split CTA barrier) cannot be emulated".into()));
+        }
+    }
+    let tma_state = if opts.emulate { tma::State::default() } else { tma::plan(kernel, num_threads)? };
     let body = region_block(kernel, 0);
     let b = B::before(kernel);
     let null = unsafe { ir_null_value() };
@@ -333,6 +338,9 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     // What each token can come from decides which completion mechanisms the
                     // wait uses (a loop-carried token: everything it can come from).
                     let kinds = tokens.iter().fold(tma::Kinds::default(), |k, &t| k.union(tma::token_kinds(t, ctx.emulate)));
+                    if kinds.release {
+                        return Err((op, "an axe.arrive token orders TMA copies ('after'); it is not waited on".into()));
+                    }
                     let all = tokens.is_empty();
                     if ctx.has_async_gemm && (all || kinds.gemm) {
                         super::wgmma::wait_groups(&b, outstanding);
@@ -341,6 +349,11 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                         copy::wait_groups(&b, outstanding);
                     }
                 }
+                ctx.dead.push(op);
+            }
+            "axe.arrive" => {
+                let t = tma::arrive(op, ctx, scope)?;
+                ir::replace_all_uses(ir::result(op, 0), t);
                 ctx.dead.push(op);
             }
             "axe.alloc" | "axe.view" | "axe.slice" => {}

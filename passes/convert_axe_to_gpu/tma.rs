@@ -71,6 +71,13 @@ pub struct Site {
 pub struct State {
     pub maps: Vec<TensorMap>,
     pub sites: HashMap<usize, Site>,
+    /// `axe.arrive` op → its barrier index.
+    pub arrives: HashMap<usize, usize>,
+    /// Arrival count of every barrier: 1 for a TMA copy site (its issuing thread), the CTA's
+    /// threads for an `axe.arrive`.
+    pub counts: Vec<i64>,
+    /// `after` tokens whose wait is already emitted in the issuing thread's code, per block.
+    pub released: std::collections::HashSet<(usize, usize)>,
     /// Set up in the launch body: the barrier array's shared address (i64), the per-thread
     /// `memref<2xi32>` (phase bits, pending bits), and the kernel-side tensor-map pointers.
     pub bars: Option<MlirValue>,
@@ -80,7 +87,7 @@ pub struct State {
 
 impl State {
     pub fn active(&self) -> bool {
-        !self.sites.is_empty()
+        !self.counts.is_empty()
     }
 }
 
@@ -90,19 +97,52 @@ fn err<T>(op: MlirOperation, msg: impl Into<String>) -> R<T> {
 
 /// Plans every TMA copy of `kernel` (before the launch exists: the tensor maps are built on
 /// the host, ahead of it).
-pub fn plan(kernel: MlirOperation) -> R<State> {
+pub fn plan(kernel: MlirOperation, threads: i64) -> R<State> {
     let mut st = State::default();
-    for op in ir::collect(kernel, &["axe.copy"]) {
-        if ir::int_attr(op, "schedule") != Some(3) {
+    for op in ir::collect(kernel, &["axe.copy", "axe.arrive"]) {
+        let arrive = ir::name(op) == "axe.arrive";
+        if !arrive && ir::int_attr(op, "schedule") != Some(3) {
             continue;
         }
-        if st.sites.len() == MAX_BARRIERS {
-            return err(op, format!("more than {MAX_BARRIERS} TMA copy sites in one kernel (one mbarrier each) are not supported"));
+        let id = st.counts.len();
+        if id == MAX_BARRIERS {
+            return err(op, format!("more than {MAX_BARRIERS} TMA copy sites and axe.arrive ops in one kernel (one mbarrier each) are not supported"));
         }
-        let site = plan_site(op, kernel, &mut st.maps, st.sites.len())?;
-        st.sites.insert(op.ptr as usize, site);
+        if arrive {
+            // Its token orders TMA copies of one block (the issuing thread waits once).
+            let users = ir::users(ir::result(op, 0));
+            let block = |o: MlirOperation| unsafe { mlirOperationGetBlock(o) }.ptr;
+            for &u in &users {
+                if ir::name(u) != "axe.copy" {
+                    return err(u, "an axe.arrive token orders TMA copies ('after'); it is not waited on or carried");
+                }
+                if block(u) != block(users[0]) {
+                    return err(u, "the TMA copies after one axe.arrive must be in one block");
+                }
+            }
+            st.arrives.insert(op.ptr as usize, id);
+            st.counts.push(threads);
+        } else {
+            let site = plan_site(op, kernel, &mut st.maps, id)?;
+            st.sites.insert(op.ptr as usize, site);
+            st.counts.push(1);
+        }
     }
     Ok(st)
+}
+
+/// `axe.arrive` (every thread of the CTA): a non-blocking arrival on its barrier; returns the
+/// token (the barrier index).
+pub fn arrive(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<MlirValue> {
+    if scope != ScopeKind::Cta {
+        return err(op, format!("axe.arrive counts every thread of the CTA; this one executes at {scope:?} scope").to_lowercase());
+    }
+    let b = B::before(op);
+    let id = *ctx.tma.arrives.get(&(op.ptr as usize)).ok_or((op, "internal: unplanned axe.arrive".to_string()))?;
+    let idv = i32c(&b, id as i64);
+    let bar = barrier_ptr(&b, ctx, idv);
+    b.op("nvvm.mbarrier.arrive", &[bar], &[], &[], vec![]);
+    Ok(idv)
 }
 
 /// The swizzle span (bytes) of a destination's `#axe.swizzle`, as TMA's 32/64/128B modes.
@@ -476,7 +516,8 @@ fn arith(b: &B, name: &str, x: MlirValue, y: MlirValue) -> MlirValue {
 /// prefetches, then a CTA barrier. The prefetches are the kernel's first uses of the maps, so
 /// kernel outlining makes the maps its first parameters, in map order.
 pub fn prologue(b: &B, module: MlirOperation, ctx: &mut Ctx, map_ptrs: Vec<MlirValue>) {
-    let n = ctx.tma.sites.len() as i64;
+    let n = ctx.tma.counts.len() as i64;
+    let counts = ctx.tma.counts.clone();
     let bars_ref = super::kernel::shared_global_aligned(b, module, "__axe_mbarriers", b.ty("i64"), n, 8);
     let index = b.index();
     let i64t = b.ty("i64");
@@ -491,7 +532,7 @@ pub fn prologue(b: &B, module: MlirOperation, ctx: &mut Ctx, map_ptrs: Vec<MlirV
     b.if_(is0, |ib| {
         for k in 0..n {
             let a = ib.val("llvm.inttoptr", &[arith(&ib, "arith.addi", bars, i64c(&ib, 8 * k))], sptr, &[]);
-            ib.op("nvvm.mbarrier.init", &[a, i32c(&ib, 1)], &[], &[], vec![]);
+            ib.op("nvvm.mbarrier.init", &[a, i32c(&ib, counts[k as usize])], &[], &[], vec![]);
         }
         for &m in &map_ptrs {
             ib.op("nvvm.prefetch", &[m], &[], &[("tensormap", ib.attr("unit"))], vec![]);
@@ -567,7 +608,24 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
             b.ix(if t.outermost { q } else { b.rem(q, t.extent) })
         })
         .collect();
+    // `after %r`: the issuing thread first waits until every thread arrived at %r (once per
+    // token and block: later copies after the same token follow in program order).
+    let release = (ir::num_operands(op) > 2).then(|| ir::operand(op, 2));
+    let block = unsafe { mlirOperationGetBlock(op) }.ptr as usize;
+    let wait_release = match release {
+        Some(r) => {
+            if constant_i32(r).is_none() {
+                return err(op, "'after' must be the token of an axe.arrive in this kernel (not carried through a loop)");
+            }
+            ctx.tma.released.insert((block, r.ptr as usize))
+        }
+        None => false,
+    };
+    let ctx_ro: &Ctx = ctx;
     b.if_(tid0, |ib| {
+        if wait_release {
+            wait(&ib, ctx_ro, release.unwrap());
+        }
         ib.op(
             "nvvm.fence.proxy",
             &[],
@@ -651,7 +709,7 @@ pub fn wait_token(b: &B, ctx: &Ctx, op: MlirOperation, token: MlirValue) -> R<()
 /// A plain `axe.wait`: every TMA copy still pending.
 pub fn wait_all(b: &B, ctx: &Ctx) {
     let i32t = b.ty("i32");
-    for k in 0..ctx.tma.sites.len() as i64 {
+    for k in 0..ctx.tma.counts.len() as i64 {
         let state = ctx.tma.state.expect("prologue");
         let pending = b.val("memref.load", &[state, b.cidx(1)], i32t, &[]);
         let bit = arith(b, "arith.andi", pending, i32c(b, 1 << k));
@@ -669,15 +727,17 @@ pub fn wait_all(b: &B, ctx: &Ctx) {
 pub struct Kinds {
     pub tma: bool,
     pub gemm: bool,
+    /// An `axe.arrive` (ordering TMA copies, not something to wait for).
+    pub release: bool,
     /// A copy that is not a TMA copy (cp.async groups, or already complete).
     pub copy: bool,
 }
 
 impl Kinds {
     pub fn union(self, o: Kinds) -> Kinds {
-        Kinds { tma: self.tma || o.tma, gemm: self.gemm || o.gemm, copy: self.copy || o.copy }
+        Kinds { tma: self.tma || o.tma, gemm: self.gemm || o.gemm, copy: self.copy || o.copy, release: self.release || o.release }
     }
-    const ALL: Kinds = Kinds { tma: true, gemm: true, copy: true };
+    const ALL: Kinds = Kinds { tma: true, gemm: true, copy: true, release: false };
 }
 
 /// The kinds of op a token value can come from: its defining copy or gemm, the i32 it was
@@ -694,6 +754,7 @@ pub fn token_kinds(v: MlirValue, emulate: bool) -> Kinds {
                 "axe.copy" if ir::int_attr(d, "schedule") == Some(3) && !emulate => Kinds { tma: true, ..Default::default() },
                 "axe.copy" => Kinds { copy: true, ..Default::default() },
                 "axe.gemm" => Kinds { gemm: true, ..Default::default() },
+                "axe.arrive" => Kinds { release: true, ..Default::default() },
                 "arith.constant" => match constant_i32(v) {
                     Some(id) if id >= 0 => Kinds { tma: true, ..Default::default() },
                     Some(super::kernel::GEMM_TOKEN) => Kinds { gemm: true, ..Default::default() },

@@ -206,20 +206,24 @@ def Axe_CopyOp : Axe_Op<"copy"> {
     and memory scopes may differ (that is the point: global→shared with a
     swizzle, shared→register into MMA fragments, ...). `schedule` is a hint
     (`tma`, `cp_async`, `ldmatrix`, `vectorized`, default `auto`). With
-    `async`, the copy returns a token to wait on (`axe.wait`).
+    `async`, the copy returns a token to wait on (`axe.wait`). A TMA copy
+    `after %r` (a token of `axe.arrive`) is issued only once every thread of
+    the CTA has arrived there: it may overwrite what they read before.
 
     ```mlir
     axe.copy %g, %s : !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (4096, 1)>>, !axe.tensor<64x64xf16, shared, ?>
     %tok = axe.copy async %g, %s schedule cp_async : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, shared, ?> -> !axe.token
+    %t2 = axe.copy async %g, %s schedule tma after %r : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, shared, ?> -> !axe.token
     ```
   }];
   let arguments = (ins Arg<Axe_AnyTensor, "", [MemRead]>:$source,
                        Arg<Axe_AnyTensor, "", [MemWrite]>:$dest,
+                       Optional<Axe_Token>:$after,
                        UnitAttr:$async,
                        DefaultValuedAttr<Axe_CopySchedule, "::mlir::axe::CopySchedule::Auto">:$schedule);
   let results = (outs Optional<Axe_Token>:$token);
   let assemblyFormat = [{
-    (`async` $async^)? $source `,` $dest (`schedule` $schedule^)? attr-dict `:`
+    (`async` $async^)? $source `,` $dest (`schedule` $schedule^)? (`after` $after^)? attr-dict `:`
     qualified(type($source)) `,` qualified(type($dest)) (`->` type($token)^)?
   }];
   let hasVerifier = 1;
@@ -247,6 +251,24 @@ def Axe_WaitOp : Axe_Op<"wait"> {
   let arguments = (ins Variadic<Axe_Token>:$tokens,
                        DefaultValuedAttr<I64Attr, "0">:$outstanding);
   let assemblyFormat = "$tokens (`outstanding` $outstanding^)? attr-dict";
+}
+
+def Axe_ArriveOp : Axe_Op<"arrive"> {
+  let summary = "signal, without waiting, that this thread is done with what it read";
+  let description = [{
+    Every thread of the CTA executes it and goes on; the token orders TMA
+    copies (`axe.copy ... schedule tma after %r`) behind every thread's
+    arrival: the copy's issuing thread waits for all of them (an mbarrier
+    with one arrival per thread). This is the release half of a CTA barrier,
+    for the common case where the only thing that must wait is a TMA copy
+    about to overwrite a buffer the CTA was reading.
+
+    ```mlir
+    %r = axe.arrive
+    ```
+  }];
+  let results = (outs Axe_Token:$token);
+  let assemblyFormat = "attr-dict";
 }
 
 def Axe_BarrierOp : Axe_Op<"barrier"> {

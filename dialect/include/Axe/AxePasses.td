@@ -121,7 +121,8 @@ def ConvertAxeToGPU : Pass<"convert-axe-to-gpu", "::mlir::ModuleOp"> {
     the host with `nvgpu.tma.create.descriptor` and passed to the kernel;
     boxes derived from the shared layout and its swizzle and checked against
     it element by element; an mbarrier per copy site, tokens as i32 barrier
-    indices, also through `scf.for`), warp shuffles and a shared-memory
+    indices, also through `scf.for`; `axe.arrive` + `after` orders a copy
+    behind every thread's arrival on an mbarrier), warp shuffles and a shared-memory
     exchange for reductions, ldmatrix + mma.sync m16n8k16 for gemms, and
     wgmma m64nNk16 on sm_90a when A and B are in shared memory (`async`
     gemms leave their group in flight until an `axe.wait`) — with addresses

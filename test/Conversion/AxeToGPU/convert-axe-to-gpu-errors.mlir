@@ -182,3 +182,16 @@ module attributes {axe.target = #axe.target<"sm_90">} {
     return
   }
 }
+
+// -----
+
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @arrive_waited() {
+    axe.kernel grid [1] threads [128] {
+      %r = axe.arrive
+      // expected-error@+1 {{an axe.arrive token orders TMA copies ('after'); it is not waited on or carried}}
+      axe.wait %r
+    }
+    return
+  }
+}

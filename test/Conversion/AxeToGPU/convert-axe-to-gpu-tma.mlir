@@ -135,3 +135,43 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     return
   }
 }
+
+// -----
+
+// A refill ordered after `axe.arrive` instead of a CTA barrier: the arrive's mbarrier expects
+// one arrival per thread (128); every thread arrives without waiting; thread 0 waits for the
+// phase before its first TMA copy after the token, and not again for the second.
+
+// CHECK-LABEL: func.func @release
+// CHECK: scf.if
+// CHECK:   nvvm.mbarrier.init %{{.*}}, %c1_i32{{.*}} : !llvm.ptr<3>, i32
+// CHECK:   nvvm.mbarrier.init %{{.*}}, %c128_i32 : !llvm.ptr<3>, i32
+// CHECK:   nvvm.mbarrier.init %{{.*}}, %c1_i32{{.*}} : !llvm.ptr<3>, i32
+// CHECK:   nvvm.mbarrier.init %{{.*}}, %c1_i32{{.*}} : !llvm.ptr<3>, i32
+// CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
+// CHECK: scf.if
+// CHECK:   nvvm.mbarrier.try_wait.parity
+// CHECK:   nvvm.fence.proxy
+// CHECK:   nvvm.mbarrier.arrive.expect_tx
+// CHECK:   nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: scf.if
+// CHECK-NOT: nvvm.mbarrier.try_wait.parity
+// CHECK:   nvvm.mbarrier.arrive.expect_tx
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @release(%x: memref<16384xf16>) {
+    %X = axe.view %x : memref<16384xf16> to !axe.tensor<256x64xf16, global, #axe.layout<(256, 64) : (64, 1)>>
+    axe.kernel grid [1] threads [128] {
+      %s = axe.alloc : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
+      %s2 = axe.alloc : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
+      %x0 = axe.slice %X [0 : 64, 0 : 64] : !axe.tensor<256x64xf16, global, #axe.layout<(256, 64) : (64, 1)>> to !axe.tensor<64x64xf16, global, ?>
+      %x1 = axe.slice %X [64 : 128, 0 : 64] : !axe.tensor<256x64xf16, global, #axe.layout<(256, 64) : (64, 1)>> to !axe.tensor<64x64xf16, global, ?>
+      %t0 = axe.copy async %x0, %s schedule tma : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>> -> !axe.token
+      axe.wait %t0
+      %r = axe.arrive
+      %t1 = axe.copy async %x1, %s schedule tma after %r : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>> -> !axe.token
+      %t2 = axe.copy async %x0, %s2 schedule tma after %r : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>> -> !axe.token
+      axe.wait %t1, %t2
+    }
+    return
+  }
+}

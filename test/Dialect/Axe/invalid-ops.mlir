@@ -313,6 +313,18 @@ func.func @gemm_async_token(%a: !axe.tensor<16x16xf16, global, ?>, %b: !axe.tens
 
 // -----
 
+func.func @copy_after_not_tma(%a: !axe.tensor<16xf16, global, ?>) {
+  axe.kernel grid [1] threads [32] {
+    %s = axe.alloc : !axe.tensor<16xf16, shared, ?>
+    %r = axe.arrive
+    // expected-error @+1 {{'axe.copy' op only a tma copy is ordered after an axe.arrive}}
+    %t = axe.copy async %a, %s schedule cp_async after %r : !axe.tensor<16xf16, global, ?>, !axe.tensor<16xf16, shared, ?> -> !axe.token
+  }
+  return
+}
+
+// -----
+
 func.func @copy_shared_outside(%a: !axe.tensor<16xf16, global, ?>, %s: !axe.tensor<16xf16, shared, ?>) {
   // expected-error @+1 {{'axe.copy' op copies shared or register memory and must be inside an axe.kernel}}
   axe.copy %a, %s : !axe.tensor<16xf16, global, ?>, !axe.tensor<16xf16, shared, ?>

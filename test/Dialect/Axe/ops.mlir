@@ -33,6 +33,10 @@ module attributes {axe.target = #axe.target<"sm_90">} {
       %t = axe.copy async %a1, %sa schedule cp_async : !axe.tensor<128x32xf16, global, ?>, !axe.tensor<128x32xf16, shared, ?> -> !axe.token
       // CHECK: %[[T2:.*]] = axe.copy async %[[S]], %[[SA]] schedule tma
       %t2 = axe.copy async %a1, %sa schedule tma : !axe.tensor<128x32xf16, global, ?>, !axe.tensor<128x32xf16, shared, ?> -> !axe.token
+      // CHECK: %[[R:.*]] = axe.arrive
+      %rel = axe.arrive
+      // CHECK: axe.copy async %[[S]], %[[SA]] schedule tma after %[[R]] :
+      %t3 = axe.copy async %a1, %sa schedule tma after %rel : !axe.tensor<128x32xf16, global, ?>, !axe.tensor<128x32xf16, shared, ?> -> !axe.token
       // CHECK: axe.wait %[[T]], %[[T2]]
       axe.wait %t, %t2
       // CHECK: axe.wait %[[T]] outstanding 1

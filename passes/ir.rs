@@ -30,19 +30,23 @@ fn string_ref(s: &str) -> MlirStringRef {
 
 /// Every operation nested in `root` (pre-order, `root` included) whose name is in `names`.
 pub fn collect(root: MlirOperation, names: &[&str]) -> Vec<MlirOperation> {
+    collect_where(root, |n| names.contains(&n))
+}
+
+/// Every operation nested in `root` (pre-order, `root` included) whose name satisfies `keep`.
+pub fn collect_where(root: MlirOperation, keep: impl Fn(&str) -> bool) -> Vec<MlirOperation> {
     struct Acc<'a> {
-        names: &'a [&'a str],
+        keep: &'a dyn Fn(&str) -> bool,
         out: Vec<MlirOperation>,
     }
     unsafe extern "C" fn visit(op: MlirOperation, data: *mut c_void) -> MlirWalkResult {
         let acc = &mut *(data as *mut Acc);
-        let name = name(op);
-        if acc.names.iter().any(|n| *n == name) {
+        if (acc.keep)(&name(op)) {
             acc.out.push(op);
         }
         MlirWalkResult_MlirWalkResultAdvance
     }
-    let mut acc = Acc { names, out: Vec::new() };
+    let mut acc = Acc { keep: &keep, out: Vec::new() };
     unsafe {
         mlirOperationWalk(root, Some(visit), &mut acc as *mut Acc as *mut c_void, MlirWalkOrder_MlirWalkPreOrder)
     };

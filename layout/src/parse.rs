@@ -63,19 +63,10 @@ impl<'a> Parser<'a> {
     fn integer(&mut self, what: &str) -> PResult<(i64, usize)> {
         self.skip_ws();
         let start = self.pos;
-        let bytes = self.text.as_bytes();
-        let mut end = start;
-        if end < bytes.len() && bytes[end] == b'-' {
-            end += 1;
-        }
-        let digits_start = end;
-        while end < bytes.len() && bytes[end].is_ascii_digit() {
-            end += 1;
-        }
-        if end == digits_start {
+        let Some(end) = scan_integer(self.text, start) else {
             let found = self.describe_here();
             return self.err(start, format!("expected an integer {what}, found {found}"));
-        }
+        };
         let lit = &self.text[start..end];
         match lit.parse::<i64>() {
             Ok(v) => {
@@ -89,14 +80,7 @@ impl<'a> Parser<'a> {
     fn identifier(&mut self) -> PResult<String> {
         // No whitespace is allowed between '@' and the axis name.
         let start = self.pos;
-        let bytes = self.text.as_bytes();
-        let mut end = start;
-        if end < bytes.len() && (bytes[end].is_ascii_alphabetic() || bytes[end] == b'_') {
-            end += 1;
-            while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_') {
-                end += 1;
-            }
-        }
+        let end = scan_identifier(self.text, start);
         if end == start {
             let found = match self.text[start..].chars().next() {
                 None => "end of layout".to_string(),
@@ -231,6 +215,36 @@ impl<'a> Parser<'a> {
 /// Parse a layout in DESIGN.md §3 syntax.
 pub fn parse_layout(text: &str) -> Result<Layout, ParseError> {
     Parser { text, pos: 0 }.layout()
+}
+
+/// The end of an optionally signed decimal integer starting at byte `start` of `text` (no
+/// whitespace skipped), or `None` when no digit follows. Shared with `axe-layout`'s argument
+/// parser, which reads the same literals.
+pub fn scan_integer(text: &str, start: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut end = start;
+    if end < b.len() && b[end] == b'-' {
+        end += 1;
+    }
+    let digits = end;
+    while end < b.len() && b[end].is_ascii_digit() {
+        end += 1;
+    }
+    (end > digits).then_some(end)
+}
+
+/// The end of an identifier (`[A-Za-z_][A-Za-z0-9_]*`) starting at byte `start` of `text`;
+/// `start` itself when there is none.
+pub fn scan_identifier(text: &str, start: usize) -> usize {
+    let b = text.as_bytes();
+    let mut end = start;
+    if end < b.len() && (b[end].is_ascii_alphabetic() || b[end] == b'_') {
+        end += 1;
+        while end < b.len() && (b[end].is_ascii_alphanumeric() || b[end] == b'_') {
+            end += 1;
+        }
+    }
+    end
 }
 
 #[cfg(test)]

@@ -259,6 +259,56 @@ pub fn shared_global_aligned(b: &B, module: MlirOperation, base: &str, elt: Mlir
     b.val("memref.get_global", &[], b.ty(&ty), &[("name", b.attr(&format!("@{name}")))])
 }
 
+fn set_attr(op: MlirOperation, name: &str, a: MlirAttribute) {
+    unsafe {
+        mlirOperationSetAttributeByName(op, MlirStringRef { data: name.as_ptr() as *const _, length: name.len() }, a);
+    }
+}
+
+/// Makes sure the shared buffer `buf` starts at a multiple of `align` bytes (what the
+/// hardware's swizzles and bulk copies need of absolute addresses): a static buffer's
+/// `memref.global` gets that alignment; a view of dynamic shared memory must have a constant
+/// offset that is a multiple of it (the dynamic shared memory itself starts 1024-aligned).
+pub fn align_buffer(b: &B, op: MlirOperation, buf: MlirValue, align: i64) -> R<()> {
+    let Some(def) = ir::defining_op(buf) else {
+        return Err((op, "the operand's shared buffer is a block argument; its alignment is unknown".into()));
+    };
+    match ir::name(def).as_str() {
+        "memref.get_global" => {
+            let text = crate::ir::attr_text(def, "name").unwrap_or_default();
+            let sym = text.trim_start_matches('@');
+            let mut module = def;
+            while let Some(p) = ir::parent(module) {
+                module = p;
+            }
+            let global = ir::collect(module, &["memref.global"])
+                .into_iter()
+                .find(|g| crate::ir::attr_text(*g, "sym_name").as_deref() == Some(&format!("\"{sym}\"")));
+            let Some(g) = global else {
+                return Err((op, format!("internal error: no memref.global @{sym} for a wgmma operand")));
+            };
+            let have = ir::int_attr(g, "alignment").unwrap_or(1);
+            if have < align {
+                set_attr(g, "alignment", b.attr(&format!("{align} : i64")));
+            }
+            Ok(())
+        }
+        "memref.view" => {
+            let off = ir::defining_op(ir::operand(def, 1)).and_then(|c| {
+                (ir::name(c) == "arith.constant").then(|| crate::ir::attr_text(c, "value")).flatten()
+            });
+            let off: Option<i64> = off.and_then(|t| t.split(':').next()?.trim().parse().ok());
+            match off {
+                Some(o) if o % align == 0 => Ok(()),
+                _ => Err((op, format!(
+                    "an operand in dynamic shared memory that the hardware swizzles or bulk-copies must start at a constant multiple of {align} bytes"
+                ))),
+            }
+        }
+        other => Err((op, format!("the operand's shared buffer comes from '{other}'; its alignment is unknown"))),
+    }
+}
+
 fn fresh_symbol(module: MlirOperation, base: &str) -> String {
     let taken: std::collections::HashSet<String> = block_ops(region_block(module, 0))
         .into_iter()

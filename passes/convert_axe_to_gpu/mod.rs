@@ -377,8 +377,7 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
         }
     }
     // Views and slices outside kernels are dead now; anything else left is not lowerable.
-    let mut left: Vec<MlirOperation> = Vec::new();
-    collect_axe(root, &mut left);
+    let left = ir::collect_where(root, |n| n.starts_with("axe."));
     for &op in left.iter().rev() {
         let n = ir::name(op);
         let dead = (n == "axe.view" || n == "axe.slice" || n == "axe.alloc")
@@ -393,16 +392,3 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
     true
 }
 
-/// Every `axe.*` operation under `root`, pre-order.
-fn collect_axe(root: MlirOperation, out: &mut Vec<MlirOperation>) {
-    unsafe extern "C" fn visit(op: MlirOperation, data: *mut std::ffi::c_void) -> MlirWalkResult {
-        let out = &mut *(data as *mut Vec<MlirOperation>);
-        if ir::name(op).starts_with("axe.") {
-            out.push(op);
-        }
-        MlirWalkResult_MlirWalkResultAdvance
-    }
-    unsafe {
-        mlirOperationWalk(root, Some(visit), out as *mut _ as *mut std::ffi::c_void, MlirWalkOrder_MlirWalkPreOrder)
-    };
-}

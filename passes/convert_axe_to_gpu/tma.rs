@@ -139,7 +139,7 @@ pub fn arrive(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<MlirValue> {
     }
     let b = B::before(op);
     let id = *ctx.tma.arrives.get(&(op.ptr as usize)).ok_or((op, "internal: unplanned axe.arrive".to_string()))?;
-    let idv = i32c(&b, id as i64);
+    let idv = b.ci32(id as i64);
     let bar = barrier_ptr(&b, ctx, idv);
     b.op("nvvm.mbarrier.arrive", &[bar], &[], &[], vec![]);
     Ok(idv)
@@ -498,10 +498,6 @@ pub fn build_maps(b: &B, st: &State) -> Vec<MlirValue> {
         .collect()
 }
 
-fn i32c(b: &B, v: i64) -> MlirValue {
-    b.ci32(v)
-}
-
 fn i64c(b: &B, v: i64) -> MlirValue {
     b.constant(&format!("{v} : i64"), b.ty("i64"))
 }
@@ -525,14 +521,14 @@ pub fn prologue(b: &B, module: MlirOperation, ctx: &mut Ctx, map_ptrs: Vec<MlirV
     let bars = b.val("arith.index_cast", &[p], i64t, &[]);
     let state = b.val("memref.alloca", &[], b.ty("memref<2xi32>"), &[("operandSegmentSizes", b.attr("array<i32: 0, 0>"))]);
     for i in 0..2 {
-        b.op("memref.store", &[i32c(b, 0), state, b.cidx(i)], &[], &[], vec![]);
+        b.op("memref.store", &[b.ci32(0), state, b.cidx(i)], &[], &[], vec![]);
     }
     let is0 = b.cmp(0, Ix::V(ctx.tid), Ix::C(0));
     let sptr = b.ty("!llvm.ptr<3>");
     b.if_(is0, |ib| {
         for k in 0..n {
             let a = ib.val("llvm.inttoptr", &[arith(&ib, "arith.addi", bars, i64c(&ib, 8 * k))], sptr, &[]);
-            ib.op("nvvm.mbarrier.init", &[a, i32c(&ib, counts[k as usize])], &[], &[], vec![]);
+            ib.op("nvvm.mbarrier.init", &[a, ib.ci32(counts[k as usize])], &[], &[], vec![]);
         }
         for &m in &map_ptrs {
             ib.op("nvvm.prefetch", &[m], &[], &[("tensormap", ib.attr("unit"))], vec![]);
@@ -576,11 +572,11 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
     let site = ctx.tma.sites.get(&(op.ptr as usize)).ok_or((op, "internal: unplanned TMA copy".to_string()))?;
     let map = &ctx.tma.maps[site.map];
     if map.span > 0 {
-        super::wgmma::align_buffer(&b, op, dst.buf, 8 * map.span)?;
+        super::kernel::align_buffer(&b, op, dst.buf, 8 * map.span)?;
     } else {
-        super::wgmma::align_buffer(&b, op, dst.buf, 128)?;
+        super::kernel::align_buffer(&b, op, dst.buf, 128)?;
     }
-    let id = i32c(&b, site.barrier as i64);
+    let id = b.ci32(site.barrier as i64);
     let index = b.index();
     let (i64t, i32t) = (b.ty("i64"), b.ty("i32"));
     // Tile origin per root dimension (index).
@@ -633,7 +629,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
             &[("kind", ib.attr("#nvvm.proxy_kind<async.shared>")), ("space", ib.attr("#nvvm.shared_space<cta>"))],
             vec![],
         );
-        ib.op("nvvm.mbarrier.arrive.expect_tx", &[bar, i32c(&ib, bytes)], &[], &[], vec![]);
+        ib.op("nvvm.mbarrier.arrive.expect_tx", &[bar, ib.ci32(bytes)], &[], &[], vec![]);
         for (o, off) in &boxes {
             let a = arith(&ib, "arith.addi", dst_base, i64c(&ib, off * elt_bytes));
             let p3 = ib.val("llvm.inttoptr", &[a], ib.ty("!llvm.ptr<3>"), &[]);
@@ -660,7 +656,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
     })
     .map_err(|e| (op, e))?;
     let bit = 1i64 << site.barrier;
-    update_bits(&b, ctx, 1, |b, cur| arith(b, "arith.ori", cur, i32c(b, bit)));
+    update_bits(&b, ctx, 1, |b, cur| arith(b, "arith.ori", cur, b.ci32(bit)));
     if !super::builder::has_attr(op, "async") {
         wait(&b, ctx, id);
     }
@@ -670,15 +666,15 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
 /// Waits for the copy whose barrier index is `id` (an `i32`; all threads execute it).
 pub fn wait(b: &B, ctx: &Ctx, id: MlirValue) {
     let bar = barrier_ptr(b, ctx, id);
-    let one = i32c(b, 1);
+    let one = b.ci32(1);
     let bit = arith(b, "arith.shli", one, id);
     let state = ctx.tma.state.expect("prologue");
     let i32t = b.ty("i32");
     let phases = b.val("memref.load", &[state, b.cidx(0)], i32t, &[]);
     let phase = arith(b, "arith.andi", arith(b, "arith.shrui", phases, id), one);
-    b.op("nvvm.mbarrier.try_wait.parity", &[bar, phase, i32c(b, TRY_WAIT_TICKS)], &[], &[], vec![]);
+    b.op("nvvm.mbarrier.try_wait.parity", &[bar, phase, b.ci32(TRY_WAIT_TICKS)], &[], &[], vec![]);
     b.op("memref.store", &[arith(b, "arith.xori", phases, bit), state, b.cidx(0)], &[], &[], vec![]);
-    update_bits(b, ctx, 1, |b, cur| arith(b, "arith.andi", cur, arith(b, "arith.xori", bit, i32c(b, -1))));
+    update_bits(b, ctx, 1, |b, cur| arith(b, "arith.andi", cur, arith(b, "arith.xori", bit, b.ci32(-1))));
 }
 
 /// `axe.wait` on `token` (an `i32`): a TMA barrier index, or -1 for a copy that completes
@@ -695,7 +691,7 @@ pub fn wait_token(b: &B, ctx: &Ctx, op: MlirOperation, token: MlirValue) -> R<()
             Ok(())
         }
         None => {
-            let ge = b.val("arith.cmpi", &[token, i32c(b, 0)], b.ty("i1"), &[("predicate", b.attr("5 : i64"))]);
+            let ge = b.val("arith.cmpi", &[token, b.ci32(0)], b.ty("i1"), &[("predicate", b.attr("5 : i64"))]);
             b.if_(ge, |ib| {
                 wait(&ib, ctx, token);
                 Ok(())
@@ -712,10 +708,10 @@ pub fn wait_all(b: &B, ctx: &Ctx) {
     for k in 0..ctx.tma.counts.len() as i64 {
         let state = ctx.tma.state.expect("prologue");
         let pending = b.val("memref.load", &[state, b.cidx(1)], i32t, &[]);
-        let bit = arith(b, "arith.andi", pending, i32c(b, 1 << k));
-        let set = b.val("arith.cmpi", &[bit, i32c(b, 0)], b.ty("i1"), &[("predicate", b.attr("1 : i64"))]);
+        let bit = arith(b, "arith.andi", pending, b.ci32(1 << k));
+        let set = b.val("arith.cmpi", &[bit, b.ci32(0)], b.ty("i1"), &[("predicate", b.attr("1 : i64"))]);
         b.if_(set, |ib| {
-            wait(&ib, ctx, i32c(&ib, k));
+            wait(&ib, ctx, ib.ci32(k));
             Ok(())
         })
         .expect("static body");
@@ -802,16 +798,7 @@ pub fn constant_i32(v: MlirValue) -> Option<i64> {
 pub fn retype_tokens(kernel: MlirOperation) {
     let i32t = unsafe { mlirIntegerTypeGet(mlirOperationGetContext(kernel), 32) };
     let is_token = |v: MlirValue| ir::type_to_string(ir::value_type(v)) == "!axe.token";
-    unsafe extern "C" fn visit(op: MlirOperation, data: *mut std::ffi::c_void) -> MlirWalkResult {
-        let out = &mut *(data as *mut Vec<MlirOperation>);
-        out.push(op);
-        MlirWalkResult_MlirWalkResultAdvance
-    }
-    let mut all: Vec<MlirOperation> = Vec::new();
-    unsafe {
-        mlirOperationWalk(kernel, Some(visit), &mut all as *mut _ as *mut std::ffi::c_void, MlirWalkOrder_MlirWalkPreOrder)
-    };
-    for op in all {
+    for op in ir::collect_where(kernel, |_| true) {
         if !ir::name(op).starts_with("axe.") {
             for i in 0..ir::num_results(op) {
                 let r = ir::result(op, i);

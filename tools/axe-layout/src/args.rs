@@ -1,6 +1,7 @@
 //! Parsers for the small argument languages: `--shape 16,24`, `--coord 2,9`,
 //! `--region 0:8,8:24`, `--point lane=8,warp=6`. Errors are located like layout errors.
 
+use axe_layout::parse::{scan_identifier, scan_integer};
 use axe_layout::{Axis, Layout, Point};
 
 use crate::error::{CliError, CliResult};
@@ -52,18 +53,9 @@ impl<'a> Cursor<'a> {
     fn int(&mut self, what: &str) -> CliResult<(i64, usize)> {
         self.skip_ws();
         let start = self.pos;
-        let b = self.text.as_bytes();
-        let mut end = start;
-        if end < b.len() && b[end] == b'-' {
-            end += 1;
-        }
-        let digits = end;
-        while end < b.len() && b[end].is_ascii_digit() {
-            end += 1;
-        }
-        if end == digits {
+        let Some(end) = scan_integer(self.text, start) else {
             return self.err(start, format!("expected {what}, found {}", self.found()));
-        }
+        };
         let lit = &self.text[start..end];
         match lit.parse::<i64>() {
             Ok(v) => {
@@ -77,14 +69,7 @@ impl<'a> Cursor<'a> {
     fn ident(&mut self) -> CliResult<(String, usize)> {
         self.skip_ws();
         let start = self.pos;
-        let b = self.text.as_bytes();
-        let mut end = start;
-        if end < b.len() && (b[end].is_ascii_alphabetic() || b[end] == b'_') {
-            end += 1;
-            while end < b.len() && (b[end].is_ascii_alphanumeric() || b[end] == b'_') {
-                end += 1;
-            }
-        }
+        let end = scan_identifier(self.text, start);
         if end == start {
             return self.err(start, format!("expected an axis name, found {}", self.found()));
         }

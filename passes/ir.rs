@@ -206,6 +206,45 @@ pub fn int_attr(op: MlirOperation, attr: &str) -> Option<i64> {
     }
 }
 
+/// The byte alignment a function argument declares for its buffer (`{axe.align = N}`, checked
+/// by the dialect's argument-attribute verifier), when `v` is such an argument.
+pub fn declared_alignment(v: MlirValue) -> Option<i64> {
+    unsafe {
+        if !mlirValueIsABlockArgument(v) {
+            return None;
+        }
+        let index = mlirBlockArgumentGetArgNumber(v);
+        let owner = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
+        if owner.ptr.is_null() {
+            return None;
+        }
+        let arg_attrs = mlirOperationGetAttributeByName(owner, string_ref("arg_attrs"));
+        if arg_attrs.ptr.is_null() || !mlirAttributeIsAArray(arg_attrs) || index >= mlirArrayAttrGetNumElements(arg_attrs) {
+            return None;
+        }
+        let dict = mlirArrayAttrGetElement(arg_attrs, index);
+        if !mlirAttributeIsADictionary(dict) {
+            return None;
+        }
+        let a = mlirDictionaryAttrGetElementByName(dict, string_ref("axe.align"));
+        (!a.ptr.is_null() && mlirAttributeIsAInteger(a)).then(|| mlirIntegerAttrGetValueInt(a))
+    }
+}
+
+/// The name of the target (`#axe.target<"...">`) on the nearest enclosing op that carries
+/// `axe.target`, if any.
+pub fn target_name(op: MlirOperation) -> Option<String> {
+    let mut p = Some(op);
+    while let Some(o) = p {
+        let a = unsafe { mlirOperationGetAttributeByName(o, string_ref("axe.target")) };
+        if !a.ptr.is_null() && unsafe { dialect::ffi::axeAttributeIsATarget(a) } {
+            return Some(string(unsafe { dialect::ffi::axeTargetAttrGetName(a) }));
+        }
+        p = parent(o);
+    }
+    None
+}
+
 /// Whether `op` carries the attribute `attr` (e.g. a unit attribute).
 pub fn has_attr(op: MlirOperation, attr: &str) -> bool {
     unsafe { !mlirOperationGetAttributeByName(op, string_ref(attr)).ptr.is_null() }
@@ -370,6 +409,14 @@ pub fn with_swizzle(t: MlirType, s: Option<&axe_layout::swizzle::Swizzle>) -> Ml
 }
 
 /// The printed form of `op`'s attribute `name` (e.g. `"foo"` for a string, `3 : i64`), if set.
+/// The value of a string attribute (e.g. `sym_name`).
+pub fn string_attr(op: MlirOperation, name: &str) -> Option<String> {
+    unsafe {
+        let a = mlirOperationGetAttributeByName(op, string_ref(name));
+        (!a.ptr.is_null() && mlirAttributeIsAString(a)).then(|| string(mlirStringAttrGetValue(a)))
+    }
+}
+
 pub fn attr_text(op: MlirOperation, name: &str) -> Option<String> {
     unsafe {
         let a = mlirOperationGetAttributeByName(op, string_ref(name));

@@ -16,6 +16,7 @@ pub mod target;
 pub mod diagnostics;
 pub mod infer_layout;
 pub mod ir;
+pub mod launch;
 pub mod nki;
 
 pub use axe_layout as layout;

@@ -28,8 +28,8 @@ const PIPELINE: &str = "builtin.module(convert-axe-to-gpu{emulate-threads-on-cpu
     finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,\
     convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts)";
 
-/// A 64-byte aligned buffer (the lowering proves vector alignment relative to the base and
-/// assumes the base is at least 16-byte aligned, as cudaMalloc guarantees).
+/// A buffer whose base is `misalign` bytes past a 64-byte boundary: 0 gives the alignment
+/// cudaMalloc guarantees, 4 a buffer only element-aligned (a tensor view with a storage offset).
 struct Buf<T: Copy> {
     ptr: *mut T,
     len: usize,
@@ -37,8 +37,12 @@ struct Buf<T: Copy> {
 
 impl<T: Copy> Buf<T> {
     fn new(data: &[T]) -> Self {
-        let layout = std::alloc::Layout::from_size_align(std::mem::size_of_val(data).max(64), 64).unwrap();
-        let ptr = unsafe { std::alloc::alloc(layout) as *mut T };
+        Self::misaligned(data, 0)
+    }
+    fn misaligned(data: &[T], misalign: usize) -> Self {
+        let bytes = std::mem::size_of_val(data) + misalign;
+        let layout = std::alloc::Layout::from_size_align(bytes.max(64), 64).unwrap();
+        let ptr = unsafe { std::alloc::alloc(layout).add(misalign) as *mut T };
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr, data.len()) };
         Buf { ptr, len: data.len() }
     }
@@ -48,14 +52,21 @@ impl<T: Copy> Buf<T> {
 }
 
 /// Lowers `text` and runs function `name` on the 1-D memrefs `bufs` (each passed expanded:
-/// allocated, aligned, offset, size, stride).
+/// allocated, aligned, offset, size, stride), after checking the buffers against the
+/// alignment the arguments declare, as a launcher must (`axe::launch::check_alignment`).
 fn run(text: &str, name: &str, bufs: &mut [(*mut (), usize)]) {
+    try_run(text, name, bufs).unwrap()
+}
+
+fn try_run(text: &str, name: &str, bufs: &mut [(*mut (), usize)]) -> Result<(), String> {
     let context = context();
     // The C API invokes `_mlir_ciface_<name>`, which takes memref descriptors by pointer.
     let start = text.find(&format!("func.func @{name}(")).expect("kernel function");
     let sig_end = start + text[start..].find(") {").expect("signature");
     let text = format!("{} attributes {{llvm.emit_c_interface}}{}", &text[..sig_end + 1], &text[sig_end + 1..]);
     let mut module = Module::parse(&context, &text).expect("test kernel parses");
+    let addresses: Vec<usize> = bufs.iter().map(|(p, _)| *p as usize).collect();
+    axe::launch::check_alignment(&module, name, &addresses)?;
     let pm = PassManager::new(&context);
     parse_pass_pipeline(pm.as_operation_pass_manager(), PIPELINE).unwrap();
     pm.run(&mut module).expect("lowering succeeds");
@@ -66,6 +77,7 @@ fn run(text: &str, name: &str, bufs: &mut [(*mut (), usize)]) {
     let mut desc_ptrs: Vec<*mut [i64; 5]> = descs.iter_mut().map(|d| &mut **d as *mut [i64; 5]).collect();
     let mut args: Vec<*mut ()> = desc_ptrs.iter_mut().map(|p| p as *mut *mut [i64; 5] as *mut ()).collect();
     unsafe { engine.invoke_packed(name, &mut args) }.expect("kernel runs");
+    Ok(())
 }
 
 /// A deterministic pseudo-random f32 sequence in [-2, 2).
@@ -93,6 +105,23 @@ fn ty(shape: &str, elt: &str, scope: &str, layout: &str) -> String {
 /// global (layout `gout`); checks out[gout(x)] = in[gin(x)] for every x, and that nothing
 /// else was written.
 fn roundtrip(shape: &str, n: usize, threads: i64, gin: &str, sh: Option<&str>, reg: &str, gout: &str) {
+    roundtrip_aligned(shape, n, threads, gin, sh, reg, gout, Some(16), 0).unwrap()
+}
+
+/// `roundtrip` with the arguments declaring `declared` (`axe.align`) and buffers starting
+/// `misalign` bytes past a 64-byte boundary; Err when the launch check refuses the buffers.
+#[allow(clippy::too_many_arguments)]
+fn roundtrip_aligned(
+    shape: &str,
+    n: usize,
+    threads: i64,
+    gin: &str,
+    sh: Option<&str>,
+    reg: &str,
+    gout: &str,
+    declared: Option<i64>,
+    misalign: usize,
+) -> Result<(), String> {
     let (tin, tr, tout) = (ty(shape, "f32", "global", gin), ty(shape, "f32", "register", reg), ty(shape, "f32", "global", gout));
     let mut body = String::new();
     let src = if let Some(sh) = sh {
@@ -105,9 +134,10 @@ fn roundtrip(shape: &str, n: usize, threads: i64, gin: &str, sh: Option<&str>, r
         "%r"
     };
     body += &format!("      axe.copy {src}, %B : {tr}, {tout}\n");
+    let align = declared.map(|a| format!(" {{axe.align = {a} : i64}}")).unwrap_or_default();
     let text = format!(
         "module attributes {{axe.target = #axe.target<\"sm_90\">}} {{
-  func.func @k(%a: memref<{n}xf32>, %b: memref<{n}xf32>) {{
+  func.func @k(%a: memref<{n}xf32>{align}, %b: memref<{n}xf32>{align}) {{
     %A = axe.view %a : memref<{n}xf32> to {tin}
     %B = axe.view %b : memref<{n}xf32> to {tout}
     axe.kernel grid [1] threads [{threads}] {{
@@ -117,9 +147,9 @@ fn roundtrip(shape: &str, n: usize, threads: i64, gin: &str, sh: Option<&str>, r
 }}"
     );
     let input = random(n, n as u64 + threads as u64);
-    let a = Buf::new(&input);
-    let b = Buf::new(&vec![f32::NAN; n]);
-    run(&text, "k", &mut [(a.ptr as *mut (), n), (b.ptr as *mut (), n)]);
+    let a = Buf::misaligned(&input, misalign);
+    let b = Buf::misaligned(&vec![f32::NAN; n], misalign);
+    try_run(&text, "k", &mut [(a.ptr as *mut (), n), (b.ptr as *mut (), n)])?;
     let out = b.get();
     let (li, lo) = (Layout::parse(gin).unwrap(), Layout::parse(gout).unwrap());
     let mut expected = vec![f32::NAN; n];
@@ -134,6 +164,7 @@ fn roundtrip(shape: &str, n: usize, threads: i64, gin: &str, sh: Option<&str>, r
             expected[i]
         );
     }
+    Ok(())
 }
 
 #[test]
@@ -159,6 +190,30 @@ fn copy_through_shared_memory() {
     roundtrip("32x32", 1024, 128, "(32, 32) : (32, 1)", Some("(32, 32) : (1, 32)"), "(4, 32, 8) : (1@warp, 1@lane, 1@reg)", "(32, 32) : (32, 1)");
     // Tiled shared layout (4x4 tiles of 8x8), vectorized global→shared.
     roundtrip("32x32", 1024, 64, "(32, 32) : (32, 1)", Some("(4, 8, 4, 8) : (256, 8, 64, 1)"), "(2, 32, 16) : (1@warp, 1@lane, 1@reg)", "(32, 32) : (32, 1)");
+}
+
+/// Buffers only 4-byte aligned (what a torch view with a storage offset gives): without a
+/// declaration the lowering proves only element alignment, so the copies stay scalar on the
+/// global side and are correct; the 16-byte aligned shared and emulated buffers still take
+/// vector accesses (the segfault of an aligned vector store to a 4-byte aligned alloca is the
+/// bug this guards against).
+#[test]
+fn misaligned_buffers_without_declared_alignment() {
+    for misalign in [4, 8, 12] {
+        roundtrip_aligned("32x32", 1024, 128, "(32, 32) : (32, 1)", Some("(32, 32) : (1, 32)"), "(4, 32, 8) : (1@warp, 1@lane, 1@reg)", "(32, 32) : (32, 1)", None, misalign).unwrap();
+        roundtrip_aligned("32x32", 1024, 64, "(32, 32) : (32, 1)", Some("(4, 8, 4, 8) : (256, 8, 64, 1)"), "(2, 32, 16) : (1@warp, 1@lane, 1@reg)", "(32, 32) : (32, 1)", None, misalign).unwrap();
+        roundtrip_aligned("16x64", 1024, 128, "(16, 64) : (64, 1)", None, "(4, 4, 8, 8) : (1@warp, 8@lane, 1@lane, 1@reg)", "(16, 64) : (64, 1)", None, misalign).unwrap();
+    }
+}
+
+/// A declared alignment is a contract: a launcher refuses buffers that break it, cleanly,
+/// before anything runs; buffers that keep it (8-byte declared, 8-byte aligned) run correctly.
+#[test]
+fn misaligned_buffers_against_declared_alignment() {
+    let err = roundtrip_aligned("16x64", 1024, 128, "(16, 64) : (64, 1)", None, "(4, 4, 8, 8) : (1@warp, 8@lane, 1@lane, 1@reg)", "(16, 64) : (64, 1)", Some(16), 4)
+        .unwrap_err();
+    assert!(err.contains("argument #0 of @k declares axe.align = 16") && err.contains("not 16-byte aligned"), "{err}");
+    roundtrip_aligned("16x64", 1024, 128, "(16, 64) : (64, 1)", None, "(4, 4, 8, 8) : (1@warp, 8@lane, 1@lane, 1@reg)", "(16, 64) : (64, 1)", Some(8), 8).unwrap();
 }
 
 #[test]

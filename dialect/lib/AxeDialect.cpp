@@ -308,3 +308,28 @@ axe::TensorType axe::TensorType::cloneWith(std::optional<ArrayRef<int64_t>> shap
   return axe::TensorType::get(getContext(), shape ? *shape : getShape(),
                          elementType, getScope(), getLayout(), getSwizzle());
 }
+
+//===----------------------------------------------------------------------===//
+// Argument attributes
+//===----------------------------------------------------------------------===//
+
+/// `axe.align` on a function argument: the byte alignment the caller promises
+/// for the buffer's base (a power of two, at least 1).
+LogicalResult AxeDialect::verifyRegionArgAttribute(Operation *op,
+                                                   unsigned regionIndex,
+                                                   unsigned argIndex,
+                                                   NamedAttribute attr) {
+  if (attr.getName() != "axe.align")
+    return op->emitError() << "unknown Axe argument attribute '"
+                           << attr.getName().getValue() << "'";
+  auto align = llvm::dyn_cast<IntegerAttr>(attr.getValue());
+  if (!align || !align.getType().isInteger(64))
+    return op->emitError() << "'axe.align' on argument #" << argIndex
+                           << " must be an i64 integer";
+  int64_t value = align.getInt();
+  if (value < 1 || !llvm::isPowerOf2_64(value) || value > (1 << 20))
+    return op->emitError() << "'axe.align' on argument #" << argIndex
+                           << " must be a power of two in [1, 2^20], got "
+                           << value;
+  return success();
+}

@@ -203,9 +203,13 @@ static LogicalResult requireKernel(Operation *op, StringRef why) {
 //===----------------------------------------------------------------------===//
 
 int64_t KernelOp::getNumThreads() {
+  // Saturating: the verifier reports oversized launches instead of wrapping.
   int64_t n = 1;
   for (int64_t t : getThreads())
-    n *= t;
+    if (t > 0 && n > INT64_MAX / t)
+      n = INT64_MAX;
+    else
+      n *= t;
   return n;
 }
 
@@ -221,9 +225,18 @@ LogicalResult KernelOp::verify() {
   if (failed(positive(getGrid(), "grid")) ||
       failed(positive(getThreads(), "threads")))
     return failure();
-  if (getNumThreads() > 1024)
+  if (TargetAttr target = findTarget(*this); isGpuTarget(target)) {
+    StringRef name = target.getName();
+    std::string reason;
+    if (!rustHooks().checkLaunch(name.data(), name.size(), getGrid().data(),
+                                 getGrid().size(), getThreads().data(),
+                                 getThreads().size(), appendToString, &reason))
+      return emitOpError() << "launch exceeds the limits of '" << name
+                           << "': " << reason;
+  } else if (getNumThreads() > 1024) {
     return emitOpError() << "a CTA has at most 1024 threads, got "
                          << getNumThreads();
+  }
   if (auto cluster = getCluster()) {
     if (failed(positive(*cluster, "cluster")))
       return failure();
@@ -312,7 +325,26 @@ LogicalResult AllocOp::verify() {
                          << target.getName() << "'";
   if (scope == MemoryScope::TMem && target && target.getName() != "sm_100")
     return emitOpError() << "tensor memory needs target 'sm_100'";
-  return verifyTensorUses(*this);
+  if (failed(verifyTensorUses(*this)))
+    return failure();
+  // What the allocation occupies must fit the target (shared memory per CTA).
+  Type element = type.getElementType();
+  if (target && type.getLayoutAttr() && element.isIntOrFloat()) {
+    int32_t swizzleLog2 = -1;
+    if (auto swizzle = llvm::dyn_cast_or_null<SwizzleAttr>(type.getSwizzle()))
+      swizzleLog2 = swizzle.getBase() + swizzle.getBits() + swizzle.getShift();
+    StringRef name = target.getName();
+    StringRef layout = type.getLayoutAttr().getSpec();
+    std::string reason;
+    if (!rustHooks().checkAllocation(
+            name.data(), name.size(), layout.data(), layout.size(),
+            static_cast<int32_t>(scope), element.getIntOrFloatBitWidth(),
+            swizzleLog2, appendToString, &reason))
+      return emitOpError() << "the " << stringifyMemoryScope(scope)
+                           << " tensor does not fit target '" << name
+                           << "': " << reason;
+  }
+  return success();
 }
 
 LogicalResult ViewOp::verify() {

@@ -26,6 +26,14 @@ MlirStringRef axeLayoutAttrGetText(MlirAttribute attr) {
   return wrap(llvm::cast<LayoutAttr>(unwrap(attr)).getSpec());
 }
 
+bool axeAttributeIsATarget(MlirAttribute attr) {
+  return llvm::isa<TargetAttr>(unwrap(attr));
+}
+
+MlirStringRef axeTargetAttrGetName(MlirAttribute attr) {
+  return wrap(llvm::cast<TargetAttr>(unwrap(attr)).getName());
+}
+
 bool axeTypeIsATensor(MlirType type) {
   return llvm::isa<axe::TensorType>(unwrap(type));
 }

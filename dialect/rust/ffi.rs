@@ -36,6 +36,27 @@ pub struct AxeRustHooks {
         sink: AxeStringSink,
         user: *mut c_void,
     ) -> bool,
+    pub check_allocation: unsafe extern "C" fn(
+        target: *const c_char,
+        target_len: usize,
+        layout: *const c_char,
+        layout_len: usize,
+        scope: i32,
+        element_bits: i64,
+        swizzle_log2: i32,
+        sink: AxeStringSink,
+        user: *mut c_void,
+    ) -> bool,
+    pub check_launch: unsafe extern "C" fn(
+        target: *const c_char,
+        target_len: usize,
+        grid: *const i64,
+        grid_rank: usize,
+        threads: *const i64,
+        threads_rank: usize,
+        sink: AxeStringSink,
+        user: *mut c_void,
+    ) -> bool,
     pub is_known_target: unsafe extern "C" fn(
         target: *const c_char,
         len: usize,
@@ -68,6 +89,8 @@ extern "C" {
     pub fn axeAttributeIsALayout(attr: MlirAttribute) -> bool;
     pub fn axeLayoutAttrGet(ctx: MlirContext, text: MlirStringRef) -> MlirAttribute;
     pub fn axeLayoutAttrGetText(attr: MlirAttribute) -> MlirStringRef;
+    pub fn axeAttributeIsATarget(attr: MlirAttribute) -> bool;
+    pub fn axeTargetAttrGetName(attr: MlirAttribute) -> MlirStringRef;
     pub fn axeTypeIsATensor(ty: MlirType) -> bool;
     pub fn axeTensorTypeGetLayout(ty: MlirType) -> MlirAttribute;
     pub fn axeTensorTypeGetScope(ty: MlirType) -> i32;

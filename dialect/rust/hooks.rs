@@ -15,6 +15,8 @@ pub(super) static HOOKS: AxeRustHooks =
     layout_size,
     check_layout_on_target,
     check_register_layout_in_scope,
+    check_allocation,
+    check_launch,
     is_known_target,
     run_pass,
     translate,
@@ -111,6 +113,56 @@ unsafe extern "C" fn check_register_layout_in_scope(
         let scope = crate::target::ScopeKind::from_raw(scope_kind)
             .ok_or_else(|| format!("unknown scope kind {scope_kind}"))?;
         crate::target::check_register_layout_in_scope(&layout, scope)
+    })
+}
+
+/// `mlir::axe::MemoryScope::Shared` (AxeAttrs.td).
+const MEMORY_SCOPE_SHARED: i32 = 1;
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn check_allocation(
+    target: *const c_char,
+    target_len: usize,
+    layout: *const c_char,
+    layout_len: usize,
+    scope: i32,
+    element_bits: i64,
+    swizzle_log2: i32,
+    sink: AxeStringSink,
+    user: *mut c_void,
+) -> bool {
+    report(sink, user, || {
+        let target = text(target, target_len)
+            .and_then(crate::target::lookup)
+            .ok_or_else(|| "unknown target".to_string())?;
+        let layout = text(layout, layout_len)
+            .and_then(|t| Layout::parse(t).ok())
+            .ok_or_else(|| "invalid layout".to_string())?;
+        if scope != MEMORY_SCOPE_SHARED {
+            return Ok(());
+        }
+        let swizzle = u32::try_from(swizzle_log2).ok();
+        let bytes = crate::target::shared_footprint(&layout, element_bits, swizzle)?;
+        target.check_shared_bytes(bytes)
+    })
+}
+
+unsafe extern "C" fn check_launch(
+    target: *const c_char,
+    target_len: usize,
+    grid: *const i64,
+    grid_rank: usize,
+    threads: *const i64,
+    threads_rank: usize,
+    sink: AxeStringSink,
+    user: *mut c_void,
+) -> bool {
+    report(sink, user, || {
+        let target = text(target, target_len)
+            .and_then(crate::target::lookup)
+            .ok_or_else(|| "unknown target".to_string())?;
+        let slice = |p: *const i64, n: usize| if n == 0 { &[][..] } else { std::slice::from_raw_parts(p, n) };
+        target.check_launch(slice(grid, grid_rank), slice(threads, threads_rank))
     })
 }
 

@@ -269,6 +269,8 @@ pub fn plan_threads(b: &B, coords: &Coords, factors: &[Factor], driver: usize, l
         iters.sort_by_key(|i| i.1);
         let mut reach = 1i64;
         let mut compact = true;
+        // The largest coordinate the iters and the offset reach: Σ (extent − 1)·stride + offset.
+        let mut highest = off;
         for &(e, s, _) in &iters {
             if s < 0 || s < reach {
                 return Err(format!(
@@ -276,11 +278,12 @@ pub fn plan_threads(b: &B, coords: &Coords, factors: &[Factor], driver: usize, l
                 ));
             }
             compact &= s == reach;
-            reach = s * e;
+            reach = s.saturating_mul(e);
+            highest = highest.saturating_add((e - 1).saturating_mul(s));
         }
         let full = compact && off == 0 && reach == count;
-        if reach + off > count {
-            return Err(format!("layout {layout} reaches {axis} {} but the executing scope spans {count}", reach + off - 1));
+        if off < 0 || highest >= count {
+            return Err(format!("layout {layout} reaches {axis} {highest} but the executing scope spans {count}"));
         }
         let c = b.sub(coord, Ix::C(off));
         let mut recon = Ix::C(0);

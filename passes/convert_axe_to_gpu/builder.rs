@@ -85,6 +85,17 @@ impl B {
         a
     }
 
+    /// An `i64` integer attribute (built, not parsed: any value is representable).
+    pub fn i64_attr(&self, v: i64) -> MlirAttribute {
+        unsafe { mlirIntegerAttrGet(mlirIntegerTypeGet(self.ctx, 64), v) }
+    }
+
+    /// An `i32` integer attribute; `None` when `v` does not fit 32 bits.
+    pub fn i32_attr(&self, v: i64) -> Option<MlirAttribute> {
+        let v = i32::try_from(v).ok()?;
+        Some(unsafe { mlirIntegerAttrGet(mlirIntegerTypeGet(self.ctx, 32), i64::from(v)) })
+    }
+
     pub fn index(&self) -> MlirType {
         unsafe { mlirIndexTypeGet(self.ctx) }
     }

@@ -20,7 +20,8 @@ use crate::ir;
 use crate::target::ScopeKind;
 
 /// The widest vector (2, 4 or 8 elements, ≤ 16 bytes) along factor `k` that keeps every
-/// memory operand in `mem_ops` aligned; 1 when none does.
+/// memory operand in `mem_ops` aligned — relative to its base, and the base itself aligned at
+/// least as much (`Tensor::base_align`); 1 when none does.
 pub fn vector_width(factors: &[Factor], k: usize, mem_ops: &[(usize, &Tensor)], elt_bits: i64) -> i64 {
     // A swizzle keeps runs of 2^M elements together, and no longer ones.
     let swizzle_cap = mem_ops.iter().filter_map(|(_, t)| t.swizzle.map(|s| 1i64 << s.base)).min().unwrap_or(i64::MAX);
@@ -29,7 +30,9 @@ pub fn vector_width(factors: &[Factor], k: usize, mem_ops: &[(usize, &Tensor)], 
             continue;
         }
         let ok = mem_ops.iter().all(|(o, t)| {
-            factors[k].places[*o].as_ref().is_some_and(|p| p.axis.name() == "m" && p.stride == 1)
+            // The access is aligned relative to the base; the base must be at least as aligned.
+            v * elt_bits / 8 <= t.base_align
+                && factors[k].places[*o].as_ref().is_some_and(|p| p.axis.name() == "m" && p.stride == 1)
                 && factors.iter().enumerate().all(|(j, f)| {
                     j == k || f.places[*o].as_ref().is_none_or(|p| p.stride % v == 0)
                 })
@@ -132,6 +135,7 @@ fn through_shared(b: &B, op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &T
         per_thread: false,
         swizzle: None,
         dyn_offset: Ix::C(0),
+        base_align: super::kernel::ALLOCATION_ALIGN,
     };
     let ops1 = [flat(src, n), flat(&scratch, n)];
     let f1 = refine(&[n], &ops1).map_err(|e| (op, e))?;
@@ -147,7 +151,9 @@ fn through_shared(b: &B, op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &T
 /// order) are in flight (`cp.async.wait_group N`); the CTA barrier that makes the data visible
 /// to other threads stays the program's `axe.barrier`.
 pub fn wait_groups(b: &B, outstanding: i64) {
-    b.op("nvvm.cp.async.wait.group", &[], &[], &[("n", b.attr(&format!("{outstanding} : i32")))], vec![]);
+    // The verifier bounds `outstanding` to [0, 2^31); `i32_attr` cannot fail on it.
+    let n = b.i32_attr(outstanding).unwrap_or_else(|| b.i64_attr(outstanding));
+    b.op("nvvm.cp.async.wait.group", &[], &[], &[("n", n)], vec![]);
 }
 
 /// Global → shared with `cp.async` (`nvvm.cp.async.shared.global`, 4/8/16 bytes per thread

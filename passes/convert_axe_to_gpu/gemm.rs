@@ -209,7 +209,7 @@ fn fragment_registers(b: &B, layout: &Layout, shape: Vec<i64>, elt: MlirType) ->
     let span = layout.span().ok().and_then(|s| s.get(&Axis::from("reg")).copied()).unwrap_or(1);
     let t = b.ty(&format!("memref<{span}x{}>", ir::type_to_string(elt)));
     let buf = b.val("memref.alloca", &[], t, &[("operandSegmentSizes", b.attr("array<i32: 0, 0>"))]);
-    Tensor { buf, mem: Mem::Register, layout: layout.clone(), shape, elt, per_thread: false, swizzle: None, dyn_offset: Ix::C(0) }
+    Tensor { buf, mem: Mem::Register, layout: layout.clone(), shape, elt, per_thread: false, swizzle: None, dyn_offset: Ix::C(0), base_align: super::kernel::ALLOCATION_ALIGN }
 }
 
 pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
@@ -258,7 +258,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             if !same(&t.layout, &want) {
                 return Err((op, format!("register operand {what} has layout {}, not the mma.sync fragment layout {want}", t.layout)));
             }
-            return Ok(Tensor { buf: t.buf, mem: t.mem, layout: t.layout.clone(), shape: t.shape.clone(), elt: t.elt, per_thread: t.per_thread, swizzle: t.swizzle, dyn_offset: t.dyn_offset });
+            return Ok(Tensor { buf: t.buf, mem: t.mem, layout: t.layout.clone(), shape: t.shape.clone(), elt: t.elt, per_thread: t.per_thread, swizzle: t.swizzle, dyn_offset: t.dyn_offset, base_align: t.base_align });
         }
         let regs = fragment_registers(&b, &want, t.shape.clone(), t.elt);
         into_registers(&b, op, ctx, scope, t, &regs)?;

@@ -9,6 +9,11 @@ use super::{barrier, copy, elementwise, gemm, reduce, tma, Ctx, Options, R};
 use crate::ir;
 use crate::target::{coordinate_range, ScopeKind};
 
+/// The byte alignment of every buffer an `axe.alloc` becomes (shared globals, offsets into
+/// dynamic shared memory, CPU-emulation allocas): vector accesses up to 16 bytes proven
+/// aligned relative to the base are then aligned.
+pub const ALLOCATION_ALIGN: i64 = 16;
+
 /// The i32 an async wgmma gemm's token becomes.
 pub const GEMM_TOKEN: i64 = -2;
 
@@ -19,6 +24,8 @@ struct Alloc {
     shared: bool,
     size: i64,
     elt: MlirType,
+    /// Bytes taken, rounded up to 16 (`crate::target::shared_footprint`).
+    bytes: i64,
 }
 
 fn allocations(kernel: MlirOperation) -> R<Vec<Alloc>> {
@@ -42,15 +49,58 @@ fn allocations(kernel: MlirOperation) -> R<Vec<Alloc>> {
         if lo < 0 {
             return Err((op, format!("layout {layout} reaches the negative {axis} coordinate {lo}")));
         }
+        // The XOR of a swizzle moves offsets within blocks of 2^(M + B + S) elements: whole
+        // blocks are allocated.
+        let swizzle_log2 = ir::tensor_swizzle(t).map(|s| s.base + s.bits + s.shift as u32);
+        let elt = super::element_type(t);
+        let shared = scope == "shared";
+        let bytes = if shared {
+            crate::target::shared_footprint(&layout, super::bit_width(elt), swizzle_log2)
+                .map_err(|e| (op, format!("cannot lay out this shared tensor: {e}")))?
+        } else {
+            0
+        };
+        // `shared_footprint` succeeded, so these element counts fit i64.
         let mut size = hi + 1;
-        if let Some(s) = ir::tensor_swizzle(t) {
-            // The XOR moves offsets within blocks of 2^(M + B + S) elements: allocate whole blocks.
-            let block = 1i64 << (s.base + s.bits + s.shift as u32);
-            size = (size + block - 1) / block * block;
+        if let Some(log2) = swizzle_log2 {
+            let block = 1i64 << log2;
+            size = crate::target::ceil_div(size, block) * block;
         }
-        out.push(Alloc { op, shared: scope == "shared", size, elt: super::element_type(t) });
+        out.push(Alloc { op, shared, size, elt, bytes });
     }
     Ok(out)
+}
+
+/// The most elements one emulation alloca may hold (a CPU stack frame, not a GPU).
+const MAX_EMULATED_ELEMENTS: i64 = 1 << 26;
+
+/// An alloca aligned like every other allocation ([`ALLOCATION_ALIGN`]), so that the vector
+/// accesses the lowering proves aligned relative to the base are aligned on the CPU too.
+fn aligned_alloca(b: &B, t: MlirType) -> MlirValue {
+    b.val(
+        "memref.alloca",
+        &[],
+        t,
+        &[
+            ("operandSegmentSizes", b.attr("array<i32: 0, 0>")),
+            ("alignment", b.i64_attr(ALLOCATION_ALIGN)),
+        ],
+    )
+}
+
+/// The bytes of shared memory the kernel's allocations take, checked against the target.
+fn shared_total(kernel: MlirOperation, allocs: &[Alloc], opts: &Options) -> R<i64> {
+    let mut total = 0i64;
+    for a in allocs.iter().filter(|a| a.shared) {
+        total = total.checked_add(a.bytes).ok_or_else(|| (kernel, "the kernel's shared memory size overflows a 64-bit integer".to_string()))?;
+    }
+    let _ = opts;
+    if let Some(target) = crate::target::of(kernel) {
+        target.check_shared_bytes(total).or_else(|e| if total == 0 { Ok(()) } else { Err(e) }).map_err(|e| {
+            (kernel, format!("the kernel's shared tensors do not fit in one CTA: {e}"))
+        })?;
+    }
+    Ok(total)
 }
 
 fn padded3(v: &[i64]) -> [i64; 3] {
@@ -107,8 +157,8 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         let mut sizes: Vec<MlirValue> = grid.iter().chain(threads.iter()).map(|&n| b.cidx(n)).collect();
         // Shared tensors beyond the 48 KiB of static shared memory go to dynamic shared memory
         // (the launch asks for it; a runtime must allow it for the kernel).
-        let shared_bytes = |a: &Alloc| (a.size * super::bit_width(a.elt) / 8 + 15) / 16 * 16;
-        let total: i64 = allocs.iter().filter(|a| a.shared).map(shared_bytes).sum();
+        let shared_bytes = |a: &Alloc| a.bytes;
+        let total = shared_total(kernel, &allocs, opts)?;
         let dynamic = total > 48 * 1024;
         if dynamic {
             let i32t = b.ty("i32");
@@ -156,6 +206,8 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
             } else if a.shared {
                 shared_global(&lb, module, "__axe_shared", a.elt, a.size)
             } else {
+                // Registers: accessed element by element (`super::load`), so no alignment is
+                // needed, and SROA promotes the alloca to registers.
                 let t = lb.ty(&format!("memref<{}x{}>", a.size, ir::type_to_string(a.elt)));
                 lb.val("memref.alloca", &[], t, &[("operandSegmentSizes", lb.attr("array<i32: 0, 0>"))])
             };
@@ -175,9 +227,13 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
             let (t, pt) = if a.shared {
                 (b.ty(&format!("memref<{}x{elt}>", a.size)), false)
             } else {
-                (b.ty(&format!("memref<{num_threads}x{}x{elt}>", a.size)), true)
+                let per_thread = num_threads.checked_mul(a.size).filter(|n| *n <= MAX_EMULATED_ELEMENTS).ok_or_else(|| {
+                (a.op, format!("emulating {num_threads} threads' registers of this tensor needs more than {MAX_EMULATED_ELEMENTS} elements"))
+            })?;
+            let _ = per_thread;
+            (b.ty(&format!("memref<{num_threads}x{}x{elt}>", a.size)), true)
             };
-            let v = b.val("memref.alloca", &[], t, &[("operandSegmentSizes", b.attr("array<i32: 0, 0>"))]);
+            let v = aligned_alloca(&b, t);
             ctx.allocs.insert(ir::result(a.op, 0).ptr as usize, (v, pt));
         }
         // Operand-free, region-free ops (constants) are hoisted: they are shared by phases.

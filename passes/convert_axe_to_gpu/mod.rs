@@ -57,6 +57,9 @@ pub struct Tensor {
     /// The run-time part of the element offset (slices with run-time origins), added to every
     /// memory offset before the swizzle.
     pub dyn_offset: Ix,
+    /// The proven byte alignment of the buffer's base: what the allocation guarantees, what a
+    /// function argument declares (`axe.align`), else the element's natural alignment.
+    pub base_align: i64,
 }
 
 impl Tensor {
@@ -150,6 +153,9 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
     }
     let mut swizzle = ir::tensor_swizzle(t);
     let mut dyn_offset = Ix::C(0);
+    // Allocations are laid out 16-byte aligned (shared globals, dynamic shared memory offsets,
+    // emulation allocas with an explicit alignment): see `kernel.rs`.
+    let mut base_align = kernel::ALLOCATION_ALIGN;
     let (buf, per_thread) = match ir::defining_op(v) {
         Some(d) if ir::name(d) == "axe.view" => {
             let m = ir::operand(d, 0);
@@ -160,6 +166,9 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
                     ir::type_to_string(mt)
                 )));
             }
+            // A user's buffer is aligned as its argument declares; otherwise only element-aligned.
+            let natural = (i64::from(ir::element_bits(t)) / 8).max(1);
+            base_align = ir::declared_alignment(m).unwrap_or(natural).max(natural);
             (m, false)
         }
         Some(d) if ir::name(d) == "axe.slice" => {
@@ -167,6 +176,7 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
             let src = tensor(ctx, user, ir::operand(d, 0))?;
             swizzle = src.swizzle;
             dyn_offset = src.dyn_offset;
+            base_align = src.base_align;
             if crate::slice::region_sizes(d).1 {
                 let own = tile_origin_offset(&B::before(user), d, &src)?;
                 dyn_offset = B::before(user).add(dyn_offset, own);
@@ -179,7 +189,7 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
         },
         _ => return Err((user, "tensor operand is not an axe.view, axe.alloc or axe.slice result".into())),
     };
-    Ok(Tensor { buf, mem, layout, shape: ir::shape(t), elt: element_type(t), per_thread, swizzle, dyn_offset })
+    Ok(Tensor { buf, mem, layout, shape: ir::shape(t), elt: element_type(t), per_thread, swizzle, dyn_offset, base_align })
 }
 
 /// The memory offset of a slice's run-time tile origin: the tile index of each dynamic

@@ -162,7 +162,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         let warps = (ctx.threads + 31) / 32;
         let nk = kcombos.len() as i64;
         let scratch = super::kernel::shared_scratch(&b, op, t, nk * warps);
-        let scratch_t = super::Tensor { buf: scratch, mem: Mem::Shared, layout: src.layout.clone(), shape: vec![nk * warps], elt: t, per_thread: false, swizzle: None, dyn_offset: Ix::C(0) };
+        let scratch_t = super::Tensor { buf: scratch, mem: Mem::Shared, layout: src.layout.clone(), shape: vec![nk * warps], elt: t, per_thread: false, swizzle: None, dyn_offset: Ix::C(0), base_align: super::kernel::ALLOCATION_ALIGN };
         let warp = b.div(Ix::V(ctx.tid), 32);
         for (i, (_, acc)) in partials.iter().enumerate() {
             store(&b, ctx, &scratch_t, *acc, b.add(b.mul(warp, nk), Ix::C(i as i64)), 1, 1);

@@ -39,6 +39,9 @@ const MAX_BARRIERS: usize = 32;
 /// `mbarrier.try_wait` suspend-time hint (ns), as CUTLASS uses.
 const TRY_WAIT_TICKS: i64 = 0x989680;
 
+/// The alignment of a tensor map's global address (CUDA driver API, `cuTensorMapEncodeTiled`).
+const TMA_GLOBAL_ALIGN: i64 = 16;
+
 /// A tensor map: one global tensor (a kernel argument) seen as TMA dimensions.
 pub struct TensorMap {
     pub memref: MlirValue,
@@ -209,6 +212,13 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
         if ir::is_ancestor(kernel, d) {
             return err(op, "the TMA source's memref is defined inside the kernel; the host builds the tensor map, so it must come from outside");
         }
+    }
+    // cuTensorMapEncodeTiled needs a 16-byte aligned global address: the argument must say so.
+    let declared = ir::declared_alignment(memref).unwrap_or(0);
+    if declared < TMA_GLOBAL_ALIGN {
+        return err(op, &format!(
+            "a TMA copy needs a {TMA_GLOBAL_ALIGN}-byte aligned global buffer: declare it on the kernel argument ({{axe.align = {TMA_GLOBAL_ALIGN} : i64}})"
+        ));
     }
     let rt = ir::value_type(ir::result(view, 0));
     let root_shape = ir::shape(rt);

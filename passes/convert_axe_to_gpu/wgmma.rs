@@ -397,7 +397,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, wg: i64, a: &Tensor, bt: &Tensor,
 
 /// `wgmma.wait_group N`: at most N of this warpgroup's committed wgmma groups in flight.
 pub fn wait_groups(b: &B, outstanding: i64) {
-    b.op("nvvm.wgmma.wait.group.sync.aligned", &[], &[], &[("group", b.attr(&format!("{outstanding} : i64")))], vec![]);
+    b.op("nvvm.wgmma.wait.group.sync.aligned", &[], &[], &[("group", b.i64_attr(outstanding))], vec![]);
 }
 
 #[cfg(test)]

@@ -51,23 +51,7 @@ pub fn mma_layouts(m: i64, n: i64, k: i64, wm: i64, wn: i64) -> Result<GemmLayou
 /// Whether `op` sits in a module targeting `sm_90a` (`axe.target = #axe.target<"sm_90a">` on an
 /// enclosing op), the target on which `axe.gemm` with shared A and B becomes `wgmma`.
 pub fn is_sm90a(op: mlir_sys::MlirOperation) -> bool {
-    let mut p = Some(op);
-    while let Some(o) = p {
-        let a = unsafe {
-            mlir_sys::mlirOperationGetAttributeByName(o, mlir_sys::MlirStringRef { data: c"axe.target".as_ptr(), length: 10 })
-        };
-        if !a.ptr.is_null() {
-            let mut text = String::new();
-            unsafe extern "C" fn cb(s: mlir_sys::MlirStringRef, d: *mut std::ffi::c_void) {
-                let out = &mut *(d as *mut String);
-                out.push_str(&String::from_utf8_lossy(std::slice::from_raw_parts(s.data as *const u8, s.length)));
-            }
-            unsafe { mlir_sys::mlirAttributePrint(a, Some(cb), &mut text as *mut String as *mut std::ffi::c_void) };
-            return text.contains("\"sm_90a\"");
-        }
-        p = crate::ir::parent(o);
-    }
-    false
+    crate::ir::target_name(op).as_deref() == Some("sm_90a")
 }
 
 /// `wgmma.mma_async` atom: every warpgroup issues m64nNk16 (N a multiple of 8, at most 256).

@@ -17,7 +17,17 @@ pub struct Target {
     pub axes: &'static [(&'static str, Option<i64>)],
     /// Threads per warp (GPU) — 0 on accelerators without warps.
     pub warp_size: i64,
+    /// The most shared memory one CTA can use, in bytes (the opt-in maximum of the CUDA
+    /// programming guide's "Technical Specifications per Compute Capability"); 0 where the
+    /// target has no shared memory.
+    pub max_shared_bytes: i64,
 }
+
+/// CUDA's launch limits, the same on every GPU target: threads per CTA and per CTA
+/// dimension, CTAs per grid dimension.
+pub const MAX_THREADS_PER_CTA: i64 = 1024;
+pub const MAX_CTA_DIMS: [i64; 3] = [1024, 1024, 64];
+pub const MAX_GRID_DIMS: [i64; 3] = [(1 << 31) - 1, 65535, 65535];
 
 const GPU_AXES: &[(&str, Option<i64>)] = &[
     ("m", None),
@@ -52,16 +62,21 @@ const TRN1_AXES: &[(&str, Option<i64>)] =
     &[("m", None), ("P", Some(128)), ("F", None), ("gpuid", None)];
 
 pub static TARGETS: &[Target] = &[
-    Target { name: "sm_80", axes: GPU_AXES, warp_size: 32 },
-    Target { name: "sm_90", axes: HOPPER_AXES, warp_size: 32 },
-    Target { name: "sm_90a", axes: HOPPER_AXES, warp_size: 32 },
-    Target { name: "sm_100", axes: BLACKWELL_AXES, warp_size: 32 },
-    Target { name: "trn1", axes: TRN1_AXES, warp_size: 0 },
+    Target { name: "sm_80", axes: GPU_AXES, warp_size: 32, max_shared_bytes: 163 * 1024 },
+    Target { name: "sm_90", axes: HOPPER_AXES, warp_size: 32, max_shared_bytes: 227 * 1024 },
+    Target { name: "sm_90a", axes: HOPPER_AXES, warp_size: 32, max_shared_bytes: 227 * 1024 },
+    Target { name: "sm_100", axes: BLACKWELL_AXES, warp_size: 32, max_shared_bytes: 227 * 1024 },
+    Target { name: "trn1", axes: TRN1_AXES, warp_size: 0, max_shared_bytes: 0 },
 ];
 
 /// The target called `name`.
 pub fn lookup(name: &str) -> Option<&'static Target> {
     TARGETS.iter().find(|t| t.name == name)
+}
+
+/// The target of the module around `op` (its `axe.target` attribute), if it names one.
+pub fn of(op: mlir_sys::MlirOperation) -> Option<&'static Target> {
+    crate::ir::target_name(op).as_deref().and_then(lookup)
 }
 
 /// The names of all targets, comma separated (for diagnostics).
@@ -126,6 +141,67 @@ impl Target {
                         "axis '{axis}' reaches coordinate {hi}, beyond its bound {b}"
                     ));
                 }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `⌈a / b⌉` for `a ≥ 0`, `b > 0`, without the overflow of `(a + b - 1) / b`.
+pub fn ceil_div(a: i64, b: i64) -> i64 {
+    a / b + i64::from(a % b != 0)
+}
+
+/// The bytes a shared allocation with `layout` (and a swizzle block of `2^swizzle_log2`
+/// elements, when it has one) occupies: every memory offset it reaches, rounded up to whole
+/// swizzle blocks, times the element size, in 16-byte units (how the lowering lays shared
+/// buffers out). Errors when the layout reaches a negative offset or the size overflows i64.
+pub fn shared_footprint(layout: &Layout, element_bits: i64, swizzle_log2: Option<u32>) -> Result<i64, String> {
+    let (lo, hi) = coordinate_range(layout).get(&Axis::new("m")).copied().unwrap_or((0, 0));
+    if lo < 0 {
+        return Err(format!("its layout reaches the negative memory offset {lo}"));
+    }
+    let too_big = || "its size in bytes does not fit a 64-bit integer".to_string();
+    let mut elements = hi.checked_add(1).ok_or_else(too_big)?;
+    if let Some(log2) = swizzle_log2 {
+        let block = 1i64.checked_shl(log2).filter(|b| *b > 0).ok_or_else(too_big)?;
+        elements = ceil_div(elements, block).checked_mul(block).ok_or_else(too_big)?;
+    }
+    let bits = elements.checked_mul(element_bits).ok_or_else(too_big)?;
+    let bytes = ceil_div(bits, 8);
+    ceil_div(bytes, 16).checked_mul(16).ok_or_else(too_big)
+}
+
+impl Target {
+    /// Checks that a shared allocation of `bytes` fits one CTA's shared memory.
+    pub fn check_shared_bytes(&self, bytes: i64) -> Result<(), String> {
+        if self.max_shared_bytes == 0 {
+            return Err(format!("target '{}' has no shared memory", self.name));
+        }
+        if bytes > self.max_shared_bytes {
+            return Err(format!(
+                "it needs {bytes} bytes of shared memory, more than the {} bytes a CTA can use on {}",
+                self.max_shared_bytes, self.name
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks a launch shape (`grid`, `threads`, 1 to 3 positive dimensions) against CUDA's limits.
+    pub fn check_launch(&self, grid: &[i64], threads: &[i64]) -> Result<(), String> {
+        let mut total = 1i64;
+        for (d, (&t, max)) in threads.iter().zip(MAX_CTA_DIMS).enumerate() {
+            if t > max {
+                return Err(format!("threads dimension {d} is {t}, beyond the limit of {max}"));
+            }
+            total = total.saturating_mul(t);
+        }
+        if total > MAX_THREADS_PER_CTA {
+            return Err(format!("a CTA has at most {MAX_THREADS_PER_CTA} threads, got {total}"));
+        }
+        for (d, (&g, max)) in grid.iter().zip(MAX_GRID_DIMS).enumerate() {
+            if g > max {
+                return Err(format!("grid dimension {d} is {g}, beyond the limit of {max}"));
             }
         }
         Ok(())

@@ -51,6 +51,23 @@ typedef struct AxeRustHooks {
   bool (*checkRegisterLayoutInScope)(const char *layout, size_t layoutLength,
                                      int32_t scopeKind, AxeStringSink sink,
                                      void *userData);
+  /// Checks what an allocation of memory scope `scope` (the values of
+  /// mlir::axe::MemoryScope) with this layout, element width `elementBits` and
+  /// swizzle block of 2^`swizzleLog2` elements (< 0: no swizzle) occupies
+  /// against the target's capacity (shared memory per CTA). Returns false and
+  /// sends the reason to `sink` when it does not fit.
+  bool (*checkAllocation)(const char *target, size_t targetLength,
+                          const char *layout, size_t layoutLength,
+                          int32_t scope, int64_t elementBits,
+                          int32_t swizzleLog2, AxeStringSink sink,
+                          void *userData);
+  /// Checks a kernel's launch shape (`grid`, `threads`: 1 to 3 positive
+  /// sizes each) against the target's launch limits. Returns false and sends
+  /// the reason to `sink` when it exceeds them.
+  bool (*checkLaunch)(const char *target, size_t targetLength,
+                      const int64_t *grid, size_t gridRank,
+                      const int64_t *threads, size_t threadsRank,
+                      AxeStringSink sink, void *userData);
   /// Whether `target` names a known target; when not, sends the list of
   /// known targets to `sink`.
   bool (*isKnownTarget)(const char *target, size_t length, AxeStringSink sink,
@@ -95,6 +112,14 @@ MLIR_CAPI_EXPORTED MlirAttribute axeLayoutAttrGet(MlirContext ctx,
                                                   MlirStringRef text);
 /// The canonical text of the layout (owned by the context).
 MLIR_CAPI_EXPORTED MlirStringRef axeLayoutAttrGetText(MlirAttribute attr);
+
+//===----------------------------------------------------------------------===//
+// #axe.target
+//===----------------------------------------------------------------------===//
+
+MLIR_CAPI_EXPORTED bool axeAttributeIsATarget(MlirAttribute attr);
+/// The target's name (`sm_90a`, `trn1`, ...), owned by the context.
+MLIR_CAPI_EXPORTED MlirStringRef axeTargetAttrGetName(MlirAttribute attr);
 
 //===----------------------------------------------------------------------===//
 // !axe.tensor

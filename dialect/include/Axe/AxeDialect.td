@@ -30,7 +30,13 @@ def Axe_Dialect : Dialect {
     unflattened lexicographically (first iter slowest); the replica `R` is a
     multiset of iters whose every combination is added; the offset `O` is one
     integer per axis. A stride written without `@axis` is on the memory axis.
+
+    A function argument may declare the byte alignment of the buffer it is
+    given, `{axe.align = 16 : i64}` (a power of two): the lowering proves the
+    alignment of vector and bulk accesses from it, and without it assumes only
+    the element's natural alignment.
   }];
+  let hasRegionArgAttrVerify = 1;
   let useDefaultAttributePrinterParser = 0;
   let useDefaultTypePrinterParser = 0;
   let extraClassDeclaration = [{

@@ -249,7 +249,9 @@ def Axe_WaitOp : Axe_Op<"wait"> {
     ```
   }];
   let arguments = (ins Variadic<Axe_Token>:$tokens,
-                       DefaultValuedAttr<I64Attr, "0">:$outstanding);
+                       // PTX encodes the count as a non-negative 32-bit immediate.
+                       DefaultValuedAttr<ConfinedAttr<I64Attr,
+                         [IntNonNegative, IntMaxValue<2147483647>]>, "0">:$outstanding);
   let assemblyFormat = "$tokens (`outstanding` $outstanding^)? attr-dict";
 }
 

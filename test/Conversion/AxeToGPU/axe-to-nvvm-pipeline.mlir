@@ -19,7 +19,7 @@
 // CHECK-SAME: st.global.v4.b32
 // SM80: .target sm_80
 module attributes {axe.target = #axe.target<"sm_80">} {
-  func.func @cta_collective_copy(%buf: memref<4096xf32>, %out: memref<4096xf32>) {
+  func.func @cta_collective_copy(%buf: memref<4096xf32> {axe.align = 16 : i64}, %out: memref<4096xf32> {axe.align = 16 : i64}) {
     %C = axe.view %buf : memref<4096xf32> to !axe.tensor<32x128xf32, global, #axe.layout<(32, 128) : (128, 1)>>
     %O = axe.view %out : memref<4096xf32> to !axe.tensor<32x128xf32, global, #axe.layout<(32, 128) : (128, 1)>>
     axe.kernel grid [1] threads [128] {
@@ -52,7 +52,7 @@ module attributes {axe.target = #axe.target<"sm_80">} {
 // CHECK-SAME: shfl.sync.bfly.b32
 // CHECK-SAME: st.global.v2.b32
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @row_sum(%in: memref<64xf32>, %out: memref<2xf32>) {
+  func.func @row_sum(%in: memref<64xf32> {axe.align = 16 : i64}, %out: memref<2xf32> {axe.align = 16 : i64}) {
     %X = axe.view %in : memref<64xf32> to !axe.tensor<2x32xf32, global, #axe.layout<(2, 32) : (32, 1)>>
     %Y = axe.view %out : memref<2xf32> to !axe.tensor<2x1xf32, global, #axe.layout<(2, 1) : (1, 1)>>
     axe.kernel grid [1] threads [32] {

@@ -31,7 +31,7 @@
 // CHECK: gpu.terminator
 // CHECK-NOT: axe.{{(copy|alloc|view|slice|kernel)}}
 module attributes {axe.target = #axe.target<"sm_80">} {
-  func.func @cta_collective_copy(%buf: memref<4096xf32>) {
+  func.func @cta_collective_copy(%buf: memref<4096xf32> {axe.align = 16 : i64}) {
     %C = axe.view %buf : memref<4096xf32> to !axe.tensor<32x128xf32, global, #axe.layout<(32, 128) : (128, 1)>>
     axe.kernel grid [1] threads [128] {
       %region = axe.slice %C [16 : 32, 64 : 128] : !axe.tensor<32x128xf32, global, #axe.layout<(32, 128) : (128, 1)>> to !axe.tensor<16x64xf32, global, #axe.layout<(16, 64) : (128, 1) + 2112>>
@@ -57,7 +57,7 @@ module attributes {axe.target = #axe.target<"sm_80">} {
 // CHECK-NOT: vector.load
 // CHECK: gpu.terminator
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @column_major(%buf: memref<128xf16>) {
+  func.func @column_major(%buf: memref<128xf16> {axe.align = 16 : i64}) {
     %G = axe.view %buf : memref<128xf16> to !axe.tensor<4x32xf16, global, #axe.layout<(4, 32) : (32, 1)>>
     axe.kernel grid [1] threads [32] {
       %r = axe.alloc : !axe.tensor<4x32xf16, register, #axe.layout<(4, 32) : (1@reg, 1@lane)>>
@@ -79,7 +79,7 @@ module attributes {axe.target = #axe.target<"sm_90">} {
 // CHECK: %[[V:.*]] = vector.from_elements {{.*}} : vector<8xf16>
 // CHECK: vector.store %[[V]], %arg0[%{{.*}}] {alignment = 16 : i64} : memref<128xf16>, vector<8xf16>
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @half_warp_store(%buf: memref<128xf16>) {
+  func.func @half_warp_store(%buf: memref<128xf16> {axe.align = 16 : i64}) {
     %G = axe.view %buf : memref<128xf16> to !axe.tensor<16x8xf16, global, #axe.layout<(16, 8) : (8, 1)>>
     axe.kernel grid [1] threads [32] {
       %r = axe.alloc : !axe.tensor<16x8xf16, register, #axe.layout<(16, 8) : (1@lane, 1@reg)>>
@@ -102,7 +102,7 @@ module attributes {axe.target = #axe.target<"sm_90">} {
 // CHECK: vector.store %[[V]], %[[S]][%{{.*}}] {alignment = 16 : i64} : memref<1024xf32, 3>, vector<4xf32>
 // CHECK: gpu.barrier
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @to_shared(%buf: memref<1024xf32>) {
+  func.func @to_shared(%buf: memref<1024xf32> {axe.align = 16 : i64}) {
     %G = axe.view %buf : memref<1024xf32> to !axe.tensor<32x32xf32, global, #axe.layout<(32, 32) : (32, 1)>>
     axe.kernel grid [4] threads [128] {
       %s = axe.alloc : !axe.tensor<32x32xf32, shared, #axe.layout<(4, 8, 4, 8) : (256, 8, 64, 1)>>
@@ -124,7 +124,7 @@ module attributes {axe.target = #axe.target<"sm_90">} {
 // CHECK: %[[S:.*]] = arith.xori %[[O]], %[[M]] : index
 // CHECK: vector.store %{{.*}}, %{{.*}}[%[[S]]] {alignment = 16 : i64} : memref<4096xf16, 3>, vector<8xf16>
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @swizzled_store(%g: memref<4096xf16>) {
+  func.func @swizzled_store(%g: memref<4096xf16> {axe.align = 16 : i64}) {
     %G = axe.view %g : memref<4096xf16> to !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
     axe.kernel grid [1] threads [128] {
       %s = axe.alloc : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>

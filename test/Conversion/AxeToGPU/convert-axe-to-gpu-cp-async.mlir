@@ -24,7 +24,7 @@
 // PTX: cp.async.wait_group {{[^;]*}}0;
 // PTX: bar.sync {{[^;]*}}0;
 module attributes {axe.target = #axe.target<"sm_80">} {
-  func.func @async_then_wait(%a: memref<2048xf16>, %o: memref<2048xf16>) {
+  func.func @async_then_wait(%a: memref<2048xf16> {axe.align = 16 : i64}, %o: memref<2048xf16> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<2048xf16> to !axe.tensor<32x64xf16, global, #axe.layout<(32, 64) : (64, 1)>>
     %O = axe.view %o : memref<2048xf16> to !axe.tensor<32x64xf16, global, #axe.layout<(32, 64) : (64, 1)>>
     axe.kernel grid [1] threads [128] {

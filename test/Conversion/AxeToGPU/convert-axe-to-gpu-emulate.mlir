@@ -4,8 +4,8 @@
 
 // CHECK-LABEL: func.func @phases
 // CHECK-NOT: gpu.
-// CHECK-DAG: %[[S:.*]] = memref.alloca() : memref<64xf32>
-// CHECK-DAG: %[[R:.*]] = memref.alloca() : memref<32x2xf32>
+// CHECK-DAG: %[[S:.*]] = memref.alloca() {alignment = 16 : i64} : memref<64xf32>
+// CHECK-DAG: %[[R:.*]] = memref.alloca() {alignment = 16 : i64} : memref<32x2xf32>
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK: scf.for %[[T0:.*]] = %{{.*}} to %[[N:.*]] step %{{.*}} {
 // CHECK: vector.store %{{.*}}, %[[S]]
@@ -14,7 +14,7 @@
 // CHECK: %[[V:.*]] = memref.load %[[S]]
 // CHECK: memref.store %[[V]], %[[R]][%[[T1]], %{{.*}}] : memref<32x2xf32>
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @phases(%buf: memref<64xf32>) {
+  func.func @phases(%buf: memref<64xf32> {axe.align = 16 : i64}) {
     %G = axe.view %buf : memref<64xf32> to !axe.tensor<64xf32, global, #axe.layout<(64) : (1)>>
     axe.kernel grid [2] threads [32] {
       %s = axe.alloc : !axe.tensor<64xf32, shared, #axe.layout<(64) : (1)>>
@@ -65,7 +65,7 @@ module attributes {axe.target = #axe.target<"sm_90">} {
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %c-1_i32{{.*}}) -> (i32)
 // CHECK: return
 module attributes {axe.target = #axe.target<"sm_90a">} {
-  func.func @tma_emulated(%x: memref<2048xf32>) {
+  func.func @tma_emulated(%x: memref<2048xf32> {axe.align = 16 : i64}) {
     %X = axe.view %x : memref<2048xf32> to !axe.tensor<64x32xf32, global, #axe.layout<(64, 32) : (32, 1)>>
     axe.kernel grid [1] threads [32] {
       %c0 = arith.constant 0 : index

@@ -2,7 +2,7 @@
 // RUN: axe-opt %s --convert-axe-to-gpu --split-input-file --verify-diagnostics
 
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @unknown_layout(%buf: memref<64xf32>) {
+  func.func @unknown_layout(%buf: memref<64xf32> {axe.align = 16 : i64}) {
     %G = axe.view %buf : memref<64xf32> to !axe.tensor<64xf32, global, #axe.layout<(64) : (1)>>
     axe.kernel grid [1] threads [32] {
       %r = axe.alloc : !axe.tensor<64xf32, register, ?>
@@ -32,7 +32,7 @@ module attributes {axe.target = #axe.target<"sm_90">} {
 // -----
 
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @tma_swizzle_mode(%buf: memref<65536xf32>) {
+  func.func @tma_swizzle_mode(%buf: memref<65536xf32> {axe.align = 16 : i64}) {
     %G = axe.view %buf : memref<65536xf32> to !axe.tensor<256x256xf32, global, #axe.layout<(256, 256) : (256, 1)>>
     axe.kernel grid [1] threads [128] {
       %s = axe.alloc : !axe.tensor<64x64xf32, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
@@ -48,7 +48,7 @@ module attributes {axe.target = #axe.target<"sm_90">} {
 
 // A row of 100 f16 is 200 bytes: not a multiple of 16, so no tensor map describes it.
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @tma_unaligned_rows(%buf: memref<10000xf16>) {
+  func.func @tma_unaligned_rows(%buf: memref<10000xf16> {axe.align = 16 : i64}) {
     %G = axe.view %buf : memref<10000xf16> to !axe.tensor<100x100xf16, global, #axe.layout<(100, 100) : (100, 1)>>
     axe.kernel grid [1] threads [128] {
       %s = axe.alloc : !axe.tensor<10x100xf16, shared, #axe.layout<(10, 100) : (100, 1)>>
@@ -65,7 +65,7 @@ module attributes {axe.target = #axe.target<"sm_90">} {
 // Rows of 128 f16 (256 bytes) with the 128-byte swizzle: a box row is one 64-element swizzle
 // row, but consecutive box rows are 128 elements apart, so no box is one consecutive run.
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @tma_no_box(%buf: memref<65536xf16>) {
+  func.func @tma_no_box(%buf: memref<65536xf16> {axe.align = 16 : i64}) {
     %G = axe.view %buf : memref<65536xf16> to !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>>
     axe.kernel grid [1] threads [128] {
       %s = axe.alloc : !axe.tensor<64x128xf16, shared, #axe.layout<(64, 128) : (128, 1)>, #axe.swizzle<3, 3, 3>>
@@ -80,7 +80,7 @@ module attributes {axe.target = #axe.target<"sm_90">} {
 // -----
 
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @tma_warp_scope(%buf: memref<256xf16>) {
+  func.func @tma_warp_scope(%buf: memref<256xf16> {axe.align = 16 : i64}) {
     %G = axe.view %buf : memref<256xf16> to !axe.tensor<256xf16, global, #axe.layout<(256) : (1)>>
     axe.kernel grid [1] threads [64] {
       %s = axe.alloc : !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>>
@@ -111,7 +111,7 @@ module attributes {axe.target = #axe.target<"sm_90">} {
 // -----
 
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @no_refinement(%buf: memref<12xf32>) {
+  func.func @no_refinement(%buf: memref<12xf32> {axe.align = 16 : i64}) {
     %G = axe.view %buf : memref<12xf32> to !axe.tensor<12xf32, global, #axe.layout<(4, 3) : (3, 1)>>
     axe.kernel grid [1] threads [32] {
       %r = axe.alloc : !axe.tensor<12xf32, register, #axe.layout<(3, 4) : (1@reg, 3@reg)>>
@@ -140,7 +140,7 @@ module attributes {axe.target = #axe.target<"sm_90">} {
 
 // A row stride of 3 f16 leaves no 4-byte aligned run: refused (cp.async moves 4/8/16 bytes).
 module attributes {axe.target = #axe.target<"sm_80">} {
-  func.func @unaligned(%a: memref<96xf16>) {
+  func.func @unaligned(%a: memref<96xf16> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<96xf16> to !axe.tensor<32x3xf16, global, #axe.layout<(32, 3) : (3, 1)>>
     axe.kernel grid [1] threads [32] {
       %s = axe.alloc : !axe.tensor<32x3xf16, shared, #axe.layout<(32, 3) : (3, 1)>>
@@ -154,7 +154,7 @@ module attributes {axe.target = #axe.target<"sm_80">} {
 // -----
 
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @tma_token_unused(%buf: memref<256xf16>) {
+  func.func @tma_token_unused(%buf: memref<256xf16> {axe.align = 16 : i64}) {
     %G = axe.view %buf : memref<256xf16> to !axe.tensor<256xf16, global, #axe.layout<(256) : (1)>>
     axe.kernel grid [1] threads [128] {
       %s = axe.alloc : !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>>
@@ -191,6 +191,35 @@ module attributes {axe.target = #axe.target<"sm_90">} {
       %r = axe.arrive
       // expected-error@+1 {{an axe.arrive token orders TMA copies ('after'); it is not waited on or carried}}
       axe.wait %r
+    }
+    return
+  }
+}
+
+// -----
+
+// Two shared tensors that each fit, but not together (sm_90: 232448 bytes per CTA).
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @shared_total() {
+    // expected-error @+1 {{the kernel's shared tensors do not fit in one CTA: it needs 262144 bytes of shared memory, more than the 232448 bytes a CTA can use on sm_90}}
+    axe.kernel grid [1] threads [32] {
+      %s0 = axe.alloc : !axe.tensor<32768xf32, shared, #axe.layout<(32768) : (1)>>
+      %s1 = axe.alloc : !axe.tensor<32768xf32, shared, #axe.layout<(32768) : (1)>>
+    }
+    return
+  }
+}
+
+// -----
+
+// TMA needs a 16-byte aligned global address; the argument must declare it.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @tma_undeclared_alignment(%x: memref<4096xf16>) {
+    %X = axe.view %x : memref<4096xf16> to !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
+    axe.kernel grid [1] threads [128] {
+      %s = axe.alloc : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>>
+      // expected-error @+1 {{a TMA copy needs a 16-byte aligned global buffer: declare it on the kernel argument ({axe.align = 16 : i64})}}
+      axe.copy %X, %s schedule tma : !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>, !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>>
     }
     return
   }

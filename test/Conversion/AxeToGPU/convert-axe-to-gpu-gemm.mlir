@@ -19,7 +19,7 @@
 // PTX-COUNT-2: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // PTX-COUNT-4: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 module attributes {axe.target = #axe.target<"sm_80">} {
-  func.func @warp_gemm(%a: memref<512xf16>, %b: memref<512xf16>, %c: memref<256xf32>) {
+  func.func @warp_gemm(%a: memref<512xf16> {axe.align = 16 : i64}, %b: memref<512xf16> {axe.align = 16 : i64}, %c: memref<256xf32> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<512xf16> to !axe.tensor<16x32xf16, global, #axe.layout<(16, 32) : (32, 1)>>
     %B = axe.view %b : memref<512xf16> to !axe.tensor<32x16xf16, global, #axe.layout<(32, 16) : (16, 1)>>
     %C = axe.view %c : memref<256xf32> to !axe.tensor<16x16xf32, global, #axe.layout<(16, 16) : (16, 1)>>
@@ -47,7 +47,7 @@ module attributes {axe.target = #axe.target<"sm_80">} {
 // CHECK-DAG: memref.alloca() : memref<16xf16>
 // CHECK-COUNT-4: nvgpu.mma.sync
 module attributes {axe.target = #axe.target<"sm_80">} {
-  func.func @fragment_copy(%a: memref<512xf16>, %b: memref<512xf16>, %c: memref<256xf32>) {
+  func.func @fragment_copy(%a: memref<512xf16> {axe.align = 16 : i64}, %b: memref<512xf16> {axe.align = 16 : i64}, %c: memref<256xf32> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<512xf16> to !axe.tensor<32x16xf16, global, #axe.layout<(32, 16) : (16, 1)>>
     %B = axe.view %b : memref<512xf16> to !axe.tensor<32x16xf16, global, #axe.layout<(32, 16) : (16, 1)>>
     %C = axe.view %c : memref<256xf32> to !axe.tensor<16x16xf32, global, #axe.layout<(16, 16) : (16, 1)>>

@@ -10,7 +10,7 @@
 // CHECK-NOT: nvgpu.ldmatrix
 // CHECK-COUNT-8: memref.store
 module attributes {axe.target = #axe.target<"sm_80">} {
-  func.func @a_fragment(%x: memref<1024xf16>) {
+  func.func @a_fragment(%x: memref<1024xf16> {axe.align = 16 : i64}) {
     %X = axe.view %x : memref<1024xf16> to !axe.tensor<64x16xf16, global, #axe.layout<(64, 16) : (16, 1)>>
     axe.kernel grid [1] threads [128] {
       %s = axe.alloc : !axe.tensor<64x16xf16, shared, #axe.layout<(64, 16) : (16, 1)>>

@@ -77,7 +77,7 @@ module attributes {axe.target = #axe.target<"sm_90">} {
 // XWARP: %[[P1:.*]] = memref.load %[[SCR]][%{{.*}}] : memref<2xf32, 3>
 // XWARP: arith.addf %[[P0]], %[[P1]] : f32
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @cross_warp(%g: memref<64xf32>, %o: memref<1xf32>) {
+  func.func @cross_warp(%g: memref<64xf32> {axe.align = 16 : i64}, %o: memref<1xf32> {axe.align = 16 : i64}) {
     %G = axe.view %g : memref<64xf32> to !axe.tensor<64xf32, global, #axe.layout<(64) : (1)>>
     axe.kernel grid [1] threads [64] {
       %x = axe.alloc : !axe.tensor<64xf32, register, #axe.layout<(2, 32) : (1@warp, 1@lane)>>

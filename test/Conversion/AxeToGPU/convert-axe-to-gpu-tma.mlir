@@ -31,7 +31,7 @@
 // CHECK-NOT: nvvm.cp.async.wait.group
 // CHECK: gpu.terminator
 module attributes {axe.target = #axe.target<"sm_90a">} {
-  func.func @copy(%x: memref<65536xf16>, %y: memref<65536xf16>) {
+  func.func @copy(%x: memref<65536xf16> {axe.align = 16 : i64}, %y: memref<65536xf16> {axe.align = 16 : i64}) {
     %X = axe.view %x : memref<65536xf16> to !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>>
     %Y = axe.view %y : memref<65536xf16> to !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>>
     axe.kernel grid [8] threads [128] {
@@ -70,7 +70,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}} box[%[[I]], %[[J]]]
 // CHECK: nvvm.mbarrier.try_wait.parity
 module attributes {axe.target = #axe.target<"sm_90a">} {
-  func.func @colmajor(%x: memref<65536xf32>) {
+  func.func @colmajor(%x: memref<65536xf32> {axe.align = 16 : i64}) {
     %X = axe.view %x : memref<65536xf32> to !axe.tensor<256x256xf32, global, #axe.layout<(256, 256) : (1, 256)>>
     axe.kernel grid [32] threads [128] {
       %cta = axe.unit_id cta
@@ -113,7 +113,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // CHECK: scf.if
 // CHECK:   nvvm.mbarrier.try_wait.parity
 module attributes {axe.target = #axe.target<"sm_90a">} {
-  func.func @pipeline(%x: memref<16384xf16>) {
+  func.func @pipeline(%x: memref<16384xf16> {axe.align = 16 : i64}) {
     %X = axe.view %x : memref<16384xf16> to !axe.tensor<256x64xf16, global, #axe.layout<(256, 64) : (64, 1)>>
     axe.kernel grid [1] threads [128] {
       %c0 = arith.constant 0 : index
@@ -158,7 +158,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // CHECK-NOT: nvvm.mbarrier.try_wait.parity
 // CHECK:   nvvm.mbarrier.arrive.expect_tx
 module attributes {axe.target = #axe.target<"sm_90a">} {
-  func.func @release(%x: memref<16384xf16>) {
+  func.func @release(%x: memref<16384xf16> {axe.align = 16 : i64}) {
     %X = axe.view %x : memref<16384xf16> to !axe.tensor<256x64xf16, global, #axe.layout<(256, 64) : (64, 1)>>
     axe.kernel grid [1] threads [128] {
       %s = axe.alloc : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>

@@ -33,7 +33,7 @@
 // PTX: wgmma.commit_group.sync.aligned
 // PTX: wgmma.wait_group.sync.aligned
 module attributes {axe.target = #axe.target<"sm_90a">} {
-  func.func @warpgroup_wgmma(%a: memref<2048xf16>, %b: memref<2048xf16>, %c: memref<4096xf32>) {
+  func.func @warpgroup_wgmma(%a: memref<2048xf16> {axe.align = 16 : i64}, %b: memref<2048xf16> {axe.align = 16 : i64}, %c: memref<4096xf32> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<2048xf16> to !axe.tensor<64x32xf16, global, #axe.layout<(64, 32) : (32, 1)>>
     %B = axe.view %b : memref<2048xf16> to !axe.tensor<64x32xf16, global, #axe.layout<(64, 32) : (32, 1)>>
     %C = axe.view %c : memref<4096xf32> to !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>
@@ -79,7 +79,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // PTX: wgmma.wait_group.sync.aligned \090;
 // PTX: st.global
 module attributes {axe.target = #axe.target<"sm_90a">} {
-  func.func @async_wgmma(%a: memref<2048xf16>, %b: memref<2048xf16>, %c: memref<4096xf32>) {
+  func.func @async_wgmma(%a: memref<2048xf16> {axe.align = 16 : i64}, %b: memref<2048xf16> {axe.align = 16 : i64}, %c: memref<4096xf32> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<2048xf16> to !axe.tensor<64x32xf16, global, #axe.layout<(64, 32) : (32, 1)>>
     %B = axe.view %b : memref<2048xf16> to !axe.tensor<64x32xf16, global, #axe.layout<(64, 32) : (32, 1)>>
     %C = axe.view %c : memref<4096xf32> to !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>
@@ -119,7 +119,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // PTX: .shared .align 1024
 // PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 module attributes {axe.target = #axe.target<"sm_90a">} {
-  func.func @gemm_wgmma(%a: memref<8192xf16>, %b: memref<8192xf16>, %c: memref<16384xf32>) {
+  func.func @gemm_wgmma(%a: memref<8192xf16> {axe.align = 16 : i64}, %b: memref<8192xf16> {axe.align = 16 : i64}, %c: memref<16384xf32> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<8192xf16> to !axe.tensor<128x64xf16, global, #axe.layout<(128, 64) : (64, 1)>>
     %B = axe.view %b : memref<8192xf16> to !axe.tensor<64x128xf16, global, #axe.layout<(64, 128) : (128, 1)>>
     %C = axe.view %c : memref<16384xf32> to !axe.tensor<128x128xf32, global, #axe.layout<(128, 128) : (128, 1)>>

@@ -558,3 +558,125 @@ func.func @unit_outside() {
   %c = axe.unit_id cta
   return
 }
+
+// -----
+
+// Counts of outstanding async groups are PTX immediates: non-negative and 32-bit.
+func.func @wait_negative(%t: !axe.token) {
+  // expected-error @+1 {{'axe.wait' op attribute 'outstanding' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative whose maximum value is 2147483647}}
+  axe.wait %t outstanding -1
+  return
+}
+
+// -----
+
+func.func @wait_too_many(%t: !axe.token) {
+  // expected-error @+1 {{'axe.wait' op attribute 'outstanding' failed to satisfy constraint}}
+  axe.wait %t outstanding 4294967296
+  return
+}
+
+// -----
+
+// Launch limits of the target (CUDA's: 1024 x 1024 x 64 threads, grid y and z at most 65535).
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @grid_y() {
+    // expected-error @+1 {{'axe.kernel' op launch exceeds the limits of 'sm_90': grid dimension 1 is 65536, beyond the limit of 65535}}
+    axe.kernel grid [1, 65536] threads [32] {
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {axe.target = #axe.target<"sm_80">} {
+  func.func @threads_z() {
+    // expected-error @+1 {{'axe.kernel' op launch exceeds the limits of 'sm_80': threads dimension 2 is 128, beyond the limit of 64}}
+    axe.kernel grid [1] threads [1, 1, 128] {
+    }
+    return
+  }
+}
+
+// -----
+
+// Thread counts whose product overflows 64 bits are refused, not wrapped.
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @threads_overflow() {
+    // expected-error @+1 {{'axe.kernel' op launch exceeds the limits of 'sm_90': threads dimension 0 is 4294967296, beyond the limit of 1024}}
+    axe.kernel grid [1] threads [4294967296, 4294967296] {
+    }
+    return
+  }
+}
+
+// -----
+
+func.func @threads_overflow_no_target() {
+  // expected-error @+1 {{'axe.kernel' op a CTA has at most 1024 threads, got 9223372036854775807}}
+  axe.kernel grid [1] threads [4294967296, 4294967296] {
+  }
+  return
+}
+
+// -----
+
+// Shared memory per CTA: 227 KiB on sm_90 (a 2^31-byte span would print a negative size).
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @shared_capacity() {
+    axe.kernel grid [1] threads [32] {
+      // expected-error @+1 {{'axe.alloc' op the shared tensor does not fit target 'sm_90': it needs 2147483664 bytes of shared memory, more than the 232448 bytes a CTA can use on sm_90}}
+      %s = axe.alloc : !axe.tensor<2x2xf16, shared, #axe.layout<(2, 2) : (1, 1073741824)>>
+    }
+    return
+  }
+}
+
+// -----
+
+// 163 KiB on sm_80: 128 KiB + 64 KiB of f32 is too much, counted with a swizzle's whole blocks.
+module attributes {axe.target = #axe.target<"sm_80">} {
+  func.func @shared_capacity_sm80() {
+    axe.kernel grid [1] threads [32] {
+      // expected-error @+1 {{it needs 196608 bytes of shared memory, more than the 166912 bytes a CTA can use on sm_80}}
+      %s = axe.alloc : !axe.tensor<49152xf32, shared, #axe.layout<(49152) : (1)>>
+    }
+    return
+  }
+}
+
+// -----
+
+// A span whose byte size overflows i64.
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @shared_overflow() {
+    axe.kernel grid [1] threads [32] {
+      // expected-error @+1 {{'axe.alloc' op the shared tensor does not fit target 'sm_90': its size in bytes does not fit a 64-bit integer}}
+      %s = axe.alloc : !axe.tensor<2x2xf32, shared, #axe.layout<(2, 2) : (1, 1152921504606846976)>>
+    }
+    return
+  }
+}
+
+// -----
+
+// `axe.align` on a function argument: a power of two, as an i64.
+// expected-error @+1 {{'axe.align' on argument #0 must be a power of two in [1, 2^20], got 24}}
+func.func @align_not_pow2(%a: memref<64xf32> {axe.align = 24 : i64}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'axe.align' on argument #1 must be an i64 integer}}
+func.func @align_not_int(%a: memref<64xf32>, %b: memref<64xf32> {axe.align = "16"}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown Axe argument attribute 'axe.alignment'}}
+func.func @align_misspelled(%a: memref<64xf32> {axe.alignment = 16 : i64}) {
+  return
+}

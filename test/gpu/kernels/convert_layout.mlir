@@ -3,7 +3,7 @@
 // rows-by-lanes across the CTA (4 warps); a 32x4 tile from one element row per lane to one
 // column per lane (lanes 0, 8, 16, 24) within warp 0 (warp-scope barrier). Y = X, Y2 = X2.
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @convert_layout(%x: memref<4096xf32>, %y: memref<4096xf32>, %x2: memref<128xf32>, %y2: memref<128xf32>) {
+  func.func @convert_layout(%x: memref<4096xf32> {axe.align = 16 : i64}, %y: memref<4096xf32> {axe.align = 16 : i64}, %x2: memref<128xf32> {axe.align = 16 : i64}, %y2: memref<128xf32> {axe.align = 16 : i64}) {
     %X = axe.view %x : memref<4096xf32> to !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>
     %Y = axe.view %y : memref<4096xf32> to !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>
     %X2 = axe.view %x2 : memref<128xf32> to !axe.tensor<32x4xf32, global, #axe.layout<(32, 4) : (4, 1)>>

@@ -2,7 +2,7 @@
 // 128B-swizzled shared tile laid out as four 64-column blocks), then shared -> global.
 // The CTA waits on the copy's mbarrier through its token.
 module attributes {axe.target = #axe.target<"sm_90a">} {
-  func.func @copy_tma(%x: memref<65536xf16>, %y: memref<65536xf16>) {
+  func.func @copy_tma(%x: memref<65536xf16> {axe.align = 16 : i64}, %y: memref<65536xf16> {axe.align = 16 : i64}) {
     %X = axe.view %x : memref<65536xf16> to !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>>
     %Y = axe.view %y : memref<65536xf16> to !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>>
     axe.kernel grid [8] threads [128] {

@@ -2,7 +2,7 @@
 // dimension is i, the box a 64x32 column-major tile, unswizzled. Each CTA then writes its tile
 // to the row-major Y, so Y is X's memory transposed.
 module attributes {axe.target = #axe.target<"sm_90a">} {
-  func.func @copy_tma_colmajor(%x: memref<65536xf32>, %y: memref<65536xf32>) {
+  func.func @copy_tma_colmajor(%x: memref<65536xf32> {axe.align = 16 : i64}, %y: memref<65536xf32> {axe.align = 16 : i64}) {
     %X = axe.view %x : memref<65536xf32> to !axe.tensor<256x256xf32, global, #axe.layout<(256, 256) : (1, 256)>>
     %Y = axe.view %y : memref<65536xf32> to !axe.tensor<256x256xf32, global, #axe.layout<(256, 256) : (256, 1)>>
     axe.kernel grid [32] threads [128] {

@@ -3,7 +3,7 @@
 // map has three dimensions (block, row, column); each CTA's 64-row tile is one box at block
 // coordinate r / 64. Then shared -> the row-major Y.
 module attributes {axe.target = #axe.target<"sm_90a">} {
-  func.func @copy_tma_grouped(%x: memref<65536xf16>, %y: memref<32768xf16>) {
+  func.func @copy_tma_grouped(%x: memref<65536xf16> {axe.align = 16 : i64}, %y: memref<32768xf16> {axe.align = 16 : i64}) {
     %X = axe.view %x : memref<65536xf16> to !axe.tensor<512x64xf16, global, #axe.layout<(8, 64, 64) : (8192, 64, 1)>>
     %Y = axe.view %y : memref<32768xf16> to !axe.tensor<512x64xf16, global, #axe.layout<(512, 64) : (64, 1)>>
     axe.kernel grid [8] threads [128] {

@@ -3,7 +3,7 @@
 // ldmatrix + mma.sync m16n8k16 on the fragments axe-infer-layout picks. Tile origins come from
 // axe.unit_id and the loop variable (slices with run-time origins).
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @gemm_4096(%a: memref<16777216xf16>, %b: memref<16777216xf16>, %c: memref<16777216xf32>) {
+  func.func @gemm_4096(%a: memref<16777216xf16> {axe.align = 16 : i64}, %b: memref<16777216xf16> {axe.align = 16 : i64}, %c: memref<16777216xf32> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<16777216xf16> to !axe.tensor<4096x4096xf16, global, #axe.layout<(4096, 4096) : (4096, 1)>>
     %B = axe.view %b : memref<16777216xf16> to !axe.tensor<4096x4096xf16, global, #axe.layout<(4096, 4096) : (4096, 1)>>
     %C = axe.view %c : memref<16777216xf32> to !axe.tensor<4096x4096xf32, global, #axe.layout<(4096, 4096) : (4096, 1)>>

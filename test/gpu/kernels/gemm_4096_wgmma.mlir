@@ -4,7 +4,7 @@
 // warpgroup). The shared tiles have wgmma's canonical 128-byte-swizzled layouts: A K-major
 // (64-element rows), B N-major (two 64-column blocks of the 64 K rows).
 module attributes {axe.target = #axe.target<"sm_90a">} {
-  func.func @gemm_4096_wgmma(%a: memref<16777216xf16>, %b: memref<16777216xf16>, %c: memref<16777216xf32>) {
+  func.func @gemm_4096_wgmma(%a: memref<16777216xf16> {axe.align = 16 : i64}, %b: memref<16777216xf16> {axe.align = 16 : i64}, %c: memref<16777216xf32> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<16777216xf16> to !axe.tensor<4096x4096xf16, global, #axe.layout<(4096, 4096) : (4096, 1)>>
     %B = axe.view %b : memref<16777216xf16> to !axe.tensor<4096x4096xf16, global, #axe.layout<(4096, 4096) : (4096, 1)>>
     %C = axe.view %c : memref<16777216xf32> to !axe.tensor<4096x4096xf32, global, #axe.layout<(4096, 4096) : (4096, 1)>>

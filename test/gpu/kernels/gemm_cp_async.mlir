@@ -1,7 +1,7 @@
 // The gemm_mma kernel with its operands staged into shared memory by asynchronous cp.async
 // copies (16 bytes per thread and access, committed in groups, awaited by axe.wait).
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @gemm_cp_async(%a: memref<4096xf16>, %b: memref<4096xf16>, %c: memref<4096xf32>) {
+  func.func @gemm_cp_async(%a: memref<4096xf16> {axe.align = 16 : i64}, %b: memref<4096xf16> {axe.align = 16 : i64}, %c: memref<4096xf32> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<4096xf16> to !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
     %B = axe.view %b : memref<4096xf16> to !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
     %C = axe.view %c : memref<4096xf32> to !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>

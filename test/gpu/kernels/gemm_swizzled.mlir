@@ -2,7 +2,7 @@
 // 16-byte column chunk is XORed with the row index mod 8), written and read through it.
 // The register layouts are left to axe-infer-layout.
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @gemm_swizzled(%a: memref<4096xf16>, %b: memref<4096xf16>, %c: memref<4096xf32>) {
+  func.func @gemm_swizzled(%a: memref<4096xf16> {axe.align = 16 : i64}, %b: memref<4096xf16> {axe.align = 16 : i64}, %c: memref<4096xf32> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<4096xf16> to !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
     %B = axe.view %b : memref<4096xf16> to !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
     %C = axe.view %c : memref<4096xf32> to !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>

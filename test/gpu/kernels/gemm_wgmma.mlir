@@ -4,7 +4,7 @@
 // accumulator layout is left to axe-infer-layout (the m64n128k16 D fragment, warpgroup g
 // taking rows 64 g ..).
 module attributes {axe.target = #axe.target<"sm_90a">} {
-  func.func @gemm_wgmma(%a: memref<8192xf16>, %b: memref<8192xf16>, %c: memref<16384xf32>) {
+  func.func @gemm_wgmma(%a: memref<8192xf16> {axe.align = 16 : i64}, %b: memref<8192xf16> {axe.align = 16 : i64}, %c: memref<16384xf32> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<8192xf16> to !axe.tensor<128x64xf16, global, #axe.layout<(128, 64) : (64, 1)>>
     %B = axe.view %b : memref<8192xf16> to !axe.tensor<64x128xf16, global, #axe.layout<(64, 128) : (128, 1)>>
     %C = axe.view %c : memref<16384xf32> to !axe.tensor<128x128xf32, global, #axe.layout<(128, 128) : (128, 1)>>

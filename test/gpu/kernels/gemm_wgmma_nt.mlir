@@ -3,7 +3,7 @@
 // canonical 128-byte-swizzled layout (64-element rows, Swizzle<3, 3, 3>); the accumulator
 // layout is left to axe-infer-layout.
 module attributes {axe.target = #axe.target<"sm_90a">} {
-  func.func @gemm_wgmma_nt(%a: memref<8192xf16>, %b: memref<8192xf16>, %c: memref<16384xf32>) {
+  func.func @gemm_wgmma_nt(%a: memref<8192xf16> {axe.align = 16 : i64}, %b: memref<8192xf16> {axe.align = 16 : i64}, %c: memref<16384xf32> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<8192xf16> to !axe.tensor<128x64xf16, global, #axe.layout<(128, 64) : (64, 1)>>
     %B = axe.view %b : memref<8192xf16> to !axe.tensor<128x64xf16, global, #axe.layout<(128, 64) : (64, 1)>>
     %C = axe.view %c : memref<16384xf32> to !axe.tensor<128x128xf32, global, #axe.layout<(128, 128) : (128, 1)>>

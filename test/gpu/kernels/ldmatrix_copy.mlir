@@ -3,7 +3,7 @@
 // global Y; X2 (16x8, K x N) goes through mma.sync's B-fragment layout in warp 0
 // (ldmatrix.x2.trans) -> Y2. Y = X and Y2 = X2 exactly.
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @ldmatrix_copy(%x: memref<1024xf16>, %y: memref<1024xf16>, %x2: memref<128xf16>, %y2: memref<128xf16>) {
+  func.func @ldmatrix_copy(%x: memref<1024xf16> {axe.align = 16 : i64}, %y: memref<1024xf16> {axe.align = 16 : i64}, %x2: memref<128xf16> {axe.align = 16 : i64}, %y2: memref<128xf16> {axe.align = 16 : i64}) {
     %X = axe.view %x : memref<1024xf16> to !axe.tensor<64x16xf16, global, #axe.layout<(64, 16) : (16, 1)>>
     %Y = axe.view %y : memref<1024xf16> to !axe.tensor<64x16xf16, global, #axe.layout<(64, 16) : (16, 1)>>
     %X2 = axe.view %x2 : memref<128xf16> to !axe.tensor<16x8xf16, global, #axe.layout<(16, 8) : (8, 1)>>

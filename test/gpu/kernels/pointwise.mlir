@@ -1,6 +1,6 @@
 // y = relu(x) * 2 over 2^24 f32 distributed over the grid (4096 CTAs x 256 threads x 16).
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @pointwise(%x: memref<16777216xf32>, %y: memref<16777216xf32>) {
+  func.func @pointwise(%x: memref<16777216xf32> {axe.align = 16 : i64}, %y: memref<16777216xf32> {axe.align = 16 : i64}) {
     %X = axe.view %x : memref<16777216xf32> to !axe.tensor<16777216xf32, global, #axe.layout<(16777216) : (1)>>
     %Y = axe.view %y : memref<16777216xf32> to !axe.tensor<16777216xf32, global, #axe.layout<(16777216) : (1)>>
     axe.kernel grid [4096] threads [256] {

@@ -1,7 +1,7 @@
 // Row softmax of a 32768x1024 f32 matrix: one warp per row (8 rows per CTA, 4096 CTAs), each
 // lane 8 vectors of 4. max and sum reduce in-thread, then across the warp by shuffles.
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @softmax(%x: memref<33554432xf32>, %y: memref<33554432xf32>) {
+  func.func @softmax(%x: memref<33554432xf32> {axe.align = 16 : i64}, %y: memref<33554432xf32> {axe.align = 16 : i64}) {
     %X = axe.view %x : memref<33554432xf32> to !axe.tensor<32768x1024xf32, global, #axe.layout<(32768, 1024) : (1024, 1)>>
     %Y = axe.view %y : memref<33554432xf32> to !axe.tensor<32768x1024xf32, global, #axe.layout<(32768, 1024) : (1024, 1)>>
     axe.kernel grid [4096] threads [256] {

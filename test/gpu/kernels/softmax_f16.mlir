@@ -2,7 +2,7 @@
 // CTA (8 warps) per row: 16-byte f16 loads, computed in f32 registers (axe.cast both ways),
 // max and sum reduced in-thread, by shuffles, then across warps through shared memory.
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @softmax_f16(%x: memref<134217728xf16>, %y: memref<134217728xf16>) {
+  func.func @softmax_f16(%x: memref<134217728xf16> {axe.align = 16 : i64}, %y: memref<134217728xf16> {axe.align = 16 : i64}) {
     %X = axe.view %x : memref<134217728xf16> to !axe.tensor<32768x4096xf16, global, #axe.layout<(32768, 4096) : (4096, 1)>>
     %Y = axe.view %y : memref<134217728xf16> to !axe.tensor<32768x4096xf16, global, #axe.layout<(32768, 4096) : (4096, 1)>>
     axe.kernel grid [32768] threads [256] {

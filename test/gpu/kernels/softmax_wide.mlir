@@ -2,7 +2,7 @@
 // warps, so max and sum reduce in-thread, across lanes by shuffles, then across warps through
 // shared memory.
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @softmax_wide(%x: memref<16777216xf32>, %y: memref<16777216xf32>) {
+  func.func @softmax_wide(%x: memref<16777216xf32> {axe.align = 16 : i64}, %y: memref<16777216xf32> {axe.align = 16 : i64}) {
     %X = axe.view %x : memref<16777216xf32> to !axe.tensor<4096x4096xf32, global, #axe.layout<(4096, 4096) : (4096, 1)>>
     %Y = axe.view %y : memref<16777216xf32> to !axe.tensor<4096x4096xf32, global, #axe.layout<(4096, 4096) : (4096, 1)>>
     axe.kernel grid [4096] threads [256] {

@@ -21,10 +21,6 @@ pub mod nki;
 
 pub use axe_layout as layout;
 
-/// A hardware point from `(axis, value)` pairs (zeros dropped), as layouts evaluate to.
-pub(crate) fn eval_point(pairs: &[(&str, i64)]) -> axe_layout::Point {
-    axe_layout::eval::point(pairs)
-}
 
 use melior::ir::operation::OperationRefMut;
 use mlir_sys::MlirOperation;
@@ -40,6 +36,9 @@ pub(crate) fn run_pass(pass: &str, op: MlirOperation, _options: &str) -> bool {
         "axe-slice" => slice::run(op),
         "convert-axe-to-gpu" => convert_axe_to_gpu::run(op, _options),
         "axe-infer-layout" => infer_layout::run(op, _options),
+        // A pass body with a bug, for the test that a panic becomes an error at the op.
+        #[cfg(test)]
+        "axe-test-panic" => panic!("attempt to multiply with overflow"),
         other => {
             diagnostics::emit_error(&op, &format!("no Rust body for pass '{other}'"));
             false

@@ -2,12 +2,12 @@
 //! that no unwinding ever crosses the C ABI: a bug becomes a diagnostic, not an abort.
 
 use std::os::raw::{c_char, c_void};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use axe_layout::Layout;
 use mlir_sys::MlirOperation;
 
 use super::ffi::{AxeRustHooks, AxeStringSink};
+use super::guard::guarded;
 
 pub(super) static HOOKS: AxeRustHooks =
     AxeRustHooks {
@@ -36,14 +36,14 @@ unsafe extern "C" fn parse_layout(
     sink: AxeStringSink,
     user: *mut c_void,
 ) -> bool {
-    let result = catch_unwind(AssertUnwindSafe(|| match text(ptr, len) {
+    let result = guarded(|| match text(ptr, len) {
         None => Err((0, "layout text is not valid UTF-8".to_string())),
         Some(t) => Layout::parse(t).map(|l| l.to_string()).map_err(|e| (e.offset, e.message)),
-    }));
+    });
     let (ok, out, offset) = match result {
         Ok(Ok(canonical)) => (true, canonical, 0),
         Ok(Err((offset, message))) => (false, message, offset),
-        Err(_) => (false, "internal error in the Axe layout parser".to_string(), 0),
+        Err(panic) => (false, format!("internal error in the Axe layout parser (please report it): {panic}"), 0),
     };
     *error_offset = offset;
     sink(out.as_ptr() as *const c_char, out.len(), user);
@@ -51,7 +51,7 @@ unsafe extern "C" fn parse_layout(
 }
 
 unsafe extern "C" fn layout_size(ptr: *const c_char, len: usize) -> i64 {
-    catch_unwind(|| match text(ptr, len).map(Layout::parse) {
+    guarded(|| match text(ptr, len).map(Layout::parse) {
         Some(Ok(l)) => l.size(),
         _ => -1,
     })
@@ -64,14 +64,14 @@ fn send(sink: AxeStringSink, user: *mut c_void, s: &str) {
 
 /// Runs a check, catching panics; on failure sends the reason to the sink and returns false.
 fn report(sink: AxeStringSink, user: *mut c_void, check: impl FnOnce() -> Result<(), String>) -> bool {
-    match catch_unwind(AssertUnwindSafe(check)) {
+    match guarded(check) {
         Ok(Ok(())) => true,
         Ok(Err(reason)) => {
             send(sink, user, &reason);
             false
         }
-        Err(_) => {
-            send(sink, user, "internal error while checking the layout");
+        Err(panic) => {
+            send(sink, user, &format!("internal error while checking the layout (please report it): {panic}"));
             false
         }
     }
@@ -189,10 +189,10 @@ unsafe extern "C" fn run_pass(
     let (Some(pass), Some(options)) = (text(pass, pass_len), text(options, options_len)) else {
         return false;
     };
-    match catch_unwind(AssertUnwindSafe(|| crate::run_pass(pass, op, options))) {
+    match guarded(|| crate::run_pass(pass, op, options)) {
         Ok(ok) => ok,
-        Err(_) => {
-            crate::diagnostics::emit_error_raw(op, &format!("internal error in pass '{pass}'"));
+        Err(panic) => {
+            crate::diagnostics::emit_error_raw(op, &format!("internal error in pass '{pass}' (please report it): {panic}"));
             false
         }
     }
@@ -206,15 +206,46 @@ unsafe extern "C" fn translate(
     user: *mut c_void,
 ) -> bool {
     let Some(name) = text(name, name_len) else { return false };
-    match catch_unwind(AssertUnwindSafe(|| crate::translate(name, op))) {
+    match guarded(|| crate::translate(name, op)) {
         Ok(Some(out)) => {
             send(sink, user, &out);
             true
         }
         Ok(None) => false,
-        Err(_) => {
-            crate::diagnostics::emit_error_raw(op, &format!("internal error in translation '{name}'"));
+        Err(panic) => {
+            crate::diagnostics::emit_error_raw(op, &format!("internal error in translation '{name}' (please report it): {panic}"));
             false
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use melior::ir::Module;
+    use std::sync::{Arc, Mutex};
+
+    /// A panic inside a pass body is an MLIR error at the operation the pass runs on, carrying
+    /// the panic's message and location, and the pass fails (no abort, no unwinding into C++).
+    #[test]
+    fn a_panicking_pass_fails_with_a_located_error() {
+        let context = melior::Context::new();
+        context.append_dialect_registry(&crate::dialect::registry_with_everything());
+        context.load_all_available_dialects();
+        let seen = Arc::new(Mutex::new(Vec::<String>::new()));
+        let sink = seen.clone();
+        context.attach_diagnostic_handler(move |d| {
+            sink.lock().unwrap().push(format!("{}: {d}", d.location()));
+            true
+        });
+        let module = Module::parse(&context, "module {}").unwrap();
+        let (pass, opts) = ("axe-test-panic", "");
+        let ok = unsafe {
+            super::run_pass(pass.as_ptr() as _, pass.len(), module.as_operation().to_raw(), opts.as_ptr() as _, 0)
+        };
+        assert!(!ok);
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.len(), 1, "{seen:?}");
+        assert!(seen[0].contains("internal error in pass 'axe-test-panic' (please report it): attempt to multiply with overflow at passes/lib.rs:"), "{}", seen[0]);
+        assert!(seen[0].starts_with("loc(\"-\":1:1)"), "located at the module: {}", seen[0]);
     }
 }

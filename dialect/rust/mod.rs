@@ -3,6 +3,7 @@
 //! and conversion between `#axe.layout` attributes and `axe_layout::Layout`.
 
 pub mod ffi;
+pub mod guard;
 mod hooks;
 
 use std::sync::Once;

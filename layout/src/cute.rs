@@ -415,8 +415,9 @@ impl CuteLayout {
     ///
     /// Each leaf of `b` is composed by the base case (after coalescing and truncating `self`);
     /// `Unsupported` when a divisibility condition fails. Distributing over `b`'s leaves needs
-    /// Eq. (23): `self` of rank 1, or mutually segregated leaf images; otherwise (and always for
-    /// `|b| ≤ VERIFY_LIMIT`) the result is checked by enumeration and refused if it differs.
+    /// Eq. (23): `self` of rank 1, or mutually segregated leaf images; otherwise the result is
+    /// checked by enumeration (when `|b| ≤ VERIFY_LIMIT`) and refused if it differs. Debug
+    /// builds also re-check provable results.
     pub fn compose(&self, b: &CuteLayout) -> Result<CuteLayout, LayoutError> {
         self.validate()?;
         b.validate()?;
@@ -433,7 +434,9 @@ impl CuteLayout {
         });
         let provably = a.len() == 1 || segregated;
         let n = b.size();
-        if n <= VERIFY_LIMIT {
+        // Where Eq. (23) proves the result, enumeration is only a self-check (debug builds and
+        // tests); otherwise it decides, for right operands small enough to enumerate.
+        if (!provably || cfg!(debug_assertions)) && n <= VERIFY_LIMIT {
             for i in 0..n {
                 if r.eval(i)? != self.eval(b.eval(i)?)? {
                     return Err(LayoutError::Unsupported(format!(
@@ -478,7 +481,8 @@ impl CuteLayout {
             }
             current = s.checked_mul(d).ok_or(LayoutError::Overflow)?;
         }
-        let last = if cotarget > current { (cotarget + current - 1) / current } else { 1 };
+        // ⌈cotarget / current⌉ without the overflow of `cotarget + current - 1`.
+        let last = if cotarget > current { cotarget / current + i64::from(cotarget % current != 0) } else { 1 };
         out.push((last, current));
         Self::from_modes(&out)
     }

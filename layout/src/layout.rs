@@ -122,22 +122,29 @@ impl Layout {
         }
         checked_product(self.shard.iter().map(|i| i.extent))?;
         checked_product(self.replica.iter().map(|i| i.extent))?;
-        // Every reachable coordinate on every axis must fit in i64: bound the sum of
-        // |(e-1)*s| per axis plus the offset.
-        let mut per_axis: BTreeMap<&Axis, i64> = BTreeMap::new();
+        // Every reachable coordinate on every axis must fit in i64, and so must every partial
+        // sum evaluation forms: per axis, the sums of the negative and of the positive
+        // contributions, their difference (the axis' width), and each sum plus the offset.
+        // (Not |offset| + Σ|contribution|: canonicalization moves replica strides into the
+        // offset, which can push that bound past i64 while every coordinate still fits.)
+        let mut per_axis: BTreeMap<&Axis, (i64, i64)> = BTreeMap::new();
         for it in self.shard.iter().chain(self.replica.iter()) {
-            let c = ((it.extent - 1).checked_mul(it.stride).ok_or(LayoutError::Overflow)?)
-                .checked_abs()
-                .ok_or(LayoutError::Overflow)?;
-            let e = per_axis.entry(&it.axis).or_insert(0);
-            *e = e.checked_add(c).ok_or(LayoutError::Overflow)?;
+            let c = (it.extent - 1).checked_mul(it.stride).ok_or(LayoutError::Overflow)?;
+            let (neg, pos) = per_axis.entry(&it.axis).or_insert((0, 0));
+            if c < 0 {
+                *neg = neg.checked_add(c).ok_or(LayoutError::Overflow)?;
+            } else {
+                *pos = pos.checked_add(c).ok_or(LayoutError::Overflow)?;
+            }
+            pos.checked_sub(*neg).ok_or(LayoutError::Overflow)?;
         }
         for (a, o) in &self.offset {
             if !is_identifier(a.name()) {
                 return Err(LayoutError::BadAxis(a.name().to_string()));
             }
-            let e = per_axis.entry(a).or_insert(0);
-            *e = e.checked_add(o.checked_abs().ok_or(LayoutError::Overflow)?).ok_or(LayoutError::Overflow)?;
+            let (neg, pos) = per_axis.get(a).copied().unwrap_or((0, 0));
+            o.checked_add(neg).ok_or(LayoutError::Overflow)?;
+            o.checked_add(pos).ok_or(LayoutError::Overflow)?;
         }
         Ok(())
     }

@@ -37,6 +37,7 @@ pub mod parse;
 
 // The layout algebra core (Appendices A–D) and the ISL export.
 pub mod canon;
+pub mod compiled;
 pub mod equiv;
 pub mod group;
 pub mod isl;

@@ -332,6 +332,18 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: common::cases(384), ..ProptestConfig::default() })]
 
     #[test]
+    fn prop_compiled_evaluation_is_the_definition(lay in arb_layout()) {
+        let c = axe_layout::compiled::Compiled::new(&lay).unwrap();
+        for x in 0..lay.size() {
+            let mut got = Vec::new();
+            c.for_each_point(x, |p| got.push(c.to_point(p)));
+            got.sort();
+            got.dedup();
+            prop_assert_eq!(got, lay.eval_set_flat(x).unwrap(), "{} at {}", lay, x);
+        }
+    }
+
+    #[test]
     fn prop_span_is_image_width(lay in arb_layout()) {
         prop_assert_eq!(lay.span().unwrap(), brute_span(&lay));
     }
@@ -753,4 +765,31 @@ fn invalid_layouts_are_errors_not_panics() {
     }
     assert_eq!(huge.span(), Err(LayoutError::Overflow));
     assert_eq!(zero.span(), Err(LayoutError::NonPositiveExtent(0)));
+}
+
+/// Fuzzer finding: canonicalization moved about -4.6e18 of replica strides into the offset,
+/// and the result failed `validate()` (which bounded |offset| + Σ|(e-1)·s| instead of the
+/// coordinates actually reached), so `axe-canonicalize` could print a layout that does not
+/// parse back.
+#[test]
+fn canonical_form_of_huge_negative_replica_validates() {
+    let a = Layout::parse(
+        "(8192, 2, 262144) : (-33554432@gpuid, -4194304@gpuid, -2147483648@gpuid) \
+         + [(262144, 2147483648) : (-1048576@gpuid, -2147483648@gpuid)] + 15@gpuid",
+    )
+    .unwrap();
+    let c = a.canonical();
+    c.validate().unwrap();
+    assert_eq!(Layout::parse(&c.to_string()).unwrap(), c);
+    // Same reachable range on the axis before and after.
+    let range = |l: &Layout| {
+        let (mut lo, mut hi) = (0i128, 0i128);
+        for it in l.shard.iter().chain(&l.replica) {
+            let c = (it.extent as i128 - 1) * it.stride as i128;
+            if c < 0 { lo += c } else { hi += c }
+        }
+        let o = l.offset.values().sum::<i64>() as i128;
+        (lo + o, hi + o)
+    };
+    assert_eq!(range(&a), range(&c));
 }

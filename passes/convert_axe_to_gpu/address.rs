@@ -343,21 +343,113 @@ pub fn static_part(plan: &ThreadPlan, factors: &[Factor], o: usize, layout: &Lay
     acc
 }
 
-/// Checks the schedule against the layouts' definitions by brute force: for every element
-/// and every thread that owns it in the driver, each other operand must hold it at the
-/// coordinate the schedule computes (`reads`: strictly; a written register operand may
-/// instead use a slot no element maps to at that thread).
+/// The axes that distribute elements over threads.
+const THREAD_AXES: [&str; 3] = ["lane", "warp", "cta"];
+
+/// The most points [`check_schedule`] compares one by one.
+const ENUMERATION_LIMIT: i64 = 1 << 16;
+
+/// Whether, from the iters alone, every thread that holds an element in the driver holds it in
+/// every other register operand too: each factor the driver places on a thread axis sits on the
+/// same axis with the same stride in the operand, no other factor moves the operand's threads,
+/// thread-axis offsets agree, and the driver's thread-axis replica iters are among the
+/// operand's. Sufficient, and cheap (linear in the iters); [`check_schedule`] falls back to
+/// enumeration when it does not hold.
+fn threads_agree(factors: &[Factor], operands: &[Operand], driver: usize) -> bool {
+    let is_thread = |axis: &Axis| THREAD_AXES.contains(&axis.name());
+    let thread_replicas = |l: &Layout| -> Vec<ThreadIter> {
+        l.replica.iter().filter(|i| is_thread(&i.axis)).map(|i| (i.axis.name().to_string(), i.stride, i.extent)).collect()
+    };
+    let d = operands[driver].layout;
+    operands.iter().enumerate().all(|(o, op)| {
+        let on_regs = op.layout.axes().iter().any(|a| a.name() == "reg" || is_thread(a));
+        if o == driver || !on_regs {
+            return true;
+        }
+        // Thread iters of the driver the operand does not follow digit by digit: the operand
+        // must be replicated over them.
+        let mut unmatched = thread_replicas(d);
+        for f in factors.iter().filter(|f| f.extent > 1) {
+            let dp = f.places[driver].as_ref().filter(|p| is_thread(&p.axis));
+            match (dp, &f.places[o]) {
+                (Some(dp), Some(p)) if is_thread(&p.axis) => {
+                    if dp.axis != p.axis || dp.stride != p.stride {
+                        return false;
+                    }
+                }
+                // The operand does not depend on this digit (a broadcast dimension).
+                (Some(dp), None) => unmatched.push((dp.axis.name().to_string(), dp.stride, f.extent)),
+                (Some(_), Some(_)) => return false,
+                (None, Some(p)) if is_thread(&p.axis) => return false,
+                (None, _) => {}
+            }
+        }
+        let offsets_agree = THREAD_AXES.iter().all(|a| offset(d, a) == offset(op.layout, a));
+        offsets_agree && contains(&merged(thread_replicas(op.layout)), &merged(unmatched))
+    })
+}
+
+/// A thread-axis iter: (axis, stride, extent).
+type ThreadIter = (String, i64, i64);
+
+/// Iters sorted by axis and stride, chains (`s·e = s'` on one axis) merged into one.
+fn merged(mut iters: Vec<ThreadIter>) -> Vec<ThreadIter> {
+    iters.retain(|i| i.2 > 1);
+    iters.sort();
+    let mut out: Vec<ThreadIter> = Vec::new();
+    for it in iters {
+        match out.last_mut() {
+            Some(last) if last.0 == it.0 && last.1.checked_mul(last.2) == Some(it.1) => {
+                last.2 = last.2.saturating_mul(it.2);
+            }
+            _ => out.push(it),
+        }
+    }
+    out
+}
+
+/// Whether the multiset `small` is part of the multiset `big`.
+fn contains(big: &[ThreadIter], small: &[ThreadIter]) -> bool {
+    let mut rest = big.to_vec();
+    small.iter().all(|it| match rest.iter().position(|x| x == it) {
+        Some(k) => {
+            rest.swap_remove(k);
+            true
+        }
+        None => false,
+    })
+}
+
+/// Checks the schedule against the layouts' definitions: for every element and every thread
+/// that owns it in the driver, each other operand must hold it at the coordinate the schedule
+/// computes (`reads`: strictly; a written register operand may instead use a slot no element
+/// maps to at that thread). Proven from the iters when they agree ([`threads_agree`]),
+/// otherwise by enumeration when there are at most [`ENUMERATION_LIMIT`] points.
 pub fn check_schedule(
     factors: &[Factor],
     operands: &[Operand],
     driver: usize,
     written: &[bool],
 ) -> Result<(), String> {
-    let total: i64 = factors.iter().map(|f| f.extent).product();
-    if total > 1 << 16 {
-        return Ok(()); // too large to enumerate cheaply; the refinement is exact by construction
+    if threads_agree(factors, operands, driver) {
+        return Ok(());
     }
-    let thread_axes = ["lane", "warp", "cta"];
+    // Not provable from the iters: decide by enumeration where that is cheap (every point of
+    // every operand, replicas included), and refuse otherwise.
+    let points = operands.iter().try_fold(0i64, |acc, o| acc.checked_add(o.layout.size().checked_mul(o.layout.replica_size())?));
+    if points.is_none_or(|p| p > ENUMERATION_LIMIT) {
+        return Err(format!(
+            "cannot show that the threads of {} hold what the schedule needs: the thread iters of the operands differ and their {} points are too many to compare one by one",
+            operands[driver].layout,
+            points.map_or("2^63+".to_string(), |p| p.to_string())
+        ));
+    }
+    check_by_enumeration(factors, operands, driver, written)
+}
+
+/// [`check_schedule`]'s definition, point by point.
+fn check_by_enumeration(factors: &[Factor], operands: &[Operand], driver: usize, written: &[bool]) -> Result<(), String> {
+    let thread_axes = THREAD_AXES;
     let proj = |p: &axe_layout::layout::Point| -> BTreeMap<String, i64> {
         p.iter().filter(|(_, v)| **v != 0).map(|(a, v)| (a.0.clone(), *v)).collect()
     };
@@ -409,7 +501,7 @@ pub fn check_schedule(
                 }
                 want.retain(|_, v| *v != 0);
                 let holds = images[o][xo as usize].contains(&want);
-                if !holds && !(written[o] && !used[o].contains(&want)) {
+                if !holds && (!written[o] || used[o].contains(&want)) {
                     return Err(format!(
                         "operand layout {} does not hold element {xo} at {:?}, where the thread that owns it in {} needs it (add replicas or use matching thread axes)",
                         op.layout, want, operands[driver].layout
@@ -419,4 +511,72 @@ pub fn check_schedule(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `threads_agree` is sufficient: whenever it holds, the definition (enumeration) agrees.
+    /// Pairs of register layouts of one 2-D shape, driver first, the second possibly a
+    /// broadcast (its second dimension of size 1).
+    #[test]
+    fn threads_agree_implies_the_definition() {
+        let cases: &[(&str, &str, &str)] = &[
+            // (shape, driver layout, other layout (shape rows x cols or rows x 1))
+            ("64x8", "(2, 32, 8) : (1@warp, 1@lane, 1@reg)", "(2, 32, 8) : (1@warp, 1@lane, 1@reg)"),
+            ("64x8", "(2, 32, 8) : (1@warp, 1@lane, 1@reg)", "(2, 32, 8) : (1@warp, 1@lane, 2@reg) + [(2) : (1@reg)]"),
+            ("64x8", "(2, 32, 8) : (1@warp, 1@lane, 1@reg)", "(2, 32, 8) : (1@lane, 2@lane, 1@reg)"),
+            ("64x8", "(2, 32, 8) : (1@warp, 1@lane, 1@reg)", "(64, 8) : (1@reg, 64@reg) + [(32, 2) : (1@lane, 1@warp)]"),
+            ("64x8", "(2, 32, 8) : (1@warp, 1@lane, 1@reg) + [(2) : (2@warp)]", "(2, 32, 8) : (1@warp, 1@lane, 1@reg)"),
+            ("64x8", "(2, 32, 8) : (1@warp, 1@lane, 1@reg) + [(2) : (2@warp)]", "(2, 32, 8) : (1@warp, 1@lane, 1@reg) + [(2) : (2@warp)]"),
+            ("64x8", "(2, 32, 8) : (1@warp, 1@lane, 1@reg) + 1@warp", "(2, 32, 8) : (1@warp, 1@lane, 1@reg)"),
+            ("64x8", "(2, 4, 8, 8) : (1@warp, 8@lane, 1@reg, 1@lane)", "(2, 4, 8, 8) : (1@warp, 8@lane, 1@reg, 1@lane)"),
+            ("64x8", "(2, 4, 8, 8) : (1@warp, 8@lane, 1@reg, 1@lane)", "(2, 32, 8) : (1@warp, 1@lane, 1@reg)"),
+            ("64x1", "(2, 32) : (1@warp, 1@lane)", "(64) : (1@reg) + [(2, 32) : (1@warp, 1@lane)]"),
+            ("64x1", "(2, 32) : (1@warp, 1@lane) + [(2) : (2@warp)]", "(2, 32) : (1@warp, 1@lane) + [(4) : (2@warp)]"),
+            ("64x1", "(2, 32) : (1@warp, 1@lane) + [(4, 2) : (1@lane, 2@warp)]", "(2, 32) : (1@warp, 1@lane) + [(2, 4) : (2@warp, 1@lane)]"),
+        ];
+        let mut agreed = 0;
+        for &(shape, dl, ol) in cases {
+            let (rows, cols) = shape.split_once('x').unwrap();
+            let (rows, cols): (i64, i64) = (rows.parse().unwrap(), cols.parse().unwrap());
+            let d = Layout::parse(dl).unwrap();
+            let o = Layout::parse(ol).unwrap();
+            let ops = [
+                Operand { layout: &d, shape: vec![rows * cols], dim_map: vec![Some(0)] },
+                Operand { layout: &o, shape: vec![rows * cols], dim_map: vec![Some(0)] },
+            ];
+            let Ok(factors) = refine(&[rows * cols], &ops) else { continue };
+            if threads_agree(&factors, &ops, 0) {
+                agreed += 1;
+                check_by_enumeration(&factors, &ops, 0, &[false, false])
+                    .unwrap_or_else(|e| panic!("threads_agree holds for {dl} / {ol}, the definition does not: {e}"));
+            }
+        }
+        // Broadcasts: the second operand is 64x1 under a 64x8 iteration space (its factor on
+        // the columns has no place), as `axe.binary` with a row vector sees it.
+        let bcast: &[(&str, &str)] = &[
+            ("(2, 32, 8) : (1@warp, 1@lane, 1@reg)", "(2, 32) : (1@warp, 1@lane)"),
+            ("(2, 8, 4, 4, 2) : (1@warp, 4@lane, 2@reg, 1@lane, 1@reg)", "(2, 8, 4) : (1@warp, 4@lane, 1@reg) + [(4) : (1@lane)]"),
+            ("(2, 8, 4, 4, 2) : (1@warp, 4@lane, 2@reg, 1@lane, 1@reg)", "(2, 8, 4) : (1@warp, 4@lane, 1@reg) + [(2, 2) : (2@lane, 1@lane)]"),
+            ("(2, 8, 4, 4, 2) : (1@warp, 4@lane, 2@reg, 1@lane, 1@reg)", "(2, 8, 4) : (1@warp, 4@lane, 1@reg) + [(2) : (2@lane)]"),
+            ("(2, 8, 4, 4, 2) : (1@warp, 4@lane, 2@reg, 1@lane, 1@reg)", "(2, 8, 4) : (1@warp, 4@lane, 1@reg)"),
+            ("(2, 8, 4, 4, 2) : (1@warp, 4@lane, 2@reg, 1@lane, 1@reg)", "(2, 8, 4) : (1@warp, 4@lane, 1@reg) + [(4) : (1@lane)] + 1@lane"),
+        ];
+        for &(dl, ol) in bcast {
+            let d = Layout::parse(dl).unwrap();
+            let o = Layout::parse(ol).unwrap();
+            let ops = [
+                Operand { layout: &d, shape: vec![64, 8], dim_map: vec![Some(0), Some(1)] },
+                Operand { layout: &o, shape: vec![64, 1], dim_map: vec![Some(0), Some(1)] },
+            ];
+            let Ok(factors) = refine(&[64, 8], &ops) else { continue };
+            let by_iters = threads_agree(&factors, &ops, 0);
+            let by_points = check_by_enumeration(&factors, &ops, 0, &[false, false]);
+            assert!(!by_iters || by_points.is_ok(), "threads_agree holds for {dl} / {ol}, the definition does not: {by_points:?}");
+            agreed += usize::from(by_iters);
+        }
+        assert!(agreed >= 7, "the cases exercise the proof ({agreed} agreed)");
+    }
 }

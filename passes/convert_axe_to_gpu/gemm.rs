@@ -123,6 +123,9 @@ fn check_ldmatrix(
         Ix::C(v) => Ok(v),
         Ix::V(_) => Err("ldmatrix addressing did not fold to constants".to_string()),
     };
+    // Evaluated once per element of every step: compiled, not through the map-valued definition.
+    frag.check_admits(&logical).map_err(|e| e.to_string())?;
+    let compiled = axe_layout::compiled::Compiled::new(frag).map_err(|e| e.to_string())?;
     for st in sched {
         for (w, atom) in st.atoms.iter().enumerate() {
             let (o0, o1) = origin(atom);
@@ -143,9 +146,9 @@ fn check_ldmatrix(
                             (c(r)?, c(col)? + gq)
                         };
                         let logical_coord = if !is_a && stored_transposed { [sc, sr] } else { [sr, sc] };
-                        let want = crate::eval_point(&[("warp", w as i64), ("lane", t), ("reg", reg_of(st) + 2 * j + bit)]);
-                        let pts = frag.eval_set(&logical_coord, &logical).map_err(|e| e.to_string())?;
-                        if !pts.contains(&want) {
+                        let x = axe_layout::eval::flatten(&logical_coord, &logical).map_err(|e| e.to_string())?;
+                        let want = [("warp", w as i64), ("lane", t), ("reg", reg_of(st) + 2 * j + bit)];
+                        if !compiled.contains(x, &want) {
                             return Err(format!(
                                 "ldmatrix gives lane {t} of warp {w} element {logical_coord:?}, which the fragment layout {frag} does not put in register {}",
                                 reg_of(st) + 2 * j + bit
@@ -169,12 +172,21 @@ fn ldmatrix_ok(t: &Tensor, shape: &[i64]) -> bool {
     if t.swizzle.is_some_and(|s| s.base < 3) {
         return false;
     }
-    let at = |r: i64, c: i64| -> Option<i64> {
-        let pts = t.layout.eval_set(&[r, c], shape).ok()?;
-        match pts.as_slice() {
-            [p] => Some(p.get(&m).copied().unwrap_or(0)),
-            _ => None,
-        }
+    if t.layout.check_admits(shape).is_err() {
+        return false;
+    }
+    let Ok(compiled) = axe_layout::compiled::Compiled::new(&t.layout) else { return false };
+    let mem = compiled.axis(m.name());
+    let mut point = vec![0i64; compiled.axes.len()];
+    // The memory offset of element (r, c) when it has exactly one point, on the memory axis only.
+    let mut at = |r: i64, c: i64| -> Option<i64> {
+        let mut count = 0;
+        compiled.for_each_point(r * shape[1] + c, |p| {
+            count += 1;
+            point.copy_from_slice(p);
+        });
+        let off = mem.map_or(0, |k| point[k]);
+        (count == 1 && point.iter().enumerate().all(|(k, v)| Some(k) == mem || *v == 0)).then_some(off)
     };
     (0..shape[0]).all(|r| {
         (0..shape[1] / 8).all(|cc| {

@@ -216,7 +216,7 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
     // cuTensorMapEncodeTiled needs a 16-byte aligned global address: the argument must say so.
     let declared = ir::declared_alignment(memref).unwrap_or(0);
     if declared < TMA_GLOBAL_ALIGN {
-        return err(op, &format!(
+        return err(op, format!(
             "a TMA copy needs a {TMA_GLOBAL_ALIGN}-byte aligned global buffer: declare it on the kernel argument ({{axe.align = {TMA_GLOBAL_ALIGN} : i64}})"
         ));
     }

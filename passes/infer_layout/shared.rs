@@ -14,6 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use axe_layout::swizzle::Swizzle;
+use axe_layout::compiled::Compiled;
 use axe_layout::{Axis, Iter, Layout, LayoutError};
 
 /// An access to the shared tensor: the threads' layout over the tensor's logical shape and
@@ -41,24 +42,46 @@ pub fn compact(shape: &[i64], order: &[usize], pad: i64) -> Result<Layout, Layou
     Layout::from_shard(shard)
 }
 
-/// Wavefronts needed by warp 0 of `access` over shared layout `shared` (`elem_bytes` each),
-/// its offsets optionally swizzled.
-pub fn wavefronts(access: &Access, shared: &Layout, swizzle: Option<&Swizzle>, elem_bytes: i64) -> i64 {
-    let lane = Axis::from("lane");
-    let reg = Axis::from("reg");
-    let warp = Axis::from("warp");
-    // (lane, reg) of warp 0 -> logical index.
-    let mut owner: HashMap<(i64, i64), i64> = HashMap::new();
-    for x in 0..access.threads.size() {
-        for p in access.threads.eval_set_flat(x).unwrap_or_default() {
-            if p.get(&warp).copied().unwrap_or(0) == 0 {
-                let key = (p.get(&lane).copied().unwrap_or(0), p.get(&reg).copied().unwrap_or(0));
-                owner.entry(key).or_insert(x);
+/// Which logical element each (lane, register) of warp 0 handles in `access` (the first one,
+/// when a replica puts several there). Computed once per access, on the compiled layout: the
+/// candidates of [`choose`] are all scored against it.
+pub struct WarpZero {
+    owner: HashMap<(i64, i64), i64>,
+    vec: i64,
+}
+
+impl WarpZero {
+    pub fn new(access: &Access) -> Self {
+        let mut owner: HashMap<(i64, i64), i64> = HashMap::new();
+        if let Ok(c) = Compiled::new(&access.threads) {
+            let (lane, reg, warp) = (c.axis("lane"), c.axis("reg"), c.axis("warp"));
+            let at = |p: &[i64], k: Option<usize>| k.map_or(0, |k| p[k]);
+            for x in 0..c.size() {
+                c.for_each_point(x, |p| {
+                    if at(p, warp) == 0 {
+                        owner.entry((at(p, lane), at(p, reg))).or_insert(x);
+                    }
+                });
             }
         }
+        WarpZero { owner, vec: access.vec }
     }
-    let regs: BTreeSet<i64> = owner.keys().map(|&(_, r)| r - r % access.vec).collect();
-    let bytes = access.vec * elem_bytes;
+}
+
+/// Wavefronts needed by warp 0 of `access` over shared layout `shared` (`elem_bytes` each),
+/// its offsets optionally swizzled.
+#[cfg(test)]
+fn wavefronts(access: &Access, shared: &Layout, swizzle: Option<&Swizzle>, elem_bytes: i64) -> i64 {
+    wavefronts_of(&WarpZero::new(access), shared, swizzle, elem_bytes)
+}
+
+fn wavefronts_of(warp0: &WarpZero, shared: &Layout, swizzle: Option<&Swizzle>, elem_bytes: i64) -> i64 {
+    let Ok(shared) = Compiled::new(shared) else { return i64::MAX };
+    let mem = shared.axis(Axis::memory().name());
+    let mut point = vec![0i64; shared.axes.len()];
+    let owner = &warp0.owner;
+    let regs: BTreeSet<i64> = owner.keys().map(|&(_, r)| r - r % warp0.vec).collect();
+    let bytes = warp0.vec * elem_bytes;
     let lanes_per_phase = if bytes >= 4 { (128 / bytes).clamp(1, 32) } else { 32 };
     let mut total = 0;
     for r in regs {
@@ -66,7 +89,8 @@ pub fn wavefronts(access: &Access, shared: &Layout, swizzle: Option<&Swizzle>, e
             let mut words_per_bank: BTreeMap<i64, BTreeSet<i64>> = BTreeMap::new();
             for l in phase..(phase + lanes_per_phase).min(32) {
                 let Some(&x) = owner.get(&(l, r)) else { continue };
-                let offset = shared.shard_point(x).get(&Axis::memory()).copied().unwrap_or(0);
+                shared.shard_into(x, &mut point);
+                let offset = mem.map_or(0, |k| point[k]);
                 let addr = swizzle.map_or(offset, |s| s.apply(offset)) * elem_bytes;
                 for w in (addr / 4)..=((addr + bytes - 1) / 4) {
                     words_per_bank.entry(w.rem_euclid(32)).or_default().insert(w);
@@ -108,9 +132,10 @@ pub fn choose(
             candidates.push((compact(shape, order, pad)?, None));
         }
     }
+    let warps: Vec<WarpZero> = accesses.iter().map(WarpZero::new).collect();
     let mut best: Option<Choice> = None;
     for (layout, swizzle) in candidates {
-        let cost: i64 = accesses.iter().map(|a| wavefronts(a, &layout, swizzle.as_ref(), elem_bytes)).sum();
+        let cost: i64 = warps.iter().map(|w| wavefronts_of(w, &layout, swizzle.as_ref(), elem_bytes)).fold(0, i64::saturating_add);
         if best.as_ref().is_none_or(|c| cost < c.wavefronts) {
             best = Some(Choice { layout, swizzle, wavefronts: cost });
         }

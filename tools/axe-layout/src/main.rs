@@ -20,6 +20,8 @@ use crate::error::{CliError, CliResult};
 
 /// The most points (`E_D · E_R`) a verb that enumerates the layout visits.
 const ENUMERATION_LIMIT: i64 = 1 << 20;
+/// The most coordinates (points × axes) a verb prints.
+const OUTPUT_LIMIT: i64 = 1 << 22;
 /// The most cells `draw` puts in one picture.
 const DRAW_LIMIT: i64 = 1 << 14;
 
@@ -87,27 +89,27 @@ struct LayoutArg {
 struct ShapedArgs {
     layout: String,
     /// Logical shape admitted by the layout (product = its size), e.g. 16,24.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     shape: Option<String>,
 }
 
 #[derive(Args)]
 struct GroupArgs {
     layout: String,
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     shape: String,
 }
 
 #[derive(Args)]
 struct EvalArgs {
     layout: String,
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     shape: Option<String>,
     /// A logical coordinate under --shape, e.g. 2,9.
-    #[arg(long, conflicts_with = "point", required_unless_present = "point")]
+    #[arg(long, conflicts_with = "point", required_unless_present = "point", allow_hyphen_values = true)]
     coord: Option<String>,
     /// A hardware point, e.g. lane=8,warp=6,reg=1 (unlisted axes are 0).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     point: Option<String>,
 }
 
@@ -123,24 +125,24 @@ struct BinaryArgs {
     #[arg(value_names = ["A", "B"], required = true)]
     layouts: Vec<String>,
     /// The shape of the layout written before it.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     shape: Vec<String>,
 }
 
 #[derive(Args)]
 struct SliceArgs {
     layout: String,
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     shape: Option<String>,
     /// Half-open range per dimension, e.g. 0:8,8:24.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     region: String,
 }
 
 #[derive(Args)]
 struct DrawArgs {
     layout: String,
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     shape: Option<String>,
     /// Write the SVG to this file instead of stdout.
     #[arg(short = 'o', long = "output")]
@@ -163,7 +165,7 @@ enum CuteOp {
     /// Complement with respect to a cotarget size.
     Complement {
         cute: String,
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         cotarget: i64,
     },
     /// Right inverse.
@@ -287,17 +289,24 @@ fn json_point(p: &Point, axes: &[Axis]) -> Value {
     Value::Object(m)
 }
 
-/// Refuse to enumerate more than [`ENUMERATION_LIMIT`] points.
+/// Refuse to enumerate more than [`ENUMERATION_LIMIT`] points, or to print more than
+/// [`OUTPUT_LIMIT`] coordinates (points × axes: every point carries one value per axis).
 fn check_enumerable(l: &Layout, what: &str) -> CliResult<()> {
-    let n = l.size().checked_mul(l.replica_size());
-    match n {
-        Some(n) if n <= ENUMERATION_LIMIT => Ok(()),
-        _ => Err(CliError::NoResult(format!(
+    let points = l.size().checked_mul(l.replica_size()).filter(|n| *n <= ENUMERATION_LIMIT);
+    let Some(points) = points else {
+        return Err(CliError::NoResult(format!(
             "{what} would enumerate {} × {} points, more than the limit of {ENUMERATION_LIMIT}",
             l.size(),
             l.replica_size()
-        ))),
+        )));
+    };
+    let axes = l.axes().len().max(1) as i64;
+    if points.saturating_mul(axes) > OUTPUT_LIMIT {
+        return Err(CliError::NoResult(format!(
+            "{what} would print {points} points of {axes} coordinates, more than the limit of {OUTPUT_LIMIT} coordinates"
+        )));
     }
+    Ok(())
 }
 
 /// The point set of every flat logical index (`L(x)` as a set).

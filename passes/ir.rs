@@ -16,6 +16,10 @@ use mlir_sys::*;
 use crate::dialect;
 
 /// A null-terminated-free view of an MlirStringRef.
+pub fn string_of(s: MlirStringRef) -> String {
+    string(s)
+}
+
 fn string(s: MlirStringRef) -> String {
     if s.length == 0 {
         return String::new();

@@ -13,7 +13,7 @@
 //! compared axis by axis. That is `E_D` points plus the per-axis replica sets, each bounded
 //! by [`ENUMERATION_LIMIT`].
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use crate::error::LayoutError;
 use crate::layout::{Axis, Iter, Layout};
@@ -82,9 +82,7 @@ fn maps_equal_by_enumeration(a: &Layout, b: &Layout) -> Result<bool, LayoutError
              indices exceeds the limit of {ENUMERATION_LIMIT}"
         )));
     }
-    let pa = shard_points(a)?;
-    let pb = shard_points(b)?;
-    Ok(pa == pb)
+    shards_equal(a, b)
 }
 
 /// The set `{ Σ r_t s_t }` of the replica iters on `axis` (every digit combination).
@@ -110,36 +108,57 @@ pub(crate) fn replica_axis_set(replica: &[Iter], axis: &Axis) -> Result<BTreeSet
     Ok(set)
 }
 
-/// `f_D(x) + O` for every flat `x`, in order, as dense coordinate vectors over the axes of
-/// the layout's shard and offset (an odometer, so each step costs one addition per digit
-/// that changes).
-pub(crate) fn shard_points(l: &Layout) -> Result<Vec<BTreeMap<Axis, i64>>, LayoutError> {
-    let size = crate::layout::checked_product(l.shard.iter().map(|i| i.extent))?;
-    let mut cur: BTreeMap<Axis, i64> = l.offset.clone();
-    let mut digits = vec![0i64; l.shard.len()];
-    let mut out = Vec::with_capacity(size as usize);
-    for x in 0..size {
-        let mut p = cur.clone();
-        p.retain(|_, v| *v != 0);
-        out.push(p);
-        if x + 1 == size {
-            break;
+/// Whether `f_D(x) + O` is the same point for every flat `x` in both layouts (same size):
+/// both shards walked in step by an odometer over dense coordinate vectors on the union of
+/// their axes, so each step costs one addition per digit that changes and nothing is stored.
+fn shards_equal(a: &Layout, b: &Layout) -> Result<bool, LayoutError> {
+    let mut axes: Vec<Axis> = a.axes();
+    axes.extend(b.axes());
+    axes.sort();
+    axes.dedup();
+    let pos = |x: &Axis| axes.binary_search(x).expect("an axis of the layout");
+    struct Walk {
+        iters: Vec<(i64, i64, usize)>,
+        digits: Vec<i64>,
+        cur: Vec<i64>,
+    }
+    let start = |l: &Layout| {
+        let mut cur = vec![0i64; axes.len()];
+        for (x, o) in &l.offset {
+            cur[pos(x)] = *o;
         }
-        // Increment the last (fastest) digit, carrying into slower ones.
-        let mut k = l.shard.len();
+        Walk { iters: l.shard.iter().map(|i| (i.extent, i.stride, pos(&i.axis))).collect(), digits: vec![0; l.shard.len()], cur }
+    };
+    // Increments the last (fastest) digit, carrying into slower ones.
+    let step = |w: &mut Walk| -> Result<(), LayoutError> {
+        let mut k = w.iters.len();
         while k > 0 {
             k -= 1;
-            let it = &l.shard[k];
-            let e = cur.entry(it.axis.clone()).or_insert(0);
-            if digits[k] + 1 < it.extent {
-                digits[k] += 1;
-                *e = e.checked_add(it.stride).ok_or(LayoutError::Overflow)?;
-                break;
+            let (e, s, p) = w.iters[k];
+            if w.digits[k] + 1 < e {
+                w.digits[k] += 1;
+                w.cur[p] = w.cur[p].checked_add(s).ok_or(LayoutError::Overflow)?;
+                return Ok(());
             }
-            let back = (it.extent - 1).checked_mul(it.stride).ok_or(LayoutError::Overflow)?;
-            *e = e.checked_sub(back).ok_or(LayoutError::Overflow)?;
-            digits[k] = 0;
+            let back = (e - 1).checked_mul(s).ok_or(LayoutError::Overflow)?;
+            w.cur[p] = w.cur[p].checked_sub(back).ok_or(LayoutError::Overflow)?;
+            w.digits[k] = 0;
+        }
+        Ok(())
+    };
+    let size = crate::layout::checked_product(a.shard.iter().map(|i| i.extent))?;
+    if size != b.size() {
+        return Ok(false);
+    }
+    let (mut wa, mut wb) = (start(a), start(b));
+    for x in 0..size {
+        if wa.cur != wb.cur {
+            return Ok(false);
+        }
+        if x + 1 < size {
+            step(&mut wa)?;
+            step(&mut wb)?;
         }
     }
-    Ok(out)
+    Ok(true)
 }

@@ -11,6 +11,7 @@
 
 pub mod address;
 pub mod barrier;
+pub mod boundaries;
 pub mod builder;
 pub mod copy;
 pub mod elementwise;
@@ -378,6 +379,10 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
     };
     if let Some(&m) = ir::collect(root, &["axe.mesh"]).first() {
         ir::error(m, "axe.mesh (device-distributed tensors) is not lowered by convert-axe-to-gpu");
+        return false;
+    }
+    if let Err((op, msg)) = boundaries::lower(root) {
+        ir::error(op, &msg);
         return false;
     }
     for k in ir::collect(root, &["axe.kernel"]) {

@@ -1,5 +1,20 @@
 // A shipped example: layouts from the Axe paper (§2.2) on tensors, canonicalized.
 // RUN: axe-opt %s --axe-canonicalize | FileCheck %s
+// Every shipped example lowers: to gpu (the tile is filled by warps 5..10; a global tensor
+// returned from a function crosses the boundary as its buffer) and on to PTX.
+// RUN: axe-opt %s --convert-axe-to-gpu | FileCheck %s --check-prefix=GPU
+// RUN: axe-opt %s --axe-to-nvvm-pipeline=chip=sm_80 | FileCheck %s --check-prefix=PTX
+// RUN: axe-opt %s --axe-to-nvvm-pipeline=chip=sm_90a | FileCheck %s --check-prefix=PTX
+// GPU-LABEL: func.func @tensor_core_tile
+// GPU: gpu.launch
+// GPU: arith.cmpi
+// GPU-LABEL: func.func @global_tile(%{{.*}}: memref<384xf16>) -> memref<384xf16>
+// GPU-NEXT: return %{{.*}} : memref<384xf16>
+// Nothing reads the filled registers: the kernel is dead and upstream canonicalization
+// removes the launch.
+// PTX: llvm.func @tensor_core_tile() {
+// PTX-NEXT: llvm.return
+// PTX: llvm.func @global_tile(
 
 module attributes {axe.target = #axe.target<"sm_80">} {
 

@@ -1,0 +1,137 @@
+//! Global tensors at function boundaries. A function may take or return a global
+//! `!axe.tensor` (a view of a buffer with a layout); lowered, it takes or returns the buffer
+//! itself, `memref<N x elt>` with `N` the memory span of the layout — the layout is
+//! compile-time metadata, as bufferization's function boundaries pass a tensor as its buffer.
+//! Inside the function the argument is viewed again with the same type, so kernels lower as
+//! usual; a returned tensor must be a view of a buffer of exactly that type. Calls to converted
+//! functions pass and receive buffers the same way. Shared and register tensors live inside a
+//! kernel and cannot cross a function boundary.
+
+use std::collections::HashSet;
+
+use mlir_sys::*;
+
+use super::builder::B;
+use super::R;
+use crate::ir::{self, MemoryScope};
+use crate::target::coordinate_range;
+
+/// The buffer type a global tensor type crosses function boundaries as (`None`: not a tensor).
+fn buffer_type(op: MlirOperation, t: MlirType) -> R<Option<MlirType>> {
+    let Some(scope) = ir::tensor_scope(t) else { return Ok(None) };
+    if scope != MemoryScope::Global {
+        return Err((op, format!(
+            "{} cannot cross a function boundary: only global tensors can (shared and register tensors live inside a kernel)",
+            ir::type_to_string(t)
+        )));
+    }
+    let Some(layout) = ir::tensor_layout(t) else {
+        return Err((op, format!("{} crosses a function boundary with layout '?': run axe-infer-layout first", ir::type_to_string(t))));
+    };
+    if let Some(a) = layout.axes().into_iter().find(|a| !a.is_memory()) {
+        return Err((op, format!("the global tensor {} uses axis '{a}'; at a function boundary it must live on the memory axis only", ir::type_to_string(t))));
+    }
+    let (lo, hi) = coordinate_range(&layout).get(&axe_layout::Axis::memory()).copied().unwrap_or((0, 0));
+    if lo < 0 {
+        return Err((op, format!("the layout of {} reaches the negative offset {lo}", ir::type_to_string(t))));
+    }
+    let elt = super::element_type(t);
+    let b = B::before(op);
+    Ok(Some(b.ty(&format!("memref<{}x{}>", hi + 1, ir::type_to_string(elt)))))
+}
+
+/// The buffer a tensor value is a view of, when its type is `want`.
+fn viewed_buffer(user: MlirOperation, v: MlirValue, want: MlirType) -> R<MlirValue> {
+    match ir::defining_op(v) {
+        Some(d) if ir::name(d) == "axe.view" => {
+            let m = ir::operand(d, 0);
+            if unsafe { mlirTypeEqual(ir::value_type(m), want) } {
+                Ok(m)
+            } else {
+                Err((user, format!(
+                    "this tensor is a view of {}, but it crosses the function boundary as {}: pass a view of the whole buffer",
+                    ir::type_to_string(ir::value_type(m)),
+                    ir::type_to_string(want)
+                )))
+            }
+        }
+        _ => Err((user, "a tensor that crosses a function boundary must be an axe.view of a buffer (or the function's own tensor argument)".into())),
+    }
+}
+
+/// Rewrites every function signature, return and call that carries global tensors.
+pub fn lower(root: MlirOperation) -> R<()> {
+    let mut converted: HashSet<String> = HashSet::new();
+    for f in ir::collect(root, &["func.func"]) {
+        let fty = unsafe { mlirTypeAttrGetValue(mlirOperationGetAttributeByName(f, sref("function_type"))) };
+        let inputs: Vec<MlirType> = (0..unsafe { mlirFunctionTypeGetNumInputs(fty) }).map(|i| unsafe { mlirFunctionTypeGetInput(fty, i) }).collect();
+        let results: Vec<MlirType> = (0..unsafe { mlirFunctionTypeGetNumResults(fty) }).map(|i| unsafe { mlirFunctionTypeGetResult(fty, i) }).collect();
+        let new_inputs = inputs.iter().map(|&t| Ok(buffer_type(f, t)?.unwrap_or(t))).collect::<R<Vec<_>>>()?;
+        let new_results = results.iter().map(|&t| Ok(buffer_type(f, t)?.unwrap_or(t))).collect::<R<Vec<_>>>()?;
+        if new_inputs.iter().zip(&inputs).chain(new_results.iter().zip(&results)).all(|(a, b)| unsafe { mlirTypeEqual(*a, *b) }) {
+            continue;
+        }
+        if let Some(name) = ir::string_attr(f, "sym_name") {
+            converted.insert(name);
+        }
+        let body = unsafe { mlirOperationGetRegion(f, 0) };
+        if !unsafe { mlirRegionGetFirstBlock(body) }.ptr.is_null() {
+            let entry = ir::region_block(f, 0);
+            for (i, (&old, &new)) in inputs.iter().zip(&new_inputs).enumerate() {
+                if unsafe { mlirTypeEqual(old, new) } {
+                    continue;
+                }
+                let arg = unsafe { mlirBlockGetArgument(entry, i as isize) };
+                ir::set_value_type(arg, new);
+                let view = B::before(f).at_start(entry).val("axe.view", &[arg], old, &[]);
+                ir::replace_all_uses(arg, view);
+                let view_op = ir::defining_op(view).expect("just built");
+                ir::set_operand(view_op, 0, arg);
+            }
+            for ret in ir::collect(f, &["func.return"]) {
+                for (j, (&old, &new)) in results.iter().zip(&new_results).enumerate() {
+                    if !unsafe { mlirTypeEqual(old, new) } {
+                        let buf = viewed_buffer(ret, ir::operand(ret, j), new)?;
+                        ir::set_operand(ret, j, buf);
+                    }
+                }
+            }
+        }
+        let ctx = unsafe { mlirOperationGetContext(f) };
+        let new_fty = unsafe { mlirFunctionTypeGet(ctx, new_inputs.len() as isize, new_inputs.as_ptr(), new_results.len() as isize, new_results.as_ptr()) };
+        unsafe { mlirOperationSetAttributeByName(f, sref("function_type"), mlirTypeAttrGet(new_fty)) };
+    }
+    for call in ir::collect(root, &["func.call"]) {
+        let callee = unsafe { mlirOperationGetAttributeByName(call, sref("callee")) };
+        if callee.ptr.is_null() || !unsafe { mlirAttributeIsAFlatSymbolRef(callee) } {
+            continue;
+        }
+        let name = ir::string_of(unsafe { mlirFlatSymbolRefAttrGetValue(callee) });
+        if !converted.contains(&name) {
+            continue;
+        }
+        for i in 0..ir::num_operands(call) {
+            let v = ir::operand(call, i);
+            if let Some(buf) = buffer_type(call, ir::value_type(v))? {
+                let m = viewed_buffer(call, v, buf)?;
+                ir::set_operand(call, i, m);
+            }
+        }
+        for j in 0..ir::num_results(call) {
+            let r = ir::result(call, j);
+            let old = ir::value_type(r);
+            if let Some(buf) = buffer_type(call, old)? {
+                ir::set_value_type(r, buf);
+                let after = ir::next_in_block(call).expect("a call is followed by its block's terminator");
+                let view = B::before(after).val("axe.view", &[r], old, &[]);
+                ir::replace_all_uses(r, view);
+                ir::set_operand(ir::defining_op(view).expect("just built"), 0, r);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn sref(s: &str) -> MlirStringRef {
+    MlirStringRef { data: s.as_ptr() as *const _, length: s.len() }
+}

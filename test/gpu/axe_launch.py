@@ -48,7 +48,12 @@ class Kernel:
         self._bound = None
 
     def bind(self, args):
-        """The kernel's parameters for the function arguments `args` (device arrays)."""
+        """The kernel's parameters for the function arguments `args` (device arrays), after
+        checking each buffer against the alignment its argument declares (`axe.align`)."""
+        for i, (a, align) in enumerate(zip(args, self.spec.get("align", []))):
+            if a.data.ptr % align:
+                raise ValueError(f"{self.spec['entry']}: argument {i} must be {align}-byte aligned "
+                                 f"(axe.align), its buffer starts at {a.data.ptr:#x}")
         params = []
         for p in self.spec.get("args", [{"kind": "ptr", "arg": i} for i in range(len(args))]):
             if p["kind"] == "ptr":

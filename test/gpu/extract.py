@@ -76,8 +76,12 @@ def main():
     block = [int(v) for v in kernel.group(2).split(",")]
     grid += [1] * (3 - len(grid))
     block += [1] * (3 - len(block))
-    func_args = re.search(r"func\.func @\w+\(([^)]*)\)", source).group(1)
+    func_args = re.search(r"func\.func @\w+\((.*?)\)\s*(?:->[^{]*)?\{", source, re.S).group(1)
     memrefs = len(re.findall(r"memref<", func_args))
+    # The base alignment each memref argument declares ({axe.align = N}): the lowering relied
+    # on it, so the launcher must check it (1: nothing declared).
+    aligns = [int(a.group(1)) if a else 1 for a in
+              (re.search(r"axe\.align = (\d+)", arg) for arg in re.split(r",\s*(?=%)", func_args))]
     m = re.search(r'gpu\.binary @(\w+)\s*\[#gpu\.object<.*?(?:assembly = )?"((?:[^"\\]|\\.)*)">\]', text, re.S)
     if not m:
         sys.exit(f"{lowered}: no gpu.binary with PTX")
@@ -108,7 +112,7 @@ def main():
         if not const:
             sys.exit(f"{entry}: cannot read the dynamic shared memory size")
         shared = int(const.group(1))
-    spec = {"entry": entry, "grid": grid, "block": block, "params": nparams, "args": args}
+    spec = {"entry": entry, "grid": grid, "block": block, "params": nparams, "args": args, "align": aligns}
     if shared:
         spec["shared_bytes"] = shared
     with open(f"{outdir}/{entry}.json", "w") as f:

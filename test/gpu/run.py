@@ -42,6 +42,18 @@ def main():
         print(f"{'ok  ' if ok else 'FAIL'} {name}: max abs error {err:.3g} (rtol {rtol}, atol {atol})")
         passed += ok
         failed += not ok
+    # The alignment contract: a buffer that breaks its argument's declared axe.align is refused
+    # by the launcher before anything runs (a vector access would fault on it).
+    if os.path.exists(f"{d}/copy_1d_kernel.json"):
+        k = Kernel(d, "copy_1d_kernel")
+        base = cp.zeros((1 << 26) + 1, dtype=cp.float32)  # copy_1d: two 2^26-float buffers
+        try:
+            k([base[1:], base[:-1]])
+            print("FAIL alignment contract: a 4-byte aligned buffer was launched on axe.align = 16")
+            failed += 1
+        except ValueError as e:
+            print(f"ok   alignment contract: {e}")
+            passed += 1
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 

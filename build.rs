@@ -1,9 +1,15 @@
 //! Builds the dialect's C++ (ODS → mlir-tblgen → static library, plus libMLIR-C.so) through
 //! the CMake preset and links it into the `axe` crate. Cargo reruns this script only when the
 //! C++ or ODS sources change, so a Rust-only change never rebuilds the C++.
+//!
+//! It also generates `$OUT_DIR/axe_ods.rs`, Rust's view of the dialect's names and enums, from
+//! the ODS records (`llvm-tblgen --dump-json`): see [`generate_ods`].
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use serde_json::Value;
 
 const LLVM_PREFIX: &str = "/usr/lib/llvm-22";
 const APT_PACKAGES: &str = "libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 \
@@ -62,7 +68,9 @@ fn main() {
     check_llvm();
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let build = root.join("build");
+    // Covers every .td file under dialect/include (the C++ and the generated Rust read them).
     rerun_if_changed_dir(&root.join("dialect"));
+    generate_ods(&root);
     println!("cargo:rerun-if-changed={}", root.join("CMakePresets.json").display());
     println!("cargo:rerun-if-changed={}", root.join("CMakeLists.txt").display());
 
@@ -82,4 +90,312 @@ fn main() {
     println!("cargo:lib_dir={}", lib.display());
     println!("cargo:rustc-link-arg=-Wl,-rpath,{}", lib.display());
     println!("cargo:rustc-link-arg=-Wl,-rpath,{LLVM_PREFIX}/lib");
+}
+
+// ----- Rust from ODS -----
+
+/// The ODS file whose records (with everything it includes: the dialect, attributes, enums,
+/// types) describe the dialect.
+const ODS_ROOT: &str = "dialect/include/Axe/AxeOps.td";
+
+/// Writes `$OUT_DIR/axe_ods.rs` from the TableGen records of [`ODS_ROOT`]: the dialect's op,
+/// attribute and type names, each op's attribute names, operand/result indices and counts, and
+/// every `I32EnumAttr` as a Rust enum. `mlir-tblgen` has no JSON backend, so this runs the
+/// TableGen front end shared by every backend, `llvm-tblgen --dump-json`, on the same sources
+/// and include path as the C++ build.
+fn generate_ods(root: &Path) {
+    let prefix = std::env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| LLVM_PREFIX.into());
+    let out = Command::new(Path::new(&prefix).join("bin/llvm-tblgen"))
+        .arg("--dump-json")
+        .arg("-I")
+        .arg(root.join("dialect/include"))
+        .arg("-I")
+        .arg(Path::new(&prefix).join("include"))
+        .arg(root.join(ODS_ROOT))
+        .output()
+        .unwrap_or_else(|e| fail(&format!("llvm-tblgen --dump-json: {e}")));
+    if !out.status.success() {
+        fail(&format!(
+            "llvm-tblgen --dump-json {ODS_ROOT} failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let records: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| fail(&format!("llvm-tblgen --dump-json printed invalid JSON: {e}")));
+    let code = Ods { records: &records }.render();
+    let path = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("axe_ods.rs");
+    // Written only when it changes, so that an unchanged dialect does not recompile the crate.
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(code.as_str()) {
+        std::fs::write(&path, code).unwrap_or_else(|e| fail(&format!("{}: {e}", path.display())));
+    }
+}
+
+/// The JSON records of `llvm-tblgen --dump-json`: every record by name, and `!instanceof`
+/// listing the records of each class.
+struct Ods<'a> {
+    records: &'a Value,
+}
+
+/// One argument, result or region of an op.
+struct Operand {
+    name: String,
+    /// `Optional<...>` or `Variadic<...>`: the op's count of these is not fixed.
+    variable: bool,
+}
+
+impl<'a> Ods<'a> {
+    fn record(&self, name: &str) -> &'a Value {
+        self.records.get(name).unwrap_or_else(|| fail(&format!("ODS: no record '{name}'")))
+    }
+
+    /// The names of the records of class `class` (sorted, as TableGen lists them).
+    fn instances(&self, class: &str) -> Vec<&'a str> {
+        self.records["!instanceof"][class]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default()
+    }
+
+    fn is_a(record: &Value, class: &str) -> bool {
+        record["!superclasses"].as_array().is_some_and(|s| s.iter().any(|c| c == class))
+    }
+
+    /// The record a `{"def": NAME}` reference names.
+    fn deref(&self, v: &Value) -> &'a Value {
+        self.record(v["def"].as_str().unwrap_or_else(|| fail(&format!("ODS: not a def: {v}"))))
+    }
+
+    fn str_field(record: &Value, field: &str) -> String {
+        record[field]
+            .as_str()
+            .unwrap_or_else(|| fail(&format!("ODS: record {} has no string '{field}'", record["!name"])))
+            .to_string()
+    }
+
+    /// The arguments of a dag (`(ins ...)`, `(outs ...)`, `(region ...)`) with their records.
+    fn dag_args(&self, dag: &Value) -> Vec<(&'a Value, String)> {
+        let Some(args) = dag["args"].as_array() else { return Vec::new() };
+        args.iter()
+            .map(|a| (self.deref(&a[0]), a[1].as_str().unwrap_or_default().to_string()))
+            .collect()
+    }
+
+    /// The dialect's namespace (`axe`).
+    fn dialect(&self) -> String {
+        let dialects = self.instances("Dialect");
+        let axe: Vec<_> = dialects.iter().filter(|d| d.starts_with("Axe")).collect();
+        let [d] = axe.as_slice() else { fail(&format!("ODS: expected one Axe dialect, found {axe:?}")) };
+        Self::str_field(self.record(d), "name")
+    }
+
+    fn render(&self) -> String {
+        let dialect = self.dialect();
+        let mut s = String::new();
+        s.push_str(&format!(
+            "// @generated by build.rs from {ODS_ROOT} (llvm-tblgen --dump-json). Do not edit.\n\n\
+             /// The dialect's namespace.\npub const DIALECT: &str = {dialect:?};\n\n"
+        ));
+        self.render_ops(&mut s, &dialect);
+        self.render_defs(&mut s, "attrs", "AttrDef", "attrName", "attribute");
+        self.render_defs(&mut s, "types", "TypeDef", "typeName", "type");
+        for e in self.instances("EnumAttrInfo") {
+            let r = self.record(e);
+            if r["cppNamespace"] == "::mlir::axe" {
+                self.render_enum(&mut s, r);
+            }
+        }
+        s
+    }
+
+    /// The Axe ops, by record name and mnemonic, sorted by mnemonic.
+    fn ops(&self, dialect: &str) -> Vec<(&'a Value, String)> {
+        let mut ops: Vec<_> = self
+            .instances("Op")
+            .into_iter()
+            .map(|o| self.record(o))
+            .filter(|r| self.deref(&r["opDialect"])["name"] == dialect)
+            .map(|r| (r, Self::str_field(r, "opName")))
+            .collect();
+        ops.sort_by(|a, b| a.1.cmp(&b.1));
+        ops
+    }
+
+    fn render_ops(&self, s: &mut String, dialect: &str) {
+        let ops = self.ops(dialect);
+        s.push_str("/// The full name of every Axe op.\npub mod ops {\n");
+        for (r, name) in &ops {
+            let summary = r["summary"].as_str().unwrap_or_default();
+            let _ = writeln!(s, "    /// `{dialect}.{name}`: {summary}.");
+            let _ = writeln!(s, "    pub const {}: &str = \"{dialect}.{name}\";", name.to_uppercase());
+        }
+        s.push_str("\n    /// Every Axe op name.\n    pub const ALL: &[&str] = &[");
+        for (_, name) in &ops {
+            let _ = write!(s, "{}, ", name.to_uppercase());
+        }
+        s.push_str("];\n}\n\n");
+
+        for (r, name) in &ops {
+            let (mut operands, mut attributes): (_, Vec<(String, &Value)>) = (Vec::new(), Vec::new());
+            for (arg, arg_name) in self.dag_args(&r["arguments"]) {
+                // `Arg<C, ...>` wraps the constraint `C` with a description and effects.
+                let c = if Self::is_a(arg, "OpVariable") { self.deref(&arg["constraint"]) } else { arg };
+                if Self::is_a(c, "TypeConstraint") {
+                    let variable = Self::is_a(c, "Optional") || Self::is_a(c, "Variadic");
+                    operands.push(Operand { name: arg_name, variable });
+                } else if Self::is_a(c, "Attr") {
+                    attributes.push((arg_name, c));
+                } else {
+                    fail(&format!("ODS: argument '{arg_name}' of {dialect}.{name} is neither an operand nor an attribute"));
+                }
+            }
+            let results: Vec<_> = self
+                .dag_args(&r["results"])
+                .into_iter()
+                .map(|(c, n)| Operand { name: n, variable: Self::is_a(c, "Optional") || Self::is_a(c, "Variadic") })
+                .collect();
+            let regions = self.dag_args(&r["regions"]);
+
+            let _ = writeln!(s, "/// `{dialect}.{name}`: its attribute names, operand and result positions.");
+            let _ = writeln!(s, "pub mod {name} {{");
+            let _ = writeln!(s, "    /// The op's full name.\n    pub const NAME: &str = super::ops::{};", name.to_uppercase());
+            for (a, c) in &attributes {
+                let _ = writeln!(s, "    /// The name of attribute `{a}`{}.", self.attr_doc(c));
+                let _ = writeln!(s, "    pub const {}: &str = {a:?};", a.to_uppercase());
+                if let Some((ty, case)) = self.enum_default(c) {
+                    let _ = writeln!(s, "    /// The value of `{a}` when the op does not carry it.");
+                    let _ = writeln!(s, "    pub const {}_DEFAULT: super::{ty} = super::{ty}::{case};", a.to_uppercase());
+                }
+            }
+            Self::render_positions(s, "operands", "operand", &operands);
+            Self::render_positions(s, "results", "result", &results);
+            let _ = writeln!(s, "    /// The number of regions.\n    pub const NUM_REGIONS: usize = {};", regions.len());
+            s.push_str("}\n\n");
+        }
+    }
+
+    /// The attribute's ODS constraint, for a doc comment: its def name, or that of the
+    /// attribute it wraps (`DefaultValuedAttr<Axe_CopySchedule, ...>`).
+    fn attr_doc(&self, c: &Value) -> String {
+        let name = c["!name"].as_str().unwrap_or_default();
+        if !name.starts_with("anonymous_") {
+            return format!(" (`{name}`)");
+        }
+        match c["baseAttr"].get("def").and_then(Value::as_str) {
+            Some(base) if Self::is_a(c, "DefaultValuedAttr") => format!(" (`{base}`, with a default)"),
+            Some(base) if Self::is_a(c, "OptionalAttr") => format!(" (optional `{base}`)"),
+            Some(base) => format!(" (`{base}`)"),
+            None => String::new(),
+        }
+    }
+
+    /// For a `DefaultValuedAttr` of an Axe enum: the enum's class and default case.
+    fn enum_default(&self, c: &Value) -> Option<(String, String)> {
+        if !Self::is_a(c, "DefaultValuedAttr") {
+            return None;
+        }
+        let base = self.record(c["baseAttr"].get("def")?.as_str()?);
+        if !Self::is_a(base, "EnumAttrInfo") || base["cppNamespace"] != "::mlir::axe" {
+            return None;
+        }
+        let class = Self::str_field(base, "className");
+        let default = c["defaultValue"].as_str()?;
+        let case = default
+            .strip_prefix(&format!("::mlir::axe::{class}::"))
+            .unwrap_or_else(|| fail(&format!("ODS: cannot read the default {default} of a {class}")));
+        Some((class, case.to_string()))
+    }
+
+    /// Index constants for the operands (or results) before the first variable one, and their
+    /// count when fixed.
+    fn render_positions(s: &mut String, module: &str, what: &str, items: &[Operand]) {
+        if let Some(first) = items.iter().position(|o| o.variable) {
+            let _ = writeln!(
+                s,
+                "    /// The least number of {module} (`{}` is optional or variadic).\n    pub const MIN_{}: usize = {};",
+                items[first].name,
+                module.to_uppercase(),
+                items.iter().filter(|o| !o.variable).count()
+            );
+        } else {
+            let _ = writeln!(s, "    /// The number of {module}.\n    pub const NUM_{}: usize = {};", module.to_uppercase(), items.len());
+        }
+        let fixed: Vec<_> = items.iter().take_while(|o| !o.variable).collect();
+        if !fixed.is_empty() {
+            let _ = writeln!(s, "    /// The position of each {what} (those before any optional or variadic one).");
+            let _ = writeln!(s, "    pub mod {module} {{");
+            for (i, o) in fixed.iter().enumerate() {
+                let _ = writeln!(s, "        pub const {}: usize = {i};", o.name.to_uppercase());
+            }
+            s.push_str("    }\n");
+        }
+    }
+
+    /// `pub mod attrs`/`types`: the full name of each attribute or type the dialect defines.
+    fn render_defs(&self, s: &mut String, module: &str, class: &str, field: &str, what: &str) {
+        let _ = writeln!(s, "/// The full name of every {what} the dialect defines.");
+        let _ = writeln!(s, "pub mod {module} {{");
+        for d in self.instances(class) {
+            let r = self.record(d);
+            let Some(full) = r[field].as_str() else { continue };
+            let Some((_, short)) = full.split_once('.') else { continue };
+            let summary = r["summary"].as_str().unwrap_or_default();
+            let _ = writeln!(s, "    /// `{full}`: {summary}.");
+            let _ = writeln!(s, "    pub const {}: &str = {full:?};", short.to_uppercase());
+        }
+        s.push_str("}\n\n");
+    }
+
+    /// An `I32EnumAttr` as a Rust enum with the ODS values and strings.
+    fn render_enum(&self, s: &mut String, r: &Value) {
+        let name = Self::str_field(r, "className");
+        let summary = r["summary"].as_str().unwrap_or_default();
+        let cases: Vec<(String, i64, String)> = r["enumerants"]
+            .as_array()
+            .unwrap_or_else(|| fail(&format!("ODS: enum {name} has no enumerants")))
+            .iter()
+            .map(|c| {
+                let c = self.deref(c);
+                let value = c["value"].as_i64().unwrap_or_else(|| fail(&format!("ODS: a case of {name} has no value")));
+                (Self::str_field(c, "symbol"), value, Self::str_field(c, "str"))
+            })
+            .collect();
+        let def = r["!name"].as_str().unwrap_or_default();
+        let _ = writeln!(s, "/// ODS `{def}`: {summary}.");
+        s.push_str("#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]\n#[repr(i64)]\n");
+        let _ = writeln!(s, "pub enum {name} {{");
+        for (sym, v, text) in &cases {
+            let _ = writeln!(s, "    /// `{text}`\n    {sym} = {v},");
+        }
+        s.push_str("}\n\n");
+        let _ = writeln!(s, "impl {name} {{");
+        s.push_str("    /// Every case, in ODS order.\n    pub const ALL: &'static [Self] = &[");
+        for (sym, _, _) in &cases {
+            let _ = write!(s, "Self::{sym}, ");
+        }
+        s.push_str("];\n\n");
+        s.push_str("    /// The case with ODS value `v`.\n    pub const fn from_i64(v: i64) -> Option<Self> {\n        match v {\n");
+        for (sym, v, _) in &cases {
+            let _ = writeln!(s, "            {v} => Some(Self::{sym}),");
+        }
+        s.push_str("            _ => None,\n        }\n    }\n\n");
+        s.push_str("    /// The ODS value (what the attribute stores).\n    pub const fn as_i64(self) -> i64 {\n        self as i64\n    }\n\n");
+        s.push_str("    /// The ODS string (what the assembly format prints).\n    pub const fn as_str(self) -> &'static str {\n        match self {\n");
+        for (sym, _, text) in &cases {
+            let _ = writeln!(s, "            Self::{sym} => {text:?},");
+        }
+        s.push_str("        }\n    }\n\n");
+        s.push_str("    /// The case whose ODS string is `text`.\n    pub fn from_name(text: &str) -> Option<Self> {\n        Self::ALL.iter().copied().find(|c| c.as_str() == text)\n    }\n}\n\n");
+        let _ = writeln!(
+            s,
+            "impl OdsEnum for {name} {{\n    const NAME: &'static str = {name:?};\n    const ALL: &'static [Self] = Self::ALL;\n    \
+             fn from_i64(v: i64) -> Option<Self> {{\n        Self::from_i64(v)\n    }}\n    \
+             fn as_i64(self) -> i64 {{\n        self as i64\n    }}\n    \
+             fn as_str(self) -> &'static str {{\n        Self::as_str(self)\n    }}\n}}\n"
+        );
+        let _ = writeln!(
+            s,
+            "impl std::fmt::Display for {name} {{\n    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {{\n        \
+             f.write_str(self.as_str())\n    }}\n}}\n"
+        );
+    }
 }

@@ -14,6 +14,7 @@ use melior::ir::TypeLike;
 use mlir_sys::*;
 
 use crate::dialect;
+use crate::dialect::ods::{self, CopySchedule, OdsEnum};
 
 /// A null-terminated-free view of an MlirStringRef.
 pub fn string_of(s: MlirStringRef) -> String {
@@ -210,6 +211,23 @@ pub fn int_attr(op: MlirOperation, attr: &str) -> Option<i64> {
     }
 }
 
+/// The enum attribute `attr` of `op` as the ODS enum `E`: None when `op` does not carry it, an
+/// error when its value is not one of `E`'s cases (never silently another case).
+pub fn enum_attr<E: OdsEnum>(op: MlirOperation, attr: &str) -> Result<Option<E>, String> {
+    let Some(v) = int_attr(op, attr) else { return Ok(None) };
+    E::from_i64(v).map(Some).ok_or_else(|| {
+        let cases: Vec<String> = E::ALL.iter().map(|c| format!("{} ({})", c.as_str(), c.as_i64())).collect();
+        format!("attribute '{attr}' is {v}, not a {} (one of {})", E::NAME, cases.join(", "))
+    })
+}
+
+/// The schedule of an `axe.copy`: its ODS default when the op does not carry one, None for a
+/// value ODS does not declare (which `ir::enum_attr` reports as an error where one can be
+/// returned).
+pub fn copy_schedule(op: MlirOperation) -> Option<CopySchedule> {
+    enum_attr(op, ods::copy::SCHEDULE).ok().map(|s| s.unwrap_or(ods::copy::SCHEDULE_DEFAULT))
+}
+
 /// The byte alignment a function argument declares for its buffer (`{axe.align = N}`, checked
 /// by the dialect's argument-attribute verifier), when `v` is such an argument.
 pub fn declared_alignment(v: MlirValue) -> Option<i64> {
@@ -254,30 +272,16 @@ pub fn has_attr(op: MlirOperation, attr: &str) -> bool {
     unsafe { !mlirOperationGetAttributeByName(op, string_ref(attr)).ptr.is_null() }
 }
 
-/// Memory scopes of `!axe.tensor`, as `mlir::axe::MemoryScope` numbers them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MemoryScope {
-    Global,
-    Shared,
-    Register,
-    TMem,
-    SBuf,
-    PSum,
-}
+/// Memory scopes of `!axe.tensor` (generated from ODS `Axe_MemoryScope`).
+pub use crate::dialect::ods::MemoryScope;
 
-/// The memory scope of an `!axe.tensor` type.
+/// The memory scope of an `!axe.tensor` type (None for any other type; the C++ type holds
+/// only values ODS declares, so every scope it reports has a case here).
 pub fn tensor_scope(t: MlirType) -> Option<MemoryScope> {
     if !is_tensor(t) {
         return None;
     }
-    Some(match unsafe { dialect::ffi::axeTensorTypeGetScope(t) } {
-        0 => MemoryScope::Global,
-        1 => MemoryScope::Shared,
-        2 => MemoryScope::Register,
-        3 => MemoryScope::TMem,
-        4 => MemoryScope::SBuf,
-        _ => MemoryScope::PSum,
-    })
+    MemoryScope::from_i64(unsafe { dialect::ffi::axeTensorTypeGetScope(t) }.into())
 }
 
 /// The bit width of a shaped type's element type (0 when not an int or float).

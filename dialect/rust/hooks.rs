@@ -110,7 +110,7 @@ unsafe extern "C" fn check_register_layout_in_scope(
         let layout = text(layout, len)
             .and_then(|t| Layout::parse(t).ok())
             .ok_or_else(|| "invalid layout".to_string())?;
-        let scope = crate::target::ScopeKind::from_raw(scope_kind)
+        let scope = crate::target::ScopeKind::from_i64(scope_kind.into())
             .ok_or_else(|| format!("unknown scope kind {scope_kind}"))?;
         crate::target::check_register_layout_in_scope(&layout, scope)
     })

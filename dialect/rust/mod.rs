@@ -3,6 +3,7 @@
 //! and conversion between `#axe.layout` attributes and `axe_layout::Layout`.
 
 pub mod ffi;
+pub mod ods;
 pub mod guard;
 mod hooks;
 

@@ -5,12 +5,14 @@
 
 use mlir_sys::MlirOperation;
 
-use super::builder::{int_attr, B};
+use super::builder::B;
 use super::{Ctx, R};
+use crate::dialect::ods;
+use crate::ir;
 use crate::target::ScopeKind;
 
 pub fn lower(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
-    let kind = int_attr(op, "kind").and_then(|k| ScopeKind::from_raw(k as i32));
+    let kind = ir::enum_attr::<ScopeKind>(op, ods::barrier::KIND).map_err(|e| (op, e))?;
     let b = B::before(op);
     match kind {
         Some(ScopeKind::Thread) => Ok(()),

@@ -14,8 +14,9 @@
 use mlir_sys::*;
 
 use super::address::{self, check_schedule, combos, dynamic_part, plan_threads, refine, static_part, Factor, Operand};
-use super::builder::{has_attr, int_attr, Ix, B};
+use super::builder::{has_attr, Ix, B};
 use super::{bit_width, coords, load, store, tensor, unit_linear, Ctx, Mem, Tensor, R};
+use crate::dialect::ods::{self, CopySchedule};
 use crate::ir;
 use crate::target::ScopeKind;
 
@@ -53,21 +54,23 @@ fn flat(t: &Tensor, n: i64) -> Operand<'_> {
 
 pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     let b = B::before(op);
-    if ir::name(op) == "axe.copy" {
-        let schedule = int_attr(op, "schedule").unwrap_or(0);
-        let name = ["auto", "vectorized", "cp_async", "tma", "ldmatrix"].get(schedule as usize).copied().unwrap_or("?");
-        // TMA copies are lowered by `tma.rs`; when emulating on the CPU they are plain copies,
-        // as are ldmatrix copies (`ldmatrix.rs`).
-        if schedule == 3 && !ctx.emulate {
-            return Err((op, format!(
-                "copy schedule '{name}' is not implemented by convert-axe-to-gpu"
-            )));
-        }
+    // An `axe.convert_layout` has no schedule: it is an `auto` copy.
+    let schedule = if ir::name(op) == ods::ops::COPY {
+        ir::enum_attr::<CopySchedule>(op, ods::copy::SCHEDULE)
+            .map_err(|e| (op, e))?
+            .unwrap_or(ods::copy::SCHEDULE_DEFAULT)
+    } else {
+        CopySchedule::Auto
+    };
+    // TMA copies are lowered by `tma.rs`; when emulating on the CPU they are plain copies,
+    // as are ldmatrix copies (`ldmatrix.rs`).
+    if schedule == CopySchedule::Tma && !ctx.emulate {
+        return Err((op, format!("copy schedule '{schedule}' is not implemented by convert-axe-to-gpu")));
     }
-    let cp_async = ir::name(op) == "axe.copy" && int_attr(op, "schedule") == Some(2) && !ctx.emulate;
+    let cp_async = schedule == CopySchedule::CpAsync && !ctx.emulate;
     let src = tensor(ctx, op, ir::operand(op, 0))?;
     let dst = tensor(ctx, op, ir::operand(op, 1))?;
-    if ir::name(op) == "axe.copy" && int_attr(op, "schedule") == Some(4) && !ctx.emulate {
+    if schedule == CopySchedule::Ldmatrix && !ctx.emulate {
         return super::ldmatrix::lower(op, ctx, scope, &src, &dst);
     }
     let n = dst.size();

@@ -6,9 +6,10 @@
 use mlir_sys::*;
 
 use super::address::{self, check_schedule, combos, plan_threads, refine, static_part, Operand};
-use super::builder::{int_attr, Ix, B};
+use super::builder::{Ix, B};
 use super::copy::distributed;
 use super::{bit_width, coords, is_float, load, store, tensor, Ctx, Mem, Tensor, R};
+use crate::dialect::ods::{self, BinaryKind, OdsEnum, UnaryKind};
 use crate::ir;
 use crate::target::ScopeKind;
 
@@ -99,7 +100,7 @@ fn zero(b: &B, t: MlirType) -> MlirValue {
 /// resolve; the NVVM intrinsics `llvm.nvvm.ex2.approx` / `lg2.approx` are the PTX
 /// instructions `ex2.approx.f32` / `lg2.approx.f32` (about 2 ulp). When the threads are
 /// emulated on the CPU, the LLVM intrinsics lower to libm.
-fn f32_intrinsic(b: &B, kind: i64, x: MlirValue, t: MlirType, gpu: bool) -> Option<MlirValue> {
+fn f32_intrinsic(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -> Option<MlirValue> {
     if ir::type_to_string(t) != "f32" {
         return None;
     }
@@ -115,56 +116,56 @@ fn f32_intrinsic(b: &B, kind: i64, x: MlirValue, t: MlirType, gpu: bool) -> Opti
     let mul = |v: MlirValue, c: &str| b.val("arith.mulf", &[v, b.constant(&format!("{c} : f32"), t)], t, &[]);
     Some(match kind {
         // e^x = 2^(x log2 e)
-        1 => exp2(mul(x, "1.44269504088896340736")),
-        2 => exp2(x),
+        UnaryKind::Exp => exp2(mul(x, "1.44269504088896340736")),
+        UnaryKind::Exp2 => exp2(x),
         // ln x = log2(x) ln 2
-        3 if gpu => mul(call("llvm.nvvm.lg2.approx.f", x), "0.69314718055994530942"),
-        4 => sqrt(x),
-        5 => b.val("arith.divf", &[b.constant("1.0 : f32", t), sqrt(x)], t, &[]),
+        UnaryKind::Log if gpu => mul(call("llvm.nvvm.lg2.approx.f", x), "0.69314718055994530942"),
+        UnaryKind::Sqrt => sqrt(x),
+        UnaryKind::Rsqrt => b.val("arith.divf", &[b.constant("1.0 : f32", t), sqrt(x)], t, &[]),
         _ => return None,
     })
 }
 
-pub fn unary(b: &B, kind: i64, x: MlirValue, t: MlirType, gpu: bool) -> Result<MlirValue, String> {
+pub fn unary(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -> Result<MlirValue, String> {
     if let Some(v) = f32_intrinsic(b, kind, x, t, gpu) {
         return Ok(v);
     }
     let f = is_float(t);
+    use UnaryKind::*;
     let name = match (kind, f) {
-        (0, true) => "arith.negf",
-        (1, true) => "math.exp",
-        (2, true) => "math.exp2",
-        (3, true) => "math.log",
-        (4, true) => "math.sqrt",
-        (5, true) => "math.rsqrt",
-        (6, true) => "math.absf",
-        (6, false) => "math.absi",
-        (7, true) => return Ok(b.val("arith.maximumf", &[x, zero(b, t)], t, &[])),
-        (7, false) => return Ok(b.val("arith.maxsi", &[x, zero(b, t)], t, &[])),
-        (0, false) => return Ok(b.val("arith.subi", &[zero(b, t), x], t, &[])),
-        _ => return Err(format!("unary kind {kind} is not defined on {}", ir::type_to_string(t))),
+        (Neg, true) => "arith.negf",
+        (Exp, true) => "math.exp",
+        (Exp2, true) => "math.exp2",
+        (Log, true) => "math.log",
+        (Sqrt, true) => "math.sqrt",
+        (Rsqrt, true) => "math.rsqrt",
+        (Abs, true) => "math.absf",
+        (Abs, false) => "math.absi",
+        (Relu, true) => return Ok(b.val("arith.maximumf", &[x, zero(b, t)], t, &[])),
+        (Relu, false) => return Ok(b.val("arith.maxsi", &[x, zero(b, t)], t, &[])),
+        (Neg, false) => return Ok(b.val("arith.subi", &[zero(b, t), x], t, &[])),
+        (Exp | Exp2 | Log | Sqrt | Rsqrt, false) => return Err(format!("unary kind {kind} is not defined on {}", ir::type_to_string(t))),
     };
     Ok(b.val(name, &[x], t, &[]))
 }
 
-pub fn binary(b: &B, kind: i64, x: MlirValue, y: MlirValue, t: MlirType) -> Result<MlirValue, String> {
-    let f = is_float(t);
-    let name = match (kind, f) {
-        (0, true) => "arith.addf",
-        (0, false) => "arith.addi",
-        (1, true) => "arith.subf",
-        (1, false) => "arith.subi",
-        (2, true) => "arith.mulf",
-        (2, false) => "arith.muli",
-        (3, true) => "arith.divf",
-        (3, false) => "arith.divsi",
-        (4, true) => "arith.maximumf",
-        (4, false) => "arith.maxsi",
-        (5, true) => "arith.minimumf",
-        (5, false) => "arith.minsi",
-        _ => return Err(format!("binary kind {kind} is unknown")),
+pub fn binary(b: &B, kind: BinaryKind, x: MlirValue, y: MlirValue, t: MlirType) -> MlirValue {
+    use BinaryKind::*;
+    let name = match (kind, is_float(t)) {
+        (Add, true) => "arith.addf",
+        (Add, false) => "arith.addi",
+        (Sub, true) => "arith.subf",
+        (Sub, false) => "arith.subi",
+        (Mul, true) => "arith.mulf",
+        (Mul, false) => "arith.muli",
+        (Div, true) => "arith.divf",
+        (Div, false) => "arith.divsi",
+        (Max, true) => "arith.maximumf",
+        (Max, false) => "arith.maxsi",
+        (Min, true) => "arith.minimumf",
+        (Min, false) => "arith.minsi",
     };
-    Ok(b.val(name, &[x, y], t, &[]))
+    b.val(name, &[x, y], t, &[])
 }
 
 fn cast(b: &B, x: MlirValue, from: MlirType, to: MlirType) -> Result<MlirValue, String> {
@@ -185,8 +186,14 @@ fn cast(b: &B, x: MlirValue, from: MlirType, to: MlirType) -> Result<MlirValue, 
 pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     let b = B::before(op);
     let name = ir::name(op);
-    let kind = int_attr(op, "kind").unwrap_or(0);
-    let n_src = if name == "axe.binary" { 2 } else { 1 };
+    // The kind of a unary or binary op (a cast has none); a value ODS does not declare is an
+    // error, never another kind.
+    let (unary_kind, binary_kind) = match name.as_str() {
+        ods::ops::UNARY => (Some(kind_of::<UnaryKind>(op, ods::unary::KIND)?), None),
+        ods::ops::BINARY => (None, Some(kind_of::<BinaryKind>(op, ods::binary::KIND)?)),
+        _ => (None, None),
+    };
+    let n_src = if name == ods::ops::BINARY { 2 } else { 1 };
     let srcs: Vec<Tensor> = (0..n_src).map(|i| tensor(ctx, op, ir::operand(op, i))).collect::<R<_>>()?;
     let dst = tensor(ctx, op, ir::operand(op, n_src))?;
     let space = dst.shape.clone();
@@ -201,9 +208,16 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     let refs: Vec<&Tensor> = srcs.iter().collect();
     let (st, dt) = (srcs[0].elt, dst.elt);
     let gpu = !ctx.emulate;
-    per_element(&b, op, ctx, scope, &space, &ops, &dst, &refs, |g, v| match name.as_str() {
-        "axe.unary" => unary(g, kind, v[0], dt, gpu),
-        "axe.binary" => binary(g, kind, v[0], v[1], dt),
+    per_element(&b, op, ctx, scope, &space, &ops, &dst, &refs, |g, v| match (unary_kind, binary_kind) {
+        (Some(k), _) => unary(g, k, v[0], dt, gpu),
+        (_, Some(k)) => Ok(binary(g, k, v[0], v[1], dt)),
         _ => cast(g, v[0], st, dt),
     })
+}
+
+/// The `kind` attribute `attr` of a unary, binary or reduce op (the first case, as before,
+/// when absent, which the verifier does not allow).
+pub fn kind_of<E: OdsEnum>(op: MlirOperation, attr: &str) -> R<E> {
+    let kind = ir::enum_attr::<E>(op, attr).map_err(|e| (op, e))?;
+    Ok(kind.unwrap_or(E::ALL[0]))
 }

@@ -6,6 +6,7 @@ use mlir_sys::*;
 
 use super::builder::{block_ops, int_attr, move_before, region_block, Ix, B};
 use super::{barrier, copy, elementwise, gemm, reduce, tma, Ctx, Options, R};
+use crate::dialect::ods::{self, CopySchedule, MemoryScope};
 use crate::ir;
 use crate::target::{coordinate_range, ScopeKind};
 
@@ -38,11 +39,14 @@ fn allocations(kernel: MlirOperation) -> R<Vec<Alloc>> {
                 ir::type_to_string(t)
             )));
         };
-        let scope = super::memory_scope(t).unwrap_or_default();
-        let axis = match scope.as_str() {
-            "shared" => "m",
-            "register" => "reg",
-            other => return Err((op, format!("allocations in memory scope '{other}' are not lowered to gpu"))),
+        let scope = ir::tensor_scope(t);
+        let axis = match scope {
+            Some(MemoryScope::Shared) => "m",
+            Some(MemoryScope::Register) => "reg",
+            other => {
+                let other = other.map_or("", MemoryScope::as_str);
+                return Err((op, format!("allocations in memory scope '{other}' are not lowered to gpu")));
+            }
         };
         let range = coordinate_range(&layout);
         let (lo, hi) = range.get(&axe_layout::Axis::new(axis)).copied().unwrap_or((0, 0));
@@ -53,7 +57,7 @@ fn allocations(kernel: MlirOperation) -> R<Vec<Alloc>> {
         // blocks are allocated.
         let swizzle_log2 = ir::tensor_swizzle(t).map(|s| s.base + s.bits + s.shift as u32);
         let elt = super::element_type(t);
-        let shared = scope == "shared";
+        let shared = scope == Some(MemoryScope::Shared);
         let bytes = if shared {
             crate::target::shared_footprint(&layout, super::bit_width(elt), swizzle_log2)
                 .map_err(|e| (op, format!("cannot lay out this shared tensor: {e}")))?
@@ -147,7 +151,9 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         wgmma_async: Default::default(),
         has_async_gemm: crate::infer_layout::gemm::is_sm90a(kernel)
             && ir::collect(kernel, &["axe.gemm"]).iter().any(|g| ir::has_attr(*g, "async")),
-        has_cp_async: !opts.emulate && ir::collect(kernel, &["axe.copy"]).iter().any(|c| int_attr(*c, "schedule") == Some(2)),
+        has_cp_async: !opts.emulate && ir::collect(kernel, &[ods::ops::COPY])
+                .iter()
+                .any(|c| ir::copy_schedule(*c) == Some(CopySchedule::CpAsync)),
     };
 
     if !opts.emulate {
@@ -241,7 +247,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         for op in block_ops(body) {
             let n = ir::name(op);
             let no_operands = ir::num_operands(op) == 0 && unsafe { mlirOperationGetNumRegions(op) } == 0;
-            if n == "axe.barrier" && int_attr(op, "kind") == Some(ScopeKind::Cta as i64) {
+            if n == ods::ops::BARRIER && int_attr(op, ods::barrier::KIND) == Some(ScopeKind::Cta.as_i64()) {
                 phases.push(Vec::new());
                 ctx.dead.push(op);
             } else if no_operands && !n.starts_with("axe.") {
@@ -390,7 +396,7 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         match name.as_str() {
             "axe.scope" => lower_scope(op, ctx)?,
             "axe.copy" | "axe.convert_layout" => {
-                let token = if name == "axe.copy" && int_attr(op, "schedule") == Some(3) && !ctx.emulate {
+                let token = if name == ods::ops::COPY && ir::copy_schedule(op) == Some(CopySchedule::Tma) && !ctx.emulate {
                     Some(tma::lower(op, ctx, scope)?)
                 } else {
                     copy::lower(op, ctx, scope)?;
@@ -466,7 +472,7 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             "axe.unit_id" => {
                 let b = super::builder::B::before(op);
                 let tid = Ix::V(ctx.tid);
-                let v = match int_attr(op, "kind").and_then(|k| ScopeKind::from_raw(k as i32)) {
+                let v = match int_attr(op, ods::unit_id::KIND).and_then(ScopeKind::from_i64) {
                     Some(ScopeKind::Cta) => Ix::V(ctx.bid),
                     Some(ScopeKind::Warpgroup) => b.div(tid, 128),
                     Some(ScopeKind::Warp) => b.div(tid, 32),
@@ -508,7 +514,9 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
 /// `axe.scope kind [lo : hi] { body }`: the body's ops run at `kind` granularity; a slice
 /// becomes an `scf.if` on the unit index.
 fn lower_scope(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
-    let kind = int_attr(op, "kind").and_then(|k| ScopeKind::from_raw(k as i32)).ok_or((op, "bad scope kind".to_string()))?;
+    let kind = ir::enum_attr::<ScopeKind>(op, ods::scope::KIND)
+        .map_err(|e| (op, e))?
+        .ok_or((op, "bad scope kind".to_string()))?;
     let inner = region_block(op, 0);
     let (lo, hi) = (int_attr(op, "lo"), int_attr(op, "hi"));
     if let (Some(lo), Some(hi)) = (lo, hi) {

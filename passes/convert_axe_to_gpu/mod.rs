@@ -29,7 +29,7 @@ use axe_layout::Layout;
 use melior::ir::operation::OperationRefMut;
 use mlir_sys::*;
 
-use crate::ir;
+use crate::ir::{self, MemoryScope};
 use crate::target::ScopeKind;
 use address::Coords;
 use builder::{Ix, B};
@@ -93,16 +93,6 @@ pub struct Ctx {
     pub has_cp_async: bool,
 }
 
-/// The memory scope of an `!axe.tensor` type, read from its printed form
-/// (`!axe.tensor<16x64xf32, register, ...>`).
-pub fn memory_scope(t: MlirType) -> Option<String> {
-    let s = ir::type_to_string(t);
-    let inner = s.strip_prefix("!axe.tensor<")?;
-    let mut parts = inner.splitn(3, ", ");
-    parts.next()?;
-    Some(parts.next()?.trim_end_matches('>').to_string())
-}
-
 pub fn element_type(t: MlirType) -> MlirType {
     unsafe { mlirShapedTypeGetElementType(t) }
 }
@@ -138,12 +128,13 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
             ir::type_to_string(t)
         )));
     };
-    let scope = memory_scope(t).unwrap_or_default();
-    let mem = match scope.as_str() {
-        "global" => Mem::Global,
-        "shared" => Mem::Shared,
-        "register" => Mem::Register,
-        other => return Err((user, format!("tensors in memory scope '{other}' are not lowered to gpu"))),
+    // (Only a tensor has a layout, hence a scope.)
+    let scope = ir::tensor_scope(t).map_or("", MemoryScope::as_str);
+    let mem = match ir::tensor_scope(t) {
+        Some(MemoryScope::Global) => Mem::Global,
+        Some(MemoryScope::Shared) => Mem::Shared,
+        Some(MemoryScope::Register) => Mem::Register,
+        _ => return Err((user, format!("tensors in memory scope '{scope}' are not lowered to gpu"))),
     };
     let allowed: &[&str] = if mem == Mem::Register { &["reg", "lane", "warp", "cta"] } else { &["m"] };
     if let Some(a) = layout.axes().into_iter().find(|a| !allowed.contains(&a.name())) {

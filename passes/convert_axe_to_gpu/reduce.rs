@@ -9,18 +9,19 @@
 use mlir_sys::*;
 
 use super::address::{check_schedule, combos, plan_threads, refine, replica_offsets, static_part, Operand};
-use super::builder::{int_attr, Ix, B};
-use super::elementwise::binary;
+use super::builder::{Ix, B};
+use super::elementwise::{binary, kind_of};
 use super::{bit_width, coords, load, store, tensor, Ctx, Mem, R};
+use crate::dialect::ods::{self, BinaryKind, ReduceKind};
 use crate::ir;
 use crate::target::ScopeKind;
 
 pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     let b = B::before(op);
-    let kind = match int_attr(op, "kind").unwrap_or(0) {
-        0 => 0, // sum → add
-        1 => 4, // max
-        _ => 5, // min
+    let kind = match kind_of::<ReduceKind>(op, ods::reduce::KIND)? {
+        ReduceKind::Sum => BinaryKind::Add,
+        ReduceKind::Max => BinaryKind::Max,
+        ReduceKind::Min => BinaryKind::Min,
     };
     let src = tensor(ctx, op, ir::operand(op, 0))?;
     let dst = tensor(ctx, op, ir::operand(op, 1))?;
@@ -124,7 +125,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 let x = load(&g, ctx, &src, Ix::C(r), 1, 1);
                 acc = Some(match acc {
                     None => x,
-                    Some(a) => binary(&g, kind, a, x, t)?,
+                    Some(a) => binary(&g, kind, a, x, t),
                 });
             }
             let mut acc = acc.expect("at least one element");
@@ -137,7 +138,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     let i1 = g.ty("i1");
                     let sh = g.op("gpu.shuffle", &[acc, o, w], &[t, i1], &[("mode", g.attr("#gpu<shuffle_mode xor>"))], vec![]);
                     let other = unsafe { mlirOperationGetResult(sh, 0) };
-                    acc = binary(&g, kind, acc, other, t)?;
+                    acc = binary(&g, kind, acc, other, t);
                     off *= 2;
                 }
             }
@@ -185,7 +186,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 let x = load(&b, ctx, &scratch_t, b.add(b.mul(w, nk), Ix::C(i as i64)), 1, 1);
                 total = Some(match total {
                     None => x,
-                    Some(a) => binary(&b, kind, a, x, t).map_err(|e| (op, e))?,
+                    Some(a) => binary(&b, kind, a, x, t),
                 });
             }
             *acc = total.expect("at least one warp");

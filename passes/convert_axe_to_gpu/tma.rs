@@ -32,6 +32,7 @@ use super::builder::{Ix, B};
 use super::{bit_width, Ctx, R};
 use crate::ir;
 use crate::slice::DYNAMIC;
+use crate::dialect::ods::{CopySchedule, MemoryScope};
 use crate::target::ScopeKind;
 
 /// At most this many TMA copy sites per kernel (one phase bit each in an `i32`).
@@ -104,7 +105,7 @@ pub fn plan(kernel: MlirOperation, threads: i64) -> R<State> {
     let mut st = State::default();
     for op in ir::collect(kernel, &["axe.copy", "axe.arrive"]) {
         let arrive = ir::name(op) == "axe.arrive";
-        if !arrive && ir::int_attr(op, "schedule") != Some(3) {
+        if !arrive && ir::copy_schedule(op) != Some(CopySchedule::Tma) {
             continue;
         }
         let id = st.counts.len();
@@ -169,9 +170,7 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
         return err(op, "the token of this async TMA copy is never waited for (axe.wait, or carried to one); its mbarrier's phases would fall out of step");
     }
     let (st, dt) = (ir::value_type(src), ir::value_type(dst));
-    if ir::tensor_scope(st).map(|s| format!("{s:?}").to_lowercase()) != Some("global".into())
-        || ir::tensor_scope(dt).map(|s| format!("{s:?}").to_lowercase()) != Some("shared".into())
-    {
+    if ir::tensor_scope(st) != Some(MemoryScope::Global) || ir::tensor_scope(dt) != Some(MemoryScope::Shared) {
         return err(op, "a TMA copy moves a global tensor into a shared one");
     }
     let tile = ir::shape(st);
@@ -757,7 +756,7 @@ pub fn token_kinds(v: MlirValue, emulate: bool) -> Kinds {
         seen.push(v.ptr as usize);
         if let Some(d) = ir::defining_op(v) {
             return match ir::name(d).as_str() {
-                "axe.copy" if ir::int_attr(d, "schedule") == Some(3) && !emulate => Kinds { tma: true, ..Default::default() },
+                "axe.copy" if ir::copy_schedule(d) == Some(CopySchedule::Tma) && !emulate => Kinds { tma: true, ..Default::default() },
                 "axe.copy" => Kinds { copy: true, ..Default::default() },
                 "axe.gemm" => Kinds { gemm: true, ..Default::default() },
                 "axe.arrive" => Kinds { release: true, ..Default::default() },

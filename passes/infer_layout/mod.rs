@@ -27,6 +27,7 @@ use axe_layout::{equivalent, Layout};
 use melior::ir::operation::OperationRefMut;
 use mlir_sys::{MlirOperation, MlirValue};
 
+use crate::dialect::ods;
 use crate::ir::{self, MemoryScope};
 use crate::target::ScopeKind;
 use blocked::Threads;
@@ -87,7 +88,7 @@ pub(crate) fn threads_of(op: MlirOperation) -> Option<Threads> {
     while let Some(o) = p {
         match ir::name(o).as_str() {
             "axe.scope" if kind.is_none() => {
-                kind = ir::int_attr(o, "kind").and_then(|k| ScopeKind::from_raw(k as i32));
+                kind = ir::int_attr(o, ods::scope::KIND).and_then(ScopeKind::from_i64);
                 match kind {
                     Some(ScopeKind::Thread) => return Some(Threads { lanes: 1, warps: 1 }),
                     Some(ScopeKind::Warp) => return Some(Threads { lanes: 32, warps: 1 }),

@@ -26,6 +26,7 @@ use axe_layout::{Axis, Layout};
 use melior::ir::operation::OperationRefMut;
 use mlir_sys::*;
 
+use crate::dialect::ods::{self, BinaryKind, MemoryScope, OdsEnum, ReduceKind, UnaryKind};
 pub(crate) use crate::ir;
 
 /// Trainium 1 (NeuronCore-v2) facts used by the emitter; see check_nki_api.py for sources.
@@ -130,34 +131,30 @@ fn elem_type(t: MlirType) -> String {
     unsafe { type_text(mlirShapedTypeGetElementType(t)) }
 }
 
-/// The enum keyword of an attribute like `#axe<unary_kind exp>` or `#axe.unary_kind<exp>`.
-fn enum_word(text: &str) -> String {
-    let t = text.trim_end_matches('>');
-    t.rsplit([' ', '<']).next().unwrap_or("").to_string()
-}
-
-/// The kind of a unary/binary/reduce op. ODS I32EnumAttrs print as `N : i32`; the case order
-/// is that of AxeAttrs.td.
-fn enum_kind(op_name: &str, text: &str) -> String {
-    let cases: &[&str] = match op_name {
-        "axe.unary" => &["neg", "exp", "exp2", "log", "sqrt", "rsqrt", "abs", "relu"],
-        "axe.binary" => &["add", "sub", "mul", "div", "max", "min"],
-        _ => &["sum", "max", "min"],
+/// The kind of a unary/binary/reduce op, as its ODS string (`exp`, `add`, `sum`, ...); a value
+/// ODS does not declare is an error.
+fn enum_kind(op: MlirOperation, op_name: &str) -> Res<&'static str> {
+    fn kind<E: OdsEnum>(op: MlirOperation, attr: &str) -> Result<Option<&'static str>, String> {
+        Ok(ir::enum_attr::<E>(op, attr)?.map(E::as_str))
+    }
+    let kind = match op_name {
+        ods::ops::UNARY => kind::<UnaryKind>(op, ods::unary::KIND),
+        ods::ops::BINARY => kind::<BinaryKind>(op, ods::binary::KIND),
+        _ => kind::<ReduceKind>(op, ods::reduce::KIND),
     };
-    match text.split(':').next().and_then(|n| n.trim().parse::<usize>().ok()) {
-        Some(i) => cases.get(i).map(|s| s.to_string()).unwrap_or_else(|| text.to_string()),
-        None => enum_word(text),
+    match kind {
+        Ok(Some(k)) => Ok(k),
+        Ok(None) => diag(op, format!("axe-to-nki: {op_name} has no kind")),
+        Err(e) => diag(op, format!("axe-to-nki: {e}")),
     }
 }
 
+/// The NKI memory of an `!axe.tensor` type (None for any other type, or a scope NKI lacks).
 fn scope_of(t: MlirType) -> Option<Scope> {
-    // `!axe.tensor<SHAPExELEM, SCOPE, LAYOUT>`
-    let text = type_text(t);
-    let scope = text.split(',').nth(1)?.trim().to_string();
-    match scope.as_str() {
-        "global" => Some(Scope::Hbm),
-        "sbuf" => Some(Scope::Sbuf),
-        "psum" => Some(Scope::Psum),
+    match ir::tensor_scope(t)? {
+        MemoryScope::Global => Some(Scope::Hbm),
+        MemoryScope::SBuf => Some(Scope::Sbuf),
+        MemoryScope::PSum => Some(Scope::Psum),
         _ => None,
     }
 }
@@ -301,8 +298,8 @@ fn translate_op(k: &mut Kernel, op: MlirOperation) -> Res<()> {
         }
         "axe.gemm" => dispatch::emit_gemm(k, op),
         "axe.unary" | "axe.binary" | "axe.reduce" => {
-            let kind = enum_kind(&name, &attr_text(op, "kind").unwrap_or_default());
-            plan::emit_pointwise(k, op, &name, &kind)
+            let kind = enum_kind(op, &name)?;
+            plan::emit_pointwise(k, op, &name, kind)
         }
         other => diag(op, format!("axe-to-nki: '{other}' is not supported (supported: axe.alloc, axe.slice, axe.copy, axe.fill, axe.gemm, axe.unary, axe.binary, axe.reduce)")),
     }

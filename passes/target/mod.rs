@@ -208,28 +208,11 @@ impl Target {
     }
 }
 
-/// Execution scopes, in the order of `mlir::axe::ScopeKind` (coarse to fine).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum ScopeKind {
-    Cluster = 0,
-    Cta = 1,
-    Warpgroup = 2,
-    Warp = 3,
-    Thread = 4,
-}
+/// Execution scopes, coarse to fine (generated from ODS `Axe_ScopeKind`, whose values order
+/// them).
+pub use crate::dialect::ods::ScopeKind;
 
 impl ScopeKind {
-    pub fn from_raw(v: i32) -> Option<Self> {
-        Some(match v {
-            0 => ScopeKind::Cluster,
-            1 => ScopeKind::Cta,
-            2 => ScopeKind::Warpgroup,
-            3 => ScopeKind::Warp,
-            4 => ScopeKind::Thread,
-            _ => return None,
-        })
-    }
-
     /// The thread-distribution axes a unit of this scope spans: a thread owns only its
     /// registers, a warp also its 32 lanes, a warpgroup 4 warps; a CTA or cluster spans all.
     fn visible_axes(self) -> Option<&'static [(&'static str, Option<i64>)]> {

@@ -21,7 +21,7 @@ use melior::ir::operation::OperationRefMut;
 use melior::ir::AttributeLike;
 use mlir_sys::{MlirAttribute, MlirOperation, MlirValue};
 
-use crate::dialect::{self, ffi};
+use crate::dialect::{self, ffi, ods};
 use crate::ir;
 
 unsafe extern "C" fn canonical_layout(attr: MlirAttribute, _user: *mut c_void) -> MlirAttribute {
@@ -39,9 +39,9 @@ unsafe extern "C" fn canonical_layout(attr: MlirAttribute, _user: *mut c_void) -
 /// The operand positions an op writes (its destination tensors).
 fn written_operands(name: &str) -> &'static [usize] {
     match name {
-        "axe.copy" | "axe.unary" | "axe.cast" | "axe.reduce" | "axe.convert_layout" => &[1],
-        "axe.fill" => &[0],
-        "axe.gemm" | "axe.binary" => &[2],
+        ods::ops::COPY | ods::ops::UNARY | ods::ops::CAST | ods::ops::REDUCE | ods::ops::CONVERT_LAYOUT => &[1],
+        ods::ops::FILL => &[0],
+        ods::ops::GEMM | ods::ops::BINARY => &[2],
         _ => &[],
     }
 }
@@ -50,9 +50,9 @@ fn written_operands(name: &str) -> &'static [usize] {
 fn overwrites(op: MlirOperation, v: MlirValue) -> bool {
     let name = ir::name(op);
     let dest = match name.as_str() {
-        "axe.copy" | "axe.convert_layout" | "axe.cast" | "axe.unary" | "axe.reduce" => 1,
-        "axe.binary" => 2,
-        "axe.fill" => 0,
+        ods::ops::COPY | ods::ops::CONVERT_LAYOUT | ods::ops::CAST | ods::ops::UNARY | ods::ops::REDUCE => 1,
+        ods::ops::BINARY => 2,
+        ods::ops::FILL => 0,
         _ => return false,
     };
     let operands: Vec<MlirValue> = (0..ir::num_operands(op)).map(|i| ir::operand(op, i)).collect();
@@ -74,11 +74,11 @@ fn fold_self_copy(op: MlirOperation) -> bool {
 fn fold_dead_fill(op: MlirOperation) -> bool {
     let t = ir::operand(op, 0);
     let Some(def) = ir::defining_op(t) else { return false };
-    if ir::name(def) != "axe.alloc" {
+    if ir::name(def) != ods::ops::ALLOC {
         return false;
     }
     let users = ir::users(t);
-    if users.iter().any(|u| ir::name(*u) == "axe.slice") {
+    if users.iter().any(|u| ir::name(*u) == ods::ops::SLICE) {
         return false;
     }
     // The next op after the fill (in its block) that uses `t`, directly or in a region.
@@ -104,7 +104,7 @@ fn fold_trivial_conversion(op: MlirOperation) -> bool {
     if !unsafe { mlir_sys::mlirTypeEqual(ir::value_type(src), ir::value_type(dst)) } {
         return false;
     }
-    let Some(alloc) = ir::defining_op(dst).filter(|d| ir::name(*d) == "axe.alloc") else {
+    let Some(alloc) = ir::defining_op(dst).filter(|d| ir::name(*d) == ods::ops::ALLOC) else {
         return false;
     };
     let writers = |v: MlirValue| -> Vec<MlirOperation> {
@@ -119,7 +119,7 @@ fn fold_trivial_conversion(op: MlirOperation) -> bool {
     // Writes to the source before the conversion produce the data; after it they would be
     // seen through the shared storage.
     let later = |u: MlirOperation| !ir::is_ancestor_block(op, u);
-    let non_axe = |v: MlirValue| ir::users(v).into_iter().any(|u| !ir::name(u).starts_with("axe."));
+    let non_axe = |v: MlirValue| ir::users(v).into_iter().any(|u| !ods::is_axe_op(&ir::name(u)));
     if writers(src).into_iter().any(later) || !writers(dst).is_empty() || non_axe(dst) || non_axe(src) {
         return false;
     }
@@ -135,16 +135,16 @@ pub fn run(op: OperationRefMut) -> bool {
     unsafe { ffi::axeReplaceLayoutsIn(root, canonical_layout, std::ptr::null_mut()) };
     for _ in 0..64 {
         let mut changed = false;
-        for op in ir::collect(root, &["axe.copy"]) {
+        for op in ir::collect(root, &[ods::ops::COPY]) {
             changed |= fold_self_copy(op);
         }
-        for op in ir::collect(root, &["axe.slice"]) {
+        for op in ir::collect(root, &[ods::ops::SLICE]) {
             changed |= crate::slice::fold_chain(op);
         }
-        for op in ir::collect(root, &["axe.fill"]) {
+        for op in ir::collect(root, &[ods::ops::FILL]) {
             changed |= fold_dead_fill(op);
         }
-        for op in ir::collect(root, &["axe.convert_layout"]) {
+        for op in ir::collect(root, &[ods::ops::CONVERT_LAYOUT]) {
             changed |= fold_trivial_conversion(op);
         }
         if !changed {

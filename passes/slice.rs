@@ -9,6 +9,7 @@
 use axe_layout::equiv::equivalent;
 use melior::ir::operation::OperationRefMut;
 
+use crate::dialect::ods;
 use crate::ir;
 use axe_layout::{Layout, LayoutError};
 
@@ -39,7 +40,7 @@ pub(crate) fn fold_chain(op: mlir_sys::MlirOperation) -> bool {
     let mut changed = false;
     loop {
         let source = ir::operand(op, 0);
-        let Some(inner) = ir::defining_op(source).filter(|d| ir::name(*d) == "axe.slice") else {
+        let Some(inner) = ir::defining_op(source).filter(|d| ir::name(*d) == ods::ops::SLICE) else {
             return changed;
         };
         // Run-time origins do not compose statically.
@@ -90,7 +91,7 @@ fn slice_layout(op: mlir_sys::MlirOperation) -> bool {
         None => {
             // Refining a value's type is safe only where every user is an Axe op (their
             // verifiers accept any layout); a func.return or call would change type.
-            if let Some(user) = ir::users(result).into_iter().find(|u| !ir::name(*u).starts_with("axe.")) {
+            if let Some(user) = ir::users(result).into_iter().find(|u| !ods::is_axe_op(&ir::name(*u))) {
                 ir::warning(
                     op,
                     &format!(
@@ -123,13 +124,13 @@ fn slice_layout(op: mlir_sys::MlirOperation) -> bool {
 /// The pass body.
 pub fn run(root: OperationRefMut) -> bool {
     let root = root.to_raw();
-    let slices = ir::collect(root, &["axe.slice"]);
+    let slices = ir::collect(root, &[ods::ops::SLICE]);
     for &op in &slices {
         fold_chain(op);
     }
     // Re-collect: folding erased inner slices.
     let mut ok = true;
-    for op in ir::collect(root, &["axe.slice"]) {
+    for op in ir::collect(root, &[ods::ops::SLICE]) {
         ok &= slice_layout(op);
     }
     ok

@@ -27,6 +27,11 @@ pub trait OdsEnum: Copy + Sized + 'static {
 
 include!(concat!(env!("OUT_DIR"), "/axe_ods.rs"));
 
+/// Whether `op_name` is in the dialect's namespace (`axe.` and a name), registered or not.
+pub fn is_axe_op(op_name: &str) -> bool {
+    op_name.strip_prefix(DIALECT).is_some_and(|rest| rest.starts_with('.'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,5 +89,7 @@ mod tests {
         assert_eq!(kernel::NUM_REGIONS, 1);
         assert_eq!(types::TENSOR, "axe.tensor");
         assert_eq!(attrs::LAYOUT, "axe.layout");
+        assert!(is_axe_op(ops::COPY) && is_axe_op("axe.unknown"));
+        assert!(!is_axe_op("axe") && !is_axe_op("axes.copy") && !is_axe_op("arith.addf"));
     }
 }

@@ -13,6 +13,7 @@ use mlir_sys::*;
 
 use super::builder::B;
 use super::R;
+use crate::dialect::ods;
 use crate::ir::{self, MemoryScope};
 use crate::target::coordinate_range;
 
@@ -43,7 +44,7 @@ fn buffer_type(op: MlirOperation, t: MlirType) -> R<Option<MlirType>> {
 /// The buffer a tensor value is a view of, when its type is `want`.
 fn viewed_buffer(user: MlirOperation, v: MlirValue, want: MlirType) -> R<MlirValue> {
     match ir::defining_op(v) {
-        Some(d) if ir::name(d) == "axe.view" => {
+        Some(d) if ir::name(d) == ods::ops::VIEW => {
             let m = ir::operand(d, 0);
             if unsafe { mlirTypeEqual(ir::value_type(m), want) } {
                 Ok(m)
@@ -83,7 +84,7 @@ pub fn lower(root: MlirOperation) -> R<()> {
                 }
                 let arg = unsafe { mlirBlockGetArgument(entry, i as isize) };
                 ir::set_value_type(arg, new);
-                let view = B::before(f).at_start(entry).val("axe.view", &[arg], old, &[]);
+                let view = B::before(f).at_start(entry).val(ods::ops::VIEW, &[arg], old, &[]);
                 ir::replace_all_uses(arg, view);
                 let view_op = ir::defining_op(view).expect("just built");
                 ir::set_operand(view_op, 0, arg);
@@ -123,7 +124,7 @@ pub fn lower(root: MlirOperation) -> R<()> {
             if let Some(buf) = buffer_type(call, old)? {
                 ir::set_value_type(r, buf);
                 let after = ir::next_in_block(call).expect("a call is followed by its block's terminator");
-                let view = B::before(after).val("axe.view", &[r], old, &[]);
+                let view = B::before(after).val(ods::ops::VIEW, &[r], old, &[]);
                 ir::replace_all_uses(r, view);
                 ir::set_operand(ir::defining_op(view).expect("just built"), 0, r);
             }

@@ -31,7 +31,7 @@ struct Alloc {
 
 fn allocations(kernel: MlirOperation) -> R<Vec<Alloc>> {
     let mut out = Vec::new();
-    for op in ir::collect(kernel, &["axe.alloc"]) {
+    for op in ir::collect(kernel, &[ods::ops::ALLOC]) {
         let t = ir::value_type(ir::result(op, 0));
         let Some(layout) = ir::tensor_layout(t) else {
             return Err((op, format!(
@@ -130,7 +130,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
     // Tokens flow as i32 (TMA barrier indices; -1 for other copies) once lowered.
     tma::retype_tokens(kernel);
     if opts.emulate {
-        if let Some(&a) = ir::collect(kernel, &["axe.arrive"]).first() {
+        if let Some(&a) = ir::collect(kernel, &[ods::ops::ARRIVE]).first() {
             return Err((a, "emulate-threads-on-cpu runs threads one after another; axe.arrive (a split CTA barrier) cannot be emulated".into()));
         }
     }
@@ -150,7 +150,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         tma: tma_state,
         wgmma_async: Default::default(),
         has_async_gemm: crate::infer_layout::gemm::is_sm90a(kernel)
-            && ir::collect(kernel, &["axe.gemm"]).iter().any(|g| ir::has_attr(*g, "async")),
+            && ir::collect(kernel, &[ods::ops::GEMM]).iter().any(|g| ir::has_attr(*g, "async")),
         has_cp_async: !opts.emulate && ir::collect(kernel, &[ods::ops::COPY])
                 .iter()
                 .any(|c| ir::copy_schedule(*c) == Some(CopySchedule::CpAsync)),
@@ -250,7 +250,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
             if n == ods::ops::BARRIER && int_attr(op, ods::barrier::KIND) == Some(ScopeKind::Cta.as_i64()) {
                 phases.push(Vec::new());
                 ctx.dead.push(op);
-            } else if no_operands && !n.starts_with("axe.") {
+            } else if no_operands && !ods::is_axe_op(&n) {
                 move_before(op, kernel);
             } else {
                 phases.last_mut().unwrap().push(op);
@@ -394,8 +394,8 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     for op in block_ops(block) {
         let name = ir::name(op);
         match name.as_str() {
-            "axe.scope" => lower_scope(op, ctx)?,
-            "axe.copy" | "axe.convert_layout" => {
+            ods::ops::SCOPE => lower_scope(op, ctx)?,
+            ods::ops::COPY | ods::ops::CONVERT_LAYOUT => {
                 let token = if name == ods::ops::COPY && ir::copy_schedule(op) == Some(CopySchedule::Tma) && !ctx.emulate {
                     Some(tma::lower(op, ctx, scope)?)
                 } else {
@@ -406,33 +406,33 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 // or already complete) where it flows on (loops); `axe.wait` reads a token
                 // still defined by its non-TMA copy as -1.
                 let flows = ir::num_results(op) == 1
-                    && ir::users(ir::result(op, 0)).iter().any(|u| ir::name(*u) != "axe.wait");
+                    && ir::users(ir::result(op, 0)).iter().any(|u| ir::name(*u) != ods::ops::WAIT);
                 if (token.is_some() || flows) && ir::num_results(op) == 1 {
                     let t = token.unwrap_or_else(|| B::before(op).ci32(-1));
                     ir::replace_all_uses(ir::result(op, 0), t);
                 }
                 ctx.dead.push(op);
             }
-            "axe.fill" => {
+            ods::ops::FILL => {
                 elementwise::fill(op, ctx, scope)?;
                 ctx.dead.push(op);
             }
-            "axe.unary" | "axe.binary" | "axe.cast" => {
+            ods::ops::UNARY | ods::ops::BINARY | ods::ops::CAST => {
                 elementwise::lower(op, ctx, scope)?;
                 ctx.dead.push(op);
             }
-            "axe.reduce" => {
+            ods::ops::REDUCE => {
                 reduce::lower(op, ctx, scope)?;
                 ctx.dead.push(op);
             }
-            "axe.barrier" => {
+            ods::ops::BARRIER => {
                 barrier::lower(op, ctx)?;
                 ctx.dead.push(op);
             }
             // cp.async copies committed groups; other copies are synchronous.
             // TMA copies complete on their mbarriers (through their tokens, or all pending ones
             // for a plain wait); cp.async copies through committed groups.
-            "axe.wait" => {
+            ods::ops::WAIT => {
                 if !ctx.emulate {
                     let b = B::before(op);
                     let outstanding = int_attr(op, "outstanding").unwrap_or(0);
@@ -463,13 +463,13 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 }
                 ctx.dead.push(op);
             }
-            "axe.arrive" => {
+            ods::ops::ARRIVE => {
                 let t = tma::arrive(op, ctx, scope)?;
                 ir::replace_all_uses(ir::result(op, 0), t);
                 ctx.dead.push(op);
             }
-            "axe.alloc" | "axe.view" | "axe.slice" => {}
-            "axe.unit_id" => {
+            ods::ops::ALLOC | ods::ops::VIEW | ods::ops::SLICE => {}
+            ods::ops::UNIT_ID => {
                 let b = super::builder::B::before(op);
                 let tid = Ix::V(ctx.tid);
                 let v = match int_attr(op, ods::unit_id::KIND).and_then(ScopeKind::from_i64) {
@@ -482,7 +482,7 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 ir::replace_all_uses(ir::result(op, 0), b.ix(v));
                 ctx.dead.push(op);
             }
-            "axe.gemm" => {
+            ods::ops::GEMM => {
                 gemm::lower(op, ctx, scope)?;
                 // An async gemm's token: -2 (a wgmma group, waited with wgmma.wait_group) on
                 // sm_90a's wgmma schedule; other schedules are synchronous (-1).
@@ -493,7 +493,7 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 }
                 ctx.dead.push(op);
             }
-            n if n.starts_with("axe.") => {
+            n if ods::is_axe_op(n) => {
                 return Err((op, format!("'{n}' inside an axe.kernel is not lowered by convert-axe-to-gpu")))
             }
             _ => {

@@ -29,6 +29,7 @@ use axe_layout::Layout;
 use melior::ir::operation::OperationRefMut;
 use mlir_sys::*;
 
+use crate::dialect::ods;
 use crate::ir::{self, MemoryScope};
 use crate::target::ScopeKind;
 use address::Coords;
@@ -149,7 +150,7 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
     // emulation allocas with an explicit alignment): see `kernel.rs`.
     let mut base_align = kernel::ALLOCATION_ALIGN;
     let (buf, per_thread) = match ir::defining_op(v) {
-        Some(d) if ir::name(d) == "axe.view" => {
+        Some(d) if ir::name(d) == ods::ops::VIEW => {
             let m = ir::operand(d, 0);
             let mt = ir::value_type(m);
             if ir::shape(mt).len() != 1 {
@@ -163,7 +164,7 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
             base_align = ir::declared_alignment(m).unwrap_or(natural).max(natural);
             (m, false)
         }
-        Some(d) if ir::name(d) == "axe.slice" => {
+        Some(d) if ir::name(d) == ods::ops::SLICE => {
             // A slice addresses its source's storage, swizzle included.
             let src = tensor(ctx, user, ir::operand(d, 0))?;
             swizzle = src.swizzle;
@@ -175,7 +176,7 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
             }
             (src.buf, src.per_thread)
         }
-        Some(d) if ir::name(d) == "axe.alloc" => match ctx.allocs.get(&key(v)) {
+        Some(d) if ir::name(d) == ods::ops::ALLOC => match ctx.allocs.get(&key(v)) {
             Some(&(buf, pt)) => (buf, pt),
             None => return Err((d, "allocation outside the kernel being lowered".into())),
         },
@@ -368,7 +369,7 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
             return false;
         }
     };
-    if let Some(&m) = ir::collect(root, &["axe.mesh"]).first() {
+    if let Some(&m) = ir::collect(root, &[ods::ops::MESH]).first() {
         ir::error(m, "axe.mesh (device-distributed tensors) is not lowered by convert-axe-to-gpu");
         return false;
     }
@@ -376,17 +377,17 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
         ir::error(op, &msg);
         return false;
     }
-    for k in ir::collect(root, &["axe.kernel"]) {
+    for k in ir::collect(root, &[ods::ops::KERNEL]) {
         if let Err((op, msg)) = kernel::lower(root, k, &opts) {
             ir::error(op, &msg);
             return false;
         }
     }
     // Views and slices outside kernels are dead now; anything else left is not lowerable.
-    let left = ir::collect_where(root, |n| n.starts_with("axe."));
+    let left = ir::collect_where(root, ods::is_axe_op);
     for &op in left.iter().rev() {
         let n = ir::name(op);
-        let dead = (n == "axe.view" || n == "axe.slice" || n == "axe.alloc")
+        let dead = (n == ods::ops::VIEW || n == ods::ops::SLICE || n == ods::ops::ALLOC)
             && (0..unsafe { mlirOperationGetNumResults(op) } as usize).all(|i| !ir::has_uses(ir::result(op, i)));
         if dead {
             ir::erase(op);

@@ -32,7 +32,7 @@ use super::builder::{Ix, B};
 use super::{bit_width, Ctx, R};
 use crate::ir;
 use crate::slice::DYNAMIC;
-use crate::dialect::ods::{CopySchedule, MemoryScope};
+use crate::dialect::ods::{self, CopySchedule, MemoryScope};
 use crate::target::ScopeKind;
 
 /// At most this many TMA copy sites per kernel (one phase bit each in an `i32`).
@@ -103,8 +103,8 @@ fn err<T>(op: MlirOperation, msg: impl Into<String>) -> R<T> {
 /// the host, ahead of it).
 pub fn plan(kernel: MlirOperation, threads: i64) -> R<State> {
     let mut st = State::default();
-    for op in ir::collect(kernel, &["axe.copy", "axe.arrive"]) {
-        let arrive = ir::name(op) == "axe.arrive";
+    for op in ir::collect(kernel, &[ods::ops::COPY, ods::ops::ARRIVE]) {
+        let arrive = ir::name(op) == ods::ops::ARRIVE;
         if !arrive && ir::copy_schedule(op) != Some(CopySchedule::Tma) {
             continue;
         }
@@ -117,7 +117,7 @@ pub fn plan(kernel: MlirOperation, threads: i64) -> R<State> {
             let users = ir::users(ir::result(op, 0));
             let block = |o: MlirOperation| unsafe { mlirOperationGetBlock(o) }.ptr;
             for &u in &users {
-                if ir::name(u) != "axe.copy" {
+                if ir::name(u) != ods::ops::COPY {
                     return err(u, "an axe.arrive token orders TMA copies ('after'); it is not waited on or carried");
                 }
                 if block(u) != block(users[0]) {
@@ -190,7 +190,7 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
     let mut v = src;
     let view = loop {
         match ir::defining_op(v) {
-            Some(d) if ir::name(d) == "axe.slice" => {
+            Some(d) if ir::name(d) == ods::ops::SLICE => {
                 let mut next = 1;
                 for (i, &l) in ir::i64_array(d, "lower").iter().enumerate() {
                     if l == DYNAMIC {
@@ -202,7 +202,7 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
                 }
                 v = ir::operand(d, 0);
             }
-            Some(d) if ir::name(d) == "axe.view" => break d,
+            Some(d) if ir::name(d) == ods::ops::VIEW => break d,
             _ => return err(op, "the source of a TMA copy must be an axe.view of a kernel argument, or slices of one (the tensor map describes that view)"),
         }
     };
@@ -234,13 +234,13 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
     let mut v = dst;
     let alloc = loop {
         match ir::defining_op(v) {
-            Some(d) if ir::name(d) == "axe.slice" => {
+            Some(d) if ir::name(d) == ods::ops::SLICE => {
                 if crate::slice::region_sizes(d).1 {
                     return err(op, "a TMA destination with a run-time origin is not supported (its alignment cannot be checked)");
                 }
                 v = ir::operand(d, 0);
             }
-            Some(d) if ir::name(d) == "axe.alloc" => break d,
+            Some(d) if ir::name(d) == ods::ops::ALLOC => break d,
             _ => return err(op, "the destination of a TMA copy must be an axe.alloc, or static slices of one"),
         }
     };
@@ -690,7 +690,7 @@ pub fn wait(b: &B, ctx: &Ctx, id: MlirValue) {
 /// otherwise (cp.async groups, synchronous copies). Static indices wait directly; run-time
 /// ones (loop-carried tokens) under `scf.if (id >= 0)`.
 pub fn wait_token(b: &B, ctx: &Ctx, op: MlirOperation, token: MlirValue) -> R<()> {
-    if ir::defining_op(token).is_some_and(|d| ir::name(d) == "axe.copy") {
+    if ir::defining_op(token).is_some_and(|d| ir::name(d) == ods::ops::COPY) {
         return Ok(()); // a copy that is not a TMA copy
     }
     match constant_i32(token) {
@@ -756,10 +756,10 @@ pub fn token_kinds(v: MlirValue, emulate: bool) -> Kinds {
         seen.push(v.ptr as usize);
         if let Some(d) = ir::defining_op(v) {
             return match ir::name(d).as_str() {
-                "axe.copy" if ir::copy_schedule(d) == Some(CopySchedule::Tma) && !emulate => Kinds { tma: true, ..Default::default() },
-                "axe.copy" => Kinds { copy: true, ..Default::default() },
-                "axe.gemm" => Kinds { gemm: true, ..Default::default() },
-                "axe.arrive" => Kinds { release: true, ..Default::default() },
+                ods::ops::COPY if ir::copy_schedule(d) == Some(CopySchedule::Tma) && !emulate => Kinds { tma: true, ..Default::default() },
+                ods::ops::COPY => Kinds { copy: true, ..Default::default() },
+                ods::ops::GEMM => Kinds { gemm: true, ..Default::default() },
+                ods::ops::ARRIVE => Kinds { release: true, ..Default::default() },
                 "arith.constant" => match constant_i32(v) {
                     Some(id) if id >= 0 => Kinds { tma: true, ..Default::default() },
                     Some(super::kernel::GEMM_TOKEN) => Kinds { gemm: true, ..Default::default() },
@@ -808,7 +808,7 @@ pub fn retype_tokens(kernel: MlirOperation) {
     let i32t = unsafe { mlirIntegerTypeGet(mlirOperationGetContext(kernel), 32) };
     let is_token = |v: MlirValue| ir::type_to_string(ir::value_type(v)) == "!axe.token";
     for op in ir::collect_where(kernel, |_| true) {
-        if !ir::name(op).starts_with("axe.") {
+        if !ods::is_axe_op(&ir::name(op)) {
             for i in 0..ir::num_results(op) {
                 let r = ir::result(op, i);
                 if is_token(r) {

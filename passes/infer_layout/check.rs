@@ -6,6 +6,7 @@ use axe_layout::Layout;
 use mlir_sys::{MlirOperation, MlirValue};
 
 use super::{equal, gemm, project, scope, shape, threads_of, OPS};
+use crate::dialect::ods;
 use crate::ir::{self, MemoryScope};
 
 fn layout(v: MlirValue) -> Option<Layout> {
@@ -85,9 +86,9 @@ pub fn run(root: MlirOperation) -> bool {
             }
         }
         ok &= match ir::name(op).as_str() {
-            "axe.unary" | "axe.cast" => check_pointwise(op, &[0], 1),
-            "axe.binary" => check_pointwise(op, &[0, 1], 2),
-            "axe.reduce" => {
+            ods::ops::UNARY | ods::ops::CAST => check_pointwise(op, &[0], 1),
+            ods::ops::BINARY => check_pointwise(op, &[0, 1], 2),
+            ods::ops::REDUCE => {
                 let (s, d) = (ir::operand(op, 0), ir::operand(op, 1));
                 match (layout(s), layout(d)) {
                     (Some(sl), Some(dl)) => {
@@ -101,7 +102,7 @@ pub fn run(root: MlirOperation) -> bool {
                     _ => true,
                 }
             }
-            "axe.slice" => {
+            ods::ops::SLICE => {
                 let (s, r) = (ir::operand(op, 0), ir::result(op, 0));
                 match (layout(s), layout(r)) {
                     (Some(sl), Some(rl)) => {
@@ -114,7 +115,7 @@ pub fn run(root: MlirOperation) -> bool {
                     _ => true,
                 }
             }
-            "axe.gemm" => check_gemm(op),
+            ods::ops::GEMM => check_gemm(op),
             _ => true,
         };
     }

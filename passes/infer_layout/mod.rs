@@ -34,17 +34,17 @@ use blocked::Threads;
 
 /// The ops the analysis reads, in program order.
 const OPS: &[&str] = &[
-    "axe.alloc",
-    "axe.view",
-    "axe.slice",
-    "axe.copy",
-    "axe.fill",
-    "axe.gemm",
-    "axe.unary",
-    "axe.binary",
-    "axe.cast",
-    "axe.reduce",
-    "axe.convert_layout",
+    ods::ops::ALLOC,
+    ods::ops::VIEW,
+    ods::ops::SLICE,
+    ods::ops::COPY,
+    ods::ops::FILL,
+    ods::ops::GEMM,
+    ods::ops::UNARY,
+    ods::ops::BINARY,
+    ods::ops::CAST,
+    ods::ops::REDUCE,
+    ods::ops::CONVERT_LAYOUT,
 ];
 
 struct Inference {
@@ -87,7 +87,7 @@ pub(crate) fn threads_of(op: MlirOperation) -> Option<Threads> {
     let mut kind: Option<ScopeKind> = None;
     while let Some(o) = p {
         match ir::name(o).as_str() {
-            "axe.scope" if kind.is_none() => {
+            ods::ops::SCOPE if kind.is_none() => {
                 kind = ir::int_attr(o, ods::scope::KIND).and_then(ScopeKind::from_i64);
                 match kind {
                     Some(ScopeKind::Thread) => return Some(Threads { lanes: 1, warps: 1 }),
@@ -96,7 +96,7 @@ pub(crate) fn threads_of(op: MlirOperation) -> Option<Threads> {
                     _ => {}
                 }
             }
-            "axe.kernel" => {
+            ods::ops::KERNEL => {
                 let threads: i64 = ir::i64_array(o, "threads").iter().product();
                 return Some(Threads { lanes: 32.min(threads), warps: (threads / 32).max(1) });
             }
@@ -217,9 +217,9 @@ fn convert_operand(inf: &mut Inference, op: MlirOperation, idx: usize, want: Lay
     let old = ir::operand(op, idx);
     let have = inf.layout(old).map(|l| l.to_string()).unwrap_or_else(|| "?".into());
     let ty = ir::with_layout(ir::value_type(old), &want);
-    let alloc = ir::create_before(op, "axe.alloc", &[], &[ty]);
+    let alloc = ir::create_before(op, ods::ops::ALLOC, &[], &[ty]);
     let fresh = ir::result(alloc, 0);
-    ir::create_before(op, "axe.convert_layout", &[old, fresh], &[]);
+    ir::create_before(op, ods::ops::CONVERT_LAYOUT, &[old, fresh], &[]);
     ir::set_operand(op, idx, fresh);
     inf.known.insert(ir::key(fresh), want.clone());
     ir::remark(
@@ -233,7 +233,7 @@ fn convert_operand(inf: &mut Inference, op: MlirOperation, idx: usize, want: Lay
 fn propagate(inf: &mut Inference, op: MlirOperation, choose: bool) -> bool {
     let name = ir::name(op);
     match name.as_str() {
-        "axe.copy" => {
+        ods::ops::COPY => {
             let (src, dst) = (ir::operand(op, 0), ir::operand(op, 1));
             for (from, to) in [(src, dst), (dst, src)] {
                 if inf.layout(to).is_some() || scope(to) != Some(MemoryScope::Register) {
@@ -257,7 +257,7 @@ fn propagate(inf: &mut Inference, op: MlirOperation, choose: bool) -> bool {
             false
         }
         _ if choose => false,
-        "axe.unary" | "axe.cast" => {
+        ods::ops::UNARY | ods::ops::CAST => {
             let (src, dst) = (ir::operand(op, 0), ir::operand(op, 1));
             match (inf.layout(src).cloned(), inf.layout(dst).cloned()) {
                 (Some(l), None) => inf.set(dst, l),
@@ -265,7 +265,7 @@ fn propagate(inf: &mut Inference, op: MlirOperation, choose: bool) -> bool {
                 _ => false,
             }
         }
-        "axe.binary" => {
+        ods::ops::BINARY => {
             let (lhs, rhs, dst) = (ir::operand(op, 0), ir::operand(op, 1), ir::operand(op, 2));
             let dshape = shape(dst);
             let mut changed = false;
@@ -291,7 +291,7 @@ fn propagate(inf: &mut Inference, op: MlirOperation, choose: bool) -> bool {
             }
             changed
         }
-        "axe.reduce" => {
+        ods::ops::REDUCE => {
             let (src, dst) = (ir::operand(op, 0), ir::operand(op, 1));
             if inf.layout(dst).is_some() {
                 return false;
@@ -306,7 +306,7 @@ fn propagate(inf: &mut Inference, op: MlirOperation, choose: bool) -> bool {
                 }
             }
         }
-        "axe.slice" => {
+        ods::ops::SLICE => {
             let (src, res) = (ir::operand(op, 0), ir::result(op, 0));
             if inf.layout(res).is_some() {
                 return false;
@@ -337,8 +337,8 @@ fn coalesced(op: MlirOperation, memory: &Layout, shape: &[i64], bits: u32) -> Re
 fn resolve_pointwise(inf: &mut Inference, op: MlirOperation) {
     let name = ir::name(op);
     let (inputs, dst): (Vec<usize>, MlirValue) = match name.as_str() {
-        "axe.unary" | "axe.cast" => (vec![0], ir::operand(op, 1)),
-        "axe.binary" => (vec![0, 1], ir::operand(op, 2)),
+        ods::ops::UNARY | ods::ops::CAST => (vec![0], ir::operand(op, 1)),
+        ods::ops::BINARY => (vec![0, 1], ir::operand(op, 2)),
         _ => return,
     };
     let Some(dl) = inf.layout(dst).cloned() else { return };
@@ -375,7 +375,7 @@ fn infer_shared(inf: &mut Inference, v: MlirValue, ops: &[MlirOperation], atoms:
         let Some(pos) = operands.iter().position(|o| ir::key(*o) == ir::key(v)) else { continue };
         first_user.get_or_insert(op);
         match name.as_str() {
-            "axe.copy" => {
+            ods::ops::COPY => {
                 let other = operands[1 - pos];
                 let Some(ol) = inf.layout(other).cloned() else { continue };
                 if scope(other) == Some(MemoryScope::Register) {
@@ -390,7 +390,7 @@ fn infer_shared(inf: &mut Inference, v: MlirValue, ops: &[MlirOperation], atoms:
                     order.get_or_insert((o, run));
                 }
             }
-            "axe.gemm" if pos < 2 => {
+            ods::ops::GEMM if pos < 2 => {
                 if let Some((a, b)) = atoms.get(&(op.ptr as usize)) {
                     accesses.push(shared::Access { threads: if pos == 0 { a.clone() } else { b.clone() }, vec: 2 });
                 }
@@ -452,7 +452,7 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
 
     // Phase 1: anchors.
     let mut atoms = HashMap::new();
-    for &op in ops.iter().filter(|o| ir::name(**o) == "axe.gemm") {
+    for &op in ops.iter().filter(|o| ir::name(**o) == ods::ops::GEMM) {
         if let Some(ab) = anchor_gemm(&mut inf, op) {
             atoms.insert(op.ptr as usize, ab);
         }
@@ -460,7 +460,7 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
     // Phase 2: exact constraints (pointwise, reduce, slice, register copies) to a fixpoint;
     // only then the free choice of one coalesced copy layout — the largest copy first — and
     // again. A register tensor thus takes its consumers' layout when they have one.
-    let mut copies: Vec<MlirOperation> = ops.iter().copied().filter(|o| ir::name(*o) == "axe.copy").collect();
+    let mut copies: Vec<MlirOperation> = ops.iter().copied().filter(|o| ir::name(*o) == ods::ops::COPY).collect();
     copies.sort_by_key(|o| -shape(ir::operand(*o, 0)).iter().product::<i64>());
     loop {
         for _ in 0..256 {
@@ -491,7 +491,7 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
     for &v in &inf.inferred.clone() {
         let Some(l) = inf.layout(v).cloned() else { continue };
         let owner = ir::defining_op(v);
-        if let Some(user) = ir::users(v).into_iter().find(|u| !ir::name(*u).starts_with("axe.")) {
+        if let Some(user) = ir::users(v).into_iter().find(|u| !ods::is_axe_op(&ir::name(*u))) {
             let at = owner.unwrap_or(user);
             inf.fail(at, &format!("inferred layout {l} cannot be written: the tensor is used by '{}', whose types would change", ir::name(user)));
             continue;

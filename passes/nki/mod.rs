@@ -279,9 +279,9 @@ fn translate_op(k: &mut Kernel, op: MlirOperation) -> Res<()> {
             Ok(())
         }
         "arith.constant" => Ok(()),
-        "axe.alloc" => alloc(k, op),
-        "axe.slice" => slice(k, op),
-        "axe.copy" => {
+        ods::ops::ALLOC => alloc(k, op),
+        ods::ops::SLICE => slice(k, op),
+        ods::ops::COPY => {
             if attr_text(op, "async").is_some() {
                 return diag(op, "axe-to-nki: asynchronous copies are not supported (NKI schedules DMA itself)");
             }
@@ -289,15 +289,15 @@ fn translate_op(k: &mut Kernel, op: MlirOperation) -> Res<()> {
             let dst = k.tensor(op, ir::operand(op, 1))?;
             plan::emit_copy(k, op, &src, &dst)
         }
-        "axe.fill" => {
+        ods::ops::FILL => {
             let dst = k.tensor(op, ir::operand(op, 0))?;
             let Some(value) = constant_literal(ir::operand(op, 1)) else {
                 return diag(op, "axe-to-nki: the fill value must be an arith.constant");
             };
             plan::emit_fill(k, op, &dst, &value)
         }
-        "axe.gemm" => dispatch::emit_gemm(k, op),
-        "axe.unary" | "axe.binary" | "axe.reduce" => {
+        ods::ops::GEMM => dispatch::emit_gemm(k, op),
+        ods::ops::UNARY | ods::ops::BINARY | ods::ops::REDUCE => {
             let kind = enum_kind(op, &name)?;
             plan::emit_pointwise(k, op, &name, kind)
         }

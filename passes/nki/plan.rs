@@ -12,6 +12,7 @@ use mlir_sys::MlirOperation;
 
 use super::emit::{dtype, Affine};
 use super::{buffer_shape, diag, Diag, Kernel, Res, Scope, Tensor};
+use crate::dialect::ods;
 
 /// Refines the factorization `s[g]` of each global logical dimension `g` until every operand,
 /// grouped by its dimensions' factorizations, has exactly one iter per factor. `operands[i]`
@@ -302,13 +303,13 @@ pub fn emit_pointwise(k: &mut Kernel, op: MlirOperation, name: &str, kind: &str)
         .collect::<Res<_>>()?;
     let dst = tiles.last().cloned().unwrap_or_default();
     let expr = match (name, kind) {
-        ("axe.unary", "exp") => format!("nl.exp({})", tiles[0]),
-        ("axe.binary", "add") => format!("nl.add({}, {})", tiles[0], tiles[1]),
-        ("axe.binary", "sub") => format!("nl.subtract({}, {})", tiles[0], tiles[1]),
-        ("axe.binary", "mul") => format!("nl.multiply({}, {})", tiles[0], tiles[1]),
+        (ods::ops::UNARY, "exp") => format!("nl.exp({})", tiles[0]),
+        (ods::ops::BINARY, "add") => format!("nl.add({}, {})", tiles[0], tiles[1]),
+        (ods::ops::BINARY, "sub") => format!("nl.subtract({}, {})", tiles[0], tiles[1]),
+        (ods::ops::BINARY, "mul") => format!("nl.multiply({}, {})", tiles[0], tiles[1]),
         // x / y as x · (1/y): both APIs are documented for NeuronCore-v2.
-        ("axe.binary", "div") => format!("nl.multiply({}, nl.reciprocal({}))", tiles[0], tiles[1]),
-        ("axe.reduce", "max") | ("axe.reduce", "sum") => {
+        (ods::ops::BINARY, "div") => format!("nl.multiply({}, nl.reciprocal({}))", tiles[0], tiles[1]),
+        (ods::ops::REDUCE, "max") | (ods::ops::REDUCE, "sum") => {
             let dims = super::ir::i64_array(op, "dims");
             if dims != [1] {
                 return diag(op, format!(

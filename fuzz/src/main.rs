@@ -115,10 +115,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if !cfg!(debug_assertions) {
+    if !overflow_checks_on() {
         eprintln!(
-            "note: built without debug assertions; integer overflow is only caught if the \
-             profile sets overflow-checks = true"
+            "warning: built without overflow checks: integer overflow in the layout algebra \
+             wraps silently instead of being found (set overflow-checks = true in the profile)"
         );
     }
     report::install_silent_panic_hook();
@@ -160,4 +160,15 @@ fn main() -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Whether this build panics on integer overflow (the dev profile, or a profile with
+/// `overflow-checks = true`): probed, since no `cfg` tells it.
+fn overflow_checks_on() -> bool {
+    let max = std::hint::black_box(i64::MAX);
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let wrapped = std::panic::catch_unwind(|| std::hint::black_box(max) + std::hint::black_box(1)).is_ok();
+    std::panic::set_hook(hook);
+    !wrapped
 }

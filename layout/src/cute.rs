@@ -643,58 +643,47 @@ fn ceil_div(a: i64, b: i64) -> i64 {
 /// Whether composing the coalesced flat layout `a` with the right operand's leaves (`live`:
 /// shape > 1, stride ≠ 0) distributes over them: `a(Σ i_k d_k) = Σ a(i_k d_k)`. `a` is linear
 /// in the digits of its mixed radix (the last mode unbounded, the extended domain), so it
-/// distributes when the leaves' values add without carries: each leaf, with stride
-/// `d = c · P_p` (`P_p` the product of the sizes of the modes before mode `p`, `P_p ≤ d <
-/// P_{p+1}`), either stays within digit `p` — and the leaves sharing a digit together stay
-/// below its size — or spans digits no other leaf touches. (Segregated images alone are not
-/// enough: `(3,8,8):(1,1,0) ∘ ((2,2)):((1,2))` carries out of the first mode at index 3.)
+/// distributes when the leaves' values add without carries: for every bounded digit `j`, the
+/// largest digit `j` of any value `i · d_k` (`i < s_k`), summed over the leaves, stays below the
+/// mode's size. (Segregated images alone are not enough: `(3,8,8):(1,1,0) ∘ ((2,2)):((1,2))`
+/// carries out of the first mode at index 3.) Leaves of more than [`DISTRIBUTE_LIMIT`] values
+/// are not examined: then only a single leaf is proved.
 fn distributes(a: &[(i64, i64)], live: &[(i64, i64)]) -> bool {
     if live.len() <= 1 {
         return true;
     }
+    if live.iter().any(|&(s, d)| d < 0 || s > DISTRIBUTE_LIMIT) {
+        return false;
+    }
     let n = a.len();
-    // Mode boundaries P_0 = 1, P_p = S_0 ⋯ S_{p-1}; the last mode is unbounded.
-    let mut bounds: Vec<i128> = Vec::with_capacity(n + 1);
+    // Mode boundaries P_0 = 1, P_j = S_0 ⋯ S_{j-1}; the last mode is unbounded.
+    let mut bounds: Vec<i128> = Vec::with_capacity(n);
     let mut acc: i128 = 1;
     for &(s, _) in a {
         bounds.push(acc);
         acc = acc.saturating_mul(s as i128);
     }
-    let size = |p: usize| if p + 1 == n { i128::MAX } else { a[p].0 as i128 };
-    let mut used = vec![0i128; n];
-    let mut exclusive = vec![false; n];
+    let mut total = vec![0i128; n.saturating_sub(1)];
     for &(s, d) in live {
-        if d < 0 {
-            return false;
-        }
-        let d = d as i128;
-        let Some(p) = (0..n).rev().find(|&p| bounds[p] <= d) else { return false };
-        if d % bounds[p] != 0 {
-            return false;
-        }
-        let top = (s as i128 - 1).saturating_mul(d / bounds[p]);
-        if top < size(p) {
-            if exclusive[p] {
-                return false;
+        let mut most = vec![0i128; total.len()];
+        for i in 0..s as i128 {
+            let v = i * d as i128;
+            for (j, m) in most.iter_mut().enumerate() {
+                *m = (*m).max((v / bounds[j]) % a[j].0 as i128);
             }
-            used[p] = used[p].saturating_add(top);
-            if used[p] >= size(p) {
+        }
+        for (j, m) in most.into_iter().enumerate() {
+            total[j] += m;
+            if total[j] >= a[j].0 as i128 {
                 return false;
-            }
-        } else {
-            // Spans digits p..=q: they must be this leaf's alone.
-            let last_value = (s as i128 - 1).saturating_mul(d);
-            let q = (p..n).rev().find(|&q| bounds[q] <= last_value).unwrap_or(p);
-            for k in p..=q {
-                if exclusive[k] || used[k] > 0 {
-                    return false;
-                }
-                exclusive[k] = true;
             }
         }
     }
     true
 }
+
+/// The most values of one leaf [`distributes`] examines.
+const DISTRIBUTE_LIMIT: i64 = 1 << 12;
 
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ pub const DYNAMIC: i64 = i64::MIN;
 
 /// The sizes of a slice's region, and whether any origin is a run-time value.
 pub fn region_sizes(op: mlir_sys::MlirOperation) -> (Vec<i64>, bool) {
-    let (lo, hi) = (ir::i64_array(op, "lower"), ir::i64_array(op, "upper"));
+    let (lo, hi) = (ir::i64_array(op, ods::slice::LOWER), ir::i64_array(op, ods::slice::UPPER));
     let dynamic = lo.contains(&DYNAMIC);
     (lo.iter().zip(&hi).map(|(&l, &h)| if l == DYNAMIC { h } else { h - l }).collect(), dynamic)
 }
@@ -30,7 +30,7 @@ pub fn sliced_layout(layout: &Layout, shape: &[i64], op: mlir_sys::MlirOperation
     if dynamic {
         return Ok(layout.tiled_region(shape, &sizes)?.inner);
     }
-    let region: Vec<(i64, i64)> = ir::i64_array(op, "lower").into_iter().zip(ir::i64_array(op, "upper")).collect();
+    let region: Vec<(i64, i64)> = ir::i64_array(op, ods::slice::LOWER).into_iter().zip(ir::i64_array(op, ods::slice::UPPER)).collect();
     layout.slice(shape, &region)
 }
 
@@ -49,12 +49,12 @@ pub(crate) fn fold_chain(op: mlir_sys::MlirOperation) -> bool {
         }
         changed = true;
         let (ilo, olo, ohi) =
-            (ir::i64_array(inner, "lower"), ir::i64_array(op, "lower"), ir::i64_array(op, "upper"));
+            (ir::i64_array(inner, ods::slice::LOWER), ir::i64_array(op, ods::slice::LOWER), ir::i64_array(op, ods::slice::UPPER));
         let lower: Vec<i64> = ilo.iter().zip(&olo).map(|(a, b)| a + b).collect();
         let upper: Vec<i64> = ilo.iter().zip(&ohi).map(|(a, b)| a + b).collect();
         ir::set_operand(op, 0, ir::operand(inner, 0));
-        ir::set_i64_array(op, "lower", &lower);
-        ir::set_i64_array(op, "upper", &upper);
+        ir::set_i64_array(op, ods::slice::LOWER, &lower);
+        ir::set_i64_array(op, ods::slice::UPPER, &upper);
         if !ir::has_uses(ir::result(inner, 0)) {
             ir::erase(inner);
         }
@@ -69,7 +69,7 @@ fn slice_layout(op: mlir_sys::MlirOperation) -> bool {
     };
     let shape = ir::shape(source_type);
     let region: Vec<(i64, i64)> =
-        ir::i64_array(op, "lower").into_iter().zip(ir::i64_array(op, "upper")).collect();
+        ir::i64_array(op, ods::slice::LOWER).into_iter().zip(ir::i64_array(op, ods::slice::UPPER)).collect();
     let region_text = region
         .iter()
         .map(|(l, h)| if *l == DYNAMIC { format!("?:+{h}") } else { format!("{l}:{h}") })

@@ -89,7 +89,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         (Mem::Register, _) => thread_bound(&b, op, ctx, scope, &factors, &ops, &src, &dst, 0, bits),
         (Mem::Global, Mem::Shared) if cp_async => {
             async_copy(&b, op, ctx, scope, &factors, &src, &dst, bits)?;
-            if !has_attr(op, "async") {
+            if !has_attr(op, ods::copy::ASYNC) {
                 // A synchronous copy waits for its own cp.async groups right away.
                 wait_groups(&b, 0);
             }

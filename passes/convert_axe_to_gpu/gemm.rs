@@ -18,6 +18,7 @@ use mlir_sys::*;
 use super::builder::{has_attr, Ix, B};
 use super::copy::into_registers;
 use super::{bit_width, coords, tensor, Ctx, Mem, Tensor, R};
+use crate::dialect::ods;
 use crate::infer_layout::gemm::{mma_layouts, transpose};
 use crate::ir;
 use crate::target::{mma, ScopeKind};
@@ -229,7 +230,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         return Err((op, "emulate-threads-on-cpu cannot run mma.sync (a warp-collective instruction)".into()));
     }
     let b = B::before(op);
-    let (ta, tb) = (has_attr(op, "transpose_a"), has_attr(op, "transpose_b"));
+    let (ta, tb) = (has_attr(op, ods::gemm::TRANSPOSE_A), has_attr(op, ods::gemm::TRANSPOSE_B));
     let a = tensor(ctx, op, ir::operand(op, 0))?;
     let bt = tensor(ctx, op, ir::operand(op, 1))?;
     let c = tensor(ctx, op, ir::operand(op, 2))?;

@@ -117,12 +117,12 @@ fn padded3(v: &[i64]) -> [i64; 3] {
 
 /// Lowers one kernel.
 pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<()> {
-    if !ir::i64_array(kernel, "cluster").is_empty() {
+    if !ir::i64_array(kernel, ods::kernel::CLUSTER).is_empty() {
         return Err((kernel, "cluster launches (axe.kernel ... cluster [...]) are not lowered by convert-axe-to-gpu yet".into()));
     }
-    let grid = padded3(&ir::i64_array(kernel, "grid"));
-    let threads = padded3(&ir::i64_array(kernel, "threads"));
-    if grid.len() > 3 || ir::i64_array(kernel, "grid").len() > 3 || ir::i64_array(kernel, "threads").len() > 3 {
+    let grid = padded3(&ir::i64_array(kernel, ods::kernel::GRID));
+    let threads = padded3(&ir::i64_array(kernel, ods::kernel::THREADS));
+    if grid.len() > 3 || ir::i64_array(kernel, ods::kernel::GRID).len() > 3 || ir::i64_array(kernel, ods::kernel::THREADS).len() > 3 {
         return Err((kernel, "grid and threads have at most 3 dimensions on gpu".into()));
     }
     let num_threads: i64 = threads.iter().product();
@@ -150,7 +150,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         tma: tma_state,
         wgmma_async: Default::default(),
         has_async_gemm: crate::infer_layout::gemm::is_sm90a(kernel)
-            && ir::collect(kernel, &[ods::ops::GEMM]).iter().any(|g| ir::has_attr(*g, "async")),
+            && ir::collect(kernel, &[ods::ops::GEMM]).iter().any(|g| ir::has_attr(*g, ods::gemm::ASYNC)),
         has_cp_async: !opts.emulate && ir::collect(kernel, &[ods::ops::COPY])
                 .iter()
                 .any(|c| ir::copy_schedule(*c) == Some(CopySchedule::CpAsync)),
@@ -435,7 +435,7 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             ods::ops::WAIT => {
                 if !ctx.emulate {
                     let b = B::before(op);
-                    let outstanding = int_attr(op, "outstanding").unwrap_or(0);
+                    let outstanding = int_attr(op, ods::wait::OUTSTANDING).unwrap_or(0);
                     let tokens: Vec<MlirValue> = (0..ir::num_operands(op)).map(|i| ir::operand(op, i)).collect();
                     if ctx.tma.active() {
                         for &t in &tokens {
@@ -518,7 +518,7 @@ fn lower_scope(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
         .map_err(|e| (op, e))?
         .ok_or((op, "bad scope kind".to_string()))?;
     let inner = region_block(op, 0);
-    let (lo, hi) = (int_attr(op, "lo"), int_attr(op, "hi"));
+    let (lo, hi) = (int_attr(op, ods::scope::LO), int_attr(op, ods::scope::HI));
     if let (Some(lo), Some(hi)) = (lo, hi) {
         let b = B::before(op);
         let per = match kind {

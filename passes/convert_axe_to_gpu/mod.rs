@@ -189,7 +189,7 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
 /// dimension (origin / size) through the tiling's outer iters (`Layout::tiled_region`).
 fn tile_origin_offset(b: &B, slice: MlirOperation, src: &Tensor) -> R<Ix> {
     let (sizes, _) = crate::slice::region_sizes(slice);
-    let lower = ir::i64_array(slice, "lower");
+    let lower = ir::i64_array(slice, ods::slice::LOWER);
     let tiled = src.layout.tiled_region(&src.shape, &sizes).map_err(|e| {
         (slice, format!("the tiles of this slice are not separable in layout {}: {e}", src.layout))
     })?;

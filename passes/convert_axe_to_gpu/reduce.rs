@@ -28,7 +28,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     if src.mem != Mem::Register || dst.mem != Mem::Register {
         return Err((op, "axe.reduce is lowered for register tensors only: copy the source into registers first".into()));
     }
-    let dims = ir::i64_array(op, "dims");
+    let dims = ir::i64_array(op, ods::reduce::DIMS);
     let space = src.shape.clone();
     let reduced = |d: usize| dims.contains(&(d as i64));
     let dst_map: Vec<Option<usize>> = if dst.shape.len() == space.len() {

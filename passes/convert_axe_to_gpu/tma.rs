@@ -192,7 +192,7 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
         match ir::defining_op(v) {
             Some(d) if ir::name(d) == ods::ops::SLICE => {
                 let mut next = 1;
-                for (i, &l) in ir::i64_array(d, "lower").iter().enumerate() {
+                for (i, &l) in ir::i64_array(d, ods::slice::LOWER).iter().enumerate() {
                     if l == DYNAMIC {
                         origin[i].1.push(ir::operand(d, next));
                         next += 1;
@@ -666,7 +666,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
     .map_err(|e| (op, e))?;
     let bit = 1i64 << site.barrier;
     update_bits(&b, ctx, 1, |b, cur| arith(b, "arith.ori", cur, b.ci32(bit)));
-    if !super::builder::has_attr(op, "async") {
+    if !super::builder::has_attr(op, ods::copy::ASYNC) {
         wait(&b, ctx, id);
     }
     Ok(id)

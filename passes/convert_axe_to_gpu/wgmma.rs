@@ -32,6 +32,7 @@ use mlir_sys::*;
 
 use super::builder::{Ix, B};
 use super::{bit_width, Ctx, Mem, Tensor, R};
+use crate::dialect::ods;
 use crate::infer_layout::gemm::{is_sm90a, wgmma_accumulator, wgmma_n, WGMMA_M};
 use crate::ir;
 use crate::target::ScopeKind;
@@ -379,7 +380,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, wg: i64, a: &Tensor, bt: &Tensor,
     b.op("nvvm.wgmma.commit.group.sync.aligned", &[], &[], &[], vec![]);
     // An async gemm leaves its group in flight: `axe.wait` on its token waits for it. The
     // accumulator values stored below are then only renamed registers until that wait.
-    if super::builder::has_attr(op, "async") {
+    if super::builder::has_attr(op, ods::gemm::ASYNC) {
         ctx.wgmma_async.insert(op.ptr as usize);
     } else {
         wait_groups(&b, 0);

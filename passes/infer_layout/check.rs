@@ -47,7 +47,7 @@ fn check_gemm(op: MlirOperation) -> bool {
         return true;
     }
     let Some(cl) = layout(c) else { return true };
-    let (ta, tb) = (ir::has_attr(op, "transpose_a"), ir::has_attr(op, "transpose_b"));
+    let (ta, tb) = (ir::has_attr(op, ods::gemm::TRANSPOSE_A), ir::has_attr(op, ods::gemm::TRANSPOSE_B));
     let (sa, sc) = (shape(a), shape(c));
     let (m, n) = (sc[0], sc[1]);
     let k = if ta { sa[0] } else { sa[1] };
@@ -92,7 +92,7 @@ pub fn run(root: MlirOperation) -> bool {
                 let (s, d) = (ir::operand(op, 0), ir::operand(op, 1));
                 match (layout(s), layout(d)) {
                     (Some(sl), Some(dl)) => {
-                        let dims: Vec<usize> = ir::i64_array(op, "dims").iter().map(|&x| x as usize).collect();
+                        let dims: Vec<usize> = ir::i64_array(op, ods::reduce::DIMS).iter().map(|&x| x as usize).collect();
                         match project::project(&sl, &shape(s), &dims) {
                             Ok(w) if !equal(&dl, &w) => bad(op, format!("the result's layout {dl} is not the projection {w} of the source's layout")),
                             Err(e) => bad(op, format!("cannot project {sl}: {e}")),

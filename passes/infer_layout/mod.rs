@@ -97,7 +97,7 @@ pub(crate) fn threads_of(op: MlirOperation) -> Option<Threads> {
                 }
             }
             ods::ops::KERNEL => {
-                let threads: i64 = ir::i64_array(o, "threads").iter().product();
+                let threads: i64 = ir::i64_array(o, ods::kernel::THREADS).iter().product();
                 return Some(Threads { lanes: 32.min(threads), warps: (threads / 32).max(1) });
             }
             _ => {}
@@ -123,7 +123,7 @@ pub(crate) fn equal(a: &Layout, b: &Layout) -> bool {
 /// memory accesses in phase 4).
 fn anchor_gemm(inf: &mut Inference, op: MlirOperation) -> Option<(Layout, Layout)> {
     let (a, b, c) = (ir::operand(op, 0), ir::operand(op, 1), ir::operand(op, 2));
-    let (ta, tb) = (ir::has_attr(op, "transpose_a"), ir::has_attr(op, "transpose_b"));
+    let (ta, tb) = (ir::has_attr(op, ods::gemm::TRANSPOSE_A), ir::has_attr(op, ods::gemm::TRANSPOSE_B));
     let (sa, sc) = (shape(a), shape(c));
     let (m, n) = (sc[0], sc[1]);
     let k = if ta { sa[0] } else { sa[1] };
@@ -297,7 +297,7 @@ fn propagate(inf: &mut Inference, op: MlirOperation, choose: bool) -> bool {
                 return false;
             }
             let Some(sl) = inf.layout(src).cloned() else { return false };
-            let dims: Vec<usize> = ir::i64_array(op, "dims").iter().map(|&d| d as usize).collect();
+            let dims: Vec<usize> = ir::i64_array(op, ods::reduce::DIMS).iter().map(|&d| d as usize).collect();
             match project::project(&sl, &shape(src), &dims) {
                 Ok(l) => inf.set(dst, l),
                 Err(e) => {

@@ -23,6 +23,7 @@ use mlir_sys::MlirOperation;
 use super::emit::Affine;
 use super::plan::common_grouping;
 use super::{attr_text, buffer_shape, diag, hw, ir, Kernel, Res, Scope, Tensor};
+use crate::dialect::ods;
 
 const M: usize = 0;
 const N: usize = 1;
@@ -76,8 +77,8 @@ pub fn emit_gemm(k: &mut Kernel, op: MlirOperation) -> Res<()> {
     if c.elem != "f32" {
         return diag(op, format!("axe-to-nki: nc_matmul accumulates in float32; C must be f32, got {}", c.elem));
     }
-    let ta = attr_text(op, "transpose_a").is_some();
-    let tb = attr_text(op, "transpose_b").is_some();
+    let ta = attr_text(op, ods::gemm::TRANSPOSE_A).is_some();
+    let tb = attr_text(op, ods::gemm::TRANSPOSE_B).is_some();
     let a_dims = if ta { vec![K, M] } else { vec![M, K] };
     let b_dims = if tb { vec![N, K] } else { vec![K, N] };
     let c_dims = vec![M, N];

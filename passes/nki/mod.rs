@@ -282,7 +282,7 @@ fn translate_op(k: &mut Kernel, op: MlirOperation) -> Res<()> {
         ods::ops::ALLOC => alloc(k, op),
         ods::ops::SLICE => slice(k, op),
         ods::ops::COPY => {
-            if attr_text(op, "async").is_some() {
+            if attr_text(op, ods::copy::ASYNC).is_some() {
                 return diag(op, "axe-to-nki: asynchronous copies are not supported (NKI schedules DMA itself)");
             }
             let src = k.tensor(op, ir::operand(op, 0))?;
@@ -387,7 +387,7 @@ fn slice(k: &mut Kernel, op: MlirOperation) -> Res<()> {
         return diag(op, "axe-to-nki: slices of HBM tensors are not supported; copy the whole tensor or slice on chip");
     }
     buffer_shape(op, &t, "the slice")?;
-    let lo = ir::i64_array(op, "lower");
+    let lo = ir::i64_array(op, ods::slice::LOWER);
     if lo.contains(&crate::slice::DYNAMIC) {
         return diag(op, "axe-to-nki: slices with run-time origins are not supported");
     }

@@ -310,7 +310,7 @@ pub fn emit_pointwise(k: &mut Kernel, op: MlirOperation, name: &str, kind: &str)
         // x / y as x · (1/y): both APIs are documented for NeuronCore-v2.
         (ods::ops::BINARY, "div") => format!("nl.multiply({}, nl.reciprocal({}))", tiles[0], tiles[1]),
         (ods::ops::REDUCE, "max") | (ods::ops::REDUCE, "sum") => {
-            let dims = super::ir::i64_array(op, "dims");
+            let dims = super::ir::i64_array(op, ods::reduce::DIMS);
             if dims != [1] {
                 return diag(op, format!(
                     "axe-to-nki: reductions run along the free axis only (dims [1]); dims {dims:?} would reduce across partitions"));

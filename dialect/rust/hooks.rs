@@ -7,6 +7,7 @@ use axe_layout::Layout;
 use mlir_sys::MlirOperation;
 
 use super::ffi::{AxeRustHooks, AxeStringSink};
+use super::ods::MemoryScope;
 use super::guard::guarded;
 
 pub(super) static HOOKS: AxeRustHooks =
@@ -116,8 +117,6 @@ unsafe extern "C" fn check_register_layout_in_scope(
     })
 }
 
-/// `mlir::axe::MemoryScope::Shared` (AxeAttrs.td).
-const MEMORY_SCOPE_SHARED: i32 = 1;
 
 #[allow(clippy::too_many_arguments)]
 unsafe extern "C" fn check_allocation(
@@ -138,7 +137,7 @@ unsafe extern "C" fn check_allocation(
         let layout = text(layout, layout_len)
             .and_then(|t| Layout::parse(t).ok())
             .ok_or_else(|| "invalid layout".to_string())?;
-        if scope != MEMORY_SCOPE_SHARED {
+        if MemoryScope::from_i64(scope.into()) != Some(MemoryScope::Shared) {
             return Ok(());
         }
         let swizzle = u32::try_from(swizzle_log2).ok();

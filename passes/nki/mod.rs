@@ -76,12 +76,18 @@ pub enum Scope {
 }
 
 impl Scope {
-    pub fn name(self) -> &'static str {
+    /// The Axe memory scope NKI's memory is.
+    pub fn memory_scope(self) -> MemoryScope {
         match self {
-            Scope::Hbm => "global",
-            Scope::Sbuf => "sbuf",
-            Scope::Psum => "psum",
+            Scope::Hbm => MemoryScope::Global,
+            Scope::Sbuf => MemoryScope::SBuf,
+            Scope::Psum => MemoryScope::PSum,
         }
+    }
+
+    /// The scope's name in Axe's syntax (`global`, `sbuf`, `psum`).
+    pub fn name(self) -> &'static str {
+        self.memory_scope().as_str()
     }
 }
 
@@ -131,16 +137,34 @@ fn elem_type(t: MlirType) -> String {
     unsafe { type_text(mlirShapedTypeGetElementType(t)) }
 }
 
-/// The kind of a unary/binary/reduce op, as its ODS string (`exp`, `add`, `sum`, ...); a value
-/// ODS does not declare is an error.
-fn enum_kind(op: MlirOperation, op_name: &str) -> Res<&'static str> {
-    fn kind<E: OdsEnum>(op: MlirOperation, attr: &str) -> Result<Option<&'static str>, String> {
-        Ok(ir::enum_attr::<E>(op, attr)?.map(E::as_str))
+/// The function a unary, binary or reduce op applies: its ODS kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pointwise {
+    Unary(UnaryKind),
+    Binary(BinaryKind),
+    Reduce(ReduceKind),
+}
+
+impl Pointwise {
+    /// The kind's ODS string (`exp`, `add`, `sum`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Pointwise::Unary(k) => k.as_str(),
+            Pointwise::Binary(k) => k.as_str(),
+            Pointwise::Reduce(k) => k.as_str(),
+        }
+    }
+}
+
+/// The kind of a unary/binary/reduce op; a value ODS does not declare is an error.
+fn pointwise_kind(op: MlirOperation, op_name: &str) -> Res<Pointwise> {
+    fn kind<E: OdsEnum>(op: MlirOperation, attr: &str, wrap: fn(E) -> Pointwise) -> Result<Option<Pointwise>, String> {
+        Ok(ir::enum_attr::<E>(op, attr)?.map(wrap))
     }
     let kind = match op_name {
-        ods::ops::UNARY => kind::<UnaryKind>(op, ods::unary::KIND),
-        ods::ops::BINARY => kind::<BinaryKind>(op, ods::binary::KIND),
-        _ => kind::<ReduceKind>(op, ods::reduce::KIND),
+        ods::ops::UNARY => kind(op, ods::unary::KIND, Pointwise::Unary),
+        ods::ops::BINARY => kind(op, ods::binary::KIND, Pointwise::Binary),
+        _ => kind(op, ods::reduce::KIND, Pointwise::Reduce),
     };
     match kind {
         Ok(Some(k)) => Ok(k),
@@ -298,7 +322,7 @@ fn translate_op(k: &mut Kernel, op: MlirOperation) -> Res<()> {
         }
         ods::ops::GEMM => dispatch::emit_gemm(k, op),
         ods::ops::UNARY | ods::ops::BINARY | ods::ops::REDUCE => {
-            let kind = enum_kind(op, &name)?;
+            let kind = pointwise_kind(op, &name)?;
             plan::emit_pointwise(k, op, &name, kind)
         }
         other => diag(op, format!("axe-to-nki: '{other}' is not supported (supported: axe.alloc, axe.slice, axe.copy, axe.fill, axe.gemm, axe.unary, axe.binary, axe.reduce)")),

@@ -11,8 +11,8 @@ use axe_layout::{Iter, Layout};
 use mlir_sys::MlirOperation;
 
 use super::emit::{dtype, Affine};
-use super::{buffer_shape, diag, Diag, Kernel, Res, Scope, Tensor};
-use crate::dialect::ods;
+use super::{buffer_shape, diag, Diag, Kernel, Pointwise, Res, Scope, Tensor};
+use crate::dialect::ods::{self, BinaryKind, ReduceKind, UnaryKind};
 
 /// Refines the factorization `s[g]` of each global logical dimension `g` until every operand,
 /// grouped by its dimensions' factorizations, has exactly one iter per factor. `operands[i]`
@@ -293,7 +293,7 @@ fn plain_tile(op: MlirOperation, t: &Tensor, what: &str) -> Res<String> {
     ))
 }
 
-pub fn emit_pointwise(k: &mut Kernel, op: MlirOperation, name: &str, kind: &str) -> Res<()> {
+pub fn emit_pointwise(k: &mut Kernel, op: MlirOperation, name: &str, kind: Pointwise) -> Res<()> {
     let n = super::ir::num_operands(op);
     let ts: Vec<Tensor> = (0..n).map(|i| k.tensor(op, super::ir::operand(op, i))).collect::<Res<_>>()?;
     let tiles: Vec<String> = ts
@@ -302,14 +302,15 @@ pub fn emit_pointwise(k: &mut Kernel, op: MlirOperation, name: &str, kind: &str)
         .map(|(i, t)| plain_tile(op, t, &format!("operand #{i}")))
         .collect::<Res<_>>()?;
     let dst = tiles.last().cloned().unwrap_or_default();
-    let expr = match (name, kind) {
-        (ods::ops::UNARY, "exp") => format!("nl.exp({})", tiles[0]),
-        (ods::ops::BINARY, "add") => format!("nl.add({}, {})", tiles[0], tiles[1]),
-        (ods::ops::BINARY, "sub") => format!("nl.subtract({}, {})", tiles[0], tiles[1]),
-        (ods::ops::BINARY, "mul") => format!("nl.multiply({}, {})", tiles[0], tiles[1]),
+    let expr = match kind {
+        Pointwise::Unary(UnaryKind::Exp) => format!("nl.exp({})", tiles[0]),
+        Pointwise::Binary(BinaryKind::Add) => format!("nl.add({}, {})", tiles[0], tiles[1]),
+        Pointwise::Binary(BinaryKind::Sub) => format!("nl.subtract({}, {})", tiles[0], tiles[1]),
+        Pointwise::Binary(BinaryKind::Mul) => format!("nl.multiply({}, {})", tiles[0], tiles[1]),
         // x / y as x · (1/y): both APIs are documented for NeuronCore-v2.
-        (ods::ops::BINARY, "div") => format!("nl.multiply({}, nl.reciprocal({}))", tiles[0], tiles[1]),
-        (ods::ops::REDUCE, "max") | (ods::ops::REDUCE, "sum") => {
+        Pointwise::Binary(BinaryKind::Div) => format!("nl.multiply({}, nl.reciprocal({}))", tiles[0], tiles[1]),
+        // `nl.max` / `nl.sum`: the kind's ODS string is the NKI function's name.
+        Pointwise::Reduce(reduction @ (ReduceKind::Max | ReduceKind::Sum)) => {
             let dims = super::ir::i64_array(op, ods::reduce::DIMS);
             if dims != [1] {
                 return diag(op, format!(
@@ -318,11 +319,11 @@ pub fn emit_pointwise(k: &mut Kernel, op: MlirOperation, name: &str, kind: &str)
             if ts[1].shape != [ts[0].shape[0], 1] {
                 return diag(op, "axe-to-nki: the reduce destination must keep the reduced dimension as size 1 ([rows, 1])");
             }
-            format!("nl.{kind}({}, axis=1, keepdims=True)", tiles[0])
+            format!("nl.{reduction}({}, axis=1, keepdims=True)", tiles[0])
         }
         _ => {
             return diag(op, format!(
-                "axe-to-nki: '{name}' kind '{kind}' is not in the supported NKI subset (unary exp; binary add/sub/mul/div; reduce max/sum)"))
+                "axe-to-nki: '{name}' kind '{}' is not in the supported NKI subset (unary exp; binary add/sub/mul/div; reduce max/sum)", kind.as_str()))
         }
     };
     k.py.line(&format!("{dst} = {expr}"));

@@ -71,17 +71,18 @@ mod tests {
         let context = melior::Context::new();
         context.append_dialect_registry(&crate::dialect::registry_with_everything());
         crate::dialect::load_dialect(&context);
+        let registered = |name: &str| unsafe {
+            mlir_sys::mlirContextIsRegisteredOperation(
+                context.to_raw(),
+                mlir_sys::MlirStringRef { data: name.as_ptr() as *const _, length: name.len() },
+            )
+        };
         assert_eq!(ops::ALL.len(), 18);
         for name in ops::ALL {
-            let registered = unsafe {
-                mlir_sys::mlirContextIsRegisteredOperation(
-                    context.to_raw(),
-                    mlir_sys::MlirStringRef { data: name.as_ptr() as *const _, length: name.len() },
-                )
-            };
-            assert!(registered, "{name} is not a registered operation");
+            assert!(registered(name), "{name} is not a registered operation");
             assert!(name.starts_with(&format!("{DIALECT}.")));
         }
+        assert!(!registered("axe.no_such_op"), "the check must be able to fail");
         assert_eq!(copy::NAME, "axe.copy");
         assert_eq!(copy::SCHEDULE, "schedule");
         assert_eq!((copy::operands::SOURCE, copy::operands::DEST, copy::MIN_OPERANDS), (0, 1, 2));

@@ -17,6 +17,7 @@ pub mod diagnostics;
 pub mod infer_layout;
 pub mod ir;
 pub mod launch;
+pub mod launch_manifest;
 pub mod nki;
 
 pub use axe_layout as layout;
@@ -52,6 +53,7 @@ pub(crate) fn translate(name: &str, op: MlirOperation) -> Option<String> {
     let op = unsafe { OperationRefMut::from_raw(op) };
     match name {
         "axe-to-nki" => nki::translate(op),
+        "axe-to-launch-manifest" => launch_manifest::translate(op.to_raw()),
         other => {
             diagnostics::emit_error(&op, &format!("no Rust body for translation '{other}'"));
             None

@@ -43,9 +43,4 @@ config.substitutions.append(("%mlir_opt", os.path.join(llvm_bin, "mlir-opt")))
 # The interpreter running lit (Debian's python3, with python3-numpy from scripts/setup.sh),
 # not whichever python3 comes first on PATH.
 config.substitutions.append(("%python", sys.executable))
-# The first passes of axe-to-nvvm-pipeline, stopped after kernel outlining: test/gpu/extract.py
-# reads the kernel's parameters off the gpu.launch_func (test/gpu/build.sh does the same).
-config.substitutions.append(("%outline_pipeline", "--pass-pipeline='builtin.module(axe-slice,axe-infer-layout,"
-                             "axe-canonicalize,convert-axe-to-gpu,canonicalize,gpu-launch-sink-index-computations,"
-                             "gpu-kernel-outlining)'"))
 config.environment["AXE_PROJECT_ROOT"] = project_root

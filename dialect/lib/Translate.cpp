@@ -44,5 +44,9 @@ extern "C" int axeTranslateMain(int argc, char **argv) {
   registerAllTranslations();
   registerRustTranslation("axe-to-nki",
                           "emit an NKI Python kernel for AWS Trainium");
+  registerRustTranslation(
+      "axe-to-launch-manifest",
+      "the launch contract (JSON) of a module lowered by axe-to-nvvm-pipeline: "
+      "per kernel the PTX, grid, block, dynamic shared memory and parameters");
   return failed(mlirTranslateMain(argc, argv, "Axe translation driver"));
 }

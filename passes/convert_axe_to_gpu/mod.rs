@@ -377,6 +377,15 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
         ir::error(op, &msg);
         return false;
     }
+    // The launch contract: what each launching function's arguments must be (read back by
+    // `axe-translate --axe-to-launch-manifest` after the whole pipeline).
+    if !opts.emulate {
+        for f in ir::collect(root, &["func.func"]) {
+            if !ir::collect(f, &[ods::ops::KERNEL]).is_empty() {
+                crate::launch_manifest::record_arguments(f);
+            }
+        }
+    }
     for k in ir::collect(root, &[ods::ops::KERNEL]) {
         if let Err((op, msg)) = kernel::lower(root, k, &opts) {
             ir::error(op, &msg);

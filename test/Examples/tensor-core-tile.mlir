@@ -12,7 +12,7 @@
 // GPU-NEXT: return %{{.*}} : memref<384xf16>
 // Nothing reads the filled registers: the kernel is dead and upstream canonicalization
 // removes the launch.
-// PTX: llvm.func @tensor_core_tile() {
+// PTX: llvm.func @tensor_core_tile()
 // PTX-NEXT: llvm.return
 // PTX: llvm.func @global_tile(
 

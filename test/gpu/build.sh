@@ -1,13 +1,30 @@
 #!/usr/bin/env bash
-# Lowers every kernel in test/gpu/kernels to PTX with axe-to-nvvm-pipeline and extracts the
-# runner's inputs (PTX + entry/grid/block JSON) into target/gpu/ (carried to the GPU machine).
+# Lowers every kernel in test/gpu/kernels (and the generated GEMMs) to PTX with
+# axe-to-nvvm-pipeline and writes, per kernel, its launch manifest (axe-translate
+# --axe-to-launch-manifest: entry, grid, block, shared memory, parameters, the PTX itself) as
+# target/gpu/<chip>/<entry>.json, plus the PTX alone as <entry>.ptx (for ptxas checks).
+# target/gpu/ then holds everything the GPU machine needs: the manifests, the runner scripts
+# and the axe_runtime package that launches them.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OPT=${AXE_OPT:-target/debug/axe-opt}
-# The pipeline's first passes, stopped after kernel outlining: extract.py reads the kernel's
-# parameters (memref arguments, TMA tensor maps) off its gpu.launch_func.
-outlined() {
-  "$OPT" --pass-pipeline='builtin.module(axe-slice,axe-infer-layout,axe-canonicalize,convert-axe-to-gpu,canonicalize,gpu-launch-sink-index-computations,gpu-kernel-outlining)' "$1" -o "$2"
+TRANSLATE=${AXE_TRANSLATE:-$(dirname "$OPT")/axe-translate}
+# lower KERNEL OUTDIR PIPELINE-OPTIONS: the lowered module, its manifest, its PTX.
+lower() {
+  local k=$1 out=$2 opts=$3 name
+  name=$(basename "$k" .mlir)
+  "$OPT" --axe-to-nvvm-pipeline="$opts" "$k" -o "$out/$name.lowered.mlir" 2> "$out/$name.remarks"
+  "$TRANSLATE" --axe-to-launch-manifest "$out/$name.lowered.mlir" -o "$out/$name.manifest.json"
+  python3 - "$out/$name.manifest.json" "$out" <<'PY'
+import json, sys
+manifest = json.load(open(sys.argv[1]))
+for kernel in manifest["kernels"]:
+    with open(f"{sys.argv[2]}/{kernel['entry']}.json", "w") as f:
+        json.dump({"version": manifest["version"], "kernels": [kernel]}, f)
+    with open(f"{sys.argv[2]}/{kernel['entry']}.ptx", "w") as f:
+        f.write(kernel["ptx"])
+PY
+  rm "$out/$name.manifest.json"
 }
 # sm_90 PTX is what runs; sm_80 PTX is also built so ptxas can check it on the GPU machine.
 # The paper's LLM GEMM shapes, generated (not committed: they are one template).
@@ -22,22 +39,18 @@ python3 bench/gpu/gen_gemm.py 4096 4096 4096 64 > target/gpu/gen/gemm_4096x4096x
 rm -f target/gpu/gen/*_tma*.mlir
 python3 bench/gpu/gen_gemm_tma.py --all target/gpu/gen
 for chip in sm_90 sm_80; do
-  out=target/gpu/$chip
-  mkdir -p "$out"
+  mkdir -p "target/gpu/$chip"
   for k in test/gpu/kernels/*.mlir target/gpu/gen/*.mlir; do
     name=$(basename "$k" .mlir)
     [[ $name == *wgmma* || $name == *_tma* ]] && continue
-    "$OPT" --axe-to-nvvm-pipeline="chip=$chip" "$k" -o "$out/$name.lowered.mlir" 2> "$out/$name.remarks"
-    outlined "$k" "$out/$name.outlined.mlir" 2> /dev/null
-    python3 test/gpu/extract.py "$k" "$out/$name.lowered.mlir" "$out" "$out/$name.outlined.mlir" > /dev/null
+    lower "$k" "target/gpu/$chip" "chip=$chip"
   done
 done
 # wgmma and TMA kernels (#axe.target<"sm_90a">) need chip=sm_90a; their PTX runs with the sm_90 set.
 for k in test/gpu/kernels/*wgmma*.mlir test/gpu/kernels/*_tma*.mlir target/gpu/gen/*_tma*.mlir; do
-  name=$(basename "$k" .mlir)
-  "$OPT" --axe-to-nvvm-pipeline="chip=sm_90a features=+ptx80" "$k" -o "target/gpu/sm_90/$name.lowered.mlir" 2> "target/gpu/sm_90/$name.remarks"
-  outlined "$k" "target/gpu/sm_90/$name.outlined.mlir"
-  python3 test/gpu/extract.py "$k" "target/gpu/sm_90/$name.lowered.mlir" target/gpu/sm_90 "target/gpu/sm_90/$name.outlined.mlir" > /dev/null
+  lower "$k" target/gpu/sm_90 "chip=sm_90a features=+ptx80"
 done
-cp test/gpu/run.py test/gpu/kernels.py test/gpu/axe_launch.py test/gpu/profile.py bench/gpu/bench.py bench/gpu/gen_gemm_tma.py target/gpu/
-ls target/gpu/sm_90/*.ptx
+cp test/gpu/run.py test/gpu/kernels.py bench/gpu/bench.py bench/gpu/gen_gemm_tma.py target/gpu/
+for f in test/gpu/profile_one.py test/gpu/axe_launch.py; do [ -f "$f" ] && cp "$f" target/gpu/; done
+rm -rf target/gpu/axe_runtime && cp -r python/axe_runtime target/gpu/ 2>/dev/null || true
+ls target/gpu/sm_90/*.json

@@ -67,7 +67,9 @@ fn rerun_if_changed_dir(dir: &Path) {
 fn main() {
     check_llvm();
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
-    let build = root.join("build");
+    // The C++ builds under OUT_DIR, never in the source tree: read-only or shared checkouts,
+    // `cargo package` and two profiles building at once all work.
+    let build = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("cmake");
     // Covers every .td file under dialect/include (the C++ and the generated Rust read them).
     rerun_if_changed_dir(&root.join("dialect"));
     generate_ods(&root);
@@ -75,10 +77,14 @@ fn main() {
     println!("cargo:rerun-if-changed={}", root.join("CMakeLists.txt").display());
 
     if !build.join("build.ninja").exists() {
-        run(Command::new("cmake").arg("--preset").arg("axe").current_dir(&root), "cmake configure");
+        run(
+            Command::new("cmake").arg("--preset").arg("axe").arg("-B").arg(&build).current_dir(&root),
+            "cmake configure",
+        );
     }
+    let jobs = std::env::var("NUM_JOBS").unwrap_or_else(|_| "2".into());
     run(
-        Command::new("cmake").args(["--build", "--preset", "axe"]).current_dir(&root),
+        Command::new("cmake").arg("--build").arg(&build).args(["--parallel", &jobs]).current_dir(&root),
         "cmake build of dialect/",
     );
 
@@ -86,7 +92,9 @@ fn main() {
     println!("cargo:rustc-link-search=native={}", lib.display());
     println!("cargo:rustc-link-lib=static=AxeCpp");
     println!("cargo:rustc-link-lib=dylib=stdc++");
-    // Dependents (the plugin, the tools) find libMLIR-C.so through this path.
+    // Dependents (the plugin, a host crate's binaries) find libMLIR-C.so through this path: their
+    // build scripts read it as DEP_AXE_LIB_DIR and give their binaries an rpath to it (link
+    // arguments of this script reach this package's own binaries and tests only).
     println!("cargo:lib_dir={}", lib.display());
     println!("cargo:rustc-link-arg=-Wl,-rpath,{}", lib.display());
     println!("cargo:rustc-link-arg=-Wl,-rpath,{LLVM_PREFIX}/lib");

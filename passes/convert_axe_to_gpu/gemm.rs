@@ -19,7 +19,7 @@ use super::builder::{has_attr, Ix, B};
 use super::copy::into_registers;
 use super::{bit_width, coords, tensor, Ctx, Mem, Tensor, R};
 use crate::dialect::ods;
-use crate::infer_layout::gemm::{mma_layouts, transpose};
+use crate::infer_layout::gemm::{fragments_for, mma_layouts, transpose, warp_grid};
 use crate::ir;
 use crate::target::{mma, ScopeKind};
 
@@ -250,18 +250,19 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         return super::wgmma::lower(op, ctx, wg, &a, &bt, &c, ta, tb);
     }
     let warps = coords(&b, ctx, scope).warps;
-    // The warp grid whose tiling the accumulator has.
-    let tiling = (0..=warps.trailing_zeros())
-        .map(|t| (1i64 << t, warps >> t))
-        .filter(|&(wm, wn)| wm * wn == warps && (m / mma::M) % wm == 0 && (n / mma::N) % wn == 0)
-        .filter_map(|(wm, wn)| mma_layouts(m, n, k, wm, wn).ok())
-        .find(|l| same(&l.c, &c.layout));
-    let Some(frags) = tiling else {
-        return Err((op, format!(
-            "the accumulator layout {} is not the mma.sync m16n8k16 fragment tiled over the {warps} warps of this scope (run axe-infer-layout)",
+    // The fragments of A and B follow from the accumulator's layout, whatever tiling of the
+    // atom over warps and registers it is (paper §3.4); where it is none, the error names the
+    // tiling axe-infer-layout would choose.
+    let frags = fragments_for(&c.layout, m, n, k).map_err(|e| {
+        let nearest = warp_grid(m, n, warps)
+            .and_then(|(wm, wn)| mma_layouts(m, n, k, wm, wn).ok())
+            .map(|l| format!("; the nearest tiling over the {warps} warps of this scope is {}", l.c))
+            .unwrap_or_default();
+        (op, format!(
+            "the accumulator layout {} is not a tiling of the mma.sync m16n8k16 fragment over warps and registers ({e}){nearest}",
             c.layout
-        )));
-    };
+        ))
+    })?;
     let sched = schedule(&frags.a, &frags.b, &frags.c, m, n, k, warps).map_err(|e| (op, e))?;
     // A and B fragments: the operand itself when it is in registers with the fragment layout,
     // otherwise registers filled from memory through the (transposed) fragment layout.

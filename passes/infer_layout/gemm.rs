@@ -8,7 +8,7 @@
 //! atom (Algorithm 2) scales its register strides by the atom's register span. A is shared by
 //! the warps of a row (replicated over `wn`), B by the warps of a column (over `wm`).
 
-use axe_layout::{tile, Iter, Layout, LayoutError};
+use axe_layout::{tile, tile_of, Iter, Layout, LayoutError};
 
 use crate::target::mma;
 
@@ -46,6 +46,59 @@ pub fn mma_layouts(m: i64, n: i64, k: i64, wm: i64, wn: i64) -> Result<GemmLayou
     let a = tile(&a_outer, &[m / mma::M, k / mma::K], &mma::a_fragment(), &[mma::M, mma::K])?;
     let b = tile(&b_outer, &[k / mma::K, n / mma::N], &mma::b_fragment(), &[mma::K, mma::N])?;
     Ok(GemmLayouts { a: a.canonical(), b: b.canonical(), c: c.canonical() })
+}
+
+/// The A and B fragment layouts that go with an accumulator layout `c` over `[m, n]`, found
+/// by the algebra (paper §3.4), for *any* tiling of the m16n8k16 C fragment over warps and
+/// registers — not only the warp grids [`mma_layouts`] builds. `C = C_outer ⊗ atom` is
+/// recovered with tile-of (Algorithm 3); `C_outer` over the `(M/16, N/8)` atom grid is grouped
+/// by that shape into its m iters and n iters. A's outer layout over `(M/16, K/16)` keeps the m
+/// iters (warps as they are, registers renumbered compactly after the k atoms) and is
+/// replicated over the n iters on warps (every warp of a row needs the row's A); B's, over
+/// `(K/16, N/8)`, keeps the n iters and is replicated over the m warps. Errors when `c` is not
+/// such a tiling (an atom split across warps or lanes, a replica, an offset).
+pub fn fragments_for(c: &Layout, m: i64, n: i64, k: i64) -> Result<GemmLayouts, LayoutError> {
+    let unsupported = |why: String| LayoutError::Unsupported(why);
+    if m % mma::M != 0 || n % mma::N != 0 || k % mma::K != 0 {
+        return Err(unsupported(format!("{m}x{n}x{k} is not a multiple of the m16n8k16 atom")));
+    }
+    let (tm, tn, tk) = (m / mma::M, n / mma::N, k / mma::K);
+    let c_outer = tile_of(c, &[m, n], &mma::c_fragment(), &[mma::M, mma::N])?;
+    if !c_outer.replica.is_empty() || c_outer.offset.values().any(|&o| o != 0) {
+        return Err(unsupported(format!("the atoms' placement {c_outer} has a replica or an offset")));
+    }
+    if let Some(it) = c_outer.shard.iter().find(|it| !matches!(it.axis.name(), "warp" | "reg")) {
+        return Err(unsupported(format!("the atoms' placement {c_outer} puts atoms on '{}', not on warps and registers", it.axis)));
+    }
+    let grouped = c_outer.group(&[tm, tn])?;
+    let iters = |d: usize| grouped.layout.shard[grouped.groups[d].clone()].to_vec();
+    let (m_iters, n_iters) = (iters(0), iters(1));
+    // Register iters renumbered compactly (fastest first, starting at stride `unit`); warp
+    // iters as they are.
+    let compact = |its: &[Iter], unit: i64| -> Vec<Iter> {
+        let mut stride = unit;
+        let mut out: Vec<Iter> = its.to_vec();
+        for it in out.iter_mut().rev() {
+            if it.axis.name() == "reg" {
+                it.stride = stride;
+                stride *= it.extent;
+            }
+        }
+        out
+    };
+    let warps_of = |its: &[Iter]| -> Vec<Iter> { its.iter().filter(|i| i.axis.name() == "warp").cloned().collect() };
+    let regs = |its: &[Iter]| -> i64 { its.iter().filter(|i| i.axis.name() == "reg").map(|i| i.extent).product() };
+    let k_iter = |stride: i64| Iter::new(tk, stride, "reg");
+    let mut a_shard = compact(&m_iters, tk);
+    a_shard.push(k_iter(1));
+    let mut b_shard = vec![k_iter(regs(&n_iters))];
+    b_shard.extend(compact(&n_iters, 1));
+    let keep = |v: Vec<Iter>| -> Vec<Iter> { v.into_iter().filter(|i| i.extent > 1).collect() };
+    let a_outer = Layout::new(keep(a_shard), keep(warps_of(&n_iters)), Default::default())?;
+    let b_outer = Layout::new(keep(b_shard), keep(warps_of(&m_iters)), Default::default())?;
+    let a = tile(&a_outer, &[tm, tk], &mma::a_fragment(), &[mma::M, mma::K])?;
+    let b = tile(&b_outer, &[tk, tn], &mma::b_fragment(), &[mma::K, mma::N])?;
+    Ok(GemmLayouts { a: a.canonical(), b: b.canonical(), c: c.clone() })
 }
 
 /// Whether `op` sits in a module targeting `sm_90a` (`axe.target = #axe.target<"sm_90a">` on an
@@ -103,6 +156,7 @@ pub fn transpose(layout: &Layout, shape: &[i64]) -> Result<Layout, LayoutError> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axe_layout::Axis;
     use std::collections::BTreeMap;
 
     /// Oracle: the PTX ISA's wgmma m64nNk16 f32 D fragment formula, enumerated for every
@@ -139,6 +193,42 @@ mod tests {
         assert_eq!(wgmma_warpgroups(64, 128, 64, 2), None);
         assert_eq!(wgmma_n(512), Some(256));
         assert_eq!(wgmma_n(264), Some(88));
+    }
+
+    #[test]
+    fn fragments_follow_from_any_tiling_of_the_accumulator() {
+        use axe_layout::equivalent;
+        let eq = |a: &Layout, b: &Layout| equivalent(a, b).map(|e| e.equal).unwrap_or(false);
+        // The warp grids axe-infer-layout builds: the same A and B as mma_layouts.
+        for (m, n, k, wm, wn) in [(32, 16, 16, 2, 2), (64, 64, 32, 2, 2), (128, 128, 32, 2, 2), (64, 32, 16, 4, 1), (32, 64, 32, 1, 4)] {
+            let want = mma_layouts(m, n, k, wm, wn).unwrap();
+            let got = fragments_for(&want.c, m, n, k).unwrap();
+            assert!(eq(&got.a, &want.a), "{m}x{n}x{k}/{wm}x{wn}: A {} vs {}", got.a, want.a);
+            assert!(eq(&got.b, &want.b), "{m}x{n}x{k}/{wm}x{wn}: B {} vs {}", got.b, want.b);
+        }
+        // Figure 3's accumulator: 2x2 warps each owning a 64x64 block (not a cyclic grid).
+        let c = Layout::parse("(2, 4, 2, 8, 2, 8, 4, 2) : (2@warp, 32@reg, 2@reg, 4@lane, 1@warp, 4@reg, 1@lane, 1@reg)").unwrap();
+        let f = fragments_for(&c, 128, 128, 32).unwrap();
+        // Oracle, element by element: every A element a warp needs (rows of its C atoms, all k)
+        // is held by that warp exactly where the A fragment puts it.
+        let a_frag = mma::a_fragment();
+        for row in 0..128 {
+            let warp_row = row / 64;
+            for col in 0..32 {
+                let pts = f.a.eval_set(&[row, col], &[128, 32]).unwrap();
+                let frag = &a_frag.eval_set(&[row % 16, col % 16], &[16, 16]).unwrap()[0];
+                let lane = frag.get(&Axis::from("lane")).copied().unwrap_or(0);
+                for wc in 0..2 {
+                    let w = 2 * warp_row + wc;
+                    assert!(
+                        pts.iter().any(|p| p.get(&Axis::from("warp")).copied().unwrap_or(0) == w
+                            && p.get(&Axis::from("lane")).copied().unwrap_or(0) == lane),
+                        "A({row}, {col}) not on warp {w} lane {lane}: {pts:?}"
+                    );
+                }
+            }
+        }
+        assert!(fragments_for(&Layout::parse("(128, 128) : (128, 1@reg)").unwrap(), 128, 128, 32).is_err());
     }
 
     #[test]

@@ -183,6 +183,14 @@ fn anchor_gemm(inf: &mut Inference, op: MlirOperation) -> Option<(Layout, Layout
             return None;
         }
     };
+    // An accumulator that already has a layout keeps it when it is any tiling of the mma.sync
+    // atom over warps and registers: A's and B's fragments follow from it (paper §3.4).
+    let layouts = match (wgmma, inf.layout(c).cloned()) {
+        (None, Some(have)) if scope(c) == Some(MemoryScope::Register) => {
+            gemm::fragments_for(&have, m, n, k).unwrap_or(layouts)
+        }
+        _ => layouts,
+    };
     let a_want = if ta { gemm::transpose(&layouts.a, &[m, k]).ok()? } else { layouts.a.clone() };
     let b_want = if tb { gemm::transpose(&layouts.b, &[k, n]).ok()? } else { layouts.b.clone() };
     for (idx, v, want) in [(0, a, &a_want), (1, b, &b_want), (2, c, &layouts.c)] {

@@ -6,8 +6,9 @@
 // How the paper's Python-like DSL maps to the ops:
 //   kernel launch / `with cta:`            -> axe.kernel grid [1] threads [128] { ... } (CTA scope)
 //   `with warp:` (inside gemm_warp)        -> axe.scope warp [0 : 1] { ... } in @mma_m16n8k16_atom
-//   global buffers A, B, C                 -> func arguments (memrefs) + axe.view with row-major
-//                                             layouts (128, 128) : (128, 1)
+//   global buffers A, B, C                 -> func arguments (memrefs, 16-byte aligned as
+//                                             cudaMalloc gives: {axe.align = 16}) + axe.view
+//                                             with row-major layouts (128, 128) : (128, 1)
 //   shared/register tensor allocations     -> axe.alloc (the paper omits these lines; they are
 //                                             written out here, with their layouts)
 //   pipeline stage `sA[stage]`             -> axe.slice of a 3-stage shared ring buffer, with the
@@ -47,10 +48,24 @@
 // RUN: axe-opt %s | axe-opt | FileCheck %s
 // RUN: axe-opt %s --mlir-print-op-generic | axe-opt | FileCheck %s
 // RUN: axe-opt %s --axe-canonicalize | FileCheck %s --check-prefix=CANON
+// It lowers to PTX; the mma.sync dispatch derives each warp's A and B fragments from the
+// accumulator's layout (a 2x2 grid of 64x64 blocks, not the cyclic warp grid
+// axe-infer-layout would pick). Per warp and gemm: 4 m-atoms x 8 n-atoms x 2 k-steps = 64
+// mma.sync, 4 gemms; A fragments by ldmatrix.x4, B by ldmatrix.x2.trans; the tiles by cp.async.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: axe-opt %s --axe-to-nvvm-pipeline=chip=sm_80 2>/dev/null | axe-translate --axe-to-launch-manifest | %python %S/../Target/GPU/Inputs/manifest_summary.py %t | FileCheck %s --check-prefix=MANIFEST
+// RUN: FileCheck %s --check-prefix=PTX < %t/gemm_kernel.ptx
+// MANIFEST: "entry": "gemm_kernel"
+// MANIFEST-SAME: "grid": [1, 1, 1]
+// MANIFEST-SAME: "params": [{"align": 16, "arg": 0, "dtype": "f16", "extent": 16384, "kind": "buffer"}, {"align": 16, "arg": 1, "dtype": "f16", "extent": 16384, "kind": "buffer"}, {"align": 16, "arg": 2, "dtype": "f16", "extent": 16384, "kind": "buffer"}]
+// PTX: .visible .entry gemm_kernel(
+// PTX-COUNT-256: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// PTX-NOT: mma.sync
+// PTX-NOT: .local
 
 // CHECK: module attributes {axe.target = #axe.target<"sm_80">}
 // CHECK-LABEL: func.func @gemm
-// CHECK-SAME: (%[[GA:.*]]: memref<16384xf16>, %[[GB:.*]]: memref<16384xf16>, %[[GC:.*]]: memref<16384xf16>)
+// CHECK-SAME: (%[[GA:.*]]: memref<16384xf16> {axe.align = 16 : i64}, %[[GB:.*]]: memref<16384xf16> {axe.align = 16 : i64}, %[[GC:.*]]: memref<16384xf16> {axe.align = 16 : i64})
 // CHECK: %[[A:.*]] = axe.view %[[GA]] : memref<16384xf16> to !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>
 // CHECK: %[[B:.*]] = axe.view %[[GB]] : memref<16384xf16> to !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>
 // CHECK: %[[C:.*]] = axe.view %[[GC]] : memref<16384xf16> to !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>
@@ -140,7 +155,7 @@
 // CANON: axe.gemm {{.*}} : !axe.tensor<16x16xf16, register, #axe.layout<(2, 8, 2, 4, 2) : (2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>, !axe.tensor<16x8xf16, register, #axe.layout<(2, 4, 2, 8) : (2@reg, 1@lane, 1@reg, 4@lane)>>, !axe.tensor<16x8xf32, register, #axe.layout<(2, 32, 2) : (2@reg, 1@lane, 1@reg)>>
 
 module attributes {axe.target = #axe.target<"sm_80">} {
-  func.func @gemm(%ga: memref<16384xf16>, %gb: memref<16384xf16>, %gc: memref<16384xf16>) {
+  func.func @gemm(%ga: memref<16384xf16> {axe.align = 16 : i64}, %gb: memref<16384xf16> {axe.align = 16 : i64}, %gc: memref<16384xf16> {axe.align = 16 : i64}) {
     %A = axe.view %ga : memref<16384xf16> to !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>
     %B = axe.view %gb : memref<16384xf16> to !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>
     %C = axe.view %gc : memref<16384xf16> to !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>

@@ -22,7 +22,7 @@ module attributes {axe.target = #axe.target<"sm_90">} {
       %b = axe.alloc : !axe.tensor<16x8xf16, shared, #axe.layout<(16, 8) : (8, 1)>>
       %c = axe.alloc : !axe.tensor<16x8xf32, register, #axe.layout<(8, 2, 4, 2) : (4@lane, 2@reg, 1@lane, 1@reg)>>
       // Rows as 2 g + h instead of the PTX fragment's 8 h + g: not an mma.sync accumulator.
-      // expected-error@+1 {{the accumulator layout (8, 2, 4, 2) : (4@lane, 2@reg, 1@lane, 1@reg) is not the mma.sync m16n8k16 fragment tiled over the 1 warps of this scope (run axe-infer-layout)}}
+      // expected-error@+1 {{the accumulator layout (8, 2, 4, 2) : (4@lane, 2@reg, 1@lane, 1@reg) is not a tiling of the mma.sync m16n8k16 fragment over warps and registers ((8, 2, 4, 2) : (4@lane, 2@reg, 1@lane, 1@reg) is not a tile of (2, 8, 4, 2) : (2@reg, 4@lane, 1@lane, 1@reg): dim 0: the trailing part of A's block is (8, 2) : (4@lane, 2@reg) but B's block is (2, 8) : (2@reg, 4@lane)); the nearest tiling over the 1 warps of this scope is (2, 32, 2) : (2@reg, 1@lane, 1@reg)}}
       axe.gemm %a, %b, %c : !axe.tensor<16x16xf16, shared, #axe.layout<(16, 16) : (16, 1)>>, !axe.tensor<16x8xf16, shared, #axe.layout<(16, 8) : (8, 1)>>, !axe.tensor<16x8xf32, register, #axe.layout<(8, 2, 4, 2) : (4@lane, 2@reg, 1@lane, 1@reg)>>
     }
     return

@@ -212,12 +212,13 @@ pub fn int_attr(op: MlirOperation, attr: &str) -> Option<i64> {
 }
 
 /// The enum attribute `attr` of `op` as the ODS enum `E`: None when `op` does not carry it, an
-/// error when its value is not one of `E`'s cases (never silently another case).
-pub fn enum_attr<E: OdsEnum>(op: MlirOperation, attr: &str) -> Result<Option<E>, String> {
+/// error located at `op` when its value is not one of `E`'s cases (never silently another
+/// case).
+pub fn enum_attr<E: OdsEnum>(op: MlirOperation, attr: &str) -> crate::error::Result<Option<E>> {
     let Some(v) = int_attr(op, attr) else { return Ok(None) };
     E::from_i64(v).map(Some).ok_or_else(|| {
         let cases: Vec<String> = E::ALL.iter().map(|c| format!("{} ({})", c.as_str(), c.as_i64())).collect();
-        format!("attribute '{attr}' is {v}, not a {} (one of {})", E::NAME, cases.join(", "))
+        crate::error::AxeError::at(op, format!("attribute '{attr}' is {v}, not a {} (one of {})", E::NAME, cases.join(", ")))
     })
 }
 

@@ -14,6 +14,7 @@ pub mod convert_axe_to_gpu;
 pub mod slice;
 pub mod target;
 pub mod diagnostics;
+pub mod error;
 pub mod infer_layout;
 pub mod ir;
 pub mod launch;

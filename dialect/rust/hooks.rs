@@ -64,11 +64,11 @@ fn send(sink: AxeStringSink, user: *mut c_void, s: &str) {
 }
 
 /// Runs a check, catching panics; on failure sends the reason to the sink and returns false.
-fn report(sink: AxeStringSink, user: *mut c_void, check: impl FnOnce() -> Result<(), String>) -> bool {
+fn report(sink: AxeStringSink, user: *mut c_void, check: impl FnOnce() -> crate::error::Result<()>) -> bool {
     match guarded(check) {
         Ok(Ok(())) => true,
         Ok(Err(reason)) => {
-            send(sink, user, &reason);
+            send(sink, user, &reason.to_string());
             false
         }
         Err(panic) => {

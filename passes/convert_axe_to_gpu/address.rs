@@ -11,6 +11,7 @@
 //! digits) is computed once and every register's static part folds to a constant.
 //! Layouts that admit no common refinement (e.g. `(4, 3)` against `(3, 4)`) are refused.
 
+use crate::error::AxeError;
 use std::collections::{BTreeMap, HashSet};
 
 use axe_layout::{Axis, Layout};
@@ -104,18 +105,18 @@ fn cut(ps: &[Piece], cuts: &[i64]) -> Option<Vec<Piece>> {
 }
 
 /// The common refinement of `operands` over the iteration space of shape `space`.
-pub fn refine(space: &[i64], operands: &[Operand]) -> Result<Vec<Factor>, String> {
+pub fn refine(space: &[i64], operands: &[Operand]) -> Result<Vec<Factor>, AxeError> {
     let full_w = suffix_products(space);
     // Per operand: pieces grouped by its own dimension, weights relative to that dimension.
     let mut per_dim: Vec<Vec<Vec<Piece>>> = Vec::new();
     for o in operands {
         let size: i64 = o.shape.iter().product();
         if o.layout.size() != size {
-            return Err(format!(
+            return Err(AxeError::Message(format!(
                 "layout {} has {} elements, but its tensor has {size}",
                 o.layout,
                 o.layout.size()
-            ));
+            )));
         }
         let w = suffix_products(&o.shape);
         let ps = cut(&pieces(o.layout), &w).ok_or_else(|| {
@@ -141,7 +142,7 @@ pub fn refine(space: &[i64], operands: &[Operand]) -> Result<Vec<Factor>, String
                 match o.shape[od] {
                     1 => {}
                     e if e == n => parts.push((i, od)),
-                    e => return Err(format!("dimension {d} has extent {n} but operand {i} has {e}")),
+                    e => return Err(AxeError::Message(format!("dimension {d} has extent {n} but operand {i} has {e}"))),
                 }
             }
         }
@@ -153,10 +154,10 @@ pub fn refine(space: &[i64], operands: &[Operand]) -> Result<Vec<Factor>, String
         ws.dedup();
         if ws.windows(2).any(|w| w[1] % w[0] != 0) {
             let ls: Vec<String> = parts.iter().map(|&(i, _)| operands[i].layout.to_string()).collect();
-            return Err(format!(
+            return Err(AxeError::Message(format!(
                 "layouts {} admit no common mixed-radix refinement along dimension {d}",
                 ls.join(" and ")
-            ));
+            )));
         }
         let mut cut_parts: Vec<(usize, usize, Vec<Piece>)> = Vec::new();
         for &(i, od) in &parts {
@@ -236,7 +237,7 @@ pub struct ThreadPlan {
 /// Solves the driver's thread-axis digits from the thread's lane/warp: on each axis the
 /// driver's iters (shard factors and replica iters) must form a non-overlapping digit
 /// system; a thread whose coordinate it does not reach owns nothing.
-pub fn plan_threads(b: &B, coords: &Coords, factors: &[Factor], driver: usize, layout: &Layout) -> Result<ThreadPlan, String> {
+pub fn plan_threads(b: &B, coords: &Coords, factors: &[Factor], driver: usize, layout: &Layout) -> Result<ThreadPlan, AxeError> {
     let mut digits: Vec<Option<Ix>> = vec![None; factors.len()];
     let mut valid: Option<MlirValue> = None;
     for axis in ["lane", "warp", "cta"] {
@@ -264,7 +265,7 @@ pub fn plan_threads(b: &B, coords: &Coords, factors: &[Factor], driver: usize, l
             _ => (coords.cta, coords.ctas),
         };
         let Some(coord) = coord else {
-            return Err(format!("layout {layout} uses axis '{axis}', which the executing scope does not span"));
+            return Err(AxeError::Message(format!("layout {layout} uses axis '{axis}', which the executing scope does not span")));
         };
         iters.sort_by_key(|i| i.1);
         let mut reach = 1i64;
@@ -273,9 +274,9 @@ pub fn plan_threads(b: &B, coords: &Coords, factors: &[Factor], driver: usize, l
         let mut highest = off;
         for &(e, s, _) in &iters {
             if s < 0 || s < reach {
-                return Err(format!(
+                return Err(AxeError::Message(format!(
                     "layout {layout}: the iters on axis '{axis}' overlap or have negative strides (not a digit system)"
-                ));
+                )));
             }
             compact &= s == reach;
             reach = s.saturating_mul(e);
@@ -283,7 +284,7 @@ pub fn plan_threads(b: &B, coords: &Coords, factors: &[Factor], driver: usize, l
         }
         let full = compact && off == 0 && reach == count;
         if off < 0 || highest >= count {
-            return Err(format!("layout {layout} reaches {axis} {highest} but the executing scope spans {count}"));
+            return Err(AxeError::Message(format!("layout {layout} reaches {axis} {highest} but the executing scope spans {count}")));
         }
         let c = b.sub(coord, Ix::C(off));
         let mut recon = Ix::C(0);
@@ -430,7 +431,7 @@ pub fn check_schedule(
     operands: &[Operand],
     driver: usize,
     written: &[bool],
-) -> Result<(), String> {
+) -> Result<(), AxeError> {
     if threads_agree(factors, operands, driver) {
         return Ok(());
     }
@@ -438,17 +439,17 @@ pub fn check_schedule(
     // every operand, replicas included), and refuse otherwise.
     let points = operands.iter().try_fold(0i64, |acc, o| acc.checked_add(o.layout.size().checked_mul(o.layout.replica_size())?));
     if points.is_none_or(|p| p > ENUMERATION_LIMIT) {
-        return Err(format!(
+        return Err(AxeError::Message(format!(
             "cannot show that the threads of {} hold what the schedule needs: the thread iters of the operands differ and their {} points are too many to compare one by one",
             operands[driver].layout,
             points.map_or("2^63+".to_string(), |p| p.to_string())
-        ));
+        )));
     }
     check_by_enumeration(factors, operands, driver, written)
 }
 
 /// [`check_schedule`]'s definition, point by point.
-fn check_by_enumeration(factors: &[Factor], operands: &[Operand], driver: usize, written: &[bool]) -> Result<(), String> {
+fn check_by_enumeration(factors: &[Factor], operands: &[Operand], driver: usize, written: &[bool]) -> Result<(), AxeError> {
     let thread_axes = THREAD_AXES;
     let proj = |p: &axe_layout::layout::Point| -> BTreeMap<String, i64> {
         p.iter().filter(|(_, v)| **v != 0).map(|(a, v)| (a.0.clone(), *v)).collect()
@@ -502,10 +503,10 @@ fn check_by_enumeration(factors: &[Factor], operands: &[Operand], driver: usize,
                 want.retain(|_, v| *v != 0);
                 let holds = images[o][xo as usize].contains(&want);
                 if !holds && (!written[o] || used[o].contains(&want)) {
-                    return Err(format!(
+                    return Err(AxeError::Message(format!(
                         "operand layout {} does not hold element {xo} at {:?}, where the thread that owns it in {} needs it (add replicas or use matching thread axes)",
                         op.layout, want, operands[driver].layout
-                    ));
+                    )));
                 }
             }
         }

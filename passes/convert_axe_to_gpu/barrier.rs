@@ -3,6 +3,7 @@
 //! named barriers / cluster barriers, not implemented). When emulating on the CPU, top-level
 //! CTA barriers split the kernel into phases (kernel.rs); any other barrier is refused.
 
+use crate::error::AxeError;
 use mlir_sys::MlirOperation;
 
 use super::builder::B;
@@ -12,13 +13,13 @@ use crate::ir;
 use crate::target::ScopeKind;
 
 pub fn lower(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
-    let kind = ir::enum_attr::<ScopeKind>(op, ods::barrier::KIND).map_err(|e| (op, e))?;
+    let kind = ir::enum_attr::<ScopeKind>(op, ods::barrier::KIND)?;
     let b = B::before(op);
     match kind {
         Some(ScopeKind::Thread) => Ok(()),
-        _ if ctx.emulate => Err((
+        _ if ctx.emulate => Err(AxeError::at(
             op,
-            "emulate-threads-on-cpu supports only `axe.barrier cta` at the top level of the kernel (it splits the kernel into phases)".into(),
+            "emulate-threads-on-cpu supports only `axe.barrier cta` at the top level of the kernel (it splits the kernel into phases)",
         )),
         Some(ScopeKind::Cta) => {
             b.op("gpu.barrier", &[], &[], &[], vec![]);
@@ -29,7 +30,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
             b.op("nvvm.bar.warp.sync", &[mask], &[], &[], vec![]);
             Ok(())
         }
-        Some(k) => Err((op, format!("axe.barrier {k:?} is not lowered by convert-axe-to-gpu yet (needs named/cluster barriers)").to_lowercase())),
-        None => Err((op, "bad barrier kind".into())),
+        Some(k) => Err(AxeError::at(op, format!("axe.barrier {k:?} is not lowered by convert-axe-to-gpu yet (needs named/cluster barriers)").to_lowercase())),
+        None => Err(AxeError::at(op, "bad barrier kind")),
     }
 }

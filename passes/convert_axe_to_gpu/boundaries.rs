@@ -7,6 +7,7 @@
 //! functions pass and receive buffers the same way. Shared and register tensors live inside a
 //! kernel and cannot cross a function boundary.
 
+use crate::error::AxeError;
 use std::collections::HashSet;
 
 use mlir_sys::*;
@@ -21,20 +22,20 @@ use crate::target::coordinate_range;
 fn buffer_type(op: MlirOperation, t: MlirType) -> R<Option<MlirType>> {
     let Some(scope) = ir::tensor_scope(t) else { return Ok(None) };
     if scope != MemoryScope::Global {
-        return Err((op, format!(
+        return Err(AxeError::at(op, format!(
             "{} cannot cross a function boundary: only global tensors can (shared and register tensors live inside a kernel)",
             ir::type_to_string(t)
         )));
     }
     let Some(layout) = ir::tensor_layout(t) else {
-        return Err((op, format!("{} crosses a function boundary with layout '?': run axe-infer-layout first", ir::type_to_string(t))));
+        return Err(AxeError::at(op, format!("{} crosses a function boundary with layout '?': run axe-infer-layout first", ir::type_to_string(t))));
     };
     if let Some(a) = layout.axes().into_iter().find(|a| !a.is_memory()) {
-        return Err((op, format!("the global tensor {} uses axis '{a}'; at a function boundary it must live on the memory axis only", ir::type_to_string(t))));
+        return Err(AxeError::at(op, format!("the global tensor {} uses axis '{a}'; at a function boundary it must live on the memory axis only", ir::type_to_string(t))));
     }
     let (lo, hi) = coordinate_range(&layout).get(&axe_layout::Axis::memory()).copied().unwrap_or((0, 0));
     if lo < 0 {
-        return Err((op, format!("the layout of {} reaches the negative offset {lo}", ir::type_to_string(t))));
+        return Err(AxeError::at(op, format!("the layout of {} reaches the negative offset {lo}", ir::type_to_string(t))));
     }
     let elt = super::element_type(t);
     let b = B::before(op);
@@ -49,14 +50,14 @@ fn viewed_buffer(user: MlirOperation, v: MlirValue, want: MlirType) -> R<MlirVal
             if unsafe { mlirTypeEqual(ir::value_type(m), want) } {
                 Ok(m)
             } else {
-                Err((user, format!(
+                Err(AxeError::at(user, format!(
                     "this tensor is a view of {}, but it crosses the function boundary as {}: pass a view of the whole buffer",
                     ir::type_to_string(ir::value_type(m)),
                     ir::type_to_string(want)
                 )))
             }
         }
-        _ => Err((user, "a tensor that crosses a function boundary must be an axe.view of a buffer (or the function's own tensor argument)".into())),
+        _ => Err(AxeError::at(user, "a tensor that crosses a function boundary must be an axe.view of a buffer (or the function's own tensor argument)")),
     }
 }
 

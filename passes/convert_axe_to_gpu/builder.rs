@@ -227,7 +227,7 @@ impl B {
 
     /// `scf.for %iv = lb to ub step step { body }`; `body` builds at the end of the loop
     /// block, before its `scf.yield`. Returns the loop.
-    pub fn for_(&self, lb: Ix, ub: Ix, step: Ix, body: impl FnOnce(B, MlirValue) -> Result<(), String>) -> Result<MlirOperation, String> {
+    pub fn for_<E>(&self, lb: Ix, ub: Ix, step: Ix, body: impl FnOnce(B, MlirValue) -> Result<(), E>) -> Result<MlirOperation, E> {
         let (lb, ub, step) = (self.ix(lb), self.ix(ub), self.ix(step));
         let (region, block) = self.region(&[self.index()]);
         let inner = self.at_end(block);
@@ -238,7 +238,7 @@ impl B {
     }
 
     /// `scf.if %cond { then }` (no results, empty else). `then` builds before the yield.
-    pub fn if_(&self, cond: MlirValue, then: impl FnOnce(B) -> Result<(), String>) -> Result<MlirOperation, String> {
+    pub fn if_<E>(&self, cond: MlirValue, then: impl FnOnce(B) -> Result<(), E>) -> Result<MlirOperation, E> {
         let (region, block) = self.region(&[]);
         let inner = self.at_end(block);
         let yield_ = inner.op("scf.yield", &[], &[], &[], vec![]);
@@ -248,7 +248,7 @@ impl B {
     }
 
     /// Runs `body` directly, or inside `scf.if %cond` when a condition is given.
-    pub fn guarded(&self, cond: Option<MlirValue>, body: impl FnOnce(B) -> Result<(), String>) -> Result<(), String> {
+    pub fn guarded<E>(&self, cond: Option<MlirValue>, body: impl FnOnce(B) -> Result<(), E>) -> Result<(), E> {
         match cond {
             None => body(*self),
             Some(c) => self.if_(c, body).map(|_| ()),

@@ -11,6 +11,7 @@
 //! is provably aligned (every other memory stride and the offset are multiples of the
 //! width); otherwise accesses are scalar.
 
+use crate::error::{AtOp, AxeError};
 use mlir_sys::*;
 
 use super::address::{self, check_schedule, combos, dynamic_part, plan_threads, refine, static_part, Factor, Operand};
@@ -56,8 +57,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     let b = B::before(op);
     // An `axe.convert_layout` has no schedule: it is an `auto` copy.
     let schedule = if ir::name(op) == ods::ops::COPY {
-        ir::enum_attr::<CopySchedule>(op, ods::copy::SCHEDULE)
-            .map_err(|e| (op, e))?
+        ir::enum_attr::<CopySchedule>(op, ods::copy::SCHEDULE)?
             .unwrap_or(ods::copy::SCHEDULE_DEFAULT)
     } else {
         CopySchedule::Auto
@@ -65,7 +65,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     // TMA copies are lowered by `tma.rs`; when emulating on the CPU they are plain copies,
     // as are ldmatrix copies (`ldmatrix.rs`).
     if schedule == CopySchedule::Tma && !ctx.emulate {
-        return Err((op, format!("copy schedule '{schedule}' is not implemented by convert-axe-to-gpu")));
+        return Err(AxeError::at(op, format!("copy schedule '{schedule}' is not implemented by convert-axe-to-gpu")));
     }
     let cp_async = schedule == CopySchedule::CpAsync && !ctx.emulate;
     let src = tensor(ctx, op, ir::operand(op, 0))?;
@@ -75,10 +75,10 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     }
     let n = dst.size();
     if src.size() != n {
-        return Err((op, "source and destination have different element counts".into()));
+        return Err(AxeError::at(op, "source and destination have different element counts"));
     }
     let ops = [flat(&src, n), flat(&dst, n)];
-    let factors = refine(&[n], &ops).map_err(|e| (op, e))?;
+    let factors = refine(&[n], &ops).at(op)?;
     let bits = bit_width(dst.elt);
     // Register to register where elements change threads: through shared memory.
     if src.mem == Mem::Register && dst.mem == Mem::Register && check_schedule(&factors, &ops, 1, &[false, true]).is_err() {
@@ -107,7 +107,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
 #[allow(clippy::too_many_arguments)]
 fn through_shared(b: &B, op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &Tensor, dst: &Tensor, bits: i64) -> R<()> {
     if ctx.emulate {
-        return Err((op, "this layout conversion moves elements between threads (through shared memory, with barriers), which emulate-threads-on-cpu cannot run".into()));
+        return Err(AxeError::at(op, "this layout conversion moves elements between threads (through shared memory, with barriers), which emulate-threads-on-cpu cannot run"));
     }
     let sync = |b: &B| -> R<()> {
         match scope {
@@ -119,7 +119,7 @@ fn through_shared(b: &B, op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &T
                 b.op("nvvm.bar.warp.sync", &[mask], &[], &[], vec![]);
             }
             other => {
-                return Err((op, format!(
+                return Err(AxeError::at(op, format!(
                     "moving register elements between threads at {other:?} scope needs a barrier of that scope (named barriers are not lowered); convert at warp or CTA scope"
                 ).to_lowercase()))
             }
@@ -127,7 +127,7 @@ fn through_shared(b: &B, op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &T
         Ok(())
     };
     let n = dst.size();
-    let layout = axe_layout::Layout::row_major(&dst.shape).map_err(|e| (op, e.to_string()))?;
+    let layout = axe_layout::Layout::row_major(&dst.shape).at(op)?;
     let buf = super::kernel::shared_scratch(b, op, dst.elt, n);
     let scratch = Tensor {
         buf,
@@ -141,11 +141,11 @@ fn through_shared(b: &B, op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &T
         base_align: super::kernel::ALLOCATION_ALIGN,
     };
     let ops1 = [flat(src, n), flat(&scratch, n)];
-    let f1 = refine(&[n], &ops1).map_err(|e| (op, e))?;
+    let f1 = refine(&[n], &ops1).at(op)?;
     thread_bound(b, op, ctx, scope, &f1, &ops1, src, &scratch, 0, bits)?;
     sync(b)?;
     let ops2 = [flat(&scratch, n), flat(dst, n)];
-    let f2 = refine(&[n], &ops2).map_err(|e| (op, e))?;
+    let f2 = refine(&[n], &ops2).at(op)?;
     thread_bound(b, op, ctx, scope, &f2, &ops2, &scratch, dst, 1, bits)?;
     sync(b)
 }
@@ -184,7 +184,7 @@ fn async_copy(
     let v = last.map(|k| vector_width(factors, k, &mem_ops, bits)).unwrap_or(1);
     let bytes = v * bits / 8;
     if ![4, 8, 16].contains(&bytes) {
-        return Err((op, format!(
+        return Err(AxeError::at(op, format!(
             "cp.async moves 4, 8 or 16 bytes per access, but these layouts allow {bytes}-byte accesses (contiguous and aligned runs are needed)"
         )));
     }
@@ -232,9 +232,9 @@ fn async_copy(
                 vec![],
             );
         }
-        Ok(())
+        Ok::<(), String>(())
     })
-    .map_err(|e| (op, e))?;
+    .at(op)?;
     // One group per copy (an empty group for a thread with nothing to copy completes at once).
     b.op("nvvm.cp.async.commit.group", &[], &[], &[], vec![]);
     Ok(())
@@ -245,7 +245,7 @@ fn async_copy(
 pub fn into_registers(b: &B, op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &Tensor, dst: &Tensor) -> R<()> {
     let n = dst.size();
     let ops = [flat(src, n), flat(dst, n)];
-    let factors = refine(&[n], &ops).map_err(|e| (op, e))?;
+    let factors = refine(&[n], &ops).at(op)?;
     thread_bound(b, op, ctx, scope, &factors, &ops, src, dst, 1, bit_width(dst.elt))
 }
 
@@ -265,9 +265,9 @@ fn thread_bound(
 ) -> R<()> {
     let other = 1 - driver;
     let (dt, ot) = if driver == 1 { (dst, src) } else { (src, dst) };
-    check_schedule(factors, ops, driver, &[false, true]).map_err(|e| (op, e))?;
+    check_schedule(factors, ops, driver, &[false, true]).at(op)?;
     let c = coords(b, ctx, scope);
-    let plan = plan_threads(b, &c, factors, driver, &dt.layout).map_err(|e| (op, e))?;
+    let plan = plan_threads(b, &c, factors, driver, &dt.layout).at(op)?;
     // Vectorize along the fastest static factor contiguous in registers and memory.
     let statics: Vec<usize> = (0..factors.len()).filter(|&k| plan.digits[k].is_none()).collect();
     let mut vk = None;
@@ -312,9 +312,9 @@ fn thread_bound(
                 }
             }
         }
-        Ok(())
+        Ok::<(), String>(())
     })
-    .map_err(|e| (op, e))
+    .at(op)
 }
 
 /// Memory-to-memory copies and fills: the unit's threads stride over the elements
@@ -370,8 +370,8 @@ pub fn distributed(
         for r in address::replica_offsets(&dst.layout, "m") {
             store(&g, ctx, dst, val, g.add(base, Ix::C(r)), v, align);
         }
-        Ok(())
+        Ok::<(), String>(())
     })
-    .map_err(|e| (op, e))?;
+    .at(op)?;
     Ok(())
 }

@@ -3,6 +3,7 @@
 //! register at a time (straight-line code with constant register indices, which LLVM keeps
 //! in registers). A fill of a global/shared tensor is distributed over the unit's threads.
 
+use crate::error::{AtOp, AxeError};
 use mlir_sys::*;
 
 use super::address::{self, check_schedule, combos, plan_threads, refine, static_part, Operand};
@@ -19,7 +20,7 @@ pub fn fill(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     let value = ir::operand(op, 1);
     let n = dst.size();
     let ops = [Operand { layout: &dst.layout, shape: vec![n], dim_map: vec![Some(0)] }];
-    let factors = refine(&[n], &ops).map_err(|e| (op, e))?;
+    let factors = refine(&[n], &ops).at(op)?;
     if dst.mem != Mem::Register {
         return distributed(&b, op, ctx, scope, &factors, None, &dst, Some(value), bit_width(dst.elt));
     }
@@ -39,25 +40,25 @@ pub fn per_element(
     ops: &[Operand],
     dst: &Tensor,
     srcs: &[&Tensor],
-    compute: impl Fn(&B, &[MlirValue]) -> Result<MlirValue, String>,
+    compute: impl Fn(&B, &[MlirValue]) -> Result<MlirValue, AxeError>,
 ) -> R<()> {
     for s in srcs {
         if s.mem != Mem::Register {
-            return Err((op, format!(
+            return Err(AxeError::at(op, format!(
                 "elementwise operands must be register tensors (got a {:?} tensor): copy it into registers first",
                 s.mem
             ).to_lowercase()));
         }
     }
     if dst.mem != Mem::Register {
-        return Err((op, "the destination of an elementwise op must be a register tensor".into()));
+        return Err(AxeError::at(op, "the destination of an elementwise op must be a register tensor"));
     }
-    let factors = refine(space, ops).map_err(|e| (op, e))?;
+    let factors = refine(space, ops).at(op)?;
     let mut written = vec![false; ops.len()];
     written[0] = true;
-    check_schedule(&factors, ops, 0, &written).map_err(|e| (op, e))?;
+    check_schedule(&factors, ops, 0, &written).at(op)?;
     let c = coords(b, ctx, scope);
-    let plan = plan_threads(b, &c, &factors, 0, &dst.layout).map_err(|e| (op, e))?;
+    let plan = plan_threads(b, &c, &factors, 0, &dst.layout).at(op)?;
     let statics: Vec<usize> = (0..factors.len()).filter(|&k| plan.digits[k].is_none()).collect();
     b.guarded(plan.valid, |g| {
         let extents: Vec<i64> = statics.iter().map(|&k| factors[k].extent).collect();
@@ -80,9 +81,9 @@ pub fn per_element(
                 store(&g, ctx, dst, out, Ix::C(reg + r), 1, 1);
             }
         }
-        Ok(())
+        Ok::<(), AxeError>(())
     })
-    .map_err(|e| (op, e))
+    .at(op)
 }
 
 fn zero(b: &B, t: MlirType) -> MlirValue {
@@ -126,7 +127,7 @@ fn f32_intrinsic(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -
     })
 }
 
-pub fn unary(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -> Result<MlirValue, String> {
+pub fn unary(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -> Result<MlirValue, AxeError> {
     if let Some(v) = f32_intrinsic(b, kind, x, t, gpu) {
         return Ok(v);
     }
@@ -144,7 +145,7 @@ pub fn unary(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -> Re
         (Relu, true) => return Ok(b.val("arith.maximumf", &[x, zero(b, t)], t, &[])),
         (Relu, false) => return Ok(b.val("arith.maxsi", &[x, zero(b, t)], t, &[])),
         (Neg, false) => return Ok(b.val("arith.subi", &[zero(b, t), x], t, &[])),
-        (Exp | Exp2 | Log | Sqrt | Rsqrt, false) => return Err(format!("unary kind {kind} is not defined on {}", ir::type_to_string(t))),
+        (Exp | Exp2 | Log | Sqrt | Rsqrt, false) => return Err(AxeError::Message(format!("unary kind {kind} is not defined on {}", ir::type_to_string(t)))),
     };
     Ok(b.val(name, &[x], t, &[]))
 }
@@ -168,7 +169,7 @@ pub fn binary(b: &B, kind: BinaryKind, x: MlirValue, y: MlirValue, t: MlirType) 
     b.val(name, &[x, y], t, &[])
 }
 
-fn cast(b: &B, x: MlirValue, from: MlirType, to: MlirType) -> Result<MlirValue, String> {
+fn cast(b: &B, x: MlirValue, from: MlirType, to: MlirType) -> Result<MlirValue, AxeError> {
     let (fw, tw) = (bit_width(from), bit_width(to));
     let name = match (is_float(from), is_float(to)) {
         (true, true) if fw < tw => "arith.extf",
@@ -178,7 +179,7 @@ fn cast(b: &B, x: MlirValue, from: MlirType, to: MlirType) -> Result<MlirValue, 
         (false, true) => "arith.sitofp",
         (true, false) => "arith.fptosi",
         _ if unsafe { mlirTypeEqual(from, to) } => return Ok(x),
-        _ => return Err(format!("cannot cast {} to {}", ir::type_to_string(from), ir::type_to_string(to))),
+        _ => return Err(AxeError::Message(format!("cannot cast {} to {}", ir::type_to_string(from), ir::type_to_string(to)))),
     };
     Ok(b.val(name, &[x], to, &[]))
 }
@@ -201,7 +202,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     let mut ops = vec![Operand { layout: &dst.layout, shape: dst.shape.clone(), dim_map: ident.clone() }];
     for s in &srcs {
         if s.shape.len() != space.len() {
-            return Err((op, "operands must have the destination's rank".into()));
+            return Err(AxeError::at(op, "operands must have the destination's rank"));
         }
         ops.push(Operand { layout: &s.layout, shape: s.shape.clone(), dim_map: ident.clone() });
     }
@@ -218,6 +219,6 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
 /// The `kind` attribute `attr` of a unary, binary or reduce op (the first case, as before,
 /// when absent, which the verifier does not allow).
 pub fn kind_of<E: OdsEnum>(op: MlirOperation, attr: &str) -> R<E> {
-    let kind = ir::enum_attr::<E>(op, attr).map_err(|e| (op, e))?;
+    let kind = ir::enum_attr::<E>(op, attr)?;
     Ok(kind.unwrap_or(E::ALL[0]))
 }

@@ -10,6 +10,7 @@
 //! every warp holds its atoms at the same register offsets — which is checked by enumeration,
 //! so one straight-line sequence of `mma.sync` over register offsets serves every warp.
 
+use crate::error::{AtOp, AxeError};
 use std::collections::BTreeSet;
 
 use axe_layout::{equivalent, Axis, Layout};
@@ -49,20 +50,20 @@ struct Step {
 }
 
 /// The mma.sync steps one warp issues; errors when warps differ.
-fn schedule(a: &Layout, b: &Layout, c: &Layout, m: i64, n: i64, k: i64, warps: i64) -> Result<Vec<Step>, String> {
+fn schedule(a: &Layout, b: &Layout, c: &Layout, m: i64, n: i64, k: i64, warps: i64) -> Result<Vec<Step>, AxeError> {
     let mut per_warp: Vec<std::collections::BTreeMap<(i64, i64, i64), (i64, i64, i64)>> =
         vec![Default::default(); warps as usize];
     for mi in 0..m / mma::M {
         for ni in 0..n / mma::N {
             let cs = atom_regs(c, &[m, n], [mi * mma::M, ni * mma::N]);
             let &[(w, creg)] = cs.as_slice() else {
-                return Err(format!("the accumulator element ({}, {}) is not held exactly once", mi * 16, ni * 8));
+                return Err(AxeError::Message(format!("the accumulator element ({}, {}) is not held exactly once", mi * 16, ni * 8)));
             };
             for ki in 0..k / mma::K {
                 let areg = atom_regs(a, &[m, k], [mi * mma::M, ki * mma::K]).into_iter().find(|x| x.0 == w);
                 let breg = atom_regs(b, &[k, n], [ki * mma::K, ni * mma::N]).into_iter().find(|x| x.0 == w);
                 let (Some((_, ar)), Some((_, br))) = (areg, breg) else {
-                    return Err(format!("warp {w} lacks the A or B fragment of atom ({mi}, {ni}, {ki})"));
+                    return Err(AxeError::Message(format!("warp {w} lacks the A or B fragment of atom ({mi}, {ni}, {ki})")));
                 };
                 per_warp[w as usize].insert((ar, br, creg), (mi, ni, ki));
             }
@@ -70,7 +71,7 @@ fn schedule(a: &Layout, b: &Layout, c: &Layout, m: i64, n: i64, k: i64, warps: i
     }
     let keys = |s: &std::collections::BTreeMap<(i64, i64, i64), (i64, i64, i64)>| s.keys().copied().collect::<BTreeSet<_>>();
     if per_warp.iter().any(|s| keys(s) != keys(&per_warp[0])) {
-        return Err("the mma tiling is not the same on every warp".into());
+        return Err(AxeError::Message("the mma tiling is not the same on every warp".into()));
     }
     Ok(per_warp[0]
         .keys()
@@ -119,19 +120,19 @@ fn check_ldmatrix(
     origin: &dyn Fn(&(i64, i64, i64)) -> (i64, i64),
     reg_of: &dyn Fn(&Step) -> i64,
     first_warp_origin: &dyn Fn(&Step, usize) -> (i64, i64),
-) -> Result<(), String> {
+) -> Result<(), AxeError> {
     let c = |x: Ix| match x {
         Ix::C(v) => Ok(v),
-        Ix::V(_) => Err("ldmatrix addressing did not fold to constants".to_string()),
+        Ix::V(_) => Err(AxeError::Message("ldmatrix addressing did not fold to constants".into())),
     };
     // Evaluated once per element of every step: compiled, not through the map-valued definition.
-    frag.check_admits(&logical).map_err(|e| e.to_string())?;
-    let compiled = axe_layout::compiled::Compiled::new(frag).map_err(|e| e.to_string())?;
+    frag.check_admits(&logical)?;
+    let compiled = axe_layout::compiled::Compiled::new(frag)?;
     for st in sched {
         for (w, atom) in st.atoms.iter().enumerate() {
             let (o0, o1) = origin(atom);
             if first_warp_origin(st, w) != (o0, o1) {
-                return Err(format!("warp {w}: atom origin ({o0}, {o1}) is not what the warp offsets give"));
+                return Err(AxeError::Message(format!("warp {w}: atom origin ({o0}, {o1}) is not what the warp offsets give")));
             }
             for t in 0..32i64 {
                 let (gq, q) = (t / 4, t % 4);
@@ -147,13 +148,13 @@ fn check_ldmatrix(
                             (c(r)?, c(col)? + gq)
                         };
                         let logical_coord = if !is_a && stored_transposed { [sc, sr] } else { [sr, sc] };
-                        let x = axe_layout::eval::flatten(&logical_coord, &logical).map_err(|e| e.to_string())?;
+                        let x = axe_layout::eval::flatten(&logical_coord, &logical)?;
                         let want = [("warp", w as i64), ("lane", t), ("reg", reg_of(st) + 2 * j + bit)];
                         if !compiled.contains(x, &want) {
-                            return Err(format!(
+                            return Err(AxeError::Message(format!(
                                 "ldmatrix gives lane {t} of warp {w} element {logical_coord:?}, which the fragment layout {frag} does not put in register {}",
                                 reg_of(st) + 2 * j + bit
-                            ));
+                            )));
                         }
                     }
                 }
@@ -199,15 +200,15 @@ fn ldmatrix_ok(t: &Tensor, shape: &[i64]) -> bool {
 
 /// Evaluates `layout` over `shape` at a dynamic coordinate: each dimension's iters (grouped by
 /// the shape) unflatten its coordinate; returns the memory offset.
-fn eval_dynamic(g: &B, layout: &Layout, shape: &[i64], coord: &[Ix]) -> Result<Ix, String> {
-    let grouped = layout.group(shape).map_err(|e| e.to_string())?;
+fn eval_dynamic(g: &B, layout: &Layout, shape: &[i64], coord: &[Ix]) -> Result<Ix, AxeError> {
+    let grouped = layout.group(shape)?;
     let mut off = Ix::C(super::address::offset(layout, "m"));
     for (d, range) in grouped.groups.iter().enumerate() {
         let mut inner = 1i64;
         for i in range.clone().rev() {
             let it = &grouped.layout.shard[i];
             if !it.axis.is_memory() {
-                return Err(format!("layout {layout} is not on the memory axis"));
+                return Err(AxeError::Message(format!("layout {layout} is not on the memory axis")));
             }
             let digit = if inner == 1 && range.len() == 1 { coord[d] } else { g.rem(g.div(coord[d], inner), it.extent) };
             off = g.add(off, g.mul(digit, it.stride));
@@ -227,7 +228,7 @@ fn fragment_registers(b: &B, layout: &Layout, shape: Vec<i64>, elt: MlirType) ->
 
 pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     if ctx.emulate {
-        return Err((op, "emulate-threads-on-cpu cannot run mma.sync (a warp-collective instruction)".into()));
+        return Err(AxeError::at(op, "emulate-threads-on-cpu cannot run mma.sync (a warp-collective instruction)"));
     }
     let b = B::before(op);
     let (ta, tb) = (has_attr(op, ods::gemm::TRANSPOSE_A), has_attr(op, ods::gemm::TRANSPOSE_B));
@@ -238,13 +239,13 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     let k = if ta { a.shape[0] } else { a.shape[1] };
     let (ae, ce) = (ir::type_to_string(a.elt), ir::type_to_string(c.elt));
     if !(ae == "f16" || ae == "bf16") || ce != "f32" || c.mem != Mem::Register {
-        return Err((op, format!(
+        return Err(AxeError::at(op, format!(
             "mma.sync m16n8k16 takes f16/bf16 A and B and a register f32 accumulator (got {ae} and a {ce} {:?} accumulator)",
             c.mem
         )));
     }
     if m % mma::M != 0 || n % mma::N != 0 || k % mma::K != 0 {
-        return Err((op, format!("a {m}x{n}x{k} gemm is not a multiple of the m16n8k16 atom")));
+        return Err(AxeError::at(op, format!("a {m}x{n}x{k} gemm is not a multiple of the m16n8k16 atom")));
     }
     if let Some(wg) = super::wgmma::selected(op, ctx, scope, &a, &bt, &c) {
         return super::wgmma::lower(op, ctx, wg, &a, &bt, &c, ta, tb);
@@ -258,19 +259,19 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             .and_then(|(wm, wn)| mma_layouts(m, n, k, wm, wn).ok())
             .map(|l| format!("; the nearest tiling over the {warps} warps of this scope is {}", l.c))
             .unwrap_or_default();
-        (op, format!(
+        AxeError::at(op, format!(
             "the accumulator layout {} is not a tiling of the mma.sync m16n8k16 fragment over warps and registers ({e}){nearest}",
             c.layout
         ))
     })?;
-    let sched = schedule(&frags.a, &frags.b, &frags.c, m, n, k, warps).map_err(|e| (op, e))?;
+    let sched = schedule(&frags.a, &frags.b, &frags.c, m, n, k, warps).at(op)?;
     // A and B fragments: the operand itself when it is in registers with the fragment layout,
     // otherwise registers filled from memory through the (transposed) fragment layout.
     let operand = |t: &Tensor, frag: &Layout, logical: [i64; 2], trans: bool, what: &str| -> R<Tensor> {
-        let want = if trans { transpose(frag, &logical).map_err(|e| (op, e.to_string()))? } else { frag.clone() };
+        let want = if trans { transpose(frag, &logical).at(op)? } else { frag.clone() };
         if t.mem == Mem::Register {
             if !same(&t.layout, &want) {
-                return Err((op, format!("register operand {what} has layout {}, not the mma.sync fragment layout {want}", t.layout)));
+                return Err(AxeError::at(op, format!("register operand {what} has layout {}, not the mma.sync fragment layout {want}", t.layout)));
             }
             return Ok(Tensor { buf: t.buf, mem: t.mem, layout: t.layout.clone(), shape: t.shape.clone(), elt: t.elt, per_thread: t.per_thread, swizzle: t.swizzle, dyn_offset: t.dyn_offset, base_align: t.base_align });
         }
@@ -289,11 +290,11 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     // The warp's atom offsets relative to warp 0 (the schedule is warp-uniform): a select chain
     // over the warp id, shared by every step.
     let warp = b.div(Ix::V(ctx.tid), 32);
-    let shifts = |f: &dyn Fn(&(i64, i64, i64)) -> i64| -> Result<(Ix, Vec<i64>), (MlirOperation, String)> {
+    let shifts = |f: &dyn Fn(&(i64, i64, i64)) -> i64| -> R<(Ix, Vec<i64>)> {
         let first = &sched[0];
         let delta: Vec<i64> = (0..warps as usize).map(|w| f(&first.atoms[w]) - f(&first.atoms[0])).collect();
         if sched.iter().any(|st| (0..warps as usize).any(|w| f(&st.atoms[w]) - f(&st.atoms[0]) != delta[w])) {
-            return Err((op, "the mma atoms of the warps are not translates of one another".into()));
+            return Err(AxeError::at(op, "the mma atoms of the warps are not translates of one another"));
         }
         let mut v = Ix::C(0);
         for (w, d) in delta.iter().enumerate().skip(1) {
@@ -306,7 +307,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         Ok((v, delta))
     };
     if sched.iter().any(|st| st.atoms.iter().any(|t| t.2 != st.atoms[0].2)) {
-        return Err((op, "the warps of this mma tiling split K, which one accumulator cannot hold".into()));
+        return Err(AxeError::at(op, "the warps of this mma tiling split K, which one accumulator cannot hold"));
     }
     // In elements: m atoms are 16 rows, n atoms 8 columns.
     let ((dm, delta_m), (dn, delta_n)) = if a_ld.is_some() || b_ld.is_some() {
@@ -323,7 +324,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             &|st| st.regs.0,
             &|st, w| (st.atoms[0].0 * mma::M + delta_m[w], st.atoms[0].2 * mma::K),
         )
-        .map_err(|e| (op, format!("internal error: {e}")))?;
+        .map_err(|e| AxeError::at(op, format!("internal error: {e}")))?;
     }
     if b_ld.is_some() {
         check_ldmatrix(
@@ -332,7 +333,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             &|st| st.regs.1,
             &|st, w| (st.atoms[0].2 * mma::K, st.atoms[0].1 * mma::N + delta_n[w]),
         )
-        .map_err(|e| (op, format!("internal error: {e}")))?;
+        .map_err(|e| AxeError::at(op, format!("internal error: {e}")))?;
     }
     let lane = b.rem(Ix::V(ctx.tid), 32);
     let gather = |t: &Tensor, base: i64, count: i64, ty: &str| {
@@ -340,9 +341,9 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             (0..count).map(|i| b.val("memref.load", &[t.buf, b.cidx(base + i)], t.elt, &[])).collect();
         b.val("vector.from_elements", &elems, vty(ty), &[])
     };
-    let ldmatrix = |t: &Tensor, ld: &Ldmatrix, is_a: bool, stored_transposed: bool, o0: Ix, o1: Ix, ty: &str| -> Result<MlirValue, (MlirOperation, String)> {
+    let ldmatrix = |t: &Tensor, ld: &Ldmatrix, is_a: bool, stored_transposed: bool, o0: Ix, o1: Ix, ty: &str| -> R<MlirValue> {
         let (row, col) = lane_address(is_a, stored_transposed, o0, o1, lane, &b);
-        let mut off = b.add(eval_dynamic(&b, &t.layout, &t.shape, &[row, col]).map_err(|e| (op, e))?, t.dyn_offset);
+        let mut off = b.add(eval_dynamic(&b, &t.layout, &t.shape, &[row, col]).at(op)?, t.dyn_offset);
         if let Some(s) = &t.swizzle {
             off = super::swizzled(&b, s, off);
         }

@@ -1,5 +1,6 @@
 //! `axe.kernel` → `gpu.launch`, scopes, and the CPU emulation of a launch.
 
+use crate::error::{AtOp, AxeError};
 use std::collections::HashMap;
 
 use mlir_sys::*;
@@ -34,7 +35,7 @@ fn allocations(kernel: MlirOperation) -> R<Vec<Alloc>> {
     for op in ir::collect(kernel, &[ods::ops::ALLOC]) {
         let t = ir::value_type(ir::result(op, 0));
         let Some(layout) = ir::tensor_layout(t) else {
-            return Err((op, format!(
+            return Err(AxeError::at(op, format!(
                 "allocation of type {} has layout '?': run axe-infer-layout first",
                 ir::type_to_string(t)
             )));
@@ -45,13 +46,13 @@ fn allocations(kernel: MlirOperation) -> R<Vec<Alloc>> {
             Some(MemoryScope::Register) => "reg",
             other => {
                 let other = other.map_or("", MemoryScope::as_str);
-                return Err((op, format!("allocations in memory scope '{other}' are not lowered to gpu")));
+                return Err(AxeError::at(op, format!("allocations in memory scope '{other}' are not lowered to gpu")));
             }
         };
         let range = coordinate_range(&layout);
         let (lo, hi) = range.get(&axe_layout::Axis::new(axis)).copied().unwrap_or((0, 0));
         if lo < 0 {
-            return Err((op, format!("layout {layout} reaches the negative {axis} coordinate {lo}")));
+            return Err(AxeError::at(op, format!("layout {layout} reaches the negative {axis} coordinate {lo}")));
         }
         // The XOR of a swizzle moves offsets within blocks of 2^(M + B + S) elements: whole
         // blocks are allocated.
@@ -60,7 +61,7 @@ fn allocations(kernel: MlirOperation) -> R<Vec<Alloc>> {
         let shared = scope == Some(MemoryScope::Shared);
         let bytes = if shared {
             crate::target::shared_footprint(&layout, super::bit_width(elt), swizzle_log2)
-                .map_err(|e| (op, format!("cannot lay out this shared tensor: {e}")))?
+                .map_err(|e| AxeError::at(op, format!("cannot lay out this shared tensor: {e}")))?
         } else {
             0
         };
@@ -96,12 +97,12 @@ fn aligned_alloca(b: &B, t: MlirType) -> MlirValue {
 fn shared_total(kernel: MlirOperation, allocs: &[Alloc], opts: &Options) -> R<i64> {
     let mut total = 0i64;
     for a in allocs.iter().filter(|a| a.shared) {
-        total = total.checked_add(a.bytes).ok_or_else(|| (kernel, "the kernel's shared memory size overflows a 64-bit integer".to_string()))?;
+        total = total.checked_add(a.bytes).ok_or_else(|| AxeError::at(kernel, "the kernel's shared memory size overflows a 64-bit integer"))?;
     }
     let _ = opts;
     if let Some(target) = crate::target::of(kernel) {
         target.check_shared_bytes(total).or_else(|e| if total == 0 { Ok(()) } else { Err(e) }).map_err(|e| {
-            (kernel, format!("the kernel's shared tensors do not fit in one CTA: {e}"))
+            AxeError::at(kernel, format!("the kernel's shared tensors do not fit in one CTA: {e}"))
         })?;
     }
     Ok(total)
@@ -118,12 +119,12 @@ fn padded3(v: &[i64]) -> [i64; 3] {
 /// Lowers one kernel.
 pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<()> {
     if !ir::i64_array(kernel, ods::kernel::CLUSTER).is_empty() {
-        return Err((kernel, "cluster launches (axe.kernel ... cluster [...]) are not lowered by convert-axe-to-gpu yet".into()));
+        return Err(AxeError::at(kernel, "cluster launches (axe.kernel ... cluster [...]) are not lowered by convert-axe-to-gpu yet"));
     }
     let grid = padded3(&ir::i64_array(kernel, ods::kernel::GRID));
     let threads = padded3(&ir::i64_array(kernel, ods::kernel::THREADS));
     if grid.len() > 3 || ir::i64_array(kernel, ods::kernel::GRID).len() > 3 || ir::i64_array(kernel, ods::kernel::THREADS).len() > 3 {
-        return Err((kernel, "grid and threads have at most 3 dimensions on gpu".into()));
+        return Err(AxeError::at(kernel, "grid and threads have at most 3 dimensions on gpu"));
     }
     let num_threads: i64 = threads.iter().product();
     let allocs = allocations(kernel)?;
@@ -131,7 +132,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
     tma::retype_tokens(kernel);
     if opts.emulate {
         if let Some(&a) = ir::collect(kernel, &[ods::ops::ARRIVE]).first() {
-            return Err((a, "emulate-threads-on-cpu runs threads one after another; axe.arrive (a split CTA barrier) cannot be emulated".into()));
+            return Err(AxeError::at(a, "emulate-threads-on-cpu runs threads one after another; axe.arrive (a split CTA barrier) cannot be emulated"));
         }
     }
     let tma_state = if opts.emulate { tma::State::default() } else { tma::plan(kernel, num_threads)? };
@@ -234,7 +235,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
                 (b.ty(&format!("memref<{}x{elt}>", a.size)), false)
             } else {
                 let per_thread = num_threads.checked_mul(a.size).filter(|n| *n <= MAX_EMULATED_ELEMENTS).ok_or_else(|| {
-                (a.op, format!("emulating {num_threads} threads' registers of this tensor needs more than {MAX_EMULATED_ELEMENTS} elements"))
+                AxeError::at(a.op, format!("emulating {num_threads} threads' registers of this tensor needs more than {MAX_EMULATED_ELEMENTS} elements"))
             })?;
             let _ = per_thread;
             (b.ty(&format!("memref<{num_threads}x{}x{elt}>", a.size)), true)
@@ -261,12 +262,12 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
             for _ in &phases {
                 gb.for_(Ix::C(0), Ix::C(num_threads), Ix::C(1), |tb, tid| {
                     yields.push((tb.before, tid, bid));
-                    Ok(())
+                    Ok::<(), String>(())
                 })?;
             }
-            Ok(())
+            Ok::<(), String>(())
         })
-        .map_err(|e| (kernel, e))?;
+        .at(kernel)?;
         for (ops, (y, tid, bid)) in phases.iter().zip(yields) {
             for &op in ops {
                 move_before(op, y);
@@ -333,7 +334,7 @@ fn set_attr(op: MlirOperation, name: &str, a: MlirAttribute) {
 /// offset that is a multiple of it (the dynamic shared memory itself starts 1024-aligned).
 pub fn align_buffer(b: &B, op: MlirOperation, buf: MlirValue, align: i64) -> R<()> {
     let Some(def) = ir::defining_op(buf) else {
-        return Err((op, "the operand's shared buffer is a block argument; its alignment is unknown".into()));
+        return Err(AxeError::at(op, "the operand's shared buffer is a block argument; its alignment is unknown"));
     };
     match ir::name(def).as_str() {
         "memref.get_global" => {
@@ -347,7 +348,7 @@ pub fn align_buffer(b: &B, op: MlirOperation, buf: MlirValue, align: i64) -> R<(
                 .into_iter()
                 .find(|g| crate::ir::attr_text(*g, "sym_name").as_deref() == Some(&format!("\"{sym}\"")));
             let Some(g) = global else {
-                return Err((op, format!("internal error: no memref.global @{sym} for a wgmma operand")));
+                return Err(AxeError::at(op, format!("internal error: no memref.global @{sym} for a wgmma operand")));
             };
             let have = ir::int_attr(g, "alignment").unwrap_or(1);
             if have < align {
@@ -362,12 +363,12 @@ pub fn align_buffer(b: &B, op: MlirOperation, buf: MlirValue, align: i64) -> R<(
             let off: Option<i64> = off.and_then(|t| t.split(':').next()?.trim().parse().ok());
             match off {
                 Some(o) if o % align == 0 => Ok(()),
-                _ => Err((op, format!(
+                _ => Err(AxeError::at(op, format!(
                     "an operand in dynamic shared memory that the hardware swizzles or bulk-copies must start at a constant multiple of {align} bytes"
                 ))),
             }
         }
-        other => Err((op, format!("the operand's shared buffer comes from '{other}'; its alignment is unknown"))),
+        other => Err(AxeError::at(op, format!("the operand's shared buffer comes from '{other}'; its alignment is unknown"))),
     }
 }
 
@@ -451,7 +452,7 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     // wait uses (a loop-carried token: everything it can come from).
                     let kinds = tokens.iter().fold(tma::Kinds::default(), |k, &t| k.union(tma::token_kinds(t, ctx.emulate)));
                     if kinds.release {
-                        return Err((op, "an axe.arrive token orders TMA copies ('after'); it is not waited on".into()));
+                        return Err(AxeError::at(op, "an axe.arrive token orders TMA copies ('after'); it is not waited on"));
                     }
                     let all = tokens.is_empty();
                     if ctx.has_async_gemm && (all || kinds.gemm) {
@@ -477,7 +478,7 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     Some(ScopeKind::Warpgroup) => b.div(tid, 128),
                     Some(ScopeKind::Warp) => b.div(tid, 32),
                     Some(ScopeKind::Thread) => tid,
-                    _ => return Err((op, "axe.unit_id cluster is not lowered (clusters are not launched)".into())),
+                    _ => return Err(AxeError::at(op, "axe.unit_id cluster is not lowered (clusters are not launched)")),
                 };
                 ir::replace_all_uses(ir::result(op, 0), b.ix(v));
                 ctx.dead.push(op);
@@ -494,7 +495,7 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 ctx.dead.push(op);
             }
             n if ods::is_axe_op(n) => {
-                return Err((op, format!("'{n}' inside an axe.kernel is not lowered by convert-axe-to-gpu")))
+                return Err(AxeError::at(op, format!("'{n}' inside an axe.kernel is not lowered by convert-axe-to-gpu")))
             }
             _ => {
                 let nr = unsafe { mlirOperationGetNumRegions(op) } as usize;
@@ -514,9 +515,8 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
 /// `axe.scope kind [lo : hi] { body }`: the body's ops run at `kind` granularity; a slice
 /// becomes an `scf.if` on the unit index.
 fn lower_scope(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
-    let kind = ir::enum_attr::<ScopeKind>(op, ods::scope::KIND)
-        .map_err(|e| (op, e))?
-        .ok_or((op, "bad scope kind".to_string()))?;
+    let kind = ir::enum_attr::<ScopeKind>(op, ods::scope::KIND)?
+        .ok_or_else(|| AxeError::at(op, "bad scope kind"))?;
     let inner = region_block(op, 0);
     let (lo, hi) = (int_attr(op, ods::scope::LO), int_attr(op, ods::scope::HI));
     if let (Some(lo), Some(hi)) = (lo, hi) {
@@ -525,7 +525,7 @@ fn lower_scope(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
             ScopeKind::Thread => 1,
             ScopeKind::Warp => 32,
             ScopeKind::Warpgroup => 128,
-            _ => return Err((op, format!("slices of {kind:?} scopes are not lowered (one CTA per launch block)").to_lowercase())),
+            _ => return Err(AxeError::at(op, format!("slices of {kind:?} scopes are not lowered (one CTA per launch block)").to_lowercase())),
         };
         let unit = b.div(Ix::V(ctx.tid), per);
         let ge = b.cmp(9, unit, Ix::C(lo));
@@ -534,9 +534,9 @@ fn lower_scope(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
         let mut then_yield = None;
         b.if_(cond, |ib| {
             then_yield = Some(ib.before);
-            Ok(())
+            Ok::<(), String>(())
         })
-        .map_err(|e| (op, e))?;
+        .at(op)?;
         let y = then_yield.unwrap();
         for o in block_ops(inner) {
             move_before(o, y);

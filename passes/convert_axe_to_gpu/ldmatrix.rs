@@ -11,6 +11,7 @@
 //! function of the lane's and the warp's bits, which is checked for every lane and warp before
 //! any code is emitted (the compile-time oracle); otherwise the copy is a located error.
 
+use crate::error::{AtOp, AxeError};
 use std::collections::HashMap;
 
 use axe_layout::Axis;
@@ -35,11 +36,11 @@ pub struct Plan {
 
 /// Finds the plan from `u[w][lane][reg]`, the unswizzled shared offset of the element each
 /// register holds, for `warps` warps.
-pub fn plan(u: &[Vec<Vec<i64>>]) -> Result<Plan, String> {
+pub fn plan(u: &[Vec<Vec<i64>>]) -> Result<Plan, AxeError> {
     let warps = u.len();
     let regs = u[0][0].len();
     if regs % 2 != 0 {
-        return Err(format!("each thread holds {regs} registers; ldmatrix fills them in pairs"));
+        return Err(AxeError::Message(format!("each thread holds {regs} registers; ldmatrix fills them in pairs")));
     }
     let pairs = regs / 2;
     // Row start of matrix p's row `row` in warp w, if the pairs form matrices.
@@ -75,7 +76,7 @@ pub fn plan(u: &[Vec<Vec<i64>>]) -> Result<Plan, String> {
         (Some(r), _) => (false, r),
         (None, Some(r)) => (true, r),
         (None, None) => {
-            return Err("its register pairs are not the 8x8 matrices of 16-byte shared rows that ldmatrix delivers (lane t: row t/4, columns 2(t%4) and +1, or their transpose)".into())
+            return Err(AxeError::Message("its register pairs are not the 8x8 matrices of 16-byte shared rows that ldmatrix delivers (lane t: row t/4, columns 2(t%4) and +1, or their transpose)".into()))
         }
     };
     let tiles = if pairs % 4 == 0 { 4 } else if pairs % 2 == 0 { 2 } else { 1 };
@@ -95,9 +96,9 @@ pub fn plan(u: &[Vec<Vec<i64>>]) -> Result<Plan, String> {
                 let lanes: i64 = (0..5).filter(|i| t >> i & 1 == 1).map(|i| lane_step[i]).sum();
                 let ws: i64 = (0..wbits).filter(|k| w >> k & 1 == 1).map(|k| warp_step[k]).sum();
                 if addr(w, t, g) != b + lanes + ws {
-                    return Err(format!(
+                    return Err(AxeError::Message(format!(
                         "the row lane {t} of warp {w} must address is not an affine function of the lane's and warp's bits"
-                    ));
+                    )));
                 }
             }
         }
@@ -108,7 +109,7 @@ pub fn plan(u: &[Vec<Vec<i64>>]) -> Result<Plan, String> {
 /// Lowers the copy (shared → register, 16-bit elements, warps).
 pub fn lower(op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &Tensor, dst: &Tensor) -> R<()> {
     fn err<T>(op: MlirOperation, m: String) -> R<T> {
-        Err((op, format!("cannot copy with ldmatrix: {m}")))
+        Err(AxeError::at(op, format!("cannot copy with ldmatrix: {m}")))
     }
     let err = |m: String| err::<()>(op, m);
     if src.mem != Mem::Shared || dst.mem != Mem::Register {
@@ -133,8 +134,8 @@ pub fn lower(op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &Tensor, dst: 
     let mut held: HashMap<(i64, i64, i64), i64> = HashMap::new();
     let mut max_reg = 0;
     for x in 0..n {
-        let pr = dst.layout.eval_flat(x).map_err(|e| (op, e.to_string()))?;
-        let ps = src.layout.eval_flat(x).map_err(|e| (op, e.to_string()))?;
+        let pr = dst.layout.eval_flat(x).at(op)?;
+        let ps = src.layout.eval_flat(x).at(op)?;
         let ([p], [q]) = (pr.as_slice(), ps.as_slice()) else {
             return err("a layout replicates elements".into());
         };
@@ -154,7 +155,7 @@ pub fn lower(op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &Tensor, dst: 
     }
     let u: Vec<Vec<Vec<i64>>> =
         (0..warps).map(|w| (0..32).map(|l| (0..regs).map(|r| held[&(w as i64, l, r as i64)]).collect()).collect()).collect();
-    let pl = plan(&u).map_err(|e| (op, format!("cannot copy with ldmatrix: register layout {} over shared layout {}: {e}", dst.layout, src.layout)))?;
+    let pl = plan(&u).map_err(|e| AxeError::at(op, format!("cannot copy with ldmatrix: register layout {} over shared layout {}: {e}", dst.layout, src.layout)))?;
 
     let b = B::before(op);
     let lane = c.lane.unwrap_or(Ix::C(0));
@@ -246,6 +247,6 @@ mod tests {
     fn split_pairs_are_refused() {
         // Lane t holds elements t and t + 32: its register pair is not two adjacent elements.
         let u = table("(2, 32) : (1@reg, 1@lane)", "(64) : (1)", 1, 2);
-        assert!(plan(&u).unwrap_err().contains("not the 8x8 matrices"));
+        assert!(plan(&u).unwrap_err().to_string().contains("not the 8x8 matrices"));
     }
 }

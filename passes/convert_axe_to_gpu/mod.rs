@@ -22,6 +22,7 @@ pub mod kernel;
 pub mod ldmatrix;
 pub mod reduce;
 
+use crate::error::AxeError;
 use std::collections::HashMap;
 
 use axe_layout::swizzle::Swizzle;
@@ -35,8 +36,8 @@ use crate::target::ScopeKind;
 use address::Coords;
 use builder::{Ix, B};
 
-/// A lowering failure, located at an operation.
-pub type R<T> = Result<T, (MlirOperation, String)>;
+/// A lowering result; a failure is located at an operation.
+pub type R<T> = crate::error::Result<T>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mem {
@@ -124,7 +125,7 @@ fn key(v: MlirValue) -> usize {
 pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
     let t = ir::value_type(v);
     let Some(layout) = ir::tensor_layout(t) else {
-        return Err((user, format!(
+        return Err(AxeError::at(user, format!(
             "operand of type {} has layout '?': run axe-infer-layout first",
             ir::type_to_string(t)
         )));
@@ -135,11 +136,11 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
         Some(MemoryScope::Global) => Mem::Global,
         Some(MemoryScope::Shared) => Mem::Shared,
         Some(MemoryScope::Register) => Mem::Register,
-        _ => return Err((user, format!("tensors in memory scope '{scope}' are not lowered to gpu"))),
+        _ => return Err(AxeError::at(user, format!("tensors in memory scope '{scope}' are not lowered to gpu"))),
     };
     let allowed: &[&str] = if mem == Mem::Register { &["reg", "lane", "warp", "cta"] } else { &["m"] };
     if let Some(a) = layout.axes().into_iter().find(|a| !allowed.contains(&a.name())) {
-        return Err((user, format!(
+        return Err(AxeError::at(user, format!(
             "layout {layout} of a {scope} tensor uses axis '{a}'; convert-axe-to-gpu lowers {scope} tensors on axes {} only",
             allowed.join(", ")
         )));
@@ -154,7 +155,7 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
             let m = ir::operand(d, 0);
             let mt = ir::value_type(m);
             if ir::shape(mt).len() != 1 {
-                return Err((d, format!(
+                return Err(AxeError::at(d, format!(
                     "convert-axe-to-gpu lowers views of rank-1 memrefs only (got {}); layouts address elements linearly",
                     ir::type_to_string(mt)
                 )));
@@ -178,9 +179,9 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
         }
         Some(d) if ir::name(d) == ods::ops::ALLOC => match ctx.allocs.get(&key(v)) {
             Some(&(buf, pt)) => (buf, pt),
-            None => return Err((d, "allocation outside the kernel being lowered".into())),
+            None => return Err(AxeError::at(d, "allocation outside the kernel being lowered")),
         },
-        _ => return Err((user, "tensor operand is not an axe.view, axe.alloc or axe.slice result".into())),
+        _ => return Err(AxeError::at(user, "tensor operand is not an axe.view, axe.alloc or axe.slice result")),
     };
     Ok(Tensor { buf, mem, layout, shape: ir::shape(t), elt: element_type(t), per_thread, swizzle, dyn_offset, base_align })
 }
@@ -191,7 +192,7 @@ fn tile_origin_offset(b: &B, slice: MlirOperation, src: &Tensor) -> R<Ix> {
     let (sizes, _) = crate::slice::region_sizes(slice);
     let lower = ir::i64_array(slice, ods::slice::LOWER);
     let tiled = src.layout.tiled_region(&src.shape, &sizes).map_err(|e| {
-        (slice, format!("the tiles of this slice are not separable in layout {}: {e}", src.layout))
+        AxeError::at(slice, format!("the tiles of this slice are not separable in layout {}: {e}", src.layout))
     })?;
     let mut next = 1; // operand 0 is the source
     let mut off = Ix::C(0);
@@ -205,7 +206,7 @@ fn tile_origin_offset(b: &B, slice: MlirOperation, src: &Tensor) -> R<Ix> {
         // Unflatten the tile index over the outer iters (slowest first).
         for (i, it) in outer.iter().enumerate().rev() {
             if !it.axis.is_memory() {
-                return Err((slice, format!("run-time origins address memory, but layout {} tiles dimension {d} on axis '{}'", src.layout, it.axis)));
+                return Err(AxeError::at(slice, format!("run-time origins address memory, but layout {} tiles dimension {d} on axis '{}'", src.layout, it.axis)));
             }
             let digit = if i == 0 { t } else { b.rem(t, it.extent) };
             off = b.add(off, b.mul(digit, it.stride));
@@ -373,8 +374,8 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
         ir::error(m, "axe.mesh (device-distributed tensors) is not lowered by convert-axe-to-gpu");
         return false;
     }
-    if let Err((op, msg)) = boundaries::lower(root) {
-        ir::error(op, &msg);
+    if let Err(e) = boundaries::lower(root) {
+        e.emit(root);
         return false;
     }
     // The launch contract: what each launching function's arguments must be (read back by
@@ -387,8 +388,8 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
         }
     }
     for k in ir::collect(root, &[ods::ops::KERNEL]) {
-        if let Err((op, msg)) = kernel::lower(root, k, &opts) {
-            ir::error(op, &msg);
+        if let Err(e) = kernel::lower(root, k, &opts) {
+            e.emit(k);
             return false;
         }
     }

@@ -6,6 +6,7 @@
 //! thread combines the partials of the warps in its group in a fixed order, so all of them
 //! end with the same, complete result.
 
+use crate::error::{AtOp, AxeError};
 use mlir_sys::*;
 
 use super::address::{check_schedule, combos, plan_threads, refine, replica_offsets, static_part, Operand};
@@ -26,7 +27,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     let src = tensor(ctx, op, ir::operand(op, 0))?;
     let dst = tensor(ctx, op, ir::operand(op, 1))?;
     if src.mem != Mem::Register || dst.mem != Mem::Register {
-        return Err((op, "axe.reduce is lowered for register tensors only: copy the source into registers first".into()));
+        return Err(AxeError::at(op, "axe.reduce is lowered for register tensors only: copy the source into registers first"));
     }
     let dims = ir::i64_array(op, ods::reduce::DIMS);
     let space = src.shape.clone();
@@ -50,10 +51,10 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         Operand { layout: &src.layout, shape: src.shape.clone(), dim_map: (0..space.len()).map(Some).collect() },
         Operand { layout: &dst.layout, shape: dst.shape.clone(), dim_map: dst_map },
     ];
-    let factors = refine(&space, &ops).map_err(|e| (op, e))?;
-    check_schedule(&factors, &ops, 0, &[false, true]).map_err(|e| (op, e))?;
+    let factors = refine(&space, &ops).at(op)?;
+    check_schedule(&factors, &ops, 0, &[false, true]).at(op)?;
     let c = coords(&b, ctx, scope);
-    let plan = plan_threads(&b, &c, &factors, 0, &src.layout).map_err(|e| (op, e))?;
+    let plan = plan_threads(&b, &c, &factors, 0, &src.layout).at(op)?;
     let on = |k: usize, axis: &str| factors[k].places[0].as_ref().is_some_and(|p| p.axis.name() == axis);
     let mut kept = Vec::new();
     let mut red_static = Vec::new();
@@ -68,7 +69,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             (true, true) if on(k, "lane") => red_lanes.push(k),
             (true, true) if on(k, "warp") => red_warps.push(k),
             (true, true) => {
-                return Err((op, format!(
+                return Err(AxeError::at(op, format!(
                     "reducing over the {} axis of layout {} crosses CTAs, which a kernel cannot synchronize",
                     factors[k].places[0].as_ref().map(|p| p.axis.name().to_string()).unwrap_or_default(),
                     src.layout
@@ -78,29 +79,29 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     }
     if !red_warps.is_empty() {
         if ctx.emulate {
-            return Err((op, "emulate-threads-on-cpu cannot model the shared-memory exchange of a cross-warp reduction".into()));
+            return Err(AxeError::at(op, "emulate-threads-on-cpu cannot model the shared-memory exchange of a cross-warp reduction"));
         }
         if !matches!(scope, ScopeKind::Cta | ScopeKind::Cluster) {
-            return Err((op, "a reduction across warps must execute at CTA scope (it synchronizes the CTA)".into()));
+            return Err(AxeError::at(op, "a reduction across warps must execute at CTA scope (it synchronizes the CTA)"));
         }
         if plan.valid.is_some() {
-            return Err((op, format!("cross-warp reduction of layout {} needs every thread of the CTA to take part", src.layout)));
+            return Err(AxeError::at(op, format!("cross-warp reduction of layout {} needs every thread of the CTA to take part", src.layout)));
         }
     }
     if !red_lanes.is_empty() {
         if ctx.emulate {
-            return Err((op, "emulate-threads-on-cpu does not model warp shuffles: cross-lane reductions cannot be emulated".into()));
+            return Err(AxeError::at(op, "emulate-threads-on-cpu does not model warp shuffles: cross-lane reductions cannot be emulated"));
         }
         if plan.valid.is_some() {
-            return Err((op, format!("cross-lane reduction of layout {} needs every lane of the warp to take part", src.layout)));
+            return Err(AxeError::at(op, format!("cross-lane reduction of layout {} needs every lane of the warp to take part", src.layout)));
         }
         if bit_width(src.elt) != 32 {
-            return Err((op, "warp-shuffle reductions are lowered for 32-bit element types only".into()));
+            return Err(AxeError::at(op, "warp-shuffle reductions are lowered for 32-bit element types only"));
         }
         for &k in &red_lanes {
             let s = factors[k].places[0].as_ref().unwrap().stride;
             if !(factors[k].extent as u64).is_power_of_two() || !(s as u64).is_power_of_two() {
-                return Err((op, format!("lane iters of layout {} are not power-of-two groups; xor shuffles need them", src.layout)));
+                return Err(AxeError::at(op, format!("lane iters of layout {} are not power-of-two groups; xor shuffles need them", src.layout)));
             }
         }
     }
@@ -155,9 +156,9 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 partials.push((digits, acc));
             }
         }
-        Ok(())
+        Ok::<(), String>(())
     })
-    .map_err(|e| (op, e))?;
+    .at(op)?;
     // Phase 2: across warps, through shared memory (every thread takes part: no guard).
     if !red_warps.is_empty() {
         let warps = (ctx.threads + 31) / 32;

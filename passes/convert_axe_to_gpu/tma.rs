@@ -23,6 +23,7 @@
 //! in flight (`pending`, what a plain `axe.wait` waits for), in a per-thread `i32` pair that
 //! LLVM keeps in registers. A copy site must be waited for once before it is issued again.
 
+use crate::error::{AtOp, AxeError};
 use std::collections::HashMap;
 
 use axe_layout::{eval::flatten, Layout};
@@ -96,7 +97,7 @@ impl State {
 }
 
 fn err<T>(op: MlirOperation, msg: impl Into<String>) -> R<T> {
-    Err((op, msg.into()))
+    Err(AxeError::at(op, msg))
 }
 
 /// Plans every TMA copy of `kernel` (before the launch exists: the tensor maps are built on
@@ -142,7 +143,7 @@ pub fn arrive(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<MlirValue> {
         return err(op, format!("axe.arrive counts every thread of the CTA; this one executes at {scope:?} scope").to_lowercase());
     }
     let b = B::before(op);
-    let id = *ctx.tma.arrives.get(&(op.ptr as usize)).ok_or((op, "internal: unplanned axe.arrive".to_string()))?;
+    let id = *ctx.tma.arrives.get(&(op.ptr as usize)).ok_or_else(|| AxeError::at(op, "internal: unplanned axe.arrive"))?;
     let idv = b.ci32(id as i64);
     let bar = barrier_ptr(&b, ctx, idv);
     b.op("nvvm.mbarrier.arrive", &[bar], &[], &[], vec![]);
@@ -225,9 +226,9 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
         return err(view, "the TMA source's view has layout '?'");
     };
     let tdims = tensor_map_dims(&root, &root_shape, elt_bytes).map_err(|e| {
-        (op, format!("the TMA source's layout {root} is not a tensor map: {e}"))
+        AxeError::at(op, format!("the TMA source's layout {root} is not a tensor map: {e}"))
     })?;
-    let ext = tile_extents(&tdims, &tile).map_err(|e| (op, format!("the TMA source tile {tile:?} of layout {root}: {e}")))?;
+    let ext = tile_extents(&tdims, &tile).map_err(|e| AxeError::at(op, format!("the TMA source tile {tile:?} of layout {root}: {e}")))?;
     let (dims, strides): (Vec<i64>, Vec<i64>) = tdims.iter().map(|t| (t.extent, t.stride)).unzip();
 
     // The destination: an allocation, or static slices of one.
@@ -248,7 +249,7 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
     let Some(ls) = ir::tensor_layout(dt) else {
         return err(op, "the TMA destination has layout '?': run axe-infer-layout first");
     };
-    let offsets = shared_offsets(&ls, &tile).map_err(|e| (op, format!("TMA destination layout {ls}: {e}")))?;
+    let offsets = shared_offsets(&ls, &tile).map_err(|e| AxeError::at(op, format!("TMA destination layout {ls}: {e}")))?;
     // A point of the tile in TMA coordinates → its logical coordinate → its shared offset.
     let off = |c: &[i64]| -> i64 {
         let mut x = vec![0i64; tile.len()];
@@ -258,7 +259,7 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
         offsets[flatten(&x, &tile).unwrap() as usize]
     };
     let (boxes_outer_first, box_list) = tile_boxes(&ext, &off, elt_bytes, span)
-        .map_err(|e| (op, format!("the TMA destination layout {ls} cannot be written by TMA boxes: {e}")))?;
+        .map_err(|e| AxeError::at(op, format!("the TMA destination layout {ls} cannot be written by TMA boxes: {e}")))?;
     let bytes = tile.iter().product::<i64>() * elt_bytes;
     if bytes >= 1 << 20 {
         return err(op, format!("a TMA copy of {bytes} bytes exceeds an mbarrier's transaction count (< 2^20 bytes)"));
@@ -291,40 +292,40 @@ pub struct TmaDim {
 /// grouped by `shape`, and every iter of every group becomes one dimension; ordered by
 /// stride, outermost first. Fails when an iter is not on memory, no iter is contiguous, or a
 /// stride is not a multiple of 16 bytes.
-pub fn tensor_map_dims(root: &Layout, shape: &[i64], elt_bytes: i64) -> Result<Vec<TmaDim>, String> {
+pub fn tensor_map_dims(root: &Layout, shape: &[i64], elt_bytes: i64) -> Result<Vec<TmaDim>, AxeError> {
     if !root.replica.is_empty() {
-        return Err("it has replicas".into());
+        return Err(AxeError::Message("it has replicas".into()));
     }
     if root.offset.values().any(|&o| o != 0) {
-        return Err("it has an offset (the tensor map starts at the memref's base)".into());
+        return Err(AxeError::Message("it has an offset (the tensor map starts at the memref's base)".into()));
     }
-    let g = root.group(shape).map_err(|e| e.to_string())?;
+    let g = root.group(shape)?;
     let mut ds: Vec<TmaDim> = Vec::new();
     for (d, r) in g.groups.iter().enumerate() {
         let its: Vec<_> = g.layout.shard[r.clone()].iter().filter(|i| i.extent > 1).collect();
         let mut weight = 1;
         for (k, it) in its.iter().enumerate().rev() {
             if !it.axis.is_memory() || it.stride <= 0 {
-                return Err(format!("dimension {d} has iter {}:{}@{}", it.extent, it.stride, it.axis));
+                return Err(AxeError::Message(format!("dimension {d} has iter {}:{}@{}", it.extent, it.stride, it.axis)));
             }
             ds.push(TmaDim { dim: d, weight, extent: it.extent, stride: it.stride, outermost: k == 0 });
             weight *= it.extent;
         }
     }
     if ds.is_empty() || ds.len() > 5 {
-        return Err(format!("{} iters (a tensor map has 1 to 5 dimensions)", ds.len()));
+        return Err(AxeError::Message(format!("{} iters (a tensor map has 1 to 5 dimensions)", ds.len())));
     }
     ds.sort_by_key(|t| std::cmp::Reverse(t.stride));
     let inner = ds.last().unwrap();
     if inner.stride != 1 {
-        return Err(format!("no dimension is contiguous (smallest stride {})", inner.stride));
+        return Err(AxeError::Message(format!("no dimension is contiguous (smallest stride {})", inner.stride)));
     }
     for t in &ds {
         if t.extent > 1 << 32 {
-            return Err(format!("dimension {} has {} elements (at most 2^32)", t.dim, t.extent));
+            return Err(AxeError::Message(format!("dimension {} has {} elements (at most 2^32)", t.dim, t.extent)));
         }
         if t.stride != 1 && (t.stride * elt_bytes) % 16 != 0 {
-            return Err(format!("dimension {}'s stride is {} bytes, not a multiple of 16", t.dim, t.stride * elt_bytes));
+            return Err(AxeError::Message(format!("dimension {}'s stride is {} bytes, not a multiple of 16", t.dim, t.stride * elt_bytes)));
         }
     }
     Ok(ds)
@@ -333,7 +334,7 @@ pub fn tensor_map_dims(root: &Layout, shape: &[i64], elt_bytes: i64) -> Result<V
 /// The tile's extent along each TMA dimension: along its logical dimension the tile must be a
 /// suffix product of the dimension's iters (whole faster iters, then part of one) — the
 /// paper's condition that the box is "exactly some suffix product of iter extents".
-pub fn tile_extents(dims: &[TmaDim], tile: &[i64]) -> Result<Vec<i64>, String> {
+pub fn tile_extents(dims: &[TmaDim], tile: &[i64]) -> Result<Vec<i64>, AxeError> {
     let mut ext = vec![1i64; dims.len()];
     for (d, &e) in tile.iter().enumerate() {
         let mut left = e;
@@ -343,35 +344,35 @@ pub fn tile_extents(dims: &[TmaDim], tile: &[i64]) -> Result<Vec<i64>, String> {
             let x = dims[j].extent;
             if left >= x {
                 if left % x != 0 {
-                    return Err(format!("{e} elements along dimension {d} are not whole iters of {x}"));
+                    return Err(AxeError::Message(format!("{e} elements along dimension {d} are not whole iters of {x}")));
                 }
                 ext[j] = x;
                 left /= x;
             } else {
                 if x % left != 0 {
-                    return Err(format!("{e} elements along dimension {d} do not divide its iter of {x}"));
+                    return Err(AxeError::Message(format!("{e} elements along dimension {d} do not divide its iter of {x}")));
                 }
                 ext[j] = left;
                 left = 1;
             }
         }
         if left != 1 {
-            return Err(format!("{e} elements along dimension {d} exceed it"));
+            return Err(AxeError::Message(format!("{e} elements along dimension {d} exceed it")));
         }
     }
     Ok(ext)
 }
 
 /// The unswizzled shared element offset of every tile element (row-major over `tile`).
-fn shared_offsets(ls: &Layout, tile: &[i64]) -> Result<Vec<i64>, String> {
+fn shared_offsets(ls: &Layout, tile: &[i64]) -> Result<Vec<i64>, AxeError> {
     let n: i64 = tile.iter().product();
     let m = axe_layout::Axis::memory();
     (0..n)
         .map(|x| {
-            let pts = ls.eval_flat(x).map_err(|e| e.to_string())?;
+            let pts = ls.eval_flat(x)?;
             match pts.as_slice() {
                 [p] if p.keys().all(|a| *a == m) => Ok(p.get(&m).copied().unwrap_or(0)),
-                _ => Err("it replicates elements or uses a non-memory axis".into()),
+                _ => Err(AxeError::Message("it replicates elements or uses a non-memory axis".into())),
             }
         })
         .collect()
@@ -388,7 +389,7 @@ pub fn tile_boxes(
     offsets: &dyn Fn(&[i64]) -> i64,
     elt_bytes: i64,
     span: i64,
-) -> Result<Boxes, String> {
+) -> Result<Boxes, AxeError> {
     let r = ext.len();
     // Is the box starting at `o` one row-major run of the shared layout?
     let run = |bx: &[i64], o: &[i64]| -> bool {
@@ -413,11 +414,11 @@ pub fn tile_boxes(
     if span > 0 {
         let w = span / elt_bytes;
         if inner % w != 0 {
-            return Err(format!("the contiguous dimension has {inner} elements, not a multiple of the swizzle row ({w} elements)"));
+            return Err(AxeError::Message(format!("the contiguous dimension has {inner} elements, not a multiple of the swizzle row ({w} elements)")));
         }
         bx[r - 1] = w;
         if !run(&bx, &zero) {
-            return Err(format!("its first {w} elements along the contiguous dimension are not consecutive"));
+            return Err(AxeError::Message(format!("its first {w} elements along the contiguous dimension are not consecutive")));
         }
     } else {
         let best = divisors_desc(inner, 256).into_iter().find(|&b| (b * elt_bytes) % 16 == 0 && {
@@ -426,7 +427,7 @@ pub fn tile_boxes(
         });
         match best {
             Some(b) => bx[r - 1] = b,
-            None => return Err("no run of a multiple of 16 bytes along the contiguous dimension is consecutive".into()),
+            None => return Err(AxeError::Message("no run of a multiple of 16 bytes along the contiguous dimension is consecutive".into())),
         }
     }
     for j in (0..r - 1).rev() {
@@ -452,14 +453,14 @@ pub fn tile_boxes(
             rem /= counts[j];
         }
         if !run(&bx, &o) {
-            return Err(format!("the box {bx:?} at {o:?} is not one consecutive run"));
+            return Err(AxeError::Message(format!("the box {bx:?} at {o:?} is not one consecutive run")));
         }
         let off = offsets(&o);
         if (off * elt_bytes) % align != 0 {
-            return Err(format!(
+            return Err(AxeError::Message(format!(
                 "the box {bx:?} at {o:?} starts {} bytes into the buffer, not a multiple of {align}",
                 off * elt_bytes
-            ));
+            )));
         }
         out.push((o, off));
     }
@@ -547,7 +548,7 @@ pub fn prologue(b: &B, module: MlirOperation, ctx: &mut Ctx, map_ptrs: Vec<MlirV
             ib.op("nvvm.prefetch", &[m], &[], &[("tensormap", ib.attr("unit"))], vec![]);
         }
         ib.op("nvvm.fence.mbarrier.init", &[], &[], &[], vec![]);
-        Ok(())
+        Ok::<(), AxeError>(())
     })
     .expect("static body");
     b.op("gpu.barrier", &[], &[], &[], vec![]);
@@ -582,7 +583,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
     if dst.dyn_offset.as_const() != Some(0) {
         return err(op, "a TMA destination with a run-time offset is not supported");
     }
-    let site = ctx.tma.sites.get(&(op.ptr as usize)).ok_or((op, "internal: unplanned TMA copy".to_string()))?;
+    let site = ctx.tma.sites.get(&(op.ptr as usize)).ok_or_else(|| AxeError::at(op, "internal: unplanned TMA copy"))?;
     let map = &ctx.tma.maps[site.map];
     if map.span > 0 {
         super::kernel::align_buffer(&b, op, dst.buf, 8 * map.span)?;
@@ -665,9 +666,9 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
                 vec![],
             );
         }
-        Ok(())
+        Ok::<(), AxeError>(())
     })
-    .map_err(|e| (op, e))?;
+    .at(op)?;
     let bit = 1i64 << site.barrier;
     update_bits(&b, ctx, 1, |b, cur| arith(b, "arith.ori", cur, b.ci32(bit)));
     if !super::builder::has_attr(op, ods::copy::ASYNC) {
@@ -707,10 +708,10 @@ pub fn wait_token(b: &B, ctx: &Ctx, op: MlirOperation, token: MlirValue) -> R<()
             let ge = b.val("arith.cmpi", &[token, b.ci32(0)], b.ty("i1"), &[("predicate", b.attr("5 : i64"))]);
             b.if_(ge, |ib| {
                 wait(&ib, ctx, token);
-                Ok(())
+                Ok::<(), AxeError>(())
             })
             .map(|_| ())
-            .map_err(|e| (op, e))
+            .at(op)
         }
     }
 }
@@ -725,7 +726,7 @@ pub fn wait_all(b: &B, ctx: &Ctx) {
         let set = b.val("arith.cmpi", &[bit, b.ci32(0)], b.ty("i1"), &[("predicate", b.attr("1 : i64"))]);
         b.if_(set, |ib| {
             wait(&ib, ctx, ib.ci32(k));
-            Ok(())
+            Ok::<(), AxeError>(())
         })
         .expect("static body");
     }
@@ -846,7 +847,7 @@ mod tests {
     }
 
     /// Boxes of a tile whose TMA dimensions are its logical dimensions in order.
-    fn boxes(tile: &[i64], shared: &str, elt_bytes: i64, span: i64) -> Result<Boxes, String> {
+    fn boxes(tile: &[i64], shared: &str, elt_bytes: i64, span: i64) -> Result<Boxes, AxeError> {
         let offs = offsets(shared, tile);
         let t = tile.to_vec();
         tile_boxes(tile, &|c: &[i64]| offs[flatten(c, &t).unwrap() as usize], elt_bytes, span)
@@ -873,7 +874,7 @@ mod tests {
         // 64x128 row-major f16: a 64-element run starts every 128 elements, so boxes are one
         // row high and the second one starts 128 bytes in: not on a 1024-byte swizzle period.
         let e = boxes(&[64, 128], "(64, 128) : (128, 1)", 2, 128).unwrap_err();
-        assert!(e.contains("the box [1, 64] at [0, 64] starts 128 bytes into the buffer, not a multiple of 1024"), "{e}");
+        assert!(e.to_string().contains("the box [1, 64] at [0, 64] starts 128 bytes into the buffer, not a multiple of 1024"), "{e}");
     }
 
     #[test]
@@ -923,13 +924,13 @@ mod tests {
         // 128 rows: two blocks.
         assert_eq!(tile_extents(&t, &[128, 64]).unwrap(), vec![2, 64, 64]);
         // 96 rows are not whole iters of 64.
-        assert!(tile_extents(&t, &[96, 64]).unwrap_err().contains("not whole iters of 64"));
+        assert!(tile_extents(&t, &[96, 64]).unwrap_err().to_string().contains("not whole iters of 64"));
     }
 
     #[test]
     fn unaligned_strides_are_refused() {
         let l = Layout::parse("(100, 100) : (100, 1)").unwrap();
         let e = tensor_map_dims(&l, &[100, 100], 2).unwrap_err();
-        assert!(e.contains("multiple of 16"), "{e}");
+        assert!(e.to_string().contains("multiple of 16"), "{e}");
     }
 }

@@ -26,6 +26,7 @@
 //! chained through the structs), `wgmma.commit_group`, `wgmma.wait_group 0`, and the structs
 //! stored back: the gemm is complete when the op's lowering ends, as `axe.gemm` promises.
 
+use crate::error::{AtOp, AxeError};
 use axe_layout::swizzle::Swizzle;
 use axe_layout::Axis;
 use mlir_sys::*;
@@ -153,24 +154,24 @@ struct Operand<'a> {
 
 impl Operand<'_> {
     /// The unswizzled element offset of logical (x, k).
-    fn offset(&self, x: i64, k: i64) -> Result<i64, String> {
+    fn offset(&self, x: i64, k: i64) -> Result<i64, AxeError> {
         let m = Axis::memory();
-        let pts = self.t.layout.eval_set(&(self.kx)(x, k), &self.t.shape).map_err(|e| e.to_string())?;
+        let pts = self.t.layout.eval_set(&(self.kx)(x, k), &self.t.shape)?;
         match pts.as_slice() {
             [p] => Ok(p.get(&m).copied().unwrap_or(0) + self.offset),
-            _ => Err(format!("{} element ({x}, {k}) is not stored exactly once", self.what)),
+            _ => Err(AxeError::Message(format!("{} element ({x}, {k}) is not stored exactly once", self.what))),
         }
     }
 
     /// The byte address the Axe layout and swizzle give logical (x, k) (buffer at address 0).
-    fn address(&self, x: i64, k: i64) -> Result<i64, String> {
+    fn address(&self, x: i64, k: i64) -> Result<i64, AxeError> {
         let o = self.offset(x, k)?;
         Ok(2 * self.t.swizzle.map(|s| s.apply(o)).unwrap_or(o))
     }
 
     /// The descriptor of this operand's tiles, `rows` (64 for A, the instruction N for B) by
     /// 16, starting at each of `origins`; checked on every element of every tile.
-    fn descriptor(&self, rows: i64, origins: &[(i64, i64)]) -> Result<Desc, String> {
+    fn descriptor(&self, rows: i64, origins: &[(i64, i64)]) -> Result<Desc, AxeError> {
         let layout = &self.t.layout;
         let mode = Mode::of(self.t.swizzle.as_ref()).ok_or_else(|| {
             format!(
@@ -184,9 +185,9 @@ impl Operand<'_> {
         let base = at(x0, k0)?;
         let k_major = at(x0, k0 + 1)? == base + 1;
         if !k_major && at(x0 + 1, k0)? != base + 1 {
-            return Err(format!("{} ({layout}) is contiguous neither along K nor along M/N, as wgmma needs", self.what));
+            return Err(AxeError::Message(format!("{} ({layout}) is contiguous neither along K nor along M/N, as wgmma needs", self.what)));
         }
-        let d = |x: i64, k: i64| -> Result<i64, String> { Ok(2 * (at(x0 + x, k0 + k)? - base)) };
+        let d = |x: i64, k: i64| -> Result<i64, AxeError> { Ok(2 * (at(x0 + x, k0 + k)? - base)) };
         let e = mode.width() / 2;
         let (lbo, sbo) = match (k_major, mode) {
             (true, Mode::Interleave) => (d(0, 8)?, if rows > 8 { d(8, 0)? } else { 0 }),
@@ -196,27 +197,27 @@ impl Operand<'_> {
         };
         for v in [lbo, sbo] {
             if v < 0 || v % 16 != 0 || (v >> 4) >= 1 << 14 {
-                return Err(format!("{} ({layout}) needs a descriptor byte offset of {v}, not a multiple of 16 in [0, 2^18)", self.what));
+                return Err(format!("{} ({layout}) needs a descriptor byte offset of {v}, not a multiple of 16 in [0, 2^18)", self.what).into());
             }
         }
         let desc = Desc { mode, k_major, lbo, sbo };
         for &(ox, ok) in origins {
             let start = 2 * at(ox, ok)?;
             if start % 16 != 0 {
-                return Err(format!("{} tile at ({ox}, {ok}) starts at byte {start}, not 16-byte aligned", self.what));
+                return Err(AxeError::Message(format!("{} tile at ({ox}, {ok}) starts at byte {start}, not 16-byte aligned", self.what)));
             }
             for x in 0..rows {
                 for k in 0..16 {
                     let (hw, axe) = (desc.hw_address(start, x, k), self.address(ox + x, ok + k)?);
                     if hw != axe {
-                        return Err(format!(
+                        return Err(AxeError::Message(format!(
                             "{} ({layout}, {}) is not a wgmma canonical layout: the {} descriptor (leading offset {lbo} B, stride offset {sbo} B) reads element ({}, {}) at byte {hw}, the layout stores it at byte {axe}",
                             self.what,
                             show(self.t.swizzle.as_ref()),
                             if k_major { "K-major" } else { "MN-major" },
                             ox + x,
                             ok + k
-                        ));
+                        )));
                     }
                 }
             }
@@ -236,16 +237,16 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, wg: i64, a: &Tensor, bt: &Tensor,
     let k = if ta { a.shape[0] } else { a.shape[1] };
     let (ae, be, ce) = (ir::type_to_string(a.elt), ir::type_to_string(bt.elt), ir::type_to_string(c.elt));
     if !(ae == "f16" || ae == "bf16") || be != ae || ce != "f32" {
-        return Err((op, format!("wgmma lowers f16 or bf16 A and B into an f32 accumulator (got {ae}, {be}, {ce})")));
+        return Err(AxeError::at(op, format!("wgmma lowers f16 or bf16 A and B into an f32 accumulator (got {ae}, {be}, {ce})")));
     }
     if bit_width(a.elt) != 16 || k % 16 != 0 {
-        return Err((op, format!("a {m}x{n}x{k} gemm is not a multiple of the wgmma m64nNk16 atom")));
+        return Err(AxeError::at(op, format!("a {m}x{n}x{k} gemm is not a multiple of the wgmma m64nNk16 atom")));
     }
     let Some(ni_n) = wgmma_n(n) else {
-        return Err((op, format!("no wgmma instruction N divides N = {n}")));
+        return Err(AxeError::at(op, format!("no wgmma instruction N divides N = {n}")));
     };
     let konst = |t: &Tensor, what: &str| -> R<i64> {
-        t.dyn_offset.as_const().ok_or_else(|| (op, format!("{what} is a slice at a run-time origin; wgmma descriptors need static shared tiles")))
+        t.dyn_offset.as_const().ok_or_else(|| AxeError::at(op, format!("{what} is a slice at a run-time origin; wgmma descriptors need static shared tiles")))
     };
     let (oa, ob, oc) = (konst(a, "A")?, konst(bt, "B")?, konst(c, "the accumulator")?);
     let rm = m / (WGMMA_M * wg);
@@ -260,8 +261,8 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, wg: i64, a: &Tensor, bt: &Tensor,
     let a_origins: Vec<(i64, i64)> =
         (0..rm).flat_map(|i| (0..wg).flat_map(move |g| (0..kn).map(move |ki| a_origin(i, g, ki)))).collect();
     let b_origins: Vec<(i64, i64)> = (0..nn).flat_map(|j| (0..kn).map(move |ki| b_origin(j, ki))).collect();
-    let da = opa.descriptor(WGMMA_M, &a_origins).map_err(|e| (op, e))?;
-    let db = opb.descriptor(ni_n, &b_origins).map_err(|e| (op, e))?;
+    let da = opa.descriptor(WGMMA_M, &a_origins).at(op)?;
+    let db = opb.descriptor(ni_n, &b_origins).at(op)?;
     super::kernel::align_buffer(&b, op, a.buf, da.mode.period())?;
     super::kernel::align_buffer(&b, op, bt.buf, db.mode.period())?;
     // The accumulator register of D element r of instruction tile (i, j), from the layout:
@@ -277,16 +278,16 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, wg: i64, a: &Tensor, bt: &Tensor,
                         for t in 0..32 {
                             let row = WGMMA_M * (wg * i + g) + 16 * w + t / 4 + 8 * ((r / 2) % 2);
                             let col = ni_n * j + 8 * (r / 4) + 2 * (t % 4) + r % 2;
-                            let pts = c.layout.eval_set(&[row, col], &c.shape).map_err(|e| (op, e.to_string()))?;
+                            let pts = c.layout.eval_set(&[row, col], &c.shape).at(op)?;
                             let held = pts.iter().find(|p| {
                                 p.get(&warp_ax).copied().unwrap_or(0) == 4 * g + w && p.get(&lane_ax).copied().unwrap_or(0) == t
                             });
                             let Some(p) = held else {
-                                return Err((op, format!("internal error: the accumulator layout {} does not give ({row}, {col}) to warp {} lane {t}", c.layout, 4 * g + w)));
+                                return Err(AxeError::at(op, format!("internal error: the accumulator layout {} does not give ({row}, {col}) to warp {} lane {t}", c.layout, 4 * g + w)));
                             };
                             let rg = p.get(&reg_ax).copied().unwrap_or(0);
                             if *reg.get_or_insert(rg) != rg {
-                                return Err((op, format!("internal error: the accumulator layout {} is not warp-uniform for wgmma", c.layout)));
+                                return Err(AxeError::at(op, format!("internal error: the accumulator layout {} is not warp-uniform for wgmma", c.layout)));
                             }
                         }
                     }

@@ -134,14 +134,15 @@ pub fn wgmma_warpgroups(m: i64, n: i64, k: i64, warps: i64) -> Option<i64> {
 /// the `i`-th 64-row block of the warpgroup, whose registers follow the previous block's N/2).
 /// That fragment is the m16n8 `mma.sync` C atom tiled over the (M/16, N/8) atom grid by
 /// `(M/64/wg, 4 wg, N/8) : (N/8 @reg, 1 @warp, 1 @reg)`.
-pub fn wgmma_accumulator(m: i64, n: i64, warpgroups: i64) -> Result<Layout, String> {
+pub fn wgmma_accumulator(m: i64, n: i64, warpgroups: i64) -> Result<Layout, LayoutError> {
     if warpgroups < 1 || m % (WGMMA_M * warpgroups) != 0 || n % 8 != 0 {
-        return Err(format!("a {m}x{n} accumulator is not tiled by m64nNk16 over {warpgroups} warpgroup(s)"));
+        return Err(LayoutError::Unsupported(format!(
+            "a {m}x{n} accumulator is not tiled by m64nNk16 over {warpgroups} warpgroup(s)"
+        )));
     }
     let rm = m / (WGMMA_M * warpgroups);
-    let o = outer(&[(rm, n / mma::N, "reg"), (4 * warpgroups, 1, "warp"), (n / mma::N, 1, "reg")], &[])
-        .map_err(|e| e.to_string())?;
-    let l = tile(&o, &[m / mma::M, n / mma::N], &mma::c_fragment(), &[mma::M, mma::N]).map_err(|e| e.to_string())?;
+    let o = outer(&[(rm, n / mma::N, "reg"), (4 * warpgroups, 1, "warp"), (n / mma::N, 1, "reg")], &[])?;
+    let l = tile(&o, &[m / mma::M, n / mma::N], &mma::c_fragment(), &[mma::M, mma::N])?;
     Ok(l.canonical())
 }
 

@@ -21,6 +21,7 @@ pub mod gemm;
 mod project;
 mod shared;
 
+use crate::error::{AtOp, AxeError};
 use std::collections::{HashMap, HashSet};
 
 use axe_layout::{equivalent, Layout};
@@ -334,11 +335,11 @@ fn propagate(inf: &mut Inference, op: MlirOperation, choose: bool) -> bool {
 
 /// A coalesced register layout for copying a tensor laid out as `memory` (Hexcute: vector
 /// width from the memory layout's contiguity).
-fn coalesced(op: MlirOperation, memory: &Layout, shape: &[i64], bits: u32) -> Result<Layout, String> {
-    let threads = threads_of(op).ok_or("the copy is not inside an axe.kernel")?;
-    let (order, run) = blocked::memory_order(memory, shape).map_err(|e| e.to_string())?;
+fn coalesced(op: MlirOperation, memory: &Layout, shape: &[i64], bits: u32) -> crate::error::Result<Layout> {
+    let threads = threads_of(op).ok_or_else(|| AxeError::at(op, "the copy is not inside an axe.kernel"))?;
+    let (order, run) = blocked::memory_order(memory, shape).at(op)?;
     let vec = blocked::vector_width(run, bits);
-    blocked::blocked(shape, &order, vec, threads).map_err(|e| e.to_string())
+    blocked::blocked(shape, &order, vec, threads).at(op)
 }
 
 /// Phase 3 for pointwise ops: every full-shape operand must have the destination's layout.

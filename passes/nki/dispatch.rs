@@ -16,6 +16,7 @@
 //!    split; every other position becomes an `nl.affine_range` loop moving each operand by its
 //!    own strides.
 
+use crate::error::AxeError;
 use axe_layout::intersect::{intersect_iters, m_intersection, n_intersection};
 use axe_layout::Iter;
 use mlir_sys::MlirOperation;
@@ -121,7 +122,7 @@ pub fn emit_gemm(k: &mut Kernel, op: MlirOperation) -> Res<()> {
     for i in 0..nk {
         let (x, y) = (&iters[A][K][i], &iters[B][K][i]);
         if x.axis.name() == "P" && y.axis.name() == "P" {
-            let inter = intersect_iters(x, y).map_err(|e| super::Diag { op, msg: format!("axe-to-nki: {e}") })?;
+            let inter = intersect_iters(x, y).map_err(|e| AxeError::at(op, format!("axe-to-nki: {e}")))?;
             if &inter != x || &inter != y {
                 return diag(op, format!(
                     "axe-to-nki: K iter #{i} is placed differently on the partition axis by A ({}:{}@P) and B ({}:{}@P); their intersection {}:{}@P does not cover it, so the same partition would hold different k",
@@ -144,13 +145,13 @@ pub fn emit_gemm(k: &mut Kernel, op: MlirOperation) -> Res<()> {
     }
 
     // Step 3: M and N intersection.
-    let msel = m_intersection(&iters[A][M], &iters[C][M]).map_err(|e| super::Diag { op, msg: format!("axe-to-nki: {e}") })?;
+    let msel = m_intersection(&iters[A][M], &iters[C][M]).map_err(|e| AxeError::at(op, format!("axe-to-nki: {e}")))?;
     if msel.indices.is_empty() && m > 1 {
         return diag(op, format!(
             "axe-to-nki: no M iter is on the free axis of A and the partition axis of C (A: {}, C: {}); TensorE's stationary operand is [K on P, M on F] and its output [M on P, N on F]",
             a.layout, c.layout));
     }
-    let nsel = n_intersection(&iters[B][N], &iters[C][N]).map_err(|e| super::Diag { op, msg: format!("axe-to-nki: {e}") })?;
+    let nsel = n_intersection(&iters[B][N], &iters[C][N]).map_err(|e| AxeError::at(op, format!("axe-to-nki: {e}")))?;
     if nsel.indices.is_empty() && n > 1 {
         return diag(op, format!(
             "axe-to-nki: no N iter is on the free axis of both B and C (B: {}, C: {}); TensorE's moving operand is [K on P, N on F] and its output [M on P, N on F]",

@@ -26,6 +26,7 @@ use axe_layout::{Axis, Layout};
 use melior::ir::operation::OperationRefMut;
 use mlir_sys::*;
 
+use crate::error::AxeError;
 use crate::dialect::ods::{self, BinaryKind, MemoryScope, OdsEnum, ReduceKind, UnaryKind};
 pub(crate) use crate::ir;
 
@@ -43,16 +44,12 @@ pub mod hw {
     pub const PSUM_BYTES_PER_PARTITION: i64 = 16384;
 }
 
-/// A diagnostic waiting to be emitted at `op`.
-pub struct Diag {
-    pub op: MlirOperation,
-    pub msg: String,
-}
+/// A translation result; a failure is a diagnostic located at an operation.
+pub type Res<T> = crate::error::Result<T>;
 
-pub type Res<T> = Result<T, Diag>;
-
+/// Fails with `msg` located at `op`.
 pub fn diag<T>(op: MlirOperation, msg: impl Into<String>) -> Res<T> {
-    Err(Diag { op, msg: msg.into() })
+    Err(AxeError::at(op, msg))
 }
 
 /// Entry point (passes/lib.rs): the Python text, or None after emitting diagnostics.
@@ -60,8 +57,8 @@ pub fn translate(op: OperationRefMut) -> Option<String> {
     let raw = op.to_raw();
     match translate_module(raw) {
         Ok(text) => Some(text),
-        Err(d) => {
-            ir::error(d.op, &d.msg);
+        Err(e) => {
+            e.emit(raw);
             None
         }
     }
@@ -158,7 +155,7 @@ impl Pointwise {
 
 /// The kind of a unary/binary/reduce op; a value ODS does not declare is an error.
 fn pointwise_kind(op: MlirOperation, op_name: &str) -> Res<Pointwise> {
-    fn kind<E: OdsEnum>(op: MlirOperation, attr: &str, wrap: fn(E) -> Pointwise) -> Result<Option<Pointwise>, String> {
+    fn kind<E: OdsEnum>(op: MlirOperation, attr: &str, wrap: fn(E) -> Pointwise) -> Res<Option<Pointwise>> {
         Ok(ir::enum_attr::<E>(op, attr)?.map(wrap))
     }
     let kind = match op_name {
@@ -420,9 +417,9 @@ fn slice(k: &mut Kernel, op: MlirOperation) -> Res<()> {
     for x in 0..n {
         let local = axe_layout::eval::unflatten(x, &t.shape);
         let global: Vec<i64> = local.iter().zip(&lo).map(|(a, b)| a + b).collect();
-        let gx = axe_layout::eval::flatten(&global, pshape).map_err(|e| Diag { op, msg: format!("axe-to-nki: {e}") })?;
-        let want = parent.layout.eval_set_flat(gx).map_err(|e| Diag { op, msg: format!("axe-to-nki: {e}") })?;
-        let got = t.layout.eval_set_flat(x).map_err(|e| Diag { op, msg: format!("axe-to-nki: {e}") })?;
+        let gx = axe_layout::eval::flatten(&global, pshape).map_err(|e| AxeError::at(op, format!("axe-to-nki: {e}")))?;
+        let want = parent.layout.eval_set_flat(gx).map_err(|e| AxeError::at(op, format!("axe-to-nki: {e}")))?;
+        let got = t.layout.eval_set_flat(x).map_err(|e| AxeError::at(op, format!("axe-to-nki: {e}")))?;
         if normalize(want.clone()) != normalize(got.clone()) {
             return diag(op, format!(
                 "axe-to-nki: the slice layout {} does not match the source layout {} at slice index {:?} (source places it at {:?}, the slice at {:?})",

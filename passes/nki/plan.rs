@@ -7,11 +7,12 @@
 //! one whose iters are `1@F` (its free extent); every other position becomes an
 //! `nl.affine_range` loop that moves each operand by its own stride on its own axis.
 
+use crate::error::AxeError;
 use axe_layout::{Iter, Layout};
 use mlir_sys::MlirOperation;
 
 use super::emit::{dtype, Affine};
-use super::{buffer_shape, diag, Diag, Kernel, Pointwise, Res, Scope, Tensor};
+use super::{buffer_shape, diag, Kernel, Pointwise, Res, Scope, Tensor};
 use crate::dialect::ods::{self, BinaryKind, ReduceKind, UnaryKind};
 
 /// Refines the factorization `s[g]` of each global logical dimension `g` until every operand,
@@ -29,10 +30,10 @@ pub fn common_grouping(
         for (layout, dims, what) in operands {
             let shape: Vec<i64> = dims.iter().flat_map(|&g| s[g].clone()).collect();
             let shape = if shape.is_empty() { vec![1] } else { shape };
-            let grouped = layout.group(&shape).map_err(|e| Diag {
+            let grouped = layout.group(&shape).map_err(|e| AxeError::at(
                 op,
-                msg: format!("axe-to-nki: cannot group the layout {layout} of {what} by {shape:?}: {e}"),
-            })?;
+                format!("axe-to-nki: cannot group the layout {layout} of {what} by {shape:?}: {e}"),
+            ))?;
             let mut per_dim = Vec::new();
             let mut block = 0usize;
             for &g in dims {
@@ -62,7 +63,7 @@ pub fn common_grouping(
 
 /// HBM tensors are kernel arguments, which NKI lays out row-major.
 pub fn check_hbm_layout(op: MlirOperation, t: &Tensor, what: &str) -> Res<()> {
-    let rm = Layout::row_major(&t.shape).map_err(|e| Diag { op, msg: format!("axe-to-nki: {e}") })?;
+    let rm = Layout::row_major(&t.shape).map_err(|e| AxeError::at(op, format!("axe-to-nki: {e}")))?;
     let canon = |l: &Layout| l.group(&t.shape).map(|g| g.layout);
     let same = t.layout.replica.is_empty()
         && t.layout.offset.is_empty()
@@ -268,12 +269,12 @@ fn plain_tile(op: MlirOperation, t: &Tensor, what: &str) -> Res<String> {
         return diag(op, format!("axe-to-nki: {what} is in HBM; compute on SBUF/PSUM tiles"));
     }
     buffer_shape(op, t, what)?;
-    let bad = || Diag {
+    let bad = || AxeError::at(
         op,
-        msg: format!(
+        format!(
             "axe-to-nki: {what} has layout {}; elementwise and reduce ops need a rank-2 tile with rows on 1@P and columns on 1@F",
             t.layout),
-    };
+    );
     if t.shape.len() != 2 {
         return Err(bad());
     }

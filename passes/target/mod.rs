@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 
 use axe_layout::{Axis, Layout};
 
+use crate::error::{AxeError, Result};
+
 pub mod mma;
 
 /// A target's description.
@@ -114,18 +116,18 @@ impl Target {
         layout: &Layout,
         num_warps: Option<i64>,
         num_devices: Option<i64>,
-    ) -> Result<(), String> {
+    ) -> Result<()> {
         for (axis, (lo, hi)) in coordinate_range(layout) {
             let Some(&(_, bound)) = self.axes.iter().find(|(a, _)| *a == axis.name()) else {
                 let names: Vec<&str> = self.axes.iter().map(|(a, _)| *a).collect();
-                return Err(format!(
+                return Err(AxeError::Message(format!(
                     "axis '{axis}' does not exist on {} (axes: {})",
                     self.name,
                     names.join(", ")
-                ));
+                )));
             };
             if axis.name() == "gpuid" && num_devices == Some(0) {
-                return Err("the layout distributes over devices (gpuid), but the tensor is used outside an axe.mesh".into());
+                return Err(AxeError::Message("the layout distributes over devices (gpuid), but the tensor is used outside an axe.mesh".into()));
             }
             let bound = match axis.name() {
                 "warp" => num_warps.or(bound),
@@ -133,13 +135,13 @@ impl Target {
                 _ => bound,
             };
             if lo < 0 {
-                return Err(format!("axis '{axis}' reaches the negative coordinate {lo}"));
+                return Err(AxeError::Message(format!("axis '{axis}' reaches the negative coordinate {lo}")));
             }
             if let Some(b) = bound {
                 if hi >= b {
-                    return Err(format!(
+                    return Err(AxeError::Message(format!(
                         "axis '{axis}' reaches coordinate {hi}, beyond its bound {b}"
-                    ));
+                    )));
                 }
             }
         }
@@ -156,10 +158,10 @@ pub fn ceil_div(a: i64, b: i64) -> i64 {
 /// elements, when it has one) occupies: every memory offset it reaches, rounded up to whole
 /// swizzle blocks, times the element size, in 16-byte units (how the lowering lays shared
 /// buffers out). Errors when the layout reaches a negative offset or the size overflows i64.
-pub fn shared_footprint(layout: &Layout, element_bits: i64, swizzle_log2: Option<u32>) -> Result<i64, String> {
+pub fn shared_footprint(layout: &Layout, element_bits: i64, swizzle_log2: Option<u32>) -> Result<i64> {
     let (lo, hi) = coordinate_range(layout).get(&Axis::new("m")).copied().unwrap_or((0, 0));
     if lo < 0 {
-        return Err(format!("its layout reaches the negative memory offset {lo}"));
+        return Err(AxeError::Message(format!("its layout reaches the negative memory offset {lo}")));
     }
     let too_big = || "its size in bytes does not fit a 64-bit integer".to_string();
     let mut elements = hi.checked_add(1).ok_or_else(too_big)?;
@@ -169,39 +171,39 @@ pub fn shared_footprint(layout: &Layout, element_bits: i64, swizzle_log2: Option
     }
     let bits = elements.checked_mul(element_bits).ok_or_else(too_big)?;
     let bytes = ceil_div(bits, 8);
-    ceil_div(bytes, 16).checked_mul(16).ok_or_else(too_big)
+    Ok(ceil_div(bytes, 16).checked_mul(16).ok_or_else(too_big)?)
 }
 
 impl Target {
     /// Checks that a shared allocation of `bytes` fits one CTA's shared memory.
-    pub fn check_shared_bytes(&self, bytes: i64) -> Result<(), String> {
+    pub fn check_shared_bytes(&self, bytes: i64) -> Result<()> {
         if self.max_shared_bytes == 0 {
-            return Err(format!("target '{}' has no shared memory", self.name));
+            return Err(AxeError::Message(format!("target '{}' has no shared memory", self.name)));
         }
         if bytes > self.max_shared_bytes {
-            return Err(format!(
+            return Err(AxeError::Message(format!(
                 "it needs {bytes} bytes of shared memory, more than the {} bytes a CTA can use on {}",
                 self.max_shared_bytes, self.name
-            ));
+            )));
         }
         Ok(())
     }
 
     /// Checks a launch shape (`grid`, `threads`, 1 to 3 positive dimensions) against CUDA's limits.
-    pub fn check_launch(&self, grid: &[i64], threads: &[i64]) -> Result<(), String> {
+    pub fn check_launch(&self, grid: &[i64], threads: &[i64]) -> Result<()> {
         let mut total = 1i64;
         for (d, (&t, max)) in threads.iter().zip(MAX_CTA_DIMS).enumerate() {
             if t > max {
-                return Err(format!("threads dimension {d} is {t}, beyond the limit of {max}"));
+                return Err(AxeError::Message(format!("threads dimension {d} is {t}, beyond the limit of {max}")));
             }
             total = total.saturating_mul(t);
         }
         if total > MAX_THREADS_PER_CTA {
-            return Err(format!("a CTA has at most {MAX_THREADS_PER_CTA} threads, got {total}"));
+            return Err(AxeError::Message(format!("a CTA has at most {MAX_THREADS_PER_CTA} threads, got {total}")));
         }
         for (d, (&g, max)) in grid.iter().zip(MAX_GRID_DIMS).enumerate() {
             if g > max {
-                return Err(format!("grid dimension {d} is {g}, beyond the limit of {max}"));
+                return Err(AxeError::Message(format!("grid dimension {d} is {g}, beyond the limit of {max}")));
             }
         }
         Ok(())
@@ -226,23 +228,23 @@ impl ScopeKind {
 }
 
 /// Checks that a register tensor with `layout` can be used by an op executing at `scope`.
-pub fn check_register_layout_in_scope(layout: &Layout, scope: ScopeKind) -> Result<(), String> {
+pub fn check_register_layout_in_scope(layout: &Layout, scope: ScopeKind) -> Result<()> {
     let Some(visible) = scope.visible_axes() else { return Ok(()) };
     for (axis, (_, hi)) in coordinate_range(layout) {
         match visible.iter().find(|(a, _)| *a == axis.name()) {
             None => {
                 let names: Vec<&str> = visible.iter().map(|(a, _)| *a).collect();
-                return Err(format!(
+                return Err(AxeError::Message(format!(
                     "its layout uses axis '{axis}', but a {scope:?} unit only spans {}",
                     names.join(", ")
                 )
-                .to_lowercase());
+                .to_lowercase()));
             }
             Some((_, Some(bound))) if hi >= *bound => {
-                return Err(format!(
+                return Err(AxeError::Message(format!(
                     "axis '{axis}' reaches {hi}, but a {scope:?} unit spans {bound}"
                 )
-                .to_lowercase());
+                .to_lowercase()));
             }
             Some(_) => {}
         }
@@ -260,11 +262,13 @@ mod tests {
         assert!(check_register_layout_in_scope(&frag, ScopeKind::Warp).is_ok());
         assert!(check_register_layout_in_scope(&frag, ScopeKind::Thread)
             .unwrap_err()
+            .to_string()
             .contains("axis 'lane'"));
         let cta = Layout::parse("(8, 32) : (1@warp, 1@lane)").unwrap();
         assert!(check_register_layout_in_scope(&cta, ScopeKind::Cta).is_ok());
         assert!(check_register_layout_in_scope(&cta, ScopeKind::Warpgroup)
             .unwrap_err()
+            .to_string()
             .contains("reaches 7"));
     }
 
@@ -277,13 +281,13 @@ mod tests {
         .unwrap();
         // Warps 5..=10 are used: fits 32 warps, not a 4-warp CTA.
         assert!(sm80.check_layout(&tile, None, None).is_ok());
-        assert!(sm80.check_layout(&tile, Some(4), None).unwrap_err().contains("bound 4"));
+        assert!(sm80.check_layout(&tile, Some(4), None).unwrap_err().to_string().contains("bound 4"));
         let lanes = Layout::parse("(64) : (1@lane)").unwrap();
-        assert!(sm80.check_layout(&lanes, None, None).unwrap_err().contains("coordinate 63"));
+        assert!(sm80.check_layout(&lanes, None, None).unwrap_err().to_string().contains("coordinate 63"));
         let sbuf = Layout::parse("(128, 4) : (1@P, 1@F)").unwrap();
-        assert!(sm80.check_layout(&sbuf, None, None).unwrap_err().contains("'F' does not exist on sm_80"));
+        assert!(sm80.check_layout(&sbuf, None, None).unwrap_err().to_string().contains("'F' does not exist on sm_80"));
         assert!(lookup("trn1").unwrap().check_layout(&sbuf, None, None).is_ok());
         let neg = Layout::parse("(4) : (-1@lane)").unwrap();
-        assert!(sm80.check_layout(&neg, None, None).unwrap_err().contains("negative"));
+        assert!(sm80.check_layout(&neg, None, None).unwrap_err().to_string().contains("negative"));
     }
 }

@@ -1,0 +1,111 @@
+//! The crate's one error type: every pass body and translation returns [`AxeError`], and
+//! [`AxeError::emit`] is the one place that turns it into an MLIR diagnostic.
+//!
+//! Most refusals are found deep in a rewrite, where the message is known but the operation to
+//! blame is one level up; helpers there return a plain error (a `String`, a
+//! [`axe_layout::LayoutError`]) and the caller attaches the operation with [`AtOp::at`].
+
+use mlir_sys::MlirOperation;
+
+/// An operation a diagnostic is located at (a raw handle: errors are reported while the IR
+/// they point into is still alive, within the pass that produced them).
+#[derive(Clone, Copy, Debug)]
+pub struct OpHandle(pub MlirOperation);
+
+impl From<MlirOperation> for OpHandle {
+    fn from(op: MlirOperation) -> Self {
+        OpHandle(op)
+    }
+}
+
+/// A failure of an Axe pass or translation.
+#[derive(Debug, thiserror::Error)]
+pub enum AxeError {
+    /// A diagnostic located at an operation (emitted there as `error: message`).
+    #[error("{message}")]
+    AtOp { op: OpHandle, message: String },
+    /// A message not (yet) attached to an operation.
+    #[error("{0}")]
+    Message(String),
+    #[error(transparent)]
+    Layout(#[from] axe_layout::LayoutError),
+    #[error(transparent)]
+    Melior(#[from] melior::Error),
+}
+
+/// A result of the passes.
+pub type Result<T, E = AxeError> = std::result::Result<T, E>;
+
+impl AxeError {
+    /// `message`, located at `op`.
+    pub fn at(op: MlirOperation, message: impl Into<String>) -> Self {
+        AxeError::AtOp { op: OpHandle(op), message: message.into() }
+    }
+
+    /// This error located at `op`, unless it already names an operation (the more precise
+    /// location wins); the message is unchanged.
+    pub fn located(self, op: MlirOperation) -> Self {
+        match self {
+            e @ AxeError::AtOp { .. } => e,
+            e => AxeError::at(op, e.to_string()),
+        }
+    }
+
+    /// The operation this error is located at, if any.
+    pub fn op(&self) -> Option<MlirOperation> {
+        match self {
+            AxeError::AtOp { op, .. } => Some(op.0),
+            _ => None,
+        }
+    }
+
+    /// Emits the error as an MLIR diagnostic (`error: message`) at its operation, or at
+    /// `fallback` when it names none.
+    pub fn emit(&self, fallback: MlirOperation) {
+        let op = self.op().unwrap_or(fallback);
+        crate::diagnostics::emit_error_raw(op, &self.to_string());
+    }
+}
+
+impl From<String> for AxeError {
+    fn from(message: String) -> Self {
+        AxeError::Message(message)
+    }
+}
+
+impl From<&str> for AxeError {
+    fn from(message: &str) -> Self {
+        AxeError::Message(message.to_string())
+    }
+}
+
+/// Attaching an operation to the error of a result (`refine(..).at(op)?`).
+pub trait AtOp<T> {
+    /// The error, converted to an [`AxeError`] and located at `op` (see [`AxeError::located`]).
+    fn at(self, op: MlirOperation) -> Result<T>;
+}
+
+impl<T, E: Into<AxeError>> AtOp<T> for std::result::Result<T, E> {
+    fn at(self, op: MlirOperation) -> Result<T> {
+        self.map_err(|e| e.into().located(op))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn located_keeps_the_message_and_the_first_operation() {
+        let a = MlirOperation { ptr: 1 as *mut _ };
+        let b = MlirOperation { ptr: 2 as *mut _ };
+        let e: Result<()> = Err::<(), _>(axe_layout::LayoutError::ZeroStride).at(a);
+        let e = e.unwrap_err();
+        assert_eq!(e.to_string(), "stride must be non-zero");
+        assert_eq!(e.op().map(|o| o.ptr as usize), Some(1));
+        let e = e.located(b);
+        assert_eq!(e.op().map(|o| o.ptr as usize), Some(1));
+        let m: Result<()> = Err::<(), _>("plain".to_string()).at(b);
+        assert_eq!(m.unwrap_err().to_string(), "plain");
+    }
+}

@@ -4,17 +4,28 @@ the ratio against the baseline a user would pick instead (torch.clone for copies
 elementwise for pointwise, torch.softmax for the row softmax), as achieved bandwidth
 (bytes read + written per second).
 
-    python3 bench.py DIR     (DIR: the output of test/gpu/build.sh)
+    python3 bench.py DIR     (DIR: the output of test/gpu/build.sh, <entry>.json manifests)
+
+Kernels are launched through axe_runtime (imported from $AXE_PYTHON, else an installed copy or
+the one build.sh copies next to this script, else the repository's python/).
 """
 import os
 import statistics
 import sys
 
-import cupy as cp
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from axe_launch import Kernel  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+if os.environ.get("AXE_PYTHON"):
+    sys.path.insert(0, os.environ["AXE_PYTHON"])
+try:
+    import axe_runtime
+except ImportError:
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+    import axe_runtime  # noqa: E402
+# kernels.py sits next to this file on the GPU machine (build.sh copies it) and in test/gpu here.
+sys.path.insert(0, os.path.join(HERE, "..", "..", "test", "gpu"))
 from kernels import KERNELS  # noqa: E402
 
 
@@ -89,21 +100,26 @@ def main():
     for name, (make, _, _, _, nbytes, base) in KERNELS.items():
         if only not in name:
             continue
-        kernel = Kernel(d, name)
-        args = [cp.asarray(a) for a in make()]
-        kernel.bind(args)
-        ms = time_ms(lambda: kernel(args))
+        path = f"{d}/{name}.json"
+        if not os.path.exists(path):
+            print(f"{name}: skipped, no launch manifest {path}", flush=True)
+            continue
+        kernel = axe_runtime.load(path, entry=name)
+        args = [torch.from_numpy(a).cuda() for a in make()]
+        # Checked, bound (tensor maps built) and loaded once: the timed runs only launch.
+        launch = kernel.launcher(*args)
+        ms = time_ms(launch)
         line = f"{name}: {ms * 1e3:.1f} us" + (f", {nbytes / ms / 1e9:.3f} TB/s" if nbytes else "")
         if base and base.startswith("torch.matmul["):
             m, n, k = (int(v) for v in base[len("torch.matmul["):-1].split("x"))
             flops = 2 * m * n * k
-            x = torch.as_tensor(args[0], device="cuda").view(m, k)
-            y = torch.as_tensor(args[1], device="cuda").view(k, n)
+            x = args[0].view(m, k)
+            y = args[1].view(k, n)
             if KERNELS[name][1] is None:
                 # Correctness against PyTorch's float32 product (TF32 off).
                 torch.backends.cuda.matmul.allow_tf32 = False
                 want = torch.matmul(x.float(), y.float())
-                got = torch.as_tensor(args[2], device="cuda").view(m, n)
+                got = args[2].view(m, n)
                 err = (got - want).abs().max().item()
                 rtol, atol = KERNELS[name][3]
                 ok = bool(torch.allclose(got, want, rtol=rtol, atol=atol))
@@ -119,7 +135,7 @@ def main():
             print(line, flush=True)
             continue
         if base:
-            t = torch.as_tensor(args[0], device="cuda")
+            t = args[0]
             bms = time_ms(baseline(base, t))
             line += f"; {base}: {bms * 1e3:.1f} us, {nbytes / bms / 1e9:.3f} TB/s; ratio {bms / ms:.3f}"
         print(line, flush=True)

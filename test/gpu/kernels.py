@@ -99,6 +99,15 @@ KERNELS = {
     "gemm_4096_kernel": _gemm4096(),
     "gemm_4096_db_kernel": _gemm4096(),
     "gemm_4096_pipe_kernel": _gemm4096(),
+    # The paper's Figure 3 GEMM (test/Examples/gemm-kernel.mlir): C = A B, 128^3, f16 in and out,
+    # 4 warps each owning a 64x64 block, a 3-stage cp.async pipeline. f16 output: the product
+    # rounded once to f16 (entries ~11 in magnitude, f16 spacing 2^-7..2^-6 there).
+    "gemm_kernel": (
+        lambda: [RNG.standard_normal(16384).astype(np.float16), RNG.standard_normal(16384).astype(np.float16),
+                 np.full(16384, np.nan, np.float16)],
+        lambda a: (a[0].astype(np.float32).reshape(128, 128) @ a[1].astype(np.float32).reshape(128, 128)).astype(np.float16).reshape(-1),
+        2, (2e-3, 2e-2), 0, None,
+    ),
     "gemm_mma_kernel": _gemm64(),
     "gemm_cp_async_kernel": _gemm64(),
     "gemm_swizzled_kernel": _gemm64(),

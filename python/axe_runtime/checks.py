@@ -1,0 +1,112 @@
+"""Checking a launch's arguments against the manifest, before anything touches the GPU.
+Works on anything shaped like a torch tensor (dtype, device, numel(), is_contiguous(),
+data_ptr()) or a CuPy array (dtype, size, flags.c_contiguous, data.ptr,
+__cuda_array_interface__); imports neither."""
+import numbers
+from dataclasses import dataclass
+from typing import Optional
+
+from . import dtypes
+
+
+@dataclass
+class Buffer:
+    """What the launcher learnt about one buffer argument."""
+    obj: object
+    framework: str          # "torch" or "cupy"
+    ptr: int
+    device: Optional[int]   # CUDA device ordinal (None: the current one)
+
+
+def _describe(x):
+    """(framework, dtype name, numel, contiguous, data pointer, device type, device index) of a
+    tensor-like `x`, or None when `x` is not one."""
+    if callable(getattr(x, "data_ptr", None)):  # torch.Tensor (and look-alikes)
+        dev = getattr(x, "device", "cpu")
+        dtype_ = getattr(dev, "type", None) or str(dev).split(":")[0]
+        index = getattr(dev, "index", None)
+        if index is None and ":" in str(dev):
+            index = int(str(dev).split(":")[1])
+        numel = x.numel() if callable(getattr(x, "numel", None)) else int(getattr(x, "size", 0))
+        contiguous = x.is_contiguous() if callable(getattr(x, "is_contiguous", None)) else True
+        return "torch", dtypes.name_of(x.dtype), numel, contiguous, int(x.data_ptr()), dtype_, index
+    if hasattr(x, "__cuda_array_interface__"):  # CuPy (and other CUDA arrays)
+        flags = getattr(x, "flags", None)
+        contiguous = bool(getattr(flags, "c_contiguous", True)) if flags is not None else \
+            x.__cuda_array_interface__.get("strides") is None
+        data = getattr(x, "data", None)
+        ptr = int(data.ptr) if hasattr(data, "ptr") else int(x.__cuda_array_interface__["data"][0])
+        dev = getattr(x, "device", None)
+        index = getattr(dev, "id", None)
+        return "cupy", dtypes.name_of(x.dtype), int(x.size), contiguous, ptr, "cuda", index
+    if hasattr(x, "dtype") and hasattr(x, "shape") and hasattr(x, "size"):  # a NumPy array
+        return "numpy", dtypes.name_of(x.dtype), int(x.size), True, 0, "cpu", None
+    return None
+
+
+def check_buffer(x, spec, i, where):
+    """Checks argument `i` (`spec`: its manifest entry, a buffer) and returns a Buffer, or
+    raises TypeError (not a CUDA tensor, wrong dtype) / ValueError (wrong device, size,
+    layout or alignment) naming the argument."""
+    d = _describe(x)
+    want = spec["dtype"]
+    name = dtypes.dtype_name(want)
+    label = f"{where}: argument {i}"
+    if d is None:
+        raise TypeError(f"{label} must be a CUDA tensor of {spec['extent']} {want} ({name}) elements, "
+                        f"got {type(x).__name__}")
+    framework, got, numel, contiguous, ptr, devtype, index = d
+    if framework == "numpy":
+        raise TypeError(f"{label} is a NumPy array in host memory; pass a CUDA torch tensor or CuPy array")
+    if devtype != "cuda":
+        raise ValueError(f"{label} is on device '{devtype}'; it must be on a CUDA device (e.g. tensor.cuda())")
+    if got != name:
+        raise TypeError(f"{label} must have dtype {name} ({want}), got {got}")
+    if spec["extent"] >= 0 and numel != spec["extent"]:
+        raise ValueError(f"{label} must have {spec['extent']} elements ({want}), got {numel}")
+    if not contiguous:
+        raise ValueError(f"{label} must be contiguous (the kernel indexes it densely); "
+                         f"pass tensor.contiguous()")
+    align = spec["align"]
+    if ptr % align:
+        raise ValueError(f"{label} must be {align}-byte aligned (axe.align = {align}); "
+                         f"its data starts at {ptr:#x}")
+    return Buffer(x, framework, ptr, index)
+
+
+_SCALAR_FLOATS = ("f16", "bf16", "f32", "f64")
+
+
+def check_scalar(x, spec, i, where):
+    """Checks a scalar argument (index, iN, fN): a Python or NumPy number of the right kind.
+    (Scalars are not kernel parameters: the launch shapes are constants.)"""
+    t = spec["type"]
+    kind = numbers.Real if t in _SCALAR_FLOATS else numbers.Integral
+    if isinstance(x, bool) or not isinstance(x, kind):
+        raise TypeError(f"{where}: argument {i} must be {'a number' if kind is numbers.Real else 'an integer'} "
+                        f"({t}), got {type(x).__name__}")
+    return x
+
+
+def check_arguments(args, arguments, where):
+    """Checks `args` against the manifest's "arguments"; returns the list, with a Buffer for
+    each buffer argument and the value itself for each scalar. All buffers must share a device."""
+    if len(args) != len(arguments):
+        raise TypeError(f"{where} takes {len(arguments)} arguments "
+                        f"({', '.join(_show(a) for a in arguments)}), got {len(args)}")
+    out = []
+    for i, (x, spec) in enumerate(zip(args, arguments)):
+        if spec["kind"] == "buffer":
+            out.append(check_buffer(x, spec, i, where))
+        else:
+            out.append(check_scalar(x, spec, i, where))
+    devices = {b.device for b in out if isinstance(b, Buffer) and b.device is not None}
+    if len(devices) > 1:
+        raise ValueError(f"{where}: the buffers are on different CUDA devices {sorted(devices)}")
+    return out
+
+
+def _show(spec):
+    if spec["kind"] == "buffer":
+        return f"{spec['dtype']}[{spec['extent'] if spec['extent'] >= 0 else '?'}]"
+    return spec.get("type", "scalar")

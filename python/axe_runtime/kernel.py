@@ -1,0 +1,151 @@
+"""One launch of a manifest: a callable that checks its arguments and launches the kernel."""
+import contextlib
+from collections import OrderedDict
+
+from . import backends, checks, dtypes, tensormap
+
+
+class Kernel:
+    """A kernel of a launch manifest. Call it with the launching function's arguments (torch
+    tensors or CuPy arrays for buffers, numbers for scalars), in order:
+
+        kernel(x, y)                     # on torch's (or CuPy's) current stream
+        kernel(x, y, stream=s)           # a torch.cuda.Stream, cupy Stream, or raw handle
+
+    Each buffer is checked against the manifest first (dtype, CUDA device, number of elements,
+    contiguity, alignment): a mismatch raises TypeError or ValueError naming the argument,
+    before anything is launched. Tensor maps are built once per tuple of data pointers."""
+
+    CACHE_SIZE = 16  # bound parameter sets (tensor maps) kept per kernel
+
+    def __init__(self, spec, source=None):
+        self.spec = spec
+        self.source = source
+        self.function = spec["function"]
+        self.entry = spec["entry"]
+        self.grid = tuple(spec["grid"])
+        self.block = tuple(spec["block"])
+        self.cluster = tuple(spec["cluster"]) if spec.get("cluster") else None
+        self.dynamic_shared_bytes = spec["dynamic_shared_bytes"]
+        self.arguments = spec["arguments"]
+        self.params = spec["params"]
+        self.ptx = spec.get("ptx")
+        # The tensor-map fields are checked now: a map the driver would refuse fails at load.
+        self._fields = {i: tensormap.tensor_map_fields(p, dtypes.element_bytes(p["dtype"]))
+                        for i, p in enumerate(self.params) if p["kind"] == "tensor_map"}
+        self._loaded = {}       # device -> backend's loaded function
+        self._bound = OrderedDict()  # (device, data pointers) -> (param pointers, held buffers)
+
+    def __repr__(self):
+        return (f"<axe_runtime.Kernel {self.entry} of {self.function}: grid {list(self.grid)}, "
+                f"block {list(self.block)}, {self.dynamic_shared_bytes} B dynamic shared>")
+
+    @property
+    def _where(self):
+        return f"{self.function} ({self.entry})"
+
+    def check(self, *args):
+        """Checks `args` against the manifest without launching; returns the checked list
+        (checks.Buffer for buffers). Raises TypeError / ValueError naming the argument."""
+        return checks.check_arguments(args, self.arguments, self._where)
+
+    def tensor_map_fields(self):
+        """{param index: cuTensorMapEncodeTiled fields} of this kernel's tensor maps."""
+        return dict(self._fields)
+
+    def _device(self, checked):
+        for b in checked:
+            if isinstance(b, checks.Buffer):
+                if b.device is not None:
+                    return b.device
+                if b.framework == "torch":
+                    import torch
+                    return torch.cuda.current_device()
+                if b.framework == "cupy":
+                    import cupy
+                    return cupy.cuda.Device().id
+        return 0
+
+    def bind(self, *args):
+        """Checks `args` and builds the kernel's parameters for them (tensor maps encoded and
+        copied to the device); cached by the arguments' data pointers. Returns the parameters'
+        device addresses."""
+        checked = self.check(*args)
+        return self._bind(checked, self._device(checked))[0]
+
+    def _bind(self, checked, device):
+        key = (device,) + tuple(b.ptr for b in checked if isinstance(b, checks.Buffer))
+        hit = self._bound.get(key)
+        if hit is not None:
+            self._bound.move_to_end(key)
+            return hit
+        be = backends.backend() if self._fields else None
+        # Encoding a tensor map may need the device's context current (CUDA_ERROR_INVALID_CONTEXT).
+        on = getattr(be, "on", None)
+        ptrs, held = [], []
+        with on(device) if on else contextlib.nullcontext():
+            for i, p in enumerate(self.params):
+                buf = checked[p["arg"]]
+                if p["kind"] == "buffer":
+                    ptrs.append(buf.ptr)
+                else:
+                    data = tensormap.encode(self._fields[i], buf.ptr)
+                    dev = be.upload(data, device)
+                    held.append(dev)
+                    ptrs.append(dev.ptr)
+        self._bound[key] = (ptrs, held)
+        while len(self._bound) > self.CACHE_SIZE:
+            self._bound.popitem(last=False)
+        return ptrs, held
+
+    def _stream(self, stream, checked, device):
+        if stream is None:
+            fw = next((b.framework for b in checked if isinstance(b, checks.Buffer)), None)
+            if fw == "torch":
+                import torch
+                return int(torch.cuda.current_stream(device).cuda_stream)
+            if fw == "cupy":
+                import cupy
+                return int(cupy.cuda.get_current_stream().ptr)
+            return 0
+        if isinstance(stream, int):
+            return stream
+        for attr in ("cuda_stream", "ptr"):  # torch.cuda.Stream, cupy.cuda.Stream
+            if hasattr(stream, attr):
+                return int(getattr(stream, attr))
+        return int(stream)  # cuda.bindings CUstream
+
+    def launcher(self, *args, stream=None):
+        """Checks `args`, binds them and loads the module once, and returns a callable with no
+        arguments that only launches (what a timing loop or a CUDA graph capture wants: the
+        checks stay out of the timed region). The arguments must stay alive and unmoved."""
+        checked = self.check(*args)
+        device = self._device(checked)
+        ptrs, _ = self._bind(checked, device)
+        be = backends.backend()
+        loaded = self._load(be, device)
+        s = self._stream(stream, checked, device)
+        return lambda: be.launch(loaded, self.grid, self.block, self.cluster, self.dynamic_shared_bytes, s, ptrs, device)
+
+    def _load(self, be, device):
+        loaded = self._loaded.get(device)
+        if loaded is None:
+            if not self.ptx:
+                raise ValueError(f"{self._where}: the manifest{' ' + self.source if self.source else ''} "
+                                 "has no PTX to launch")
+            loaded = self._loaded[device] = be.load(self.ptx, self.entry, self.dynamic_shared_bytes, device)
+        return loaded
+
+    def __call__(self, *args, stream=None):
+        checked = self.check(*args)
+        device = self._device(checked)
+        ptrs, _ = self._bind(checked, device)
+        be = backends.backend()
+        loaded = self._loaded.get(device)
+        if loaded is None:
+            if not self.ptx:
+                raise ValueError(f"{self._where}: the manifest{' ' + self.source if self.source else ''} "
+                                 "has no PTX to launch")
+            loaded = self._loaded[device] = be.load(self.ptx, self.entry, self.dynamic_shared_bytes, device)
+        be.launch(loaded, self.grid, self.block, self.cluster, self.dynamic_shared_bytes,
+                  self._stream(stream, checked, device), ptrs, device)

@@ -1,0 +1,213 @@
+"""Reading and validating a launch manifest (docs/launch-manifest.md, version 1)."""
+import json
+import os
+
+from . import dtypes
+
+VERSION = 1
+SWIZZLES = (0, 32, 64, 128)
+
+
+class ManifestError(ValueError):
+    """A manifest that is not a valid version-1 launch manifest."""
+
+
+def _int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+class _Checker:
+    def __init__(self, where):
+        self.where = where
+
+    def fail(self, what, msg):
+        raise ManifestError(f"{self.where}: {what}: {msg}")
+
+    def field(self, d, key, what, kind=None, optional=False):
+        if key not in d:
+            if optional:
+                return None
+            self.fail(what, f"missing field '{key}'")
+        v = d[key]
+        if kind == "int" and not _int(v):
+            self.fail(what, f"'{key}' must be an integer, got {v!r}")
+        if kind == "str" and not isinstance(v, str):
+            self.fail(what, f"'{key}' must be a string, got {v!r}")
+        if kind == "ints" and not (isinstance(v, list) and all(_int(x) for x in v)):
+            self.fail(what, f"'{key}' must be a list of integers, got {v!r}")
+        return v
+
+    def dtype(self, d, what):
+        t = self.field(d, "dtype", what, "str")
+        if t not in dtypes.DTYPES:
+            self.fail(what, f"unknown dtype {t!r} (known: {', '.join(dtypes.DTYPES)})")
+        return t
+
+
+def validate_kernel(k, where="manifest"):
+    """Checks one entry of the manifest's "kernels"; raises ManifestError naming the field."""
+    if not isinstance(k, dict):
+        raise ManifestError(f"{where}: a kernel must be a JSON object, got {type(k).__name__}")
+    name = k.get("function") or k.get("entry") or "?"
+    c = _Checker(f"{where}: kernel {name!r}")
+    c.field(k, "function", "kernel", "str")
+    c.field(k, "entry", "kernel", "str")
+    for key in ("grid", "block"):
+        v = c.field(k, key, "kernel", "ints")
+        if len(v) != 3 or any(x < 1 for x in v):
+            c.fail("kernel", f"'{key}' must be 3 positive integers (x, y, z), got {v}")
+    if "cluster" in k:
+        v = c.field(k, "cluster", "kernel", "ints")
+        if len(v) != 3 or any(x < 1 for x in v):
+            c.fail("kernel", f"'cluster' must be 3 positive integers (x, y, z), got {v}")
+    shared = c.field(k, "dynamic_shared_bytes", "kernel", "int")
+    if shared < 0:
+        c.fail("kernel", f"'dynamic_shared_bytes' must be >= 0, got {shared}")
+    if "ptx" in k and not isinstance(k["ptx"], str):
+        c.fail("kernel", "'ptx' must be a string (the PTX text)")
+    args = c.field(k, "arguments", "kernel")
+    if not isinstance(args, list):
+        c.fail("kernel", "'arguments' must be a list")
+    for i, a in enumerate(args):
+        what = f"argument {i}"
+        if not isinstance(a, dict):
+            c.fail(what, "must be a JSON object")
+        kind = c.field(a, "kind", what, "str")
+        if kind == "buffer":
+            c.dtype(a, what)
+            if c.field(a, "extent", what, "int") < -1:
+                c.fail(what, "'extent' must be >= 0 (or -1: not static)")
+            align = c.field(a, "align", what, "int")
+            if align < 1 or align & (align - 1):
+                c.fail(what, f"'align' must be a power of two, got {align}")
+            c.field(a, "rank", what, "int", optional=True)
+        elif kind == "scalar":
+            c.field(a, "type", what, "str")
+        else:
+            c.fail(what, f"unknown kind {kind!r} (expected 'buffer' or 'scalar')")
+    params = c.field(k, "params", "kernel")
+    if not isinstance(params, list):
+        c.fail("kernel", "'params' must be a list")
+    for i, p in enumerate(params):
+        what = f"param {i}"
+        if not isinstance(p, dict):
+            c.fail(what, "must be a JSON object")
+        kind = c.field(p, "kind", what, "str")
+        arg = c.field(p, "arg", what, "int")
+        if not 0 <= arg < len(args):
+            c.fail(what, f"'arg' {arg} is not one of the {len(args)} arguments")
+        if args[arg]["kind"] != "buffer":
+            c.fail(what, f"refers to argument {arg}, which is not a buffer")
+        if kind == "buffer":
+            pass
+        elif kind == "tensor_map":
+            c.dtype(p, what)
+            dims = c.field(p, "dims", what, "ints")
+            strides = c.field(p, "strides", what, "ints")
+            box = c.field(p, "box", what, "ints")
+            if not 1 <= len(dims) <= 5:
+                c.fail(what, f"a tensor map has rank 1 to 5, got dims {dims}")
+            if len(strides) != len(dims) or len(box) != len(dims):
+                c.fail(what, f"dims {dims}, strides {strides} and box {box} must have the same length")
+            if c.field(p, "swizzle", what, "int") not in SWIZZLES:
+                c.fail(what, f"'swizzle' must be one of {SWIZZLES} (bytes), got {p['swizzle']}")
+        else:
+            c.fail(what, f"unknown kind {kind!r} (expected 'buffer' or 'tensor_map')")
+    return k
+
+
+def validate(m, where="manifest"):
+    """Checks a whole manifest (a dict); returns it. Raises ManifestError with the field."""
+    if not isinstance(m, dict):
+        raise ManifestError(f"{where}: a manifest is a JSON object, got {type(m).__name__}")
+    if "version" not in m:
+        hint = ""
+        if "entry" in m and "kernels" not in m:
+            hint = (" (this looks like test/gpu/extract.py's JSON; produce the manifest with "
+                    "`axe-translate --axe-to-launch-manifest KERNEL.lowered.mlir`)")
+        raise ManifestError(f"{where}: no 'version' field: not a launch manifest{hint}")
+    if m["version"] != VERSION:
+        raise ManifestError(f"{where}: manifest version {m['version']!r}; this runtime reads version {VERSION}")
+    ks = m.get("kernels")
+    if not isinstance(ks, list):
+        raise ManifestError(f"{where}: 'kernels' must be a list")
+    for k in ks:
+        validate_kernel(k, where)
+    return m
+
+
+def read(path_or_dict):
+    """The validated manifest dict from a path, a JSON string, or a dict."""
+    if isinstance(path_or_dict, dict):
+        return validate(path_or_dict), None
+    if isinstance(path_or_dict, (str, os.PathLike)):
+        s = os.fspath(path_or_dict)
+        if isinstance(path_or_dict, str) and s.lstrip().startswith("{"):
+            where = "manifest"
+            text = s
+            path = None
+        else:
+            where = path = s
+            try:
+                with open(s) as f:
+                    text = f.read()
+            except OSError as e:
+                raise ManifestError(f"{s}: cannot read the manifest: {e.strerror}") from None
+        try:
+            m = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ManifestError(f"{where}: not JSON: {e}") from None
+        return validate(m, where), path
+    raise TypeError(f"a manifest is a path, JSON text or dict, got {type(path_or_dict).__name__}")
+
+
+class Manifest:
+    """A launch manifest: its kernels, each a callable `Kernel`."""
+
+    def __init__(self, data, path=None):
+        from .kernel import Kernel
+        self.data = validate(data, path or "manifest")
+        self.path = path
+        self.kernels = [Kernel(k, source=path) for k in self.data["kernels"]]
+
+    @classmethod
+    def load(cls, path_or_dict):
+        data, path = read(path_or_dict)
+        return cls(data, path)
+
+    def __iter__(self):
+        return iter(self.kernels)
+
+    def __len__(self):
+        return len(self.kernels)
+
+    def kernel(self, name=None):
+        """The kernel whose PTX entry or launching function is `name`; with no name, the only
+        kernel (an error when there are several)."""
+        if name is None:
+            if len(self.kernels) != 1:
+                raise ValueError(f"{self.path or 'manifest'} has {len(self.kernels)} kernels "
+                                 f"({', '.join(k.entry for k in self.kernels)}): name one")
+            return self.kernels[0]
+        for k in self.kernels:
+            if name == k.entry:
+                return k
+        found = [k for k in self.kernels if k.function == name]
+        if len(found) == 1:
+            return found[0]
+        if len(found) > 1:
+            raise ValueError(f"function {name!r} launches {len(found)} kernels "
+                             f"({', '.join(k.entry for k in found)}): name the entry")
+        raise KeyError(f"{self.path or 'manifest'} has no kernel {name!r} "
+                       f"(entries: {', '.join(k.entry for k in self.kernels) or 'none'})")
+
+    __getitem__ = kernel
+
+
+def load(manifest, entry=None):
+    """The kernel `entry` (a PTX entry or function name) of a manifest (path, JSON text or
+    dict); with no entry, its only kernel, or a dict entry -> Kernel when it has several."""
+    m = Manifest.load(manifest)
+    if entry is None and len(m) != 1:
+        return {k.entry: k for k in m}
+    return m.kernel(entry)

@@ -1,0 +1,33 @@
+#!/usr/bin/env python3
+"""Launches one kernel built by test/gpu/build.sh once on its test inputs, for a profiler to
+watch (named profile_one.py: a profile.py would shadow the standard library's module):
+
+    ncu --clock-control none --section SpeedOfLight -k regex:NAME python3 profile_one.py DIR NAME
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+if os.environ.get("AXE_PYTHON"):
+    sys.path.insert(0, os.environ["AXE_PYTHON"])
+try:
+    import axe_runtime
+except ImportError:
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+    import axe_runtime  # noqa: E402
+from kernels import KERNELS  # noqa: E402
+
+d, name = sys.argv[1], sys.argv[2]
+kernel = axe_runtime.load(f"{d}/{name}.json", entry=name)
+try:
+    import torch
+    args = [torch.from_numpy(a).cuda() for a in KERNELS[name][0]()]
+    sync = torch.cuda.synchronize
+except ImportError:
+    import cupy as cp
+    args = [cp.asarray(a) for a in KERNELS[name][0]()]
+    sync = cp.cuda.runtime.deviceSynchronize
+kernel.bind(*args)  # tensor maps built before the launch the profiler watches
+kernel(*args)
+sync()

@@ -43,4 +43,5 @@ config.substitutions.append(("%mlir_opt", os.path.join(llvm_bin, "mlir-opt")))
 # The interpreter running lit (Debian's python3, with python3-numpy from scripts/setup.sh),
 # not whichever python3 comes first on PATH.
 config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(("%axe_bin", tools_dir))
 config.environment["AXE_PROJECT_ROOT"] = project_root

@@ -65,7 +65,9 @@ fn fold_self_copy(op: MlirOperation) -> bool {
     if ir::num_results(op) != 0 || ir::key(ir::operand(op, 0)) != ir::key(ir::operand(op, 1)) {
         return false;
     }
-    ir::erase(op);
+    // SAFETY: the copy has no results (checked above) and is not kept anywhere else; the
+    // rewrite loop re-collects ops after every change.
+    unsafe { ir::erase(op) };
     true
 }
 
@@ -87,7 +89,9 @@ fn fold_dead_fill(op: MlirOperation) -> bool {
         let touches = users.iter().any(|u| u.ptr == n.ptr || ir::is_ancestor(n, *u));
         if touches {
             if users.iter().any(|u| u.ptr == n.ptr) && overwrites(n, t) {
-                ir::erase(op);
+                // SAFETY: an axe.fill has no results; nothing else holds it (the rewrite
+                // loop re-collects ops after every change).
+                unsafe { ir::erase(op) };
                 return true;
             }
             return false;
@@ -123,9 +127,15 @@ fn fold_trivial_conversion(op: MlirOperation) -> bool {
     if writers(src).into_iter().any(later) || !writers(dst).is_empty() || non_axe(dst) || non_axe(src) {
         return false;
     }
-    ir::replace_all_uses(dst, src);
-    ir::erase(op);
-    ir::erase(alloc);
+    // SAFETY: `src` is defined before the conversion (its operand), has `dst`'s type (a
+    // conversion between equal layouts), and the checks above show that nothing observes the
+    // difference; after the replacement neither the conversion (no results) nor the
+    // allocation has uses, and neither is held anywhere else.
+    unsafe {
+        ir::replace_all_uses(dst, src);
+        ir::erase(op);
+        ir::erase(alloc);
+    }
     true
 }
 

@@ -1,16 +1,27 @@
-//! Small, safe-to-call helpers over raw MLIR handles for the pass bodies.
+//! Helpers over raw MLIR handles for the pass bodies.
 //!
 //! Pass bodies first collect the operations they rewrite (a walk must not mutate what it
 //! walks), then mutate them; raw handles (`MlirOperation`, `MlirValue`) are `Copy` and carry
-//! no borrow, which keeps that two-phase structure simple. Every function here requires the
-//! handles to belong to the IR the running pass owns (the pass manager guarantees it for the
-//! duration of the pass).
+//! no borrow, which keeps that two-phase structure simple.
+//!
+//! # The contract
+//!
+//! * **Queries** (safe functions): every handle passed in must be live, non-null and belong
+//!   to the IR the running pass owns (the pass manager guarantees that for the operation it
+//!   hands the pass and everything nested in it, for the duration of the pass). Handles are
+//!   plain `Copy` values, so the type system cannot check this: it is the invariant of the
+//!   whole crate, and every `unsafe` block below relies on it (and says what else it relies
+//!   on). Indices are checked: an out-of-range operand or result is a panic (caught at the FFI
+//!   boundary and reported), never an out-of-bounds access.
+//! * **Mutations** that can invalidate handles held elsewhere or break the invariants the C++
+//!   side relies on (erasing an operation, rewiring operands and uses, retyping values,
+//!   replacing attributes, inserting operations) are `unsafe fn`s, each with a `# Safety`
+//!   section saying what the caller must guarantee.
 
 use std::ffi::c_void;
 
 use axe_layout::Layout;
 use melior::ir::r#type::Type;
-use melior::ir::TypeLike;
 use mlir_sys::*;
 
 use crate::dialect;
@@ -25,6 +36,8 @@ fn string(s: MlirStringRef) -> String {
     if s.length == 0 {
         return String::new();
     }
+    // SAFETY: a non-empty MlirStringRef returned by MLIR points to `length` readable bytes
+    // owned by the context (identifiers, attribute storage), which outlives this call.
     let bytes = unsafe { std::slice::from_raw_parts(s.data as *const u8, s.length) };
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -45,13 +58,17 @@ pub fn collect_where(root: MlirOperation, keep: impl Fn(&str) -> bool) -> Vec<Ml
         out: Vec<MlirOperation>,
     }
     unsafe extern "C" fn visit(op: MlirOperation, data: *mut c_void) -> MlirWalkResult {
-        let acc = &mut *(data as *mut Acc);
+        // SAFETY: `data` is the `&mut Acc` passed to mlirOperationWalk below, alive and not
+        // otherwise borrowed while the walk runs.
+        let acc = unsafe { &mut *(data as *mut Acc) };
         if (acc.keep)(&name(op)) {
             acc.out.push(op);
         }
         MlirWalkResult_MlirWalkResultAdvance
     }
     let mut acc = Acc { keep: &keep, out: Vec::new() };
+    // SAFETY: `root` is live (module contract); the callback only reads the visited ops and
+    // pushes them into `acc`, so the walk never sees the IR mutated.
     unsafe {
         mlirOperationWalk(root, Some(visit), &mut acc as *mut Acc as *mut c_void, MlirWalkOrder_MlirWalkPreOrder)
     };
@@ -60,35 +77,64 @@ pub fn collect_where(root: MlirOperation, keep: impl Fn(&str) -> bool) -> Vec<Ml
 
 /// The operation's name, e.g. `axe.slice`.
 pub fn name(op: MlirOperation) -> String {
+    // SAFETY: `op` is live (module contract); its name identifier is owned by the context.
     unsafe { string(mlirIdentifierStr(mlirOperationGetName(op))) }
 }
 
+/// The `i`-th operand of `op` (panics when `op` has no such operand).
 pub fn operand(op: MlirOperation, i: usize) -> MlirValue {
+    let n = num_operands(op);
+    assert!(i < n, "operand {i} of '{}', which has {n}", name(op));
+    // SAFETY: `op` is live (module contract) and `i` is in range (checked above).
     unsafe { mlirOperationGetOperand(op, i as isize) }
 }
 
 pub fn num_operands(op: MlirOperation) -> usize {
+    // SAFETY: `op` is live (module contract).
     unsafe { mlirOperationGetNumOperands(op) as usize }
 }
 
-pub fn set_operand(op: MlirOperation, i: usize, v: MlirValue) {
+/// Makes `v` the `i`-th operand of `op` (panics when `op` has no such operand).
+///
+/// # Safety
+/// `op` and `v` are live handles of the IR the running pass owns, `v` is visible at `op`
+/// (defined in a dominating position or an enclosing block), and its type is one `op`
+/// accepts for that operand: C++ code (verifiers, folders, later passes) casts operand types
+/// without checking them.
+pub unsafe fn set_operand(op: MlirOperation, i: usize, v: MlirValue) {
+    let n = num_operands(op);
+    assert!(i < n, "operand {i} of '{}', which has {n}", name(op));
+    // SAFETY: the caller's guarantees; `i` is in range (checked above).
     unsafe { mlirOperationSetOperand(op, i as isize, v) }
 }
 
+/// The `i`-th result of `op` (panics when `op` has no such result).
 pub fn result(op: MlirOperation, i: usize) -> MlirValue {
+    let n = num_results(op);
+    assert!(i < n, "result {i} of '{}', which has {n}", name(op));
+    // SAFETY: `op` is live (module contract) and `i` is in range (checked above).
     unsafe { mlirOperationGetResult(op, i as isize) }
 }
 
 pub fn value_type(v: MlirValue) -> MlirType {
+    // SAFETY: `v` is live (module contract).
     unsafe { mlirValueGetType(v) }
 }
 
-pub fn set_value_type(v: MlirValue, t: MlirType) {
+/// Changes the type of `v` in place.
+///
+/// # Safety
+/// `v` and `t` are live handles of the running pass's context, and every user of `v` (and
+/// the op or block defining it) accepts `t` there, or is rewritten before anything else
+/// (C++ verifiers, folders, printers) looks at it: C++ casts value types without checking.
+pub unsafe fn set_value_type(v: MlirValue, t: MlirType) {
+    // SAFETY: the caller's guarantees.
     unsafe { mlirValueSetType(v, t) }
 }
 
 /// The operation defining `v`, if `v` is an operation result.
 pub fn defining_op(v: MlirValue) -> Option<MlirOperation> {
+    // SAFETY: `v` is live (module contract); the owner is read only for an op result.
     unsafe {
         if mlirValueIsAOpResult(v) {
             Some(mlirOpResultGetOwner(v))
@@ -99,12 +145,15 @@ pub fn defining_op(v: MlirValue) -> Option<MlirOperation> {
 }
 
 pub fn has_uses(v: MlirValue) -> bool {
+    // SAFETY: `v` is live (module contract).
     unsafe { !mlirOpOperandIsNull(mlirValueGetFirstUse(v)) }
 }
 
 /// The operations using `v` (one entry per use).
 pub fn users(v: MlirValue) -> Vec<MlirOperation> {
     let mut out = Vec::new();
+    // SAFETY: `v` is live (module contract); the use list is only read, and each use is
+    // followed only while non-null.
     unsafe {
         let mut u = mlirValueGetFirstUse(v);
         while !mlirOpOperandIsNull(u) {
@@ -115,12 +164,23 @@ pub fn users(v: MlirValue) -> Vec<MlirOperation> {
     out
 }
 
-pub fn erase(op: MlirOperation) {
+/// Erases `op` (removing it from its block) and frees it, with its regions.
+///
+/// # Safety
+/// `op` is a live operation of the IR the running pass owns, is not the operation the pass
+/// runs on, and none of its results has uses left. After the call, `op`, its results and
+/// every handle into its regions dangle: the caller must not use any of them (nor have them
+/// in a list it will still walk, erase or rewrite).
+pub unsafe fn erase(op: MlirOperation) {
+    // SAFETY: the caller's guarantees.
     unsafe { mlirOperationDestroy(op) }
 }
 
 /// A `DenseI64ArrayAttr` named `attr` on `op` (empty when absent).
 pub fn i64_array(op: MlirOperation, attr: &str) -> Vec<i64> {
+    // SAFETY: `op` is live (module contract); `string_ref` borrows `attr` for the call only;
+    // the elements are read only after checking the attribute is a DenseI64ArrayAttr, at
+    // indices below its length.
     unsafe {
         let a = mlirOperationGetAttributeByName(op, string_ref(attr));
         if a.ptr.is_null() || !mlirAttributeIsADenseI64Array(a) {
@@ -130,7 +190,14 @@ pub fn i64_array(op: MlirOperation, attr: &str) -> Vec<i64> {
     }
 }
 
-pub fn set_i64_array(op: MlirOperation, attr: &str, values: &[i64]) {
+/// Sets the `DenseI64ArrayAttr` `attr` of `op` to `values`.
+///
+/// # Safety
+/// `op` is live and owned by the running pass, and `attr` is an attribute that `op`'s C++
+/// accessors read as a `DenseI64ArrayAttr` (or none at all): they cast without checking.
+pub unsafe fn set_i64_array(op: MlirOperation, attr: &str, values: &[i64]) {
+    // SAFETY: the caller's guarantees; `values` and `attr` are borrowed for the call only
+    // (MLIR copies them into the context).
     unsafe {
         let ctx = mlirOperationGetContext(op);
         let a = mlirDenseI64ArrayGet(ctx, values.len() as isize, values.as_ptr());
@@ -140,6 +207,8 @@ pub fn set_i64_array(op: MlirOperation, attr: &str, values: &[i64]) {
 
 /// The shape of a shaped type (an `!axe.tensor` implements ShapedTypeInterface).
 pub fn shape(t: MlirType) -> Vec<i64> {
+    // SAFETY: `t` is live (module contract); dimensions are read only for a shaped type, at
+    // indices below its rank.
     unsafe {
         if !mlirTypeIsAShaped(t) {
             return Vec::new();
@@ -150,15 +219,19 @@ pub fn shape(t: MlirType) -> Vec<i64> {
 
 /// The layout of an `!axe.tensor` type; None for `?` or other types.
 pub fn tensor_layout(t: MlirType) -> Option<Layout> {
+    // SAFETY: `t` is a live type (module contract); types are owned by the context.
     dialect::tensor_layout(unsafe { Type::from_raw(t) })
 }
 
 pub fn is_tensor(t: MlirType) -> bool {
+    // SAFETY: `t` is a live type (module contract).
     dialect::is_tensor_type(unsafe { Type::from_raw(t) })
 }
 
 /// The `!axe.tensor` type `t` with its layout replaced by `layout`.
 pub fn with_layout(t: MlirType, layout: &Layout) -> MlirType {
+    // SAFETY: `t` is a live type (module contract); the C++ side checks that `t` is an
+    // `!axe.tensor` (returning it unchanged otherwise) and parses the printed layout.
     unsafe {
         let ctx = mlirTypeGetContext(t);
         let text = layout.to_string();
@@ -169,6 +242,7 @@ pub fn with_layout(t: MlirType, layout: &Layout) -> MlirType {
 
 /// The printed form of a type (for diagnostics).
 pub fn type_to_string(t: MlirType) -> String {
+    // SAFETY: `t` is a live type (module contract).
     unsafe { Type::from_raw(t) }.to_string()
 }
 
@@ -180,31 +254,30 @@ pub fn error(op: MlirOperation, message: &str) {
 /// Emits `warning: message` at `op`'s location.
 pub fn warning(op: MlirOperation, message: &str) {
     let c = std::ffi::CString::new(message.replace('\0', " ")).unwrap_or_default();
+    // SAFETY: `op` is live (module contract); `c` is a NUL-terminated string alive for the call.
     unsafe { dialect::ffi::axeEmitWarning(mlirOperationGetLocation(op), c.as_ptr()) }
 }
 
 /// Emits `remark: message` at `op`'s location.
 pub fn remark(op: MlirOperation, message: &str) {
     let c = std::ffi::CString::new(message.replace('\0', " ")).unwrap_or_default();
+    // SAFETY: `op` is live (module contract); `c` is a NUL-terminated string alive for the call.
     unsafe { dialect::ffi::axeEmitRemark(mlirOperationGetLocation(op), c.as_ptr()) }
-}
-
-/// Silences "unused" for TypeLike in builds that use only part of this module.
-#[allow(dead_code)]
-fn _type_like(t: Type) -> MlirType {
-    t.to_raw()
 }
 
 // ----- Operation structure, attributes and creation (used by axe-infer-layout). -----
 
 /// The operation's parent operation, if any.
 pub fn parent(op: MlirOperation) -> Option<MlirOperation> {
+    // SAFETY: `op` is live (module contract); a null parent is mapped to None.
     let p = unsafe { mlirOperationGetParentOperation(op) };
     (!p.ptr.is_null()).then_some(p)
 }
 
 /// An integer (or integer-backed enum) attribute's value.
 pub fn int_attr(op: MlirOperation, attr: &str) -> Option<i64> {
+    // SAFETY: `op` is live (module contract); the value is read only from a non-null
+    // IntegerAttr.
     unsafe {
         let a = mlirOperationGetAttributeByName(op, string_ref(attr));
         (!a.ptr.is_null() && mlirAttributeIsAInteger(a)).then(|| mlirIntegerAttrGetValueInt(a))
@@ -232,6 +305,9 @@ pub fn copy_schedule(op: MlirOperation) -> Option<CopySchedule> {
 /// The byte alignment a function argument declares for its buffer (`{axe.align = N}`, checked
 /// by the dialect's argument-attribute verifier), when `v` is such an argument.
 pub fn declared_alignment(v: MlirValue) -> Option<i64> {
+    // SAFETY: `v` is live (module contract); every handle read from it is checked (block
+    // argument, non-null owner, array attribute and index in range, dictionary, integer)
+    // before it is used.
     unsafe {
         if !mlirValueIsABlockArgument(v) {
             return None;
@@ -259,8 +335,11 @@ pub fn declared_alignment(v: MlirValue) -> Option<i64> {
 pub fn target_name(op: MlirOperation) -> Option<String> {
     let mut p = Some(op);
     while let Some(o) = p {
+        // SAFETY: `o` is `op` or one of its ancestors, all live (module contract).
         let a = unsafe { mlirOperationGetAttributeByName(o, string_ref("axe.target")) };
+        // SAFETY: `a` is non-null, and read as a target only after the check says it is one.
         if !a.ptr.is_null() && unsafe { dialect::ffi::axeAttributeIsATarget(a) } {
+            // SAFETY: `a` is an `#axe.target` (checked above).
             return Some(string(unsafe { dialect::ffi::axeTargetAttrGetName(a) }));
         }
         p = parent(o);
@@ -270,6 +349,7 @@ pub fn target_name(op: MlirOperation) -> Option<String> {
 
 /// Whether `op` carries the attribute `attr` (e.g. a unit attribute).
 pub fn has_attr(op: MlirOperation, attr: &str) -> bool {
+    // SAFETY: `op` is live (module contract).
     unsafe { !mlirOperationGetAttributeByName(op, string_ref(attr)).ptr.is_null() }
 }
 
@@ -282,11 +362,18 @@ pub fn tensor_scope(t: MlirType) -> Option<MemoryScope> {
     if !is_tensor(t) {
         return None;
     }
+    // SAFETY: `t` is an `!axe.tensor` (checked above).
     MemoryScope::from_i64(unsafe { dialect::ffi::axeTensorTypeGetScope(t) }.into())
 }
 
 /// The bit width of a shaped type's element type (0 when not an int or float).
 pub fn element_bits(t: MlirType) -> u32 {
+    // SAFETY: `t` is a live type (module contract).
+    if !unsafe { mlirTypeIsAShaped(t) } {
+        return 0;
+    }
+    // SAFETY: `t` is a live shaped type (module contract, checked above); widths are read
+    // only from integer and float types.
     unsafe {
         let e = mlirShapedTypeGetElementType(t);
         if mlirTypeIsAInteger(e) {
@@ -301,16 +388,27 @@ pub fn element_bits(t: MlirType) -> u32 {
 
 /// The printed element type of a shaped type (e.g. "f16").
 pub fn element_type_name(t: MlirType) -> String {
+    // SAFETY: `t` is a live type (module contract).
+    assert!(unsafe { mlirTypeIsAShaped(t) }, "element type of the unshaped type {}", type_to_string(t));
+    // SAFETY: `t` is a live shaped type (module contract, checked above).
     unsafe { Type::from_raw(mlirShapedTypeGetElementType(t)) }.to_string()
 }
 
 /// Creates `name(operands) -> results` right before `before` and returns it.
-pub fn create_before(
+///
+/// # Safety
+/// `before` is a live operation in a block of the IR the running pass owns; `operands` and
+/// `results` are live handles visible at `before`; and `name(operands) -> results` is a
+/// valid form of a registered operation (it is not verified here, and C++ accessors cast
+/// operands without checking).
+pub unsafe fn create_before(
     before: MlirOperation,
     name: &str,
     operands: &[MlirValue],
     results: &[MlirType],
 ) -> MlirOperation {
+    // SAFETY: the caller's guarantees; the state borrows `name`, `operands` and `results`
+    // only until mlirOperationCreate copies them, and the new op is owned by the block.
     unsafe {
         let loc = mlirOperationGetLocation(before);
         let mut state = mlirOperationStateGet(string_ref(name), loc);
@@ -329,11 +427,13 @@ pub fn key(v: MlirValue) -> usize {
 }
 
 pub fn num_results(op: MlirOperation) -> usize {
+    // SAFETY: `op` is live (module contract).
     unsafe { mlirOperationGetNumResults(op) as usize }
 }
 
 /// The operation after `op` in its block.
 pub fn next_in_block(op: MlirOperation) -> Option<MlirOperation> {
+    // SAFETY: `op` is live (module contract); a null successor is mapped to None.
     let n = unsafe { mlirOperationGetNextInBlock(op) };
     (!n.ptr.is_null()).then_some(n)
 }
@@ -351,12 +451,19 @@ pub fn is_ancestor(ancestor: MlirOperation, op: MlirOperation) -> bool {
 }
 
 /// Replaces every use of `from` by `to`.
-pub fn replace_all_uses(from: MlirValue, to: MlirValue) {
+///
+/// # Safety
+/// `from` and `to` are live values of the IR the running pass owns, `to` is visible at every
+/// use of `from`, and every user accepts `to`'s type there (C++ casts operand types without
+/// checking). Handles of `from`'s uses held elsewhere now refer to uses of `to`.
+pub unsafe fn replace_all_uses(from: MlirValue, to: MlirValue) {
+    // SAFETY: the caller's guarantees.
     unsafe { mlirValueReplaceAllUsesOfWith(from, to) }
 }
 
 /// The block holding `op`.
 pub fn block_of(op: MlirOperation) -> Option<MlirBlock> {
+    // SAFETY: `op` is live (module contract); a null block is mapped to None.
     let b = unsafe { mlirOperationGetBlock(op) };
     (!b.ptr.is_null()).then_some(b)
 }
@@ -386,6 +493,8 @@ pub fn is_ancestor_block(before: MlirOperation, op: MlirOperation) -> bool {
 /// The operations of `block`, in order.
 pub fn block_ops(block: MlirBlock) -> Vec<MlirOperation> {
     let mut out = Vec::new();
+    // SAFETY: `block` is live (module contract); the list is only read, each op followed
+    // only while non-null.
     unsafe {
         let mut op = mlirBlockGetFirstOperation(block);
         while !op.ptr.is_null() {
@@ -396,8 +505,13 @@ pub fn block_ops(block: MlirBlock) -> Vec<MlirOperation> {
     out
 }
 
-/// The first block of `op`'s `i`-th region.
+/// The first block of `op`'s `i`-th region (null when the region is empty; panics when `op`
+/// has no such region).
 pub fn region_block(op: MlirOperation, i: usize) -> MlirBlock {
+    // SAFETY: `op` is live (module contract).
+    let n = unsafe { mlirOperationGetNumRegions(op) } as usize;
+    assert!(i < n, "region {i} of '{}', which has {n}", name(op));
+    // SAFETY: `op` is live and `i` is in range (checked above).
     unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(op, i as isize)) }
 }
 
@@ -407,6 +521,7 @@ pub fn tensor_swizzle(t: MlirType) -> Option<axe_layout::swizzle::Swizzle> {
         return None;
     }
     let (mut b, mut m, mut s) = (0i32, 0i32, 0i32);
+    // SAFETY: `t` is an `!axe.tensor` (checked above); the out-pointers are live locals.
     unsafe { dialect::ffi::axeTensorTypeGetSwizzle(t, &mut b, &mut m, &mut s) }
         .then_some(axe_layout::swizzle::Swizzle { bits: b as u32, base: m as u32, shift: s })
 }
@@ -414,19 +529,24 @@ pub fn tensor_swizzle(t: MlirType) -> Option<axe_layout::swizzle::Swizzle> {
 /// The `!axe.tensor` type `t` with swizzle `s` (None: no swizzle).
 pub fn with_swizzle(t: MlirType, s: Option<&axe_layout::swizzle::Swizzle>) -> MlirType {
     let (b, m, sh) = s.map(|s| (s.bits as i32, s.base as i32, s.shift)).unwrap_or((0, 0, 0));
+    // SAFETY: `t` is a live type (module contract); the C++ side returns any type other than
+    // an `!axe.tensor` unchanged.
     unsafe { dialect::ffi::axeTensorTypeWithSwizzle(t, b, m, sh) }
 }
 
-/// The printed form of `op`'s attribute `name` (e.g. `"foo"` for a string, `3 : i64`), if set.
 /// The value of a string attribute (e.g. `sym_name`).
 pub fn string_attr(op: MlirOperation, name: &str) -> Option<String> {
+    // SAFETY: `op` is live (module contract); the value is read only from a non-null
+    // StringAttr.
     unsafe {
         let a = mlirOperationGetAttributeByName(op, string_ref(name));
         (!a.ptr.is_null() && mlirAttributeIsAString(a)).then(|| string(mlirStringAttrGetValue(a)))
     }
 }
 
+/// The printed form of `op`'s attribute `name` (e.g. `"foo"` for a string, `3 : i64`), if set.
 pub fn attr_text(op: MlirOperation, name: &str) -> Option<String> {
+    // SAFETY: `op` is live (module contract); the attribute is wrapped only when non-null.
     unsafe {
         let a = mlirOperationGetAttributeByName(op, string_ref(name));
         (!a.ptr.is_null()).then(|| melior::ir::attribute::Attribute::from_raw(a).to_string())

@@ -52,11 +52,16 @@ pub(crate) fn fold_chain(op: mlir_sys::MlirOperation) -> bool {
             (ir::i64_array(inner, ods::slice::LOWER), ir::i64_array(op, ods::slice::LOWER), ir::i64_array(op, ods::slice::UPPER));
         let lower: Vec<i64> = ilo.iter().zip(&olo).map(|(a, b)| a + b).collect();
         let upper: Vec<i64> = ilo.iter().zip(&ohi).map(|(a, b)| a + b).collect();
-        ir::set_operand(op, 0, ir::operand(inner, 0));
-        ir::set_i64_array(op, ods::slice::LOWER, &lower);
-        ir::set_i64_array(op, ods::slice::UPPER, &upper);
-        if !ir::has_uses(ir::result(inner, 0)) {
-            ir::erase(inner);
+        // SAFETY: the outer slice now slices the inner one's source (same tensor type,
+        // defined before both) by the composed bounds (DenseI64ArrayAttrs, as ODS declares);
+        // the inner slice is erased only without uses, and is not held elsewhere.
+        unsafe {
+            ir::set_operand(op, 0, ir::operand(inner, 0));
+            ir::set_i64_array(op, ods::slice::LOWER, &lower);
+            ir::set_i64_array(op, ods::slice::UPPER, &upper);
+            if !ir::has_uses(ir::result(inner, 0)) {
+                ir::erase(inner);
+            }
         }
     }
 }
@@ -100,7 +105,9 @@ fn slice_layout(op: mlir_sys::MlirOperation) -> bool {
                     ),
                 );
             } else {
-                ir::set_value_type(result, ir::with_layout(result_type, &sliced));
+                // SAFETY: only the layout of the result's `!axe.tensor` type changes; its
+                // users (checked above) accept any layout.
+                unsafe { ir::set_value_type(result, ir::with_layout(result_type, &sliced)) };
             }
         }
         Some(given) => match equivalent(&given, &sliced) {

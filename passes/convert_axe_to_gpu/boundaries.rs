@@ -84,17 +84,22 @@ pub fn lower(root: MlirOperation) -> R<()> {
                     continue;
                 }
                 let arg = unsafe { mlirBlockGetArgument(entry, i as isize) };
-                ir::set_value_type(arg, new);
+                // SAFETY: the argument becomes a buffer of type `new`; every use of it is
+                // moved to the view (of the old type) built at the start of the entry block,
+                // whose own operand is then the retyped argument: types stay consistent.
+                unsafe { ir::set_value_type(arg, new) };
                 let view = B::before(f).at_start(entry).val(ods::ops::VIEW, &[arg], old, &[]);
-                ir::replace_all_uses(arg, view);
+                unsafe { ir::replace_all_uses(arg, view) };
                 let view_op = ir::defining_op(view).expect("just built");
-                ir::set_operand(view_op, 0, arg);
+                // SAFETY: as above: the view's operand is the buffer it views.
+                unsafe { ir::set_operand(view_op, 0, arg) };
             }
             for ret in ir::collect(f, &["func.return"]) {
                 for (j, (&old, &new)) in results.iter().zip(&new_results).enumerate() {
                     if !unsafe { mlirTypeEqual(old, new) } {
                         let buf = viewed_buffer(ret, ir::operand(ret, j), new)?;
-                        ir::set_operand(ret, j, buf);
+                        // SAFETY: `buf` (defined before the return) has the new result type.
+                        unsafe { ir::set_operand(ret, j, buf) };
                     }
                 }
             }
@@ -116,18 +121,23 @@ pub fn lower(root: MlirOperation) -> R<()> {
             let v = ir::operand(call, i);
             if let Some(buf) = buffer_type(call, ir::value_type(v))? {
                 let m = viewed_buffer(call, v, buf)?;
-                ir::set_operand(call, i, m);
+                // SAFETY: `m` (defined before the call) has the callee's new argument type.
+                unsafe { ir::set_operand(call, i, m) };
             }
         }
         for j in 0..ir::num_results(call) {
             let r = ir::result(call, j);
             let old = ir::value_type(r);
             if let Some(buf) = buffer_type(call, old)? {
-                ir::set_value_type(r, buf);
+                // SAFETY: the result takes the callee's new result type; its uses move to a
+                // view of the old type built right after the call, whose operand is the result.
+                unsafe { ir::set_value_type(r, buf) };
                 let after = ir::next_in_block(call).expect("a call is followed by its block's terminator");
                 let view = B::before(after).val(ods::ops::VIEW, &[r], old, &[]);
-                ir::replace_all_uses(r, view);
-                ir::set_operand(ir::defining_op(view).expect("just built"), 0, r);
+                unsafe {
+                    ir::replace_all_uses(r, view);
+                    ir::set_operand(ir::defining_op(view).expect("just built"), 0, r);
+                }
             }
         }
     }

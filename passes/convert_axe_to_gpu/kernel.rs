@@ -277,10 +277,13 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
             lower_block(unsafe { mlirOperationGetBlock(y) }, &mut ctx, ScopeKind::Cta)?;
         }
     }
+    // SAFETY: the lowered Axe ops are erased last-first, so each one's users (later ops, or
+    // ops nested in it) are gone or rewired before it; nothing else holds them; the kernel's
+    // body has been moved into the launch.
     for &op in ctx.dead.iter().rev() {
-        ir::erase(op);
+        unsafe { ir::erase(op) };
     }
-    ir::erase(kernel);
+    unsafe { ir::erase(kernel) };
     Ok(())
 }
 
@@ -410,7 +413,8 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     && ir::users(ir::result(op, 0)).iter().any(|u| ir::name(*u) != ods::ops::WAIT);
                 if (token.is_some() || flows) && ir::num_results(op) == 1 {
                     let t = token.unwrap_or_else(|| B::before(op).ci32(-1));
-                    ir::replace_all_uses(ir::result(op, 0), t);
+                    // SAFETY: tokens become i32 (retype_tokens); `t` is an i32 defined before the op.
+                    unsafe { ir::replace_all_uses(ir::result(op, 0), t) };
                 }
                 ctx.dead.push(op);
             }
@@ -466,7 +470,8 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             }
             ods::ops::ARRIVE => {
                 let t = tma::arrive(op, ctx, scope)?;
-                ir::replace_all_uses(ir::result(op, 0), t);
+                // SAFETY: tokens become i32 (retype_tokens); `t` is an i32 defined before the op.
+                unsafe { ir::replace_all_uses(ir::result(op, 0), t) };
                 ctx.dead.push(op);
             }
             ods::ops::ALLOC | ods::ops::VIEW | ods::ops::SLICE => {}
@@ -480,7 +485,8 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     Some(ScopeKind::Thread) => tid,
                     _ => return Err(AxeError::at(op, "axe.unit_id cluster is not lowered (clusters are not launched)")),
                 };
-                ir::replace_all_uses(ir::result(op, 0), b.ix(v));
+                // SAFETY: the unit id is an index, computed right before the op.
+                unsafe { ir::replace_all_uses(ir::result(op, 0), b.ix(v)) };
                 ctx.dead.push(op);
             }
             ods::ops::GEMM => {
@@ -490,7 +496,8 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 if ir::num_results(op) == 1 {
                     let b = B::before(op);
                     let t = if ctx.wgmma_async.contains(&(op.ptr as usize)) { b.ci32(GEMM_TOKEN) } else { b.ci32(-1) };
-                    ir::replace_all_uses(ir::result(op, 0), t);
+                    // SAFETY: tokens become i32 (retype_tokens); `t` is an i32 defined before the op.
+                    unsafe { ir::replace_all_uses(ir::result(op, 0), t) };
                 }
                 ctx.dead.push(op);
             }
@@ -548,6 +555,8 @@ fn lower_scope(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
             move_before(o, op);
         }
     }
-    ir::erase(op);
+    // SAFETY: an axe.scope has no results, its body has been moved out (or lowered in
+    // place), and it is not in `ctx.dead`.
+    unsafe { ir::erase(op) };
     Ok(())
 }

@@ -400,7 +400,9 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
         let dead = (n == ods::ops::VIEW || n == ods::ops::SLICE || n == ods::ops::ALLOC)
             && (0..unsafe { mlirOperationGetNumResults(op) } as usize).all(|i| !ir::has_uses(ir::result(op, i)));
         if dead {
-            ir::erase(op);
+            // SAFETY: none of its results has uses (checked above); `left` is visited last
+            // first, so ops nested in or using it are gone already.
+            unsafe { ir::erase(op) };
         } else {
             ir::error(op, &format!("'{n}' outside an axe.kernel is not lowered by convert-axe-to-gpu"));
             return false;

@@ -817,7 +817,9 @@ pub fn retype_tokens(kernel: MlirOperation) {
             for i in 0..ir::num_results(op) {
                 let r = ir::result(op, i);
                 if is_token(r) {
-                    ir::set_value_type(r, i32t);
+                    // SAFETY: every token of the kernel becomes i32, its producers and users
+                    // included (the Axe ones are lowered to i32 arithmetic and erased).
+                    unsafe { ir::set_value_type(r, i32t) };
                 }
             }
         }
@@ -829,7 +831,8 @@ pub fn retype_tokens(kernel: MlirOperation) {
                 for a in 0..na {
                     let arg = unsafe { mlirBlockGetArgument(blk, a) };
                     if is_token(arg) {
-                        ir::set_value_type(arg, i32t);
+                        // SAFETY: as for results: every token of the kernel becomes i32.
+                        unsafe { ir::set_value_type(arg, i32t) };
                     }
                 }
                 blk = unsafe { mlirBlockGetNextInRegion(blk) };

@@ -226,10 +226,16 @@ fn convert_operand(inf: &mut Inference, op: MlirOperation, idx: usize, want: Lay
     let old = ir::operand(op, idx);
     let have = inf.layout(old).map(|l| l.to_string()).unwrap_or_else(|| "?".into());
     let ty = ir::with_layout(ir::value_type(old), &want);
-    let alloc = ir::create_before(op, ods::ops::ALLOC, &[], &[ty]);
+    // SAFETY: `op` is in a block of the module being rewritten; `axe.alloc -> ty` and
+    // `axe.convert_layout %old, %fresh` are valid forms of those ops (`ty` is `old`'s tensor
+    // type with another layout) and their operands are defined before `op`; `fresh` has the
+    // type the operand had, but for its layout, which is what `op` asks for.
+    let alloc = unsafe { ir::create_before(op, ods::ops::ALLOC, &[], &[ty]) };
     let fresh = ir::result(alloc, 0);
-    ir::create_before(op, ods::ops::CONVERT_LAYOUT, &[old, fresh], &[]);
-    ir::set_operand(op, idx, fresh);
+    unsafe {
+        ir::create_before(op, ods::ops::CONVERT_LAYOUT, &[old, fresh], &[]);
+        ir::set_operand(op, idx, fresh);
+    }
     inf.known.insert(ir::key(fresh), want.clone());
     ir::remark(
         op,
@@ -511,7 +517,9 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
                 if let Some(s) = inf.swizzles.get(&ir::key(v)) {
                     t = ir::with_swizzle(t, Some(s));
                 }
-                ir::set_value_type(v, t)
+                // SAFETY: only the layout (and swizzle) of the `!axe.tensor` changes; the
+                // users checked above accept any layout.
+                unsafe { ir::set_value_type(v, t) }
             }
             None => {
                 let user = ir::users(v).first().copied();

@@ -42,7 +42,8 @@ fn string(s: MlirStringRef) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn string_ref(s: &str) -> MlirStringRef {
+/// A borrowed MlirStringRef of `s` (valid while `s` is; MLIR copies what it keeps).
+pub(crate) fn string_ref(s: &str) -> MlirStringRef {
     MlirStringRef { data: s.as_ptr() as *const _, length: s.len() }
 }
 

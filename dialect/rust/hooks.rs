@@ -59,6 +59,24 @@ unsafe extern "C" fn layout_size(ptr: *const c_char, len: usize) -> i64 {
     .unwrap_or(-1)
 }
 
+/// The target named by a hook's (pointer, length) argument.
+///
+/// # Safety
+/// As for [`text`]: `p` points to `len` readable bytes (or `len` is 0).
+unsafe fn target_arg(p: *const c_char, len: usize) -> crate::error::Result<&'static crate::target::Target> {
+    // SAFETY: the caller's guarantee.
+    unsafe { text(p, len) }.and_then(crate::target::lookup).ok_or_else(|| "unknown target".into())
+}
+
+/// The layout printed in a hook's (pointer, length) argument.
+///
+/// # Safety
+/// As for [`text`]: `p` points to `len` readable bytes (or `len` is 0).
+unsafe fn layout_arg(p: *const c_char, len: usize) -> crate::error::Result<Layout> {
+    // SAFETY: the caller's guarantee.
+    unsafe { text(p, len) }.and_then(|t| Layout::parse(t).ok()).ok_or_else(|| "invalid layout".into())
+}
+
 fn send(sink: AxeStringSink, user: *mut c_void, s: &str) {
     unsafe { sink(s.as_ptr() as *const c_char, s.len(), user) }
 }
@@ -89,12 +107,8 @@ unsafe extern "C" fn check_layout_on_target(
     user: *mut c_void,
 ) -> bool {
     report(sink, user, || {
-        let target = text(target, target_len)
-            .and_then(crate::target::lookup)
-            .ok_or_else(|| "unknown target".to_string())?;
-        let layout = text(layout, layout_len)
-            .and_then(|t| Layout::parse(t).ok())
-            .ok_or_else(|| "invalid layout".to_string())?;
+        let target = target_arg(target, target_len)?;
+        let layout = layout_arg(layout, layout_len)?;
         let known = |n: i64| (n >= 0).then_some(n);
         target.check_layout(&layout, known(num_warps), known(num_devices))
     })
@@ -108,9 +122,7 @@ unsafe extern "C" fn check_register_layout_in_scope(
     user: *mut c_void,
 ) -> bool {
     report(sink, user, || {
-        let layout = text(layout, len)
-            .and_then(|t| Layout::parse(t).ok())
-            .ok_or_else(|| "invalid layout".to_string())?;
+        let layout = layout_arg(layout, len)?;
         let scope = crate::target::ScopeKind::from_i64(scope_kind.into())
             .ok_or_else(|| format!("unknown scope kind {scope_kind}"))?;
         crate::target::check_register_layout_in_scope(&layout, scope)
@@ -131,12 +143,8 @@ unsafe extern "C" fn check_allocation(
     user: *mut c_void,
 ) -> bool {
     report(sink, user, || {
-        let target = text(target, target_len)
-            .and_then(crate::target::lookup)
-            .ok_or_else(|| "unknown target".to_string())?;
-        let layout = text(layout, layout_len)
-            .and_then(|t| Layout::parse(t).ok())
-            .ok_or_else(|| "invalid layout".to_string())?;
+        let target = target_arg(target, target_len)?;
+        let layout = layout_arg(layout, layout_len)?;
         if MemoryScope::from_i64(scope.into()) != Some(MemoryScope::Shared) {
             return Ok(());
         }
@@ -157,9 +165,7 @@ unsafe extern "C" fn check_launch(
     user: *mut c_void,
 ) -> bool {
     report(sink, user, || {
-        let target = text(target, target_len)
-            .and_then(crate::target::lookup)
-            .ok_or_else(|| "unknown target".to_string())?;
+        let target = target_arg(target, target_len)?;
         let slice = |p: *const i64, n: usize| if n == 0 { &[][..] } else { std::slice::from_raw_parts(p, n) };
         target.check_launch(slice(grid, grid_rank), slice(threads, threads_rank))
     })

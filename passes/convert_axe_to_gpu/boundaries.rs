@@ -144,6 +144,4 @@ pub fn lower(root: MlirOperation) -> R<()> {
     Ok(())
 }
 
-fn sref(s: &str) -> MlirStringRef {
-    MlirStringRef { data: s.as_ptr() as *const _, length: s.len() }
-}
+use crate::ir::string_ref as sref;

@@ -5,9 +5,7 @@
 
 use mlir_sys::*;
 
-fn sref(s: &str) -> MlirStringRef {
-    MlirStringRef { data: s.as_ptr() as *const _, length: s.len() }
-}
+use crate::ir::string_ref as sref;
 
 /// An index value: a compile-time constant or an SSA value of type `index`.
 #[derive(Clone, Copy, Debug)]
@@ -266,16 +264,4 @@ pub fn type_str(t: MlirType) -> String {
     crate::ir::type_to_string(t)
 }
 
-pub fn int_attr(op: MlirOperation, name: &str) -> Option<i64> {
-    unsafe {
-        let a = mlirOperationGetAttributeByName(op, sref(name));
-        if a.ptr.is_null() || !mlirAttributeIsAInteger(a) {
-            return None;
-        }
-        Some(mlirIntegerAttrGetValueInt(a))
-    }
-}
-
-pub fn has_attr(op: MlirOperation, name: &str) -> bool {
-    unsafe { !mlirOperationGetAttributeByName(op, sref(name)).ptr.is_null() }
-}
+pub use crate::ir::{has_attr, int_attr};

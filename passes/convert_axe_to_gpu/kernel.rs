@@ -150,7 +150,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         dead: Vec::new(),
         tma: tma_state,
         wgmma_async: Default::default(),
-        has_async_gemm: crate::infer_layout::gemm::is_sm90a(kernel)
+        has_async_gemm: crate::infer_layout::gemm::has_wgmma(kernel)
             && ir::collect(kernel, &[ods::ops::GEMM]).iter().any(|g| ir::has_attr(*g, ods::gemm::ASYNC)),
         has_cp_async: !opts.emulate && ir::collect(kernel, &[ods::ops::COPY])
                 .iter()

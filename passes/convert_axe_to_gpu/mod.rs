@@ -116,9 +116,7 @@ pub fn is_float(t: MlirType) -> bool {
     unsafe { mlirTypeIsAFloat(t) }
 }
 
-fn key(v: MlirValue) -> usize {
-    v.ptr as usize
-}
+use crate::ir::key;
 
 /// Resolves an Axe tensor value (a view, an allocation, or a slice of either) to its
 /// storage and layout.

@@ -34,13 +34,13 @@ use mlir_sys::*;
 use super::builder::{Ix, B};
 use super::{bit_width, Ctx, Mem, Tensor, R};
 use crate::dialect::ods;
-use crate::infer_layout::gemm::{is_sm90a, wgmma_accumulator, wgmma_n, WGMMA_M};
+use crate::infer_layout::gemm::{has_wgmma, wgmma_accumulator, wgmma_n, WGMMA_M};
 use crate::ir;
 use crate::target::ScopeKind;
 
 /// The number of warpgroups when this gemm lowers to wgmma, else `None` (mma.sync).
 pub fn selected(op: MlirOperation, ctx: &Ctx, scope: ScopeKind, a: &Tensor, b: &Tensor, c: &Tensor) -> Option<i64> {
-    if !is_sm90a(op) || a.mem != Mem::Shared || b.mem != Mem::Shared || c.mem != Mem::Register || c.shape.len() != 2 {
+    if !has_wgmma(op) || a.mem != Mem::Shared || b.mem != Mem::Shared || c.mem != Mem::Register || c.shape.len() != 2 {
         return None;
     }
     let wg = match scope {

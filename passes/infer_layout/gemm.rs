@@ -101,10 +101,11 @@ pub fn fragments_for(c: &Layout, m: i64, n: i64, k: i64) -> Result<GemmLayouts, 
     Ok(GemmLayouts { a: a.canonical(), b: b.canonical(), c: c.clone() })
 }
 
-/// Whether `op` sits in a module targeting `sm_90a` (`axe.target = #axe.target<"sm_90a">` on an
-/// enclosing op), the target on which `axe.gemm` with shared A and B becomes `wgmma`.
-pub fn is_sm90a(op: mlir_sys::MlirOperation) -> bool {
-    crate::ir::target_name(op).as_deref() == Some("sm_90a")
+/// Whether `op` sits in a module whose target (`axe.target` on an enclosing op) has `wgmma`
+/// ([`crate::target::Target::has_wgmma`]: sm_90a), on which `axe.gemm` with shared A and B
+/// becomes `wgmma`.
+pub fn has_wgmma(op: mlir_sys::MlirOperation) -> bool {
+    crate::target::of(op).is_some_and(|t| t.has_wgmma)
 }
 
 /// `wgmma.mma_async` atom: every warpgroup issues m64nNk16 (N a multiple of 8, at most 256).

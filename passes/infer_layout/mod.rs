@@ -152,7 +152,7 @@ fn anchor_gemm(inf: &mut Inference, op: MlirOperation) -> Option<(Layout, Layout
     // sm_90a: A and B in shared memory make the gemm a wgmma (convert-axe-to-gpu), whose
     // accumulator is the m64nNk16 D fragment, the warpgroups splitting M.
     let shared = |v: MlirValue| scope(v) == Some(MemoryScope::Shared);
-    let wgmma = (gemm::is_sm90a(op) && shared(a) && shared(b))
+    let wgmma = (gemm::has_wgmma(op) && shared(a) && shared(b))
         .then(|| gemm::wgmma_warpgroups(m, n, k, threads.warps))
         .flatten();
     let grid = match wgmma {

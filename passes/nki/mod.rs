@@ -180,11 +180,7 @@ fn scope_of(t: MlirType) -> Option<Scope> {
     }
 }
 
-use crate::ir::block_ops;
-
-fn key(v: MlirValue) -> usize {
-    v.ptr as usize
-}
+use crate::ir::{block_ops, key};
 
 /// The value of an `arith.constant` float/int operand, printed as a Python literal.
 fn constant_literal(v: MlirValue) -> Option<String> {

@@ -23,6 +23,9 @@ pub struct Target {
     /// programming guide's "Technical Specifications per Compute Capability"); 0 where the
     /// target has no shared memory.
     pub max_shared_bytes: i64,
+    /// Whether the target has warpgroup MMA (`wgmma.mma_async`, PTX ISA "sm_90a"), on which
+    /// `axe.gemm` with A and B in shared memory lowers to `wgmma`.
+    pub has_wgmma: bool,
 }
 
 /// CUDA's launch limits, the same on every GPU target: threads per CTA and per CTA
@@ -64,11 +67,11 @@ const TRN1_AXES: &[(&str, Option<i64>)] =
     &[("m", None), ("P", Some(128)), ("F", None), ("gpuid", None)];
 
 pub static TARGETS: &[Target] = &[
-    Target { name: "sm_80", axes: GPU_AXES, warp_size: 32, max_shared_bytes: 163 * 1024 },
-    Target { name: "sm_90", axes: HOPPER_AXES, warp_size: 32, max_shared_bytes: 227 * 1024 },
-    Target { name: "sm_90a", axes: HOPPER_AXES, warp_size: 32, max_shared_bytes: 227 * 1024 },
-    Target { name: "sm_100", axes: BLACKWELL_AXES, warp_size: 32, max_shared_bytes: 227 * 1024 },
-    Target { name: "trn1", axes: TRN1_AXES, warp_size: 0, max_shared_bytes: 0 },
+    Target { name: "sm_80", axes: GPU_AXES, warp_size: 32, max_shared_bytes: 163 * 1024, has_wgmma: false },
+    Target { name: "sm_90", axes: HOPPER_AXES, warp_size: 32, max_shared_bytes: 227 * 1024, has_wgmma: false },
+    Target { name: "sm_90a", axes: HOPPER_AXES, warp_size: 32, max_shared_bytes: 227 * 1024, has_wgmma: true },
+    Target { name: "sm_100", axes: BLACKWELL_AXES, warp_size: 32, max_shared_bytes: 227 * 1024, has_wgmma: false },
+    Target { name: "trn1", axes: TRN1_AXES, warp_size: 0, max_shared_bytes: 0, has_wgmma: false },
 ];
 
 /// The target called `name`.

@@ -5,6 +5,7 @@
 use melior::ir::Module;
 use mlir_sys::MlirOperation;
 
+use crate::error::AxeError;
 use crate::ir;
 
 /// The base alignment each argument of function `name` declares (`None`: nothing declared, the
@@ -20,14 +21,14 @@ pub fn declared_alignments(module: &Module, name: &str) -> Option<Vec<Option<i64
 /// Checks the base addresses a launcher passes for function `name`'s arguments (in order)
 /// against what the arguments declare. The error names the argument, the address and the
 /// alignment it needs.
-pub fn check_alignment(module: &Module, name: &str, addresses: &[usize]) -> Result<(), String> {
-    let declared = declared_alignments(module, name).ok_or_else(|| format!("no function @{name} in the module"))?;
+pub fn check_alignment(module: &Module, name: &str, addresses: &[usize]) -> crate::error::Result<()> {
+    let declared = declared_alignments(module, name).ok_or_else(|| AxeError::Message(format!("no function @{name} in the module")))?;
     for (i, (align, &addr)) in declared.iter().zip(addresses).enumerate() {
         if let Some(a) = *align {
             if a > 0 && addr % a as usize != 0 {
-                return Err(format!(
+                return Err(AxeError::Message(format!(
                     "argument #{i} of @{name} declares axe.align = {a}, but its buffer starts at {addr:#x}, which is not {a}-byte aligned"
-                ));
+                )));
             }
         }
     }

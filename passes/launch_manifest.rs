@@ -34,16 +34,12 @@ const TENSOR_MAP_ENCODER: &str = "mgpuTensorMapEncodeTiledMemref";
 // ---------------------------------------------------------------------------------------------
 // Recording.
 
-fn sref(s: &str) -> MlirStringRef {
-    MlirStringRef { data: s.as_ptr() as *const _, length: s.len() }
-}
-
 fn context_of(op: MlirOperation) -> MlirContext {
     unsafe { mlirOperationGetContext(op) }
 }
 
 fn str_attr(ctx: MlirContext, s: &str) -> MlirAttribute {
-    unsafe { mlirStringAttrGet(ctx, sref(s)) }
+    unsafe { mlirStringAttrGet(ctx, ir::string_ref(s)) }
 }
 
 fn i64_attr(ctx: MlirContext, v: i64) -> MlirAttribute {
@@ -57,7 +53,7 @@ fn i64s_attr(ctx: MlirContext, v: &[i64]) -> MlirAttribute {
 fn dict_attr(ctx: MlirContext, entries: &[(&str, MlirAttribute)]) -> MlirAttribute {
     let named: Vec<MlirNamedAttribute> = entries
         .iter()
-        .map(|(k, v)| unsafe { mlirNamedAttributeGet(mlirIdentifierGet(ctx, sref(k)), *v) })
+        .map(|(k, v)| unsafe { mlirNamedAttributeGet(mlirIdentifierGet(ctx, ir::string_ref(k)), *v) })
         .collect();
     unsafe { mlirDictionaryAttrGet(ctx, named.len() as isize, named.as_ptr()) }
 }
@@ -146,11 +142,11 @@ pub fn record_tensor_map(at: MlirOperation, map: &RecordedMap) {
 }
 
 fn set_attr(op: MlirOperation, name: &str, a: MlirAttribute) {
-    unsafe { mlirOperationSetAttributeByName(op, sref(name), a) }
+    unsafe { mlirOperationSetAttributeByName(op, ir::string_ref(name), a) }
 }
 
 fn attr_array(op: MlirOperation, name: &str) -> Vec<MlirAttribute> {
-    let a = unsafe { mlirOperationGetAttributeByName(op, sref(name)) };
+    let a = unsafe { mlirOperationGetAttributeByName(op, ir::string_ref(name)) };
     if a.ptr.is_null() || !unsafe { mlirAttributeIsAArray(a) } {
         return Vec::new();
     }
@@ -160,8 +156,7 @@ fn attr_array(op: MlirOperation, name: &str) -> Vec<MlirAttribute> {
 // ---------------------------------------------------------------------------------------------
 // The manifest.
 
-/// An error at an operation: the translation reports it there.
-type R<T> = Result<T, (MlirOperation, String)>;
+use crate::error::{AxeError, Result as R};
 
 /// An attribute as JSON (the recorded dictionaries: strings, integers, i64 arrays).
 fn to_json(a: MlirAttribute) -> Value {
@@ -192,11 +187,11 @@ fn to_json(a: MlirAttribute) -> Value {
 /// The integer an `llvm.mlir.constant` (or `arith.constant`) defines.
 fn constant(user: MlirOperation, v: MlirValue, what: &str) -> R<i64> {
     let Some(d) = ir::defining_op(v) else {
-        return Err((user, format!("the {what} is a function argument, not a constant; the manifest records constant launch shapes only")));
+        return Err(AxeError::at(user, format!("the {what} is a function argument, not a constant; the manifest records constant launch shapes only")));
     };
     match ir::int_attr(d, "value") {
         Some(c) if matches!(ir::name(d).as_str(), "llvm.mlir.constant" | "arith.constant") => Ok(c),
-        _ => Err((user, format!("the {what} is computed at run time ('{}'); the manifest records constant launch shapes only", ir::name(d)))),
+        _ => Err(AxeError::at(user, format!("the {what} is computed at run time ('{}'); the manifest records constant launch shapes only", ir::name(d)))),
     }
 }
 
@@ -211,17 +206,17 @@ fn binaries(root: MlirOperation) -> R<Vec<(String, Ptx)>> {
     let mut out = Vec::new();
     for bin in ir::collect(root, &["gpu.binary"]) {
         let name = ir::string_attr(bin, "sym_name").unwrap_or_default();
-        let objects = unsafe { mlirOperationGetAttributeByName(bin, sref("objects")) };
+        let objects = unsafe { mlirOperationGetAttributeByName(bin, ir::string_ref("objects")) };
         let first = (!objects.ptr.is_null() && unsafe { mlirAttributeIsAArray(objects) } && unsafe { mlirArrayAttrGetNumElements(objects) } > 0)
             .then(|| unsafe { mlirArrayAttrGetElement(objects, 0) })
             .filter(|o| unsafe { mlirAttributeIsAGPUObjectAttr(*o) })
-            .ok_or_else(|| (bin, "gpu.binary without a #gpu.object".to_string()))?;
+            .ok_or_else(|| AxeError::at(bin, "gpu.binary without a #gpu.object".to_string()))?;
         let text = ir::string_of(unsafe { mlirGPUObjectAttrGetObject(first) });
         let header = |key: &str| {
             text.lines().find_map(|l| l.trim().strip_prefix(key).map(|r| r.trim().trim_end_matches(';').to_string()))
         };
         let (Some(target), Some(version)) = (header(".target"), header(".version")) else {
-            return Err((bin, "the gpu.binary does not hold PTX: lower with gpu-module-to-binary{format=isa} (axe-to-nvvm-pipeline does)".into()));
+            return Err(AxeError::at(bin, "the gpu.binary does not hold PTX: lower with gpu-module-to-binary{format=isa} (axe-to-nvvm-pipeline does)"));
         };
         out.push((name, Ptx { target, version, text }));
     }
@@ -238,16 +233,16 @@ struct Operands {
 }
 
 fn launch_operands(launch: MlirOperation) -> R<Operands> {
-    let seg = unsafe { mlirOperationGetAttributeByName(launch, sref("operandSegmentSizes")) };
+    let seg = unsafe { mlirOperationGetAttributeByName(launch, ir::string_ref("operandSegmentSizes")) };
     if seg.ptr.is_null() || !unsafe { mlirAttributeIsADenseI32Array(seg) } {
-        return Err((launch, "gpu.launch_func without operand segments".into()));
+        return Err(AxeError::at(launch, "gpu.launch_func without operand segments"));
     }
     let sizes: Vec<usize> =
         (0..unsafe { mlirDenseArrayGetNumElements(seg) }).map(|i| unsafe { mlirDenseI32ArrayGetElement(seg, i) } as usize).collect();
     // asyncDependencies, grid x/y/z, block x/y/z, cluster x/y/z, dynamicSharedMemorySize,
     // kernelOperands, asyncObject.
     if sizes.len() != 13 {
-        return Err((launch, format!("gpu.launch_func with {} operand segments; this manifest reader knows LLVM 22's 13", sizes.len())));
+        return Err(AxeError::at(launch, format!("gpu.launch_func with {} operand segments; this manifest reader knows LLVM 22's 13", sizes.len())));
     }
     let mut next = sizes[0];
     let mut take = |n: usize| -> Vec<MlirValue> {
@@ -262,8 +257,8 @@ fn launch_operands(launch: MlirOperation) -> R<Operands> {
     let shared = take(sizes[10]).first().copied();
     let kernel = take(sizes[11]);
     Ok(Operands {
-        grid: three(grid).ok_or_else(|| (launch, "a grid of other than 3 sizes".to_string()))?,
-        block: three(block).ok_or_else(|| (launch, "a block of other than 3 sizes".to_string()))?,
+        grid: three(grid).ok_or_else(|| AxeError::at(launch, "a grid of other than 3 sizes".to_string()))?,
+        block: three(block).ok_or_else(|| AxeError::at(launch, "a block of other than 3 sizes".to_string()))?,
         cluster: three(cluster),
         shared,
         kernel,
@@ -294,16 +289,16 @@ pub fn manifest(root: MlirOperation) -> R<Value> {
     let ptx = binaries(root)?;
     let mut kernels = Vec::new();
     for launch in ir::collect(root, &["gpu.launch_func"]) {
-        let host = ir::parent(launch).ok_or_else(|| (launch, "a launch outside any function".to_string()))?;
+        let host = ir::parent(launch).ok_or_else(|| AxeError::at(launch, "a launch outside any function".to_string()))?;
         let mut host = host;
         while ir::name(host) != "llvm.func" && ir::name(host) != "func.func" {
-            host = ir::parent(host).ok_or_else(|| (launch, "a launch outside any function".to_string()))?;
+            host = ir::parent(host).ok_or_else(|| AxeError::at(launch, "a launch outside any function".to_string()))?;
         }
-        let arguments = match to_json(unsafe { mlirOperationGetAttributeByName(host, sref(ARGUMENTS_ATTR)) }) {
+        let arguments = match to_json(unsafe { mlirOperationGetAttributeByName(host, ir::string_ref(ARGUMENTS_ATTR)) }) {
             Value::Array(a) => a,
-            _ => return Err((launch, format!("the launching function has no '{ARGUMENTS_ATTR}': only kernels lowered by convert-axe-to-gpu have a manifest"))),
+            _ => return Err(AxeError::at(launch, format!("the launching function has no '{ARGUMENTS_ATTR}': only kernels lowered by convert-axe-to-gpu have a manifest"))),
         };
-        let maps = match to_json(unsafe { mlirOperationGetAttributeByName(host, sref(TENSOR_MAPS_ATTR)) }) {
+        let maps = match to_json(unsafe { mlirOperationGetAttributeByName(host, ir::string_ref(TENSOR_MAPS_ATTR)) }) {
             Value::Array(a) => a,
             _ => Vec::new(),
         };
@@ -313,12 +308,12 @@ pub fn manifest(root: MlirOperation) -> R<Value> {
             .filter(|c| callee(*c).as_deref() == Some(TENSOR_MAP_ENCODER))
             .collect();
         if encoders.len() != maps.len() {
-            return Err((launch, format!("the host builds {} tensor maps but {} are recorded", encoders.len(), maps.len())));
+            return Err(AxeError::at(launch, format!("the host builds {} tensor maps but {} are recorded", encoders.len(), maps.len())));
         }
         let ops = launch_operands(launch)?;
         let (module, entry) = kernel_symbol(launch)?;
         let Some((_, code)) = ptx.iter().find(|(n, _)| *n == module) else {
-            return Err((launch, format!("no gpu.binary @{module} for this launch")));
+            return Err(AxeError::at(launch, format!("no gpu.binary @{module} for this launch")));
         };
         let mut params = Vec::new();
         for (k, &v) in ops.kernel.iter().enumerate() {
@@ -353,15 +348,15 @@ pub fn manifest(root: MlirOperation) -> R<Value> {
 
 /// The callee of an `llvm.call`.
 fn callee(call: MlirOperation) -> Option<String> {
-    let a = unsafe { mlirOperationGetAttributeByName(call, sref("callee")) };
+    let a = unsafe { mlirOperationGetAttributeByName(call, ir::string_ref("callee")) };
     (!a.ptr.is_null() && unsafe { mlirAttributeIsAFlatSymbolRef(a) }).then(|| ir::string_of(unsafe { mlirFlatSymbolRefAttrGetValue(a) }))
 }
 
 /// `@module::@kernel` of a launch.
 fn kernel_symbol(launch: MlirOperation) -> R<(String, String)> {
-    let a = unsafe { mlirOperationGetAttributeByName(launch, sref("kernel")) };
+    let a = unsafe { mlirOperationGetAttributeByName(launch, ir::string_ref("kernel")) };
     if a.ptr.is_null() || !unsafe { mlirAttributeIsASymbolRef(a) } || unsafe { mlirSymbolRefAttrGetNumNestedReferences(a) } != 1 {
-        return Err((launch, "gpu.launch_func without a @module::@kernel symbol".into()));
+        return Err(AxeError::at(launch, "gpu.launch_func without a @module::@kernel symbol"));
     }
     let module = ir::string_of(unsafe { mlirSymbolRefAttrGetRootReference(a) });
     let entry = ir::string_of(unsafe { mlirSymbolRefAttrGetLeafReference(a) });
@@ -385,7 +380,7 @@ fn parameter(
     if is_host_arg {
         let pos = unsafe { mlirBlockArgumentGetArgNumber(v) } as usize;
         let Some(arg) = positions.iter().position(|p| *p == Some(pos)) else {
-            return Err((launch, format!("kernel parameter {k} is host argument {pos}, which is not a buffer's aligned pointer")));
+            return Err(AxeError::at(launch, format!("kernel parameter {k} is host argument {pos}, which is not a buffer's aligned pointer")));
         };
         let a = &arguments[arg];
         return Ok(json!({
@@ -398,21 +393,21 @@ fn parameter(
             m.insert("kind".into(), json!("tensor_map"));
             let arg = m.get("arg").and_then(Value::as_i64).unwrap_or(-1);
             if arg < 0 {
-                return Err((launch, format!("kernel parameter {k} is a tensor map of a buffer that is not a function argument")));
+                return Err(AxeError::at(launch, format!("kernel parameter {k} is a tensor map of a buffer that is not a function argument")));
             }
             return Ok(Value::Object(m));
         }
-        return Err((launch, format!("kernel parameter {k} comes from '{}': neither an argument's buffer nor a tensor map", ir::name(d))));
+        return Err(AxeError::at(launch, format!("kernel parameter {k} comes from '{}': neither an argument's buffer nor a tensor map", ir::name(d))));
     }
-    Err((launch, format!("kernel parameter {k} is not an argument of the launching function")))
+    Err(AxeError::at(launch, format!("kernel parameter {k} is not an argument of the launching function")))
 }
 
 /// `axe-translate --axe-to-launch-manifest`: the manifest as pretty-printed JSON.
 pub fn translate(root: MlirOperation) -> Option<String> {
     match manifest(root) {
         Ok(m) => Some(serde_json::to_string_pretty(&m).unwrap_or_default() + "\n"),
-        Err((op, msg)) => {
-            ir::error(op, &msg);
+        Err(e) => {
+            e.emit(root);
             None
         }
     }

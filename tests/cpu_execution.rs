@@ -66,7 +66,7 @@ fn try_run(text: &str, name: &str, bufs: &mut [(*mut (), usize)]) -> Result<(), 
     let text = format!("{} attributes {{llvm.emit_c_interface}}{}", &text[..sig_end + 1], &text[sig_end + 1..]);
     let mut module = Module::parse(&context, &text).expect("test kernel parses");
     let addresses: Vec<usize> = bufs.iter().map(|(p, _)| *p as usize).collect();
-    axe::launch::check_alignment(&module, name, &addresses)?;
+    axe::launch::check_alignment(&module, name, &addresses).map_err(|e| e.to_string())?;
     let pm = PassManager::new(&context);
     parse_pass_pipeline(pm.as_operation_pass_manager(), PIPELINE).unwrap();
     pm.run(&mut module).expect("lowering succeeds");

@@ -184,8 +184,24 @@ fn async_copy(
     let v = last.map(|k| vector_width(factors, k, &mem_ops, bits)).unwrap_or(1);
     let bytes = v * bits / 8;
     if ![4, 8, 16].contains(&bytes) {
+        // Say what limits the width: the layouts' contiguous runs, or a buffer whose base is
+        // not known to be aligned enough (then the fix is a declaration, not a layout).
+        let widest = [16i64, 8, 4].into_iter().find(|b| b * 8 % bits == 0 && {
+            let w = b * 8 / bits;
+            let unaligned: Vec<Tensor> = mem_ops.iter().map(|(_, t)| Tensor { base_align: 16, ..(*t).clone() }).collect();
+            let refs: Vec<(usize, &Tensor)> = mem_ops.iter().zip(&unaligned).map(|((o, _), t)| (*o, t)).collect();
+            last.is_some_and(|k| vector_width(factors, k, &refs, bits) >= w)
+        });
+        let hint = match widest {
+            Some(b) if b > bytes => format!(
+                "; the layouts allow {b}-byte accesses, but the source buffer is only known to be {}-byte aligned: declare its alignment on the function argument ({{axe.align = 16 : i64}})",
+                src.base_align
+            ),
+            _ => " (contiguous runs of 4, 8 or 16 bytes on both sides are needed)".to_string(),
+        };
         return Err(AxeError::at(op, format!(
-            "cp.async moves 4, 8 or 16 bytes per access, but these layouts allow {bytes}-byte accesses (contiguous and aligned runs are needed)"
+            "cp.async moves 4, 8 or 16 bytes per access, but source layout {} and destination layout {} allow {bytes}-byte accesses{hint}",
+            src.layout, dst.layout
         )));
     }
     let (tid, units) = unit_linear(b, ctx, scope);

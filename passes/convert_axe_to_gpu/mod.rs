@@ -47,6 +47,7 @@ pub enum Mem {
 }
 
 /// An Axe tensor resolved to its storage.
+#[derive(Clone)]
 pub struct Tensor {
     pub buf: MlirValue,
     pub mem: Mem,

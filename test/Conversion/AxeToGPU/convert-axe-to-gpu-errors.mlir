@@ -144,7 +144,7 @@ module attributes {axe.target = #axe.target<"sm_80">} {
     %A = axe.view %a : memref<96xf16> to !axe.tensor<32x3xf16, global, #axe.layout<(32, 3) : (3, 1)>>
     axe.kernel grid [1] threads [32] {
       %s = axe.alloc : !axe.tensor<32x3xf16, shared, #axe.layout<(32, 3) : (3, 1)>>
-      // expected-error@+1 {{cp.async moves 4, 8 or 16 bytes per access, but these layouts allow 2-byte accesses}}
+      // expected-error@+1 {{cp.async moves 4, 8 or 16 bytes per access, but source layout (32, 3) : (3, 1) and destination layout (32, 3) : (3, 1) allow 2-byte accesses (contiguous runs of 4, 8 or 16 bytes on both sides are needed)}}
       axe.copy %A, %s schedule cp_async : !axe.tensor<32x3xf16, global, #axe.layout<(32, 3) : (3, 1)>>, !axe.tensor<32x3xf16, shared, #axe.layout<(32, 3) : (3, 1)>>
     }
     return
@@ -220,6 +220,37 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
       %s = axe.alloc : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>>
       // expected-error @+1 {{a TMA copy needs a 16-byte aligned global buffer: declare it on the kernel argument ({axe.align = 16 : i64})}}
       axe.copy %X, %s schedule tma : !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>, !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>>
+    }
+    return
+  }
+}
+
+// -----
+
+// Diagnostics say what to change: cp.async on an argument that declares no alignment names
+// the declaration that would allow it ...
+module attributes {axe.target = #axe.target<"sm_80">} {
+  func.func @cp_async_undeclared(%a: memref<64xf16>) {
+    %A = axe.view %a : memref<64xf16> to !axe.tensor<64xf16, global, #axe.layout<(64) : (1)>>
+    axe.kernel grid [1] threads [32] {
+      %s = axe.alloc : !axe.tensor<64xf16, shared, #axe.layout<(64) : (1)>>
+      // expected-error @+1 {{cp.async moves 4, 8 or 16 bytes per access, but source layout (64) : (1) and destination layout (64) : (1) allow 2-byte accesses; the layouts allow 16-byte accesses, but the source buffer is only known to be 2-byte aligned: declare its alignment on the function argument ({axe.align = 16 : i64})}}
+      axe.copy %A, %s schedule cp_async : !axe.tensor<64xf16, global, #axe.layout<(64) : (1)>>, !axe.tensor<64xf16, shared, #axe.layout<(64) : (1)>>
+    }
+    return
+  }
+}
+
+// -----
+
+// ... and a layout whose runs are too short names both layouts.
+module attributes {axe.target = #axe.target<"sm_80">} {
+  func.func @cp_async_strided(%a: memref<128xf16> {axe.align = 16 : i64}) {
+    %A = axe.view %a : memref<128xf16> to !axe.tensor<64xf16, global, #axe.layout<(64) : (2)>>
+    axe.kernel grid [1] threads [32] {
+      %s = axe.alloc : !axe.tensor<64xf16, shared, #axe.layout<(64) : (1)>>
+      // expected-error @+1 {{cp.async moves 4, 8 or 16 bytes per access, but source layout (64) : (2) and destination layout (64) : (1) allow 2-byte accesses (contiguous runs of 4, 8 or 16 bytes on both sides are needed)}}
+      axe.copy %A, %s schedule cp_async : !axe.tensor<64xf16, global, #axe.layout<(64) : (2)>>, !axe.tensor<64xf16, shared, #axe.layout<(64) : (1)>>
     }
     return
   }

@@ -142,7 +142,7 @@ fn fold_trivial_conversion(op: MlirOperation) -> bool {
 /// The pass body.
 pub fn run(op: OperationRefMut) -> bool {
     let root = op.to_raw();
-    unsafe { ffi::axeReplaceLayoutsIn(root, canonical_layout, std::ptr::null_mut()) };
+    unsafe { ffi::axeReplaceLayoutsIn(root, Some(canonical_layout), std::ptr::null_mut()) };
     for _ in 0..64 {
         let mut changed = false;
         for op in ir::collect(root, &[ods::ops::COPY]) {

@@ -10,17 +10,17 @@ use super::ffi::{AxeRustHooks, AxeStringSink};
 use super::ods::MemoryScope;
 use super::guard::guarded;
 
-pub(super) static HOOKS: AxeRustHooks =
-    AxeRustHooks {
-    parse_layout,
-    layout_size,
-    check_layout_on_target,
-    check_register_layout_in_scope,
-    check_allocation,
-    check_launch,
-    is_known_target,
-    run_pass,
-    translate,
+/// The table `axeInstallRustHooks` receives (its fields as the C header names them).
+pub(super) static HOOKS: AxeRustHooks = AxeRustHooks {
+    parseLayout: Some(parse_layout),
+    layoutSize: Some(layout_size),
+    checkLayoutOnTarget: Some(check_layout_on_target),
+    checkRegisterLayoutInScope: Some(check_register_layout_in_scope),
+    checkAllocation: Some(check_allocation),
+    checkLaunch: Some(check_launch),
+    isKnownTarget: Some(is_known_target),
+    runPass: Some(run_pass),
+    translate: Some(translate),
 };
 
 unsafe fn text<'a>(ptr: *const c_char, len: usize) -> Option<&'a str> {
@@ -47,7 +47,7 @@ unsafe extern "C" fn parse_layout(
         Err(panic) => (false, format!("internal error in the Axe layout parser (please report it): {panic}"), 0),
     };
     *error_offset = offset;
-    sink(out.as_ptr() as *const c_char, out.len(), user);
+    send(sink, user, &out);
     ok
 }
 
@@ -77,8 +77,12 @@ unsafe fn layout_arg(p: *const c_char, len: usize) -> crate::error::Result<Layou
     unsafe { text(p, len) }.and_then(|t| Layout::parse(t).ok()).ok_or_else(|| "invalid layout".into())
 }
 
+/// Sends `s` to the C++ caller's sink (a null sink, which the C++ side never passes, drops it).
 fn send(sink: AxeStringSink, user: *mut c_void, s: &str) {
-    unsafe { sink(s.as_ptr() as *const c_char, s.len(), user) }
+    if let Some(sink) = sink {
+        // SAFETY: the C++ caller passes a sink valid for this call and its own `user` pointer.
+        unsafe { sink(s.as_ptr() as *const c_char, s.len(), user) }
+    }
 }
 
 /// Runs a check, catching panics; on failure sends the reason to the sink and returns false.

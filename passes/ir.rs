@@ -306,9 +306,15 @@ pub fn copy_schedule(op: MlirOperation) -> Option<CopySchedule> {
 /// The byte alignment a function argument declares for its buffer (`{axe.align = N}`, checked
 /// by the dialect's argument-attribute verifier), when `v` is such an argument.
 pub fn declared_alignment(v: MlirValue) -> Option<i64> {
+    declared_int(v, "axe.align")
+}
+
+/// The attribute `name` a function argument carries in the function's `arg_attrs`, when `v`
+/// is such an argument.
+fn argument_attr(v: MlirValue, name: &str) -> Option<MlirAttribute> {
     // SAFETY: `v` is live (module contract); every handle read from it is checked (block
-    // argument, non-null owner, array attribute and index in range, dictionary, integer)
-    // before it is used.
+    // argument, non-null owner, array attribute and index in range, dictionary) before it is
+    // used.
     unsafe {
         if !mlirValueIsABlockArgument(v) {
             return None;
@@ -326,9 +332,21 @@ pub fn declared_alignment(v: MlirValue) -> Option<i64> {
         if !mlirAttributeIsADictionary(dict) {
             return None;
         }
-        let a = mlirDictionaryAttrGetElementByName(dict, string_ref("axe.align"));
-        (!a.ptr.is_null() && mlirAttributeIsAInteger(a)).then(|| mlirIntegerAttrGetValueInt(a))
+        let a = mlirDictionaryAttrGetElementByName(dict, string_ref(name));
+        (!a.ptr.is_null()).then_some(a)
     }
+}
+
+/// An integer argument attribute (`{axe.align = 16}`, `{axe.peers_of = 0}`).
+pub fn declared_int(v: MlirValue, name: &str) -> Option<i64> {
+    let a = argument_attr(v, name)?;
+    // SAFETY: `a` is a live attribute of the argument's dictionary.
+    unsafe { mlirAttributeIsAInteger(a).then(|| mlirIntegerAttrGetValueInt(a)) }
+}
+
+/// Whether a function argument carries the (unit) attribute `name` (`{axe.mesh_rank}`).
+pub fn declared_flag(v: MlirValue, name: &str) -> bool {
+    argument_attr(v, name).is_some()
 }
 
 /// The name of the target (`#axe.target<"...">`) on the nearest enclosing op that carries

@@ -84,6 +84,19 @@ pub fn record_arguments(func: MlirOperation) {
         .map(|i| {
             let arg = unsafe { mlirBlockGetArgument(entry, i) };
             let t = ir::value_type(arg);
+            // The arguments a device mesh adds: the rank and the peer tables.
+            if ir::declared_flag(arg, "axe.mesh_rank") {
+                return dict_attr(ctx, &[("kind", str_attr(ctx, "rank")), ("type", str_attr(ctx, &ir::type_to_string(t)))]);
+            }
+            if let Some(of) = ir::declared_int(arg, "axe.peers_of") {
+                let devices = ir::shape(t).first().copied().unwrap_or(0);
+                return dict_attr(ctx, &[
+                    ("kind", str_attr(ctx, "peer_table")),
+                    ("of", i64_attr(ctx, of)),
+                    ("devices", i64_attr(ctx, devices)),
+                    ("align", i64_attr(ctx, 8)),
+                ]);
+            }
             if unsafe { mlirTypeIsAMemRef(t) } {
                 let shape = ir::shape(t);
                 let extent = if shape.iter().all(|&d| d >= 0) { shape.iter().product() } else { -1 };
@@ -265,20 +278,23 @@ fn launch_operands(launch: MlirOperation) -> R<Operands> {
     })
 }
 
-/// Where each memref argument's aligned pointer sits among the `llvm.func`'s arguments: a
-/// memref of rank r expands to 3 + 2r values (allocated, aligned, offset, sizes, strides),
-/// anything else to one.
-fn aligned_pointer_positions(arguments: &[Value]) -> Vec<Option<usize>> {
+/// Where each argument sits among the `llvm.func`'s arguments: a memref of rank r (a buffer,
+/// a peer table) expands to 3 + 2r values (allocated, aligned, offset, sizes, strides) and is
+/// passed to kernels as its aligned pointer; anything else is one value.
+fn host_positions(arguments: &[Value]) -> Vec<usize> {
     let mut pos = 0usize;
     let mut out = Vec::with_capacity(arguments.len());
     for a in arguments {
-        if a["kind"] == "buffer" {
-            let rank = a["rank"].as_i64().unwrap_or(1).max(0) as usize;
-            out.push(Some(pos + 1));
-            pos += 3 + 2 * rank;
-        } else {
-            out.push(None);
-            pos += 1;
+        match a["kind"].as_str() {
+            Some("buffer") | Some("peer_table") => {
+                let rank = a["rank"].as_i64().unwrap_or(1).max(0) as usize;
+                out.push(pos + 1);
+                pos += 3 + 2 * rank;
+            }
+            _ => {
+                out.push(pos);
+                pos += 1;
+            }
         }
     }
     out
@@ -302,7 +318,7 @@ pub fn manifest(root: MlirOperation) -> R<Value> {
             Value::Array(a) => a,
             _ => Vec::new(),
         };
-        let positions = aligned_pointer_positions(&arguments);
+        let positions = host_positions(&arguments);
         let encoders: Vec<MlirOperation> = ir::collect(host, &["llvm.call"])
             .into_iter()
             .filter(|c| callee(*c).as_deref() == Some(TENSOR_MAP_ENCODER))
@@ -370,7 +386,7 @@ fn parameter(
     k: usize,
     v: MlirValue,
     host: MlirOperation,
-    positions: &[Option<usize>],
+    positions: &[usize],
     arguments: &[Value],
     encoders: &[MlirOperation],
     maps: &[Value],
@@ -379,13 +395,18 @@ fn parameter(
         && unsafe { mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v)) }.ptr == host.ptr;
     if is_host_arg {
         let pos = unsafe { mlirBlockArgumentGetArgNumber(v) } as usize;
-        let Some(arg) = positions.iter().position(|p| *p == Some(pos)) else {
-            return Err(AxeError::at(launch, format!("kernel parameter {k} is host argument {pos}, which is not a buffer's aligned pointer")));
+        let Some(arg) = positions.iter().position(|p| *p == pos) else {
+            return Err(AxeError::at(launch, format!("kernel parameter {k} is host argument {pos}, which is no argument's buffer or value")));
         };
         let a = &arguments[arg];
-        return Ok(json!({
-            "kind": "buffer", "arg": arg, "dtype": a["dtype"], "extent": a["extent"], "align": a["align"],
-        }));
+        return Ok(match a["kind"].as_str() {
+            Some("buffer") => json!({
+                "kind": "buffer", "arg": arg, "dtype": a["dtype"], "extent": a["extent"], "align": a["align"],
+            }),
+            Some("peer_table") => json!({"kind": "peer_table", "arg": arg, "of": a["of"], "devices": a["devices"]}),
+            Some("rank") => json!({"kind": "rank", "arg": arg}),
+            _ => json!({"kind": "scalar", "arg": arg, "type": a["type"]}),
+        });
     }
     if let Some(d) = ir::defining_op(v) {
         if let Some(n) = encoders.iter().position(|e| e.ptr == d.ptr) {

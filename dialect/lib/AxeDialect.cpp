@@ -319,6 +319,21 @@ LogicalResult AxeDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned regionIndex,
                                                    unsigned argIndex,
                                                    NamedAttribute attr) {
+  // Arguments convert-axe-to-gpu adds for a device mesh: the rank, and the table of a
+  // symmetric buffer's device addresses on every rank.
+  if (attr.getName() == "axe.mesh_rank") {
+    if (!llvm::isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'axe.mesh_rank' on argument #" << argIndex
+                             << " must be a unit attribute";
+    return success();
+  }
+  if (attr.getName() == "axe.peers_of") {
+    auto of = llvm::dyn_cast<IntegerAttr>(attr.getValue());
+    if (!of || of.getInt() < 0)
+      return op->emitError() << "'axe.peers_of' on argument #" << argIndex
+                             << " must name an argument (a non-negative i64)";
+    return success();
+  }
   if (attr.getName() != "axe.align")
     return op->emitError() << "unknown Axe argument attribute '"
                            << attr.getName().getValue() << "'";

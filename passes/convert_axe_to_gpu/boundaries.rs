@@ -30,8 +30,9 @@ fn buffer_type(op: MlirOperation, t: MlirType) -> R<Option<MlirType>> {
     let Some(layout) = ir::tensor_layout(t) else {
         return Err(AxeError::at(op, format!("{} crosses a function boundary with layout '?': run axe-infer-layout first", ir::type_to_string(t))));
     };
-    if let Some(a) = layout.axes().into_iter().find(|a| !a.is_memory()) {
-        return Err(AxeError::at(op, format!("the global tensor {} uses axis '{a}'; at a function boundary it must live on the memory axis only", ir::type_to_string(t))));
+    // A distributed tensor (on gpuid) crosses as its local shard: the memory part.
+    if let Some(a) = layout.axes().into_iter().find(|a| !a.is_memory() && a.name() != "gpuid") {
+        return Err(AxeError::at(op, format!("the global tensor {} uses axis '{a}'; at a function boundary it must live on the memory axis (and gpuid, across a mesh) only", ir::type_to_string(t))));
     }
     let (lo, hi) = coordinate_range(&layout).get(&axe_layout::Axis::memory()).copied().unwrap_or((0, 0));
     if lo < 0 {

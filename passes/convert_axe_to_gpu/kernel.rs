@@ -16,6 +16,19 @@ use crate::target::{coordinate_range, ScopeKind};
 /// aligned relative to the base are then aligned.
 pub const ALLOCATION_ALIGN: i64 = 16;
 
+/// A `gpu.launch` of `grid` CTAs of `threads` threads (x only: y and z are 1) before `b`'s
+/// insertion point; `body` builds the launch body with the thread and CTA ids (x).
+pub fn launch(b: &B, grid: [i64; 3], threads: [i64; 3], body: impl FnOnce(B, MlirValue, MlirValue) -> R<()>) -> R<()> {
+    let idx = b.index();
+    let sizes: Vec<MlirValue> = grid.iter().chain(threads.iter()).map(|&n| b.cidx(n)).collect();
+    let (region, block) = b.region(&[idx; 12]);
+    b.op("gpu.launch", &sizes, &[], &[("operandSegmentSizes", b.attr("array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>"))], vec![region]);
+    let term = b.at_end(block).op("gpu.terminator", &[], &[], &[], vec![]);
+    // SAFETY: `block` is the launch body just built; its arguments are the ids and sizes.
+    let (bid, tid) = unsafe { (mlirBlockGetArgument(block, 0), mlirBlockGetArgument(block, 3)) };
+    body(B::before(term), tid, bid)
+}
+
 /// The i32 an async wgmma gemm's token becomes.
 pub const GEMM_TOKEN: i64 = -2;
 

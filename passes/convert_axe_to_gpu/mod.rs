@@ -20,6 +20,7 @@ pub mod tma;
 pub mod wgmma;
 pub mod kernel;
 pub mod ldmatrix;
+pub mod mesh;
 pub mod reduce;
 
 use crate::error::AxeError;
@@ -369,21 +370,25 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
             return false;
         }
     };
-    if let Some(&m) = ir::collect(root, &[ods::ops::MESH]).first() {
-        ir::error(m, "axe.mesh (device-distributed tensors) is not lowered by convert-axe-to-gpu");
+    // The functions that launch kernels (their axe.kernel ops and axe.mesh regions).
+    let launching: Vec<MlirOperation> = ir::collect(root, &["func.func"])
+        .into_iter()
+        .filter(|f| !ir::collect(*f, &[ods::ops::KERNEL, ods::ops::MESH]).is_empty())
+        .collect();
+    if let Err(e) = boundaries::lower(root) {
+        e.emit(root);
         return false;
     }
-    if let Err(e) = boundaries::lower(root) {
+    // Device meshes first: they add the rank and peer-table arguments.
+    if let Err(e) = mesh::lower(root, &opts) {
         e.emit(root);
         return false;
     }
     // The launch contract: what each launching function's arguments must be (read back by
     // `axe-translate --axe-to-launch-manifest` after the whole pipeline).
     if !opts.emulate {
-        for f in ir::collect(root, &["func.func"]) {
-            if !ir::collect(f, &[ods::ops::KERNEL]).is_empty() {
-                crate::launch_manifest::record_arguments(f);
-            }
+        for &f in &launching {
+            crate::launch_manifest::record_arguments(f);
         }
     }
     for k in ir::collect(root, &[ods::ops::KERNEL]) {

@@ -98,8 +98,17 @@ def check_arguments(args, arguments, where):
     for i, (x, spec) in enumerate(zip(args, arguments)):
         if spec["kind"] == "buffer":
             out.append(check_buffer(x, spec, i, where))
+        elif spec["kind"] == "peer_table":
+            # The device addresses of a symmetric buffer on every rank: int64[devices].
+            table = {"kind": "buffer", "dtype": "i64", "extent": spec["devices"], "align": 8}
+            out.append(check_buffer(x, table, i, where))
         else:
             out.append(check_scalar(x, spec, i, where))
+    # A mesh rank names one of the devices of the mesh's peer tables.
+    meshes = {spec["devices"] for spec in arguments if spec["kind"] == "peer_table"}
+    for i, (x, spec) in enumerate(zip(args, arguments)):
+        if spec["kind"] == "rank" and any(not 0 <= x < n for n in meshes):
+            raise ValueError(f"{where}: argument {i} is the mesh rank, {x} is not in [0, {min(meshes)})")
     devices = {b.device for b in out if isinstance(b, Buffer) and b.device is not None}
     if len(devices) > 1:
         raise ValueError(f"{where}: the buffers are on different CUDA devices {sorted(devices)}")
@@ -109,4 +118,6 @@ def check_arguments(args, arguments, where):
 def _show(spec):
     if spec["kind"] == "buffer":
         return f"{spec['dtype']}[{spec['extent'] if spec['extent'] >= 0 else '?'}]"
+    if spec["kind"] == "peer_table":
+        return f"peer table i64[{spec['devices']}] of argument {spec['of']}"
     return spec.get("type", "scalar")

@@ -74,7 +74,7 @@ class Kernel:
         return self._bind(checked, self._device(checked))[0]
 
     def _bind(self, checked, device):
-        key = (device,) + tuple(b.ptr for b in checked if isinstance(b, checks.Buffer))
+        key = (device,) + tuple(b.ptr if isinstance(b, checks.Buffer) else ("value", b) for b in checked)
         hit = self._bound.get(key)
         if hit is not None:
             self._bound.move_to_end(key)
@@ -86,8 +86,10 @@ class Kernel:
         with on(device) if on else contextlib.nullcontext():
             for i, p in enumerate(self.params):
                 buf = checked[p["arg"]]
-                if p["kind"] == "buffer":
+                if p["kind"] in ("buffer", "peer_table"):
                     ptrs.append(buf.ptr)
+                elif p["kind"] in ("rank", "scalar"):
+                    ptrs.append(int(buf))  # a 64-bit value (index and i64 parameters)
                 else:
                     data = tensormap.encode(self._fields[i], buf.ptr)
                     dev = be.upload(data, device)

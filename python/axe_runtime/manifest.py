@@ -81,10 +81,15 @@ def validate_kernel(k, where="manifest"):
             if align < 1 or align & (align - 1):
                 c.fail(what, f"'align' must be a power of two, got {align}")
             c.field(a, "rank", what, "int", optional=True)
-        elif kind == "scalar":
+        elif kind == "scalar" or kind == "rank":
             c.field(a, "type", what, "str")
+        elif kind == "peer_table":
+            # A device mesh's table of a symmetric buffer's device addresses, one per rank.
+            c.field(a, "of", what, "int")
+            if c.field(a, "devices", what, "int") < 1:
+                c.fail(what, "'devices' must be >= 1")
         else:
-            c.fail(what, f"unknown kind {kind!r} (expected 'buffer' or 'scalar')")
+            c.fail(what, f"unknown kind {kind!r} (expected 'buffer', 'scalar', 'peer_table' or 'rank')")
     params = c.field(k, "params", "kernel")
     if not isinstance(params, list):
         c.fail("kernel", "'params' must be a list")
@@ -96,9 +101,10 @@ def validate_kernel(k, where="manifest"):
         arg = c.field(p, "arg", what, "int")
         if not 0 <= arg < len(args):
             c.fail(what, f"'arg' {arg} is not one of the {len(args)} arguments")
-        if args[arg]["kind"] != "buffer":
-            c.fail(what, f"refers to argument {arg}, which is not a buffer")
-        if kind == "buffer":
+        want = {"buffer": "buffer", "tensor_map": "buffer", "peer_table": "peer_table", "rank": "rank", "scalar": "scalar"}.get(kind)
+        if want is not None and args[arg]["kind"] != want:
+            c.fail(what, f"refers to argument {arg}, which is not a {want}")
+        if kind in ("buffer", "peer_table", "rank", "scalar"):
             pass
         elif kind == "tensor_map":
             c.dtype(p, what)
@@ -112,7 +118,7 @@ def validate_kernel(k, where="manifest"):
             if c.field(p, "swizzle", what, "int") not in SWIZZLES:
                 c.fail(what, f"'swizzle' must be one of {SWIZZLES} (bytes), got {p['swizzle']}")
         else:
-            c.fail(what, f"unknown kind {kind!r} (expected 'buffer' or 'tensor_map')")
+            c.fail(what, f"unknown kind {kind!r} (expected 'buffer', 'tensor_map', 'peer_table', 'rank' or 'scalar')")
     return k
 
 

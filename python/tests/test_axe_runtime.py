@@ -352,6 +352,22 @@ class LaunchPathTests(unittest.TestCase):
             p.start()
             self.addCleanup(p.stop)
 
+    def test_mesh_reduce_scatter(self):
+        """Figure 8 over 4 devices: the parameters are the rank, the peer table of X and the
+        rank's own Y; every rank binds its own values (the cache keys on the rank too)."""
+        k = axe_runtime.load(os.path.join(DATA, "reduce_scatter.json"))
+        peers = FakeTensor(dtype="torch.int64", numel=4, ptr=0x9000)
+        for rank in range(4):
+            x, y = FakeTensor(numel=4096, ptr=0x10000 * (rank + 1)), FakeTensor(numel=1024, ptr=0x100000 * (rank + 1))
+            k(x, y, peers, rank, stream=3)
+            self.assertEqual(self.be.launches[-1]["ptrs"], [rank, 0x9000, 0x100000 * (rank + 1)])
+        with self.assertRaisesRegex(ValueError, "argument 3 is the mesh rank, 4 is not in \\[0, 4\\)"):
+            k(x, y, peers, 4)
+        with self.assertRaisesRegex(TypeError, "argument 2 must have dtype int64"):
+            k(x, y, FakeTensor(dtype="torch.int32", numel=4), 0)
+        with self.assertRaisesRegex(ValueError, "argument 2 must have 4 elements"):
+            k(x, y, FakeTensor(dtype="torch.int64", numel=8), 0)
+
     def test_copy_tma(self):
         k = axe_runtime.load(os.path.join(DATA, "copy_tma.json"))
         x, y = FakeTensor(ptr=0x10000), FakeTensor(ptr=0x20000)

@@ -25,6 +25,13 @@
 // RUN: axe-opt %s | axe-opt | FileCheck %s
 // RUN: axe-opt %s --mlir-print-op-generic | axe-opt | FileCheck %s
 // RUN: axe-opt %s --axe-canonicalize | FileCheck %s --check-prefix=CANON
+// It lowers to PTX (SPMD: every rank runs the kernel; the function gains the rank and the
+// peer table of X, the device addresses of every rank's X), and its launch manifest says so.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: axe-opt %s --axe-to-nvvm-pipeline=chip=sm_90 | axe-translate --axe-to-launch-manifest | %python %S/../Target/GPU/Inputs/manifest_summary.py %t | FileCheck %s --check-prefix=MANIFEST
+// MANIFEST: "entry": "reduce_scatter_kernel"
+// MANIFEST-SAME: "params": [{"arg": 3, "kind": "rank"}, {"arg": 2, "devices": 4, "kind": "peer_table", "of": 0}, {"align": 2, "arg": 1, "dtype": "f16", "extent": 1024, "kind": "buffer"}]
+// MANIFEST: "entry": "reduce_scatter_buffers_kernel"
 
 // CHECK: module attributes {axe.target = #axe.target<"sm_90">}
 // CHECK-LABEL: func.func @reduce_scatter

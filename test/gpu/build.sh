@@ -40,7 +40,7 @@ rm -f target/gpu/gen/*_tma*.mlir
 python3 bench/gpu/gen_gemm_tma.py --all target/gpu/gen
 for chip in sm_90 sm_80; do
   mkdir -p "target/gpu/$chip"
-  for k in test/gpu/kernels/*.mlir target/gpu/gen/*.mlir test/Examples/gemm-kernel.mlir; do
+  for k in test/gpu/kernels/*.mlir target/gpu/gen/*.mlir test/Examples/gemm-kernel.mlir test/Examples/reduce-scatter.mlir; do
     name=$(basename "$k" .mlir)
     [[ $name == *wgmma* || $name == *_tma* ]] && continue
     lower "$k" "target/gpu/$chip" "chip=$chip"
@@ -50,6 +50,6 @@ done
 for k in test/gpu/kernels/*wgmma*.mlir test/gpu/kernels/*_tma*.mlir target/gpu/gen/*_tma*.mlir; do
   lower "$k" target/gpu/sm_90 "chip=sm_90a features=+ptx80"
 done
-cp test/gpu/run.py test/gpu/kernels.py test/gpu/profile_one.py bench/gpu/bench.py bench/gpu/gen_gemm_tma.py target/gpu/
+cp test/gpu/run.py test/gpu/mesh_sim.py test/gpu/kernels.py test/gpu/profile_one.py bench/gpu/bench.py bench/gpu/gen_gemm_tma.py target/gpu/
 rm -rf target/gpu/axe_runtime && cp -r python/axe_runtime target/gpu/
 ls target/gpu/sm_90/*.json

@@ -1,0 +1,307 @@
+//! `axe.mesh`: device-distributed tensors (paper §3.2, Figure 8), lowered SPMD — every rank
+//! runs the same code on its own device.
+//!
+//! A distributed tensor is a view, with a layout over `gpuid` and `m`, of a *symmetric* buffer:
+//! a function argument that every rank passes, each its own local shard. Element `x` of the
+//! tensor lives on device `gpuid(x)` at local offset `m(x)`, both read off the layout, so a
+//! remote access is the same layout-driven address code as a local one, through a table of
+//! the peers' base addresses. The lowering gives the function, per symmetric buffer that the
+//! mesh reads remotely, an argument `memref<R x i64>` with the device addresses of that buffer
+//! on every rank (`{axe.peers_of = k}`, k the buffer's argument), and one `index` argument, the
+//! rank (`{axe.mesh_rank}`): what symmetric-memory engines (PyTorch's symmetric memory
+//! `buffer_ptrs`, NVSHMEM) provide; the launch manifest records both.
+//!
+//! Operators, dispatched from the layouts:
+//! * `axe.reduce sum` over a `gpuid`-sharded dimension: each rank computes the elements of
+//!   the destination its `gpuid` coordinate owns (reduce-scatter when the destination is
+//!   sharded over `gpuid`, all-reduce when it is replicated), loading every contribution from
+//!   the rank that holds it (peer-to-peer loads) and summing in f32.
+//!
+//! Ordering contract: the mesh region's inputs must be complete on every rank when the
+//! kernel starts, and its outputs are complete when every rank's kernel has finished (the
+//! host orders ranks, e.g. with a process-group barrier around the launch); the reduction
+//! itself needs no cross-device flags because no rank writes what another reads.
+
+use std::collections::HashMap;
+
+use axe_layout::{Axis, Layout};
+use mlir_sys::*;
+
+use super::builder::{Ix, B};
+use super::{element_type, Options, R};
+use crate::dialect::ods::{self, ReduceKind};
+use crate::error::AxeError;
+use crate::ir;
+
+/// Most values summed per element (the reduced dimension is unrolled).
+const MAX_REDUCED_EXTENT: i64 = 64;
+/// Threads per CTA of the generated kernels.
+const THREADS: i64 = 256;
+
+/// The arguments the lowering added to one function: the rank, and per symmetric buffer (by
+/// argument number) its peer table.
+#[derive(Default)]
+struct MeshArgs {
+    rank: Option<MlirValue>,
+    peers: HashMap<usize, MlirValue>,
+}
+
+/// Lowers every `axe.mesh` under `root`.
+pub fn lower(root: MlirOperation, opts: &Options) -> R<()> {
+    let mut added: HashMap<usize, MeshArgs> = HashMap::new();
+    for mesh in ir::collect(root, &[ods::ops::MESH]) {
+        let func = enclosing_function(mesh).ok_or_else(|| AxeError::at(mesh, "an axe.mesh outside a function"))?;
+        let devices: i64 = ir::i64_array(mesh, "shape").iter().product();
+        let args = added.entry(func.ptr as usize).or_default();
+        let body = ir::region_block(mesh, 0);
+        for op in ir::block_ops(body) {
+            match ir::name(op).as_str() {
+                ods::ops::VIEW => {}
+                ods::ops::REDUCE => reduce(op, func, mesh, devices, args, opts)?,
+                other => {
+                    return Err(AxeError::at(op, format!(
+                        "'{other}' in an axe.mesh is not lowered yet: convert-axe-to-gpu lowers views and axe.reduce sum over the gpuid axis (reduce-scatter, all-reduce) in a mesh"
+                    )))
+                }
+            }
+        }
+        // The views inside the mesh are dead now; the mesh goes with its body.
+        // SAFETY: the mesh belongs to the IR this pass owns, and nothing uses its values.
+        unsafe { ir::erase(mesh) };
+    }
+    Ok(())
+}
+
+fn enclosing_function(op: MlirOperation) -> Option<MlirOperation> {
+    let mut p = ir::parent(op);
+    while let Some(o) = p {
+        if ir::name(o) == "func.func" {
+            return Some(o);
+        }
+        p = ir::parent(o);
+    }
+    None
+}
+
+/// A distributed operand: its symmetric buffer (a function argument), layout and shape.
+struct Distributed {
+    arg: usize,
+    buf: MlirValue,
+    layout: Layout,
+    shape: Vec<i64>,
+    elt: MlirType,
+}
+
+fn distributed(user: MlirOperation, func: MlirOperation, v: MlirValue) -> R<Distributed> {
+    let t = ir::value_type(v);
+    let layout = ir::tensor_layout(t).ok_or_else(|| AxeError::at(user, "a distributed operand has layout '?': run axe-infer-layout first"))?;
+    let view = ir::defining_op(v).filter(|d| ir::name(*d) == ods::ops::VIEW).ok_or_else(|| {
+        AxeError::at(user, "a distributed operand must be an axe.view of a function argument (a symmetric buffer every rank passes)")
+    })?;
+    let buf = ir::operand(view, 0);
+    // SAFETY: `buf` is a live value of the function being lowered.
+    let is_arg = unsafe { mlirValueIsABlockArgument(buf) && mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(buf)).ptr == func.ptr };
+    if !is_arg {
+        return Err(AxeError::at(user, "a distributed tensor must view a function argument: every rank passes its own shard of that buffer"));
+    }
+    if let Some(a) = layout.axes().into_iter().find(|a| !matches!(a.name(), "m" | "gpuid")) {
+        return Err(AxeError::at(user, format!("the distributed layout {layout} uses axis '{a}'; in a mesh, tensors live on gpuid and m")));
+    }
+    // SAFETY: as above.
+    let arg = unsafe { mlirBlockArgumentGetArgNumber(buf) } as usize;
+    Ok(Distributed { arg, buf, layout, shape: ir::shape(t), elt: element_type(t) })
+}
+
+/// Appends an argument of type `ty` with the argument attribute `attr` to `func`.
+fn append_argument(func: MlirOperation, ty: MlirType, attr: (&str, MlirAttribute)) -> MlirValue {
+    // SAFETY: `func` is a live func.func of the IR this pass owns; its type, entry block and
+    // argument attributes are updated together, so they stay consistent.
+    unsafe {
+        let ctx = mlirOperationGetContext(func);
+        let entry = ir::region_block(func, 0);
+        let loc = mlirOperationGetLocation(func);
+        let arg = mlirBlockAddArgument(entry, ty, loc);
+        let fty = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(func, ir::string_ref("function_type")));
+        let mut inputs: Vec<MlirType> = (0..mlirFunctionTypeGetNumInputs(fty)).map(|i| mlirFunctionTypeGetInput(fty, i)).collect();
+        let results: Vec<MlirType> = (0..mlirFunctionTypeGetNumResults(fty)).map(|i| mlirFunctionTypeGetResult(fty, i)).collect();
+        inputs.push(ty);
+        let new = mlirFunctionTypeGet(ctx, inputs.len() as isize, inputs.as_ptr(), results.len() as isize, results.as_ptr());
+        mlirOperationSetAttributeByName(func, ir::string_ref("function_type"), mlirTypeAttrGet(new));
+        // Argument attributes: one dictionary per argument.
+        let old = mlirOperationGetAttributeByName(func, ir::string_ref("arg_attrs"));
+        let mut dicts: Vec<MlirAttribute> = if !old.ptr.is_null() && mlirAttributeIsAArray(old) {
+            (0..mlirArrayAttrGetNumElements(old)).map(|i| mlirArrayAttrGetElement(old, i)).collect()
+        } else {
+            Vec::new()
+        };
+        while dicts.len() + 1 < inputs.len() {
+            dicts.push(mlirDictionaryAttrGet(ctx, 0, std::ptr::null()));
+        }
+        let named = mlirNamedAttributeGet(mlirIdentifierGet(ctx, ir::string_ref(attr.0)), attr.1);
+        dicts.push(mlirDictionaryAttrGet(ctx, 1, &named));
+        mlirOperationSetAttributeByName(func, ir::string_ref("arg_attrs"), mlirArrayAttrGet(ctx, dicts.len() as isize, dicts.as_ptr()));
+        arg
+    }
+}
+
+fn rank_arg(func: MlirOperation, args: &mut MeshArgs) -> MlirValue {
+    *args.rank.get_or_insert_with(|| {
+        let b = B::before(func);
+        append_argument(func, b.index(), ("axe.mesh_rank", unsafe { mlirUnitAttrGet(mlirOperationGetContext(func)) }))
+    })
+}
+
+fn peers_arg(func: MlirOperation, args: &mut MeshArgs, arg: usize, devices: i64) -> MlirValue {
+    *args.peers.entry(arg).or_insert_with(|| {
+        let b = B::before(func);
+        append_argument(func, b.ty(&format!("memref<{devices}xi64>")), ("axe.peers_of", b.i64_attr(arg as i64)))
+    })
+}
+
+/// The per-dimension iters of `layout` grouped by `shape`: (iter, weight within its dimension).
+fn dims_of(layout: &Layout, shape: &[i64]) -> Result<Vec<Vec<(axe_layout::Iter, i64)>>, AxeError> {
+    let g = layout.group(shape)?;
+    Ok(g.groups
+        .iter()
+        .map(|r| {
+            let its = &g.layout.shard[r.clone()];
+            let mut w = 1i64;
+            let mut out: Vec<(axe_layout::Iter, i64)> = its.iter().rev().map(|it| { let x = (it.clone(), w); w *= it.extent; x }).collect();
+            out.reverse();
+            out
+        })
+        .collect())
+}
+
+/// `axe.reduce sum %X, %Y dims [d]` in a mesh.
+fn reduce(op: MlirOperation, func: MlirOperation, mesh: MlirOperation, devices: i64, args: &mut MeshArgs, opts: &Options) -> R<()> {
+    match ir::enum_attr::<ReduceKind>(op, ods::reduce::KIND)? {
+        Some(ReduceKind::Sum) => {}
+        other => return Err(AxeError::at(op, format!("a mesh reduction lowers for sum only, not {}", other.map_or("?", |k| k.as_str())))),
+    }
+    let x = distributed(op, func, ir::operand(op, ods::reduce::operands::SOURCE))?;
+    let y = distributed(op, func, ir::operand(op, ods::reduce::operands::DEST))?;
+    let dims = ir::i64_array(op, ods::reduce::DIMS);
+    let &[d] = dims.as_slice() else {
+        return Err(AxeError::at(op, "a mesh reduction over several dimensions is not lowered yet"));
+    };
+    let d = d as usize;
+    let rx = *x.shape.get(d).ok_or_else(|| AxeError::at(op, "the reduced dimension is out of range"))?;
+    if rx > MAX_REDUCED_EXTENT {
+        return Err(AxeError::at(op, format!("the reduced dimension has {rx} entries; a mesh reduction sums at most {MAX_REDUCED_EXTENT}")));
+    }
+    // Y's shape is X's without dimension d, or with it as 1.
+    let mut kept = x.shape.clone();
+    let dropped = y.shape.len() + 1 == x.shape.len();
+    if dropped {
+        kept.remove(d);
+    } else {
+        kept[d] = 1;
+    }
+    if kept != y.shape {
+        return Err(AxeError::at(op, format!("the destination's shape {:?} is not the source's {:?} reduced over dimension {d}", y.shape, x.shape)));
+    }
+    let bits = super::bit_width(y.elt);
+    if bits % 8 != 0 || super::bit_width(x.elt) != bits || !unsafe { mlirTypeIsAFloat(y.elt) } {
+        return Err(AxeError::at(op, "a mesh reduction sums floating-point tensors of one element type"));
+    }
+
+    // The destination elements this rank owns: Y's shard iters on gpuid are fixed by the rank,
+    // the others enumerate the local index space (row-major, in shard order).
+    let ydims = dims_of(&y.layout, &y.shape).map_err(|e| e.located(op))?;
+    let xdims = dims_of(&x.layout, &x.shape).map_err(|e| e.located(op))?;
+    let gpuid = Axis::new("gpuid");
+    let local: Vec<(usize, usize)> = ydims
+        .iter()
+        .enumerate()
+        .flat_map(|(k, its)| its.iter().enumerate().filter(|(_, (it, _))| it.axis != gpuid).map(move |(i, _)| (k, i)))
+        .collect();
+    let count: i64 = local.iter().map(|&(k, i)| ydims[k][i].0.extent).product();
+    let owner_iters: Vec<(usize, usize)> = ydims
+        .iter()
+        .enumerate()
+        .flat_map(|(k, its)| its.iter().enumerate().filter(|(_, (it, _))| it.axis == gpuid).map(move |(i, _)| (k, i)))
+        .collect();
+    if y.layout.offset.get(&gpuid).copied().unwrap_or(0) != 0 || x.layout.offset.get(&gpuid).copied().unwrap_or(0) != 0 {
+        return Err(AxeError::at(op, "a gpuid offset in a mesh reduction is not lowered yet"));
+    }
+    let peers = peers_arg(func, args, x.arg, devices);
+    let rank = rank_arg(func, args);
+
+    let b = B::before(mesh);
+    let ptr_ty = b.ty(if opts.emulate { "!llvm.ptr" } else { "!llvm.ptr<1>" });
+    let f32t = b.ty("f32");
+    let i64t = b.ty("i64");
+    let elt_bytes = bits / 8;
+    // Per owned element u (0 <= u < count): its Y coordinates, its local Y offset, and the sum.
+    let body = |g: &B, u: Ix| -> R<()> {
+        let rank = Ix::V(rank);
+        let mut coord: Vec<Ix> = vec![Ix::C(0); y.shape.len()];
+        let mut m_y = Ix::C(y.layout.offset.get(&Axis::memory()).copied().unwrap_or(0));
+        // Local digits: row-major over the non-gpuid iters, last fastest.
+        let mut rest = u;
+        for &(k, i) in local.iter().rev() {
+            let (it, w) = &ydims[k][i];
+            let digit = g.rem(rest, it.extent);
+            rest = g.div(rest, it.extent);
+            coord[k] = g.add(coord[k], g.mul(digit, *w));
+            m_y = g.add(m_y, g.mul(digit, it.stride));
+        }
+        for &(k, i) in &owner_iters {
+            let (it, w) = &ydims[k][i];
+            if it.stride <= 0 {
+                return Err(AxeError::at(op, format!("the destination layout {} has a negative gpuid stride", y.layout)));
+            }
+            let digit = g.rem(g.div(rank, it.stride), it.extent);
+            coord[k] = g.add(coord[k], g.mul(digit, *w));
+        }
+        let mut acc: Option<MlirValue> = None;
+        for r in 0..rx {
+            // X's coordinates: Y's with the reduced index inserted.
+            let mut xc = coord.clone();
+            if dropped {
+                xc.insert(d, Ix::C(r));
+            } else {
+                xc[d] = Ix::C(r);
+            }
+            let (mut dev, mut m_x) = (Ix::C(0), Ix::C(x.layout.offset.get(&Axis::memory()).copied().unwrap_or(0)));
+            for (k, its) in xdims.iter().enumerate() {
+                for (it, w) in its {
+                    let digit = g.rem(g.div(xc[k], *w), it.extent);
+                    if it.axis == gpuid {
+                        dev = g.add(dev, g.mul(digit, it.stride));
+                    } else {
+                        m_x = g.add(m_x, g.mul(digit, it.stride));
+                    }
+                }
+            }
+            let base = g.val("memref.load", &[peers, g.ix(dev)], i64t, &[]);
+            let off = g.val("arith.index_cast", &[g.ix(g.mul(m_x, elt_bytes))], i64t, &[]);
+            let addr = g.val("arith.addi", &[base, off], i64t, &[]);
+            let ptr = g.val("llvm.inttoptr", &[addr], ptr_ty, &[]);
+            let v = g.val("llvm.load", &[ptr], y.elt, &[]);
+            let v = if bits < 32 { g.val("arith.extf", &[v], f32t, &[]) } else { v };
+            acc = Some(match acc {
+                None => v,
+                Some(a) => g.val("arith.addf", &[a, v], if bits < 32 { f32t } else { y.elt }, &[]),
+            });
+        }
+        let sum = acc.expect("at least one value");
+        let sum = if bits < 32 { g.val("arith.truncf", &[sum], y.elt, &[]) } else { sum };
+        let idx = g.ix(m_y);
+        g.op("memref.store", &[sum, y.buf, idx], &[], &[], vec![]);
+        Ok(())
+    };
+    if opts.emulate {
+        b.for_(Ix::C(0), Ix::C(count), Ix::C(1), |g, u| body(&g, Ix::V(u)))?;
+    } else {
+        let ctas = crate::target::ceil_div(count, THREADS);
+        super::kernel::launch(&b, [ctas, 1, 1], [THREADS, 1, 1], |g, tid, bid| {
+            let u = g.add(g.mul(Ix::V(bid), THREADS), Ix::V(tid));
+            let inside = g.cmp(6, u, Ix::C(count)); // ult
+            g.if_(inside, |t| body(&t, u))?;
+            Ok(())
+        })?;
+    }
+    Ok(())
+}

@@ -406,3 +406,48 @@ fn reduce_scatter_over_a_mesh_with_simulated_ranks() {
         }
     }
 }
+
+/// All-gather over a 4-device mesh with simulated ranks: X sharded (rank g holds rows
+/// 16g..16g+15), Y replicated: every rank's Y must be the whole 64x64 matrix, bit-exact.
+#[test]
+fn all_gather_over_a_mesh_with_simulated_ranks() {
+    let (x_ty, y_ty) = (
+        ty("64x64", "f32", "global", "(4, 16, 64) : (1@gpuid, 64, 1)"),
+        ty("64x64", "f32", "global", "(64, 64) : (64, 1) + [(4) : (1@gpuid)]"),
+    );
+    let text = format!(
+        "module attributes {{axe.target = #axe.target<\"sm_90\">}} {{
+  func.func @ag(%xbuf: memref<1024xf32>, %ybuf: memref<4096xf32>) attributes {{llvm.emit_c_interface}} {{
+    axe.mesh [4] {{
+      %X = axe.view %xbuf : memref<1024xf32> to {x_ty}
+      %Y = axe.view %ybuf : memref<4096xf32> to {y_ty}
+      axe.copy %X, %Y : {x_ty}, {y_ty}
+    }}
+    return
+  }}
+}}"
+    );
+    let context = context();
+    let mut module = Module::parse(&context, &text).expect("parses");
+    let pm = PassManager::new(&context);
+    parse_pass_pipeline(pm.as_operation_pass_manager(), PIPELINE).unwrap();
+    pm.run(&mut module).expect("lowering succeeds");
+    let engine = ExecutionEngine::new(&module, 2, &[], false, false);
+    let xs: Vec<Vec<f32>> = (0..4).map(|g| random(1024, 200 + g)).collect();
+    let xbufs: Vec<Buf<f32>> = xs.iter().map(|x| Buf::new(x)).collect();
+    let ybufs: Vec<Buf<f32>> = (0..4).map(|_| Buf::new(&vec![f32::NAN; 4096])).collect();
+    let peer_buf = Buf::new(&xbufs.iter().map(|b| b.ptr as i64).collect::<Vec<_>>());
+    for rank in 0..4i64 {
+        let desc = |p: *mut (), n: usize| Box::new([p as i64, p as i64, 0, n as i64, 1]);
+        let mut descs = [desc(xbufs[rank as usize].ptr as *mut (), 1024), desc(ybufs[rank as usize].ptr as *mut (), 4096), desc(peer_buf.ptr as *mut (), 4)];
+        let mut desc_ptrs: Vec<*mut [i64; 5]> = descs.iter_mut().map(|d| &mut **d as *mut [i64; 5]).collect();
+        let mut rank_value = rank;
+        let mut args: Vec<*mut ()> = desc_ptrs.iter_mut().map(|p| p as *mut *mut [i64; 5] as *mut ()).collect();
+        args.push(&mut rank_value as *mut i64 as *mut ());
+        unsafe { engine.invoke_packed("ag", &mut args) }.expect("kernel runs");
+    }
+    let whole: Vec<f32> = xs.concat();
+    for (rank, y) in ybufs.iter().enumerate() {
+        assert_eq!(y.get(), whole, "rank {rank}");
+    }
+}

@@ -55,12 +55,19 @@ pub fn lower(root: MlirOperation, opts: &Options) -> R<()> {
         let args = added.entry(func.ptr as usize).or_default();
         let body = ir::region_block(mesh, 0);
         for op in ir::block_ops(body) {
-            match ir::name(op).as_str() {
+            let name = ir::name(op);
+            // Constants (operand- and region-free ops of other dialects) move out of the mesh.
+            if !name.starts_with("axe.") && ir::num_operands(op) == 0 && unsafe { mlirOperationGetNumRegions(op) } == 0 {
+                super::builder::move_before(op, mesh);
+                continue;
+            }
+            match name.as_str() {
                 ods::ops::VIEW => {}
                 ods::ops::REDUCE => reduce(op, func, mesh, devices, args, opts)?,
+                ods::ops::COPY => copy(op, func, mesh, devices, args, opts)?,
                 other => {
                     return Err(AxeError::at(op, format!(
-                        "'{other}' in an axe.mesh is not lowered yet: convert-axe-to-gpu lowers views and axe.reduce sum over the gpuid axis (reduce-scatter, all-reduce) in a mesh"
+                        "'{other}' in an axe.mesh is not lowered yet: convert-axe-to-gpu lowers views, copies between distributed layouts and axe.reduce sum over the gpuid axis in a mesh"
                     )))
                 }
             }
@@ -205,6 +212,56 @@ fn reduce(op: MlirOperation, func: MlirOperation, mesh: MlirOperation, devices: 
     if bits % 8 != 0 || super::bit_width(x.elt) != bits || !unsafe { mlirTypeIsAFloat(y.elt) } {
         return Err(AxeError::at(op, "a mesh reduction sums floating-point tensors of one element type"));
     }
+    pull(op, func, mesh, devices, args, opts, &x, &y, Some(Reduced { dim: d, extent: rx, dropped }))
+}
+
+/// `axe.copy %X, %Y` in a mesh between distributed layouts: every rank pulls the elements of
+/// Y it holds from the rank that holds them in X (all-gather when Y is replicated over the
+/// devices, a re-sharding or a point-to-point exchange otherwise; X replicated: a local copy).
+fn copy(op: MlirOperation, func: MlirOperation, mesh: MlirOperation, devices: i64, args: &mut MeshArgs, opts: &Options) -> R<()> {
+    if ir::has_attr(op, ods::copy::ASYNC) {
+        return Err(AxeError::at(op, "an async copy in a mesh is not lowered yet"));
+    }
+    let x = distributed(op, func, ir::operand(op, ods::copy::operands::SOURCE))?;
+    let y = distributed(op, func, ir::operand(op, ods::copy::operands::DEST))?;
+    if x.shape != y.shape || !unsafe { mlirTypeEqual(x.elt, y.elt) } {
+        return Err(AxeError::at(op, "a copy in a mesh moves tensors of one shape and element type"));
+    }
+    let bits = super::bit_width(y.elt);
+    if bits % 8 != 0 || bits == 0 {
+        return Err(AxeError::at(op, "a copy in a mesh moves whole-byte elements"));
+    }
+    pull(op, func, mesh, devices, args, opts, &x, &y, None)
+}
+
+/// The dimension a mesh reduction sums over.
+struct Reduced {
+    dim: usize,
+    extent: i64,
+    /// Whether the destination drops the dimension (else it keeps it with extent 1).
+    dropped: bool,
+}
+
+/// Every rank computes the elements of `y` it holds, each the sum over `reduced` (or the one
+/// element) of `x`'s elements at the same coordinates, loaded from the rank that holds them.
+#[allow(clippy::too_many_arguments)]
+fn pull(
+    op: MlirOperation,
+    func: MlirOperation,
+    mesh: MlirOperation,
+    devices: i64,
+    args: &mut MeshArgs,
+    opts: &Options,
+    x: &Distributed,
+    y: &Distributed,
+    reduced: Option<Reduced>,
+) -> R<()> {
+    let bits = super::bit_width(y.elt);
+    let (d, rx, dropped) = match &reduced {
+        Some(r) => (r.dim, r.extent, r.dropped),
+        None => (0, 1, false),
+    };
+    let summing = reduced.is_some();
 
     // The destination elements this rank owns: Y's shard iters on gpuid are fixed by the rank,
     // the others enumerate the local index space (row-major, in shard order).
@@ -224,6 +281,10 @@ fn reduce(op: MlirOperation, func: MlirOperation, mesh: MlirOperation, devices: 
         .collect();
     if y.layout.offset.get(&gpuid).copied().unwrap_or(0) != 0 || x.layout.offset.get(&gpuid).copied().unwrap_or(0) != 0 {
         return Err(AxeError::at(op, "a gpuid offset in a mesh reduction is not lowered yet"));
+    }
+    let x_sharded = x.layout.shard.iter().any(|it| it.axis == gpuid);
+    if x.layout.replica.iter().any(|it| it.axis == gpuid) && x_sharded {
+        return Err(AxeError::at(op, format!("the source layout {} is both sharded and replicated over gpuid; not lowered yet", x.layout)));
     }
     let peers = peers_arg(func, args, x.arg, devices);
     let rank = rank_arg(func, args);
@@ -259,9 +320,9 @@ fn reduce(op: MlirOperation, func: MlirOperation, mesh: MlirOperation, devices: 
         for r in 0..rx {
             // X's coordinates: Y's with the reduced index inserted.
             let mut xc = coord.clone();
-            if dropped {
+            if summing && dropped {
                 xc.insert(d, Ix::C(r));
-            } else {
+            } else if summing {
                 xc[d] = Ix::C(r);
             }
             let (mut dev, mut m_x) = (Ix::C(0), Ix::C(x.layout.offset.get(&Axis::memory()).copied().unwrap_or(0)));
@@ -275,19 +336,21 @@ fn reduce(op: MlirOperation, func: MlirOperation, mesh: MlirOperation, devices: 
                     }
                 }
             }
+            // A source replicated over the devices (no gpuid in its shard) is read locally.
+            let dev = if x_sharded { dev } else { rank };
             let base = g.val("memref.load", &[peers, g.ix(dev)], i64t, &[]);
             let off = g.val("arith.index_cast", &[g.ix(g.mul(m_x, elt_bytes))], i64t, &[]);
             let addr = g.val("arith.addi", &[base, off], i64t, &[]);
             let ptr = g.val("llvm.inttoptr", &[addr], ptr_ty, &[]);
             let v = g.val("llvm.load", &[ptr], y.elt, &[]);
-            let v = if bits < 32 { g.val("arith.extf", &[v], f32t, &[]) } else { v };
+            let v = if summing && bits < 32 { g.val("arith.extf", &[v], f32t, &[]) } else { v };
             acc = Some(match acc {
                 None => v,
                 Some(a) => g.val("arith.addf", &[a, v], if bits < 32 { f32t } else { y.elt }, &[]),
             });
         }
         let sum = acc.expect("at least one value");
-        let sum = if bits < 32 { g.val("arith.truncf", &[sum], y.elt, &[]) } else { sum };
+        let sum = if summing && bits < 32 { g.val("arith.truncf", &[sum], y.elt, &[]) } else { sum };
         let idx = g.ix(m_y);
         g.op("memref.store", &[sum, y.buf, idx], &[], &[], vec![]);
         Ok(())

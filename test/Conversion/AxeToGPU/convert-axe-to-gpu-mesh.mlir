@@ -64,12 +64,34 @@ module attributes {axe.target = #axe.target<"sm_90">} {
 // -----
 
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @copy_in_mesh(%xbuf: memref<64xf32>, %ybuf: memref<64xf32>) {
+  func.func @fill_in_mesh(%xbuf: memref<64xf32>) {
     axe.mesh [4] {
       %X = axe.view %xbuf : memref<64xf32> to !axe.tensor<4x16xf32, global, #axe.layout<(4, 16) : (1@gpuid, 1)>>
-      %Y = axe.view %ybuf : memref<64xf32> to !axe.tensor<4x16xf32, global, #axe.layout<(4, 16) : (1@gpuid, 1)>>
-      // expected-error @+1 {{'axe.copy' in an axe.mesh is not lowered yet: convert-axe-to-gpu lowers views and axe.reduce sum over the gpuid axis (reduce-scatter, all-reduce) in a mesh}}
-      axe.copy %X, %Y : !axe.tensor<4x16xf32, global, #axe.layout<(4, 16) : (1@gpuid, 1)>>, !axe.tensor<4x16xf32, global, #axe.layout<(4, 16) : (1@gpuid, 1)>>
+      %c = arith.constant 0.0 : f32
+      // expected-error @+1 {{'axe.fill' in an axe.mesh is not lowered yet: convert-axe-to-gpu lowers views, copies between distributed layouts and axe.reduce sum over the gpuid axis in a mesh}}
+      axe.fill %X, %c : !axe.tensor<4x16xf32, global, #axe.layout<(4, 16) : (1@gpuid, 1)>>, f32
+    }
+    return
+  }
+}
+
+// -----
+
+// All-gather: X sharded over 4 devices (16 rows each), Y replicated: every rank pulls all 64
+// rows, each from the rank that holds it; a copy, so no f32 accumulation.
+// CHECK-LABEL: func.func @all_gather
+// CHECK-SAME: %[[PEERS:[a-z0-9]+]]: memref<4xi64> {axe.peers_of = 0 : i64}
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c16{{.*}}) threads
+// CHECK: memref.load %[[PEERS]]
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<1> -> f16
+// CHECK-NOT: arith.extf
+// CHECK: memref.store
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @all_gather(%xbuf: memref<1024xf16>, %ybuf: memref<4096xf16>) {
+    axe.mesh [4] {
+      %X = axe.view %xbuf : memref<1024xf16> to !axe.tensor<64x64xf16, global, #axe.layout<(4, 16, 64) : (1@gpuid, 64, 1)>>
+      %Y = axe.view %ybuf : memref<4096xf16> to !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1) + [(4) : (1@gpuid)]>>
+      axe.copy %X, %Y : !axe.tensor<64x64xf16, global, #axe.layout<(4, 16, 64) : (1@gpuid, 64, 1)>>, !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1) + [(4) : (1@gpuid)]>>
     }
     return
   }

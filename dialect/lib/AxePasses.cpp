@@ -73,6 +73,8 @@ struct ConvertAxeToGPUPass
   void runOnOperation() override {
     std::string options =
         emulateThreadsOnCpu ? "emulate-threads-on-cpu=1" : "";
+    if (!chip.empty())
+      options += (options.empty() ? "chip=" : " chip=") + chip;
     if (!runRustPass(getArgument(), getOperation(), options))
       signalPassFailure();
   }

@@ -47,8 +47,12 @@ void buildAxeToNVVMPipeline(OpPassManager &pm,
   // gpu.module convert-gpu-to-nvvm, canonicalize, cse,
   // reconcile-unrealized-casts; then gpu-to-llvm, gpu-module-to-binary{isa},
   // convert-math-to-llvm, canonicalize, cse, reconcile-unrealized-casts.
+  // convert-axe-to-gpu checks that the module's #axe.target runs on the chip (NVPTX would
+  // otherwise abort on an instruction the chip lacks, e.g. TMA on sm_80).
   if (failed(parsePassPipeline(
-          "axe-slice,axe-infer-layout,axe-canonicalize,convert-axe-to-gpu", pm)))
+          "axe-slice,axe-infer-layout,axe-canonicalize,convert-axe-to-gpu{chip=" +
+              options.chip.getValue() + "}",
+          pm)))
     llvm::report_fatal_error("axe-to-nvvm-pipeline: Axe passes not registered");
   pm.addPass(createCanonicalizerPass());
   // canonicalize hoists constants out of gpu.launch; sink them back so that register

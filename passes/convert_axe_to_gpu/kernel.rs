@@ -236,6 +236,13 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         // After the allocas: the prologue's scf.if splits the entry block, and LLVM promotes
         // only entry-block allocas to registers.
         if ctx.tma.active() {
+            // TMA copies and split barriers complete on mbarriers, which need sm_90 (NVPTX
+            // aborts on them for older chips instead of reporting an error).
+            if let Some(chip) = opts.chip.as_deref().filter(|c| !crate::target::runs_on("sm_90", c)) {
+                return Err(AxeError::at(kernel, format!(
+                    "this kernel's TMA copies or axe.arrive barriers need mbarriers (sm_90 or newer), but the pipeline compiles for {chip}"
+                )));
+            }
             tma::prologue(&lb, module, &mut ctx, map_ptrs);
         }
         lower_block(block, &mut ctx, ScopeKind::Cta)?;

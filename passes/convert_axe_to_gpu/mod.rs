@@ -341,12 +341,21 @@ pub fn unit_linear(b: &B, ctx: &Ctx, scope: ScopeKind) -> (Ix, i64) {
 #[derive(Default)]
 pub struct Options {
     pub emulate: bool,
+    /// The chip the code is compiled for (`chip=`), when the pipeline says.
+    pub chip: Option<String>,
 }
 
 fn parse_options(s: &str) -> Result<Options, String> {
     let mut o = Options::default();
     for item in s.split([' ', ',']).filter(|i| !i.is_empty()) {
         let (k, v) = item.split_once('=').unwrap_or((item, "true"));
+        if k == "chip" {
+            if crate::target::lookup(v).is_none_or(|t| t.warp_size == 0) {
+                return Err(format!("chip '{v}' is not a GPU target ({})", crate::target::known_targets()));
+            }
+            o.chip = Some(v.to_string());
+            continue;
+        }
         let flag = match v {
             "1" | "true" => true,
             "0" | "false" => false,
@@ -370,6 +379,19 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
             return false;
         }
     };
+    // An arch-specific target (sm_90a: its gemms become wgmma) must be compiled for exactly
+    // that chip: NVPTX aborts on instructions a chip lacks. (Other targets may be compiled for
+    // an older chip when they use nothing it lacks; what needs sm_90, mbarriers for TMA and
+    // split barriers, is checked per kernel.)
+    if let (Some(chip), Some(target)) = (&opts.chip, crate::target::of(root)) {
+        if target.name.ends_with('a') && !crate::target::runs_on(target.name, chip) {
+            ir::error(root, &format!(
+                "the module targets {} (#axe.target), which does not run on {chip}: compile with chip={}",
+                target.name, target.name
+            ));
+            return false;
+        }
+    }
     // The functions that launch kernels (their axe.kernel ops and axe.mesh regions).
     let launching: Vec<MlirOperation> = ir::collect(root, &["func.func"])
         .into_iter()

@@ -84,6 +84,17 @@ pub fn of(op: mlir_sys::MlirOperation) -> Option<&'static Target> {
     crate::ir::target_name(op).as_deref().and_then(lookup)
 }
 
+/// Whether code for `target` runs on `chip`: the same or a newer architecture, and an
+/// arch-specific target (`sm_90a`: wgmma, TMA multicast) only on exactly that chip.
+pub fn runs_on(target: &str, chip: &str) -> bool {
+    let version = |s: &str| s.strip_prefix("sm_").map(|v| v.trim_end_matches('a')).and_then(|v| v.parse::<u32>().ok());
+    match (version(target), version(chip)) {
+        (Some(t), Some(c)) if target.ends_with('a') => target == chip || (t == c && chip.ends_with('a')),
+        (Some(t), Some(c)) => c >= t,
+        _ => target == chip,
+    }
+}
+
 /// The names of all targets, comma separated (for diagnostics).
 pub fn known_targets() -> String {
     TARGETS.iter().map(|t| t.name).collect::<Vec<_>>().join(", ")
@@ -258,6 +269,13 @@ pub fn check_register_layout_in_scope(layout: &Layout, scope: ScopeKind) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn which_targets_run_on_which_chips() {
+        assert!(runs_on("sm_80", "sm_80") && runs_on("sm_80", "sm_90") && runs_on("sm_80", "sm_90a") && runs_on("sm_80", "sm_100"));
+        assert!(!runs_on("sm_90", "sm_80") && runs_on("sm_90", "sm_90a") && runs_on("sm_90", "sm_100"));
+        assert!(runs_on("sm_90a", "sm_90a") && !runs_on("sm_90a", "sm_90") && !runs_on("sm_90a", "sm_100") && !runs_on("sm_90a", "sm_80"));
+    }
 
     #[test]
     fn register_visibility() {

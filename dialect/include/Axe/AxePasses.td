@@ -157,7 +157,11 @@ def ConvertAxeToGPU : Pass<"convert-axe-to-gpu", "::mlir::ModuleOp"> {
   let options = [
     Option<"emulateThreadsOnCpu", "emulate-threads-on-cpu", "bool", "false",
            "Lower to loops over block and thread ids instead of gpu.launch "
-           "(a test mode: the per-thread code runs on the CPU)">
+           "(a test mode: the per-thread code runs on the CPU)">,
+    Option<"chip", "chip", "std::string", "\"\"",
+           "The chip the code is compiled for (sm_80, sm_90, sm_90a, sm_100; "
+           "empty: not checked). A module whose #axe.target needs a newer or "
+           "another arch-specific chip is refused with an error at the module">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",

@@ -97,8 +97,9 @@ mod tests {
 
     #[test]
     fn located_keeps_the_message_and_the_first_operation() {
-        let a = MlirOperation { ptr: 1 as *mut _ };
-        let b = MlirOperation { ptr: 2 as *mut _ };
+        // Distinct, never-dereferenced handles (the error only carries them).
+        let a = MlirOperation { ptr: std::ptr::dangling_mut() };
+        let b = MlirOperation { ptr: std::ptr::dangling_mut::<u64>() as *mut _ };
         let e: Result<()> = Err::<(), _>(axe_layout::LayoutError::ZeroStride).at(a);
         let e = e.unwrap_err();
         assert_eq!(e.to_string(), "stride must be non-zero");

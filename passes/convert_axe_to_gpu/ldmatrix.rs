@@ -39,7 +39,7 @@ pub struct Plan {
 pub fn plan(u: &[Vec<Vec<i64>>]) -> Result<Plan, AxeError> {
     let warps = u.len();
     let regs = u[0][0].len();
-    if regs % 2 != 0 {
+    if !regs.is_multiple_of(2) {
         return Err(AxeError::Message(format!("each thread holds {regs} registers; ldmatrix fills them in pairs")));
     }
     let pairs = regs / 2;
@@ -79,7 +79,7 @@ pub fn plan(u: &[Vec<Vec<i64>>]) -> Result<Plan, AxeError> {
             return Err(AxeError::Message("its register pairs are not the 8x8 matrices of 16-byte shared rows that ldmatrix delivers (lane t: row t/4, columns 2(t%4) and +1, or their transpose)".into()))
         }
     };
-    let tiles = if pairs % 4 == 0 { 4 } else if pairs % 2 == 0 { 2 } else { 1 };
+    let tiles = if pairs.is_multiple_of(4) { 4 } else if pairs.is_multiple_of(2) { 2 } else { 1 };
     // Lane t of instruction g addresses row t % 8 of matrix (t / 8) % tiles.
     let addr = |w: usize, t: usize, g: usize| rows[w][g * tiles as usize + (t / 8) % tiles as usize][t % 8];
     let groups = pairs / tiles as usize;

@@ -6,6 +6,7 @@
 //! * C/D (16×8): `c{2h+b}` holds row `8h + g`, column `2q + b`;
 //! * A (16×16, row major): `a{4j+2h+b}` holds row `8h + g`, column `8j + 2q + b`;
 //! * B (16×8, K×N): `b{2j+b}` holds row `8j + 2q + b`, column `g`.
+//!
 //! Lexicographically, a row `8h + g` is the iters (h: 2, g: 8) and a column `2q + b` is
 //! (q: 4, b: 2); lane = 4g + q. These are exactly CuTe's `SM80_16x8x16_F32F16F16F32_TN`
 //! thread-value layouts, with Axe's lexicographic order.

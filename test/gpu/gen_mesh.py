@@ -1,0 +1,30 @@
+#!/usr/bin/env python3
+"""The mesh kernels of mesh_dist.py for R devices: Figure 8's reduce-scatter of an
+(R, 64, 64) f16 tensor sharded over the devices into a (64, 64) one sharded by rows.
+
+    python3 gen_mesh.py R > mesh_reduce_scatter_rR.mlir
+"""
+import sys
+
+
+def reduce_scatter(r):
+    x = f"!axe.tensor<{r}x64x64xf16, global, #axe.layout<({r}, 64, 64) : (1@gpuid, 64, 1)>>"
+    y = f"!axe.tensor<64x64xf16, global, #axe.layout<({r}, {64 // r}, 64) : (1@gpuid, 64, 1)>>"
+    return f"""module attributes {{axe.target = #axe.target<"sm_90">}} {{
+  func.func @mesh_reduce_scatter_r{r}(%xbuf: memref<4096xf16>, %ybuf: memref<{64 // r * 64}xf16>) {{
+    axe.mesh [{r}] {{
+      %X = axe.view %xbuf : memref<4096xf16> to {x}
+      %Y = axe.view %ybuf : memref<{64 // r * 64}xf16> to {y}
+      axe.reduce sum %X, %Y dims [0] : {x}, {y}
+    }}
+    return
+  }}
+}}
+"""
+
+
+if __name__ == "__main__":
+    r = int(sys.argv[1])
+    if r < 1 or 64 % r:
+        sys.exit("R must divide 64")
+    print(reduce_scatter(r), end="")

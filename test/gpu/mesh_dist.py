@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Distributed kernels on real ranks: one process per GPU through torch.distributed (NCCL),
+the symmetric buffers from PyTorch's symmetric memory (`torch.distributed._symmetric_memory`:
+`empty`, `rendezvous`, the handle's `buffer_ptrs` as the peer table). The kernels are the mesh
+kernels of mesh_sim.py, compiled for R devices; this runner launches rank r's instance in
+process r. With R = 1 it runs on one GPU (the mesh of the shipped kernels has 4 devices, so R = 1
+checks the runner against a 1-device build: see --devices).
+
+    python3 mesh_dist.py DIR [--ranks R]      (DIR holds the *_kernel.json manifests)
+
+NVLink multicast stays off in every process (NCCL_NVLS_ENABLE=0,
+TORCH_SYMM_MEM_DISABLE_MULTICAST=1, NVSHMEM_DISABLE_NVLS=1).
+"""
+import argparse
+import os
+import sys
+
+for k, v in (("NCCL_NVLS_ENABLE", "0"), ("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"), ("NVSHMEM_DISABLE_NVLS", "1")):
+    os.environ[k] = v
+
+import torch  # noqa: E402
+import torch.distributed as dist  # noqa: E402
+import torch.multiprocessing as mp  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+for p in (os.environ.get("AXE_PYTHON"), HERE, os.path.join(HERE, "..", "..", "python")):
+    if p and os.path.isdir(os.path.join(p, "axe_runtime")):
+        sys.path.insert(0, p)
+        break
+import axe_runtime  # noqa: E402
+
+
+def symmetric(n, dtype, group):
+    """A symmetric buffer of n elements on every rank and the table of its device addresses."""
+    from torch.distributed import _symmetric_memory as symm
+    t = symm.empty(n, device="cuda", dtype=dtype)
+    handle = symm.rendezvous(t, group.group_name)
+    peers = torch.tensor(list(handle.buffer_ptrs), device="cuda", dtype=torch.int64)
+    return t, peers
+
+
+def worker(rank, ranks, d, port, results):
+    torch.cuda.set_device(rank % torch.cuda.device_count())
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    dist.init_process_group("nccl", rank=rank, world_size=ranks, device_id=torch.device("cuda", torch.cuda.current_device()))
+    group = dist.group.WORLD
+    lines = []
+    try:
+        # Reduce-scatter (Figure 8): X (ranks x 64 x 64) sharded over ranks, Y (64 x 64) too.
+        rows = 64 // ranks
+        rs = axe_runtime.load(f"{d}/mesh_reduce_scatter_r{ranks}_kernel.json")
+        x, peers = symmetric(64 * 64, torch.float16, group)
+        torch.manual_seed(rank)
+        x.copy_(torch.randn(64 * 64, device="cuda", dtype=torch.float16))
+        y = torch.full((rows * 64,), float("nan"), device="cuda", dtype=torch.float16)
+        dist.barrier()  # every rank's X is complete before any rank reads it
+        rs(x, y, peers, rank)
+        torch.cuda.synchronize()
+        dist.barrier()  # no rank overwrites X while another still reads it
+        everything = [torch.empty_like(x) for _ in range(ranks)]
+        dist.all_gather(everything, x)
+        want = torch.stack([t.float().view(64, 64) for t in everything]).sum(0)[rank * rows:(rank + 1) * rows].half()
+        err = (y.view(rows, 64).float() - want.float()).abs().max().item()
+        ok = bool(torch.isfinite(y).all()) and err == 0
+        lines.append(f"{'ok  ' if ok else 'FAIL'} reduce_scatter rank {rank}/{ranks}: max abs error {err:.3g} against torch (f32 sum, f16 result)")
+    except Exception as e:  # report, never hang the other ranks
+        lines.append(f"FAIL rank {rank}: {type(e).__name__}: {e}")
+    finally:
+        dist.destroy_process_group()
+    results.put((rank, lines))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dir")
+    ap.add_argument("--ranks", type=int, default=1)
+    args = ap.parse_args()
+    ctx = mp.get_context("spawn")
+    results = ctx.Queue()
+    port = 29500 + os.getpid() % 1000
+    procs = [ctx.Process(target=worker, args=(r, args.ranks, args.dir, port, results)) for r in range(args.ranks)]
+    for p in procs:
+        p.start()
+    out = dict(results.get(timeout=300) for _ in procs)
+    for p in procs:
+        p.join()
+    lines = [line for r in sorted(out) for line in out[r]]
+    print("\n".join(lines))
+    failed = sum(line.startswith("FAIL") for line in lines)
+    print(f"{len(lines) - failed} passed, {failed} failed")
+    sys.exit(1 if failed or any(p.exitcode for p in procs) else 0)
+
+
+if __name__ == "__main__":
+    main()

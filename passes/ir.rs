@@ -349,6 +349,18 @@ pub fn declared_flag(v: MlirValue, name: &str) -> bool {
     argument_attr(v, name).is_some()
 }
 
+/// The function (`func.func`) around `op`.
+pub fn enclosing_function(op: MlirOperation) -> Option<MlirOperation> {
+    let mut p = parent(op);
+    while let Some(o) = p {
+        if name(o) == "func.func" {
+            return Some(o);
+        }
+        p = parent(o);
+    }
+    None
+}
+
 /// The name of the target (`#axe.target<"...">`) on the nearest enclosing op that carries
 /// `axe.target`, if any.
 pub fn target_name(op: MlirOperation) -> Option<String> {

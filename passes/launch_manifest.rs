@@ -62,18 +62,6 @@ fn array_attr(ctx: MlirContext, items: &[MlirAttribute]) -> MlirAttribute {
     unsafe { mlirArrayAttrGet(ctx, items.len() as isize, items.as_ptr()) }
 }
 
-/// The function (`func.func`) around `op`.
-fn enclosing_function(op: MlirOperation) -> Option<MlirOperation> {
-    let mut p = ir::parent(op);
-    while let Some(o) = p {
-        if ir::name(o) == "func.func" {
-            return Some(o);
-        }
-        p = ir::parent(o);
-    }
-    None
-}
-
 /// Records `axe.arguments` on `func`: per argument, a buffer (memref: element type, static
 /// extent, rank, declared or natural base alignment) or a scalar (its type).
 pub fn record_arguments(func: MlirOperation) {
@@ -132,7 +120,7 @@ pub struct RecordedMap<'a> {
 
 /// Appends `map` to `axe.tensor_maps` of the function the host code `at` is in.
 pub fn record_tensor_map(at: MlirOperation, map: &RecordedMap) {
-    let Some(func) = enclosing_function(at) else { return };
+    let Some(func) = ir::enclosing_function(at) else { return };
     let ctx = context_of(func);
     let arg = if unsafe { mlirValueIsABlockArgument(map.memref) }
         && unsafe { mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(map.memref)) }.ptr == func.ptr

@@ -350,6 +350,21 @@ fn tiles_with_run_time_origins() {
     }
 }
 
+/// Calls mesh function `name` once per rank (ranks simulated one after another), each with
+/// its own buffers (`(pointer, elements)` per memref argument, in order), the peer table
+/// memref and its rank, as the lowering's added arguments take them.
+fn invoke_ranks(engine: &ExecutionEngine, name: &str, per_rank: &[Vec<(*mut (), usize)>], peers: (*mut (), usize)) {
+    for (rank, bufs) in per_rank.iter().enumerate() {
+        let desc = |p: *mut (), n: usize| Box::new([p as i64, p as i64, 0, n as i64, 1]);
+        let mut descs: Vec<Box<[i64; 5]>> = bufs.iter().chain(std::iter::once(&peers)).map(|&(p, n)| desc(p, n)).collect();
+        let mut desc_ptrs: Vec<*mut [i64; 5]> = descs.iter_mut().map(|d| &mut **d as *mut [i64; 5]).collect();
+        let mut rank_value = rank as i64;
+        let mut args: Vec<*mut ()> = desc_ptrs.iter_mut().map(|p| p as *mut *mut [i64; 5] as *mut ()).collect();
+        args.push(&mut rank_value as *mut i64 as *mut ());
+        unsafe { engine.invoke_packed(name, &mut args) }.expect("kernel runs");
+    }
+}
+
 /// The paper's Figure 8 reduce-scatter over a 4-device mesh, with simulated ranks: the lowered
 /// function is called once per rank (its rank argument), each with its own X shard and Y block
 /// and the table of every rank's X buffer (the peer table symmetric memory provides). Checked
@@ -386,15 +401,8 @@ fn reduce_scatter_over_a_mesh_with_simulated_ranks() {
     let ybufs: Vec<Buf<f32>> = (0..4).map(|_| Buf::new(&vec![f32::NAN; 1024])).collect();
     let peers: Vec<i64> = xbufs.iter().map(|b| b.ptr as i64).collect();
     let peer_buf = Buf::new(&peers);
-    for rank in 0..4i64 {
-        let desc = |p: *mut (), n: usize| Box::new([p as i64, p as i64, 0, n as i64, 1]);
-        let mut descs = [desc(xbufs[rank as usize].ptr as *mut (), 4096), desc(ybufs[rank as usize].ptr as *mut (), 1024), desc(peer_buf.ptr as *mut (), 4)];
-        let mut desc_ptrs: Vec<*mut [i64; 5]> = descs.iter_mut().map(|d| &mut **d as *mut [i64; 5]).collect();
-        let mut rank_value = rank;
-        let mut args: Vec<*mut ()> = desc_ptrs.iter_mut().map(|p| p as *mut *mut [i64; 5] as *mut ()).collect();
-        args.push(&mut rank_value as *mut i64 as *mut ());
-        unsafe { engine.invoke_packed("rs", &mut args) }.expect("kernel runs");
-    }
+    let per_rank: Vec<Vec<(*mut (), usize)>> = (0..4).map(|r| vec![(xbufs[r].ptr as *mut (), 4096), (ybufs[r].ptr as *mut (), 1024)]).collect();
+    invoke_ranks(&engine, "rs", &per_rank, (peer_buf.ptr as *mut (), 4));
     for (rank, y) in ybufs.iter().enumerate() {
         let got = y.get();
         for row in 0..16 {
@@ -437,15 +445,8 @@ fn all_gather_over_a_mesh_with_simulated_ranks() {
     let xbufs: Vec<Buf<f32>> = xs.iter().map(|x| Buf::new(x)).collect();
     let ybufs: Vec<Buf<f32>> = (0..4).map(|_| Buf::new(&vec![f32::NAN; 4096])).collect();
     let peer_buf = Buf::new(&xbufs.iter().map(|b| b.ptr as i64).collect::<Vec<_>>());
-    for rank in 0..4i64 {
-        let desc = |p: *mut (), n: usize| Box::new([p as i64, p as i64, 0, n as i64, 1]);
-        let mut descs = [desc(xbufs[rank as usize].ptr as *mut (), 1024), desc(ybufs[rank as usize].ptr as *mut (), 4096), desc(peer_buf.ptr as *mut (), 4)];
-        let mut desc_ptrs: Vec<*mut [i64; 5]> = descs.iter_mut().map(|d| &mut **d as *mut [i64; 5]).collect();
-        let mut rank_value = rank;
-        let mut args: Vec<*mut ()> = desc_ptrs.iter_mut().map(|p| p as *mut *mut [i64; 5] as *mut ()).collect();
-        args.push(&mut rank_value as *mut i64 as *mut ());
-        unsafe { engine.invoke_packed("ag", &mut args) }.expect("kernel runs");
-    }
+    let per_rank: Vec<Vec<(*mut (), usize)>> = (0..4).map(|r| vec![(xbufs[r].ptr as *mut (), 1024), (ybufs[r].ptr as *mut (), 4096)]).collect();
+    invoke_ranks(&engine, "ag", &per_rank, (peer_buf.ptr as *mut (), 4));
     let whole: Vec<f32> = xs.concat();
     for (rank, y) in ybufs.iter().enumerate() {
         assert_eq!(y.get(), whole, "rank {rank}");

@@ -50,7 +50,7 @@ struct MeshArgs {
 pub fn lower(root: MlirOperation, opts: &Options) -> R<()> {
     let mut added: HashMap<usize, MeshArgs> = HashMap::new();
     for mesh in ir::collect(root, &[ods::ops::MESH]) {
-        let func = enclosing_function(mesh).ok_or_else(|| AxeError::at(mesh, "an axe.mesh outside a function"))?;
+        let func = ir::enclosing_function(mesh).ok_or_else(|| AxeError::at(mesh, "an axe.mesh outside a function"))?;
         let devices: i64 = ir::i64_array(mesh, "shape").iter().product();
         let args = added.entry(func.ptr as usize).or_default();
         let body = ir::region_block(mesh, 0);
@@ -77,17 +77,6 @@ pub fn lower(root: MlirOperation, opts: &Options) -> R<()> {
         unsafe { ir::erase(mesh) };
     }
     Ok(())
-}
-
-fn enclosing_function(op: MlirOperation) -> Option<MlirOperation> {
-    let mut p = ir::parent(op);
-    while let Some(o) = p {
-        if ir::name(o) == "func.func" {
-            return Some(o);
-        }
-        p = ir::parent(o);
-    }
-    None
 }
 
 /// A distributed operand: its symmetric buffer (a function argument), layout and shape.

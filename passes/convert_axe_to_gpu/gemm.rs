@@ -45,13 +45,16 @@ fn atom_regs(l: &Layout, shape: &[i64], origin: [i64; 2]) -> Vec<(i64, i64)> {
 /// One mma.sync of the warp-uniform schedule: the (A, B, C) register offsets, and the atom
 /// `(mi, ni, ki)` it computes on each warp.
 struct Step {
-    regs: (i64, i64, i64),
-    atoms: Vec<(i64, i64, i64)>,
+    regs: Triple,
+    atoms: Vec<Triple>,
 }
+
+/// An atom `(mi, ni, ki)` of the gemm's grid, or a step's `(A, B, C)` register offsets.
+type Triple = (i64, i64, i64);
 
 /// The mma.sync steps one warp issues; errors when warps differ.
 fn schedule(a: &Layout, b: &Layout, c: &Layout, m: i64, n: i64, k: i64, warps: i64) -> Result<Vec<Step>, AxeError> {
-    let mut per_warp: Vec<std::collections::BTreeMap<(i64, i64, i64), (i64, i64, i64)>> =
+    let mut per_warp: Vec<std::collections::BTreeMap<Triple, Triple>> =
         vec![Default::default(); warps as usize];
     for mi in 0..m / mma::M {
         for ni in 0..n / mma::N {
@@ -69,7 +72,7 @@ fn schedule(a: &Layout, b: &Layout, c: &Layout, m: i64, n: i64, k: i64, warps: i
             }
         }
     }
-    let keys = |s: &std::collections::BTreeMap<(i64, i64, i64), (i64, i64, i64)>| s.keys().copied().collect::<BTreeSet<_>>();
+    let keys = |s: &std::collections::BTreeMap<Triple, Triple>| s.keys().copied().collect::<BTreeSet<_>>();
     if per_warp.iter().any(|s| keys(s) != keys(&per_warp[0])) {
         return Err(AxeError::Message("the mma tiling is not the same on every warp".into()));
     }
@@ -117,7 +120,7 @@ fn check_ldmatrix(
     is_a: bool,
     stored_transposed: bool,
     sched: &[Step],
-    origin: &dyn Fn(&(i64, i64, i64)) -> (i64, i64),
+    origin: &dyn Fn(&Triple) -> (i64, i64),
     reg_of: &dyn Fn(&Step) -> i64,
     first_warp_origin: &dyn Fn(&Step, usize) -> (i64, i64),
 ) -> Result<(), AxeError> {
@@ -290,7 +293,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     // The warp's atom offsets relative to warp 0 (the schedule is warp-uniform): a select chain
     // over the warp id, shared by every step.
     let warp = b.div(Ix::V(ctx.tid), 32);
-    let shifts = |f: &dyn Fn(&(i64, i64, i64)) -> i64| -> R<(Ix, Vec<i64>)> {
+    let shifts = |f: &dyn Fn(&Triple) -> i64| -> R<(Ix, Vec<i64>)> {
         let first = &sched[0];
         let delta: Vec<i64> = (0..warps as usize).map(|w| f(&first.atoms[w]) - f(&first.atoms[0])).collect();
         if sched.iter().any(|st| (0..warps as usize).any(|w| f(&st.atoms[w]) - f(&st.atoms[0]) != delta[w])) {

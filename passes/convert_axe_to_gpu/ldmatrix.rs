@@ -48,10 +48,10 @@ pub fn plan(u: &[Vec<Vec<i64>>]) -> Result<Plan, AxeError> {
         let mut out = vec![vec![[0i64; 8]; pairs]; warps];
         for (w, uw) in u.iter().enumerate() {
             for p in 0..pairs {
-                for row in 0..8 {
+                for (row, start) in out[w][p].iter_mut().enumerate() {
                     // The lane and register that hold (row, column 0) of the matrix.
                     let (t, e) = if transpose { (row / 2, row % 2) } else { (4 * row, 0) };
-                    out[w][p][row] = uw[t][2 * p + e];
+                    *start = uw[t][2 * p + e];
                 }
                 for t in 0..32 {
                     for e in 0..2 {

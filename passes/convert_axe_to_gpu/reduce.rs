@@ -60,8 +60,8 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     let mut red_static = Vec::new();
     let mut red_lanes = Vec::new();
     let mut red_warps = Vec::new();
-    for k in 0..factors.len() {
-        let r = reduced(factors[k].dim);
+    for (k, factor) in factors.iter().enumerate() {
+        let r = reduced(factor.dim);
         match (r, plan.digits[k].is_some()) {
             (false, false) => kept.push(k),
             (false, true) => {}

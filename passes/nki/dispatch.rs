@@ -117,10 +117,8 @@ pub fn emit_gemm(k: &mut Kernel, op: MlirOperation) -> Res<()> {
     };
 
     // Step 2: K intersection.
-    let nk = s[K].len();
     let mut k_pos = Vec::new();
-    for i in 0..nk {
-        let (x, y) = (&iters[A][K][i], &iters[B][K][i]);
+    for (i, (x, y)) in iters[A][K].iter().zip(&iters[B][K]).enumerate() {
         if x.axis.name() == "P" && y.axis.name() == "P" {
             let inter = intersect_iters(x, y).map_err(|e| AxeError::at(op, format!("axe-to-nki: {e}")))?;
             if &inter != x || &inter != y {

@@ -15,6 +15,11 @@ use super::emit::{dtype, Affine};
 use super::{buffer_shape, diag, Kernel, Pointwise, Res, Scope, Tensor};
 use crate::dialect::ods::{self, BinaryKind, ReduceKind, UnaryKind};
 
+/// Per global dimension, its factorization into the extents every operand's iters share.
+type Factorizations = Vec<Vec<i64>>;
+/// Per operand and logical dimension, the iters.
+type OperandIters = Vec<Vec<Vec<Iter>>>;
+
 /// Refines the factorization `s[g]` of each global logical dimension `g` until every operand,
 /// grouped by its dimensions' factorizations, has exactly one iter per factor. `operands[i]`
 /// is a layout and, for each of its logical dimensions in order, the global dimension it is.
@@ -23,7 +28,7 @@ pub fn common_grouping(
     op: MlirOperation,
     sizes: &[i64],
     operands: &[(&Layout, Vec<usize>, String)],
-) -> Res<(Vec<Vec<i64>>, Vec<Vec<Vec<Iter>>>)> {
+) -> Res<(Factorizations, OperandIters)> {
     let mut s: Vec<Vec<i64>> = sizes.iter().map(|&n| if n > 1 { vec![n] } else { vec![] }).collect();
     'outer: for _round in 0..64 {
         let mut result = Vec::new();

@@ -38,7 +38,9 @@ fn check_llvm() {
     }
     for tool in ["cmake", "ninja"] {
         if Command::new(tool).arg("--version").output().is_err() {
-            fail(&format!("`{tool}` was not found. Install it with:\n  apt-get install {APT_PACKAGES}"));
+            fail(&format!(
+                "`{tool}` was not found. Install it with:\n  apt-get install {APT_PACKAGES}"
+            ));
         }
     }
 }
@@ -79,13 +81,22 @@ fn main() {
 
     if !build.join("build.ninja").exists() {
         run(
-            Command::new("cmake").arg("--preset").arg("axe").arg("-B").arg(&build).current_dir(&root),
+            Command::new("cmake")
+                .arg("--preset")
+                .arg("axe")
+                .arg("-B")
+                .arg(&build)
+                .current_dir(&root),
             "cmake configure",
         );
     }
     let jobs = std::env::var("NUM_JOBS").unwrap_or_else(|_| "2".into());
     run(
-        Command::new("cmake").arg("--build").arg(&build).args(["--parallel", &jobs]).current_dir(&root),
+        Command::new("cmake")
+            .arg("--build")
+            .arg(&build)
+            .args(["--parallel", &jobs])
+            .current_dir(&root),
         "cmake build of dialect/",
     );
 
@@ -177,7 +188,9 @@ struct Operand {
 
 impl<'a> Ods<'a> {
     fn record(&self, name: &str) -> &'a Value {
-        self.records.get(name).unwrap_or_else(|| fail(&format!("ODS: no record '{name}'")))
+        self.records
+            .get(name)
+            .unwrap_or_else(|| fail(&format!("ODS: no record '{name}'")))
     }
 
     /// The names of the records of class `class` (sorted, as TableGen lists them).
@@ -189,12 +202,18 @@ impl<'a> Ods<'a> {
     }
 
     fn is_a(record: &Value, class: &str) -> bool {
-        record["!superclasses"].as_array().is_some_and(|s| s.iter().any(|c| c == class))
+        record["!superclasses"]
+            .as_array()
+            .is_some_and(|s| s.iter().any(|c| c == class))
     }
 
     /// The record a `{"def": NAME}` reference names.
     fn deref(&self, v: &Value) -> &'a Value {
-        self.record(v["def"].as_str().unwrap_or_else(|| fail(&format!("ODS: not a def: {v}"))))
+        self.record(
+            v["def"]
+                .as_str()
+                .unwrap_or_else(|| fail(&format!("ODS: not a def: {v}"))),
+        )
     }
 
     fn str_field(record: &Value, field: &str) -> String {
@@ -206,7 +225,9 @@ impl<'a> Ods<'a> {
 
     /// The arguments of a dag (`(ins ...)`, `(outs ...)`, `(region ...)`) with their records.
     fn dag_args(&self, dag: &Value) -> Vec<(&'a Value, String)> {
-        let Some(args) = dag["args"].as_array() else { return Vec::new() };
+        let Some(args) = dag["args"].as_array() else {
+            return Vec::new();
+        };
         args.iter()
             .map(|a| (self.deref(&a[0]), a[1].as_str().unwrap_or_default().to_string()))
             .collect()
@@ -216,7 +237,9 @@ impl<'a> Ods<'a> {
     fn dialect(&self) -> String {
         let dialects = self.instances("Dialect");
         let axe: Vec<_> = dialects.iter().filter(|d| d.starts_with("Axe")).collect();
-        let [d] = axe.as_slice() else { fail(&format!("ODS: expected one Axe dialect, found {axe:?}")) };
+        let [d] = axe.as_slice() else {
+            fail(&format!("ODS: expected one Axe dialect, found {axe:?}"))
+        };
         Self::str_field(self.record(d), "name")
     }
 
@@ -270,37 +293,64 @@ impl<'a> Ods<'a> {
             let (mut operands, mut attributes): (_, Vec<(String, &Value)>) = (Vec::new(), Vec::new());
             for (arg, arg_name) in self.dag_args(&r["arguments"]) {
                 // `Arg<C, ...>` wraps the constraint `C` with a description and effects.
-                let c = if Self::is_a(arg, "OpVariable") { self.deref(&arg["constraint"]) } else { arg };
+                let c = if Self::is_a(arg, "OpVariable") {
+                    self.deref(&arg["constraint"])
+                } else {
+                    arg
+                };
                 if Self::is_a(c, "TypeConstraint") {
                     let variable = Self::is_a(c, "Optional") || Self::is_a(c, "Variadic");
-                    operands.push(Operand { name: arg_name, variable });
+                    operands.push(Operand {
+                        name: arg_name,
+                        variable,
+                    });
                 } else if Self::is_a(c, "Attr") {
                     attributes.push((arg_name, c));
                 } else {
-                    fail(&format!("ODS: argument '{arg_name}' of {dialect}.{name} is neither an operand nor an attribute"));
+                    fail(&format!(
+                        "ODS: argument '{arg_name}' of {dialect}.{name} is neither an operand nor an attribute"
+                    ));
                 }
             }
             let results: Vec<_> = self
                 .dag_args(&r["results"])
                 .into_iter()
-                .map(|(c, n)| Operand { name: n, variable: Self::is_a(c, "Optional") || Self::is_a(c, "Variadic") })
+                .map(|(c, n)| Operand {
+                    name: n,
+                    variable: Self::is_a(c, "Optional") || Self::is_a(c, "Variadic"),
+                })
                 .collect();
             let regions = self.dag_args(&r["regions"]);
 
-            let _ = writeln!(s, "/// `{dialect}.{name}`: its attribute names, operand and result positions.");
+            let _ = writeln!(
+                s,
+                "/// `{dialect}.{name}`: its attribute names, operand and result positions."
+            );
             let _ = writeln!(s, "pub mod {name} {{");
-            let _ = writeln!(s, "    /// The op's full name.\n    pub const NAME: &str = super::ops::{};", name.to_uppercase());
+            let _ = writeln!(
+                s,
+                "    /// The op's full name.\n    pub const NAME: &str = super::ops::{};",
+                name.to_uppercase()
+            );
             for (a, c) in &attributes {
                 let _ = writeln!(s, "    /// The name of attribute `{a}`{}.", self.attr_doc(c));
                 let _ = writeln!(s, "    pub const {}: &str = {a:?};", a.to_uppercase());
                 if let Some((ty, case)) = self.enum_default(c) {
                     let _ = writeln!(s, "    /// The value of `{a}` when the op does not carry it.");
-                    let _ = writeln!(s, "    pub const {}_DEFAULT: super::{ty} = super::{ty}::{case};", a.to_uppercase());
+                    let _ = writeln!(
+                        s,
+                        "    pub const {}_DEFAULT: super::{ty} = super::{ty}::{case};",
+                        a.to_uppercase()
+                    );
                 }
             }
             Self::render_positions(s, "operands", "operand", &operands);
             Self::render_positions(s, "results", "result", &results);
-            let _ = writeln!(s, "    /// The number of regions.\n    pub const NUM_REGIONS: usize = {};", regions.len());
+            let _ = writeln!(
+                s,
+                "    /// The number of regions.\n    pub const NUM_REGIONS: usize = {};",
+                regions.len()
+            );
             s.push_str("}\n\n");
         }
     }
@@ -349,11 +399,19 @@ impl<'a> Ods<'a> {
                 items.iter().filter(|o| !o.variable).count()
             );
         } else {
-            let _ = writeln!(s, "    /// The number of {module}.\n    pub const NUM_{}: usize = {};", module.to_uppercase(), items.len());
+            let _ = writeln!(
+                s,
+                "    /// The number of {module}.\n    pub const NUM_{}: usize = {};",
+                module.to_uppercase(),
+                items.len()
+            );
         }
         let fixed: Vec<_> = items.iter().take_while(|o| !o.variable).collect();
         if !fixed.is_empty() {
-            let _ = writeln!(s, "    /// The position of each {what} (those before any optional or variadic one).");
+            let _ = writeln!(
+                s,
+                "    /// The position of each {what} (those before any optional or variadic one)."
+            );
             let _ = writeln!(s, "    pub mod {module} {{");
             for (i, o) in fixed.iter().enumerate() {
                 let _ = writeln!(s, "        pub const {}: usize = {i};", o.name.to_uppercase());
@@ -369,7 +427,9 @@ impl<'a> Ods<'a> {
         for d in self.instances(class) {
             let r = self.record(d);
             let Some(full) = r[field].as_str() else { continue };
-            let Some((_, short)) = full.split_once('.') else { continue };
+            let Some((_, short)) = full.split_once('.') else {
+                continue;
+            };
             let summary = r["summary"].as_str().unwrap_or_default();
             let _ = writeln!(s, "    /// `{full}`: {summary}.");
             let _ = writeln!(s, "    pub const {}: &str = {full:?};", short.to_uppercase());
@@ -387,7 +447,9 @@ impl<'a> Ods<'a> {
             .iter()
             .map(|c| {
                 let c = self.deref(c);
-                let value = c["value"].as_i64().unwrap_or_else(|| fail(&format!("ODS: a case of {name} has no value")));
+                let value = c["value"]
+                    .as_i64()
+                    .unwrap_or_else(|| fail(&format!("ODS: a case of {name} has no value")));
                 (Self::str_field(c, "symbol"), value, Self::str_field(c, "str"))
             })
             .collect();

@@ -27,11 +27,15 @@ use crate::ir;
 unsafe extern "C" fn canonical_layout(attr: MlirAttribute, _user: *mut c_void) -> MlirAttribute {
     let attr = Attribute::from_raw(attr);
     let Some(layout) = dialect::layout_of_attr(attr) else {
-        return MlirAttribute { ptr: std::ptr::null_mut() };
+        return MlirAttribute {
+            ptr: std::ptr::null_mut(),
+        };
     };
     let canonical = layout.canonical();
     if canonical == layout {
-        return MlirAttribute { ptr: std::ptr::null_mut() };
+        return MlirAttribute {
+            ptr: std::ptr::null_mut(),
+        };
     }
     dialect::layout_attr(attr.context().to_ref(), &canonical).to_raw()
 }
@@ -57,7 +61,10 @@ fn overwrites(op: MlirOperation, v: MlirValue) -> bool {
     };
     let operands: Vec<MlirValue> = (0..ir::num_operands(op)).map(|i| ir::operand(op, i)).collect();
     ir::key(operands[dest]) == ir::key(v)
-        && operands.iter().enumerate().all(|(i, o)| i == dest || ir::key(*o) != ir::key(v))
+        && operands
+            .iter()
+            .enumerate()
+            .all(|(i, o)| i == dest || ir::key(*o) != ir::key(v))
 }
 
 /// `axe.copy %x, %x` (synchronous) does nothing.
@@ -116,7 +123,9 @@ fn fold_trivial_conversion(op: MlirOperation) -> bool {
             .into_iter()
             .filter(|&u| {
                 u.ptr != op.ptr
-                    && written_operands(&ir::name(u)).iter().any(|&i| ir::key(ir::operand(u, i)) == ir::key(v))
+                    && written_operands(&ir::name(u))
+                        .iter()
+                        .any(|&i| ir::key(ir::operand(u, i)) == ir::key(v))
             })
             .collect()
     };

@@ -39,7 +39,10 @@ pub type Result<T, E = AxeError> = std::result::Result<T, E>;
 impl AxeError {
     /// `message`, located at `op`.
     pub fn at(op: MlirOperation, message: impl Into<String>) -> Self {
-        AxeError::AtOp { op: OpHandle(op), message: message.into() }
+        AxeError::AtOp {
+            op: OpHandle(op),
+            message: message.into(),
+        }
     }
 
     /// This error located at `op`, unless it already names an operation (the more precise
@@ -98,8 +101,12 @@ mod tests {
     #[test]
     fn located_keeps_the_message_and_the_first_operation() {
         // Distinct, never-dereferenced handles (the error only carries them).
-        let a = MlirOperation { ptr: std::ptr::dangling_mut() };
-        let b = MlirOperation { ptr: std::ptr::dangling_mut::<u64>() as *mut _ };
+        let a = MlirOperation {
+            ptr: std::ptr::dangling_mut(),
+        };
+        let b = MlirOperation {
+            ptr: std::ptr::dangling_mut::<u64>() as *mut _,
+        };
         let e: Result<()> = Err::<(), _>(axe_layout::LayoutError::ZeroStride).at(a);
         let e = e.unwrap_err();
         assert_eq!(e.to_string(), "stride must be non-zero");

@@ -44,7 +44,10 @@ fn string(s: MlirStringRef) -> String {
 
 /// A borrowed MlirStringRef of `s` (valid while `s` is; MLIR copies what it keeps).
 pub(crate) fn string_ref(s: &str) -> MlirStringRef {
-    MlirStringRef { data: s.as_ptr() as *const _, length: s.len() }
+    MlirStringRef {
+        data: s.as_ptr() as *const _,
+        length: s.len(),
+    }
 }
 
 /// Every operation nested in `root` (pre-order, `root` included) whose name is in `names`.
@@ -67,11 +70,19 @@ pub fn collect_where(root: MlirOperation, keep: impl Fn(&str) -> bool) -> Vec<Ml
         }
         MlirWalkResult_MlirWalkResultAdvance
     }
-    let mut acc = Acc { keep: &keep, out: Vec::new() };
+    let mut acc = Acc {
+        keep: &keep,
+        out: Vec::new(),
+    };
     // SAFETY: `root` is live (module contract); the callback only reads the visited ops and
     // pushes them into `acc`, so the walk never sees the IR mutated.
     unsafe {
-        mlirOperationWalk(root, Some(visit), &mut acc as *mut Acc as *mut c_void, MlirWalkOrder_MlirWalkPreOrder)
+        mlirOperationWalk(
+            root,
+            Some(visit),
+            &mut acc as *mut Acc as *mut c_void,
+            MlirWalkOrder_MlirWalkPreOrder,
+        )
     };
     acc.out
 }
@@ -187,7 +198,9 @@ pub fn i64_array(op: MlirOperation, attr: &str) -> Vec<i64> {
         if a.ptr.is_null() || !mlirAttributeIsADenseI64Array(a) {
             return Vec::new();
         }
-        (0..mlirDenseArrayGetNumElements(a)).map(|i| mlirDenseI64ArrayGetElement(a, i)).collect()
+        (0..mlirDenseArrayGetNumElements(a))
+            .map(|i| mlirDenseI64ArrayGetElement(a, i))
+            .collect()
     }
 }
 
@@ -214,7 +227,9 @@ pub fn shape(t: MlirType) -> Vec<i64> {
         if !mlirTypeIsAShaped(t) {
             return Vec::new();
         }
-        (0..mlirShapedTypeGetRank(t)).map(|i| mlirShapedTypeGetDimSize(t, i as isize)).collect()
+        (0..mlirShapedTypeGetRank(t))
+            .map(|i| mlirShapedTypeGetDimSize(t, i as isize))
+            .collect()
     }
 }
 
@@ -291,8 +306,18 @@ pub fn int_attr(op: MlirOperation, attr: &str) -> Option<i64> {
 pub fn enum_attr<E: OdsEnum>(op: MlirOperation, attr: &str) -> crate::error::Result<Option<E>> {
     let Some(v) = int_attr(op, attr) else { return Ok(None) };
     E::from_i64(v).map(Some).ok_or_else(|| {
-        let cases: Vec<String> = E::ALL.iter().map(|c| format!("{} ({})", c.as_str(), c.as_i64())).collect();
-        crate::error::AxeError::at(op, format!("attribute '{attr}' is {v}, not a {} (one of {})", E::NAME, cases.join(", ")))
+        let cases: Vec<String> = E::ALL
+            .iter()
+            .map(|c| format!("{} ({})", c.as_str(), c.as_i64()))
+            .collect();
+        crate::error::AxeError::at(
+            op,
+            format!(
+                "attribute '{attr}' is {v}, not a {} (one of {})",
+                E::NAME,
+                cases.join(", ")
+            ),
+        )
     })
 }
 
@@ -300,7 +325,9 @@ pub fn enum_attr<E: OdsEnum>(op: MlirOperation, attr: &str) -> crate::error::Res
 /// value ODS does not declare (which `ir::enum_attr` reports as an error where one can be
 /// returned).
 pub fn copy_schedule(op: MlirOperation) -> Option<CopySchedule> {
-    enum_attr(op, ods::copy::SCHEDULE).ok().map(|s| s.unwrap_or(ods::copy::SCHEDULE_DEFAULT))
+    enum_attr(op, ods::copy::SCHEDULE)
+        .ok()
+        .map(|s| s.unwrap_or(ods::copy::SCHEDULE_DEFAULT))
 }
 
 /// The byte alignment a function argument declares for its buffer (`{axe.align = N}`, checked
@@ -325,7 +352,10 @@ fn argument_attr(v: MlirValue, name: &str) -> Option<MlirAttribute> {
             return None;
         }
         let arg_attrs = mlirOperationGetAttributeByName(owner, string_ref("arg_attrs"));
-        if arg_attrs.ptr.is_null() || !mlirAttributeIsAArray(arg_attrs) || index >= mlirArrayAttrGetNumElements(arg_attrs) {
+        if arg_attrs.ptr.is_null()
+            || !mlirAttributeIsAArray(arg_attrs)
+            || index >= mlirArrayAttrGetNumElements(arg_attrs)
+        {
             return None;
         }
         let dict = mlirArrayAttrGetElement(arg_attrs, index);
@@ -420,7 +450,11 @@ pub fn element_bits(t: MlirType) -> u32 {
 /// The printed element type of a shaped type (e.g. "f16").
 pub fn element_type_name(t: MlirType) -> String {
     // SAFETY: `t` is a live type (module contract).
-    assert!(unsafe { mlirTypeIsAShaped(t) }, "element type of the unshaped type {}", type_to_string(t));
+    assert!(
+        unsafe { mlirTypeIsAShaped(t) },
+        "element type of the unshaped type {}",
+        type_to_string(t)
+    );
     // SAFETY: `t` is a live shaped type (module contract, checked above).
     unsafe { Type::from_raw(mlirShapedTypeGetElementType(t)) }.to_string()
 }
@@ -553,8 +587,13 @@ pub fn tensor_swizzle(t: MlirType) -> Option<axe_layout::swizzle::Swizzle> {
     }
     let (mut b, mut m, mut s) = (0i32, 0i32, 0i32);
     // SAFETY: `t` is an `!axe.tensor` (checked above); the out-pointers are live locals.
-    unsafe { dialect::ffi::axeTensorTypeGetSwizzle(t, &mut b, &mut m, &mut s) }
-        .then_some(axe_layout::swizzle::Swizzle { bits: b as u32, base: m as u32, shift: s })
+    unsafe { dialect::ffi::axeTensorTypeGetSwizzle(t, &mut b, &mut m, &mut s) }.then_some(
+        axe_layout::swizzle::Swizzle {
+            bits: b as u32,
+            base: m as u32,
+            shift: s,
+        },
+    )
 }
 
 /// The `!axe.tensor` type `t` with swizzle `s` (None: no swizzle).

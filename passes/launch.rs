@@ -15,14 +15,19 @@ pub fn declared_alignments(module: &Module, name: &str) -> Option<Vec<Option<i64
     let func = find_function(module.as_operation().to_raw(), name)?;
     let body = ir::region_block(func, 0);
     let n = unsafe { mlir_sys::mlirBlockGetNumArguments(body) };
-    Some((0..n).map(|i| ir::declared_alignment(unsafe { mlir_sys::mlirBlockGetArgument(body, i) })).collect())
+    Some(
+        (0..n)
+            .map(|i| ir::declared_alignment(unsafe { mlir_sys::mlirBlockGetArgument(body, i) }))
+            .collect(),
+    )
 }
 
 /// Checks the base addresses a launcher passes for function `name`'s arguments (in order)
 /// against what the arguments declare. The error names the argument, the address and the
 /// alignment it needs.
 pub fn check_alignment(module: &Module, name: &str, addresses: &[usize]) -> crate::error::Result<()> {
-    let declared = declared_alignments(module, name).ok_or_else(|| AxeError::Message(format!("no function @{name} in the module")))?;
+    let declared = declared_alignments(module, name)
+        .ok_or_else(|| AxeError::Message(format!("no function @{name} in the module")))?;
     for (i, (align, &addr)) in declared.iter().zip(addresses).enumerate() {
         if let Some(a) = *align {
             if a > 0 && addr % a as usize != 0 {
@@ -36,5 +41,7 @@ pub fn check_alignment(module: &Module, name: &str, addresses: &[usize]) -> crat
 }
 
 fn find_function(root: MlirOperation, name: &str) -> Option<MlirOperation> {
-    ir::collect(root, &["func.func"]).into_iter().find(|f| ir::string_attr(*f, "sym_name").as_deref() == Some(name))
+    ir::collect(root, &["func.func"])
+        .into_iter()
+        .find(|f| ir::string_attr(*f, "sym_name").as_deref() == Some(name))
 }

@@ -74,32 +74,54 @@ pub fn record_arguments(func: MlirOperation) {
             let t = ir::value_type(arg);
             // The arguments a device mesh adds: the rank and the peer tables.
             if ir::declared_flag(arg, "axe.mesh_rank") {
-                return dict_attr(ctx, &[("kind", str_attr(ctx, "rank")), ("type", str_attr(ctx, &ir::type_to_string(t)))]);
+                return dict_attr(
+                    ctx,
+                    &[
+                        ("kind", str_attr(ctx, "rank")),
+                        ("type", str_attr(ctx, &ir::type_to_string(t))),
+                    ],
+                );
             }
             if let Some(of) = ir::declared_int(arg, "axe.peers_of") {
                 let devices = ir::shape(t).first().copied().unwrap_or(0);
-                return dict_attr(ctx, &[
-                    ("kind", str_attr(ctx, "peer_table")),
-                    ("of", i64_attr(ctx, of)),
-                    ("devices", i64_attr(ctx, devices)),
-                    ("align", i64_attr(ctx, 8)),
-                ]);
+                return dict_attr(
+                    ctx,
+                    &[
+                        ("kind", str_attr(ctx, "peer_table")),
+                        ("of", i64_attr(ctx, of)),
+                        ("devices", i64_attr(ctx, devices)),
+                        ("align", i64_attr(ctx, 8)),
+                    ],
+                );
             }
             if unsafe { mlirTypeIsAMemRef(t) } {
                 let shape = ir::shape(t);
-                let extent = if shape.iter().all(|&d| d >= 0) { shape.iter().product() } else { -1 };
+                let extent = if shape.iter().all(|&d| d >= 0) {
+                    shape.iter().product()
+                } else {
+                    -1
+                };
                 let natural = (i64::from(ir::element_bits(t)) / 8).max(1);
                 let align = ir::declared_alignment(arg).unwrap_or(natural).max(natural);
                 let elt = unsafe { mlirShapedTypeGetElementType(t) };
-                dict_attr(ctx, &[
-                    ("kind", str_attr(ctx, "buffer")),
-                    ("dtype", str_attr(ctx, &ir::type_to_string(elt))),
-                    ("extent", i64_attr(ctx, extent)),
-                    ("rank", i64_attr(ctx, shape.len() as i64)),
-                    ("align", i64_attr(ctx, align)),
-                ])
+                dict_attr(
+                    ctx,
+                    &[
+                        ("kind", str_attr(ctx, "buffer")),
+                        ("dtype", str_attr(ctx, &ir::type_to_string(elt))),
+                        ("extent", i64_attr(ctx, extent)),
+                        ("rank", i64_attr(ctx, shape.len() as i64)),
+                        ("align", i64_attr(ctx, align)),
+                    ],
+                )
             } else {
-                dict_attr(ctx, &[("kind", str_attr(ctx, "scalar")), ("type", str_attr(ctx, &ir::type_to_string(t)))])
+                dict_attr(
+                    ctx,
+                    &[
+                        ("kind", str_attr(ctx, "scalar")),
+                        ("type", str_attr(ctx, &ir::type_to_string(t))),
+                    ],
+                )
             }
         })
         .collect();
@@ -129,14 +151,17 @@ pub fn record_tensor_map(at: MlirOperation, map: &RecordedMap) {
     } else {
         -1
     };
-    let entry = dict_attr(ctx, &[
-        ("arg", i64_attr(ctx, arg as i64)),
-        ("dtype", str_attr(ctx, map.dtype)),
-        ("dims", i64s_attr(ctx, map.dims)),
-        ("strides", i64s_attr(ctx, map.strides)),
-        ("box", i64s_attr(ctx, map.boxes)),
-        ("swizzle", i64_attr(ctx, map.swizzle)),
-    ]);
+    let entry = dict_attr(
+        ctx,
+        &[
+            ("arg", i64_attr(ctx, arg as i64)),
+            ("dtype", str_attr(ctx, map.dtype)),
+            ("dims", i64s_attr(ctx, map.dims)),
+            ("strides", i64s_attr(ctx, map.strides)),
+            ("box", i64s_attr(ctx, map.boxes)),
+            ("swizzle", i64_attr(ctx, map.swizzle)),
+        ],
+    );
     let mut items = attr_array(func, TENSOR_MAPS_ATTR);
     items.push(entry);
     set_attr(func, TENSOR_MAPS_ATTR, array_attr(ctx, &items));
@@ -151,7 +176,9 @@ fn attr_array(op: MlirOperation, name: &str) -> Vec<MlirAttribute> {
     if a.ptr.is_null() || !unsafe { mlirAttributeIsAArray(a) } {
         return Vec::new();
     }
-    (0..unsafe { mlirArrayAttrGetNumElements(a) }).map(|i| unsafe { mlirArrayAttrGetElement(a, i) }).collect()
+    (0..unsafe { mlirArrayAttrGetNumElements(a) })
+        .map(|i| unsafe { mlirArrayAttrGetElement(a, i) })
+        .collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -169,7 +196,9 @@ fn to_json(a: MlirAttribute) -> Value {
         } else if mlirAttributeIsAInteger(a) {
             json!(mlirIntegerAttrGetValueInt(a))
         } else if mlirAttributeIsADenseI64Array(a) {
-            json!((0..mlirDenseArrayGetNumElements(a)).map(|i| mlirDenseI64ArrayGetElement(a, i)).collect::<Vec<_>>())
+            json!((0..mlirDenseArrayGetNumElements(a))
+                .map(|i| mlirDenseI64ArrayGetElement(a, i))
+                .collect::<Vec<_>>())
         } else if mlirAttributeIsADictionary(a) {
             let mut m = Map::new();
             for i in 0..mlirDictionaryAttrGetNumElements(a) {
@@ -178,7 +207,9 @@ fn to_json(a: MlirAttribute) -> Value {
             }
             Value::Object(m)
         } else if mlirAttributeIsAArray(a) {
-            json!((0..mlirArrayAttrGetNumElements(a)).map(|i| to_json(mlirArrayAttrGetElement(a, i))).collect::<Vec<_>>())
+            json!((0..mlirArrayAttrGetNumElements(a))
+                .map(|i| to_json(mlirArrayAttrGetElement(a, i)))
+                .collect::<Vec<_>>())
         } else {
             Value::Null
         }
@@ -188,11 +219,22 @@ fn to_json(a: MlirAttribute) -> Value {
 /// The integer an `llvm.mlir.constant` (or `arith.constant`) defines.
 fn constant(user: MlirOperation, v: MlirValue, what: &str) -> R<i64> {
     let Some(d) = ir::defining_op(v) else {
-        return Err(AxeError::at(user, format!("the {what} is a function argument, not a constant; the manifest records constant launch shapes only")));
+        return Err(AxeError::at(
+            user,
+            format!(
+                "the {what} is a function argument, not a constant; the manifest records constant launch shapes only"
+            ),
+        ));
     };
     match ir::int_attr(d, "value") {
         Some(c) if matches!(ir::name(d).as_str(), "llvm.mlir.constant" | "arith.constant") => Ok(c),
-        _ => Err(AxeError::at(user, format!("the {what} is computed at run time ('{}'); the manifest records constant launch shapes only", ir::name(d)))),
+        _ => Err(AxeError::at(
+            user,
+            format!(
+                "the {what} is computed at run time ('{}'); the manifest records constant launch shapes only",
+                ir::name(d)
+            ),
+        )),
     }
 }
 
@@ -208,13 +250,19 @@ fn binaries(root: MlirOperation) -> R<Vec<(String, Ptx)>> {
     for bin in ir::collect(root, &["gpu.binary"]) {
         let name = ir::string_attr(bin, "sym_name").unwrap_or_default();
         let objects = unsafe { mlirOperationGetAttributeByName(bin, ir::string_ref("objects")) };
-        let first = (!objects.ptr.is_null() && unsafe { mlirAttributeIsAArray(objects) } && unsafe { mlirArrayAttrGetNumElements(objects) } > 0)
+        let first = (!objects.ptr.is_null()
+            && unsafe { mlirAttributeIsAArray(objects) }
+            && unsafe { mlirArrayAttrGetNumElements(objects) } > 0)
             .then(|| unsafe { mlirArrayAttrGetElement(objects, 0) })
             .filter(|o| unsafe { mlirAttributeIsAGPUObjectAttr(*o) })
             .ok_or_else(|| AxeError::at(bin, "gpu.binary without a #gpu.object".to_string()))?;
         let text = ir::string_of(unsafe { mlirGPUObjectAttrGetObject(first) });
         let header = |key: &str| {
-            text.lines().find_map(|l| l.trim().strip_prefix(key).map(|r| r.trim().trim_end_matches(';').to_string()))
+            text.lines().find_map(|l| {
+                l.trim()
+                    .strip_prefix(key)
+                    .map(|r| r.trim().trim_end_matches(';').to_string())
+            })
         };
         let (Some(target), Some(version)) = (header(".target"), header(".version")) else {
             return Err(AxeError::at(bin, "the gpu.binary does not hold PTX: lower with gpu-module-to-binary{format=isa} (axe-to-nvvm-pipeline does)"));
@@ -238,12 +286,19 @@ fn launch_operands(launch: MlirOperation) -> R<Operands> {
     if seg.ptr.is_null() || !unsafe { mlirAttributeIsADenseI32Array(seg) } {
         return Err(AxeError::at(launch, "gpu.launch_func without operand segments"));
     }
-    let sizes: Vec<usize> =
-        (0..unsafe { mlirDenseArrayGetNumElements(seg) }).map(|i| unsafe { mlirDenseI32ArrayGetElement(seg, i) } as usize).collect();
+    let sizes: Vec<usize> = (0..unsafe { mlirDenseArrayGetNumElements(seg) })
+        .map(|i| unsafe { mlirDenseI32ArrayGetElement(seg, i) } as usize)
+        .collect();
     // asyncDependencies, grid x/y/z, block x/y/z, cluster x/y/z, dynamicSharedMemorySize,
     // kernelOperands, asyncObject.
     if sizes.len() != 13 {
-        return Err(AxeError::at(launch, format!("gpu.launch_func with {} operand segments; this manifest reader knows LLVM 22's 13", sizes.len())));
+        return Err(AxeError::at(
+            launch,
+            format!(
+                "gpu.launch_func with {} operand segments; this manifest reader knows LLVM 22's 13",
+                sizes.len()
+            ),
+        ));
     }
     let mut next = sizes[0];
     let mut take = |n: usize| -> Vec<MlirValue> {
@@ -293,7 +348,8 @@ pub fn manifest(root: MlirOperation) -> R<Value> {
     let ptx = binaries(root)?;
     let mut kernels = Vec::new();
     for launch in ir::collect(root, &["gpu.launch_func"]) {
-        let host = ir::parent(launch).ok_or_else(|| AxeError::at(launch, "a launch outside any function".to_string()))?;
+        let host =
+            ir::parent(launch).ok_or_else(|| AxeError::at(launch, "a launch outside any function".to_string()))?;
         let mut host = host;
         while ir::name(host) != "llvm.func" && ir::name(host) != "func.func" {
             host = ir::parent(host).ok_or_else(|| AxeError::at(launch, "a launch outside any function".to_string()))?;
@@ -312,7 +368,14 @@ pub fn manifest(root: MlirOperation) -> R<Value> {
             .filter(|c| callee(*c).as_deref() == Some(TENSOR_MAP_ENCODER))
             .collect();
         if encoders.len() != maps.len() {
-            return Err(AxeError::at(launch, format!("the host builds {} tensor maps but {} are recorded", encoders.len(), maps.len())));
+            return Err(AxeError::at(
+                launch,
+                format!(
+                    "the host builds {} tensor maps but {} are recorded",
+                    encoders.len(),
+                    maps.len()
+                ),
+            ));
         }
         let ops = launch_operands(launch)?;
         let (module, entry) = kernel_symbol(launch)?;
@@ -323,9 +386,14 @@ pub fn manifest(root: MlirOperation) -> R<Value> {
         for (k, &v) in ops.kernel.iter().enumerate() {
             params.push(parameter(launch, k, v, host, &positions, &arguments, &encoders, &maps)?);
         }
-        let sizes = |vals: &[MlirValue; 3], what: &str| -> R<Vec<i64>> { vals.iter().map(|v| constant(launch, *v, what)).collect() };
+        let sizes = |vals: &[MlirValue; 3], what: &str| -> R<Vec<i64>> {
+            vals.iter().map(|v| constant(launch, *v, what)).collect()
+        };
         let mut k = Map::new();
-        k.insert("function".into(), json!(ir::string_attr(host, "sym_name").unwrap_or_default()));
+        k.insert(
+            "function".into(),
+            json!(ir::string_attr(host, "sym_name").unwrap_or_default()),
+        );
         k.insert("entry".into(), json!(entry));
         // Outlining puts each launch's kernel in a gpu.module (and binary) of its own; entries
         // of different launches can share a name, the binary's name is unique.
@@ -353,14 +421,21 @@ pub fn manifest(root: MlirOperation) -> R<Value> {
 /// The callee of an `llvm.call`.
 fn callee(call: MlirOperation) -> Option<String> {
     let a = unsafe { mlirOperationGetAttributeByName(call, ir::string_ref("callee")) };
-    (!a.ptr.is_null() && unsafe { mlirAttributeIsAFlatSymbolRef(a) }).then(|| ir::string_of(unsafe { mlirFlatSymbolRefAttrGetValue(a) }))
+    (!a.ptr.is_null() && unsafe { mlirAttributeIsAFlatSymbolRef(a) })
+        .then(|| ir::string_of(unsafe { mlirFlatSymbolRefAttrGetValue(a) }))
 }
 
 /// `@module::@kernel` of a launch.
 fn kernel_symbol(launch: MlirOperation) -> R<(String, String)> {
     let a = unsafe { mlirOperationGetAttributeByName(launch, ir::string_ref("kernel")) };
-    if a.ptr.is_null() || !unsafe { mlirAttributeIsASymbolRef(a) } || unsafe { mlirSymbolRefAttrGetNumNestedReferences(a) } != 1 {
-        return Err(AxeError::at(launch, "gpu.launch_func without a @module::@kernel symbol"));
+    if a.ptr.is_null()
+        || !unsafe { mlirAttributeIsASymbolRef(a) }
+        || unsafe { mlirSymbolRefAttrGetNumNestedReferences(a) } != 1
+    {
+        return Err(AxeError::at(
+            launch,
+            "gpu.launch_func without a @module::@kernel symbol",
+        ));
     }
     let module = ir::string_of(unsafe { mlirSymbolRefAttrGetRootReference(a) });
     let entry = ir::string_of(unsafe { mlirSymbolRefAttrGetLeafReference(a) });
@@ -384,7 +459,10 @@ fn parameter(
     if is_host_arg {
         let pos = unsafe { mlirBlockArgumentGetArgNumber(v) } as usize;
         let Some(arg) = positions.iter().position(|p| *p == pos) else {
-            return Err(AxeError::at(launch, format!("kernel parameter {k} is host argument {pos}, which is no argument's buffer or value")));
+            return Err(AxeError::at(
+                launch,
+                format!("kernel parameter {k} is host argument {pos}, which is no argument's buffer or value"),
+            ));
         };
         let a = &arguments[arg];
         return Ok(match a["kind"].as_str() {
@@ -402,13 +480,25 @@ fn parameter(
             m.insert("kind".into(), json!("tensor_map"));
             let arg = m.get("arg").and_then(Value::as_i64).unwrap_or(-1);
             if arg < 0 {
-                return Err(AxeError::at(launch, format!("kernel parameter {k} is a tensor map of a buffer that is not a function argument")));
+                return Err(AxeError::at(
+                    launch,
+                    format!("kernel parameter {k} is a tensor map of a buffer that is not a function argument"),
+                ));
             }
             return Ok(Value::Object(m));
         }
-        return Err(AxeError::at(launch, format!("kernel parameter {k} comes from '{}': neither an argument's buffer nor a tensor map", ir::name(d))));
+        return Err(AxeError::at(
+            launch,
+            format!(
+                "kernel parameter {k} comes from '{}': neither an argument's buffer nor a tensor map",
+                ir::name(d)
+            ),
+        ));
     }
-    Err(AxeError::at(launch, format!("kernel parameter {k} is not an argument of the launching function")))
+    Err(AxeError::at(
+        launch,
+        format!("kernel parameter {k} is not an argument of the launching function"),
+    ))
 }
 
 /// `axe-translate --axe-to-launch-manifest`: the manifest as pretty-printed JSON.

@@ -11,8 +11,6 @@ pub mod dialect;
 
 pub mod canonicalize;
 pub mod convert_axe_to_gpu;
-pub mod slice;
-pub mod target;
 pub mod diagnostics;
 pub mod error;
 pub mod infer_layout;
@@ -20,9 +18,10 @@ pub mod ir;
 pub mod launch;
 pub mod launch_manifest;
 pub mod nki;
+pub mod slice;
+pub mod target;
 
 pub use axe_layout as layout;
-
 
 use melior::ir::operation::OperationRefMut;
 use mlir_sys::MlirOperation;
@@ -63,15 +62,16 @@ pub(crate) fn translate(name: &str, op: MlirOperation) -> Option<String> {
 }
 
 fn c_args() -> Vec<std::ffi::CString> {
-    std::env::args().map(|a| std::ffi::CString::new(a).unwrap_or_default()).collect()
+    std::env::args()
+        .map(|a| std::ffi::CString::new(a).unwrap_or_default())
+        .collect()
 }
 
 /// Runs `axe-translate` with the process arguments; returns the exit code.
 pub fn translate_main() -> i32 {
     dialect::install();
     let args = c_args();
-    let mut argv: Vec<*mut std::os::raw::c_char> =
-        args.iter().map(|a| a.as_ptr() as *mut _).collect();
+    let mut argv: Vec<*mut std::os::raw::c_char> = args.iter().map(|a| a.as_ptr() as *mut _).collect();
     argv.push(std::ptr::null_mut());
     unsafe { dialect::ffi::axeTranslateMain(args.len() as i32, argv.as_mut_ptr()) }
 }
@@ -80,8 +80,7 @@ pub fn translate_main() -> i32 {
 pub fn opt_main() -> i32 {
     dialect::install();
     let args = c_args();
-    let mut argv: Vec<*mut std::os::raw::c_char> =
-        args.iter().map(|a| a.as_ptr() as *mut _).collect();
+    let mut argv: Vec<*mut std::os::raw::c_char> = args.iter().map(|a| a.as_ptr() as *mut _).collect();
     argv.push(std::ptr::null_mut());
     unsafe { dialect::ffi::axeOptMain(args.len() as i32, argv.as_mut_ptr()) }
 }

@@ -18,9 +18,18 @@ pub const DYNAMIC: i64 = i64::MIN;
 
 /// The sizes of a slice's region, and whether any origin is a run-time value.
 pub fn region_sizes(op: mlir_sys::MlirOperation) -> (Vec<i64>, bool) {
-    let (lo, hi) = (ir::i64_array(op, ods::slice::LOWER), ir::i64_array(op, ods::slice::UPPER));
+    let (lo, hi) = (
+        ir::i64_array(op, ods::slice::LOWER),
+        ir::i64_array(op, ods::slice::UPPER),
+    );
     let dynamic = lo.contains(&DYNAMIC);
-    (lo.iter().zip(&hi).map(|(&l, &h)| if l == DYNAMIC { h } else { h - l }).collect(), dynamic)
+    (
+        lo.iter()
+            .zip(&hi)
+            .map(|(&l, &h)| if l == DYNAMIC { h } else { h - l })
+            .collect(),
+        dynamic,
+    )
 }
 
 /// The layout of a slice's result for a source layout over `shape`: `L[R:S]` (Algorithm 4) for
@@ -30,7 +39,10 @@ pub fn sliced_layout(layout: &Layout, shape: &[i64], op: mlir_sys::MlirOperation
     if dynamic {
         return Ok(layout.tiled_region(shape, &sizes)?.inner);
     }
-    let region: Vec<(i64, i64)> = ir::i64_array(op, ods::slice::LOWER).into_iter().zip(ir::i64_array(op, ods::slice::UPPER)).collect();
+    let region: Vec<(i64, i64)> = ir::i64_array(op, ods::slice::LOWER)
+        .into_iter()
+        .zip(ir::i64_array(op, ods::slice::UPPER))
+        .collect();
     layout.slice(shape, &region)
 }
 
@@ -48,8 +60,11 @@ pub(crate) fn fold_chain(op: mlir_sys::MlirOperation) -> bool {
             return changed;
         }
         changed = true;
-        let (ilo, olo, ohi) =
-            (ir::i64_array(inner, ods::slice::LOWER), ir::i64_array(op, ods::slice::LOWER), ir::i64_array(op, ods::slice::UPPER));
+        let (ilo, olo, ohi) = (
+            ir::i64_array(inner, ods::slice::LOWER),
+            ir::i64_array(op, ods::slice::LOWER),
+            ir::i64_array(op, ods::slice::UPPER),
+        );
         let lower: Vec<i64> = ilo.iter().zip(&olo).map(|(a, b)| a + b).collect();
         let upper: Vec<i64> = ilo.iter().zip(&ohi).map(|(a, b)| a + b).collect();
         // SAFETY: the outer slice now slices the inner one's source (same tensor type,
@@ -73,11 +88,19 @@ fn slice_layout(op: mlir_sys::MlirOperation) -> bool {
         return true; // `?` source: left for axe-infer-layout.
     };
     let shape = ir::shape(source_type);
-    let region: Vec<(i64, i64)> =
-        ir::i64_array(op, ods::slice::LOWER).into_iter().zip(ir::i64_array(op, ods::slice::UPPER)).collect();
+    let region: Vec<(i64, i64)> = ir::i64_array(op, ods::slice::LOWER)
+        .into_iter()
+        .zip(ir::i64_array(op, ods::slice::UPPER))
+        .collect();
     let region_text = region
         .iter()
-        .map(|(l, h)| if *l == DYNAMIC { format!("?:+{h}") } else { format!("{l}:{h}") })
+        .map(|(l, h)| {
+            if *l == DYNAMIC {
+                format!("?:+{h}")
+            } else {
+                format!("{l}:{h}")
+            }
+        })
         .collect::<Vec<_>>()
         .join(", ");
     let sliced = match sliced_layout(&layout, &shape, op) {

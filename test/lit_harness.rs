@@ -54,6 +54,10 @@ fn main() {
             .sum()
     };
     let failed = count("Failed:") + count("Unresolved:") + count("Timed Out:") + count("Unexpectedly Passed:");
-    println!("lit: {} passed, {} failed", count("Passed:") + count("Expectedly Failed:"), failed);
+    println!(
+        "lit: {} passed, {} failed",
+        count("Passed:") + count("Expectedly Failed:"),
+        failed
+    );
     exit(if out.status.success() && failed == 0 { 0 } else { 1 });
 }

@@ -63,7 +63,11 @@ fn try_run(text: &str, name: &str, bufs: &mut [(*mut (), usize)]) -> Result<(), 
     // The C API invokes `_mlir_ciface_<name>`, which takes memref descriptors by pointer.
     let start = text.find(&format!("func.func @{name}(")).expect("kernel function");
     let sig_end = start + text[start..].find(") {").expect("signature");
-    let text = format!("{} attributes {{llvm.emit_c_interface}}{}", &text[..sig_end + 1], &text[sig_end + 1..]);
+    let text = format!(
+        "{} attributes {{llvm.emit_c_interface}}{}",
+        &text[..sig_end + 1],
+        &text[sig_end + 1..]
+    );
     let mut module = Module::parse(&context, &text).expect("test kernel parses");
     let addresses: Vec<usize> = bufs.iter().map(|(p, _)| *p as usize).collect();
     axe::launch::check_alignment(&module, name, &addresses).map_err(|e| e.to_string())?;
@@ -72,10 +76,15 @@ fn try_run(text: &str, name: &str, bufs: &mut [(*mut (), usize)]) -> Result<(), 
     pm.run(&mut module).expect("lowering succeeds");
     let engine = ExecutionEngine::new(&module, 2, &[], false, false);
     // Descriptor of a 1-D memref: allocated, aligned, offset, size, stride.
-    let mut descs: Vec<Box<[i64; 5]>> =
-        bufs.iter().map(|(p, len)| Box::new([*p as i64, *p as i64, 0, *len as i64, 1])).collect();
+    let mut descs: Vec<Box<[i64; 5]>> = bufs
+        .iter()
+        .map(|(p, len)| Box::new([*p as i64, *p as i64, 0, *len as i64, 1]))
+        .collect();
     let mut desc_ptrs: Vec<*mut [i64; 5]> = descs.iter_mut().map(|d| &mut **d as *mut [i64; 5]).collect();
-    let mut args: Vec<*mut ()> = desc_ptrs.iter_mut().map(|p| p as *mut *mut [i64; 5] as *mut ()).collect();
+    let mut args: Vec<*mut ()> = desc_ptrs
+        .iter_mut()
+        .map(|p| p as *mut *mut [i64; 5] as *mut ())
+        .collect();
     unsafe { engine.invoke_packed(name, &mut args) }.expect("kernel runs");
     Ok(())
 }
@@ -122,7 +131,11 @@ fn roundtrip_aligned(
     declared: Option<i64>,
     misalign: usize,
 ) -> Result<(), String> {
-    let (tin, tr, tout) = (ty(shape, "f32", "global", gin), ty(shape, "f32", "register", reg), ty(shape, "f32", "global", gout));
+    let (tin, tr, tout) = (
+        ty(shape, "f32", "global", gin),
+        ty(shape, "f32", "register", reg),
+        ty(shape, "f32", "global", gout),
+    );
     let mut body = String::new();
     let src = if let Some(sh) = sh {
         let ts = ty(shape, "f32", "shared", sh);
@@ -134,7 +147,9 @@ fn roundtrip_aligned(
         "%r"
     };
     body += &format!("      axe.copy {src}, %B : {tr}, {tout}\n");
-    let align = declared.map(|a| format!(" {{axe.align = {a} : i64}}")).unwrap_or_default();
+    let align = declared
+        .map(|a| format!(" {{axe.align = {a} : i64}}"))
+        .unwrap_or_default();
     let text = format!(
         "module attributes {{axe.target = #axe.target<\"sm_90\">}} {{
   func.func @k(%a: memref<{n}xf32>{align}, %b: memref<{n}xf32>{align}) {{
@@ -169,27 +184,75 @@ fn roundtrip_aligned(
 
 #[test]
 fn copy_row_major_to_column_major_through_lanes_and_registers() {
-    roundtrip("32x32", 1024, 128, "(32, 32) : (32, 1)", None, "(4, 32, 8) : (1@warp, 1@lane, 1@reg)", "(32, 32) : (1, 32)");
+    roundtrip(
+        "32x32",
+        1024,
+        128,
+        "(32, 32) : (32, 1)",
+        None,
+        "(4, 32, 8) : (1@warp, 1@lane, 1@reg)",
+        "(32, 32) : (1, 32)",
+    );
 }
 
 #[test]
 fn copy_tiled_registers_vectorized() {
     // Each thread owns 8 consecutive columns: two 4-wide vector loads/stores.
-    roundtrip("16x64", 1024, 128, "(16, 64) : (64, 1)", None, "(4, 4, 8, 8) : (1@warp, 8@lane, 1@lane, 1@reg)", "(16, 64) : (64, 1)");
+    roundtrip(
+        "16x64",
+        1024,
+        128,
+        "(16, 64) : (64, 1)",
+        None,
+        "(4, 4, 8, 8) : (1@warp, 8@lane, 1@lane, 1@reg)",
+        "(16, 64) : (64, 1)",
+    );
 }
 
 #[test]
 fn copy_column_major_registers_with_strided_lanes() {
     // Lanes split over both dimensions, registers interleaved: scalar accesses.
-    roundtrip("8x64", 512, 64, "(8, 64) : (64, 1)", None, "(8, 2, 32) : (1@reg, 1@warp, 1@lane) ", "(8, 64) : (1, 8)");
-    roundtrip("8x64", 512, 32, "(8, 64) : (64, 1)", None, "(8, 2, 32) : (2@reg, 1@reg, 1@lane)", "(8, 64) : (64, 1)");
+    roundtrip(
+        "8x64",
+        512,
+        64,
+        "(8, 64) : (64, 1)",
+        None,
+        "(8, 2, 32) : (1@reg, 1@warp, 1@lane) ",
+        "(8, 64) : (1, 8)",
+    );
+    roundtrip(
+        "8x64",
+        512,
+        32,
+        "(8, 64) : (64, 1)",
+        None,
+        "(8, 2, 32) : (2@reg, 1@reg, 1@lane)",
+        "(8, 64) : (64, 1)",
+    );
 }
 
 #[test]
 fn copy_through_shared_memory() {
-    roundtrip("32x32", 1024, 128, "(32, 32) : (32, 1)", Some("(32, 32) : (1, 32)"), "(4, 32, 8) : (1@warp, 1@lane, 1@reg)", "(32, 32) : (32, 1)");
+    roundtrip(
+        "32x32",
+        1024,
+        128,
+        "(32, 32) : (32, 1)",
+        Some("(32, 32) : (1, 32)"),
+        "(4, 32, 8) : (1@warp, 1@lane, 1@reg)",
+        "(32, 32) : (32, 1)",
+    );
     // Tiled shared layout (4x4 tiles of 8x8), vectorized global→shared.
-    roundtrip("32x32", 1024, 64, "(32, 32) : (32, 1)", Some("(4, 8, 4, 8) : (256, 8, 64, 1)"), "(2, 32, 16) : (1@warp, 1@lane, 1@reg)", "(32, 32) : (32, 1)");
+    roundtrip(
+        "32x32",
+        1024,
+        64,
+        "(32, 32) : (32, 1)",
+        Some("(4, 8, 4, 8) : (256, 8, 64, 1)"),
+        "(2, 32, 16) : (1@warp, 1@lane, 1@reg)",
+        "(32, 32) : (32, 1)",
+    );
 }
 
 /// Buffers only 4-byte aligned (what a torch view with a storage offset gives): without a
@@ -200,9 +263,42 @@ fn copy_through_shared_memory() {
 #[test]
 fn misaligned_buffers_without_declared_alignment() {
     for misalign in [4, 8, 12] {
-        roundtrip_aligned("32x32", 1024, 128, "(32, 32) : (32, 1)", Some("(32, 32) : (1, 32)"), "(4, 32, 8) : (1@warp, 1@lane, 1@reg)", "(32, 32) : (32, 1)", None, misalign).unwrap();
-        roundtrip_aligned("32x32", 1024, 64, "(32, 32) : (32, 1)", Some("(4, 8, 4, 8) : (256, 8, 64, 1)"), "(2, 32, 16) : (1@warp, 1@lane, 1@reg)", "(32, 32) : (32, 1)", None, misalign).unwrap();
-        roundtrip_aligned("16x64", 1024, 128, "(16, 64) : (64, 1)", None, "(4, 4, 8, 8) : (1@warp, 8@lane, 1@lane, 1@reg)", "(16, 64) : (64, 1)", None, misalign).unwrap();
+        roundtrip_aligned(
+            "32x32",
+            1024,
+            128,
+            "(32, 32) : (32, 1)",
+            Some("(32, 32) : (1, 32)"),
+            "(4, 32, 8) : (1@warp, 1@lane, 1@reg)",
+            "(32, 32) : (32, 1)",
+            None,
+            misalign,
+        )
+        .unwrap();
+        roundtrip_aligned(
+            "32x32",
+            1024,
+            64,
+            "(32, 32) : (32, 1)",
+            Some("(4, 8, 4, 8) : (256, 8, 64, 1)"),
+            "(2, 32, 16) : (1@warp, 1@lane, 1@reg)",
+            "(32, 32) : (32, 1)",
+            None,
+            misalign,
+        )
+        .unwrap();
+        roundtrip_aligned(
+            "16x64",
+            1024,
+            128,
+            "(16, 64) : (64, 1)",
+            None,
+            "(4, 4, 8, 8) : (1@warp, 8@lane, 1@lane, 1@reg)",
+            "(16, 64) : (64, 1)",
+            None,
+            misalign,
+        )
+        .unwrap();
     }
 }
 
@@ -210,16 +306,48 @@ fn misaligned_buffers_without_declared_alignment() {
 /// before anything runs; buffers that keep it (8-byte declared, 8-byte aligned) run correctly.
 #[test]
 fn misaligned_buffers_against_declared_alignment() {
-    let err = roundtrip_aligned("16x64", 1024, 128, "(16, 64) : (64, 1)", None, "(4, 4, 8, 8) : (1@warp, 8@lane, 1@lane, 1@reg)", "(16, 64) : (64, 1)", Some(16), 4)
-        .unwrap_err();
-    assert!(err.contains("argument #0 of @k declares axe.align = 16") && err.contains("not 16-byte aligned"), "{err}");
-    roundtrip_aligned("16x64", 1024, 128, "(16, 64) : (64, 1)", None, "(4, 4, 8, 8) : (1@warp, 8@lane, 1@lane, 1@reg)", "(16, 64) : (64, 1)", Some(8), 8).unwrap();
+    let err = roundtrip_aligned(
+        "16x64",
+        1024,
+        128,
+        "(16, 64) : (64, 1)",
+        None,
+        "(4, 4, 8, 8) : (1@warp, 8@lane, 1@lane, 1@reg)",
+        "(16, 64) : (64, 1)",
+        Some(16),
+        4,
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("argument #0 of @k declares axe.align = 16") && err.contains("not 16-byte aligned"),
+        "{err}"
+    );
+    roundtrip_aligned(
+        "16x64",
+        1024,
+        128,
+        "(16, 64) : (64, 1)",
+        None,
+        "(4, 4, 8, 8) : (1@warp, 8@lane, 1@lane, 1@reg)",
+        "(16, 64) : (64, 1)",
+        Some(8),
+        8,
+    )
+    .unwrap();
 }
 
 #[test]
 fn copy_with_partial_lanes_and_offsets() {
     // Only 16 of 32 lanes own data (lanes 16..31 are guarded off); an offset on the lanes.
-    roundtrip("16x8", 128, 32, "(16, 8) : (8, 1)", None, "(16, 8) : (1@lane, 1@reg) + 16@lane", "(16, 8) : (8, 1)");
+    roundtrip(
+        "16x8",
+        128,
+        32,
+        "(16, 8) : (8, 1)",
+        None,
+        "(16, 8) : (1@lane, 1@reg) + 16@lane",
+        "(16, 8) : (8, 1)",
+    );
 }
 
 /// fill + unary + binary (broadcast) + in-thread reduce + cast, checked against Rust.
@@ -272,8 +400,22 @@ fn pointwise_and_in_thread_reduce() {
     let input: Vec<f32> = random(512, 7).iter().map(|v| v * 3.0).collect();
     let bias = random(8, 9);
     let (a, bb) = (Buf::new(&input), Buf::new(&bias));
-    let (o, mm, ii) = (Buf::new(&vec![0f32; 512]), Buf::new(&vec![0f32; 64]), Buf::new(&vec![0i32; 512]));
-    run(&text, "k", &mut [(a.ptr as _, 512), (bb.ptr as _, 8), (o.ptr as _, 512), (mm.ptr as _, 64), (ii.ptr as _, 512)]);
+    let (o, mm, ii) = (
+        Buf::new(&vec![0f32; 512]),
+        Buf::new(&vec![0f32; 64]),
+        Buf::new(&vec![0i32; 512]),
+    );
+    run(
+        &text,
+        "k",
+        &mut [
+            (a.ptr as _, 512),
+            (bb.ptr as _, 8),
+            (o.ptr as _, 512),
+            (mm.ptr as _, 64),
+            (ii.ptr as _, 512),
+        ],
+    );
     let (out, rmax, ints) = (o.get(), mm.get(), ii.get());
     for r in 0..64 {
         let row = &input[r * 8..r * 8 + 8];
@@ -281,7 +423,11 @@ fn pointwise_and_in_thread_reduce() {
         assert_eq!(rmax[r], mx, "row max {r}");
         for c in 0..8 {
             let want = (row[c] - mx).exp() * 0.5 + bias[c];
-            assert!((out[r * 8 + c] - want).abs() < 1e-5, "y[{r},{c}] = {} want {want}", out[r * 8 + c]);
+            assert!(
+                (out[r * 8 + c] - want).abs() < 1e-5,
+                "y[{r},{c}] = {} want {want}",
+                out[r * 8 + c]
+            );
             assert_eq!(ints[r * 8 + c], row[c] as i32, "cast [{r},{c}]");
         }
     }
@@ -340,11 +486,19 @@ fn tiles_with_run_time_origins() {
     let x = random(512, 7);
     let mut y = vec![f32::NAN; 512];
     let mut xs = x.clone();
-    run(&text, "tiles", &mut [(xs.as_mut_ptr() as *mut (), 512), (y.as_mut_ptr() as *mut (), 512)]);
+    run(
+        &text,
+        "tiles",
+        &mut [(xs.as_mut_ptr() as *mut (), 512), (y.as_mut_ptr() as *mut (), 512)],
+    );
     for c in 0..4 {
         for i in 0..8 {
             for j in 0..16 {
-                assert_eq!(y[((3 - c) * 8 + i) * 16 + j], x[(c * 8 + i) * 16 + j], "tile {c} ({i}, {j})");
+                assert_eq!(
+                    y[((3 - c) * 8 + i) * 16 + j],
+                    x[(c * 8 + i) * 16 + j],
+                    "tile {c} ({i}, {j})"
+                );
             }
         }
     }
@@ -356,10 +510,17 @@ fn tiles_with_run_time_origins() {
 fn invoke_ranks(engine: &ExecutionEngine, name: &str, per_rank: &[Vec<(*mut (), usize)>], peers: (*mut (), usize)) {
     for (rank, bufs) in per_rank.iter().enumerate() {
         let desc = |p: *mut (), n: usize| Box::new([p as i64, p as i64, 0, n as i64, 1]);
-        let mut descs: Vec<Box<[i64; 5]>> = bufs.iter().chain(std::iter::once(&peers)).map(|&(p, n)| desc(p, n)).collect();
+        let mut descs: Vec<Box<[i64; 5]>> = bufs
+            .iter()
+            .chain(std::iter::once(&peers))
+            .map(|&(p, n)| desc(p, n))
+            .collect();
         let mut desc_ptrs: Vec<*mut [i64; 5]> = descs.iter_mut().map(|d| &mut **d as *mut [i64; 5]).collect();
         let mut rank_value = rank as i64;
-        let mut args: Vec<*mut ()> = desc_ptrs.iter_mut().map(|p| p as *mut *mut [i64; 5] as *mut ()).collect();
+        let mut args: Vec<*mut ()> = desc_ptrs
+            .iter_mut()
+            .map(|p| p as *mut *mut [i64; 5] as *mut ())
+            .collect();
         args.push(&mut rank_value as *mut i64 as *mut ());
         unsafe { engine.invoke_packed(name, &mut args) }.expect("kernel runs");
     }
@@ -390,7 +551,11 @@ fn reduce_scatter_over_a_mesh_with_simulated_ranks() {
     let context = context();
     let start = text.find("func.func @rs(").unwrap();
     let sig_end = start + text[start..].find(") {").unwrap();
-    let text = format!("{} attributes {{llvm.emit_c_interface}}{}", &text[..sig_end + 1], &text[sig_end + 1..]);
+    let text = format!(
+        "{} attributes {{llvm.emit_c_interface}}{}",
+        &text[..sig_end + 1],
+        &text[sig_end + 1..]
+    );
     let mut module = Module::parse(&context, &text).expect("parses");
     let pm = PassManager::new(&context);
     parse_pass_pipeline(pm.as_operation_pass_manager(), PIPELINE).unwrap();
@@ -401,7 +566,9 @@ fn reduce_scatter_over_a_mesh_with_simulated_ranks() {
     let ybufs: Vec<Buf<f32>> = (0..4).map(|_| Buf::new(&vec![f32::NAN; 1024])).collect();
     let peers: Vec<i64> = xbufs.iter().map(|b| b.ptr as i64).collect();
     let peer_buf = Buf::new(&peers);
-    let per_rank: Vec<Vec<(*mut (), usize)>> = (0..4).map(|r| vec![(xbufs[r].ptr as *mut (), 4096), (ybufs[r].ptr as *mut (), 1024)]).collect();
+    let per_rank: Vec<Vec<(*mut (), usize)>> = (0..4)
+        .map(|r| vec![(xbufs[r].ptr as *mut (), 4096), (ybufs[r].ptr as *mut (), 1024)])
+        .collect();
     invoke_ranks(&engine, "rs", &per_rank, (peer_buf.ptr as *mut (), 4));
     for (rank, y) in ybufs.iter().enumerate() {
         let got = y.get();
@@ -409,7 +576,10 @@ fn reduce_scatter_over_a_mesh_with_simulated_ranks() {
             for col in 0..64 {
                 let want: f32 = xs.iter().map(|x| x[(16 * rank + row) * 64 + col]).sum();
                 let have = got[row * 64 + col];
-                assert!((have - want).abs() <= 1e-5 * want.abs().max(1.0), "rank {rank} ({row}, {col}): {have} vs {want}");
+                assert!(
+                    (have - want).abs() <= 1e-5 * want.abs().max(1.0),
+                    "rank {rank} ({row}, {col}): {have} vs {want}"
+                );
             }
         }
     }
@@ -445,7 +615,9 @@ fn all_gather_over_a_mesh_with_simulated_ranks() {
     let xbufs: Vec<Buf<f32>> = xs.iter().map(|x| Buf::new(x)).collect();
     let ybufs: Vec<Buf<f32>> = (0..4).map(|_| Buf::new(&vec![f32::NAN; 4096])).collect();
     let peer_buf = Buf::new(&xbufs.iter().map(|b| b.ptr as i64).collect::<Vec<_>>());
-    let per_rank: Vec<Vec<(*mut (), usize)>> = (0..4).map(|r| vec![(xbufs[r].ptr as *mut (), 1024), (ybufs[r].ptr as *mut (), 4096)]).collect();
+    let per_rank: Vec<Vec<(*mut (), usize)>> = (0..4)
+        .map(|r| vec![(xbufs[r].ptr as *mut (), 1024), (ybufs[r].ptr as *mut (), 4096)])
+        .collect();
     invoke_ranks(&engine, "ag", &per_rank, (peer_buf.ptr as *mut (), 4));
     let whole: Vec<f32> = xs.concat();
     for (rank, y) in ybufs.iter().enumerate() {

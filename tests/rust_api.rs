@@ -43,12 +43,21 @@ fn pass_runs_from_a_melior_pass_manager() {
     )
     .expect("Axe IR parses through melior");
     let pm = PassManager::new(&context);
-    parse_pass_pipeline(pm.as_operation_pass_manager(), "builtin.module(axe-canonicalize,canonicalize)")
-        .expect("axe-canonicalize is in MLIR's registry by name");
+    parse_pass_pipeline(
+        pm.as_operation_pass_manager(),
+        "builtin.module(axe-canonicalize,canonicalize)",
+    )
+    .expect("axe-canonicalize is in MLIR's registry by name");
     pm.run(&mut module).expect("the pipeline runs");
     assert!(module.as_operation().verify());
     let func = module.body().first_operation().unwrap();
-    let view = func.region(0).unwrap().first_block().unwrap().first_operation().unwrap();
+    let view = func
+        .region(0)
+        .unwrap()
+        .first_block()
+        .unwrap()
+        .first_operation()
+        .unwrap();
     let ty = view.result(0).unwrap().r#type();
     assert_eq!(dialect::tensor_layout(ty), Some(Layout::parse("(32) : (1)").unwrap()));
 }

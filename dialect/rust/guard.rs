@@ -30,7 +30,10 @@ fn install_hook() {
                 .map(|s| s.to_string())
                 .or_else(|| info.payload().downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "(no message)".to_string());
-            let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+            let at = info
+                .location()
+                .map(|l| format!(" at {}:{}", l.file(), l.line()))
+                .unwrap_or_default();
             LAST.with(|l| *l.borrow_mut() = Some(format!("{message}{at}")));
         }));
     });
@@ -42,7 +45,10 @@ pub fn guarded<T>(body: impl FnOnce() -> T) -> Result<T, String> {
     DEPTH.with(|d| d.set(d.get() + 1));
     let result = panic::catch_unwind(AssertUnwindSafe(body));
     DEPTH.with(|d| d.set(d.get() - 1));
-    result.map_err(|_| LAST.with(|l| l.borrow_mut().take()).unwrap_or_else(|| "(no message)".to_string()))
+    result.map_err(|_| {
+        LAST.with(|l| l.borrow_mut().take())
+            .unwrap_or_else(|| "(no message)".to_string())
+    })
 }
 
 #[cfg(test)]

@@ -7,8 +7,8 @@ use axe_layout::Layout;
 use mlir_sys::MlirOperation;
 
 use super::ffi::{AxeRustHooks, AxeStringSink};
-use super::ods::MemoryScope;
 use super::guard::guarded;
+use super::ods::MemoryScope;
 
 /// The table `axeInstallRustHooks` receives (its fields as the C header names them).
 pub(super) static HOOKS: AxeRustHooks = AxeRustHooks {
@@ -39,12 +39,18 @@ unsafe extern "C" fn parse_layout(
 ) -> bool {
     let result = guarded(|| match text(ptr, len) {
         None => Err((0, "layout text is not valid UTF-8".to_string())),
-        Some(t) => Layout::parse(t).map(|l| l.to_string()).map_err(|e| (e.offset, e.message)),
+        Some(t) => Layout::parse(t)
+            .map(|l| l.to_string())
+            .map_err(|e| (e.offset, e.message)),
     });
     let (ok, out, offset) = match result {
         Ok(Ok(canonical)) => (true, canonical, 0),
         Ok(Err((offset, message))) => (false, message, offset),
-        Err(panic) => (false, format!("internal error in the Axe layout parser (please report it): {panic}"), 0),
+        Err(panic) => (
+            false,
+            format!("internal error in the Axe layout parser (please report it): {panic}"),
+            0,
+        ),
     };
     *error_offset = offset;
     send(sink, user, &out);
@@ -65,7 +71,9 @@ unsafe extern "C" fn layout_size(ptr: *const c_char, len: usize) -> i64 {
 /// As for [`text`]: `p` points to `len` readable bytes (or `len` is 0).
 unsafe fn target_arg(p: *const c_char, len: usize) -> crate::error::Result<&'static crate::target::Target> {
     // SAFETY: the caller's guarantee.
-    unsafe { text(p, len) }.and_then(crate::target::lookup).ok_or_else(|| "unknown target".into())
+    unsafe { text(p, len) }
+        .and_then(crate::target::lookup)
+        .ok_or_else(|| "unknown target".into())
 }
 
 /// The layout printed in a hook's (pointer, length) argument.
@@ -74,7 +82,9 @@ unsafe fn target_arg(p: *const c_char, len: usize) -> crate::error::Result<&'sta
 /// As for [`text`]: `p` points to `len` readable bytes (or `len` is 0).
 unsafe fn layout_arg(p: *const c_char, len: usize) -> crate::error::Result<Layout> {
     // SAFETY: the caller's guarantee.
-    unsafe { text(p, len) }.and_then(|t| Layout::parse(t).ok()).ok_or_else(|| "invalid layout".into())
+    unsafe { text(p, len) }
+        .and_then(|t| Layout::parse(t).ok())
+        .ok_or_else(|| "invalid layout".into())
 }
 
 /// Sends `s` to the C++ caller's sink (a null sink, which the C++ side never passes, drops it).
@@ -94,7 +104,11 @@ fn report(sink: AxeStringSink, user: *mut c_void, check: impl FnOnce() -> crate:
             false
         }
         Err(panic) => {
-            send(sink, user, &format!("internal error while checking the layout (please report it): {panic}"));
+            send(
+                sink,
+                user,
+                &format!("internal error while checking the layout (please report it): {panic}"),
+            );
             false
         }
     }
@@ -133,7 +147,6 @@ unsafe extern "C" fn check_register_layout_in_scope(
     })
 }
 
-
 #[allow(clippy::too_many_arguments)]
 unsafe extern "C" fn check_allocation(
     target: *const c_char,
@@ -170,7 +183,13 @@ unsafe extern "C" fn check_launch(
 ) -> bool {
     report(sink, user, || {
         let target = target_arg(target, target_len)?;
-        let slice = |p: *const i64, n: usize| if n == 0 { &[][..] } else { std::slice::from_raw_parts(p, n) };
+        let slice = |p: *const i64, n: usize| {
+            if n == 0 {
+                &[][..]
+            } else {
+                std::slice::from_raw_parts(p, n)
+            }
+        };
         target.check_launch(slice(grid, grid_rank), slice(threads, threads_rank))
     })
 }
@@ -201,7 +220,10 @@ unsafe extern "C" fn run_pass(
     match guarded(|| crate::run_pass(pass, op, options)) {
         Ok(ok) => ok,
         Err(panic) => {
-            crate::diagnostics::emit_error_raw(op, &format!("internal error in pass '{pass}' (please report it): {panic}"));
+            crate::diagnostics::emit_error_raw(
+                op,
+                &format!("internal error in pass '{pass}' (please report it): {panic}"),
+            );
             false
         }
     }
@@ -222,7 +244,10 @@ unsafe extern "C" fn translate(
         }
         Ok(None) => false,
         Err(panic) => {
-            crate::diagnostics::emit_error_raw(op, &format!("internal error in translation '{name}' (please report it): {panic}"));
+            crate::diagnostics::emit_error_raw(
+                op,
+                &format!("internal error in translation '{name}' (please report it): {panic}"),
+            );
             false
         }
     }
@@ -249,12 +274,22 @@ mod tests {
         let module = Module::parse(&context, "module {}").unwrap();
         let (pass, opts) = ("axe-test-panic", "");
         let ok = unsafe {
-            super::run_pass(pass.as_ptr() as _, pass.len(), module.as_operation().to_raw(), opts.as_ptr() as _, 0)
+            super::run_pass(
+                pass.as_ptr() as _,
+                pass.len(),
+                module.as_operation().to_raw(),
+                opts.as_ptr() as _,
+                0,
+            )
         };
         assert!(!ok);
         let seen = seen.lock().unwrap();
         assert_eq!(seen.len(), 1, "{seen:?}");
         assert!(seen[0].contains("internal error in pass 'axe-test-panic' (please report it): attempt to multiply with overflow at passes/lib.rs:"), "{}", seen[0]);
-        assert!(seen[0].starts_with("loc(\"-\":1:1)"), "located at the module: {}", seen[0]);
+        assert!(
+            seen[0].starts_with("loc(\"-\":1:1)"),
+            "located at the module: {}",
+            seen[0]
+        );
     }
 }

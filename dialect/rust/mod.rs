@@ -3,9 +3,9 @@
 //! and conversion between `#axe.layout` attributes and `axe_layout::Layout`.
 
 pub mod ffi;
-pub mod ods;
 pub mod guard;
 mod hooks;
+pub mod ods;
 
 use std::sync::Once;
 
@@ -13,8 +13,8 @@ use axe_layout::Layout;
 use melior::dialect::{DialectHandle, DialectRegistry};
 use melior::ir::attribute::Attribute;
 use melior::ir::r#type::Type;
-use melior::ir::TypeLike;
 use melior::ir::AttributeLike;
+use melior::ir::TypeLike;
 use melior::Context;
 use mlir_sys::MlirStringRef;
 
@@ -57,15 +57,16 @@ pub fn load_dialect(context: &Context) {
 }
 
 fn string_ref(s: &str) -> MlirStringRef {
-    MlirStringRef { data: s.as_ptr() as *const _, length: s.len() }
+    MlirStringRef {
+        data: s.as_ptr() as *const _,
+        length: s.len(),
+    }
 }
 
 fn string_of(s: MlirStringRef) -> &'static str {
     // SAFETY: attribute storage lives as long as its context; callers only hold the str while
     // they hold the attribute.
-    unsafe {
-        std::str::from_utf8_unchecked(std::slice::from_raw_parts(s.data as *const u8, s.length))
-    }
+    unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(s.data as *const u8, s.length)) }
 }
 
 /// Whether `attr` is an `#axe.layout`.

@@ -63,7 +63,10 @@ mod tests {
         assert_eq!(CopySchedule::CpAsync.as_str(), "cp_async");
         assert_eq!(MemoryScope::PSum.as_str(), "psum");
         assert_eq!(ReduceKind::from_i64(2), Some(ReduceKind::Min));
-        assert!(ScopeKind::Cluster < ScopeKind::Thread, "scopes are ordered coarse to fine");
+        assert!(
+            ScopeKind::Cluster < ScopeKind::Thread,
+            "scopes are ordered coarse to fine"
+        );
     }
 
     #[test]
@@ -74,7 +77,10 @@ mod tests {
         let registered = |name: &str| unsafe {
             mlir_sys::mlirContextIsRegisteredOperation(
                 context.to_raw(),
-                mlir_sys::MlirStringRef { data: name.as_ptr() as *const _, length: name.len() },
+                mlir_sys::MlirStringRef {
+                    data: name.as_ptr() as *const _,
+                    length: name.len(),
+                },
             )
         };
         assert_eq!(ops::ALL.len(), 18);
@@ -85,7 +91,10 @@ mod tests {
         assert!(!registered("axe.no_such_op"), "the check must be able to fail");
         assert_eq!(copy::NAME, "axe.copy");
         assert_eq!(copy::SCHEDULE, "schedule");
-        assert_eq!((copy::operands::SOURCE, copy::operands::DEST, copy::MIN_OPERANDS), (0, 1, 2));
+        assert_eq!(
+            (copy::operands::SOURCE, copy::operands::DEST, copy::MIN_OPERANDS),
+            (0, 1, 2)
+        );
         assert_eq!(binary::NUM_OPERANDS, 3);
         assert_eq!(kernel::NUM_REGIONS, 1);
         assert_eq!(types::TENSOR, "axe.tensor");

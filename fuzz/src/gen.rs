@@ -105,8 +105,22 @@ pub fn int_text(rng: &mut Rng) -> String {
 }
 
 /// Axis names the hardware uses, plus a few odd but legal identifiers.
-pub const AXES: &[&str] =
-    &["m", "reg", "lane", "warp", "cta", "gpuid", "P", "F", "_", "x1", "lane_", "WarpGroup", "and", "or"];
+pub const AXES: &[&str] = &[
+    "m",
+    "reg",
+    "lane",
+    "warp",
+    "cta",
+    "gpuid",
+    "P",
+    "F",
+    "_",
+    "x1",
+    "lane_",
+    "WarpGroup",
+    "and",
+    "or",
+];
 
 pub fn axis(rng: &mut Rng) -> &'static str {
     AXES[rng.below(AXES.len())]
@@ -264,8 +278,9 @@ fn raw_layout(rng: &mut Rng, small: bool) -> Layout {
         Iter::new(extent, stride, *rng.pick(&axes))
     };
     let shard: Vec<Iter> = (0..rng.below(if small { 5 } else { 4 })).map(|_| iter(rng)).collect();
-    let replica: Vec<Iter> =
-        (0..if rng.one_in(3) { 1 + rng.below(2) } else { 0 }).map(|_| iter(rng)).collect();
+    let replica: Vec<Iter> = (0..if rng.one_in(3) { 1 + rng.below(2) } else { 0 })
+        .map(|_| iter(rng))
+        .collect();
     let mut offset = BTreeMap::new();
     if rng.one_in(3) {
         let v = if small { rng.range(-8, 8) } else { int(rng) };
@@ -299,7 +314,9 @@ pub fn shape_of(rng: &mut Rng, n: i64, honest: bool) -> Vec<i64> {
 
 /// A random divisor of `n > 0`: a power of two it contains, a small factor, or 1 or `n`.
 pub fn divisor(rng: &mut Rng, n: i64) -> i64 {
-    let candidates: Vec<i64> =
-        [1, 2, 3, 4, 5, 8, 16, 1 << 20, 1 << 31, n].into_iter().filter(|&d| n % d == 0).collect();
+    let candidates: Vec<i64> = [1, 2, 3, 4, 5, 8, 16, 1 << 20, 1 << 31, n]
+        .into_iter()
+        .filter(|&d| n % d == 0)
+        .collect();
     *rng.pick(&candidates)
 }

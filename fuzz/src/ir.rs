@@ -73,7 +73,10 @@ pub fn run(report: &Arc<Report>, seed: u64, budget: &Budget, opts: &Options) {
         return;
     }
     if !opts.axe_opt.exists() {
-        eprintln!("ir: {} does not exist; build it or pass --axe-opt", opts.axe_opt.display());
+        eprintln!(
+            "ir: {} does not exist; build it or pass --axe-opt",
+            opts.axe_opt.display()
+        );
         return;
     }
     let _ = std::fs::create_dir_all(&opts.work_dir);
@@ -98,7 +101,13 @@ pub fn run(report: &Arc<Report>, seed: u64, budget: &Budget, opts: &Options) {
                 }
                 let pipeline = *rng.pick(PIPELINES);
                 let roundtrip = rng.one_in(2);
-                let case = Case { seed: &s.name, flags: &s.flags, pipeline, roundtrip, mutations: &applied };
+                let case = Case {
+                    seed: &s.name,
+                    flags: &s.flags,
+                    pipeline,
+                    roundtrip,
+                    mutations: &applied,
+                };
                 execute(&report, opts, &input, &text, &case);
                 report.executed();
             });
@@ -124,7 +133,9 @@ fn collect_seeds(dir: &Path, out: &mut Vec<Seed>) {
         if big && p.starts_with("test/gpu") && !p.starts_with("test/gpu/kernels") {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(&p) else { continue };
+        let Ok(text) = std::fs::read_to_string(&p) else {
+            continue;
+        };
         let run_lines: String = text.lines().filter(|l| l.contains("RUN:")).collect();
         let mut flags = Vec::new();
         if run_lines.contains("--allow-unregistered-dialect") {
@@ -133,7 +144,11 @@ fn collect_seeds(dir: &Path, out: &mut Vec<Seed>) {
         let name = p.display().to_string();
         if run_lines.contains("split-input-file") {
             for (k, part) in text.split("// -----").enumerate() {
-                out.push(Seed { name: format!("{name} (case {k})"), text: part.to_string(), flags: flags.clone() });
+                out.push(Seed {
+                    name: format!("{name} (case {k})"),
+                    text: part.to_string(),
+                    flags: flags.clone(),
+                });
             }
         } else {
             out.push(Seed { name, text, flags });
@@ -266,7 +281,10 @@ fn try_mutate(rng: &mut Rng, text: &mut String, seeds: &[Seed]) -> Option<String
         3 => {
             let bodies = layout_bodies(text);
             let &(s, e) = bodies.get(rng.below(bodies.len().max(1)))?;
-            let at = text[s..e].match_indices('@').map(|(k, _)| s + k + 1).collect::<Vec<_>>();
+            let at = text[s..e]
+                .match_indices('@')
+                .map(|(k, _)| s + k + 1)
+                .collect::<Vec<_>>();
             let &a = at.get(rng.below(at.len().max(1)))?;
             let end = axe_layout::parse::scan_identifier(text, a);
             let new = gen::axis(rng);
@@ -306,7 +324,19 @@ fn try_mutate(rng: &mut Rng, text: &mut String, seeds: &[Seed]) -> Option<String
             let close = e + text[e..].find(']')?;
             let nums: Vec<_> = integer_tokens(&text[e..close]);
             let &(s2, e2) = nums.get(rng.below(nums.len().max(1)))?;
-            let v = *rng.pick(&["0", "1", "3", "32", "33", "96", "1024", "1025", "65536", "-1", "4294967296"]);
+            let v = *rng.pick(&[
+                "0",
+                "1",
+                "3",
+                "32",
+                "33",
+                "96",
+                "1024",
+                "1025",
+                "65536",
+                "-1",
+                "4294967296",
+            ]);
             let d = format!("{kw} size {} -> {v}", &text[e + s2..e + e2]);
             text.replace_range(e + s2..e + e2, v);
             Some(d)
@@ -375,27 +405,51 @@ fn execute(report: &Report, opts: &Options, input: &Path, text: &str, case: &Cas
             "# seed: {}\n# mutations: {}\n# command: {}axe-opt mutant.mlir {} {}\n{text}",
             case.seed,
             case.mutations.join("; "),
-            if case.roundtrip { "AXE_OPT_CHECK_IR_ROUNDTRIP=1 " } else { "" },
+            if case.roundtrip {
+                "AXE_OPT_CHECK_IR_ROUNDTRIP=1 "
+            } else {
+                ""
+            },
             case.flags.join(" "),
             case.pipeline
         ),
     };
     let Some(status) = status else {
-        report.record(finding(Kind::Hang, format!("timeout in {}", case.pipeline), format!("no exit after {TIMEOUT:?}")));
+        report.record(finding(
+            Kind::Hang,
+            format!("timeout in {}", case.pipeline),
+            format!("no exit after {TIMEOUT:?}"),
+        ));
         return;
     };
-    let tail: String = stderr.lines().rev().take(20).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
+    let tail: String = stderr
+        .lines()
+        .rev()
+        .take(20)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect::<Vec<_>>()
+        .join("\n");
     let code = status.code();
     if let Some(m) = BAD_STDERR.iter().find(|m| stderr.contains(**m)) {
         // Deduplicate by the line that names the failure (paths and values stripped of digits).
         let line = stderr.lines().find(|l| l.contains(m)).unwrap_or("");
         let kind = if *m == "panicked" { Kind::Panic } else { Kind::Crash };
-        report.record(finding(kind, format!("stderr '{m}': {}", signature_of(line, &file)), tail));
+        report.record(finding(
+            kind,
+            format!("stderr '{m}': {}", signature_of(line, &file)),
+            tail,
+        ));
         return;
     }
     match code {
         None | Some(101) | Some(134) => {
-            report.record(finding(Kind::Crash, format!("exit {code:?} in {}", case.pipeline), tail));
+            report.record(finding(
+                Kind::Crash,
+                format!("exit {code:?} in {}", case.pipeline),
+                tail,
+            ));
         }
         Some(0) => {
             if case.pipeline.contains("axe-to-nvvm-pipeline") {
@@ -403,7 +457,11 @@ fn execute(report: &Report, opts: &Options, input: &Path, text: &str, case: &Cas
                     if stdout.contains(bad) {
                         let at = stdout.find(bad).unwrap_or(0);
                         let ctx = &stdout[at.saturating_sub(80)..(at + 80).min(stdout.len())];
-                        report.record(finding(Kind::Oracle, format!("output contains '{bad}'"), ctx.to_string()));
+                        report.record(finding(
+                            Kind::Oracle,
+                            format!("output contains '{bad}'"),
+                            ctx.to_string(),
+                        ));
                     }
                 }
             }
@@ -412,20 +470,40 @@ fn execute(report: &Report, opts: &Options, input: &Path, text: &str, case: &Cas
             let errors: Vec<&str> = stderr.lines().filter(|l| l.contains("error:")).collect();
             let located = errors.iter().any(|l| is_located(l, &file));
             if !located {
-                let sig = errors.first().map(|l| signature_of(l, &file)).unwrap_or_else(|| "no error line".into());
-                report.record(finding(Kind::Oracle, format!("exit 1 without a located error: {sig}"), tail.clone()));
+                let sig = errors
+                    .first()
+                    .map(|l| signature_of(l, &file))
+                    .unwrap_or_else(|| "no error line".into());
+                report.record(finding(
+                    Kind::Oracle,
+                    format!("exit 1 without a located error: {sig}"),
+                    tail.clone(),
+                ));
             }
-            if let Some(l) = errors.iter().find(|l| l.contains("loc(unknown)") || l.starts_with("-:")) {
-                report.record(finding(Kind::Oracle, format!("unlocated diagnostic: {}", signature_of(l, &file)), tail));
+            if let Some(l) = errors
+                .iter()
+                .find(|l| l.contains("loc(unknown)") || l.starts_with("-:"))
+            {
+                report.record(finding(
+                    Kind::Oracle,
+                    format!("unlocated diagnostic: {}", signature_of(l, &file)),
+                    tail,
+                ));
             }
         }
-        Some(c) => report.record(finding(Kind::Crash, format!("exit code {c} in {}", case.pipeline), tail)),
+        Some(c) => report.record(finding(
+            Kind::Crash,
+            format!("exit code {c} in {}", case.pipeline),
+            tail,
+        )),
     }
 }
 
 /// `<file>:<line>:<col>: error:` for the mutant file.
 fn is_located(line: &str, file: &str) -> bool {
-    let Some(rest) = line.strip_prefix(file).and_then(|r| r.strip_prefix(':')) else { return false };
+    let Some(rest) = line.strip_prefix(file).and_then(|r| r.strip_prefix(':')) else {
+        return false;
+    };
     let mut parts = rest.splitn(3, ':');
     let num = |p: Option<&str>| p.is_some_and(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()));
     num(parts.next()) && num(parts.next()) && parts.next().is_some_and(|r| r.starts_with(" error:"))

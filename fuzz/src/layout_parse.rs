@@ -68,12 +68,10 @@ fn check(report: &Report, text: &str) {
             }
         }
         Ok(l) => {
-            let Some(printed) = guarded(report, "Layout::to_string", repro, || l.to_string())
-            else {
+            let Some(printed) = guarded(report, "Layout::to_string", repro, || l.to_string()) else {
                 return;
             };
-            let Some(again) = guarded(report, "Layout::parse(printed)", repro, || Layout::parse(&printed))
-            else {
+            let Some(again) = guarded(report, "Layout::parse(printed)", repro, || Layout::parse(&printed)) else {
                 return;
             };
             match again {

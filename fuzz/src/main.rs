@@ -87,7 +87,9 @@ fn parse_args() -> Result<Args, String> {
 
 /// Lines of every file in the corpus directory: extra layout texts for `layout-parse`.
 fn corpus_lines(dir: Option<&Path>) -> Vec<String> {
-    let Some(Ok(entries)) = dir.map(std::fs::read_dir) else { return vec![] };
+    let Some(Ok(entries)) = dir.map(std::fs::read_dir) else {
+        return vec![];
+    };
     let mut files: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.is_file()).collect();
     files.sort();
     files
@@ -133,7 +135,9 @@ fn main() -> ExitCode {
     let mut findings = 0;
     for target in targets {
         let budget = Budget {
-            deadline: args.seconds.map(|s| Instant::now() + Duration::from_secs_f64(s / share)),
+            deadline: args
+                .seconds
+                .map(|s| Instant::now() + Duration::from_secs_f64(s / share)),
             iterations: args.iterations.map(|n| (n as f64 / share).ceil() as u64),
         };
         let report = Report::new(target, args.findings.clone());
@@ -152,7 +156,11 @@ fn main() -> ExitCode {
         }
         let secs = start.elapsed().as_secs_f64();
         println!("{}", report.summary());
-        eprintln!("  ({:.1} s, {:.0} executions/s)", secs, report.executions() as f64 / secs.max(1e-9));
+        eprintln!(
+            "  ({:.1} s, {:.0} executions/s)",
+            secs,
+            report.executions() as f64 / secs.max(1e-9)
+        );
         findings += report.findings();
     }
     if findings > 0 {

@@ -67,7 +67,11 @@ struct Counts {
 
 impl Report {
     pub fn new(target: &'static str, dir: PathBuf) -> Arc<Self> {
-        Arc::new(Report { target, dir, inner: Mutex::new(Counts::default()) })
+        Arc::new(Report {
+            target,
+            dir,
+            inner: Mutex::new(Counts::default()),
+        })
     }
 
     pub fn executed(&self) {
@@ -96,7 +100,9 @@ impl Report {
         }
         let n = c.signatures.len();
         drop(c);
-        let path = self.dir.join(format!("{}-{:016x}.txt", self.target, fnv1a(&f.signature)));
+        let path = self
+            .dir
+            .join(format!("{}-{:016x}.txt", self.target, fnv1a(&f.signature)));
         let body = format!(
             "target: {}\nkind: {}\nsignature: {}\nmessage:\n{}\n--- reproducer ---\n{}\n",
             self.target, f.kind, f.signature, f.message, f.reproducer
@@ -139,7 +145,9 @@ fn indent(s: &str) -> String {
 
 /// FNV-1a, for stable finding file names.
 pub fn fnv1a(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    })
 }
 
 thread_local! {
@@ -217,5 +225,10 @@ pub fn guarded<T>(
 
 /// Record an oracle violation: `signature` names the check, `message` the evidence.
 pub fn oracle(report: &Report, signature: String, message: String, reproducer: String) {
-    report.record(Finding { kind: Kind::Oracle, signature, message, reproducer });
+    report.record(Finding {
+        kind: Kind::Oracle,
+        signature,
+        message,
+        reproducer,
+    });
 }

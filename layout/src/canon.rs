@@ -48,7 +48,10 @@ impl Layout {
         let replica = normalize_replica(&self.replica, &mut offset);
         offset.retain(|_, v| *v != 0);
         let gap_condition = gap_condition(&replica);
-        Canonical { layout: Layout { shard, replica, offset }, gap_condition }
+        Canonical {
+            layout: Layout { shard, replica, offset },
+            gap_condition,
+        }
     }
 
     /// The canonical layout (see [`Layout::canonicalize`]).
@@ -67,8 +70,7 @@ pub(crate) fn normalize_shard(iters: &[Iter]) -> Vec<Iter> {
             continue; // D0
         }
         if let Some(top) = out.last_mut() {
-            let merges = top.axis == it.axis
-                && it.extent.checked_mul(it.stride) == Some(top.stride);
+            let merges = top.axis == it.axis && it.extent.checked_mul(it.stride) == Some(top.stride);
             if merges {
                 if let Some(e) = top.extent.checked_mul(it.extent) {
                     // D1
@@ -131,7 +133,9 @@ pub(crate) fn normalize_replica(replica: &[Iter], offset: &mut BTreeMap<Axis, i6
                 if q < 1 || q > r[i].extent {
                     continue;
                 }
-                let merged = (r[j].extent - 1).checked_mul(q).and_then(|v| v.checked_add(r[i].extent));
+                let merged = (r[j].extent - 1)
+                    .checked_mul(q)
+                    .and_then(|v| v.checked_add(r[i].extent));
                 let Some(e) = merged else { continue };
                 // The merged iter's largest coordinate must stay in range.
                 if (e - 1).checked_mul(si).is_none() {

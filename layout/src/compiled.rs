@@ -26,7 +26,11 @@ impl Compiled {
     pub fn new(layout: &Layout) -> Result<Self, LayoutError> {
         let axes = layout.axes();
         let pos = |a: &Axis| axes.iter().position(|b| b == a).expect("the layout's own axis");
-        let shard = layout.shard.iter().map(|it| (it.extent, it.stride, pos(&it.axis))).collect();
+        let shard = layout
+            .shard
+            .iter()
+            .map(|it| (it.extent, it.stride, pos(&it.axis)))
+            .collect();
         if layout.replica_size() > REPLICA_LIMIT {
             return Err(LayoutError::Unsupported(format!(
                 "the replica has {} combinations, more than the {REPLICA_LIMIT} a compiled layout enumerates",
@@ -52,7 +56,12 @@ impl Compiled {
             next.dedup();
             shifts = next;
         }
-        Ok(Compiled { axes, shard, shifts, size: layout.size() })
+        Ok(Compiled {
+            axes,
+            shard,
+            shifts,
+            size: layout.size(),
+        })
     }
 
     /// The position of `axis` among [`Compiled::axes`].
@@ -106,7 +115,12 @@ impl Compiled {
 
     /// A point as the map [`crate::eval`] returns (zeros dropped).
     pub fn to_point(&self, coords: &[i64]) -> Point {
-        self.axes.iter().zip(coords).filter(|(_, v)| **v != 0).map(|(a, v)| (a.clone(), *v)).collect()
+        self.axes
+            .iter()
+            .zip(coords)
+            .filter(|(_, v)| **v != 0)
+            .map(|(a, v)| (a.clone(), *v))
+            .collect()
     }
 }
 

@@ -111,7 +111,10 @@ struct Parser<'a> {
 
 impl Parser<'_> {
     fn err(&self, msg: impl Into<String>) -> ParseError {
-        ParseError { offset: self.pos, message: msg.into() }
+        ParseError {
+            offset: self.pos,
+            message: msg.into(),
+        }
     }
     fn ws(&mut self) {
         while self.pos < self.s.len() && self.s[self.pos].is_ascii_whitespace() {
@@ -141,7 +144,10 @@ impl Parser<'_> {
             self.pos = start;
             return Err(self.err("expected an integer or '('"));
         }
-        text.parse::<i64>().map_err(|_| ParseError { offset: start, message: format!("integer '{text}' out of range") })
+        text.parse::<i64>().map_err(|_| ParseError {
+            offset: start,
+            message: format!("integer '{text}' out of range"),
+        })
     }
     fn tuple(&mut self, depth: usize) -> Result<IntTuple, ParseError> {
         if depth > 64 {
@@ -163,7 +169,10 @@ impl Parser<'_> {
 }
 
 fn to_parse_error(e: LayoutError) -> ParseError {
-    ParseError { offset: 0, message: e.to_string() }
+    ParseError {
+        offset: 0,
+        message: e.to_string(),
+    }
 }
 
 impl CuteLayout {
@@ -178,7 +187,9 @@ impl CuteLayout {
     /// A flat (depth ≤ 1) layout; one mode gives a bare `s:d`.
     pub fn flat(shape: &[i64], stride: &[i64]) -> Result<Self, LayoutError> {
         if shape.len() != stride.len() || shape.is_empty() {
-            return Err(LayoutError::Unsupported("flat CuTe layout needs equally many (≥ 1) shapes and strides".into()));
+            return Err(LayoutError::Unsupported(
+                "flat CuTe layout needs equally many (≥ 1) shapes and strides".into(),
+            ));
         }
         Self::new(IntTuple::flat(shape), IntTuple::flat(stride))
     }
@@ -206,7 +217,10 @@ impl CuteLayout {
                 return Err(LayoutError::NonPositiveExtent(s));
             }
             size = size.checked_mul(s).ok_or(LayoutError::Overflow)?;
-            let r = (s - 1).checked_mul(d).and_then(i64::checked_abs).ok_or(LayoutError::Overflow)?;
+            let r = (s - 1)
+                .checked_mul(d)
+                .and_then(i64::checked_abs)
+                .ok_or(LayoutError::Overflow)?;
             reach = reach.checked_add(r).ok_or(LayoutError::Overflow)?;
         }
         Ok(())
@@ -214,7 +228,10 @@ impl CuteLayout {
 
     /// Parse CuTe syntax: `8:1`, `(4,(2,3)):(1,(8,16))`, `((2,2),4):((1,4),2)`.
     pub fn parse(text: &str) -> Result<Self, ParseError> {
-        let mut p = Parser { s: text.as_bytes(), pos: 0 };
+        let mut p = Parser {
+            s: text.as_bytes(),
+            pos: 0,
+        };
         let shape = p.tuple(0)?;
         if !p.eat(b':') {
             return Err(p.err("expected ':' between shape and stride"));
@@ -225,7 +242,10 @@ impl CuteLayout {
             return Err(p.err("unexpected trailing input"));
         }
         if !shape.congruent(&stride) {
-            return Err(ParseError { offset: 0, message: format!("shape {shape} and stride {stride} are not congruent") });
+            return Err(ParseError {
+                offset: 0,
+                message: format!("shape {shape} and stride {stride} are not congruent"),
+            });
         }
         CuteLayout::new(shape, stride).map_err(to_parse_error)
     }
@@ -241,7 +261,10 @@ impl CuteLayout {
             (IntTuple::Tuple(s), IntTuple::Tuple(d)) => s
                 .iter()
                 .zip(d)
-                .map(|(s, d)| CuteLayout { shape: s.clone(), stride: d.clone() })
+                .map(|(s, d)| CuteLayout {
+                    shape: s.clone(),
+                    stride: d.clone(),
+                })
                 .collect(),
             _ => vec![self.clone()],
         }
@@ -268,7 +291,9 @@ impl CuteLayout {
             if d < 0 {
                 return Err(LayoutError::Unsupported("cosize needs non-negative strides".into()));
             }
-            m = m.checked_add((s - 1).checked_mul(d).ok_or(LayoutError::Overflow)?).ok_or(LayoutError::Overflow)?;
+            m = m
+                .checked_add((s - 1).checked_mul(d).ok_or(LayoutError::Overflow)?)
+                .ok_or(LayoutError::Overflow)?;
         }
         m.checked_add(1).ok_or(LayoutError::Overflow)
     }
@@ -277,7 +302,10 @@ impl CuteLayout {
     /// last leaf is unbounded), as composition and complement require.
     pub fn eval(&self, i: i64) -> Result<i64, LayoutError> {
         if i < 0 {
-            return Err(LayoutError::OutOfBounds { coord: vec![i], shape: vec![self.size()] });
+            return Err(LayoutError::OutOfBounds {
+                coord: vec![i],
+                shape: vec![self.size()],
+            });
         }
         let modes = self.modes_flat();
         if let Some(&(s, _)) = modes.iter().find(|m| m.0 <= 0) {
@@ -315,7 +343,10 @@ impl CuteLayout {
             out.push((1, 0));
         }
         let (s, d): (Vec<i64>, Vec<i64>) = out.into_iter().unzip();
-        CuteLayout { shape: IntTuple::flat(&s), stride: IntTuple::flat(&d) }
+        CuteLayout {
+            shape: IntTuple::flat(&s),
+            stride: IntTuple::flat(&d),
+        }
     }
 
     /// Coalesce keeping the extended-domain function (composition evaluates the left operand
@@ -347,7 +378,9 @@ impl CuteLayout {
             return Self::from_modes(&[(s, 0)]);
         }
         if d < 0 {
-            return Err(LayoutError::Unsupported("composition with a negative right-hand stride".into()));
+            return Err(LayoutError::Unsupported(
+                "composition with a negative right-hand stride".into(),
+            ));
         }
         // Truncate `a` after the first mode r with Π_{k≤r} S_k > (s-1)·d: later modes never
         // contribute, and the kept last mode becomes the extended one.
@@ -454,8 +487,11 @@ impl CuteLayout {
     /// `Unsupported` for negative strides or a non-injective `L` (overlapping modes).
     pub fn complement(&self, cotarget: i64) -> Result<CuteLayout, LayoutError> {
         self.validate()?;
-        let mut modes: Vec<(i64, i64)> =
-            self.modes_flat().into_iter().filter(|&(s, d)| s > 1 && d != 0).collect();
+        let mut modes: Vec<(i64, i64)> = self
+            .modes_flat()
+            .into_iter()
+            .filter(|&(s, d)| s > 1 && d != 0)
+            .collect();
         if modes.iter().any(|&(_, d)| d < 0) {
             return Err(LayoutError::Unsupported("complement needs non-negative strides".into()));
         }
@@ -475,7 +511,11 @@ impl CuteLayout {
             current = s.checked_mul(d).ok_or(LayoutError::Overflow)?;
         }
         // ⌈cotarget / current⌉ without the overflow of `cotarget + current - 1`.
-        let last = if cotarget > current { cotarget / current + i64::from(cotarget % current != 0) } else { 1 };
+        let last = if cotarget > current {
+            cotarget / current + i64::from(cotarget % current != 0)
+        } else {
+            1
+        };
         out.push((last, current));
         Self::from_modes(&out)
     }
@@ -517,7 +557,9 @@ impl CuteLayout {
         let mut w: i64 = 1;
         for &(s, d) in &c {
             if d < 0 {
-                return Err(LayoutError::Unsupported("left inverse needs non-negative strides".into()));
+                return Err(LayoutError::Unsupported(
+                    "left inverse needs non-negative strides".into(),
+                ));
             }
             if s > 1 && d != 0 {
                 modes.push((s, d, w));
@@ -617,10 +659,14 @@ pub fn import(c: &CuteLayout) -> Result<Layout, LayoutError> {
 pub fn export(l: &Layout) -> Result<CuteLayout, LayoutError> {
     l.validate()?;
     if !l.replica.is_empty() {
-        return Err(LayoutError::Unsupported(format!("{l} has a replica; CuTe layouts have none")));
+        return Err(LayoutError::Unsupported(format!(
+            "{l} has a replica; CuTe layouts have none"
+        )));
     }
     if !l.offset.is_empty() {
-        return Err(LayoutError::Unsupported(format!("{l} has an offset; CuTe layouts have none")));
+        return Err(LayoutError::Unsupported(format!(
+            "{l} has an offset; CuTe layouts have none"
+        )));
     }
     if let Some(it) = l.shard.iter().find(|i| !i.axis.is_memory()) {
         return Err(LayoutError::Unsupported(format!(
@@ -685,7 +731,6 @@ fn distributes(a: &[(i64, i64)], live: &[(i64, i64)]) -> bool {
 /// The most values of one leaf [`distributes`] examines.
 const DISTRIBUTE_LIMIT: i64 = 1 << 12;
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -707,16 +752,24 @@ mod tests {
             let rb = 1 + next(3) as usize;
             let a: Vec<(i64, i64)> = (0..ra).map(|_| (1 + next(4), next(9))).collect();
             let b: Vec<(i64, i64)> = (0..rb).map(|_| (1 + next(4), next(13))).collect();
-            let (Ok(a), Ok(b)) = (CuteLayout::from_modes(&a), CuteLayout::from_modes(&b)) else { continue };
+            let (Ok(a), Ok(b)) = (CuteLayout::from_modes(&a), CuteLayout::from_modes(&b)) else {
+                continue;
+            };
             let flat = a.coalesce_ext();
-            let Ok(r) = CuteLayout::compose_tree(&flat, &b.shape, &b.stride) else { continue };
+            let Ok(r) = CuteLayout::compose_tree(&flat, &b.shape, &b.stride) else {
+                continue;
+            };
             let live: Vec<(i64, i64)> = b.modes_flat().into_iter().filter(|&(s, d)| s > 1 && d != 0).collect();
             if !distributes(&flat, &live) {
                 continue;
             }
             proved += 1;
             for i in 0..b.size() {
-                assert_eq!(r.eval(i).unwrap(), a.eval(b.eval(i).unwrap()).unwrap(), "{a} ∘ {b} at {i}");
+                assert_eq!(
+                    r.eval(i).unwrap(),
+                    a.eval(b.eval(i).unwrap()).unwrap(),
+                    "{a} ∘ {b} at {i}"
+                );
             }
         }
         assert!(proved > 1000, "{proved} cases proved");

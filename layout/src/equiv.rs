@@ -48,16 +48,25 @@ pub fn equivalent(a: &Layout, b: &Layout) -> Result<Equivalence, LayoutError> {
     let size_a = crate::layout::checked_product(a.shard.iter().map(|i| i.extent))?;
     let size_b = crate::layout::checked_product(b.shard.iter().map(|i| i.extent))?;
     if size_a != size_b {
-        return Ok(Equivalence { equal: false, method: EquivMethod::CanonicalForm });
+        return Ok(Equivalence {
+            equal: false,
+            method: EquivMethod::CanonicalForm,
+        });
     }
     let ca = a.canonicalize();
     let cb = b.canonicalize();
     if ca.gap_condition && cb.gap_condition {
         // Canonical replicas are sorted, so structural equality is multiset equality.
-        return Ok(Equivalence { equal: ca.layout == cb.layout, method: EquivMethod::CanonicalForm });
+        return Ok(Equivalence {
+            equal: ca.layout == cb.layout,
+            method: EquivMethod::CanonicalForm,
+        });
     }
     let equal = maps_equal_by_enumeration(&ca.layout, &cb.layout)?;
-    Ok(Equivalence { equal, method: EquivMethod::Enumeration })
+    Ok(Equivalence {
+        equal,
+        method: EquivMethod::Enumeration,
+    })
 }
 
 /// Enumerate and compare two layouts whose replica strides are all positive (after C1),
@@ -69,7 +78,12 @@ fn maps_equal_by_enumeration(a: &Layout, b: &Layout) -> Result<bool, LayoutError
         ));
     }
     // Replica sets, per axis (cheap, and decides many cases before the shard walk).
-    let axes: BTreeSet<Axis> = a.replica.iter().chain(b.replica.iter()).map(|i| i.axis.clone()).collect();
+    let axes: BTreeSet<Axis> = a
+        .replica
+        .iter()
+        .chain(b.replica.iter())
+        .map(|i| i.axis.clone())
+        .collect();
     for axis in &axes {
         if replica_axis_set(&a.replica, axis)? != replica_axis_set(&b.replica, axis)? {
             return Ok(false);
@@ -101,7 +115,10 @@ pub(crate) fn replica_axis_set(replica: &[Iter], axis: &Axis) -> Result<BTreeSet
         let mut next = Vec::with_capacity(bound as usize);
         for &x in &set {
             for d in 0..it.extent {
-                let v = d.checked_mul(it.stride).and_then(|v| v.checked_add(x)).ok_or(LayoutError::Overflow)?;
+                let v = d
+                    .checked_mul(it.stride)
+                    .and_then(|v| v.checked_add(x))
+                    .ok_or(LayoutError::Overflow)?;
                 next.push(v);
             }
         }
@@ -131,7 +148,11 @@ fn shards_equal(a: &Layout, b: &Layout) -> Result<bool, LayoutError> {
         for (x, o) in &l.offset {
             cur[pos(x)] = *o;
         }
-        Walk { iters: l.shard.iter().map(|i| (i.extent, i.stride, pos(&i.axis))).collect(), digits: vec![0; l.shard.len()], cur }
+        Walk {
+            iters: l.shard.iter().map(|i| (i.extent, i.stride, pos(&i.axis))).collect(),
+            digits: vec![0; l.shard.len()],
+            cur,
+        }
     };
     // Increments the last (fastest) digit, carrying into slower ones.
     let step = |w: &mut Walk| -> Result<(), LayoutError> {

@@ -11,14 +11,23 @@ use crate::layout::{checked_product, Axis, Iter, Layout, Point};
 /// Row-major flatten of `coord` under `shape`.
 pub fn flatten(coord: &[i64], shape: &[i64]) -> Result<i64, LayoutError> {
     if coord.len() != shape.len() {
-        return Err(LayoutError::OutOfBounds { coord: coord.to_vec(), shape: shape.to_vec() });
+        return Err(LayoutError::OutOfBounds {
+            coord: coord.to_vec(),
+            shape: shape.to_vec(),
+        });
     }
     let mut x: i64 = 0;
     for (&c, &e) in coord.iter().zip(shape) {
         if c < 0 || c >= e {
-            return Err(LayoutError::OutOfBounds { coord: coord.to_vec(), shape: shape.to_vec() });
+            return Err(LayoutError::OutOfBounds {
+                coord: coord.to_vec(),
+                shape: shape.to_vec(),
+            });
         }
-        x = x.checked_mul(e).and_then(|v| v.checked_add(c)).ok_or(LayoutError::Overflow)?;
+        x = x
+            .checked_mul(e)
+            .and_then(|v| v.checked_add(c))
+            .ok_or(LayoutError::Overflow)?;
     }
     Ok(x)
 }
@@ -45,7 +54,10 @@ impl Layout {
     pub fn check_admits(&self, shape: &[i64]) -> Result<(), LayoutError> {
         let size = checked_product(shape.iter().copied())?;
         if shape.iter().any(|&e| e <= 0) || size != self.size() {
-            return Err(LayoutError::ShapeNotAdmitted { shape: shape.to_vec(), size: self.size() });
+            return Err(LayoutError::ShapeNotAdmitted {
+                shape: shape.to_vec(),
+                size: self.size(),
+            });
         }
         Ok(())
     }
@@ -62,7 +74,10 @@ impl Layout {
     /// (a multiset: aliasing replica points appear once each, see [`Layout::eval_set`]).
     pub fn eval_flat(&self, x: i64) -> Result<Vec<Point>, LayoutError> {
         if x < 0 || x >= self.size() {
-            return Err(LayoutError::OutOfBounds { coord: vec![x], shape: vec![self.size()] });
+            return Err(LayoutError::OutOfBounds {
+                coord: vec![x],
+                shape: vec![self.size()],
+            });
         }
         let base = self.shard_point(x);
         let rshape: Vec<i64> = self.replica.iter().map(|i| i.extent).collect();
@@ -95,7 +110,9 @@ impl Layout {
 
     /// The full table: for every flat logical index, its set of points.
     pub fn table(&self) -> Vec<Vec<Point>> {
-        (0..self.size()).map(|x| self.eval_set_flat(x).expect("index in range")).collect()
+        (0..self.size())
+            .map(|x| self.eval_set_flat(x).expect("index in range"))
+            .collect()
     }
 
     /// The backward map: the logical flat indices whose image contains `point`.
@@ -144,10 +161,7 @@ mod tests {
     #[test]
     fn tensor_core_tile_at_2_9() {
         // Paper 001 / §2.2: logical (2, 9) of the 8x16 tile.
-        let l = Layout::parse(
-            "(8, 2, 4, 2) : (4@lane, 1@warp, 1@lane, 1@reg) + [(2) : (4@warp)] + 5@warp",
-        )
-        .unwrap();
+        let l = Layout::parse("(8, 2, 4, 2) : (4@lane, 1@warp, 1@lane, 1@reg) + [(2) : (4@warp)] + 5@warp").unwrap();
         let got = l.eval_set(&[2, 9], &[8, 16]).unwrap();
         assert_eq!(
             got,
@@ -171,7 +185,13 @@ mod tests {
     fn shape_admission() {
         let l = Layout::parse("(4, 6) : (6, 1)").unwrap();
         assert!(l.eval_set(&[1, 1], &[2, 12]).is_ok());
-        assert!(matches!(l.eval_set(&[0, 0], &[5, 5]), Err(LayoutError::ShapeNotAdmitted { .. })));
-        assert!(matches!(l.eval_set(&[2, 0], &[2, 12]), Err(LayoutError::OutOfBounds { .. })));
+        assert!(matches!(
+            l.eval_set(&[0, 0], &[5, 5]),
+            Err(LayoutError::ShapeNotAdmitted { .. })
+        ));
+        assert!(matches!(
+            l.eval_set(&[2, 0], &[2, 12]),
+            Err(LayoutError::OutOfBounds { .. })
+        ));
     }
 }

@@ -79,17 +79,29 @@ impl Layout {
                 }
                 let tail = it.extent / g;
                 let head_stride = it.stride.checked_mul(tail).ok_or(LayoutError::Overflow)?;
-                out.push(Iter { extent: g, stride: head_stride, axis: it.axis.clone() });
+                out.push(Iter {
+                    extent: g,
+                    stride: head_stride,
+                    axis: it.axis.clone(),
+                });
                 cur = cur.checked_mul(g).ok_or(LayoutError::Overflow)?;
                 if tail > 1 {
-                    pending = Some(Iter { extent: tail, stride: it.stride, axis: it.axis });
+                    pending = Some(Iter {
+                        extent: tail,
+                        stride: it.stride,
+                        axis: it.axis,
+                    });
                 } else {
                     j += 1;
                 }
             }
             groups.push(start..out.len());
         }
-        let layout = Layout { shard: out, replica: self.replica.clone(), offset: self.offset.clone() };
+        let layout = Layout {
+            shard: out,
+            replica: self.replica.clone(),
+            offset: self.offset.clone(),
+        };
         Ok(Grouped { layout, groups })
     }
 }

@@ -55,7 +55,11 @@ fn check_iter(i: &Iter) -> Result<(), LayoutError> {
 pub fn intersect_iters(a: &Iter, b: &Iter) -> Result<Iter, LayoutError> {
     check_iter(a)?;
     check_iter(b)?;
-    let unit = Iter { extent: 1, stride: a.stride, axis: a.axis.clone() };
+    let unit = Iter {
+        extent: 1,
+        stride: a.stride,
+        axis: a.axis.clone(),
+    };
     if a.axis != b.axis || (a.stride > 0) != (b.stride > 0) {
         return Ok(unit);
     }
@@ -69,7 +73,11 @@ pub fn intersect_iters(a: &Iter, b: &Iter) -> Result<Iter, LayoutError> {
     let reach_b = (b.extent - 1) * b.stride.abs();
     let extent = reach_a.min(reach_b) / lcm + 1;
     let stride = if a.stride > 0 { lcm } else { -lcm };
-    Ok(Iter { extent, stride, axis: a.axis.clone() })
+    Ok(Iter {
+        extent,
+        stride,
+        axis: a.axis.clone(),
+    })
 }
 
 /// K intersection (§3.4 step 2): for each position `i` of the K iters of the grouped `A` and `B`

@@ -21,8 +21,8 @@ use crate::layout::{checked_product, Layout};
 
 /// Words the ISL parser reserves; an axis with one of these names cannot be an ISL variable.
 const ISL_KEYWORDS: &[&str] = &[
-    "exists", "and", "or", "not", "implies", "mod", "min", "max", "floor", "ceil", "floord", "ceild",
-    "infty", "NaN", "true", "false", "rat", "domain", "range", "params",
+    "exists", "and", "or", "not", "implies", "mod", "min", "max", "floor", "ceil", "floord", "ceild", "infty", "NaN",
+    "true", "false", "rat", "domain", "range", "params",
 ];
 
 /// A linear expression `Σ c·v + k` printed in ISL syntax.
@@ -70,7 +70,9 @@ impl Layout {
         // Variable prefixes that no axis name can be confused with.
         let clashes = |p: &str| {
             axes.iter().any(|a| {
-                a.name().strip_prefix(p).is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|c| c.is_ascii_digit()))
+                a.name()
+                    .strip_prefix(p)
+                    .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|c| c.is_ascii_digit()))
             })
         };
         let pick = |base: &str| {
@@ -97,11 +99,12 @@ impl Layout {
         }
         // Row-major flat index of the logical coordinate = lexicographic value of the digits.
         let suffix = |ext: &[i64]| -> Result<Vec<i64>, LayoutError> {
-            (0..ext.len()).map(|k| checked_product(ext[k + 1..].iter().copied())).collect()
+            (0..ext.len())
+                .map(|k| checked_product(ext[k + 1..].iter().copied()))
+                .collect()
         };
         let lhs: Vec<(i64, String)> = suffix(shape)?.into_iter().zip(ivars.iter().cloned()).collect();
-        let rhs: Vec<(i64, String)> =
-            suffix(&self.shape())?.into_iter().zip(dvars.iter().cloned()).collect();
+        let rhs: Vec<(i64, String)> = suffix(&self.shape())?.into_iter().zip(dvars.iter().cloned()).collect();
         if !lhs.is_empty() || !rhs.is_empty() {
             cons.push(format!("{} = {}", linear(&lhs, 0), linear(&rhs, 0)));
         }
@@ -117,7 +120,11 @@ impl Layout {
             let off = self.offset.get(axis).copied().unwrap_or(0);
             cons.push(format!("{axis} = {}", linear(&terms, off)));
         }
-        let body = if cons.is_empty() { "true".to_string() } else { cons.join(" and ") };
+        let body = if cons.is_empty() {
+            "true".to_string()
+        } else {
+            cons.join(" and ")
+        };
         let exists: Vec<&String> = dvars.iter().chain(rvars.iter()).collect();
         let out_tuple = axes.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ");
         let constraint = if exists.is_empty() {

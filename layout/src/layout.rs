@@ -53,11 +53,19 @@ pub struct Iter {
 
 impl Iter {
     pub fn new(extent: i64, stride: i64, axis: impl Into<Axis>) -> Self {
-        Iter { extent, stride, axis: axis.into() }
+        Iter {
+            extent,
+            stride,
+            axis: axis.into(),
+        }
     }
     /// An iter on the memory axis.
     pub fn mem(extent: i64, stride: i64) -> Self {
-        Iter { extent, stride, axis: Axis::memory() }
+        Iter {
+            extent,
+            stride,
+            axis: Axis::memory(),
+        }
     }
 }
 
@@ -78,11 +86,7 @@ pub struct Layout {
 
 impl Layout {
     /// Build and validate a layout (extents > 0, strides ≠ 0, no i64 overflow).
-    pub fn new(
-        shard: Vec<Iter>,
-        replica: Vec<Iter>,
-        offset: BTreeMap<Axis, i64>,
-    ) -> Result<Self, LayoutError> {
+    pub fn new(shard: Vec<Iter>, replica: Vec<Iter>, offset: BTreeMap<Axis, i64>) -> Result<Self, LayoutError> {
         let mut l = Layout { shard, replica, offset };
         l.offset.retain(|_, v| *v != 0);
         l.validate()?;
@@ -202,7 +206,8 @@ pub(crate) fn is_identifier(s: &str) -> bool {
 
 /// Product of extents, or `Overflow`.
 pub fn checked_product(it: impl IntoIterator<Item = i64>) -> Result<i64, LayoutError> {
-    it.into_iter().try_fold(1i64, |acc, e| acc.checked_mul(e).ok_or(LayoutError::Overflow))
+    it.into_iter()
+        .try_fold(1i64, |acc, e| acc.checked_mul(e).ok_or(LayoutError::Overflow))
 }
 
 fn write_scaled(f: &mut fmt::Formatter<'_>, value: i64, axis: &Axis) -> fmt::Result {

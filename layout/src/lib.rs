@@ -52,10 +52,10 @@ pub mod slice;
 pub mod sum;
 pub mod swizzle;
 
-pub use error::{LayoutError, ParseError};
-pub use layout::{Axis, Iter, Layout, Point, MEMORY_AXIS};
 pub use canon::Canonical;
 pub use equiv::{equivalent, EquivMethod, Equivalence};
+pub use error::{LayoutError, ParseError};
 pub use group::Grouped;
+pub use layout::{Axis, Iter, Layout, Point, MEMORY_AXIS};
 pub use tile::tile;
 pub use tile_of::tile_of;

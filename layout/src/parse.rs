@@ -24,7 +24,10 @@ type PResult<T> = Result<T, ParseError>;
 
 impl<'a> Parser<'a> {
     fn err<T>(&self, offset: usize, message: impl Into<String>) -> PResult<T> {
-        Err(ParseError { offset, message: message.into() })
+        Err(ParseError {
+            offset,
+            message: message.into(),
+        })
     }
 
     fn skip_ws(&mut self) {
@@ -145,11 +148,7 @@ impl<'a> Parser<'a> {
         if extents.len() != strides.len() {
             return self.err(
                 open,
-                format!(
-                    "layout has {} extents but {} strides",
-                    extents.len(),
-                    strides.len()
-                ),
+                format!("layout has {} extents but {} strides", extents.len(), strides.len()),
             );
         }
         let mut product: i64 = 1;
@@ -162,7 +161,11 @@ impl<'a> Parser<'a> {
             if (e - 1).checked_mul(s).is_none() {
                 return self.err(sat, "extent times stride overflows 64-bit integers");
             }
-            out.push(Iter { extent: e, stride: s, axis });
+            out.push(Iter {
+                extent: e,
+                stride: s,
+                axis,
+            });
         }
         Ok(out)
     }
@@ -177,10 +180,7 @@ impl<'a> Parser<'a> {
             if self.peek() == Some('[') {
                 let at = self.pos;
                 if seen_offset || !replica.is_empty() {
-                    return self.err(
-                        at,
-                        "the replica '[…]' must come once, right after the shard",
-                    );
+                    return self.err(at, "the replica '[…]' must come once, right after the shard");
                 }
                 self.pos += 1;
                 replica = self.iters()?;

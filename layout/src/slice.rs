@@ -55,8 +55,9 @@ pub(crate) fn group_blocks(shard: &[Iter], shape: &[i64]) -> Result<Vec<Vec<Iter
         let mut need = s;
         let mut block = Vec::new();
         while need > 1 {
-            let it = queue.pop_front().ok_or_else(|| {
-                LayoutError::ShapeNotAdmitted { shape: shape.to_vec(), size: checked_product(shard.iter().map(|i| i.extent)).unwrap_or(-1) }
+            let it = queue.pop_front().ok_or_else(|| LayoutError::ShapeNotAdmitted {
+                shape: shape.to_vec(),
+                size: checked_product(shard.iter().map(|i| i.extent)).unwrap_or(-1),
             })?;
             if need % it.extent == 0 {
                 need /= it.extent;
@@ -64,8 +65,16 @@ pub(crate) fn group_blocks(shard: &[Iter], shape: &[i64]) -> Result<Vec<Vec<Iter
             } else if it.extent % need == 0 {
                 let rest = it.extent / need;
                 let outer = it.stride.checked_mul(rest).ok_or(LayoutError::Overflow)?;
-                block.push(Iter { extent: need, stride: outer, axis: it.axis.clone() });
-                queue.push_front(Iter { extent: rest, stride: it.stride, axis: it.axis });
+                block.push(Iter {
+                    extent: need,
+                    stride: outer,
+                    axis: it.axis.clone(),
+                });
+                queue.push_front(Iter {
+                    extent: rest,
+                    stride: it.stride,
+                    axis: it.axis,
+                });
                 need = 1;
             } else {
                 return Err(LayoutError::Unsupported(format!(
@@ -111,14 +120,16 @@ fn slice_block(blk: &[Iter], b: i64, t: i64) -> Result<Vec<Iter>, LayoutError> {
     if rem == 1 {
         return Ok(peeled.into());
     }
-    let k = pivot.ok_or_else(|| {
-        LayoutError::Unsupported("slice region exceeds its block (internal error)".into())
-    })?;
+    let k = pivot.ok_or_else(|| LayoutError::Unsupported("slice region exceeds its block (internal error)".into()))?;
     let (ek, sk, ak) = (blk[k].extent, blk[k].stride, &blk[k].axis);
     let mut out = Vec::with_capacity(peeled.len() + 2);
     if d0[k] + rem <= ek {
         // Lemma E.1: no wrap at the pivot.
-        out.push(Iter { extent: rem, stride: sk, axis: ak.clone() });
+        out.push(Iter {
+            extent: rem,
+            stride: sk,
+            axis: ak.clone(),
+        });
     } else if rem % 2 == 0 && d0[k] + rem / 2 == ek {
         // Lemma E.2: symmetric one-wrap, with the errata's strict capacity.
         let c = rem / 2;
@@ -147,13 +158,25 @@ fn slice_block(blk: &[Iter], b: i64, t: i64) -> Result<Vec<Iter>, LayoutError> {
             } else {
                 format!(
                     "no slice layout: the one-wrap step Δ spans two axes ({}), but an iter has one axis",
-                    delta.iter().map(|(a, v)| format!("{v}@{a}")).collect::<Vec<_>>().join(" + ")
+                    delta
+                        .iter()
+                        .map(|(a, v)| format!("{v}@{a}"))
+                        .collect::<Vec<_>>()
+                        .join(" + ")
                 )
             }));
         }
         let (axis, stride) = delta.into_iter().next().ok_or(LayoutError::ZeroStride)?;
-        out.push(Iter { extent: 2, stride, axis });
-        out.push(Iter { extent: c, stride: sk, axis: ak.clone() });
+        out.push(Iter {
+            extent: 2,
+            stride,
+            axis,
+        });
+        out.push(Iter {
+            extent: c,
+            stride: sk,
+            axis: ak.clone(),
+        });
     } else {
         return Err(LayoutError::Unsupported(format!(
             "no slice layout: the region [{b}, {}) of a block with extents {ext:?} starts at digit \
@@ -212,7 +235,9 @@ impl Layout {
         if cfg!(debug_assertions) {
             verify_slice(self, shape, region, &out)?;
         } else if out.size() != checked_product(region.iter().map(|&(lo, hi)| hi - lo))? {
-            return Err(LayoutError::Unsupported("slice construction has the wrong size (internal error)".into()));
+            return Err(LayoutError::Unsupported(
+                "slice construction has the wrong size (internal error)".into(),
+            ));
         }
         Ok(out)
     }
@@ -220,19 +245,16 @@ impl Layout {
 
 /// Re-check a slice by enumeration when the region is small (the shard and offset suffice: the
 /// replica is shared). A mismatch is an internal error, reported rather than returned.
-fn verify_slice(
-    l: &Layout,
-    shape: &[i64],
-    region: &[(i64, i64)],
-    out: &Layout,
-) -> Result<(), LayoutError> {
+fn verify_slice(l: &Layout, shape: &[i64], region: &[(i64, i64)], out: &Layout) -> Result<(), LayoutError> {
     let t: Vec<i64> = region.iter().map(|&(lo, hi)| hi - lo).collect();
     let n = checked_product(t.iter().copied())?;
     if n > VERIFY_LIMIT || out.size() != n {
         return if out.size() == n {
             Ok(())
         } else {
-            Err(LayoutError::Unsupported("slice construction has the wrong size (internal error)".into()))
+            Err(LayoutError::Unsupported(
+                "slice construction has the wrong size (internal error)".into(),
+            ))
         };
     }
     for u in 0..n {
@@ -352,7 +374,10 @@ mod tiled_region_tests {
     fn row_major_tiles() {
         check(&Layout::parse("(64, 64) : (64, 1)").unwrap(), &[64, 64], &[16, 32]);
         check(&Layout::parse("(64, 64) : (64, 1)").unwrap(), &[64, 64], &[64, 8]);
-        let t = Layout::parse("(4096, 4096) : (4096, 1)").unwrap().tiled_region(&[4096, 4096], &[128, 32]).unwrap();
+        let t = Layout::parse("(4096, 4096) : (4096, 1)")
+            .unwrap()
+            .tiled_region(&[4096, 4096], &[128, 32])
+            .unwrap();
         assert_eq!(t.inner.to_string(), "(128, 32) : (4096, 1)");
         assert_eq!(t.outer[0], vec![Iter::mem(32, 524288)]);
         assert_eq!(t.outer[1], vec![Iter::mem(128, 32)]);
@@ -360,14 +385,21 @@ mod tiled_region_tests {
 
     #[test]
     fn distributed_and_replicated_tiles() {
-        check(&Layout::parse("(8, 2, 4, 2) : (4@lane, 1@warp, 1@lane, 1@reg) + [(2) : (4@warp)] + 5@warp").unwrap(), &[8, 16], &[4, 8]);
+        check(
+            &Layout::parse("(8, 2, 4, 2) : (4@lane, 1@warp, 1@lane, 1@reg) + [(2) : (4@warp)] + 5@warp").unwrap(),
+            &[8, 16],
+            &[4, 8],
+        );
         check(&Layout::parse("(16, 8) : (1, 16)").unwrap(), &[16, 8], &[8, 4]);
     }
 
     #[test]
     fn refused_when_tiles_straddle_iters() {
         // Index x is (x / 3, x % 3) on strides (1, 2): tiles of 2 cut through the 3-iter.
-        assert!(Layout::parse("(2, 3) : (1, 2)").unwrap().tiled_region(&[6], &[2]).is_err());
+        assert!(Layout::parse("(2, 3) : (1, 2)")
+            .unwrap()
+            .tiled_region(&[6], &[2])
+            .is_err());
         assert!(Layout::parse("(4) : (1)").unwrap().tiled_region(&[4], &[3]).is_err());
     }
 }

@@ -31,12 +31,7 @@ pub fn interleaved_shape(a_shape: &[i64], b_shape: &[i64]) -> Result<Vec<i64>, L
 ///
 /// Errors: `ShapeNotAdmitted` when a shape is not admitted, `Unsupported` when the ranks differ
 /// or a shard does not group by its shape, `Overflow` when the summed offsets overflow.
-pub fn direct_sum(
-    a: &Layout,
-    a_shape: &[i64],
-    b: &Layout,
-    b_shape: &[i64],
-) -> Result<Layout, LayoutError> {
+pub fn direct_sum(a: &Layout, a_shape: &[i64], b: &Layout, b_shape: &[i64]) -> Result<Layout, LayoutError> {
     a.validate()?;
     b.validate()?;
     a.check_admits(a_shape)?;

@@ -40,7 +40,9 @@ impl Swizzle {
             return Ok(());
         }
         if self.shift == 0 {
-            return Err(LayoutError::Unsupported(format!("{self}: a zero shift is not a bijection")));
+            return Err(LayoutError::Unsupported(format!(
+                "{self}: a zero shift is not a bijection"
+            )));
         }
         let top = self.base as u64 + self.bits as u64 + self.shift.unsigned_abs() as u64;
         if top > 62 {
@@ -101,7 +103,10 @@ impl Swizzle {
     /// Parse `Swizzle<B,M,S>` (spaces allowed).
     pub fn parse(text: &str) -> Result<Self, ParseError> {
         let t = text.trim();
-        let err = |m: &str| ParseError { offset: 0, message: m.to_string() };
+        let err = |m: &str| ParseError {
+            offset: 0,
+            message: m.to_string(),
+        };
         let inner = t
             .strip_prefix("Swizzle")
             .map(str::trim_start)
@@ -121,7 +126,11 @@ impl Swizzle {
 
 /// `bits` ones starting at bit `at` (bits past the word dropped).
 fn mask(bits: u32, at: u64) -> i64 {
-    let ones = if bits >= 64 { -1i64 } else { (1i64 << bits).wrapping_sub(1) };
+    let ones = if bits >= 64 {
+        -1i64
+    } else {
+        (1i64 << bits).wrapping_sub(1)
+    };
     if at >= 64 {
         0
     } else {
@@ -173,8 +182,12 @@ impl SwizzledLayout {
 
     /// The set of points of flat logical index `x` (sorted, deduplicated).
     pub fn eval_set_flat(&self, x: i64) -> Result<Vec<Point>, LayoutError> {
-        let mut v: Vec<Point> =
-            self.layout.eval_set_flat(x)?.into_iter().map(|p| self.swizzle_point(p)).collect();
+        let mut v: Vec<Point> = self
+            .layout
+            .eval_set_flat(x)?
+            .into_iter()
+            .map(|p| self.swizzle_point(p))
+            .collect();
         v.sort();
         v.dedup();
         Ok(v)
@@ -199,14 +212,26 @@ impl SwizzledLayout {
 
     /// Parse `Swizzle<B,M,S> o <layout>`.
     pub fn parse(text: &str) -> Result<Self, ParseError> {
-        let close = text.find('>').ok_or(ParseError { offset: 0, message: "expected 'Swizzle<B,M,S> o <layout>'".into() })?;
+        let close = text.find('>').ok_or(ParseError {
+            offset: 0,
+            message: "expected 'Swizzle<B,M,S> o <layout>'".into(),
+        })?;
         let sw = Swizzle::parse(&text[..=close])?;
         let rest = text[close + 1..].trim_start();
         let rest_off = text.len() - rest.len();
-        let body = rest.strip_prefix('o').ok_or(ParseError { offset: rest_off, message: "expected 'o' after the swizzle".into() })?;
+        let body = rest.strip_prefix('o').ok_or(ParseError {
+            offset: rest_off,
+            message: "expected 'o' after the swizzle".into(),
+        })?;
         let body_off = text.len() - body.len();
-        let layout = Layout::parse(body).map_err(|e| ParseError { offset: e.offset + body_off, message: e.message })?;
-        SwizzledLayout::new(layout, sw).map_err(|e| ParseError { offset: 0, message: e.to_string() })
+        let layout = Layout::parse(body).map_err(|e| ParseError {
+            offset: e.offset + body_off,
+            message: e.message,
+        })?;
+        SwizzledLayout::new(layout, sw).map_err(|e| ParseError {
+            offset: 0,
+            message: e.to_string(),
+        })
     }
 }
 

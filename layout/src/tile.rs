@@ -33,8 +33,15 @@ pub fn tile(a: &Layout, a_shape: &[i64], b: &Layout, b_shape: &[i64]) -> Result<
     let gb = b.group(b_shape)?;
     let sigma = b.span()?;
     let scale = |it: &Iter| -> Result<Iter, LayoutError> {
-        let s = it.stride.checked_mul(span_on(&sigma, &it.axis)).ok_or(LayoutError::Overflow)?;
-        Ok(Iter { extent: it.extent, stride: s, axis: it.axis.clone() })
+        let s = it
+            .stride
+            .checked_mul(span_on(&sigma, &it.axis))
+            .ok_or(LayoutError::Overflow)?;
+        Ok(Iter {
+            extent: it.extent,
+            stride: s,
+            axis: it.axis.clone(),
+        })
     };
     let mut shard = Vec::with_capacity(ga.layout.shard.len() + gb.layout.shard.len());
     for (ra, rb) in ga.groups.iter().zip(gb.groups.iter()) {

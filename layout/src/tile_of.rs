@@ -64,9 +64,13 @@ pub fn tile_of(a: &Layout, a_shape: &[i64], b: &Layout, b_shape: &[i64]) -> Resu
         inter.push(sb);
     }
     let gb = b.group(b_shape)?;
-    let ga = a
-        .group(&inter)
-        .map_err(|e| not_a_tile(a, b, format!("A does not group by the interleaved shape {inter:?} ({e})")))?;
+    let ga = a.group(&inter).map_err(|e| {
+        not_a_tile(
+            a,
+            b,
+            format!("A does not group by the interleaved shape {inter:?} ({e})"),
+        )
+    })?;
     let w = b.span()?;
 
     // Shard: B's block must be the trailing part of A's block; the rest is W-scaled C.
@@ -88,7 +92,14 @@ pub fn tile_of(a: &Layout, a_shape: &[i64], b: &Layout, b_shape: &[i64]) -> Resu
         }
         for it in normalize_shard(outer) {
             c_shard.push(descale(&it, span_on(&w, &it.axis)).ok_or_else(|| {
-                not_a_tile(a, b, format!("dim {j}: stride {}@{} is not a multiple of B's span", it.stride, it.axis))
+                not_a_tile(
+                    a,
+                    b,
+                    format!(
+                        "dim {j}: stride {}@{} is not a multiple of B's span",
+                        it.stride, it.axis
+                    ),
+                )
             })?);
         }
     }
@@ -104,7 +115,11 @@ pub fn tile_of(a: &Layout, a_shape: &[i64], b: &Layout, b_shape: &[i64]) -> Resu
         let diff = oa.checked_sub(ob).ok_or(LayoutError::Overflow)?;
         let wa = span_on(&w, axis);
         if diff % wa != 0 {
-            return Err(not_a_tile(a, b, format!("offset on {axis}: {oa} − {ob} is not a multiple of B's span {wa}")));
+            return Err(not_a_tile(
+                a,
+                b,
+                format!("offset on {axis}: {oa} − {ob} is not a multiple of B's span {wa}"),
+            ));
         }
         c_offset.insert(axis.clone(), diff / wa);
     }
@@ -124,21 +139,36 @@ pub fn tile_of(a: &Layout, a_shape: &[i64], b: &Layout, b_shape: &[i64]) -> Resu
     let c = Layout::new(c_shard, c_replica, c_offset)?;
     let t = tile(&c, &c_shape, b, b_shape)?;
     let check = equivalent(&t, a).map_err(|e| match e {
-        LayoutError::Unsupported(why) => LayoutError::Unsupported(format!("cannot verify the recovered C = {c}: {why}")),
+        LayoutError::Unsupported(why) => {
+            LayoutError::Unsupported(format!("cannot verify the recovered C = {c}: {why}"))
+        }
         other => other,
     })?;
     if !check.equal {
-        return Err(not_a_tile(a, b, format!("the candidate C = {c} gives C ⊗ B = {t}, a different map")));
+        return Err(not_a_tile(
+            a,
+            b,
+            format!("the candidate C = {c} gives C ⊗ B = {t}, a different map"),
+        ));
     }
     Ok(c)
 }
 
 fn show(iters: &[Iter]) -> String {
-    Layout { shard: iters.to_vec(), replica: vec![], offset: BTreeMap::new() }.to_string()
+    Layout {
+        shard: iters.to_vec(),
+        replica: vec![],
+        offset: BTreeMap::new(),
+    }
+    .to_string()
 }
 
 fn descale(it: &Iter, w: i64) -> Option<Iter> {
-    (it.stride % w == 0).then(|| Iter { extent: it.extent, stride: it.stride / w, axis: it.axis.clone() })
+    (it.stride % w == 0).then(|| Iter {
+        extent: it.extent,
+        stride: it.stride / w,
+        axis: it.axis.clone(),
+    })
 }
 
 /// C's replica iters on one axis from the canonical (positive-stride) replicas of A and B.
@@ -173,16 +203,32 @@ fn recover_replica_axis(ra: &[Iter], rb: &[Iter], axis: &Axis, w: i64) -> Result
         .iter()
         .filter(|&&s| s % w == 0)
         .map(|&s| s / w)
-        .filter(|&c| sb.iter().all(|&y| c.checked_mul(w).and_then(|v| v.checked_add(y)).is_some_and(|v| sa.contains(&v))))
+        .filter(|&c| {
+            sb.iter().all(|&y| {
+                c.checked_mul(w)
+                    .and_then(|v| v.checked_add(y))
+                    .is_some_and(|v| sa.contains(&v))
+            })
+        })
         .collect();
-    let fail = || LayoutError::Unsupported(format!("the replica on {axis} is not B's replica plus a span-scaled one"));
+    let fail = || {
+        LayoutError::Unsupported(format!(
+            "the replica on {axis} is not B's replica plus a span-scaled one"
+        ))
+    };
     let iters = iters_from_set(&sc, axis).ok_or_else(fail)?;
     if replica_axis_set(&iters, axis)? != sc {
         return Err(fail());
     }
     let mut scaled_plus_b: Vec<Iter> = iters
         .iter()
-        .map(|it| it.stride.checked_mul(w).map(|s| Iter { extent: it.extent, stride: s, axis: axis.clone() }))
+        .map(|it| {
+            it.stride.checked_mul(w).map(|s| Iter {
+                extent: it.extent,
+                stride: s,
+                axis: axis.clone(),
+            })
+        })
         .collect::<Option<Vec<_>>>()
         .ok_or(LayoutError::Overflow)?;
     scaled_plus_b.extend(rb.iter().cloned());
@@ -207,7 +253,11 @@ fn iters_from_set(set: &BTreeSet<i64>, axis: &Axis) -> Option<Vec<Iter>> {
         while cur.contains(&e.checked_mul(sigma)?) {
             e += 1;
         }
-        out.push(Iter { extent: e, stride: sigma, axis: axis.clone() });
+        out.push(Iter {
+            extent: e,
+            stride: sigma,
+            axis: axis.clone(),
+        });
         let next: BTreeSet<i64> = cur.iter().copied().filter(|&x| !cur.contains(&(x - sigma))).collect();
         if next.len() >= cur.len() {
             return None;

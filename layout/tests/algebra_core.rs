@@ -88,12 +88,18 @@ fn span_golden_paper_examples() {
     let tmem = l("(2, 128, 112) : (112@Col, 1@Lane, 1@Col)");
     assert_eq!(tmem.span().unwrap(), spans(&[("Col", 224), ("Lane", 128)]));
     // Negative strides count by magnitude; an offset-only axis has span 1.
-    assert_eq!(l("(4) : (-3) + [(2) : (-5@warp)] + 7@reg").span().unwrap(), spans(&[("m", 10), ("reg", 1), ("warp", 6)]));
+    assert_eq!(
+        l("(4) : (-3) + [(2) : (-5@warp)] + 7@reg").span().unwrap(),
+        spans(&[("m", 10), ("reg", 1), ("warp", 6)])
+    );
 }
 
 #[test]
 fn span_overflow_is_an_error() {
-    let big = Layout { shard: vec![Iter::mem(3, i64::MAX / 2), Iter::mem(3, i64::MAX / 2)], ..Default::default() };
+    let big = Layout {
+        shard: vec![Iter::mem(3, i64::MAX / 2), Iter::mem(3, i64::MAX / 2)],
+        ..Default::default()
+    };
     assert_eq!(big.span(), Err(LayoutError::Overflow));
 }
 
@@ -103,7 +109,10 @@ fn span_overflow_is_an_error() {
 #[test]
 fn canon_golden_d_rules() {
     // D0 drops unit iters, D1 merges chains across them.
-    assert_eq!(l("(2, 1, 3, 4) : (12, 7@warp, 4, 1)").canonical().to_string(), "(24) : (1)");
+    assert_eq!(
+        l("(2, 1, 3, 4) : (12, 7@warp, 4, 1)").canonical().to_string(),
+        "(24) : (1)"
+    );
     // Paper §2.2 layouts are already canonical.
     for s in [
         "(8, 2, 4, 2) : (4@lane, 1@warp, 1@lane, 1@reg) + [(2) : (4@warp)] + 5@warp",
@@ -117,7 +126,9 @@ fn canon_golden_d_rules() {
     // §2.2 "shard with replication": the row blocks (32) : (128) and (128) : (1) are one
     // contiguous run of 4096 addresses.
     assert_eq!(
-        l("(2, 32, 128) : (1@gpuid, 128, 1) + [(2) : (2@gpuid)]").canonical().to_string(),
+        l("(2, 32, 128) : (1@gpuid, 128, 1) + [(2) : (2@gpuid)]")
+            .canonical()
+            .to_string(),
         "(2, 4096) : (1@gpuid, 1) + [(2) : (2@gpuid)]"
     );
     // One element: the shard canonicalizes to empty.
@@ -129,9 +140,15 @@ fn canon_golden_d_rules() {
 #[test]
 fn canon_golden_replica_rules() {
     // C0 + C1: unit replica dropped, negative stride made positive with the offset moved.
-    assert_eq!(l("(2) : (1) + [(1, 4) : (9, -2@warp)]").canonical().to_string(), "(2) : (1) + [(4) : (2@warp)] + -6@warp");
+    assert_eq!(
+        l("(2) : (1) + [(1, 4) : (9, -2@warp)]").canonical().to_string(),
+        "(2) : (1) + [(4) : (2@warp)] + -6@warp"
+    );
     // C2 with equal strides.
-    assert_eq!(l("(2) : (1) + [(2, 3) : (1@warp, 1@warp)]").canonical().to_string(), "(2) : (1) + [(4) : (1@warp)]");
+    assert_eq!(
+        l("(2) : (1) + [(2, 3) : (1@warp, 1@warp)]").canonical().to_string(),
+        "(2) : (1) + [(4) : (1@warp)]"
+    );
 }
 
 #[test]
@@ -141,7 +158,13 @@ fn canon_errata_c2_uses_q_le_extent() {
     assert_eq!(c.layout.to_string(), "(2) : (1) + [(4) : (1)]");
     assert!(c.gap_condition);
     let e = equivalent(&l("(2) : (1) + [(2, 2) : (1, 2)]"), &l("(2) : (1) + [(4) : (1)]")).unwrap();
-    assert_eq!(e, axe_layout::Equivalence { equal: true, method: EquivMethod::CanonicalForm });
+    assert_eq!(
+        e,
+        axe_layout::Equivalence {
+            equal: true,
+            method: EquivMethod::CanonicalForm
+        }
+    );
 }
 
 #[test]
@@ -209,7 +232,10 @@ fn canon_unique_exhaustive_small_space() {
             let lay = Layout::new(d.clone(), r.clone(), BTreeMap::new()).unwrap();
             let c = lay.canonicalize();
             assert!(maps_equal(&lay, &c.layout), "{lay} vs {}", c.layout);
-            buckets.entry(lay.table()).or_default().push((c.layout, c.gap_condition));
+            buckets
+                .entry(lay.table())
+                .or_default()
+                .push((c.layout, c.gap_condition));
         }
     }
     let mut merged = 0;
@@ -225,7 +251,10 @@ fn canon_unique_exhaustive_small_space() {
             merged += 1;
         }
     }
-    assert!(merged > 100, "the space should contain many equivalent layouts, found {merged}");
+    assert!(
+        merged > 100,
+        "the space should contain many equivalent layouts, found {merged}"
+    );
 }
 
 /// Theorem A.12/A.14 on the replica alone, exhaustively: multisets of up to three replica
@@ -250,7 +279,10 @@ fn canon_replica_unique_exhaustive() {
                 let lay = Layout::new(vec![], r, BTreeMap::new()).unwrap();
                 let c = lay.canonicalize();
                 assert!(maps_equal(&lay, &c.layout), "{lay} vs {}", c.layout);
-                buckets.entry(lay.table()).or_default().push((c.layout, c.gap_condition));
+                buckets
+                    .entry(lay.table())
+                    .or_default()
+                    .push((c.layout, c.gap_condition));
             }
         }
     }
@@ -264,7 +296,10 @@ fn canon_replica_unique_exhaustive() {
             *forms.entry(f).or_default() += 1;
         }
     }
-    assert!(forms.values().all(|&c| c == 1), "one canonical form for two different sets");
+    assert!(
+        forms.values().all(|&c| c == 1),
+        "one canonical form for two different sets"
+    );
 }
 
 /// Map-preserving rewrites used to produce equivalent layouts: split a shard or replica iter
@@ -291,7 +326,10 @@ fn perturb(lay: &Layout, ops: &[(u8, usize, usize)]) -> Layout {
             }
             1 => {
                 let pos = k % (x.shard.len() + 1);
-                x.shard.insert(pos, Iter::new(1, (v % 7) as i64 + 1, common::AXES[v % common::AXES.len()]));
+                x.shard.insert(
+                    pos,
+                    Iter::new(1, (v % 7) as i64 + 1, common::AXES[v % common::AXES.len()]),
+                );
             }
             3 => {
                 if x.replica.is_empty() {
@@ -392,7 +430,13 @@ fn equivalence_refuses_huge_enumeration() {
     assert!(is_unsupported(&equivalent(&a, &b)));
     // Under GC the same sizes are decided structurally, without enumerating.
     let e = equivalent(&l("(8388608) : (1@lane)"), &l("(4096, 2048) : (2048@lane, 1@lane)")).unwrap();
-    assert_eq!(e, axe_layout::Equivalence { equal: true, method: EquivMethod::CanonicalForm });
+    assert_eq!(
+        e,
+        axe_layout::Equivalence {
+            equal: true,
+            method: EquivMethod::CanonicalForm
+        }
+    );
     // Different sizes are never equal.
     assert!(!equivalent(&l("(4) : (1)"), &l("(2) : (1)")).unwrap().equal);
 }
@@ -411,7 +455,11 @@ fn check_grouped(lay: &Layout, shape: &[i64], g: &axe_layout::Grouped) {
         assert_eq!(p, dim, "{} groups {:?} by {shape:?}", g.layout, g.groups);
     }
     assert_eq!(next, g.layout.shard.len());
-    assert!(g.layout.shard.iter().all(|i| i.extent > 1), "no unit iters in {}", g.layout);
+    assert!(
+        g.layout.shard.iter().all(|i| i.extent > 1),
+        "no unit iters in {}",
+        g.layout
+    );
 }
 
 #[test]
@@ -459,8 +507,14 @@ fn group_failures_are_typed() {
     // 6 on lane cannot end a block of 4.
     assert!(is_unsupported(&l("(6, 2) : (1@lane, 1)").group(&[4, 3])));
     assert!(is_unsupported(&l("(2, 3) : (1@lane, 1)").group(&[3, 2])));
-    assert!(matches!(l("(4) : (1)").group(&[3]), Err(LayoutError::ShapeNotAdmitted { .. })));
-    assert!(matches!(l("(4) : (1)").group(&[-2, -2]), Err(LayoutError::ShapeNotAdmitted { .. })));
+    assert!(matches!(
+        l("(4) : (1)").group(&[3]),
+        Err(LayoutError::ShapeNotAdmitted { .. })
+    ));
+    assert!(matches!(
+        l("(4) : (1)").group(&[-2, -2]),
+        Err(LayoutError::ShapeNotAdmitted { .. })
+    ));
 }
 
 proptest! {
@@ -503,7 +557,10 @@ fn tile_golden_paper_example() {
     assert!(t.check_admits(&[16, 24]).is_ok());
     check_tile_formula(&a, &[2, 3], &b, &[8, 8], &t);
     // Logical (9, 13): tile (1, 1) of A at 192 + 64, element (1, 5) of B at 8 + 5.
-    assert_eq!(t.eval_set(&[9, 13], &[16, 24]).unwrap(), vec![axe_layout::eval::point(&[("m", 192 + 64 + 8 + 5)])]);
+    assert_eq!(
+        t.eval_set(&[9, 13], &[16, 24]).unwrap(),
+        vec![axe_layout::eval::point(&[("m", 192 + 64 + 8 + 5)])]
+    );
 }
 
 #[test]
@@ -513,7 +570,10 @@ fn tile_with_replica_offset_and_axes() {
     let b = l("(4, 8) : (8@lane, 1@lane) + [(2) : (1@warp)] + 3");
     let t = tile(&a, &[2], &b, &[32]).unwrap();
     // B's shard is grouped (merged) to (32) : (1@lane); span(B) = 32@lane + 2@warp + 1@m.
-    assert_eq!(t.to_string(), "(2, 32) : (2@warp, 1@lane) + [(2, 2) : (1@gpuid, 1@warp)] + 3 + 2@warp");
+    assert_eq!(
+        t.to_string(),
+        "(2, 32) : (2@warp, 1@lane) + [(2, 2) : (1@gpuid, 1@warp)] + 3 + 2@warp"
+    );
     check_tile_formula(&a, &[2], &b, &[32], &t);
 }
 
@@ -522,7 +582,10 @@ fn tile_errors() {
     let a = l("(2, 3) : (3, 1)");
     assert!(is_unsupported(&tile(&a, &[6], &a, &[2, 3])));
     assert!(is_unsupported(&tile(&l("(2, 3) : (1@lane, 1)"), &[3, 2], &a, &[2, 3])));
-    assert!(matches!(tile(&a, &[5], &a, &[6]), Err(LayoutError::ShapeNotAdmitted { .. })));
+    assert!(matches!(
+        tile(&a, &[5], &a, &[6]),
+        Err(LayoutError::ShapeNotAdmitted { .. })
+    ));
     let big = l("(2) : (4611686018427387903)");
     assert_eq!(tile(&big, &[2], &l("(4) : (1)"), &[4]), Err(LayoutError::Overflow));
 }
@@ -534,7 +597,10 @@ fn small() -> Gen {
 /// Two layouts with admitted, grouping shapes of one common rank.
 fn arb_pair() -> impl Strategy<Value = (Layout, Vec<i64>, Layout, Vec<i64>)> {
     (1usize..=2).prop_flat_map(|r| {
-        (arb_layout_and_shape(small(), r..=r), arb_layout_and_shape(small(), r..=r))
+        (
+            arb_layout_and_shape(small(), r..=r),
+            arb_layout_and_shape(small(), r..=r),
+        )
             .prop_map(|((a, sa), (b, sb))| (a, sa, b, sb))
     })
 }
@@ -636,9 +702,19 @@ fn tile_of_replica_and_offset() {
     let got = tile_of(&a.canonical(), &[8], &b, &[4]).unwrap();
     assert_eq!(got.to_string(), "(2) : (1) + [(2) : (1@warp)] + 3 + 1@warp");
     // An offset that is not a multiple of B's span is refused.
-    assert!(is_unsupported(&tile_of(&l("(8) : (1) + 1"), &[8], &l("(4) : (1)"), &[4])));
+    assert!(is_unsupported(&tile_of(
+        &l("(8) : (1) + 1"),
+        &[8],
+        &l("(4) : (1)"),
+        &[4]
+    )));
     // So is a replica that is not B's plus a span-scaled one.
-    assert!(is_unsupported(&tile_of(&l("(8) : (1) + [(3) : (1@warp)]"), &[8], &l("(4) : (1) + [(2) : (1@warp)]"), &[4])));
+    assert!(is_unsupported(&tile_of(
+        &l("(8) : (1) + [(3) : (1@warp)]"),
+        &[8],
+        &l("(4) : (1) + [(2) : (1@warp)]"),
+        &[4]
+    )));
 }
 
 #[test]
@@ -646,7 +722,10 @@ fn tile_of_shape_errors() {
     let a = l("(8) : (1)");
     assert!(is_unsupported(&tile_of(&a, &[8], &l("(3) : (1)"), &[3])));
     assert!(is_unsupported(&tile_of(&a, &[8], &l("(2, 2) : (2, 1)"), &[2, 2])));
-    assert!(matches!(tile_of(&a, &[4], &l("(2) : (1)"), &[2]), Err(LayoutError::ShapeNotAdmitted { .. })));
+    assert!(matches!(
+        tile_of(&a, &[4], &l("(2) : (1)"), &[2]),
+        Err(LayoutError::ShapeNotAdmitted { .. })
+    ));
     // B does not tile A at all (different axis).
     assert!(is_unsupported(&tile_of(&a, &[8], &l("(2) : (1@lane)"), &[2])));
 }
@@ -663,13 +742,22 @@ fn isl_golden() {
          0 <= d0 < 2 and 0 <= d1 < 2 and 0 <= r0 < 2 and 2*i0 + i1 = 2*d0 + d1 and lane = d0 and \
          m = 2*d1 and warp = r0 + 1) }"
     );
-    assert_eq!(l("(4) : (-3)").to_isl(&[4]).unwrap(), "{ [i0] -> [m] : exists (d0 : 0 <= i0 < 4 and 0 <= d0 < 4 and i0 = d0 and m = -3*d0) }");
+    assert_eq!(
+        l("(4) : (-3)").to_isl(&[4]).unwrap(),
+        "{ [i0] -> [m] : exists (d0 : 0 <= i0 < 4 and 0 <= d0 < 4 and i0 = d0 and m = -3*d0) }"
+    );
     // One element, no iters: no existentials.
     assert_eq!(l("() : () + 5").to_isl(&[]).unwrap(), "{ [] -> [m] : m = 5 }");
     // Variable names never collide with axis names.
     let s = l("(2) : (1@d0)").to_isl(&[2]).unwrap();
-    assert_eq!(s, "{ [i0] -> [d0] : exists (_d0 : 0 <= i0 < 2 and 0 <= _d0 < 2 and i0 = _d0 and d0 = _d0) }");
-    assert!(matches!(l("(2) : (1)").to_isl(&[3]), Err(LayoutError::ShapeNotAdmitted { .. })));
+    assert_eq!(
+        s,
+        "{ [i0] -> [d0] : exists (_d0 : 0 <= i0 < 2 and 0 <= _d0 < 2 and i0 = _d0 and d0 = _d0) }"
+    );
+    assert!(matches!(
+        l("(2) : (1)").to_isl(&[3]),
+        Err(LayoutError::ShapeNotAdmitted { .. })
+    ));
     assert!(is_unsupported(&l("(2) : (1@exists)").to_isl(&[2])));
 }
 
@@ -682,7 +770,10 @@ fn json_str(s: &str) -> String {
 #[test]
 fn isl_relations_match_brute_force_with_islpy() {
     let mut cases = vec![
-        (l("(8, 2, 4, 2) : (4@lane, 1@warp, 1@lane, 1@reg) + [(2) : (4@warp)] + 5@warp"), vec![8, 16]),
+        (
+            l("(8, 2, 4, 2) : (4@lane, 1@warp, 1@lane, 1@reg) + [(2) : (4@warp)] + 5@warp"),
+            vec![8, 16],
+        ),
         (l("(2, 3) : (1@lane, 1) + [(3, 2) : (2, 3)]"), vec![3, 2]),
         (l("(4, 3) : (-2, 5@warp) + [(2) : (-1@reg)] + -3"), vec![2, 6]),
         (l("(2, 8, 3, 8) : (192, 8, 64, 1)"), vec![16, 24]),
@@ -734,7 +825,12 @@ fn isl_relations_match_brute_force_with_islpy() {
         return;
     };
     use std::io::Write;
-    child.stdin.take().expect("piped stdin").write_all(json.as_bytes()).expect("write to isl_check.py");
+    child
+        .stdin
+        .take()
+        .expect("piped stdin")
+        .write_all(json.as_bytes())
+        .expect("write to isl_check.py");
     let out = child.wait_with_output().expect("isl_check.py runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
     match out.status.code() {
@@ -749,8 +845,14 @@ fn isl_relations_match_brute_force_with_islpy() {
 
 #[test]
 fn invalid_layouts_are_errors_not_panics() {
-    let zero = Layout { shard: vec![Iter::mem(0, 1)], ..Default::default() };
-    let huge = Layout { shard: vec![Iter::mem(1 << 40, 1), Iter::new(1 << 40, 1, "lane")], ..Default::default() };
+    let zero = Layout {
+        shard: vec![Iter::mem(0, 1)],
+        ..Default::default()
+    };
+    let huge = Layout {
+        shard: vec![Iter::mem(1 << 40, 1), Iter::new(1 << 40, 1, "lane")],
+        ..Default::default()
+    };
     let ok = l("(4) : (1)");
     for bad in [&zero, &huge] {
         let _ = bad.canonicalize(); // total: must not panic
@@ -786,7 +888,11 @@ fn canonical_form_of_huge_negative_replica_validates() {
         let (mut lo, mut hi) = (0i128, 0i128);
         for it in l.shard.iter().chain(&l.replica) {
             let c = (it.extent as i128 - 1) * it.stride as i128;
-            if c < 0 { lo += c } else { hi += c }
+            if c < 0 {
+                lo += c
+            } else {
+                hi += c
+            }
         }
         let o = l.offset.values().sum::<i64>() as i128;
         (lo + o, hi + o)

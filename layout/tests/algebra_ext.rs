@@ -115,12 +115,26 @@ fn slice_keeps_replica_and_offset() {
 #[test]
 fn slice_bad_region_is_typed_error() {
     let lay = l("(4, 4) : (4, 1)");
-    assert!(matches!(lay.slice(&[4, 4], &[(0, 5), (0, 1)]), Err(LayoutError::OutOfBounds { .. })));
-    assert!(matches!(lay.slice(&[4, 4], &[(2, 2), (0, 1)]), Err(LayoutError::OutOfBounds { .. })));
-    assert!(matches!(lay.slice(&[4, 4], &[(0, 1)]), Err(LayoutError::OutOfBounds { .. })));
-    assert!(matches!(lay.slice(&[5, 4], &[(0, 1), (0, 1)]), Err(LayoutError::ShapeNotAdmitted { .. })));
+    assert!(matches!(
+        lay.slice(&[4, 4], &[(0, 5), (0, 1)]),
+        Err(LayoutError::OutOfBounds { .. })
+    ));
+    assert!(matches!(
+        lay.slice(&[4, 4], &[(2, 2), (0, 1)]),
+        Err(LayoutError::OutOfBounds { .. })
+    ));
+    assert!(matches!(
+        lay.slice(&[4, 4], &[(0, 1)]),
+        Err(LayoutError::OutOfBounds { .. })
+    ));
+    assert!(matches!(
+        lay.slice(&[5, 4], &[(0, 1), (0, 1)]),
+        Err(LayoutError::ShapeNotAdmitted { .. })
+    ));
     // (3, 2) on two axes does not group by (2, 3).
-    assert!(is_unsupported(&l("(3, 2) : (1@warp, 1)").slice(&[2, 3], &[(0, 1), (0, 1)])));
+    assert!(is_unsupported(
+        &l("(3, 2) : (1@warp, 1)").slice(&[2, 3], &[(0, 1), (0, 1)])
+    ));
     // ... but (3, 2) : (2, 1) is the chain (6) : (1) and groups by (2, 3).
     assert!(l("(3, 2) : (2, 1)").slice(&[2, 3], &[(0, 1), (0, 1)]).is_ok());
 }
@@ -147,12 +161,17 @@ fn slice_exhaustive_small_regions() {
     for (text, shape) in layouts {
         let lay = l(text);
         let regions: Vec<Vec<(i64, i64)>> = if shape.len() == 1 {
-            (0..shape[0]).flat_map(|a| (a + 1..=shape[0]).map(move |b| vec![(a, b)])).collect()
+            (0..shape[0])
+                .flat_map(|a| (a + 1..=shape[0]).map(move |b| vec![(a, b)]))
+                .collect()
         } else {
-            let d0: Vec<(i64, i64)> =
-                (0..shape[0]).flat_map(|a| (a + 1..=shape[0]).map(move |b| (a, b))).collect();
-            let d1: Vec<(i64, i64)> =
-                (0..shape[1]).step_by(4).flat_map(|a| (a + 1..=shape[1]).step_by(3).map(move |b| (a, b))).collect();
+            let d0: Vec<(i64, i64)> = (0..shape[0])
+                .flat_map(|a| (a + 1..=shape[0]).map(move |b| (a, b)))
+                .collect();
+            let d1: Vec<(i64, i64)> = (0..shape[1])
+                .step_by(4)
+                .flat_map(|a| (a + 1..=shape[1]).step_by(3).map(move |b| (a, b)))
+                .collect();
             d0.iter().flat_map(|&x| d1.iter().map(move |&y| vec![x, y])).collect()
         };
         for r in regions {
@@ -261,7 +280,12 @@ fn sum_f4_example() {
 fn sum_f4_no_tile_reaches_16_1() {
     // The impossibility half of F.4: every C ⊗ B value is ≡ {0, 1, 4, 5} mod span(B) = 6.
     let b = l("(2, 2) : (4, 1)");
-    let vals: BTreeSet<i64> = b.table().iter().flatten().map(|p| p.get(&Axis::memory()).copied().unwrap_or(0)).collect();
+    let vals: BTreeSet<i64> = b
+        .table()
+        .iter()
+        .flatten()
+        .map(|p| p.get(&Axis::memory()).copied().unwrap_or(0))
+        .collect();
     let w = vals.iter().max().unwrap() - vals.iter().min().unwrap() + 1;
     assert_eq!(w, 6);
     let residues: BTreeSet<i64> = vals.iter().map(|v| v.rem_euclid(w)).collect();
@@ -276,8 +300,11 @@ fn sum_errata_f3_scaled_sum_is_not_tile_with_offset() {
     let s = direct_sum(&a_scaled, &[2], &b, &[2]).unwrap();
     // The tiling definition: f(x‖y) = f_A(x)·W + f_B(y) = (x + 1)·2 + y.
     let tile_vals: Vec<i64> = (0..2).flat_map(|x| (0..2).map(move |y| (x + 1) * 2 + y)).collect();
-    let sum_vals: Vec<i64> =
-        s.table().iter().map(|ps| ps[0].get(&Axis::memory()).copied().unwrap_or(0)).collect();
+    let sum_vals: Vec<i64> = s
+        .table()
+        .iter()
+        .map(|ps| ps[0].get(&Axis::memory()).copied().unwrap_or(0))
+        .collect();
     assert_eq!(sum_vals, vec![1, 2, 3, 4]);
     assert_ne!(sum_vals, tile_vals);
     // Without the offset the identity holds.
@@ -289,7 +316,10 @@ fn sum_errata_f3_scaled_sum_is_not_tile_with_offset() {
 fn sum_errors() {
     let a = l("(2, 2) : (8, 2)");
     assert!(is_unsupported(&direct_sum(&a, &[4], &a, &[2, 2])));
-    assert!(matches!(direct_sum(&a, &[3], &a, &[4]), Err(LayoutError::ShapeNotAdmitted { .. })));
+    assert!(matches!(
+        direct_sum(&a, &[3], &a, &[4]),
+        Err(LayoutError::ShapeNotAdmitted { .. })
+    ));
     let big = Layout::from_shard(vec![Iter::mem(2, 1)]).unwrap();
     let off = Layout::new(vec![Iter::mem(2, 1)], vec![], [(Axis::memory(), i64::MAX - 1)].into()).unwrap();
     assert!(matches!(direct_sum(&off, &[2], &off, &[2]), Err(LayoutError::Overflow)));
@@ -312,7 +342,9 @@ proptest! {
 // ---------------------------------------------------------------- iter intersection
 
 fn iter_values(i: &Iter) -> BTreeSet<(String, i64)> {
-    (0..i.extent).map(|k| (if k == 0 { String::new() } else { i.axis.0.clone() }, k * i.stride)).collect()
+    (0..i.extent)
+        .map(|k| (if k == 0 { String::new() } else { i.axis.0.clone() }, k * i.stride))
+        .collect()
 }
 
 #[test]
@@ -323,10 +355,26 @@ fn intersect_golden() {
     assert_eq!(r, Iter::new(2, 6, "P"));
     let r = intersect_iters(&Iter::new(4, -2, "F"), &Iter::new(8, -1, "F")).unwrap();
     assert_eq!(r, Iter::new(4, -2, "F"));
-    assert_eq!(intersect_iters(&Iter::new(4, 1, "P"), &Iter::new(4, 1, "F")).unwrap().extent, 1);
-    assert_eq!(intersect_iters(&Iter::new(4, 1, "P"), &Iter::new(4, -1, "P")).unwrap().extent, 1);
-    assert!(matches!(intersect_iters(&Iter::new(0, 1, "P"), &Iter::new(4, 1, "P")), Err(LayoutError::NonPositiveExtent(0))));
-    assert!(matches!(intersect_iters(&Iter::new(2, 0, "P"), &Iter::new(4, 1, "P")), Err(LayoutError::ZeroStride)));
+    assert_eq!(
+        intersect_iters(&Iter::new(4, 1, "P"), &Iter::new(4, 1, "F"))
+            .unwrap()
+            .extent,
+        1
+    );
+    assert_eq!(
+        intersect_iters(&Iter::new(4, 1, "P"), &Iter::new(4, -1, "P"))
+            .unwrap()
+            .extent,
+        1
+    );
+    assert!(matches!(
+        intersect_iters(&Iter::new(0, 1, "P"), &Iter::new(4, 1, "P")),
+        Err(LayoutError::NonPositiveExtent(0))
+    ));
+    assert!(matches!(
+        intersect_iters(&Iter::new(2, 0, "P"), &Iter::new(4, 1, "P")),
+        Err(LayoutError::ZeroStride)
+    ));
     // lcm overflow: only 0 is shared
     let r = intersect_iters(&Iter::new(2, i64::MAX / 2, "P"), &Iter::new(2, i64::MAX / 2 - 1, "P")).unwrap();
     assert_eq!(r.extent, 1);
@@ -405,7 +453,12 @@ proptest! {
 
 #[test]
 fn cute_parse_print() {
-    for t in ["(4,(2,3)):(1,(8,16))", "((2,2),4):((1,4),2)", "8:1", "(3,7,5):(5,15,-1)"] {
+    for t in [
+        "(4,(2,3)):(1,(8,16))",
+        "((2,2),4):((1,4),2)",
+        "8:1",
+        "(3,7,5):(5,15,-1)",
+    ] {
         assert_eq!(c(t).to_string(), t);
     }
     assert_eq!(c(" ( 4 , 8 ) : ( 1 , 4 ) ").to_string(), "(4,8):(1,4)");
@@ -430,12 +483,18 @@ fn cute_import_export() {
     let a = import(&x).unwrap();
     assert_eq!(a.to_string(), "(3, 2, 4) : (16, 8, 1)");
     for i in 0..x.size() {
-        assert_eq!(a.eval_flat(i).unwrap(), vec![axe_layout::eval::point(&[("m", x.eval(i).unwrap())])]);
+        assert_eq!(
+            a.eval_flat(i).unwrap(),
+            vec![axe_layout::eval::point(&[("m", x.eval(i).unwrap())])]
+        );
     }
     // A CuTe natural coordinate (c0, c1) of shape (4, 6) is the Axe coordinate (c1, c0).
     let y = c("(4,6):(6,1)");
     let ay = import(&y).unwrap();
-    assert_eq!(ay.eval_set(&[5, 3], &[6, 4]).unwrap(), vec![axe_layout::eval::point(&[("m", 3 * 6 + 5)])]);
+    assert_eq!(
+        ay.eval_set(&[5, 3], &[6, 4]).unwrap(),
+        vec![axe_layout::eval::point(&[("m", 3 * 6 + 5)])]
+    );
     assert_eq!(export(&a).unwrap().to_string(), "(4,2,3):(1,8,16)");
     assert!(is_unsupported(&export(&l("(4) : (1) + 2"))));
     assert!(is_unsupported(&export(&l("(4) : (1) + [(2) : (8)]"))));
@@ -555,21 +614,26 @@ fn cute_product_and_divide_golden() {
         "((3,4),(2,5)):((4,1),(12,24))"
     );
     assert_eq!(
-        c("(4,8):(20,2)").logical_product(&c("(3,2):(2,1)")).unwrap().to_string(),
+        c("(4,8):(20,2)")
+            .logical_product(&c("(3,2):(2,1)"))
+            .unwrap()
+            .to_string(),
         "((4,8),(3,2)):((20,2),(80,1))"
     );
     assert_eq!(c("24:1").logical_divide(&c("8:3")).unwrap().to_string(), "(8,3):(3,1)");
     // The by-mode divide of (8,16):(20,1) by <4:1, 8:2>.
-    assert_eq!(c("8:20").logical_divide(&c("4:1")).unwrap().to_string(), "(4,2):(20,80)");
+    assert_eq!(
+        c("8:20").logical_divide(&c("4:1")).unwrap().to_string(),
+        "(4,2):(20,80)"
+    );
     assert_eq!(c("16:1").logical_divide(&c("8:2")).unwrap().to_string(), "(8,2):(2,1)");
 }
 
 fn arb_cute_flat(max_rank: usize, allow_zero: bool) -> impl Strategy<Value = CuteLayout> {
-    prop::collection::vec((1i64..=4, if allow_zero { 0i64..=24 } else { 1i64..=24 }), 1..=max_rank)
-        .prop_map(|m| {
-            let (s, d): (Vec<i64>, Vec<i64>) = m.into_iter().unzip();
-            CuteLayout::flat(&s, &d).unwrap()
-        })
+    prop::collection::vec((1i64..=4, if allow_zero { 0i64..=24 } else { 1i64..=24 }), 1..=max_rank).prop_map(|m| {
+        let (s, d): (Vec<i64>, Vec<i64>) = m.into_iter().unzip();
+        CuteLayout::flat(&s, &d).unwrap()
+    })
 }
 
 /// A random nested layout: group the flat modes of a random flat layout into sub-tuples.
@@ -771,9 +835,19 @@ fn swizzle_known_values() {
 #[test]
 fn swizzle_parse_print() {
     let s = Swizzle::parse("Swizzle<3,4,3>").unwrap();
-    assert_eq!(s, Swizzle { bits: 3, base: 4, shift: 3 });
+    assert_eq!(
+        s,
+        Swizzle {
+            bits: 3,
+            base: 4,
+            shift: 3
+        }
+    );
     assert_eq!(s.to_string(), "Swizzle<3,4,3>");
-    assert_eq!(Swizzle::parse(" Swizzle < 2 , 0 , -2 > ").unwrap().to_string(), "Swizzle<2,0,-2>");
+    assert_eq!(
+        Swizzle::parse(" Swizzle < 2 , 0 , -2 > ").unwrap().to_string(),
+        "Swizzle<2,0,-2>"
+    );
     assert!(Swizzle::parse("Swizzle<3,4>").is_err());
     assert!(Swizzle::parse("Swizzle<3,4,0>").is_err());
     assert!(Swizzle::parse("Swizzle<40,40,3>").is_err());
@@ -873,7 +947,11 @@ fn cute_exhaustive_small_compositions() {
                 Ok(r) => {
                     ok += 1;
                     for i in 0..b.size() {
-                        assert_eq!(r.eval(i).unwrap(), a.eval(b.eval(i).unwrap()).unwrap(), "{a} o {b} = {r}");
+                        assert_eq!(
+                            r.eval(i).unwrap(),
+                            a.eval(b.eval(i).unwrap()).unwrap(),
+                            "{a} o {b} = {r}"
+                        );
                     }
                 }
                 Err(LayoutError::Unsupported(_)) => refused += 1,
@@ -884,7 +962,11 @@ fn cute_exhaustive_small_compositions() {
                 let comp = a.complement(a.size() * b.cosize().unwrap()).unwrap();
                 for i in 0..p.size() {
                     let (x, y) = (i % a.size(), i / a.size());
-                    assert_eq!(p.eval(i).unwrap(), a.eval(x).unwrap() + comp.eval(b.eval(y).unwrap()).unwrap(), "{a} x {b} = {p}, comp {comp}");
+                    assert_eq!(
+                        p.eval(i).unwrap(),
+                        a.eval(x).unwrap() + comp.eval(b.eval(y).unwrap()).unwrap(),
+                        "{a} x {b} = {p}, comp {comp}"
+                    );
                 }
             }
             if a.logical_divide(b).is_ok() {
@@ -900,13 +982,21 @@ fn cute_exhaustive_small_compositions() {
         }
     }
     assert!(ok > 1000 && refused > 50, "compose ok {ok} refused {refused}");
-    assert!(li_ok > 50 && prod_ok > 500 && div_ok > 500, "li {li_ok} prod {prod_ok} div {div_ok}");
+    assert!(
+        li_ok > 50 && prod_ok > 500 && div_ok > 500,
+        "li {li_ok} prod {prod_ok} div {div_ok}"
+    );
 }
 
 /// Direct sums and slices of every small layout/region pair succeed at a useful rate.
 #[test]
 fn slice_and_sum_success_rates() {
-    let texts = ["(4, 4) : (4, 1)", "(2, 3, 2) : (1@lane, 4, 1)", "(2, 2, 2) : (2@warp, 1@lane, 8)", "(6) : (-2)"];
+    let texts = [
+        "(4, 4) : (4, 1)",
+        "(2, 3, 2) : (1@lane, 4, 1)",
+        "(2, 2, 2) : (2@warp, 1@lane, 8)",
+        "(6) : (-2)",
+    ];
     let mut ok = 0;
     for a in texts {
         for b in texts {
@@ -923,24 +1013,45 @@ fn slice_and_sum_success_rates() {
 #[test]
 fn unvalidated_values_do_not_panic() {
     for sw in [
-        Swizzle { bits: 70, base: 70, shift: i32::MIN },
-        Swizzle { bits: 63, base: 0, shift: 1 },
-        Swizzle { bits: 3, base: 60, shift: -10 },
+        Swizzle {
+            bits: 70,
+            base: 70,
+            shift: i32::MIN,
+        },
+        Swizzle {
+            bits: 63,
+            base: 0,
+            shift: 1,
+        },
+        Swizzle {
+            bits: 3,
+            base: 60,
+            shift: -10,
+        },
     ] {
         let _ = sw.apply(i64::MAX);
         let _ = sw.invert(-5);
         assert!(sw.validate().is_err());
     }
-    let bad = CuteLayout { shape: IntTuple::flat(&[4, 0]), stride: IntTuple::flat(&[1, 4]) };
+    let bad = CuteLayout {
+        shape: IntTuple::flat(&[4, 0]),
+        stride: IntTuple::flat(&[1, 4]),
+    };
     assert!(bad.eval(3).is_err());
     assert!(bad.compose(&c("2:1")).is_err());
     assert!(c("4:1").compose(&bad).is_err());
     assert!(bad.logical_divide(&c("2:1")).is_err());
     assert!(bad.logical_product(&c("2:1")).is_err());
-    let noncongruent = CuteLayout { shape: IntTuple::flat(&[4, 2]), stride: IntTuple::Int(1) };
+    let noncongruent = CuteLayout {
+        shape: IntTuple::flat(&[4, 2]),
+        stride: IntTuple::Int(1),
+    };
     assert!(noncongruent.complement(8).is_err());
     assert!(import(&noncongruent).is_err());
-    let huge = CuteLayout { shape: IntTuple::flat(&[1 << 40, 1 << 40]), stride: IntTuple::flat(&[1, 1 << 40]) };
+    let huge = CuteLayout {
+        shape: IntTuple::flat(&[1 << 40, 1 << 40]),
+        stride: IntTuple::flat(&[1, 1 << 40]),
+    };
     assert!(matches!(huge.validate(), Err(LayoutError::Overflow)));
     let _ = huge.coalesce();
     assert!(matches!(huge.right_inverse(), Err(LayoutError::Overflow)));

@@ -71,7 +71,12 @@ fn pieces(layout: &Layout) -> Vec<Piece> {
         .iter()
         .zip(w)
         .filter(|(i, _)| i.extent > 1)
-        .map(|(i, w)| Piece { extent: i.extent, stride: i.stride, axis: i.axis.clone(), weight: w })
+        .map(|(i, w)| Piece {
+            extent: i.extent,
+            stride: i.stride,
+            axis: i.axis.clone(),
+            weight: w,
+        })
         .collect()
 }
 
@@ -120,14 +125,20 @@ pub fn refine(space: &[i64], operands: &[Operand]) -> Result<Vec<Factor>, AxeErr
         }
         let w = suffix_products(&o.shape);
         let ps = cut(&pieces(o.layout), &w).ok_or_else(|| {
-            format!("layout {} does not split along the dimensions of shape {:?}", o.layout, o.shape)
+            format!(
+                "layout {} does not split along the dimensions of shape {:?}",
+                o.layout, o.shape
+            )
         })?;
         let mut dims: Vec<Vec<Piece>> = vec![Vec::new(); o.shape.len()];
         for p in ps {
             let d = (0..o.shape.len())
                 .find(|&d| p.weight >= w[d] && p.weight < w[d] * o.shape[d])
                 .expect("a piece lies in one dimension");
-            dims[d].push(Piece { weight: p.weight / w[d], ..p });
+            dims[d].push(Piece {
+                weight: p.weight / w[d],
+                ..p
+            });
         }
         per_dim.push(dims);
     }
@@ -142,7 +153,11 @@ pub fn refine(space: &[i64], operands: &[Operand]) -> Result<Vec<Factor>, AxeErr
                 match o.shape[od] {
                     1 => {}
                     e if e == n => parts.push((i, od)),
-                    e => return Err(AxeError::Message(format!("dimension {d} has extent {n} but operand {i} has {e}"))),
+                    e => {
+                        return Err(AxeError::Message(format!(
+                            "dimension {d} has extent {n} but operand {i} has {e}"
+                        )))
+                    }
                 }
             }
         }
@@ -170,9 +185,18 @@ pub fn refine(space: &[i64], operands: &[Operand]) -> Result<Vec<Factor>, AxeErr
             for (i, od, ps) in &cut_parts {
                 let p = ps.iter().find(|p| p.weight == wk).expect("refined piece");
                 let own = suffix_products(&operands[*i].shape)[*od];
-                places[*i] = Some(Place { axis: p.axis.clone(), stride: p.stride, own_weight: wk * own });
+                places[*i] = Some(Place {
+                    axis: p.axis.clone(),
+                    stride: p.stride,
+                    own_weight: wk * own,
+                });
             }
-            factors.push(Factor { extent: ext, dim: d, weight: wk * full_w[d], places });
+            factors.push(Factor {
+                extent: ext,
+                dim: d,
+                weight: wk * full_w[d],
+                places,
+            });
         }
     }
     Ok(factors)
@@ -185,7 +209,10 @@ pub fn replica_offsets(layout: &Layout, axis: &str) -> Vec<i64> {
         if it.axis.name() != axis {
             continue;
         }
-        offs = offs.iter().flat_map(|o| (0..it.extent).map(move |j| o + j * it.stride)).collect();
+        offs = offs
+            .iter()
+            .flat_map(|o| (0..it.extent).map(move |j| o + j * it.stride))
+            .collect();
     }
     offs
 }
@@ -237,7 +264,13 @@ pub struct ThreadPlan {
 /// Solves the driver's thread-axis digits from the thread's lane/warp: on each axis the
 /// driver's iters (shard factors and replica iters) must form a non-overlapping digit
 /// system; a thread whose coordinate it does not reach owns nothing.
-pub fn plan_threads(b: &B, coords: &Coords, factors: &[Factor], driver: usize, layout: &Layout) -> Result<ThreadPlan, AxeError> {
+pub fn plan_threads(
+    b: &B,
+    coords: &Coords,
+    factors: &[Factor],
+    driver: usize,
+    layout: &Layout,
+) -> Result<ThreadPlan, AxeError> {
     let mut digits: Vec<Option<Ix>> = vec![None; factors.len()];
     let mut valid: Option<MlirValue> = None;
     for axis in ["lane", "warp", "cta"] {
@@ -265,7 +298,9 @@ pub fn plan_threads(b: &B, coords: &Coords, factors: &[Factor], driver: usize, l
             _ => (coords.cta, coords.ctas),
         };
         let Some(coord) = coord else {
-            return Err(AxeError::Message(format!("layout {layout} uses axis '{axis}', which the executing scope does not span")));
+            return Err(AxeError::Message(format!(
+                "layout {layout} uses axis '{axis}', which the executing scope does not span"
+            )));
         };
         iters.sort_by_key(|i| i.1);
         let mut reach = 1i64;
@@ -284,7 +319,9 @@ pub fn plan_threads(b: &B, coords: &Coords, factors: &[Factor], driver: usize, l
         }
         let full = compact && off == 0 && reach == count;
         if off < 0 || highest >= count {
-            return Err(AxeError::Message(format!("layout {layout} reaches {axis} {highest} but the executing scope spans {count}")));
+            return Err(AxeError::Message(format!(
+                "layout {layout} reaches {axis} {highest} but the executing scope spans {count}"
+            )));
         }
         let c = b.sub(coord, Ix::C(off));
         let mut recon = Ix::C(0);
@@ -329,7 +366,14 @@ pub fn dynamic_part(b: &B, plan: &ThreadPlan, factors: &[Factor], o: usize, axis
 
 /// The static part of operand `o`'s coordinate on `axis` for digits `digits` (one per
 /// factor; thread-bound factors ignored), offset included.
-pub fn static_part(plan: &ThreadPlan, factors: &[Factor], o: usize, layout: &Layout, axis: &str, digits: &[i64]) -> i64 {
+pub fn static_part(
+    plan: &ThreadPlan,
+    factors: &[Factor],
+    o: usize,
+    layout: &Layout,
+    axis: &str,
+    digits: &[i64],
+) -> i64 {
     let mut acc = offset(layout, axis);
     for (k, f) in factors.iter().enumerate() {
         if plan.digits[k].is_some() {
@@ -359,7 +403,11 @@ const ENUMERATION_LIMIT: i64 = 1 << 16;
 fn threads_agree(factors: &[Factor], operands: &[Operand], driver: usize) -> bool {
     let is_thread = |axis: &Axis| THREAD_AXES.contains(&axis.name());
     let thread_replicas = |l: &Layout| -> Vec<ThreadIter> {
-        l.replica.iter().filter(|i| is_thread(&i.axis)).map(|i| (i.axis.name().to_string(), i.stride, i.extent)).collect()
+        l.replica
+            .iter()
+            .filter(|i| is_thread(&i.axis))
+            .map(|i| (i.axis.name().to_string(), i.stride, i.extent))
+            .collect()
     };
     let d = operands[driver].layout;
     operands.iter().enumerate().all(|(o, op)| {
@@ -437,7 +485,9 @@ pub fn check_schedule(
     }
     // Not provable from the iters: decide by enumeration where that is cheap (every point of
     // every operand, replicas included), and refuse otherwise.
-    let points = operands.iter().try_fold(0i64, |acc, o| acc.checked_add(o.layout.size().checked_mul(o.layout.replica_size())?));
+    let points = operands.iter().try_fold(0i64, |acc, o| {
+        acc.checked_add(o.layout.size().checked_mul(o.layout.replica_size())?)
+    });
     if points.is_none_or(|p| p > ENUMERATION_LIMIT) {
         return Err(AxeError::Message(format!(
             "cannot show that the threads of {} hold what the schedule needs: the thread iters of the operands differ and their {} points are too many to compare one by one",
@@ -449,10 +499,18 @@ pub fn check_schedule(
 }
 
 /// [`check_schedule`]'s definition, point by point.
-fn check_by_enumeration(factors: &[Factor], operands: &[Operand], driver: usize, written: &[bool]) -> Result<(), AxeError> {
+fn check_by_enumeration(
+    factors: &[Factor],
+    operands: &[Operand],
+    driver: usize,
+    written: &[bool],
+) -> Result<(), AxeError> {
     let thread_axes = THREAD_AXES;
     let proj = |p: &axe_layout::layout::Point| -> BTreeMap<String, i64> {
-        p.iter().filter(|(_, v)| **v != 0).map(|(a, v)| (a.0.clone(), *v)).collect()
+        p.iter()
+            .filter(|(_, v)| **v != 0)
+            .map(|(a, v)| (a.0.clone(), *v))
+            .collect()
     };
     let images: Vec<Vec<Vec<BTreeMap<String, i64>>>> = operands
         .iter()
@@ -467,12 +525,19 @@ fn check_by_enumeration(factors: &[Factor], operands: &[Operand], driver: usize,
     let extents: Vec<i64> = factors.iter().map(|f| f.extent).collect();
     for digits in combos(&extents, &vec![1; extents.len()]) {
         let flat = |o: usize| -> i64 {
-            factors.iter().zip(&digits).filter_map(|(f, d)| f.places[o].as_ref().map(|p| d * p.own_weight)).sum()
+            factors
+                .iter()
+                .zip(&digits)
+                .filter_map(|(f, d)| f.places[o].as_ref().map(|p| d * p.own_weight))
+                .sum()
         };
         let xd = flat(driver);
         for dp in &images[driver][xd as usize] {
-            let thread: BTreeMap<String, i64> =
-                dp.iter().filter(|(a, _)| thread_axes.contains(&a.as_str())).map(|(a, v)| (a.clone(), *v)).collect();
+            let thread: BTreeMap<String, i64> = dp
+                .iter()
+                .filter(|(a, _)| thread_axes.contains(&a.as_str()))
+                .map(|(a, v)| (a.clone(), *v))
+                .collect();
             for (o, op) in operands.iter().enumerate() {
                 if o == driver {
                     continue;
@@ -525,18 +590,66 @@ mod tests {
     fn threads_agree_implies_the_definition() {
         let cases: &[(&str, &str, &str)] = &[
             // (shape, driver layout, other layout (shape rows x cols or rows x 1))
-            ("64x8", "(2, 32, 8) : (1@warp, 1@lane, 1@reg)", "(2, 32, 8) : (1@warp, 1@lane, 1@reg)"),
-            ("64x8", "(2, 32, 8) : (1@warp, 1@lane, 1@reg)", "(2, 32, 8) : (1@warp, 1@lane, 2@reg) + [(2) : (1@reg)]"),
-            ("64x8", "(2, 32, 8) : (1@warp, 1@lane, 1@reg)", "(2, 32, 8) : (1@lane, 2@lane, 1@reg)"),
-            ("64x8", "(2, 32, 8) : (1@warp, 1@lane, 1@reg)", "(64, 8) : (1@reg, 64@reg) + [(32, 2) : (1@lane, 1@warp)]"),
-            ("64x8", "(2, 32, 8) : (1@warp, 1@lane, 1@reg) + [(2) : (2@warp)]", "(2, 32, 8) : (1@warp, 1@lane, 1@reg)"),
-            ("64x8", "(2, 32, 8) : (1@warp, 1@lane, 1@reg) + [(2) : (2@warp)]", "(2, 32, 8) : (1@warp, 1@lane, 1@reg) + [(2) : (2@warp)]"),
-            ("64x8", "(2, 32, 8) : (1@warp, 1@lane, 1@reg) + 1@warp", "(2, 32, 8) : (1@warp, 1@lane, 1@reg)"),
-            ("64x8", "(2, 4, 8, 8) : (1@warp, 8@lane, 1@reg, 1@lane)", "(2, 4, 8, 8) : (1@warp, 8@lane, 1@reg, 1@lane)"),
-            ("64x8", "(2, 4, 8, 8) : (1@warp, 8@lane, 1@reg, 1@lane)", "(2, 32, 8) : (1@warp, 1@lane, 1@reg)"),
-            ("64x1", "(2, 32) : (1@warp, 1@lane)", "(64) : (1@reg) + [(2, 32) : (1@warp, 1@lane)]"),
-            ("64x1", "(2, 32) : (1@warp, 1@lane) + [(2) : (2@warp)]", "(2, 32) : (1@warp, 1@lane) + [(4) : (2@warp)]"),
-            ("64x1", "(2, 32) : (1@warp, 1@lane) + [(4, 2) : (1@lane, 2@warp)]", "(2, 32) : (1@warp, 1@lane) + [(2, 4) : (2@warp, 1@lane)]"),
+            (
+                "64x8",
+                "(2, 32, 8) : (1@warp, 1@lane, 1@reg)",
+                "(2, 32, 8) : (1@warp, 1@lane, 1@reg)",
+            ),
+            (
+                "64x8",
+                "(2, 32, 8) : (1@warp, 1@lane, 1@reg)",
+                "(2, 32, 8) : (1@warp, 1@lane, 2@reg) + [(2) : (1@reg)]",
+            ),
+            (
+                "64x8",
+                "(2, 32, 8) : (1@warp, 1@lane, 1@reg)",
+                "(2, 32, 8) : (1@lane, 2@lane, 1@reg)",
+            ),
+            (
+                "64x8",
+                "(2, 32, 8) : (1@warp, 1@lane, 1@reg)",
+                "(64, 8) : (1@reg, 64@reg) + [(32, 2) : (1@lane, 1@warp)]",
+            ),
+            (
+                "64x8",
+                "(2, 32, 8) : (1@warp, 1@lane, 1@reg) + [(2) : (2@warp)]",
+                "(2, 32, 8) : (1@warp, 1@lane, 1@reg)",
+            ),
+            (
+                "64x8",
+                "(2, 32, 8) : (1@warp, 1@lane, 1@reg) + [(2) : (2@warp)]",
+                "(2, 32, 8) : (1@warp, 1@lane, 1@reg) + [(2) : (2@warp)]",
+            ),
+            (
+                "64x8",
+                "(2, 32, 8) : (1@warp, 1@lane, 1@reg) + 1@warp",
+                "(2, 32, 8) : (1@warp, 1@lane, 1@reg)",
+            ),
+            (
+                "64x8",
+                "(2, 4, 8, 8) : (1@warp, 8@lane, 1@reg, 1@lane)",
+                "(2, 4, 8, 8) : (1@warp, 8@lane, 1@reg, 1@lane)",
+            ),
+            (
+                "64x8",
+                "(2, 4, 8, 8) : (1@warp, 8@lane, 1@reg, 1@lane)",
+                "(2, 32, 8) : (1@warp, 1@lane, 1@reg)",
+            ),
+            (
+                "64x1",
+                "(2, 32) : (1@warp, 1@lane)",
+                "(64) : (1@reg) + [(2, 32) : (1@warp, 1@lane)]",
+            ),
+            (
+                "64x1",
+                "(2, 32) : (1@warp, 1@lane) + [(2) : (2@warp)]",
+                "(2, 32) : (1@warp, 1@lane) + [(4) : (2@warp)]",
+            ),
+            (
+                "64x1",
+                "(2, 32) : (1@warp, 1@lane) + [(4, 2) : (1@lane, 2@warp)]",
+                "(2, 32) : (1@warp, 1@lane) + [(2, 4) : (2@warp, 1@lane)]",
+            ),
         ];
         let mut agreed = 0;
         for &(shape, dl, ol) in cases {
@@ -545,10 +658,20 @@ mod tests {
             let d = Layout::parse(dl).unwrap();
             let o = Layout::parse(ol).unwrap();
             let ops = [
-                Operand { layout: &d, shape: vec![rows * cols], dim_map: vec![Some(0)] },
-                Operand { layout: &o, shape: vec![rows * cols], dim_map: vec![Some(0)] },
+                Operand {
+                    layout: &d,
+                    shape: vec![rows * cols],
+                    dim_map: vec![Some(0)],
+                },
+                Operand {
+                    layout: &o,
+                    shape: vec![rows * cols],
+                    dim_map: vec![Some(0)],
+                },
             ];
-            let Ok(factors) = refine(&[rows * cols], &ops) else { continue };
+            let Ok(factors) = refine(&[rows * cols], &ops) else {
+                continue;
+            };
             if threads_agree(&factors, &ops, 0) {
                 agreed += 1;
                 check_by_enumeration(&factors, &ops, 0, &[false, false])
@@ -559,23 +682,49 @@ mod tests {
         // the columns has no place), as `axe.binary` with a row vector sees it.
         let bcast: &[(&str, &str)] = &[
             ("(2, 32, 8) : (1@warp, 1@lane, 1@reg)", "(2, 32) : (1@warp, 1@lane)"),
-            ("(2, 8, 4, 4, 2) : (1@warp, 4@lane, 2@reg, 1@lane, 1@reg)", "(2, 8, 4) : (1@warp, 4@lane, 1@reg) + [(4) : (1@lane)]"),
-            ("(2, 8, 4, 4, 2) : (1@warp, 4@lane, 2@reg, 1@lane, 1@reg)", "(2, 8, 4) : (1@warp, 4@lane, 1@reg) + [(2, 2) : (2@lane, 1@lane)]"),
-            ("(2, 8, 4, 4, 2) : (1@warp, 4@lane, 2@reg, 1@lane, 1@reg)", "(2, 8, 4) : (1@warp, 4@lane, 1@reg) + [(2) : (2@lane)]"),
-            ("(2, 8, 4, 4, 2) : (1@warp, 4@lane, 2@reg, 1@lane, 1@reg)", "(2, 8, 4) : (1@warp, 4@lane, 1@reg)"),
-            ("(2, 8, 4, 4, 2) : (1@warp, 4@lane, 2@reg, 1@lane, 1@reg)", "(2, 8, 4) : (1@warp, 4@lane, 1@reg) + [(4) : (1@lane)] + 1@lane"),
+            (
+                "(2, 8, 4, 4, 2) : (1@warp, 4@lane, 2@reg, 1@lane, 1@reg)",
+                "(2, 8, 4) : (1@warp, 4@lane, 1@reg) + [(4) : (1@lane)]",
+            ),
+            (
+                "(2, 8, 4, 4, 2) : (1@warp, 4@lane, 2@reg, 1@lane, 1@reg)",
+                "(2, 8, 4) : (1@warp, 4@lane, 1@reg) + [(2, 2) : (2@lane, 1@lane)]",
+            ),
+            (
+                "(2, 8, 4, 4, 2) : (1@warp, 4@lane, 2@reg, 1@lane, 1@reg)",
+                "(2, 8, 4) : (1@warp, 4@lane, 1@reg) + [(2) : (2@lane)]",
+            ),
+            (
+                "(2, 8, 4, 4, 2) : (1@warp, 4@lane, 2@reg, 1@lane, 1@reg)",
+                "(2, 8, 4) : (1@warp, 4@lane, 1@reg)",
+            ),
+            (
+                "(2, 8, 4, 4, 2) : (1@warp, 4@lane, 2@reg, 1@lane, 1@reg)",
+                "(2, 8, 4) : (1@warp, 4@lane, 1@reg) + [(4) : (1@lane)] + 1@lane",
+            ),
         ];
         for &(dl, ol) in bcast {
             let d = Layout::parse(dl).unwrap();
             let o = Layout::parse(ol).unwrap();
             let ops = [
-                Operand { layout: &d, shape: vec![64, 8], dim_map: vec![Some(0), Some(1)] },
-                Operand { layout: &o, shape: vec![64, 1], dim_map: vec![Some(0), Some(1)] },
+                Operand {
+                    layout: &d,
+                    shape: vec![64, 8],
+                    dim_map: vec![Some(0), Some(1)],
+                },
+                Operand {
+                    layout: &o,
+                    shape: vec![64, 1],
+                    dim_map: vec![Some(0), Some(1)],
+                },
             ];
             let Ok(factors) = refine(&[64, 8], &ops) else { continue };
             let by_iters = threads_agree(&factors, &ops, 0);
             let by_points = check_by_enumeration(&factors, &ops, 0, &[false, false]);
-            assert!(!by_iters || by_points.is_ok(), "threads_agree holds for {dl} / {ol}, the definition does not: {by_points:?}");
+            assert!(
+                !by_iters || by_points.is_ok(),
+                "threads_agree holds for {dl} / {ol}, the definition does not: {by_points:?}"
+            );
             agreed += usize::from(by_iters);
         }
         assert!(agreed >= 7, "the cases exercise the proof ({agreed} agreed)");

@@ -20,7 +20,9 @@ use crate::target::coordinate_range;
 
 /// The buffer type a global tensor type crosses function boundaries as (`None`: not a tensor).
 fn buffer_type(op: MlirOperation, t: MlirType) -> R<Option<MlirType>> {
-    let Some(scope) = ir::tensor_scope(t) else { return Ok(None) };
+    let Some(scope) = ir::tensor_scope(t) else {
+        return Ok(None);
+    };
     if scope != MemoryScope::Global {
         return Err(AxeError::at(op, format!(
             "{} cannot cross a function boundary: only global tensors can (shared and register tensors live inside a kernel)",
@@ -28,15 +30,34 @@ fn buffer_type(op: MlirOperation, t: MlirType) -> R<Option<MlirType>> {
         )));
     }
     let Some(layout) = ir::tensor_layout(t) else {
-        return Err(AxeError::at(op, format!("{} crosses a function boundary with layout '?': run axe-infer-layout first", ir::type_to_string(t))));
+        return Err(AxeError::at(
+            op,
+            format!(
+                "{} crosses a function boundary with layout '?': run axe-infer-layout first",
+                ir::type_to_string(t)
+            ),
+        ));
     };
     // A distributed tensor (on gpuid) crosses as its local shard: the memory part.
-    if let Some(a) = layout.axes().into_iter().find(|a| !a.is_memory() && a.name() != "gpuid") {
+    if let Some(a) = layout
+        .axes()
+        .into_iter()
+        .find(|a| !a.is_memory() && a.name() != "gpuid")
+    {
         return Err(AxeError::at(op, format!("the global tensor {} uses axis '{a}'; at a function boundary it must live on the memory axis (and gpuid, across a mesh) only", ir::type_to_string(t))));
     }
-    let (lo, hi) = coordinate_range(&layout).get(&axe_layout::Axis::memory()).copied().unwrap_or((0, 0));
+    let (lo, hi) = coordinate_range(&layout)
+        .get(&axe_layout::Axis::memory())
+        .copied()
+        .unwrap_or((0, 0));
     if lo < 0 {
-        return Err(AxeError::at(op, format!("the layout of {} reaches the negative offset {lo}", ir::type_to_string(t))));
+        return Err(AxeError::at(
+            op,
+            format!(
+                "the layout of {} reaches the negative offset {lo}",
+                ir::type_to_string(t)
+            ),
+        ));
     }
     let elt = super::element_type(t);
     let b = B::before(op);
@@ -67,11 +88,26 @@ pub fn lower(root: MlirOperation) -> R<()> {
     let mut converted: HashSet<String> = HashSet::new();
     for f in ir::collect(root, &["func.func"]) {
         let fty = unsafe { mlirTypeAttrGetValue(mlirOperationGetAttributeByName(f, sref("function_type"))) };
-        let inputs: Vec<MlirType> = (0..unsafe { mlirFunctionTypeGetNumInputs(fty) }).map(|i| unsafe { mlirFunctionTypeGetInput(fty, i) }).collect();
-        let results: Vec<MlirType> = (0..unsafe { mlirFunctionTypeGetNumResults(fty) }).map(|i| unsafe { mlirFunctionTypeGetResult(fty, i) }).collect();
-        let new_inputs = inputs.iter().map(|&t| Ok(buffer_type(f, t)?.unwrap_or(t))).collect::<R<Vec<_>>>()?;
-        let new_results = results.iter().map(|&t| Ok(buffer_type(f, t)?.unwrap_or(t))).collect::<R<Vec<_>>>()?;
-        if new_inputs.iter().zip(&inputs).chain(new_results.iter().zip(&results)).all(|(a, b)| unsafe { mlirTypeEqual(*a, *b) }) {
+        let inputs: Vec<MlirType> = (0..unsafe { mlirFunctionTypeGetNumInputs(fty) })
+            .map(|i| unsafe { mlirFunctionTypeGetInput(fty, i) })
+            .collect();
+        let results: Vec<MlirType> = (0..unsafe { mlirFunctionTypeGetNumResults(fty) })
+            .map(|i| unsafe { mlirFunctionTypeGetResult(fty, i) })
+            .collect();
+        let new_inputs = inputs
+            .iter()
+            .map(|&t| Ok(buffer_type(f, t)?.unwrap_or(t)))
+            .collect::<R<Vec<_>>>()?;
+        let new_results = results
+            .iter()
+            .map(|&t| Ok(buffer_type(f, t)?.unwrap_or(t)))
+            .collect::<R<Vec<_>>>()?;
+        if new_inputs
+            .iter()
+            .zip(&inputs)
+            .chain(new_results.iter().zip(&results))
+            .all(|(a, b)| unsafe { mlirTypeEqual(*a, *b) })
+        {
             continue;
         }
         if let Some(name) = ir::string_attr(f, "sym_name") {
@@ -106,7 +142,15 @@ pub fn lower(root: MlirOperation) -> R<()> {
             }
         }
         let ctx = unsafe { mlirOperationGetContext(f) };
-        let new_fty = unsafe { mlirFunctionTypeGet(ctx, new_inputs.len() as isize, new_inputs.as_ptr(), new_results.len() as isize, new_results.as_ptr()) };
+        let new_fty = unsafe {
+            mlirFunctionTypeGet(
+                ctx,
+                new_inputs.len() as isize,
+                new_inputs.as_ptr(),
+                new_results.len() as isize,
+                new_results.as_ptr(),
+            )
+        };
         unsafe { mlirOperationSetAttributeByName(f, sref("function_type"), mlirTypeAttrGet(new_fty)) };
     }
     for call in ir::collect(root, &["func.call"]) {

@@ -48,17 +48,30 @@ impl B {
 
     /// Inserts at the end of `block`.
     pub fn at_end(&self, block: MlirBlock) -> B {
-        B { block, before: MlirOperation { ptr: std::ptr::null_mut() }, ..*self }
+        B {
+            block,
+            before: MlirOperation {
+                ptr: std::ptr::null_mut(),
+            },
+            ..*self
+        }
     }
 
     /// Inserts at the start of `block`.
     pub fn at_start(&self, block: MlirBlock) -> B {
         let first = unsafe { mlirBlockGetFirstOperation(block) };
-        B { block, before: first, ..*self }
+        B {
+            block,
+            before: first,
+            ..*self
+        }
     }
 
     pub fn with_loc_of(&self, op: MlirOperation) -> B {
-        B { loc: unsafe { mlirOperationGetLocation(op) }, ..*self }
+        B {
+            loc: unsafe { mlirOperationGetLocation(op) },
+            ..*self
+        }
     }
 
     fn insert(&self, op: MlirOperation) {
@@ -125,7 +138,13 @@ impl B {
     }
 
     /// Creates an operation with one result and returns that result.
-    pub fn val(&self, name: &str, operands: &[MlirValue], result: MlirType, attrs: &[(&str, MlirAttribute)]) -> MlirValue {
+    pub fn val(
+        &self,
+        name: &str,
+        operands: &[MlirValue],
+        result: MlirType,
+        attrs: &[(&str, MlirAttribute)],
+    ) -> MlirValue {
         let op = self.op(name, operands, &[result], attrs, vec![]);
         unsafe { mlirOperationGetResult(op, 0) }
     }
@@ -225,13 +244,25 @@ impl B {
 
     /// `scf.for %iv = lb to ub step step { body }`; `body` builds at the end of the loop
     /// block, before its `scf.yield`. Returns the loop.
-    pub fn for_<E>(&self, lb: Ix, ub: Ix, step: Ix, body: impl FnOnce(B, MlirValue) -> Result<(), E>) -> Result<MlirOperation, E> {
+    pub fn for_<E>(
+        &self,
+        lb: Ix,
+        ub: Ix,
+        step: Ix,
+        body: impl FnOnce(B, MlirValue) -> Result<(), E>,
+    ) -> Result<MlirOperation, E> {
         let (lb, ub, step) = (self.ix(lb), self.ix(ub), self.ix(step));
         let (region, block) = self.region(&[self.index()]);
         let inner = self.at_end(block);
         let yield_ = inner.op("scf.yield", &[], &[], &[], vec![]);
         let iv = unsafe { mlirBlockGetArgument(block, 0) };
-        body(B { before: yield_, ..inner }, iv)?;
+        body(
+            B {
+                before: yield_,
+                ..inner
+            },
+            iv,
+        )?;
         Ok(self.op("scf.for", &[lb, ub, step], &[], &[], vec![region]))
     }
 
@@ -240,7 +271,10 @@ impl B {
         let (region, block) = self.region(&[]);
         let inner = self.at_end(block);
         let yield_ = inner.op("scf.yield", &[], &[], &[], vec![]);
-        then(B { before: yield_, ..inner })?;
+        then(B {
+            before: yield_,
+            ..inner
+        })?;
         let empty = unsafe { mlirRegionCreate() };
         Ok(self.op("scf.if", &[cond], &[], &[], vec![region, empty]))
     }

@@ -26,7 +26,11 @@ use crate::target::ScopeKind;
 /// least as much (`Tensor::base_align`); 1 when none does.
 pub fn vector_width(factors: &[Factor], k: usize, mem_ops: &[(usize, &Tensor)], elt_bits: i64) -> i64 {
     // A swizzle keeps runs of 2^M elements together, and no longer ones.
-    let swizzle_cap = mem_ops.iter().filter_map(|(_, t)| t.swizzle.map(|s| 1i64 << s.base)).min().unwrap_or(i64::MAX);
+    let swizzle_cap = mem_ops
+        .iter()
+        .filter_map(|(_, t)| t.swizzle.map(|s| 1i64 << s.base))
+        .min()
+        .unwrap_or(i64::MAX);
     for v in [8i64, 4, 2] {
         if v * elt_bits > 128 || factors[k].extent % v != 0 || elt_bits % 8 != 0 || v > swizzle_cap {
             continue;
@@ -34,10 +38,13 @@ pub fn vector_width(factors: &[Factor], k: usize, mem_ops: &[(usize, &Tensor)], 
         let ok = mem_ops.iter().all(|(o, t)| {
             // The access is aligned relative to the base; the base must be at least as aligned.
             v * elt_bits / 8 <= t.base_align
-                && factors[k].places[*o].as_ref().is_some_and(|p| p.axis.name() == "m" && p.stride == 1)
-                && factors.iter().enumerate().all(|(j, f)| {
-                    j == k || f.places[*o].as_ref().is_none_or(|p| p.stride % v == 0)
-                })
+                && factors[k].places[*o]
+                    .as_ref()
+                    .is_some_and(|p| p.axis.name() == "m" && p.stride == 1)
+                && factors
+                    .iter()
+                    .enumerate()
+                    .all(|(j, f)| j == k || f.places[*o].as_ref().is_none_or(|p| p.stride % v == 0))
                 && address::offset(&t.layout, "m") % v == 0
                 && address::replica_offsets(&t.layout, "m").iter().all(|r| r % v == 0)
         });
@@ -50,22 +57,28 @@ pub fn vector_width(factors: &[Factor], k: usize, mem_ops: &[(usize, &Tensor)], 
 
 fn flat(t: &Tensor, n: i64) -> Operand<'_> {
     let _ = n;
-    Operand { layout: &t.layout, shape: vec![t.size()], dim_map: vec![Some(0)] }
+    Operand {
+        layout: &t.layout,
+        shape: vec![t.size()],
+        dim_map: vec![Some(0)],
+    }
 }
 
 pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     let b = B::before(op);
     // An `axe.convert_layout` has no schedule: it is an `auto` copy.
     let schedule = if ir::name(op) == ods::ops::COPY {
-        ir::enum_attr::<CopySchedule>(op, ods::copy::SCHEDULE)?
-            .unwrap_or(ods::copy::SCHEDULE_DEFAULT)
+        ir::enum_attr::<CopySchedule>(op, ods::copy::SCHEDULE)?.unwrap_or(ods::copy::SCHEDULE_DEFAULT)
     } else {
         CopySchedule::Auto
     };
     // TMA copies are lowered by `tma.rs`; when emulating on the CPU they are plain copies,
     // as are ldmatrix copies (`ldmatrix.rs`).
     if schedule == CopySchedule::Tma && !ctx.emulate {
-        return Err(AxeError::at(op, format!("copy schedule '{schedule}' is not implemented by convert-axe-to-gpu")));
+        return Err(AxeError::at(
+            op,
+            format!("copy schedule '{schedule}' is not implemented by convert-axe-to-gpu"),
+        ));
     }
     let cp_async = schedule == CopySchedule::CpAsync && !ctx.emulate;
     let src = tensor(ctx, op, ir::operand(op, 0))?;
@@ -81,7 +94,10 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     let factors = refine(&[n], &ops).at(op)?;
     let bits = bit_width(dst.elt);
     // Register to register where elements change threads: through shared memory.
-    if src.mem == Mem::Register && dst.mem == Mem::Register && check_schedule(&factors, &ops, 1, &[false, true]).is_err() {
+    if src.mem == Mem::Register
+        && dst.mem == Mem::Register
+        && check_schedule(&factors, &ops, 1, &[false, true]).is_err()
+    {
         return through_shared(&b, op, ctx, scope, &src, &dst, bits);
     }
     match (src.mem, dst.mem) {
@@ -105,7 +121,15 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
 /// rewritten, e.g. by the next loop iteration). Units are CTAs (`gpu.barrier`) or warps
 /// (`bar.warp.sync`); warpgroups would need named barriers and are refused.
 #[allow(clippy::too_many_arguments)]
-fn through_shared(b: &B, op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &Tensor, dst: &Tensor, bits: i64) -> R<()> {
+fn through_shared(
+    b: &B,
+    op: MlirOperation,
+    ctx: &Ctx,
+    scope: ScopeKind,
+    src: &Tensor,
+    dst: &Tensor,
+    bits: i64,
+) -> R<()> {
     if ctx.emulate {
         return Err(AxeError::at(op, "this layout conversion moves elements between threads (through shared memory, with barriers), which emulate-threads-on-cpu cannot run"));
     }
@@ -186,11 +210,19 @@ fn async_copy(
     if ![4, 8, 16].contains(&bytes) {
         // Say what limits the width: the layouts' contiguous runs, or a buffer whose base is
         // not known to be aligned enough (then the fix is a declaration, not a layout).
-        let widest = [16i64, 8, 4].into_iter().find(|b| b * 8 % bits == 0 && {
-            let w = b * 8 / bits;
-            let unaligned: Vec<Tensor> = mem_ops.iter().map(|(_, t)| Tensor { base_align: 16, ..(*t).clone() }).collect();
-            let refs: Vec<(usize, &Tensor)> = mem_ops.iter().zip(&unaligned).map(|((o, _), t)| (*o, t)).collect();
-            last.is_some_and(|k| vector_width(factors, k, &refs, bits) >= w)
+        let widest = [16i64, 8, 4].into_iter().find(|b| {
+            b * 8 % bits == 0 && {
+                let w = b * 8 / bits;
+                let unaligned: Vec<Tensor> = mem_ops
+                    .iter()
+                    .map(|(_, t)| Tensor {
+                        base_align: 16,
+                        ..(*t).clone()
+                    })
+                    .collect();
+                let refs: Vec<(usize, &Tensor)> = mem_ops.iter().zip(&unaligned).map(|((o, _), t)| (*o, t)).collect();
+                last.is_some_and(|k| vector_width(factors, k, &refs, bits) >= w)
+            }
         });
         let hint = match widest {
             Some(b) if b > bytes => format!(
@@ -209,12 +241,21 @@ fn async_copy(
     let index = b.index();
     let base_of = |t: &Tensor| b.val("memref.extract_aligned_pointer_as_index", &[t.buf], index, &[]);
     let (src_base, dst_base) = (base_of(src), base_of(dst));
-    let (i64t, gptr, sptr, gen) = (b.ty("i64"), b.ty("!llvm.ptr<1>"), b.ty("!llvm.ptr<3>"), b.ty("!llvm.ptr"));
+    let (i64t, gptr, sptr, gen) = (
+        b.ty("i64"),
+        b.ty("!llvm.ptr<1>"),
+        b.ty("!llvm.ptr<3>"),
+        b.ty("!llvm.ptr"),
+    );
     b.for_(tid, Ix::C(n / v), Ix::C(units), |g, q| {
         let q = Ix::V(q);
         let mut addr = [Ix::C(0), Ix::C(0)];
         for (k, f) in factors.iter().enumerate() {
-            let (w, e, scale) = if Some(k) == last { (1, f.extent / v, v) } else { (f.weight / v, f.extent, 1) };
+            let (w, e, scale) = if Some(k) == last {
+                (1, f.extent / v, v)
+            } else {
+                (f.weight / v, f.extent, 1)
+            };
             let qd = g.div(q, w);
             let d = if k == 0 { qd } else { g.rem(qd, e) };
             for (o, _) in &mem_ops {
@@ -290,7 +331,9 @@ fn thread_bound(
     let mut v = 1;
     if ot.mem != Mem::Register {
         if let Some(&k) = statics.last() {
-            let reg_unit = factors[k].places[driver].as_ref().is_some_and(|p| p.axis.name() == "reg" && p.stride == 1);
+            let reg_unit = factors[k].places[driver]
+                .as_ref()
+                .is_some_and(|p| p.axis.name() == "reg" && p.stride == 1);
             if reg_unit {
                 v = vector_width(factors, k, &[(other, ot)], bits);
                 if v > 1 {
@@ -301,7 +344,11 @@ fn thread_bound(
     }
     let align = v * bits / 8;
     b.guarded(plan.valid, |g| {
-        let base = if ot.mem == Mem::Register { Ix::C(0) } else { dynamic_part(&g, &plan, factors, other, "m") };
+        let base = if ot.mem == Mem::Register {
+            Ix::C(0)
+        } else {
+            dynamic_part(&g, &plan, factors, other, "m")
+        };
         let extents: Vec<i64> = statics.iter().map(|&k| factors[k].extent).collect();
         let steps: Vec<i64> = statics.iter().map(|&k| if Some(k) == vk { v } else { 1 }).collect();
         for combo in combos(&extents, &steps) {
@@ -313,7 +360,10 @@ fn thread_bound(
             let other_ix = if ot.mem == Mem::Register {
                 Ix::C(static_part(&plan, factors, other, &ot.layout, "reg", &digits))
             } else {
-                g.add(base, Ix::C(static_part(&plan, factors, other, &ot.layout, "m", &digits)))
+                g.add(
+                    base,
+                    Ix::C(static_part(&plan, factors, other, &ot.layout, "m", &digits)),
+                )
             };
             if driver == 1 {
                 let val = load(&g, ctx, ot, other_ix, v, align);
@@ -360,12 +410,22 @@ pub fn distributed(
     let (tid, units) = unit_linear(b, ctx, scope);
     let nv = n / v;
     let vec_ty = b.ty(&format!("vector<{v}x{}>", ir::type_to_string(dst.elt)));
-    let splat = value.map(|x| if v > 1 { b.val("vector.broadcast", &[x], vec_ty, &[]) } else { x });
+    let splat = value.map(|x| {
+        if v > 1 {
+            b.val("vector.broadcast", &[x], vec_ty, &[])
+        } else {
+            x
+        }
+    });
     b.for_(tid, Ix::C(nv), Ix::C(units), |g, q| {
         let q = Ix::V(q);
         let mut addr = [Ix::C(0); 2];
         for (k, f) in factors.iter().enumerate() {
-            let (w, e, scale) = if Some(k) == last { (1, f.extent / v, v) } else { (f.weight / v, f.extent, 1) };
+            let (w, e, scale) = if Some(k) == last {
+                (1, f.extent / v, v)
+            } else {
+                (f.weight / v, f.extent, 1)
+            };
             let qd = g.div(q, w);
             let d = if k == 0 { qd } else { g.rem(qd, e) };
             for &(o, _) in &mem_ops {

@@ -19,10 +19,24 @@ pub fn fill(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     let dst = tensor(ctx, op, ir::operand(op, 0))?;
     let value = ir::operand(op, 1);
     let n = dst.size();
-    let ops = [Operand { layout: &dst.layout, shape: vec![n], dim_map: vec![Some(0)] }];
+    let ops = [Operand {
+        layout: &dst.layout,
+        shape: vec![n],
+        dim_map: vec![Some(0)],
+    }];
     let factors = refine(&[n], &ops).at(op)?;
     if dst.mem != Mem::Register {
-        return distributed(&b, op, ctx, scope, &factors, None, &dst, Some(value), bit_width(dst.elt));
+        return distributed(
+            &b,
+            op,
+            ctx,
+            scope,
+            &factors,
+            None,
+            &dst,
+            Some(value),
+            bit_width(dst.elt),
+        );
     }
     per_element(&b, op, ctx, scope, &[n], &ops, &dst, &[], |_, _| Ok(value))
 }
@@ -44,14 +58,21 @@ pub fn per_element(
 ) -> R<()> {
     for s in srcs {
         if s.mem != Mem::Register {
-            return Err(AxeError::at(op, format!(
-                "elementwise operands must be register tensors (got a {:?} tensor): copy it into registers first",
-                s.mem
-            ).to_lowercase()));
+            return Err(AxeError::at(
+                op,
+                format!(
+                    "elementwise operands must be register tensors (got a {:?} tensor): copy it into registers first",
+                    s.mem
+                )
+                .to_lowercase(),
+            ));
         }
     }
     if dst.mem != Mem::Register {
-        return Err(AxeError::at(op, "the destination of an elementwise op must be a register tensor"));
+        return Err(AxeError::at(
+            op,
+            "the destination of an elementwise op must be a register tensor",
+        ));
     }
     let factors = refine(space, ops).at(op)?;
     let mut written = vec![false; ops.len()];
@@ -106,13 +127,24 @@ fn f32_intrinsic(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -
         return None;
     }
     let call = |name: &str, v: MlirValue| {
-        b.val("llvm.call_intrinsic", &[v], t, &[
-            ("intrin", b.attr(&format!("\"{name}\""))),
-            ("op_bundle_sizes", b.attr("array<i32>")),
-            ("operandSegmentSizes", b.attr("array<i32: 1, 0>")),
-        ])
+        b.val(
+            "llvm.call_intrinsic",
+            &[v],
+            t,
+            &[
+                ("intrin", b.attr(&format!("\"{name}\""))),
+                ("op_bundle_sizes", b.attr("array<i32>")),
+                ("operandSegmentSizes", b.attr("array<i32: 1, 0>")),
+            ],
+        )
     };
-    let exp2 = |v: MlirValue| if gpu { call("llvm.nvvm.ex2.approx.f32", v) } else { b.val("llvm.intr.exp2", &[v], t, &[]) };
+    let exp2 = |v: MlirValue| {
+        if gpu {
+            call("llvm.nvvm.ex2.approx.f32", v)
+        } else {
+            b.val("llvm.intr.exp2", &[v], t, &[])
+        }
+    };
     let sqrt = |v: MlirValue| b.val("llvm.intr.sqrt", &[v], t, &[]);
     let mul = |v: MlirValue, c: &str| b.val("arith.mulf", &[v, b.constant(&format!("{c} : f32"), t)], t, &[]);
     Some(match kind {
@@ -145,7 +177,12 @@ pub fn unary(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -> Re
         (Relu, true) => return Ok(b.val("arith.maximumf", &[x, zero(b, t)], t, &[])),
         (Relu, false) => return Ok(b.val("arith.maxsi", &[x, zero(b, t)], t, &[])),
         (Neg, false) => return Ok(b.val("arith.subi", &[zero(b, t), x], t, &[])),
-        (Exp | Exp2 | Log | Sqrt | Rsqrt, false) => return Err(AxeError::Message(format!("unary kind {kind} is not defined on {}", ir::type_to_string(t)))),
+        (Exp | Exp2 | Log | Sqrt | Rsqrt, false) => {
+            return Err(AxeError::Message(format!(
+                "unary kind {kind} is not defined on {}",
+                ir::type_to_string(t)
+            )))
+        }
     };
     Ok(b.val(name, &[x], t, &[]))
 }
@@ -179,7 +216,13 @@ fn cast(b: &B, x: MlirValue, from: MlirType, to: MlirType) -> Result<MlirValue, 
         (false, true) => "arith.sitofp",
         (true, false) => "arith.fptosi",
         _ if unsafe { mlirTypeEqual(from, to) } => return Ok(x),
-        _ => return Err(AxeError::Message(format!("cannot cast {} to {}", ir::type_to_string(from), ir::type_to_string(to)))),
+        _ => {
+            return Err(AxeError::Message(format!(
+                "cannot cast {} to {}",
+                ir::type_to_string(from),
+                ir::type_to_string(to)
+            )))
+        }
     };
     Ok(b.val(name, &[x], to, &[]))
 }
@@ -195,24 +238,36 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         _ => (None, None),
     };
     let n_src = if name == ods::ops::BINARY { 2 } else { 1 };
-    let srcs: Vec<Tensor> = (0..n_src).map(|i| tensor(ctx, op, ir::operand(op, i))).collect::<R<_>>()?;
+    let srcs: Vec<Tensor> = (0..n_src)
+        .map(|i| tensor(ctx, op, ir::operand(op, i)))
+        .collect::<R<_>>()?;
     let dst = tensor(ctx, op, ir::operand(op, n_src))?;
     let space = dst.shape.clone();
     let ident: Vec<Option<usize>> = (0..space.len()).map(Some).collect();
-    let mut ops = vec![Operand { layout: &dst.layout, shape: dst.shape.clone(), dim_map: ident.clone() }];
+    let mut ops = vec![Operand {
+        layout: &dst.layout,
+        shape: dst.shape.clone(),
+        dim_map: ident.clone(),
+    }];
     for s in &srcs {
         if s.shape.len() != space.len() {
             return Err(AxeError::at(op, "operands must have the destination's rank"));
         }
-        ops.push(Operand { layout: &s.layout, shape: s.shape.clone(), dim_map: ident.clone() });
+        ops.push(Operand {
+            layout: &s.layout,
+            shape: s.shape.clone(),
+            dim_map: ident.clone(),
+        });
     }
     let refs: Vec<&Tensor> = srcs.iter().collect();
     let (st, dt) = (srcs[0].elt, dst.elt);
     let gpu = !ctx.emulate;
-    per_element(&b, op, ctx, scope, &space, &ops, &dst, &refs, |g, v| match (unary_kind, binary_kind) {
-        (Some(k), _) => unary(g, k, v[0], dt, gpu),
-        (_, Some(k)) => Ok(binary(g, k, v[0], v[1], dt)),
-        _ => cast(g, v[0], st, dt),
+    per_element(&b, op, ctx, scope, &space, &ops, &dst, &refs, |g, v| {
+        match (unary_kind, binary_kind) {
+            (Some(k), _) => unary(g, k, v[0], dt, gpu),
+            (_, Some(k)) => Ok(binary(g, k, v[0], v[1], dt)),
+            _ => cast(g, v[0], st, dt),
+        }
     })
 }
 

@@ -54,19 +54,28 @@ type Triple = (i64, i64, i64);
 
 /// The mma.sync steps one warp issues; errors when warps differ.
 fn schedule(a: &Layout, b: &Layout, c: &Layout, m: i64, n: i64, k: i64, warps: i64) -> Result<Vec<Step>, AxeError> {
-    let mut per_warp: Vec<std::collections::BTreeMap<Triple, Triple>> =
-        vec![Default::default(); warps as usize];
+    let mut per_warp: Vec<std::collections::BTreeMap<Triple, Triple>> = vec![Default::default(); warps as usize];
     for mi in 0..m / mma::M {
         for ni in 0..n / mma::N {
             let cs = atom_regs(c, &[m, n], [mi * mma::M, ni * mma::N]);
             let &[(w, creg)] = cs.as_slice() else {
-                return Err(AxeError::Message(format!("the accumulator element ({}, {}) is not held exactly once", mi * 16, ni * 8)));
+                return Err(AxeError::Message(format!(
+                    "the accumulator element ({}, {}) is not held exactly once",
+                    mi * 16,
+                    ni * 8
+                )));
             };
             for ki in 0..k / mma::K {
-                let areg = atom_regs(a, &[m, k], [mi * mma::M, ki * mma::K]).into_iter().find(|x| x.0 == w);
-                let breg = atom_regs(b, &[k, n], [ki * mma::K, ni * mma::N]).into_iter().find(|x| x.0 == w);
+                let areg = atom_regs(a, &[m, k], [mi * mma::M, ki * mma::K])
+                    .into_iter()
+                    .find(|x| x.0 == w);
+                let breg = atom_regs(b, &[k, n], [ki * mma::K, ni * mma::N])
+                    .into_iter()
+                    .find(|x| x.0 == w);
                 let (Some((_, ar)), Some((_, br))) = (areg, breg) else {
-                    return Err(AxeError::Message(format!("warp {w} lacks the A or B fragment of atom ({mi}, {ni}, {ki})")));
+                    return Err(AxeError::Message(format!(
+                        "warp {w} lacks the A or B fragment of atom ({mi}, {ni}, {ki})"
+                    )));
                 };
                 per_warp[w as usize].insert((ar, br, creg), (mi, ni, ki));
             }
@@ -78,7 +87,10 @@ fn schedule(a: &Layout, b: &Layout, c: &Layout, m: i64, n: i64, k: i64, warps: i
     }
     Ok(per_warp[0]
         .keys()
-        .map(|r| Step { regs: *r, atoms: per_warp.iter().map(|s| s[r]).collect() })
+        .map(|r| Step {
+            regs: *r,
+            atoms: per_warp.iter().map(|s| s[r]).collect(),
+        })
         .collect())
 }
 
@@ -126,7 +138,9 @@ fn check_ldmatrix(
 ) -> Result<(), AxeError> {
     let c = |x: Ix| match x {
         Ix::C(v) => Ok(v),
-        Ix::V(_) => Err(AxeError::Message("ldmatrix addressing did not fold to constants".into())),
+        Ix::V(_) => Err(AxeError::Message(
+            "ldmatrix addressing did not fold to constants".into(),
+        )),
     };
     // Evaluated once per element of every step: compiled, not through the map-valued definition.
     frag.check_admits(&logical)?;
@@ -135,7 +149,9 @@ fn check_ldmatrix(
         for (w, atom) in st.atoms.iter().enumerate() {
             let (o0, o1) = origin(atom);
             if first_warp_origin(st, w) != (o0, o1) {
-                return Err(AxeError::Message(format!("warp {w}: atom origin ({o0}, {o1}) is not what the warp offsets give")));
+                return Err(AxeError::Message(format!(
+                    "warp {w}: atom origin ({o0}, {o1}) is not what the warp offsets give"
+                )));
             }
             for t in 0..32i64 {
                 let (gq, q) = (t / 4, t % 4);
@@ -144,10 +160,18 @@ fn check_ldmatrix(
                     for bit in 0..2 {
                         // The stored element ldmatrix hands thread t in register pair j.
                         let (sr, sc) = if is_a || stored_transposed {
-                            let (r, col) = lane_address(is_a, stored_transposed, Ix::C(o0), Ix::C(o1), Ix::C(8 * j + gq), g);
+                            let (r, col) =
+                                lane_address(is_a, stored_transposed, Ix::C(o0), Ix::C(o1), Ix::C(8 * j + gq), g);
                             (c(r)?, c(col)? + 2 * q + bit)
                         } else {
-                            let (r, col) = lane_address(is_a, stored_transposed, Ix::C(o0), Ix::C(o1), Ix::C(8 * j + 2 * q + bit), g);
+                            let (r, col) = lane_address(
+                                is_a,
+                                stored_transposed,
+                                Ix::C(o0),
+                                Ix::C(o1),
+                                Ix::C(8 * j + 2 * q + bit),
+                                g,
+                            );
                             (c(r)?, c(col)? + gq)
                         };
                         let logical_coord = if !is_a && stored_transposed { [sc, sr] } else { [sr, sc] };
@@ -180,7 +204,9 @@ fn ldmatrix_ok(t: &Tensor, shape: &[i64]) -> bool {
     if t.layout.check_admits(shape).is_err() {
         return false;
     }
-    let Ok(compiled) = axe_layout::compiled::Compiled::new(&t.layout) else { return false };
+    let Ok(compiled) = axe_layout::compiled::Compiled::new(&t.layout) else {
+        return false;
+    };
     let mem = compiled.axis(m.name());
     let mut point = vec![0i64; compiled.axes.len()];
     // The memory offset of element (r, c) when it has exactly one point, on the memory axis only.
@@ -213,7 +239,11 @@ fn eval_dynamic(g: &B, layout: &Layout, shape: &[i64], coord: &[Ix]) -> Result<I
             if !it.axis.is_memory() {
                 return Err(AxeError::Message(format!("layout {layout} is not on the memory axis")));
             }
-            let digit = if inner == 1 && range.len() == 1 { coord[d] } else { g.rem(g.div(coord[d], inner), it.extent) };
+            let digit = if inner == 1 && range.len() == 1 {
+                coord[d]
+            } else {
+                g.rem(g.div(coord[d], inner), it.extent)
+            };
             off = g.add(off, g.mul(digit, it.stride));
             inner *= it.extent;
         }
@@ -223,18 +253,43 @@ fn eval_dynamic(g: &B, layout: &Layout, shape: &[i64], coord: &[Ix]) -> Result<I
 
 /// A per-thread register buffer holding a fragment layout.
 fn fragment_registers(b: &B, layout: &Layout, shape: Vec<i64>, elt: MlirType) -> Tensor {
-    let span = layout.span().ok().and_then(|s| s.get(&Axis::from("reg")).copied()).unwrap_or(1);
+    let span = layout
+        .span()
+        .ok()
+        .and_then(|s| s.get(&Axis::from("reg")).copied())
+        .unwrap_or(1);
     let t = b.ty(&format!("memref<{span}x{}>", ir::type_to_string(elt)));
-    let buf = b.val("memref.alloca", &[], t, &[("operandSegmentSizes", b.attr("array<i32: 0, 0>"))]);
-    Tensor { buf, mem: Mem::Register, layout: layout.clone(), shape, elt, per_thread: false, swizzle: None, dyn_offset: Ix::C(0), base_align: super::kernel::ALLOCATION_ALIGN }
+    let buf = b.val(
+        "memref.alloca",
+        &[],
+        t,
+        &[("operandSegmentSizes", b.attr("array<i32: 0, 0>"))],
+    );
+    Tensor {
+        buf,
+        mem: Mem::Register,
+        layout: layout.clone(),
+        shape,
+        elt,
+        per_thread: false,
+        swizzle: None,
+        dyn_offset: Ix::C(0),
+        base_align: super::kernel::ALLOCATION_ALIGN,
+    }
 }
 
 pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     if ctx.emulate {
-        return Err(AxeError::at(op, "emulate-threads-on-cpu cannot run mma.sync (a warp-collective instruction)"));
+        return Err(AxeError::at(
+            op,
+            "emulate-threads-on-cpu cannot run mma.sync (a warp-collective instruction)",
+        ));
     }
     let b = B::before(op);
-    let (ta, tb) = (has_attr(op, ods::gemm::TRANSPOSE_A), has_attr(op, ods::gemm::TRANSPOSE_B));
+    let (ta, tb) = (
+        has_attr(op, ods::gemm::TRANSPOSE_A),
+        has_attr(op, ods::gemm::TRANSPOSE_B),
+    );
     let a = tensor(ctx, op, ir::operand(op, 0))?;
     let bt = tensor(ctx, op, ir::operand(op, 1))?;
     let c = tensor(ctx, op, ir::operand(op, 2))?;
@@ -248,7 +303,10 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         )));
     }
     if m % mma::M != 0 || n % mma::N != 0 || k % mma::K != 0 {
-        return Err(AxeError::at(op, format!("a {m}x{n}x{k} gemm is not a multiple of the m16n8k16 atom")));
+        return Err(AxeError::at(
+            op,
+            format!("a {m}x{n}x{k} gemm is not a multiple of the m16n8k16 atom"),
+        ));
     }
     if let Some(wg) = super::wgmma::selected(op, ctx, scope, &a, &bt, &c) {
         return super::wgmma::lower(op, ctx, wg, &a, &bt, &c, ta, tb);
@@ -271,12 +329,32 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     // A and B fragments: the operand itself when it is in registers with the fragment layout,
     // otherwise registers filled from memory through the (transposed) fragment layout.
     let operand = |t: &Tensor, frag: &Layout, logical: [i64; 2], trans: bool, what: &str| -> R<Tensor> {
-        let want = if trans { transpose(frag, &logical).at(op)? } else { frag.clone() };
+        let want = if trans {
+            transpose(frag, &logical).at(op)?
+        } else {
+            frag.clone()
+        };
         if t.mem == Mem::Register {
             if !same(&t.layout, &want) {
-                return Err(AxeError::at(op, format!("register operand {what} has layout {}, not the mma.sync fragment layout {want}", t.layout)));
+                return Err(AxeError::at(
+                    op,
+                    format!(
+                        "register operand {what} has layout {}, not the mma.sync fragment layout {want}",
+                        t.layout
+                    ),
+                ));
             }
-            return Ok(Tensor { buf: t.buf, mem: t.mem, layout: t.layout.clone(), shape: t.shape.clone(), elt: t.elt, per_thread: t.per_thread, swizzle: t.swizzle, dyn_offset: t.dyn_offset, base_align: t.base_align });
+            return Ok(Tensor {
+                buf: t.buf,
+                mem: t.mem,
+                layout: t.layout.clone(),
+                shape: t.shape.clone(),
+                elt: t.elt,
+                per_thread: t.per_thread,
+                swizzle: t.swizzle,
+                dyn_offset: t.dyn_offset,
+                base_align: t.base_align,
+            });
         }
         let regs = fragment_registers(&b, &want, t.shape.clone(), t.elt);
         into_registers(&b, op, ctx, scope, t, &regs)?;
@@ -285,19 +363,41 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     // ldmatrix for 16-bit shared operands whose 8-element chunks are contiguous and aligned
     // (A stored [M, K]; B stored [K, N] with .trans or [N, K]); otherwise fragments are copied
     // into registers by their layouts.
-    let a_ld = (!ta && ldmatrix_ok(&a, &a.shape)).then_some(Ldmatrix { transpose: false, tiles: 4 });
-    let b_ld = ldmatrix_ok(&bt, &bt.shape).then_some(Ldmatrix { transpose: !tb, tiles: 2 });
-    let ra = if a_ld.is_none() { Some(operand(&a, &frags.a, [m, k], ta, "A")?) } else { None };
-    let rb = if b_ld.is_none() { Some(operand(&bt, &frags.b, [k, n], tb, "B")?) } else { None };
+    let a_ld = (!ta && ldmatrix_ok(&a, &a.shape)).then_some(Ldmatrix {
+        transpose: false,
+        tiles: 4,
+    });
+    let b_ld = ldmatrix_ok(&bt, &bt.shape).then_some(Ldmatrix {
+        transpose: !tb,
+        tiles: 2,
+    });
+    let ra = if a_ld.is_none() {
+        Some(operand(&a, &frags.a, [m, k], ta, "A")?)
+    } else {
+        None
+    };
+    let rb = if b_ld.is_none() {
+        Some(operand(&bt, &frags.b, [k, n], tb, "B")?)
+    } else {
+        None
+    };
     let vty = |s: &str| b.ty(s);
     // The warp's atom offsets relative to warp 0 (the schedule is warp-uniform): a select chain
     // over the warp id, shared by every step.
     let warp = b.div(Ix::V(ctx.tid), 32);
     let shifts = |f: &dyn Fn(&Triple) -> i64| -> R<(Ix, Vec<i64>)> {
         let first = &sched[0];
-        let delta: Vec<i64> = (0..warps as usize).map(|w| f(&first.atoms[w]) - f(&first.atoms[0])).collect();
-        if sched.iter().any(|st| (0..warps as usize).any(|w| f(&st.atoms[w]) - f(&st.atoms[0]) != delta[w])) {
-            return Err(AxeError::at(op, "the mma atoms of the warps are not translates of one another"));
+        let delta: Vec<i64> = (0..warps as usize)
+            .map(|w| f(&first.atoms[w]) - f(&first.atoms[0]))
+            .collect();
+        if sched
+            .iter()
+            .any(|st| (0..warps as usize).any(|w| f(&st.atoms[w]) - f(&st.atoms[0]) != delta[w]))
+        {
+            return Err(AxeError::at(
+                op,
+                "the mma atoms of the warps are not translates of one another",
+            ));
         }
         let mut v = Ix::C(0);
         for (w, d) in delta.iter().enumerate().skip(1) {
@@ -310,7 +410,10 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         Ok((v, delta))
     };
     if sched.iter().any(|st| st.atoms.iter().any(|t| t.2 != st.atoms[0].2)) {
-        return Err(AxeError::at(op, "the warps of this mma tiling split K, which one accumulator cannot hold"));
+        return Err(AxeError::at(
+            op,
+            "the warps of this mma tiling split K, which one accumulator cannot hold",
+        ));
     }
     // In elements: m atoms are 16 rows, n atoms 8 columns.
     let ((dm, delta_m), (dn, delta_n)) = if a_ld.is_some() || b_ld.is_some() {
@@ -322,7 +425,12 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     // emitted code computes (warp 0's atom plus the warp offset table) against the atoms.
     if a_ld.is_some() {
         check_ldmatrix(
-            &b, &frags.a, [m, k], true, false, &sched,
+            &b,
+            &frags.a,
+            [m, k],
+            true,
+            false,
+            &sched,
             &|t| (t.0 * mma::M, t.2 * mma::K),
             &|st| st.regs.0,
             &|st, w| (st.atoms[0].0 * mma::M + delta_m[w], st.atoms[0].2 * mma::K),
@@ -331,7 +439,12 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     }
     if b_ld.is_some() {
         check_ldmatrix(
-            &b, &frags.b, [k, n], false, tb, &sched,
+            &b,
+            &frags.b,
+            [k, n],
+            false,
+            tb,
+            &sched,
             &|t| (t.2 * mma::K, t.1 * mma::N),
             &|st| st.regs.1,
             &|st, w| (st.atoms[0].2 * mma::K, st.atoms[0].1 * mma::N + delta_n[w]),
@@ -340,38 +453,71 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     }
     let lane = b.rem(Ix::V(ctx.tid), 32);
     let gather = |t: &Tensor, base: i64, count: i64, ty: &str| {
-        let elems: Vec<MlirValue> =
-            (0..count).map(|i| b.val("memref.load", &[t.buf, b.cidx(base + i)], t.elt, &[])).collect();
+        let elems: Vec<MlirValue> = (0..count)
+            .map(|i| b.val("memref.load", &[t.buf, b.cidx(base + i)], t.elt, &[]))
+            .collect();
         b.val("vector.from_elements", &elems, vty(ty), &[])
     };
-    let ldmatrix = |t: &Tensor, ld: &Ldmatrix, is_a: bool, stored_transposed: bool, o0: Ix, o1: Ix, ty: &str| -> R<MlirValue> {
-        let (row, col) = lane_address(is_a, stored_transposed, o0, o1, lane, &b);
-        let mut off = b.add(eval_dynamic(&b, &t.layout, &t.shape, &[row, col]).at(op)?, t.dyn_offset);
-        if let Some(s) = &t.swizzle {
-            off = super::swizzled(&b, s, off);
-        }
-        Ok(b.val("nvgpu.ldmatrix", &[t.buf, b.ix(off)], vty(ty), &[
-            ("transpose", b.attr(if ld.transpose { "true" } else { "false" })),
-            ("numTiles", b.attr(&format!("{} : i32", ld.tiles))),
-        ]))
-    };
+    let ldmatrix =
+        |t: &Tensor, ld: &Ldmatrix, is_a: bool, stored_transposed: bool, o0: Ix, o1: Ix, ty: &str| -> R<MlirValue> {
+            let (row, col) = lane_address(is_a, stored_transposed, o0, o1, lane, &b);
+            let mut off = b.add(eval_dynamic(&b, &t.layout, &t.shape, &[row, col]).at(op)?, t.dyn_offset);
+            if let Some(s) = &t.swizzle {
+                off = super::swizzled(&b, s, off);
+            }
+            Ok(b.val(
+                "nvgpu.ldmatrix",
+                &[t.buf, b.ix(off)],
+                vty(ty),
+                &[
+                    ("transpose", b.attr(if ld.transpose { "true" } else { "false" })),
+                    ("numTiles", b.attr(&format!("{} : i32", ld.tiles))),
+                ],
+            ))
+        };
     for st in &sched {
         let (ar, br, cr) = st.regs;
         let (mi, ni, ki) = st.atoms[0];
         let a2 = match (&a_ld, &ra) {
-            (Some(ld), _) => ldmatrix(&a, ld, true, false, b.add(dm, Ix::C(mi * mma::M)), Ix::C(ki * mma::K), &format!("vector<4x2x{ae}>"))?,
+            (Some(ld), _) => ldmatrix(
+                &a,
+                ld,
+                true,
+                false,
+                b.add(dm, Ix::C(mi * mma::M)),
+                Ix::C(ki * mma::K),
+                &format!("vector<4x2x{ae}>"),
+            )?,
             (None, Some(r)) => gather(r, ar, 8, &format!("vector<4x2x{ae}>")),
             _ => unreachable!(),
         };
         let b2 = match (&b_ld, &rb) {
-            (Some(ld), _) => ldmatrix(&bt, ld, false, tb, Ix::C(ki * mma::K), b.add(dn, Ix::C(ni * mma::N)), &format!("vector<2x2x{ae}>"))?,
+            (Some(ld), _) => ldmatrix(
+                &bt,
+                ld,
+                false,
+                tb,
+                Ix::C(ki * mma::K),
+                b.add(dn, Ix::C(ni * mma::N)),
+                &format!("vector<2x2x{ae}>"),
+            )?,
             (None, Some(r)) => gather(r, br, 4, &format!("vector<2x2x{ae}>")),
             _ => unreachable!(),
         };
         let c2 = gather(&c, cr, 4, "vector<2x2xf32>");
-        let d2 = b.val("nvgpu.mma.sync", &[a2, b2, c2], vty("vector<2x2xf32>"), &[("mmaShape", b.attr("[16, 8, 16]"))]);
+        let d2 = b.val(
+            "nvgpu.mma.sync",
+            &[a2, b2, c2],
+            vty("vector<2x2xf32>"),
+            &[("mmaShape", b.attr("[16, 8, 16]"))],
+        );
         for i in 0..4i64 {
-            let e = b.val("vector.extract", &[d2], c.elt, &[("static_position", b.attr(&format!("array<i64: {}, {}>", i / 2, i % 2)))]);
+            let e = b.val(
+                "vector.extract",
+                &[d2],
+                c.elt,
+                &[("static_position", b.attr(&format!("array<i64: {}, {}>", i / 2, i % 2)))],
+            );
             b.op("memref.store", &[e, c.buf, b.cidx(cr + i)], &[], &[], vec![]);
         }
     }

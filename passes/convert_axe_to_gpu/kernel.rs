@@ -22,7 +22,16 @@ pub fn launch(b: &B, grid: [i64; 3], threads: [i64; 3], body: impl FnOnce(B, Mli
     let idx = b.index();
     let sizes: Vec<MlirValue> = grid.iter().chain(threads.iter()).map(|&n| b.cidx(n)).collect();
     let (region, block) = b.region(&[idx; 12]);
-    b.op("gpu.launch", &sizes, &[], &[("operandSegmentSizes", b.attr("array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>"))], vec![region]);
+    b.op(
+        "gpu.launch",
+        &sizes,
+        &[],
+        &[(
+            "operandSegmentSizes",
+            b.attr("array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>"),
+        )],
+        vec![region],
+    );
     let term = b.at_end(block).op("gpu.terminator", &[], &[], &[], vec![]);
     // SAFETY: `block` is the launch body just built; its arguments are the ids and sizes.
     let (bid, tid) = unsafe { (mlirBlockGetArgument(block, 0), mlirBlockGetArgument(block, 3)) };
@@ -48,10 +57,13 @@ fn allocations(kernel: MlirOperation) -> R<Vec<Alloc>> {
     for op in ir::collect(kernel, &[ods::ops::ALLOC]) {
         let t = ir::value_type(ir::result(op, 0));
         let Some(layout) = ir::tensor_layout(t) else {
-            return Err(AxeError::at(op, format!(
-                "allocation of type {} has layout '?': run axe-infer-layout first",
-                ir::type_to_string(t)
-            )));
+            return Err(AxeError::at(
+                op,
+                format!(
+                    "allocation of type {} has layout '?': run axe-infer-layout first",
+                    ir::type_to_string(t)
+                ),
+            ));
         };
         let scope = ir::tensor_scope(t);
         let axis = match scope {
@@ -59,13 +71,19 @@ fn allocations(kernel: MlirOperation) -> R<Vec<Alloc>> {
             Some(MemoryScope::Register) => "reg",
             other => {
                 let other = other.map_or("", MemoryScope::as_str);
-                return Err(AxeError::at(op, format!("allocations in memory scope '{other}' are not lowered to gpu")));
+                return Err(AxeError::at(
+                    op,
+                    format!("allocations in memory scope '{other}' are not lowered to gpu"),
+                ));
             }
         };
         let range = coordinate_range(&layout);
         let (lo, hi) = range.get(&axe_layout::Axis::new(axis)).copied().unwrap_or((0, 0));
         if lo < 0 {
-            return Err(AxeError::at(op, format!("layout {layout} reaches the negative {axis} coordinate {lo}")));
+            return Err(AxeError::at(
+                op,
+                format!("layout {layout} reaches the negative {axis} coordinate {lo}"),
+            ));
         }
         // The XOR of a swizzle moves offsets within blocks of 2^(M + B + S) elements: whole
         // blocks are allocated.
@@ -84,7 +102,13 @@ fn allocations(kernel: MlirOperation) -> R<Vec<Alloc>> {
             let block = 1i64 << log2;
             size = crate::target::ceil_div(size, block) * block;
         }
-        out.push(Alloc { op, shared, size, elt, bytes });
+        out.push(Alloc {
+            op,
+            shared,
+            size,
+            elt,
+            bytes,
+        });
     }
     Ok(out)
 }
@@ -110,13 +134,21 @@ fn aligned_alloca(b: &B, t: MlirType) -> MlirValue {
 fn shared_total(kernel: MlirOperation, allocs: &[Alloc], opts: &Options) -> R<i64> {
     let mut total = 0i64;
     for a in allocs.iter().filter(|a| a.shared) {
-        total = total.checked_add(a.bytes).ok_or_else(|| AxeError::at(kernel, "the kernel's shared memory size overflows a 64-bit integer"))?;
+        total = total
+            .checked_add(a.bytes)
+            .ok_or_else(|| AxeError::at(kernel, "the kernel's shared memory size overflows a 64-bit integer"))?;
     }
     let _ = opts;
     if let Some(target) = crate::target::of(kernel) {
-        target.check_shared_bytes(total).or_else(|e| if total == 0 { Ok(()) } else { Err(e) }).map_err(|e| {
-            AxeError::at(kernel, format!("the kernel's shared tensors do not fit in one CTA: {e}"))
-        })?;
+        target
+            .check_shared_bytes(total)
+            .or_else(|e| if total == 0 { Ok(()) } else { Err(e) })
+            .map_err(|e| {
+                AxeError::at(
+                    kernel,
+                    format!("the kernel's shared tensors do not fit in one CTA: {e}"),
+                )
+            })?;
     }
     Ok(total)
 }
@@ -132,12 +164,21 @@ fn padded3(v: &[i64]) -> [i64; 3] {
 /// Lowers one kernel.
 pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<()> {
     if !ir::i64_array(kernel, ods::kernel::CLUSTER).is_empty() {
-        return Err(AxeError::at(kernel, "cluster launches (axe.kernel ... cluster [...]) are not lowered by convert-axe-to-gpu yet"));
+        return Err(AxeError::at(
+            kernel,
+            "cluster launches (axe.kernel ... cluster [...]) are not lowered by convert-axe-to-gpu yet",
+        ));
     }
     let grid = padded3(&ir::i64_array(kernel, ods::kernel::GRID));
     let threads = padded3(&ir::i64_array(kernel, ods::kernel::THREADS));
-    if grid.len() > 3 || ir::i64_array(kernel, ods::kernel::GRID).len() > 3 || ir::i64_array(kernel, ods::kernel::THREADS).len() > 3 {
-        return Err(AxeError::at(kernel, "grid and threads have at most 3 dimensions on gpu"));
+    if grid.len() > 3
+        || ir::i64_array(kernel, ods::kernel::GRID).len() > 3
+        || ir::i64_array(kernel, ods::kernel::THREADS).len() > 3
+    {
+        return Err(AxeError::at(
+            kernel,
+            "grid and threads have at most 3 dimensions on gpu",
+        ));
     }
     let num_threads: i64 = threads.iter().product();
     let allocs = allocations(kernel)?;
@@ -148,7 +189,11 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
             return Err(AxeError::at(a, "emulate-threads-on-cpu runs threads one after another; axe.arrive (a split CTA barrier) cannot be emulated"));
         }
     }
-    let tma_state = if opts.emulate { tma::State::default() } else { tma::plan(kernel, num_threads)? };
+    let tma_state = if opts.emulate {
+        tma::State::default()
+    } else {
+        tma::plan(kernel, num_threads)?
+    };
     let body = region_block(kernel, 0);
     let b = B::before(kernel);
     let null = unsafe { ir_null_value() };
@@ -164,8 +209,11 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         tma: tma_state,
         wgmma_async: Default::default(),
         has_async_gemm: crate::infer_layout::gemm::has_wgmma(kernel)
-            && ir::collect(kernel, &[ods::ops::GEMM]).iter().any(|g| ir::has_attr(*g, ods::gemm::ASYNC)),
-        has_cp_async: !opts.emulate && ir::collect(kernel, &[ods::ops::COPY])
+            && ir::collect(kernel, &[ods::ops::GEMM])
+                .iter()
+                .any(|g| ir::has_attr(*g, ods::gemm::ASYNC)),
+        has_cp_async: !opts.emulate
+            && ir::collect(kernel, &[ods::ops::COPY])
                 .iter()
                 .any(|c| ir::copy_schedule(*c) == Some(CopySchedule::CpAsync)),
     };
@@ -182,11 +230,26 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         let dynamic = total > 48 * 1024;
         if dynamic {
             let i32t = b.ty("i32");
-            sizes.push(b.val("arith.constant", &[], i32t, &[("value", b.attr(&format!("{total} : i32")))]));
+            sizes.push(b.val(
+                "arith.constant",
+                &[],
+                i32t,
+                &[("value", b.attr(&format!("{total} : i32")))],
+            ));
         }
         let (region, block) = b.region(&[idx; 12]);
-        let segments = if dynamic { "array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1>" } else { "array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>" };
-        b.op("gpu.launch", &sizes, &[], &[("operandSegmentSizes", b.attr(segments))], vec![region]);
+        let segments = if dynamic {
+            "array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1>"
+        } else {
+            "array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>"
+        };
+        b.op(
+            "gpu.launch",
+            &sizes,
+            &[],
+            &[("operandSegmentSizes", b.attr(segments))],
+            vec![region],
+        );
         let term = b.at_end(block).op("gpu.terminator", &[], &[], &[], vec![]);
         for op in block_ops(body) {
             move_before(op, term);
@@ -214,12 +277,21 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         // Shared tensors: module-level workgroup globals (address space 3), 16-byte aligned
         // so that vector accesses proven aligned relative to the base are aligned.
         let dyn_base = dynamic.then(|| {
-            lb.val("gpu.dynamic_shared_memory", &[], lb.ty("memref<?xi8, #gpu.address_space<workgroup>>"), &[])
+            lb.val(
+                "gpu.dynamic_shared_memory",
+                &[],
+                lb.ty("memref<?xi8, #gpu.address_space<workgroup>>"),
+                &[],
+            )
         });
         let mut dyn_offset = 0i64;
         for a in &allocs {
             let v = if a.shared && dynamic {
-                let ty = format!("memref<{}x{}, #gpu.address_space<workgroup>>", a.size, ir::type_to_string(a.elt));
+                let ty = format!(
+                    "memref<{}x{}, #gpu.address_space<workgroup>>",
+                    a.size,
+                    ir::type_to_string(a.elt)
+                );
                 let off = lb.cidx(dyn_offset);
                 dyn_offset += shared_bytes(a);
                 lb.val("memref.view", &[dyn_base.expect("dynamic"), off], lb.ty(&ty), &[])
@@ -229,7 +301,12 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
                 // Registers: accessed element by element (`super::load`), so no alignment is
                 // needed, and SROA promotes the alloca to registers.
                 let t = lb.ty(&format!("memref<{}x{}>", a.size, ir::type_to_string(a.elt)));
-                lb.val("memref.alloca", &[], t, &[("operandSegmentSizes", lb.attr("array<i32: 0, 0>"))])
+                lb.val(
+                    "memref.alloca",
+                    &[],
+                    t,
+                    &[("operandSegmentSizes", lb.attr("array<i32: 0, 0>"))],
+                )
             };
             ctx.allocs.insert(ir::result(a.op, 0).ptr as usize, (v, false));
         }
@@ -257,8 +334,8 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
                 let per_thread = num_threads.checked_mul(a.size).filter(|n| *n <= MAX_EMULATED_ELEMENTS).ok_or_else(|| {
                 AxeError::at(a.op, format!("emulating {num_threads} threads' registers of this tensor needs more than {MAX_EMULATED_ELEMENTS} elements"))
             })?;
-            let _ = per_thread;
-            (b.ty(&format!("memref<{num_threads}x{}x{elt}>", a.size)), true)
+                let _ = per_thread;
+                (b.ty(&format!("memref<{num_threads}x{}x{elt}>", a.size)), true)
             };
             let v = aligned_alloca(&b, t);
             ctx.allocs.insert(ir::result(a.op, 0).ptr as usize, (v, pt));
@@ -325,7 +402,14 @@ fn shared_global(b: &B, module: MlirOperation, base: &str, elt: MlirType, size: 
 }
 
 /// `shared_global` with a given alignment (bytes).
-pub fn shared_global_aligned(b: &B, module: MlirOperation, base: &str, elt: MlirType, size: i64, align: i64) -> MlirValue {
+pub fn shared_global_aligned(
+    b: &B,
+    module: MlirOperation,
+    base: &str,
+    elt: MlirType,
+    size: i64,
+    align: i64,
+) -> MlirValue {
     let mb = b.at_start(region_block(module, 0));
     let name = fresh_symbol(module, base);
     let ty = format!("memref<{size}x{}, 3>", crate::ir::type_to_string(elt));
@@ -342,12 +426,24 @@ pub fn shared_global_aligned(b: &B, module: MlirOperation, base: &str, elt: Mlir
         ],
         vec![],
     );
-    b.val("memref.get_global", &[], b.ty(&ty), &[("name", b.attr(&format!("@{name}")))])
+    b.val(
+        "memref.get_global",
+        &[],
+        b.ty(&ty),
+        &[("name", b.attr(&format!("@{name}")))],
+    )
 }
 
 fn set_attr(op: MlirOperation, name: &str, a: MlirAttribute) {
     unsafe {
-        mlirOperationSetAttributeByName(op, MlirStringRef { data: name.as_ptr() as *const _, length: name.len() }, a);
+        mlirOperationSetAttributeByName(
+            op,
+            MlirStringRef {
+                data: name.as_ptr() as *const _,
+                length: name.len(),
+            },
+            a,
+        );
     }
 }
 
@@ -357,7 +453,10 @@ fn set_attr(op: MlirOperation, name: &str, a: MlirAttribute) {
 /// offset that is a multiple of it (the dynamic shared memory itself starts 1024-aligned).
 pub fn align_buffer(b: &B, op: MlirOperation, buf: MlirValue, align: i64) -> R<()> {
     let Some(def) = ir::defining_op(buf) else {
-        return Err(AxeError::at(op, "the operand's shared buffer is a block argument; its alignment is unknown"));
+        return Err(AxeError::at(
+            op,
+            "the operand's shared buffer is a block argument; its alignment is unknown",
+        ));
     };
     match ir::name(def).as_str() {
         "memref.get_global" => {
@@ -371,7 +470,10 @@ pub fn align_buffer(b: &B, op: MlirOperation, buf: MlirValue, align: i64) -> R<(
                 .into_iter()
                 .find(|g| crate::ir::attr_text(*g, "sym_name").as_deref() == Some(&format!("\"{sym}\"")));
             let Some(g) = global else {
-                return Err(AxeError::at(op, format!("internal error: no memref.global @{sym} for a wgmma operand")));
+                return Err(AxeError::at(
+                    op,
+                    format!("internal error: no memref.global @{sym} for a wgmma operand"),
+                ));
             };
             let have = ir::int_attr(g, "alignment").unwrap_or(1);
             if have < align {
@@ -381,7 +483,9 @@ pub fn align_buffer(b: &B, op: MlirOperation, buf: MlirValue, align: i64) -> R<(
         }
         "memref.view" => {
             let off = ir::defining_op(ir::operand(def, 1)).and_then(|c| {
-                (ir::name(c) == "arith.constant").then(|| crate::ir::attr_text(c, "value")).flatten()
+                (ir::name(c) == "arith.constant")
+                    .then(|| crate::ir::attr_text(c, "value"))
+                    .flatten()
             });
             let off: Option<i64> = off.and_then(|t| t.split(':').next()?.trim().parse().ok());
             match off {
@@ -391,7 +495,10 @@ pub fn align_buffer(b: &B, op: MlirOperation, buf: MlirValue, align: i64) -> R<(
                 ))),
             }
         }
-        other => Err(AxeError::at(op, format!("the operand's shared buffer comes from '{other}'; its alignment is unknown"))),
+        other => Err(AxeError::at(
+            op,
+            format!("the operand's shared buffer comes from '{other}'; its alignment is unknown"),
+        )),
     }
 }
 
@@ -399,18 +506,25 @@ fn fresh_symbol(module: MlirOperation, base: &str) -> String {
     let taken: std::collections::HashSet<String> = block_ops(region_block(module, 0))
         .into_iter()
         .filter_map(|op| {
-            let a = unsafe { mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(c"sym_name".as_ptr())) };
+            let a =
+                unsafe { mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(c"sym_name".as_ptr())) };
             (!a.ptr.is_null() && unsafe { mlirAttributeIsAString(a) }).then(|| {
                 let r = unsafe { mlirStringAttrGetValue(a) };
-                String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(r.data as *const u8, r.length) }).into_owned()
+                String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(r.data as *const u8, r.length) })
+                    .into_owned()
             })
         })
         .collect();
-    (0..).map(|i| format!("{base}_{i}")).find(|n| !taken.contains(n)).unwrap()
+    (0..)
+        .map(|i| format!("{base}_{i}"))
+        .find(|n| !taken.contains(n))
+        .unwrap()
 }
 
 unsafe fn ir_null_value() -> MlirValue {
-    MlirValue { ptr: std::ptr::null_mut() }
+    MlirValue {
+        ptr: std::ptr::null_mut(),
+    }
 }
 
 /// Lowers every Axe op in `block` in place, for units of `scope`.
@@ -420,17 +534,20 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         match name.as_str() {
             ods::ops::SCOPE => lower_scope(op, ctx)?,
             ods::ops::COPY | ods::ops::CONVERT_LAYOUT => {
-                let token = if name == ods::ops::COPY && ir::copy_schedule(op) == Some(CopySchedule::Tma) && !ctx.emulate {
-                    Some(tma::lower(op, ctx, scope)?)
-                } else {
-                    copy::lower(op, ctx, scope)?;
-                    None
-                };
+                let token =
+                    if name == ods::ops::COPY && ir::copy_schedule(op) == Some(CopySchedule::Tma) && !ctx.emulate {
+                        Some(tma::lower(op, ctx, scope)?)
+                    } else {
+                        copy::lower(op, ctx, scope)?;
+                        None
+                    };
                 // The token: the TMA barrier index, or -1 (completion through cp.async groups,
                 // or already complete) where it flows on (loops); `axe.wait` reads a token
                 // still defined by its non-TMA copy as -1.
                 let flows = ir::num_results(op) == 1
-                    && ir::users(ir::result(op, 0)).iter().any(|u| ir::name(*u) != ods::ops::WAIT);
+                    && ir::users(ir::result(op, 0))
+                        .iter()
+                        .any(|u| ir::name(*u) != ods::ops::WAIT);
                 if (token.is_some() || flows) && ir::num_results(op) == 1 {
                     let t = token.unwrap_or_else(|| B::before(op).ci32(-1));
                     // SAFETY: tokens become i32 (retype_tokens); `t` is an i32 defined before the op.
@@ -474,9 +591,14 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     }
                     // What each token can come from decides which completion mechanisms the
                     // wait uses (a loop-carried token: everything it can come from).
-                    let kinds = tokens.iter().fold(tma::Kinds::default(), |k, &t| k.union(tma::token_kinds(t, ctx.emulate)));
+                    let kinds = tokens
+                        .iter()
+                        .fold(tma::Kinds::default(), |k, &t| k.union(tma::token_kinds(t, ctx.emulate)));
                     if kinds.release {
-                        return Err(AxeError::at(op, "an axe.arrive token orders TMA copies ('after'); it is not waited on"));
+                        return Err(AxeError::at(
+                            op,
+                            "an axe.arrive token orders TMA copies ('after'); it is not waited on",
+                        ));
                     }
                     let all = tokens.is_empty();
                     if ctx.has_async_gemm && (all || kinds.gemm) {
@@ -503,7 +625,12 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     Some(ScopeKind::Warpgroup) => b.div(tid, 128),
                     Some(ScopeKind::Warp) => b.div(tid, 32),
                     Some(ScopeKind::Thread) => tid,
-                    _ => return Err(AxeError::at(op, "axe.unit_id cluster is not lowered (clusters are not launched)")),
+                    _ => {
+                        return Err(AxeError::at(
+                            op,
+                            "axe.unit_id cluster is not lowered (clusters are not launched)",
+                        ))
+                    }
                 };
                 // SAFETY: the unit id is an index, computed right before the op.
                 unsafe { ir::replace_all_uses(ir::result(op, 0), b.ix(v)) };
@@ -515,14 +642,21 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 // sm_90a's wgmma schedule; other schedules are synchronous (-1).
                 if ir::num_results(op) == 1 {
                     let b = B::before(op);
-                    let t = if ctx.wgmma_async.contains(&(op.ptr as usize)) { b.ci32(GEMM_TOKEN) } else { b.ci32(-1) };
+                    let t = if ctx.wgmma_async.contains(&(op.ptr as usize)) {
+                        b.ci32(GEMM_TOKEN)
+                    } else {
+                        b.ci32(-1)
+                    };
                     // SAFETY: tokens become i32 (retype_tokens); `t` is an i32 defined before the op.
                     unsafe { ir::replace_all_uses(ir::result(op, 0), t) };
                 }
                 ctx.dead.push(op);
             }
             n if ods::is_axe_op(n) => {
-                return Err(AxeError::at(op, format!("'{n}' inside an axe.kernel is not lowered by convert-axe-to-gpu")))
+                return Err(AxeError::at(
+                    op,
+                    format!("'{n}' inside an axe.kernel is not lowered by convert-axe-to-gpu"),
+                ))
             }
             _ => {
                 let nr = unsafe { mlirOperationGetNumRegions(op) } as usize;
@@ -542,8 +676,7 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
 /// `axe.scope kind [lo : hi] { body }`: the body's ops run at `kind` granularity; a slice
 /// becomes an `scf.if` on the unit index.
 fn lower_scope(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
-    let kind = ir::enum_attr::<ScopeKind>(op, ods::scope::KIND)?
-        .ok_or_else(|| AxeError::at(op, "bad scope kind"))?;
+    let kind = ir::enum_attr::<ScopeKind>(op, ods::scope::KIND)?.ok_or_else(|| AxeError::at(op, "bad scope kind"))?;
     let inner = region_block(op, 0);
     let (lo, hi) = (int_attr(op, ods::scope::LO), int_attr(op, ods::scope::HI));
     if let (Some(lo), Some(hi)) = (lo, hi) {
@@ -552,7 +685,12 @@ fn lower_scope(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
             ScopeKind::Thread => 1,
             ScopeKind::Warp => 32,
             ScopeKind::Warpgroup => 128,
-            _ => return Err(AxeError::at(op, format!("slices of {kind:?} scopes are not lowered (one CTA per launch block)").to_lowercase())),
+            _ => {
+                return Err(AxeError::at(
+                    op,
+                    format!("slices of {kind:?} scopes are not lowered (one CTA per launch block)").to_lowercase(),
+                ))
+            }
         };
         let unit = b.div(Ix::V(ctx.tid), per);
         let ge = b.cmp(9, unit, Ix::C(lo));

@@ -40,7 +40,9 @@ pub fn plan(u: &[Vec<Vec<i64>>]) -> Result<Plan, AxeError> {
     let warps = u.len();
     let regs = u[0][0].len();
     if !regs.is_multiple_of(2) {
-        return Err(AxeError::Message(format!("each thread holds {regs} registers; ldmatrix fills them in pairs")));
+        return Err(AxeError::Message(format!(
+            "each thread holds {regs} registers; ldmatrix fills them in pairs"
+        )));
     }
     let pairs = regs / 2;
     // Row start of matrix p's row `row` in warp w, if the pairs form matrices.
@@ -79,7 +81,13 @@ pub fn plan(u: &[Vec<Vec<i64>>]) -> Result<Plan, AxeError> {
             return Err(AxeError::Message("its register pairs are not the 8x8 matrices of 16-byte shared rows that ldmatrix delivers (lane t: row t/4, columns 2(t%4) and +1, or their transpose)".into()))
         }
     };
-    let tiles = if pairs.is_multiple_of(4) { 4 } else if pairs.is_multiple_of(2) { 2 } else { 1 };
+    let tiles = if pairs.is_multiple_of(4) {
+        4
+    } else if pairs.is_multiple_of(2) {
+        2
+    } else {
+        1
+    };
     // Lane t of instruction g addresses row t % 8 of matrix (t / 8) % tiles.
     let addr = |w: usize, t: usize, g: usize| rows[w][g * tiles as usize + (t / 8) % tiles as usize][t % 8];
     let groups = pairs / tiles as usize;
@@ -103,7 +111,13 @@ pub fn plan(u: &[Vec<Vec<i64>>]) -> Result<Plan, AxeError> {
             }
         }
     }
-    Ok(Plan { transpose, tiles, base, lane_step, warp_step })
+    Ok(Plan {
+        transpose,
+        tiles,
+        base,
+        lane_step,
+        warp_step,
+    })
 }
 
 /// Lowers the copy (shared → register, 16-bit elements, warps).
@@ -123,7 +137,10 @@ pub fn lower(op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &Tensor, dst: 
     }
     if let Some(s) = &src.swizzle {
         if s.base < 3 {
-            return err(format!("the swizzle #axe.swizzle<{}, {}, {}> moves parts of 16-byte rows", s.bits, s.base, s.shift));
+            return err(format!(
+                "the swizzle #axe.swizzle<{}, {}, {}> moves parts of 16-byte rows",
+                s.bits, s.base, s.shift
+            ));
         }
     }
     let c = coords(&B::before(op), ctx, scope);
@@ -153,9 +170,22 @@ pub fn lower(op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &Tensor, dst: 
             dst.layout
         ));
     }
-    let u: Vec<Vec<Vec<i64>>> =
-        (0..warps).map(|w| (0..32).map(|l| (0..regs).map(|r| held[&(w as i64, l, r as i64)]).collect()).collect()).collect();
-    let pl = plan(&u).map_err(|e| AxeError::at(op, format!("cannot copy with ldmatrix: register layout {} over shared layout {}: {e}", dst.layout, src.layout)))?;
+    let u: Vec<Vec<Vec<i64>>> = (0..warps)
+        .map(|w| {
+            (0..32)
+                .map(|l| (0..regs).map(|r| held[&(w as i64, l, r as i64)]).collect())
+                .collect()
+        })
+        .collect();
+    let pl = plan(&u).map_err(|e| {
+        AxeError::at(
+            op,
+            format!(
+                "cannot copy with ldmatrix: register layout {} over shared layout {}: {e}",
+                dst.layout, src.layout
+            ),
+        )
+    })?;
 
     let b = B::before(op);
     let lane = c.lane.unwrap_or(Ix::C(0));
@@ -179,13 +209,23 @@ pub fn lower(op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &Tensor, dst: 
         if let Some(s) = &src.swizzle {
             off = super::swizzled(&b, s, off);
         }
-        let v = b.val("nvgpu.ldmatrix", &[src.buf, b.ix(off)], vty, &[
-            ("transpose", b.attr(if pl.transpose { "true" } else { "false" })),
-            ("numTiles", b.attr(&format!("{} : i32", pl.tiles))),
-        ]);
+        let v = b.val(
+            "nvgpu.ldmatrix",
+            &[src.buf, b.ix(off)],
+            vty,
+            &[
+                ("transpose", b.attr(if pl.transpose { "true" } else { "false" })),
+                ("numTiles", b.attr(&format!("{} : i32", pl.tiles))),
+            ],
+        );
         for j in 0..pl.tiles {
             for e in 0..2 {
-                let x = b.val("vector.extract", &[v], src.elt, &[("static_position", b.attr(&format!("array<i64: {j}, {e}>")))]);
+                let x = b.val(
+                    "vector.extract",
+                    &[v],
+                    src.elt,
+                    &[("static_position", b.attr(&format!("array<i64: {j}, {e}>")))],
+                );
                 let reg = 2 * (g as i64 * pl.tiles + j) + e;
                 store(&b, ctx, dst, x, Ix::C(reg), 1, 2);
             }
@@ -215,7 +255,12 @@ mod tests {
     #[test]
     fn mma_a_fragment_is_one_x4() {
         // m16n8k16's A fragment over a row-major 16x16 tile, four warps stacked along rows.
-        let u = table("(4, 2, 8, 2, 4, 2) : (1@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg)", "(64, 16) : (16, 1)", 4, 8);
+        let u = table(
+            "(4, 2, 8, 2, 4, 2) : (1@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg)",
+            "(64, 16) : (16, 1)",
+            4,
+            8,
+        );
         let p = plan(&u).unwrap();
         assert!(!p.transpose);
         assert_eq!(p.tiles, 4);
@@ -229,7 +274,12 @@ mod tests {
     #[test]
     fn mma_b_fragment_from_k_rows_is_trans_x2() {
         // B (16x8, K x N) stored K-major rows of 8 (row-major [K, N]).
-        let u = table("(2, 4, 2, 8) : (2@reg, 1@lane, 1@reg, 4@lane)", "(16, 8) : (8, 1)", 1, 4);
+        let u = table(
+            "(2, 4, 2, 8) : (2@reg, 1@lane, 1@reg, 4@lane)",
+            "(16, 8) : (8, 1)",
+            1,
+            4,
+        );
         let p = plan(&u).unwrap();
         assert!(p.transpose);
         assert_eq!(p.tiles, 2);

@@ -57,7 +57,8 @@ pub fn lower(root: MlirOperation, opts: &Options) -> R<()> {
         for op in ir::block_ops(body) {
             let name = ir::name(op);
             // Constants (operand- and region-free ops of other dialects) move out of the mesh.
-            if !name.starts_with("axe.") && ir::num_operands(op) == 0 && unsafe { mlirOperationGetNumRegions(op) } == 0 {
+            if !name.starts_with("axe.") && ir::num_operands(op) == 0 && unsafe { mlirOperationGetNumRegions(op) } == 0
+            {
                 super::builder::move_before(op, mesh);
                 continue;
             }
@@ -90,22 +91,37 @@ struct Distributed {
 
 fn distributed(user: MlirOperation, func: MlirOperation, v: MlirValue) -> R<Distributed> {
     let t = ir::value_type(v);
-    let layout = ir::tensor_layout(t).ok_or_else(|| AxeError::at(user, "a distributed operand has layout '?': run axe-infer-layout first"))?;
+    let layout = ir::tensor_layout(t)
+        .ok_or_else(|| AxeError::at(user, "a distributed operand has layout '?': run axe-infer-layout first"))?;
     let view = ir::defining_op(v).filter(|d| ir::name(*d) == ods::ops::VIEW).ok_or_else(|| {
         AxeError::at(user, "a distributed operand must be an axe.view of a function argument (a symmetric buffer every rank passes)")
     })?;
     let buf = ir::operand(view, 0);
     // SAFETY: `buf` is a live value of the function being lowered.
-    let is_arg = unsafe { mlirValueIsABlockArgument(buf) && mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(buf)).ptr == func.ptr };
+    let is_arg = unsafe {
+        mlirValueIsABlockArgument(buf) && mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(buf)).ptr == func.ptr
+    };
     if !is_arg {
-        return Err(AxeError::at(user, "a distributed tensor must view a function argument: every rank passes its own shard of that buffer"));
+        return Err(AxeError::at(
+            user,
+            "a distributed tensor must view a function argument: every rank passes its own shard of that buffer",
+        ));
     }
     if let Some(a) = layout.axes().into_iter().find(|a| !matches!(a.name(), "m" | "gpuid")) {
-        return Err(AxeError::at(user, format!("the distributed layout {layout} uses axis '{a}'; in a mesh, tensors live on gpuid and m")));
+        return Err(AxeError::at(
+            user,
+            format!("the distributed layout {layout} uses axis '{a}'; in a mesh, tensors live on gpuid and m"),
+        ));
     }
     // SAFETY: as above.
     let arg = unsafe { mlirBlockArgumentGetArgNumber(buf) } as usize;
-    Ok(Distributed { arg, buf, layout, shape: ir::shape(t), elt: element_type(t) })
+    Ok(Distributed {
+        arg,
+        buf,
+        layout,
+        shape: ir::shape(t),
+        elt: element_type(t),
+    })
 }
 
 /// Appends an argument of type `ty` with the argument attribute `attr` to `func`.
@@ -118,15 +134,27 @@ fn append_argument(func: MlirOperation, ty: MlirType, attr: (&str, MlirAttribute
         let loc = mlirOperationGetLocation(func);
         let arg = mlirBlockAddArgument(entry, ty, loc);
         let fty = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(func, ir::string_ref("function_type")));
-        let mut inputs: Vec<MlirType> = (0..mlirFunctionTypeGetNumInputs(fty)).map(|i| mlirFunctionTypeGetInput(fty, i)).collect();
-        let results: Vec<MlirType> = (0..mlirFunctionTypeGetNumResults(fty)).map(|i| mlirFunctionTypeGetResult(fty, i)).collect();
+        let mut inputs: Vec<MlirType> = (0..mlirFunctionTypeGetNumInputs(fty))
+            .map(|i| mlirFunctionTypeGetInput(fty, i))
+            .collect();
+        let results: Vec<MlirType> = (0..mlirFunctionTypeGetNumResults(fty))
+            .map(|i| mlirFunctionTypeGetResult(fty, i))
+            .collect();
         inputs.push(ty);
-        let new = mlirFunctionTypeGet(ctx, inputs.len() as isize, inputs.as_ptr(), results.len() as isize, results.as_ptr());
+        let new = mlirFunctionTypeGet(
+            ctx,
+            inputs.len() as isize,
+            inputs.as_ptr(),
+            results.len() as isize,
+            results.as_ptr(),
+        );
         mlirOperationSetAttributeByName(func, ir::string_ref("function_type"), mlirTypeAttrGet(new));
         // Argument attributes: one dictionary per argument.
         let old = mlirOperationGetAttributeByName(func, ir::string_ref("arg_attrs"));
         let mut dicts: Vec<MlirAttribute> = if !old.ptr.is_null() && mlirAttributeIsAArray(old) {
-            (0..mlirArrayAttrGetNumElements(old)).map(|i| mlirArrayAttrGetElement(old, i)).collect()
+            (0..mlirArrayAttrGetNumElements(old))
+                .map(|i| mlirArrayAttrGetElement(old, i))
+                .collect()
         } else {
             Vec::new()
         };
@@ -135,7 +163,11 @@ fn append_argument(func: MlirOperation, ty: MlirType, attr: (&str, MlirAttribute
         }
         let named = mlirNamedAttributeGet(mlirIdentifierGet(ctx, ir::string_ref(attr.0)), attr.1);
         dicts.push(mlirDictionaryAttrGet(ctx, 1, &named));
-        mlirOperationSetAttributeByName(func, ir::string_ref("arg_attrs"), mlirArrayAttrGet(ctx, dicts.len() as isize, dicts.as_ptr()));
+        mlirOperationSetAttributeByName(
+            func,
+            ir::string_ref("arg_attrs"),
+            mlirArrayAttrGet(ctx, dicts.len() as isize, dicts.as_ptr()),
+        );
         arg
     }
 }
@@ -143,14 +175,24 @@ fn append_argument(func: MlirOperation, ty: MlirType, attr: (&str, MlirAttribute
 fn rank_arg(func: MlirOperation, args: &mut MeshArgs) -> MlirValue {
     *args.rank.get_or_insert_with(|| {
         let b = B::before(func);
-        append_argument(func, b.index(), ("axe.mesh_rank", unsafe { mlirUnitAttrGet(mlirOperationGetContext(func)) }))
+        append_argument(
+            func,
+            b.index(),
+            ("axe.mesh_rank", unsafe {
+                mlirUnitAttrGet(mlirOperationGetContext(func))
+            }),
+        )
     })
 }
 
 fn peers_arg(func: MlirOperation, args: &mut MeshArgs, arg: usize, devices: i64) -> MlirValue {
     *args.peers.entry(arg).or_insert_with(|| {
         let b = B::before(func);
-        append_argument(func, b.ty(&format!("memref<{devices}xi64>")), ("axe.peers_of", b.i64_attr(arg as i64)))
+        append_argument(
+            func,
+            b.ty(&format!("memref<{devices}xi64>")),
+            ("axe.peers_of", b.i64_attr(arg as i64)),
+        )
     })
 }
 
@@ -162,7 +204,15 @@ fn dims_of(layout: &Layout, shape: &[i64]) -> Result<Vec<Vec<(axe_layout::Iter, 
         .map(|r| {
             let its = &g.layout.shard[r.clone()];
             let mut w = 1i64;
-            let mut out: Vec<(axe_layout::Iter, i64)> = its.iter().rev().map(|it| { let x = (it.clone(), w); w *= it.extent; x }).collect();
+            let mut out: Vec<(axe_layout::Iter, i64)> = its
+                .iter()
+                .rev()
+                .map(|it| {
+                    let x = (it.clone(), w);
+                    w *= it.extent;
+                    x
+                })
+                .collect();
             out.reverse();
             out
         })
@@ -170,21 +220,45 @@ fn dims_of(layout: &Layout, shape: &[i64]) -> Result<Vec<Vec<(axe_layout::Iter, 
 }
 
 /// `axe.reduce sum %X, %Y dims [d]` in a mesh.
-fn reduce(op: MlirOperation, func: MlirOperation, mesh: MlirOperation, devices: i64, args: &mut MeshArgs, opts: &Options) -> R<()> {
+fn reduce(
+    op: MlirOperation,
+    func: MlirOperation,
+    mesh: MlirOperation,
+    devices: i64,
+    args: &mut MeshArgs,
+    opts: &Options,
+) -> R<()> {
     match ir::enum_attr::<ReduceKind>(op, ods::reduce::KIND)? {
         Some(ReduceKind::Sum) => {}
-        other => return Err(AxeError::at(op, format!("a mesh reduction lowers for sum only, not {}", other.map_or("?", |k| k.as_str())))),
+        other => {
+            return Err(AxeError::at(
+                op,
+                format!(
+                    "a mesh reduction lowers for sum only, not {}",
+                    other.map_or("?", |k| k.as_str())
+                ),
+            ))
+        }
     }
     let x = distributed(op, func, ir::operand(op, ods::reduce::operands::SOURCE))?;
     let y = distributed(op, func, ir::operand(op, ods::reduce::operands::DEST))?;
     let dims = ir::i64_array(op, ods::reduce::DIMS);
     let &[d] = dims.as_slice() else {
-        return Err(AxeError::at(op, "a mesh reduction over several dimensions is not lowered yet"));
+        return Err(AxeError::at(
+            op,
+            "a mesh reduction over several dimensions is not lowered yet",
+        ));
     };
     let d = d as usize;
-    let rx = *x.shape.get(d).ok_or_else(|| AxeError::at(op, "the reduced dimension is out of range"))?;
+    let rx = *x
+        .shape
+        .get(d)
+        .ok_or_else(|| AxeError::at(op, "the reduced dimension is out of range"))?;
     if rx > MAX_REDUCED_EXTENT {
-        return Err(AxeError::at(op, format!("the reduced dimension has {rx} entries; a mesh reduction sums at most {MAX_REDUCED_EXTENT}")));
+        return Err(AxeError::at(
+            op,
+            format!("the reduced dimension has {rx} entries; a mesh reduction sums at most {MAX_REDUCED_EXTENT}"),
+        ));
     }
     // Y's shape is X's without dimension d, or with it as 1.
     let mut kept = x.shape.clone();
@@ -195,26 +269,59 @@ fn reduce(op: MlirOperation, func: MlirOperation, mesh: MlirOperation, devices: 
         kept[d] = 1;
     }
     if kept != y.shape {
-        return Err(AxeError::at(op, format!("the destination's shape {:?} is not the source's {:?} reduced over dimension {d}", y.shape, x.shape)));
+        return Err(AxeError::at(
+            op,
+            format!(
+                "the destination's shape {:?} is not the source's {:?} reduced over dimension {d}",
+                y.shape, x.shape
+            ),
+        ));
     }
     let bits = super::bit_width(y.elt);
     if bits % 8 != 0 || super::bit_width(x.elt) != bits || !unsafe { mlirTypeIsAFloat(y.elt) } {
-        return Err(AxeError::at(op, "a mesh reduction sums floating-point tensors of one element type"));
+        return Err(AxeError::at(
+            op,
+            "a mesh reduction sums floating-point tensors of one element type",
+        ));
     }
-    pull(op, func, mesh, devices, args, opts, &x, &y, Some(Reduced { dim: d, extent: rx, dropped }))
+    pull(
+        op,
+        func,
+        mesh,
+        devices,
+        args,
+        opts,
+        &x,
+        &y,
+        Some(Reduced {
+            dim: d,
+            extent: rx,
+            dropped,
+        }),
+    )
 }
 
 /// `axe.copy %X, %Y` in a mesh between distributed layouts: every rank pulls the elements of
 /// Y it holds from the rank that holds them in X (all-gather when Y is replicated over the
 /// devices, a re-sharding or a point-to-point exchange otherwise; X replicated: a local copy).
-fn copy(op: MlirOperation, func: MlirOperation, mesh: MlirOperation, devices: i64, args: &mut MeshArgs, opts: &Options) -> R<()> {
+fn copy(
+    op: MlirOperation,
+    func: MlirOperation,
+    mesh: MlirOperation,
+    devices: i64,
+    args: &mut MeshArgs,
+    opts: &Options,
+) -> R<()> {
     if ir::has_attr(op, ods::copy::ASYNC) {
         return Err(AxeError::at(op, "an async copy in a mesh is not lowered yet"));
     }
     let x = distributed(op, func, ir::operand(op, ods::copy::operands::SOURCE))?;
     let y = distributed(op, func, ir::operand(op, ods::copy::operands::DEST))?;
     if x.shape != y.shape || !unsafe { mlirTypeEqual(x.elt, y.elt) } {
-        return Err(AxeError::at(op, "a copy in a mesh moves tensors of one shape and element type"));
+        return Err(AxeError::at(
+            op,
+            "a copy in a mesh moves tensors of one shape and element type",
+        ));
     }
     let bits = super::bit_width(y.elt);
     if bits % 8 != 0 || bits == 0 {
@@ -260,20 +367,40 @@ fn pull(
     let local: Vec<(usize, usize)> = ydims
         .iter()
         .enumerate()
-        .flat_map(|(k, its)| its.iter().enumerate().filter(|(_, (it, _))| it.axis != gpuid).map(move |(i, _)| (k, i)))
+        .flat_map(|(k, its)| {
+            its.iter()
+                .enumerate()
+                .filter(|(_, (it, _))| it.axis != gpuid)
+                .map(move |(i, _)| (k, i))
+        })
         .collect();
     let count: i64 = local.iter().map(|&(k, i)| ydims[k][i].0.extent).product();
     let owner_iters: Vec<(usize, usize)> = ydims
         .iter()
         .enumerate()
-        .flat_map(|(k, its)| its.iter().enumerate().filter(|(_, (it, _))| it.axis == gpuid).map(move |(i, _)| (k, i)))
+        .flat_map(|(k, its)| {
+            its.iter()
+                .enumerate()
+                .filter(|(_, (it, _))| it.axis == gpuid)
+                .map(move |(i, _)| (k, i))
+        })
         .collect();
-    if y.layout.offset.get(&gpuid).copied().unwrap_or(0) != 0 || x.layout.offset.get(&gpuid).copied().unwrap_or(0) != 0 {
-        return Err(AxeError::at(op, "a gpuid offset in a mesh reduction is not lowered yet"));
+    if y.layout.offset.get(&gpuid).copied().unwrap_or(0) != 0 || x.layout.offset.get(&gpuid).copied().unwrap_or(0) != 0
+    {
+        return Err(AxeError::at(
+            op,
+            "a gpuid offset in a mesh reduction is not lowered yet",
+        ));
     }
     let x_sharded = x.layout.shard.iter().any(|it| it.axis == gpuid);
     if x.layout.replica.iter().any(|it| it.axis == gpuid) && x_sharded {
-        return Err(AxeError::at(op, format!("the source layout {} is both sharded and replicated over gpuid; not lowered yet", x.layout)));
+        return Err(AxeError::at(
+            op,
+            format!(
+                "the source layout {} is both sharded and replicated over gpuid; not lowered yet",
+                x.layout
+            ),
+        ));
     }
     let peers = peers_arg(func, args, x.arg, devices);
     let rank = rank_arg(func, args);
@@ -300,7 +427,10 @@ fn pull(
         for &(k, i) in &owner_iters {
             let (it, w) = &ydims[k][i];
             if it.stride <= 0 {
-                return Err(AxeError::at(op, format!("the destination layout {} has a negative gpuid stride", y.layout)));
+                return Err(AxeError::at(
+                    op,
+                    format!("the destination layout {} has a negative gpuid stride", y.layout),
+                ));
             }
             let digit = g.rem(g.div(rank, it.stride), it.extent);
             coord[k] = g.add(coord[k], g.mul(digit, *w));
@@ -314,7 +444,10 @@ fn pull(
             } else if summing {
                 xc[d] = Ix::C(r);
             }
-            let (mut dev, mut m_x) = (Ix::C(0), Ix::C(x.layout.offset.get(&Axis::memory()).copied().unwrap_or(0)));
+            let (mut dev, mut m_x) = (
+                Ix::C(0),
+                Ix::C(x.layout.offset.get(&Axis::memory()).copied().unwrap_or(0)),
+            );
             for (k, its) in xdims.iter().enumerate() {
                 for (it, w) in its {
                     let digit = g.rem(g.div(xc[k], *w), it.extent);
@@ -332,14 +465,22 @@ fn pull(
             let addr = g.val("arith.addi", &[base, off], i64t, &[]);
             let ptr = g.val("llvm.inttoptr", &[addr], ptr_ty, &[]);
             let v = g.val("llvm.load", &[ptr], y.elt, &[]);
-            let v = if summing && bits < 32 { g.val("arith.extf", &[v], f32t, &[]) } else { v };
+            let v = if summing && bits < 32 {
+                g.val("arith.extf", &[v], f32t, &[])
+            } else {
+                v
+            };
             acc = Some(match acc {
                 None => v,
                 Some(a) => g.val("arith.addf", &[a, v], if bits < 32 { f32t } else { y.elt }, &[]),
             });
         }
         let sum = acc.expect("at least one value");
-        let sum = if summing && bits < 32 { g.val("arith.truncf", &[sum], y.elt, &[]) } else { sum };
+        let sum = if summing && bits < 32 {
+            g.val("arith.truncf", &[sum], y.elt, &[])
+        } else {
+            sum
+        };
         let idx = g.ix(m_y);
         g.op("memref.store", &[sum, y.buf, idx], &[], &[], vec![]);
         Ok(())

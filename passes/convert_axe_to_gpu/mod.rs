@@ -16,12 +16,12 @@ pub mod builder;
 pub mod copy;
 pub mod elementwise;
 pub mod gemm;
-pub mod tma;
-pub mod wgmma;
 pub mod kernel;
 pub mod ldmatrix;
 pub mod mesh;
 pub mod reduce;
+pub mod tma;
+pub mod wgmma;
 
 use crate::error::AxeError;
 use std::collections::HashMap;
@@ -125,10 +125,13 @@ use crate::ir::key;
 pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
     let t = ir::value_type(v);
     let Some(layout) = ir::tensor_layout(t) else {
-        return Err(AxeError::at(user, format!(
-            "operand of type {} has layout '?': run axe-infer-layout first",
-            ir::type_to_string(t)
-        )));
+        return Err(AxeError::at(
+            user,
+            format!(
+                "operand of type {} has layout '?': run axe-infer-layout first",
+                ir::type_to_string(t)
+            ),
+        ));
     };
     // (Only a tensor has a layout, hence a scope.)
     let scope = ir::tensor_scope(t).map_or("", MemoryScope::as_str);
@@ -136,9 +139,18 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
         Some(MemoryScope::Global) => Mem::Global,
         Some(MemoryScope::Shared) => Mem::Shared,
         Some(MemoryScope::Register) => Mem::Register,
-        _ => return Err(AxeError::at(user, format!("tensors in memory scope '{scope}' are not lowered to gpu"))),
+        _ => {
+            return Err(AxeError::at(
+                user,
+                format!("tensors in memory scope '{scope}' are not lowered to gpu"),
+            ))
+        }
     };
-    let allowed: &[&str] = if mem == Mem::Register { &["reg", "lane", "warp", "cta"] } else { &["m"] };
+    let allowed: &[&str] = if mem == Mem::Register {
+        &["reg", "lane", "warp", "cta"]
+    } else {
+        &["m"]
+    };
     if let Some(a) = layout.axes().into_iter().find(|a| !allowed.contains(&a.name())) {
         return Err(AxeError::at(user, format!(
             "layout {layout} of a {scope} tensor uses axis '{a}'; convert-axe-to-gpu lowers {scope} tensors on axes {} only",
@@ -181,9 +193,24 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
             Some(&(buf, pt)) => (buf, pt),
             None => return Err(AxeError::at(d, "allocation outside the kernel being lowered")),
         },
-        _ => return Err(AxeError::at(user, "tensor operand is not an axe.view, axe.alloc or axe.slice result")),
+        _ => {
+            return Err(AxeError::at(
+                user,
+                "tensor operand is not an axe.view, axe.alloc or axe.slice result",
+            ))
+        }
     };
-    Ok(Tensor { buf, mem, layout, shape: ir::shape(t), elt: element_type(t), per_thread, swizzle, dyn_offset, base_align })
+    Ok(Tensor {
+        buf,
+        mem,
+        layout,
+        shape: ir::shape(t),
+        elt: element_type(t),
+        per_thread,
+        swizzle,
+        dyn_offset,
+        base_align,
+    })
 }
 
 /// The memory offset of a slice's run-time tile origin: the tile index of each dynamic
@@ -192,7 +219,13 @@ fn tile_origin_offset(b: &B, slice: MlirOperation, src: &Tensor) -> R<Ix> {
     let (sizes, _) = crate::slice::region_sizes(slice);
     let lower = ir::i64_array(slice, ods::slice::LOWER);
     let tiled = src.layout.tiled_region(&src.shape, &sizes).map_err(|e| {
-        AxeError::at(slice, format!("the tiles of this slice are not separable in layout {}: {e}", src.layout))
+        AxeError::at(
+            slice,
+            format!(
+                "the tiles of this slice are not separable in layout {}: {e}",
+                src.layout
+            ),
+        )
     })?;
     let mut next = 1; // operand 0 is the source
     let mut off = Ix::C(0);
@@ -206,7 +239,13 @@ fn tile_origin_offset(b: &B, slice: MlirOperation, src: &Tensor) -> R<Ix> {
         // Unflatten the tile index over the outer iters (slowest first).
         for (i, it) in outer.iter().enumerate().rev() {
             if !it.axis.is_memory() {
-                return Err(AxeError::at(slice, format!("run-time origins address memory, but layout {} tiles dimension {d} on axis '{}'", src.layout, it.axis)));
+                return Err(AxeError::at(
+                    slice,
+                    format!(
+                        "run-time origins address memory, but layout {} tiles dimension {d} on axis '{}'",
+                        src.layout, it.axis
+                    ),
+                ));
             }
             let digit = if i == 0 { t } else { b.rem(t, it.extent) };
             off = b.add(off, b.mul(digit, it.stride));
@@ -288,7 +327,12 @@ pub fn store(b: &B, ctx: &Ctx, t: &Tensor, value: MlirValue, idx: Ix, v: i64, al
             return;
         };
         for i in 0..v {
-            let e = b.val("vector.extract", &[value], t.elt, &[("static_position", b.attr(&format!("array<i64: {i}>")))]);
+            let e = b.val(
+                "vector.extract",
+                &[value],
+                t.elt,
+                &[("static_position", b.attr(&format!("array<i64: {i}>")))],
+            );
             let mut o = vec![e, t.buf];
             o.extend(indices(b, ctx, t, Ix::C(base + i)));
             b.op("memref.store", &o, &[], &[], vec![]);
@@ -306,8 +350,22 @@ pub fn coords(b: &B, ctx: &Ctx, scope: ScopeKind) -> Coords {
     // Every unit lives in exactly one CTA, so the `cta` coordinate is known at every scope.
     let (cta, ctas) = (Some(Ix::V(ctx.bid)), ctx.ctas);
     match scope {
-        ScopeKind::Thread => Coords { lane: None, warp: None, lanes: 1, warps: 1, cta, ctas },
-        ScopeKind::Warp => Coords { lane: Some(b.rem(tid, 32)), warp: None, lanes: 32.min(ctx.threads), warps: 1, cta, ctas },
+        ScopeKind::Thread => Coords {
+            lane: None,
+            warp: None,
+            lanes: 1,
+            warps: 1,
+            cta,
+            ctas,
+        },
+        ScopeKind::Warp => Coords {
+            lane: Some(b.rem(tid, 32)),
+            warp: None,
+            lanes: 32.min(ctx.threads),
+            warps: 1,
+            cta,
+            ctas,
+        },
         ScopeKind::Warpgroup => Coords {
             lane: Some(b.rem(tid, 32)),
             warp: Some(b.rem(b.div(tid, 32), 4)),
@@ -351,7 +409,10 @@ fn parse_options(s: &str) -> Result<Options, String> {
         let (k, v) = item.split_once('=').unwrap_or((item, "true"));
         if k == "chip" {
             if crate::target::lookup(v).is_none_or(|t| t.warp_size == 0) {
-                return Err(format!("chip '{v}' is not a GPU target ({})", crate::target::known_targets()));
+                return Err(format!(
+                    "chip '{v}' is not a GPU target ({})",
+                    crate::target::known_targets()
+                ));
             }
             o.chip = Some(v.to_string());
             continue;
@@ -385,10 +446,13 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
     // split barriers, is checked per kernel.)
     if let (Some(chip), Some(target)) = (&opts.chip, crate::target::of(root)) {
         if target.name.ends_with('a') && !crate::target::runs_on(target.name, chip) {
-            ir::error(root, &format!(
-                "the module targets {} (#axe.target), which does not run on {chip}: compile with chip={}",
-                target.name, target.name
-            ));
+            ir::error(
+                root,
+                &format!(
+                    "the module targets {} (#axe.target), which does not run on {chip}: compile with chip={}",
+                    target.name, target.name
+                ),
+            );
             return false;
         }
     }
@@ -430,10 +494,12 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
             // first, so ops nested in or using it are gone already.
             unsafe { ir::erase(op) };
         } else {
-            ir::error(op, &format!("'{n}' outside an axe.kernel is not lowered by convert-axe-to-gpu"));
+            ir::error(
+                op,
+                &format!("'{n}' outside an axe.kernel is not lowered by convert-axe-to-gpu"),
+            );
             return false;
         }
     }
     true
 }
-

@@ -27,13 +27,18 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     let src = tensor(ctx, op, ir::operand(op, 0))?;
     let dst = tensor(ctx, op, ir::operand(op, 1))?;
     if src.mem != Mem::Register || dst.mem != Mem::Register {
-        return Err(AxeError::at(op, "axe.reduce is lowered for register tensors only: copy the source into registers first"));
+        return Err(AxeError::at(
+            op,
+            "axe.reduce is lowered for register tensors only: copy the source into registers first",
+        ));
     }
     let dims = ir::i64_array(op, ods::reduce::DIMS);
     let space = src.shape.clone();
     let reduced = |d: usize| dims.contains(&(d as i64));
     let dst_map: Vec<Option<usize>> = if dst.shape.len() == space.len() {
-        (0..space.len()).map(|d| if reduced(d) { None } else { Some(d) }).collect()
+        (0..space.len())
+            .map(|d| if reduced(d) { None } else { Some(d) })
+            .collect()
     } else {
         let mut next = 0;
         (0..space.len())
@@ -48,8 +53,16 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             .collect()
     };
     let ops = [
-        Operand { layout: &src.layout, shape: src.shape.clone(), dim_map: (0..space.len()).map(Some).collect() },
-        Operand { layout: &dst.layout, shape: dst.shape.clone(), dim_map: dst_map },
+        Operand {
+            layout: &src.layout,
+            shape: src.shape.clone(),
+            dim_map: (0..space.len()).map(Some).collect(),
+        },
+        Operand {
+            layout: &dst.layout,
+            shape: dst.shape.clone(),
+            dim_map: dst_map,
+        },
     ];
     let factors = refine(&space, &ops).at(op)?;
     check_schedule(&factors, &ops, 0, &[false, true]).at(op)?;
@@ -69,39 +82,75 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             (true, true) if on(k, "lane") => red_lanes.push(k),
             (true, true) if on(k, "warp") => red_warps.push(k),
             (true, true) => {
-                return Err(AxeError::at(op, format!(
-                    "reducing over the {} axis of layout {} crosses CTAs, which a kernel cannot synchronize",
-                    factors[k].places[0].as_ref().map(|p| p.axis.name().to_string()).unwrap_or_default(),
-                    src.layout
-                )))
+                return Err(AxeError::at(
+                    op,
+                    format!(
+                        "reducing over the {} axis of layout {} crosses CTAs, which a kernel cannot synchronize",
+                        factors[k].places[0]
+                            .as_ref()
+                            .map(|p| p.axis.name().to_string())
+                            .unwrap_or_default(),
+                        src.layout
+                    ),
+                ))
             }
         }
     }
     if !red_warps.is_empty() {
         if ctx.emulate {
-            return Err(AxeError::at(op, "emulate-threads-on-cpu cannot model the shared-memory exchange of a cross-warp reduction"));
+            return Err(AxeError::at(
+                op,
+                "emulate-threads-on-cpu cannot model the shared-memory exchange of a cross-warp reduction",
+            ));
         }
         if !matches!(scope, ScopeKind::Cta | ScopeKind::Cluster) {
-            return Err(AxeError::at(op, "a reduction across warps must execute at CTA scope (it synchronizes the CTA)"));
+            return Err(AxeError::at(
+                op,
+                "a reduction across warps must execute at CTA scope (it synchronizes the CTA)",
+            ));
         }
         if plan.valid.is_some() {
-            return Err(AxeError::at(op, format!("cross-warp reduction of layout {} needs every thread of the CTA to take part", src.layout)));
+            return Err(AxeError::at(
+                op,
+                format!(
+                    "cross-warp reduction of layout {} needs every thread of the CTA to take part",
+                    src.layout
+                ),
+            ));
         }
     }
     if !red_lanes.is_empty() {
         if ctx.emulate {
-            return Err(AxeError::at(op, "emulate-threads-on-cpu does not model warp shuffles: cross-lane reductions cannot be emulated"));
+            return Err(AxeError::at(
+                op,
+                "emulate-threads-on-cpu does not model warp shuffles: cross-lane reductions cannot be emulated",
+            ));
         }
         if plan.valid.is_some() {
-            return Err(AxeError::at(op, format!("cross-lane reduction of layout {} needs every lane of the warp to take part", src.layout)));
+            return Err(AxeError::at(
+                op,
+                format!(
+                    "cross-lane reduction of layout {} needs every lane of the warp to take part",
+                    src.layout
+                ),
+            ));
         }
         if bit_width(src.elt) != 32 {
-            return Err(AxeError::at(op, "warp-shuffle reductions are lowered for 32-bit element types only"));
+            return Err(AxeError::at(
+                op,
+                "warp-shuffle reductions are lowered for 32-bit element types only",
+            ));
         }
         for &k in &red_lanes {
             let s = factors[k].places[0].as_ref().unwrap().stride;
             if !(factors[k].extent as u64).is_power_of_two() || !(s as u64).is_power_of_two() {
-                return Err(AxeError::at(op, format!("lane iters of layout {} are not power-of-two groups; xor shuffles need them", src.layout)));
+                return Err(AxeError::at(
+                    op,
+                    format!(
+                        "lane iters of layout {} are not power-of-two groups; xor shuffles need them",
+                        src.layout
+                    ),
+                ));
             }
         }
     }
@@ -137,7 +186,13 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     let o = g.ci32(off);
                     let w = g.ci32(32);
                     let i1 = g.ty("i1");
-                    let sh = g.op("gpu.shuffle", &[acc, o, w], &[t, i1], &[("mode", g.attr("#gpu<shuffle_mode xor>"))], vec![]);
+                    let sh = g.op(
+                        "gpu.shuffle",
+                        &[acc, o, w],
+                        &[t, i1],
+                        &[("mode", g.attr("#gpu<shuffle_mode xor>"))],
+                        vec![],
+                    );
                     let other = unsafe { mlirOperationGetResult(sh, 0) };
                     acc = binary(&g, kind, acc, other, t);
                     off *= 2;
@@ -164,7 +219,17 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         let warps = (ctx.threads + 31) / 32;
         let nk = kcombos.len() as i64;
         let scratch = super::kernel::shared_scratch(&b, op, t, nk * warps);
-        let scratch_t = super::Tensor { buf: scratch, mem: Mem::Shared, layout: src.layout.clone(), shape: vec![nk * warps], elt: t, per_thread: false, swizzle: None, dyn_offset: Ix::C(0), base_align: super::kernel::ALLOCATION_ALIGN };
+        let scratch_t = super::Tensor {
+            buf: scratch,
+            mem: Mem::Shared,
+            layout: src.layout.clone(),
+            shape: vec![nk * warps],
+            elt: t,
+            per_thread: false,
+            swizzle: None,
+            dyn_offset: Ix::C(0),
+            base_align: super::kernel::ALLOCATION_ALIGN,
+        };
         let warp = b.div(Ix::V(ctx.tid), 32);
         for (i, (_, acc)) in partials.iter().enumerate() {
             store(&b, ctx, &scratch_t, *acc, b.add(b.mul(warp, nk), Ix::C(i as i64)), 1, 1);

@@ -31,9 +31,9 @@ use mlir_sys::*;
 
 use super::builder::{Ix, B};
 use super::{bit_width, Ctx, R};
+use crate::dialect::ods::{self, CopySchedule, MemoryScope};
 use crate::ir;
 use crate::slice::DYNAMIC;
-use crate::dialect::ods::{self, CopySchedule, MemoryScope};
 use crate::target::ScopeKind;
 
 /// At most this many TMA copy sites per kernel (one phase bit each in an `i32`).
@@ -119,7 +119,10 @@ pub fn plan(kernel: MlirOperation, threads: i64) -> R<State> {
             let block = |o: MlirOperation| unsafe { mlirOperationGetBlock(o) }.ptr;
             for &u in &users {
                 if ir::name(u) != ods::ops::COPY {
-                    return err(u, "an axe.arrive token orders TMA copies ('after'); it is not waited on or carried");
+                    return err(
+                        u,
+                        "an axe.arrive token orders TMA copies ('after'); it is not waited on or carried",
+                    );
                 }
                 if block(u) != block(users[0]) {
                     return err(u, "the TMA copies after one axe.arrive must be in one block");
@@ -140,10 +143,17 @@ pub fn plan(kernel: MlirOperation, threads: i64) -> R<State> {
 /// token (the barrier index).
 pub fn arrive(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<MlirValue> {
     if scope != ScopeKind::Cta {
-        return err(op, format!("axe.arrive counts every thread of the CTA; this one executes at {scope:?} scope").to_lowercase());
+        return err(
+            op,
+            format!("axe.arrive counts every thread of the CTA; this one executes at {scope:?} scope").to_lowercase(),
+        );
     }
     let b = B::before(op);
-    let id = *ctx.tma.arrives.get(&(op.ptr as usize)).ok_or_else(|| AxeError::at(op, "internal: unplanned axe.arrive"))?;
+    let id = *ctx
+        .tma
+        .arrives
+        .get(&(op.ptr as usize))
+        .ok_or_else(|| AxeError::at(op, "internal: unplanned axe.arrive"))?;
     let idv = b.ci32(id as i64);
     let bar = barrier_ptr(&b, ctx, idv);
     b.op("nvvm.mbarrier.arrive", &[bar], &[], &[], vec![]);
@@ -176,7 +186,14 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
     }
     let tile = ir::shape(st);
     if ir::shape(dt) != tile {
-        return err(op, format!("a TMA copy needs source and destination of one shape ({:?} vs {:?})", tile, ir::shape(dt)));
+        return err(
+            op,
+            format!(
+                "a TMA copy needs source and destination of one shape ({:?} vs {:?})",
+                tile,
+                ir::shape(dt)
+            ),
+        );
     }
     let elt = super::element_type(st);
     let bits = bit_width(elt);
@@ -225,10 +242,10 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
     let Some(root) = ir::tensor_layout(rt) else {
         return err(view, "the TMA source's view has layout '?'");
     };
-    let tdims = tensor_map_dims(&root, &root_shape, elt_bytes).map_err(|e| {
-        AxeError::at(op, format!("the TMA source's layout {root} is not a tensor map: {e}"))
-    })?;
-    let ext = tile_extents(&tdims, &tile).map_err(|e| AxeError::at(op, format!("the TMA source tile {tile:?} of layout {root}: {e}")))?;
+    let tdims = tensor_map_dims(&root, &root_shape, elt_bytes)
+        .map_err(|e| AxeError::at(op, format!("the TMA source's layout {root} is not a tensor map: {e}")))?;
+    let ext = tile_extents(&tdims, &tile)
+        .map_err(|e| AxeError::at(op, format!("the TMA source tile {tile:?} of layout {root}: {e}")))?;
     let (dims, strides): (Vec<i64>, Vec<i64>) = tdims.iter().map(|t| (t.extent, t.stride)).unzip();
 
     // The destination: an allocation, or static slices of one.
@@ -237,19 +254,28 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
         match ir::defining_op(v) {
             Some(d) if ir::name(d) == ods::ops::SLICE => {
                 if crate::slice::region_sizes(d).1 {
-                    return err(op, "a TMA destination with a run-time origin is not supported (its alignment cannot be checked)");
+                    return err(
+                        op,
+                        "a TMA destination with a run-time origin is not supported (its alignment cannot be checked)",
+                    );
                 }
                 v = ir::operand(d, 0);
             }
             Some(d) if ir::name(d) == ods::ops::ALLOC => break d,
-            _ => return err(op, "the destination of a TMA copy must be an axe.alloc, or static slices of one"),
+            _ => {
+                return err(
+                    op,
+                    "the destination of a TMA copy must be an axe.alloc, or static slices of one",
+                )
+            }
         }
     };
     let span = swizzle_span(op, ir::tensor_swizzle(ir::value_type(ir::result(alloc, 0))), elt_bytes)?;
     let Some(ls) = ir::tensor_layout(dt) else {
         return err(op, "the TMA destination has layout '?': run axe-infer-layout first");
     };
-    let offsets = shared_offsets(&ls, &tile).map_err(|e| AxeError::at(op, format!("TMA destination layout {ls}: {e}")))?;
+    let offsets =
+        shared_offsets(&ls, &tile).map_err(|e| AxeError::at(op, format!("TMA destination layout {ls}: {e}")))?;
     // A point of the tile in TMA coordinates → its logical coordinate → its shared offset.
     let off = |c: &[i64]| -> i64 {
         let mut x = vec![0i64; tile.len()];
@@ -258,21 +284,49 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
         }
         offsets[flatten(&x, &tile).unwrap() as usize]
     };
-    let (boxes_outer_first, box_list) = tile_boxes(&ext, &off, elt_bytes, span)
-        .map_err(|e| AxeError::at(op, format!("the TMA destination layout {ls} cannot be written by TMA boxes: {e}")))?;
+    let (boxes_outer_first, box_list) = tile_boxes(&ext, &off, elt_bytes, span).map_err(|e| {
+        AxeError::at(
+            op,
+            format!("the TMA destination layout {ls} cannot be written by TMA boxes: {e}"),
+        )
+    })?;
     let bytes = tile.iter().product::<i64>() * elt_bytes;
     if bytes >= 1 << 20 {
-        return err(op, format!("a TMA copy of {bytes} bytes exceeds an mbarrier's transaction count (< 2^20 bytes)"));
+        return err(
+            op,
+            format!("a TMA copy of {bytes} bytes exceeds an mbarrier's transaction count (< 2^20 bytes)"),
+        );
     }
-    let key = |m: &TensorMap| m.memref.ptr == memref.ptr && m.boxes == boxes_outer_first && m.span == span && m.dims == dims && m.strides == strides;
+    let key = |m: &TensorMap| {
+        m.memref.ptr == memref.ptr
+            && m.boxes == boxes_outer_first
+            && m.span == span
+            && m.dims == dims
+            && m.strides == strides
+    };
     let map = match maps.iter().position(key) {
         Some(i) => i,
         None => {
-            maps.push(TensorMap { memref, elt, dims, strides, boxes: boxes_outer_first, span });
+            maps.push(TensorMap {
+                memref,
+                elt,
+                dims,
+                strides,
+                boxes: boxes_outer_first,
+                span,
+            });
             maps.len() - 1
         }
     };
-    Ok(Site { barrier, map, dims: tdims, origin, boxes: box_list, bytes, elt_bytes })
+    Ok(Site {
+        barrier,
+        map,
+        dims: tdims,
+        origin,
+        boxes: box_list,
+        bytes,
+        elt_bytes,
+    })
 }
 
 /// One TMA dimension: an iter of the root layout's logical dimension `dim`, whose index
@@ -297,7 +351,9 @@ pub fn tensor_map_dims(root: &Layout, shape: &[i64], elt_bytes: i64) -> Result<V
         return Err(AxeError::Message("it has replicas".into()));
     }
     if root.offset.values().any(|&o| o != 0) {
-        return Err(AxeError::Message("it has an offset (the tensor map starts at the memref's base)".into()));
+        return Err(AxeError::Message(
+            "it has an offset (the tensor map starts at the memref's base)".into(),
+        ));
     }
     let g = root.group(shape)?;
     let mut ds: Vec<TmaDim> = Vec::new();
@@ -306,26 +362,48 @@ pub fn tensor_map_dims(root: &Layout, shape: &[i64], elt_bytes: i64) -> Result<V
         let mut weight = 1;
         for (k, it) in its.iter().enumerate().rev() {
             if !it.axis.is_memory() || it.stride <= 0 {
-                return Err(AxeError::Message(format!("dimension {d} has iter {}:{}@{}", it.extent, it.stride, it.axis)));
+                return Err(AxeError::Message(format!(
+                    "dimension {d} has iter {}:{}@{}",
+                    it.extent, it.stride, it.axis
+                )));
             }
-            ds.push(TmaDim { dim: d, weight, extent: it.extent, stride: it.stride, outermost: k == 0 });
+            ds.push(TmaDim {
+                dim: d,
+                weight,
+                extent: it.extent,
+                stride: it.stride,
+                outermost: k == 0,
+            });
             weight *= it.extent;
         }
     }
     if ds.is_empty() || ds.len() > 5 {
-        return Err(AxeError::Message(format!("{} iters (a tensor map has 1 to 5 dimensions)", ds.len())));
+        return Err(AxeError::Message(format!(
+            "{} iters (a tensor map has 1 to 5 dimensions)",
+            ds.len()
+        )));
     }
     ds.sort_by_key(|t| std::cmp::Reverse(t.stride));
     let inner = ds.last().unwrap();
     if inner.stride != 1 {
-        return Err(AxeError::Message(format!("no dimension is contiguous (smallest stride {})", inner.stride)));
+        return Err(AxeError::Message(format!(
+            "no dimension is contiguous (smallest stride {})",
+            inner.stride
+        )));
     }
     for t in &ds {
         if t.extent > 1 << 32 {
-            return Err(AxeError::Message(format!("dimension {} has {} elements (at most 2^32)", t.dim, t.extent)));
+            return Err(AxeError::Message(format!(
+                "dimension {} has {} elements (at most 2^32)",
+                t.dim, t.extent
+            )));
         }
         if t.stride != 1 && (t.stride * elt_bytes) % 16 != 0 {
-            return Err(AxeError::Message(format!("dimension {}'s stride is {} bytes, not a multiple of 16", t.dim, t.stride * elt_bytes)));
+            return Err(AxeError::Message(format!(
+                "dimension {}'s stride is {} bytes, not a multiple of 16",
+                t.dim,
+                t.stride * elt_bytes
+            )));
         }
     }
     Ok(ds)
@@ -344,13 +422,17 @@ pub fn tile_extents(dims: &[TmaDim], tile: &[i64]) -> Result<Vec<i64>, AxeError>
             let x = dims[j].extent;
             if left >= x {
                 if left % x != 0 {
-                    return Err(AxeError::Message(format!("{e} elements along dimension {d} are not whole iters of {x}")));
+                    return Err(AxeError::Message(format!(
+                        "{e} elements along dimension {d} are not whole iters of {x}"
+                    )));
                 }
                 ext[j] = x;
                 left /= x;
             } else {
                 if x % left != 0 {
-                    return Err(AxeError::Message(format!("{e} elements along dimension {d} do not divide its iter of {x}")));
+                    return Err(AxeError::Message(format!(
+                        "{e} elements along dimension {d} do not divide its iter of {x}"
+                    )));
                 }
                 ext[j] = left;
                 left = 1;
@@ -372,7 +454,9 @@ fn shared_offsets(ls: &Layout, tile: &[i64]) -> Result<Vec<i64>, AxeError> {
             let pts = ls.eval_flat(x)?;
             match pts.as_slice() {
                 [p] if p.keys().all(|a| *a == m) => Ok(p.get(&m).copied().unwrap_or(0)),
-                _ => Err(AxeError::Message("it replicates elements or uses a non-memory axis".into())),
+                _ => Err(AxeError::Message(
+                    "it replicates elements or uses a non-memory axis".into(),
+                )),
             }
         })
         .collect()
@@ -384,12 +468,7 @@ pub type Boxes = (Vec<i64>, Vec<(Vec<i64>, i64)>);
 /// Chooses the TMA box and lists every box of the tile with its shared offset. `ext`: the
 /// tile's extent per TMA dimension (outermost first); `offsets`: the unswizzled shared offset
 /// of a tile point given in TMA coordinates. Boxes and their origins are in TMA coordinates.
-pub fn tile_boxes(
-    ext: &[i64],
-    offsets: &dyn Fn(&[i64]) -> i64,
-    elt_bytes: i64,
-    span: i64,
-) -> Result<Boxes, AxeError> {
+pub fn tile_boxes(ext: &[i64], offsets: &dyn Fn(&[i64]) -> i64, elt_bytes: i64, span: i64) -> Result<Boxes, AxeError> {
     let r = ext.len();
     // Is the box starting at `o` one row-major run of the shared layout?
     let run = |bx: &[i64], o: &[i64]| -> bool {
@@ -414,20 +493,30 @@ pub fn tile_boxes(
     if span > 0 {
         let w = span / elt_bytes;
         if inner % w != 0 {
-            return Err(AxeError::Message(format!("the contiguous dimension has {inner} elements, not a multiple of the swizzle row ({w} elements)")));
+            return Err(AxeError::Message(format!(
+                "the contiguous dimension has {inner} elements, not a multiple of the swizzle row ({w} elements)"
+            )));
         }
         bx[r - 1] = w;
         if !run(&bx, &zero) {
-            return Err(AxeError::Message(format!("its first {w} elements along the contiguous dimension are not consecutive")));
+            return Err(AxeError::Message(format!(
+                "its first {w} elements along the contiguous dimension are not consecutive"
+            )));
         }
     } else {
-        let best = divisors_desc(inner, 256).into_iter().find(|&b| (b * elt_bytes) % 16 == 0 && {
-            bx[r - 1] = b;
-            run(&bx, &zero)
+        let best = divisors_desc(inner, 256).into_iter().find(|&b| {
+            (b * elt_bytes) % 16 == 0 && {
+                bx[r - 1] = b;
+                run(&bx, &zero)
+            }
         });
         match best {
             Some(b) => bx[r - 1] = b,
-            None => return Err(AxeError::Message("no run of a multiple of 16 bytes along the contiguous dimension is consecutive".into())),
+            None => {
+                return Err(AxeError::Message(
+                    "no run of a multiple of 16 bytes along the contiguous dimension is consecutive".into(),
+                ))
+            }
         }
     }
     for j in (0..r - 1).rev() {
@@ -453,7 +542,9 @@ pub fn tile_boxes(
             rem /= counts[j];
         }
         if !run(&bx, &o) {
-            return Err(AxeError::Message(format!("the box {bx:?} at {o:?} is not one consecutive run")));
+            return Err(AxeError::Message(format!(
+                "the box {bx:?} at {o:?} is not one consecutive run"
+            )));
         }
         let off = offsets(&o);
         if (off * elt_bytes) % align != 0 {
@@ -533,7 +624,12 @@ pub fn prologue(b: &B, module: MlirOperation, ctx: &mut Ctx, map_ptrs: Vec<MlirV
     let i64t = b.ty("i64");
     let p = b.val("memref.extract_aligned_pointer_as_index", &[bars_ref], index, &[]);
     let bars = b.val("arith.index_cast", &[p], i64t, &[]);
-    let state = b.val("memref.alloca", &[], b.ty("memref<2xi32>"), &[("operandSegmentSizes", b.attr("array<i32: 0, 0>"))]);
+    let state = b.val(
+        "memref.alloca",
+        &[],
+        b.ty("memref<2xi32>"),
+        &[("operandSegmentSizes", b.attr("array<i32: 0, 0>"))],
+    );
     for i in 0..2 {
         b.op("memref.store", &[b.ci32(0), state, b.cidx(i)], &[], &[], vec![]);
     }
@@ -541,8 +637,19 @@ pub fn prologue(b: &B, module: MlirOperation, ctx: &mut Ctx, map_ptrs: Vec<MlirV
     let sptr = b.ty("!llvm.ptr<3>");
     b.if_(is0, |ib| {
         for k in 0..n {
-            let a = ib.val("llvm.inttoptr", &[arith(&ib, "arith.addi", bars, i64c(&ib, 8 * k))], sptr, &[]);
-            ib.op("nvvm.mbarrier.init", &[a, ib.ci32(counts[k as usize])], &[], &[], vec![]);
+            let a = ib.val(
+                "llvm.inttoptr",
+                &[arith(&ib, "arith.addi", bars, i64c(&ib, 8 * k))],
+                sptr,
+                &[],
+            );
+            ib.op(
+                "nvvm.mbarrier.init",
+                &[a, ib.ci32(counts[k as usize])],
+                &[],
+                &[],
+                vec![],
+            );
         }
         for &m in &map_ptrs {
             ib.op("nvvm.prefetch", &[m], &[], &[("tensormap", ib.attr("unit"))], vec![]);
@@ -576,14 +683,21 @@ fn update_bits(b: &B, ctx: &Ctx, slot: i64, f: impl FnOnce(&B, MlirValue) -> Mli
 /// Lowers a TMA copy at CTA scope; returns the copy's token value (its barrier index).
 pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue> {
     if scope != ScopeKind::Cta {
-        return err(op, format!("a TMA copy is issued for the whole CTA; this one executes at {scope:?} scope").to_lowercase());
+        return err(
+            op,
+            format!("a TMA copy is issued for the whole CTA; this one executes at {scope:?} scope").to_lowercase(),
+        );
     }
     let b = B::before(op);
     let dst = super::tensor(ctx, op, ir::operand(op, 1))?;
     if dst.dyn_offset.as_const() != Some(0) {
         return err(op, "a TMA destination with a run-time offset is not supported");
     }
-    let site = ctx.tma.sites.get(&(op.ptr as usize)).ok_or_else(|| AxeError::at(op, "internal: unplanned TMA copy"))?;
+    let site = ctx
+        .tma
+        .sites
+        .get(&(op.ptr as usize))
+        .ok_or_else(|| AxeError::at(op, "internal: unplanned TMA copy"))?;
     let map = &ctx.tma.maps[site.map];
     if map.span > 0 {
         super::kernel::align_buffer(&b, op, dst.buf, 8 * map.span)?;
@@ -625,7 +739,10 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
     let wait_release = match release {
         Some(r) => {
             if constant_i32(r).is_none() {
-                return err(op, "'after' must be the token of an axe.arrive in this kernel (not carried through a loop)");
+                return err(
+                    op,
+                    "'after' must be the token of an axe.arrive in this kernel (not carried through a loop)",
+                );
             }
             ctx.tma.released.insert((block, r.ptr as usize))
         }
@@ -640,10 +757,19 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
             "nvvm.fence.proxy",
             &[],
             &[],
-            &[("kind", ib.attr("#nvvm.proxy_kind<async.shared>")), ("space", ib.attr("#nvvm.shared_space<cta>"))],
+            &[
+                ("kind", ib.attr("#nvvm.proxy_kind<async.shared>")),
+                ("space", ib.attr("#nvvm.shared_space<cta>")),
+            ],
             vec![],
         );
-        ib.op("nvvm.mbarrier.arrive.expect_tx", &[bar, ib.ci32(bytes)], &[], &[], vec![]);
+        ib.op(
+            "nvvm.mbarrier.arrive.expect_tx",
+            &[bar, ib.ci32(bytes)],
+            &[],
+            &[],
+            vec![],
+        );
         for (o, off) in &boxes {
             let a = arith(&ib, "arith.addi", dst_base, i64c(&ib, off * elt_bytes));
             let p3 = ib.val("llvm.inttoptr", &[a], ib.ty("!llvm.ptr<3>"), &[]);
@@ -686,9 +812,23 @@ pub fn wait(b: &B, ctx: &Ctx, id: MlirValue) {
     let i32t = b.ty("i32");
     let phases = b.val("memref.load", &[state, b.cidx(0)], i32t, &[]);
     let phase = arith(b, "arith.andi", arith(b, "arith.shrui", phases, id), one);
-    b.op("nvvm.mbarrier.try_wait.parity", &[bar, phase, b.ci32(TRY_WAIT_TICKS)], &[], &[], vec![]);
-    b.op("memref.store", &[arith(b, "arith.xori", phases, bit), state, b.cidx(0)], &[], &[], vec![]);
-    update_bits(b, ctx, 1, |b, cur| arith(b, "arith.andi", cur, arith(b, "arith.xori", bit, b.ci32(-1))));
+    b.op(
+        "nvvm.mbarrier.try_wait.parity",
+        &[bar, phase, b.ci32(TRY_WAIT_TICKS)],
+        &[],
+        &[],
+        vec![],
+    );
+    b.op(
+        "memref.store",
+        &[arith(b, "arith.xori", phases, bit), state, b.cidx(0)],
+        &[],
+        &[],
+        vec![],
+    );
+    update_bits(b, ctx, 1, |b, cur| {
+        arith(b, "arith.andi", cur, arith(b, "arith.xori", bit, b.ci32(-1)))
+    });
 }
 
 /// `axe.wait` on `token` (an `i32`): a TMA barrier index, or -1 for a copy that completes
@@ -705,7 +845,12 @@ pub fn wait_token(b: &B, ctx: &Ctx, op: MlirOperation, token: MlirValue) -> R<()
             Ok(())
         }
         None => {
-            let ge = b.val("arith.cmpi", &[token, b.ci32(0)], b.ty("i1"), &[("predicate", b.attr("5 : i64"))]);
+            let ge = b.val(
+                "arith.cmpi",
+                &[token, b.ci32(0)],
+                b.ty("i1"),
+                &[("predicate", b.attr("5 : i64"))],
+            );
             b.if_(ge, |ib| {
                 wait(&ib, ctx, token);
                 Ok::<(), AxeError>(())
@@ -723,7 +868,12 @@ pub fn wait_all(b: &B, ctx: &Ctx) {
         let state = ctx.tma.state.expect("prologue");
         let pending = b.val("memref.load", &[state, b.cidx(1)], i32t, &[]);
         let bit = arith(b, "arith.andi", pending, b.ci32(1 << k));
-        let set = b.val("arith.cmpi", &[bit, b.ci32(0)], b.ty("i1"), &[("predicate", b.attr("1 : i64"))]);
+        let set = b.val(
+            "arith.cmpi",
+            &[bit, b.ci32(0)],
+            b.ty("i1"),
+            &[("predicate", b.attr("1 : i64"))],
+        );
         b.if_(set, |ib| {
             wait(&ib, ctx, ib.ci32(k));
             Ok::<(), AxeError>(())
@@ -745,9 +895,19 @@ pub struct Kinds {
 
 impl Kinds {
     pub fn union(self, o: Kinds) -> Kinds {
-        Kinds { tma: self.tma || o.tma, gemm: self.gemm || o.gemm, copy: self.copy || o.copy, release: self.release || o.release }
+        Kinds {
+            tma: self.tma || o.tma,
+            gemm: self.gemm || o.gemm,
+            copy: self.copy || o.copy,
+            release: self.release || o.release,
+        }
     }
-    const ALL: Kinds = Kinds { tma: true, gemm: true, copy: true, release: false };
+    const ALL: Kinds = Kinds {
+        tma: true,
+        gemm: true,
+        copy: true,
+        release: false,
+    };
 }
 
 /// The kinds of op a token value can come from: its defining copy or gemm, the i32 it was
@@ -761,19 +921,42 @@ pub fn token_kinds(v: MlirValue, emulate: bool) -> Kinds {
         seen.push(v.ptr as usize);
         if let Some(d) = ir::defining_op(v) {
             return match ir::name(d).as_str() {
-                ods::ops::COPY if ir::copy_schedule(d) == Some(CopySchedule::Tma) && !emulate => Kinds { tma: true, ..Default::default() },
-                ods::ops::COPY => Kinds { copy: true, ..Default::default() },
-                ods::ops::GEMM => Kinds { gemm: true, ..Default::default() },
-                ods::ops::ARRIVE => Kinds { release: true, ..Default::default() },
+                ods::ops::COPY if ir::copy_schedule(d) == Some(CopySchedule::Tma) && !emulate => Kinds {
+                    tma: true,
+                    ..Default::default()
+                },
+                ods::ops::COPY => Kinds {
+                    copy: true,
+                    ..Default::default()
+                },
+                ods::ops::GEMM => Kinds {
+                    gemm: true,
+                    ..Default::default()
+                },
+                ods::ops::ARRIVE => Kinds {
+                    release: true,
+                    ..Default::default()
+                },
                 "arith.constant" => match constant_i32(v) {
-                    Some(id) if id >= 0 => Kinds { tma: true, ..Default::default() },
-                    Some(super::kernel::GEMM_TOKEN) => Kinds { gemm: true, ..Default::default() },
-                    Some(_) => Kinds { copy: true, ..Default::default() },
+                    Some(id) if id >= 0 => Kinds {
+                        tma: true,
+                        ..Default::default()
+                    },
+                    Some(super::kernel::GEMM_TOKEN) => Kinds {
+                        gemm: true,
+                        ..Default::default()
+                    },
+                    Some(_) => Kinds {
+                        copy: true,
+                        ..Default::default()
+                    },
                     None => Kinds::ALL,
                 },
                 "scf.for" => {
                     // A loop result: the loop's yielded value (and its init, for zero trips).
-                    let i = (0..ir::num_results(d)).find(|&i| ir::result(d, i).ptr == v.ptr).unwrap_or(0);
+                    let i = (0..ir::num_results(d))
+                        .find(|&i| ir::result(d, i).ptr == v.ptr)
+                        .unwrap_or(0);
                     let body = ir::region_block(d, 0);
                     let y = unsafe { mlirBlockGetTerminator(body) };
                     go(ir::operand(d, 3 + i), emulate, seen).union(go(ir::operand(y, i), emulate, seen))
@@ -853,7 +1036,12 @@ mod tests {
     fn boxes(tile: &[i64], shared: &str, elt_bytes: i64, span: i64) -> Result<Boxes, AxeError> {
         let offs = offsets(shared, tile);
         let t = tile.to_vec();
-        tile_boxes(tile, &|c: &[i64]| offs[flatten(c, &t).unwrap() as usize], elt_bytes, span)
+        tile_boxes(
+            tile,
+            &|c: &[i64]| offs[flatten(c, &t).unwrap() as usize],
+            elt_bytes,
+            span,
+        )
     }
 
     #[test]
@@ -877,7 +1065,11 @@ mod tests {
         // 64x128 row-major f16: a 64-element run starts every 128 elements, so boxes are one
         // row high and the second one starts 128 bytes in: not on a 1024-byte swizzle period.
         let e = boxes(&[64, 128], "(64, 128) : (128, 1)", 2, 128).unwrap_err();
-        assert!(e.to_string().contains("the box [1, 64] at [0, 64] starts 128 bytes into the buffer, not a multiple of 1024"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("the box [1, 64] at [0, 64] starts 128 bytes into the buffer, not a multiple of 1024"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -908,12 +1100,19 @@ mod tests {
     }
 
     fn dims(l: &str, shape: &[i64]) -> Vec<(usize, i64, i64, i64)> {
-        tensor_map_dims(&Layout::parse(l).unwrap(), shape, 2).unwrap().iter().map(|t| (t.dim, t.weight, t.extent, t.stride)).collect()
+        tensor_map_dims(&Layout::parse(l).unwrap(), shape, 2)
+            .unwrap()
+            .iter()
+            .map(|t| (t.dim, t.weight, t.extent, t.stride))
+            .collect()
     }
 
     #[test]
     fn column_major_root_orders_dimensions_by_stride() {
-        assert_eq!(dims("(4096, 1024) : (1, 4096)", &[4096, 1024]), vec![(1, 1, 1024, 4096), (0, 1, 4096, 1)]);
+        assert_eq!(
+            dims("(4096, 1024) : (1, 4096)", &[4096, 1024]),
+            vec![(1, 1, 1024, 4096), (0, 1, 4096, 1)]
+        );
     }
 
     #[test]
@@ -927,7 +1126,10 @@ mod tests {
         // 128 rows: two blocks.
         assert_eq!(tile_extents(&t, &[128, 64]).unwrap(), vec![2, 64, 64]);
         // 96 rows are not whole iters of 64.
-        assert!(tile_extents(&t, &[96, 64]).unwrap_err().to_string().contains("not whole iters of 64"));
+        assert!(tile_extents(&t, &[96, 64])
+            .unwrap_err()
+            .to_string()
+            .contains("not whole iters of 64"));
     }
 
     #[test]

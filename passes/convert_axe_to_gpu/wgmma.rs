@@ -121,7 +121,10 @@ struct Desc {
 impl Desc {
     /// The descriptor word for a tile starting `start` bytes after a buffer at address 0.
     fn word(&self, start: i64) -> i64 {
-        ((start >> 4) & 0x3fff) | ((self.lbo >> 4) & 0x3fff) << 16 | ((self.sbo >> 4) & 0x3fff) << 32 | self.mode.bits() << 62
+        ((start >> 4) & 0x3fff)
+            | ((self.lbo >> 4) & 0x3fff) << 16
+            | ((self.sbo >> 4) & 0x3fff) << 32
+            | self.mode.bits() << 62
     }
 
     /// The byte address the tensor cores read element `(x, kk)` (x along M or N, kk along the
@@ -159,7 +162,10 @@ impl Operand<'_> {
         let pts = self.t.layout.eval_set(&(self.kx)(x, k), &self.t.shape)?;
         match pts.as_slice() {
             [p] => Ok(p.get(&m).copied().unwrap_or(0) + self.offset),
-            _ => Err(AxeError::Message(format!("{} element ({x}, {k}) is not stored exactly once", self.what))),
+            _ => Err(AxeError::Message(format!(
+                "{} element ({x}, {k}) is not stored exactly once",
+                self.what
+            ))),
         }
     }
 
@@ -185,7 +191,10 @@ impl Operand<'_> {
         let base = at(x0, k0)?;
         let k_major = at(x0, k0 + 1)? == base + 1;
         if !k_major && at(x0 + 1, k0)? != base + 1 {
-            return Err(AxeError::Message(format!("{} ({layout}) is contiguous neither along K nor along M/N, as wgmma needs", self.what)));
+            return Err(AxeError::Message(format!(
+                "{} ({layout}) is contiguous neither along K nor along M/N, as wgmma needs",
+                self.what
+            )));
         }
         let d = |x: i64, k: i64| -> Result<i64, AxeError> { Ok(2 * (at(x0 + x, k0 + k)? - base)) };
         let e = mode.width() / 2;
@@ -197,14 +206,26 @@ impl Operand<'_> {
         };
         for v in [lbo, sbo] {
             if v < 0 || v % 16 != 0 || (v >> 4) >= 1 << 14 {
-                return Err(format!("{} ({layout}) needs a descriptor byte offset of {v}, not a multiple of 16 in [0, 2^18)", self.what).into());
+                return Err(format!(
+                    "{} ({layout}) needs a descriptor byte offset of {v}, not a multiple of 16 in [0, 2^18)",
+                    self.what
+                )
+                .into());
             }
         }
-        let desc = Desc { mode, k_major, lbo, sbo };
+        let desc = Desc {
+            mode,
+            k_major,
+            lbo,
+            sbo,
+        };
         for &(ox, ok) in origins {
             let start = 2 * at(ox, ok)?;
             if start % 16 != 0 {
-                return Err(AxeError::Message(format!("{} tile at ({ox}, {ok}) starts at byte {start}, not 16-byte aligned", self.what)));
+                return Err(AxeError::Message(format!(
+                    "{} tile at ({ox}, {ok}) starts at byte {start}, not 16-byte aligned",
+                    self.what
+                )));
             }
             for x in 0..rows {
                 for k in 0..16 {
@@ -227,39 +248,75 @@ impl Operand<'_> {
 }
 
 fn show(s: Option<&Swizzle>) -> String {
-    s.map(|s| format!("#axe.swizzle<{}, {}, {}>", s.bits, s.base, s.shift)).unwrap_or_else(|| "no swizzle".into())
+    s.map(|s| format!("#axe.swizzle<{}, {}, {}>", s.bits, s.base, s.shift))
+        .unwrap_or_else(|| "no swizzle".into())
 }
 
 #[allow(clippy::too_many_arguments)]
-pub fn lower(op: MlirOperation, ctx: &mut Ctx, wg: i64, a: &Tensor, bt: &Tensor, c: &Tensor, ta: bool, tb: bool) -> R<()> {
+pub fn lower(
+    op: MlirOperation,
+    ctx: &mut Ctx,
+    wg: i64,
+    a: &Tensor,
+    bt: &Tensor,
+    c: &Tensor,
+    ta: bool,
+    tb: bool,
+) -> R<()> {
     let b = B::before(op);
     let (m, n) = (c.shape[0], c.shape[1]);
     let k = if ta { a.shape[0] } else { a.shape[1] };
-    let (ae, be, ce) = (ir::type_to_string(a.elt), ir::type_to_string(bt.elt), ir::type_to_string(c.elt));
+    let (ae, be, ce) = (
+        ir::type_to_string(a.elt),
+        ir::type_to_string(bt.elt),
+        ir::type_to_string(c.elt),
+    );
     if !(ae == "f16" || ae == "bf16") || be != ae || ce != "f32" {
-        return Err(AxeError::at(op, format!("wgmma lowers f16 or bf16 A and B into an f32 accumulator (got {ae}, {be}, {ce})")));
+        return Err(AxeError::at(
+            op,
+            format!("wgmma lowers f16 or bf16 A and B into an f32 accumulator (got {ae}, {be}, {ce})"),
+        ));
     }
     if bit_width(a.elt) != 16 || k % 16 != 0 {
-        return Err(AxeError::at(op, format!("a {m}x{n}x{k} gemm is not a multiple of the wgmma m64nNk16 atom")));
+        return Err(AxeError::at(
+            op,
+            format!("a {m}x{n}x{k} gemm is not a multiple of the wgmma m64nNk16 atom"),
+        ));
     }
     let Some(ni_n) = wgmma_n(n) else {
         return Err(AxeError::at(op, format!("no wgmma instruction N divides N = {n}")));
     };
     let konst = |t: &Tensor, what: &str| -> R<i64> {
-        t.dyn_offset.as_const().ok_or_else(|| AxeError::at(op, format!("{what} is a slice at a run-time origin; wgmma descriptors need static shared tiles")))
+        t.dyn_offset.as_const().ok_or_else(|| {
+            AxeError::at(
+                op,
+                format!("{what} is a slice at a run-time origin; wgmma descriptors need static shared tiles"),
+            )
+        })
     };
     let (oa, ob, oc) = (konst(a, "A")?, konst(bt, "B")?, konst(c, "the accumulator")?);
     let rm = m / (WGMMA_M * wg);
     let (kn, nn) = (k / 16, n / ni_n);
     let a_kx = move |x: i64, kk: i64| if ta { [kk, x] } else { [x, kk] };
     let b_kx = move |x: i64, kk: i64| if tb { [x, kk] } else { [kk, x] };
-    let opa = Operand { t: a, kx: &a_kx, offset: oa, what: "A" };
-    let opb = Operand { t: bt, kx: &b_kx, offset: ob, what: "B" };
+    let opa = Operand {
+        t: a,
+        kx: &a_kx,
+        offset: oa,
+        what: "A",
+    };
+    let opb = Operand {
+        t: bt,
+        kx: &b_kx,
+        offset: ob,
+        what: "B",
+    };
     // Tile origins: A's (row block, k) per warpgroup g, B's (n block, k).
     let a_origin = |i: i64, g: i64, ki: i64| (WGMMA_M * (wg * i + g), 16 * ki);
     let b_origin = |j: i64, ki: i64| (ni_n * j, 16 * ki);
-    let a_origins: Vec<(i64, i64)> =
-        (0..rm).flat_map(|i| (0..wg).flat_map(move |g| (0..kn).map(move |ki| a_origin(i, g, ki)))).collect();
+    let a_origins: Vec<(i64, i64)> = (0..rm)
+        .flat_map(|i| (0..wg).flat_map(move |g| (0..kn).map(move |ki| a_origin(i, g, ki))))
+        .collect();
     let b_origins: Vec<(i64, i64)> = (0..nn).flat_map(|j| (0..kn).map(move |ki| b_origin(j, ki))).collect();
     let da = opa.descriptor(WGMMA_M, &a_origins).at(op)?;
     let db = opb.descriptor(ni_n, &b_origins).at(op)?;
@@ -280,14 +337,21 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, wg: i64, a: &Tensor, bt: &Tensor,
                             let col = ni_n * j + 8 * (r / 4) + 2 * (t % 4) + r % 2;
                             let pts = c.layout.eval_set(&[row, col], &c.shape).at(op)?;
                             let held = pts.iter().find(|p| {
-                                p.get(&warp_ax).copied().unwrap_or(0) == 4 * g + w && p.get(&lane_ax).copied().unwrap_or(0) == t
+                                p.get(&warp_ax).copied().unwrap_or(0) == 4 * g + w
+                                    && p.get(&lane_ax).copied().unwrap_or(0) == t
                             });
                             let Some(p) = held else {
                                 return Err(AxeError::at(op, format!("internal error: the accumulator layout {} does not give ({row}, {col}) to warp {} lane {t}", c.layout, 4 * g + w)));
                             };
                             let rg = p.get(&reg_ax).copied().unwrap_or(0);
                             if *reg.get_or_insert(rg) != rg {
-                                return Err(AxeError::at(op, format!("internal error: the accumulator layout {} is not warp-uniform for wgmma", c.layout)));
+                                return Err(AxeError::at(
+                                    op,
+                                    format!(
+                                        "internal error: the accumulator layout {} is not warp-uniform for wgmma",
+                                        c.layout
+                                    ),
+                                ));
                             }
                         }
                     }
@@ -305,7 +369,10 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, wg: i64, a: &Tensor, bt: &Tensor,
         "nvvm.fence.proxy",
         &[],
         &[],
-        &[("kind", b.attr("#nvvm.proxy_kind<async.shared>")), ("space", b.attr("#nvvm.shared_space<cta>"))],
+        &[
+            ("kind", b.attr("#nvvm.proxy_kind<async.shared>")),
+            ("space", b.attr("#nvvm.shared_space<cta>")),
+        ],
         vec![],
     );
     // Shared addresses >> 4 of the two buffers (the descriptors' start fields add the tile's).
@@ -338,7 +405,12 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, wg: i64, a: &Tensor, bt: &Tensor,
             let mut s = b.val("llvm.mlir.undef", &[], sty, &[]);
             for (r, &reg) in tile.iter().enumerate() {
                 let e = b.val("memref.load", &[c.buf, b.cidx(reg)], c.elt, &[]);
-                s = b.val("llvm.insertvalue", &[s, e], sty, &[("position", b.attr(&format!("array<i64: {r}>")))]);
+                s = b.val(
+                    "llvm.insertvalue",
+                    &[s, e],
+                    sty,
+                    &[("position", b.attr(&format!("array<i64: {r}>")))],
+                );
             }
             v.push(s);
         }
@@ -348,7 +420,11 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, wg: i64, a: &Tensor, bt: &Tensor,
     let layout_attr = |k_major: bool, is_a: bool| {
         // A: row = K-major (no transpose); B: col = K-major.
         let row = k_major == is_a;
-        b.attr(if row { "#nvvm.mma_layout<row>" } else { "#nvvm.mma_layout<col>" })
+        b.attr(if row {
+            "#nvvm.mma_layout<row>"
+        } else {
+            "#nvvm.mma_layout<col>"
+        })
     };
     let attrs = [
         ("shape", b.attr(&format!("#nvvm.shape<m = 64, n = {ni_n}, k = 16>"))),
@@ -389,7 +465,12 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, wg: i64, a: &Tensor, bt: &Tensor,
     for (i, row) in regs.iter().enumerate() {
         for (j, tile) in row.iter().enumerate() {
             for (r, &reg) in tile.iter().enumerate() {
-                let e = b.val("llvm.extractvalue", &[acc[i][j]], c.elt, &[("position", b.attr(&format!("array<i64: {r}>")))]);
+                let e = b.val(
+                    "llvm.extractvalue",
+                    &[acc[i][j]],
+                    c.elt,
+                    &[("position", b.attr(&format!("array<i64: {r}>")))],
+                );
                 b.op("memref.store", &[e, c.buf, b.cidx(reg)], &[], &[], vec![]);
             }
         }
@@ -399,7 +480,13 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, wg: i64, a: &Tensor, bt: &Tensor,
 
 /// `wgmma.wait_group N`: at most N of this warpgroup's committed wgmma groups in flight.
 pub fn wait_groups(b: &B, outstanding: i64) {
-    b.op("nvvm.wgmma.wait.group.sync.aligned", &[], &[], &[("group", b.i64_attr(outstanding))], vec![]);
+    b.op(
+        "nvvm.wgmma.wait.group.sync.aligned",
+        &[],
+        &[],
+        &[("group", b.i64_attr(outstanding))],
+        vec![],
+    );
 }
 
 #[cfg(test)]
@@ -410,8 +497,17 @@ mod tests {
     /// Swizzle<3, 3, 3> (on f16 elements): check the model against that directly.
     #[test]
     fn k_major_128b_is_row_major_swizzle_333() {
-        let s = Swizzle { bits: 3, base: 3, shift: 3 };
-        let d = Desc { mode: Mode::B128, k_major: true, lbo: 16, sbo: 1024 };
+        let s = Swizzle {
+            bits: 3,
+            base: 3,
+            shift: 3,
+        };
+        let d = Desc {
+            mode: Mode::B128,
+            k_major: true,
+            lbo: 16,
+            sbo: 1024,
+        };
         for k0 in [0, 16, 32, 48] {
             for x in 0..64 {
                 for kk in 0..16 {
@@ -426,9 +522,18 @@ mod tests {
     /// N blocks `lbo` apart.
     #[test]
     fn mn_major_128b_is_blocked_swizzle_333() {
-        let s = Swizzle { bits: 3, base: 3, shift: 3 };
+        let s = Swizzle {
+            bits: 3,
+            base: 3,
+            shift: 3,
+        };
         // B [K = 64, N = 128] stored as (64, 2, 64) : (64, 4096, 1).
-        let d = Desc { mode: Mode::B128, k_major: false, lbo: 8192, sbo: 1024 };
+        let d = Desc {
+            mode: Mode::B128,
+            k_major: false,
+            lbo: 8192,
+            sbo: 1024,
+        };
         for k0 in [0, 16, 32, 48] {
             for x in 0..128 {
                 for kk in 0..16 {

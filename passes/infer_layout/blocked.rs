@@ -158,7 +158,11 @@ mod tests {
         // Contiguous along dim 0: vec 4 f32 on rows; lanes along rows first.
         let p = l.eval_set(&[1, 0], &[64, 64]).unwrap();
         let q = l.eval_set(&[0, 0], &[64, 64]).unwrap();
-        assert_eq!(p[0].get(&"lane".into()), q[0].get(&"lane".into()), "rows 0..4 share a thread");
+        assert_eq!(
+            p[0].get(&"lane".into()),
+            q[0].get(&"lane".into()),
+            "rows 0..4 share a thread"
+        );
     }
 
     #[test]

@@ -29,10 +29,17 @@ fn check_pointwise(op: MlirOperation, inputs: &[usize], dst: usize) -> bool {
         let Some(vl) = layout(v) else { continue };
         let vs = shape(v);
         let broadcast: Vec<usize> = (0..dshape.len()).filter(|&k| vs[k] == 1 && dshape[k] != 1).collect();
-        let want = if broadcast.is_empty() { Ok(dl.clone()) } else { project::project(&dl, &dshape, &broadcast) };
+        let want = if broadcast.is_empty() {
+            Ok(dl.clone())
+        } else {
+            project::project(&dl, &dshape, &broadcast)
+        };
         match want {
             Ok(w) if !equal(&vl, &w) => {
-                ok &= bad(op, format!("operand #{i} has layout {vl}, but the destination's distribution needs {w}"))
+                ok &= bad(
+                    op,
+                    format!("operand #{i} has layout {vl}, but the destination's distribution needs {w}"),
+                )
             }
             Err(e) => ok &= bad(op, format!("cannot project the destination's layout {dl}: {e}")),
             _ => {}
@@ -47,7 +54,10 @@ fn check_gemm(op: MlirOperation) -> bool {
         return true;
     }
     let Some(cl) = layout(c) else { return true };
-    let (ta, tb) = (ir::has_attr(op, ods::gemm::TRANSPOSE_A), ir::has_attr(op, ods::gemm::TRANSPOSE_B));
+    let (ta, tb) = (
+        ir::has_attr(op, ods::gemm::TRANSPOSE_A),
+        ir::has_attr(op, ods::gemm::TRANSPOSE_B),
+    );
     let (sa, sc) = (shape(a), shape(c));
     let (m, n) = (sc[0], sc[1]);
     let k = if ta { sa[0] } else { sa[1] };
@@ -55,7 +65,9 @@ fn check_gemm(op: MlirOperation) -> bool {
     let warps = threads.warps;
     let tiling = (0..=warps.trailing_zeros())
         .map(|t| (1i64 << t, warps >> t))
-        .filter(|&(wm, wn)| wm * wn == warps && m % 16 == 0 && n % 8 == 0 && k % 16 == 0 && (m / 16) % wm == 0 && (n / 8) % wn == 0)
+        .filter(|&(wm, wn)| {
+            wm * wn == warps && m % 16 == 0 && n % 8 == 0 && k % 16 == 0 && (m / 16) % wm == 0 && (n / 8) % wn == 0
+        })
         .filter_map(|(wm, wn)| gemm::mma_layouts(m, n, k, wm, wn).ok())
         .find(|l| equal(&l.c, &cl));
     let Some(t) = tiling else {
@@ -67,9 +79,16 @@ fn check_gemm(op: MlirOperation) -> bool {
             continue;
         }
         let Some(vl) = layout(v) else { continue };
-        let want = if trans { gemm::transpose(frag, &logical).unwrap_or_else(|_| frag.clone()) } else { frag.clone() };
+        let want = if trans {
+            gemm::transpose(frag, &logical).unwrap_or_else(|_| frag.clone())
+        } else {
+            frag.clone()
+        };
         if !equal(&vl, &want) {
-            ok &= bad(op, format!("operand #{idx} has layout {vl}, not the mma.sync fragment layout {want} of this tiling"));
+            ok &= bad(
+                op,
+                format!("operand #{idx} has layout {vl}, not the mma.sync fragment layout {want} of this tiling"),
+            );
         }
     }
     ok
@@ -92,9 +111,15 @@ pub fn run(root: MlirOperation) -> bool {
                 let (s, d) = (ir::operand(op, 0), ir::operand(op, 1));
                 match (layout(s), layout(d)) {
                     (Some(sl), Some(dl)) => {
-                        let dims: Vec<usize> = ir::i64_array(op, ods::reduce::DIMS).iter().map(|&x| x as usize).collect();
+                        let dims: Vec<usize> = ir::i64_array(op, ods::reduce::DIMS)
+                            .iter()
+                            .map(|&x| x as usize)
+                            .collect();
                         match project::project(&sl, &shape(s), &dims) {
-                            Ok(w) if !equal(&dl, &w) => bad(op, format!("the result's layout {dl} is not the projection {w} of the source's layout")),
+                            Ok(w) if !equal(&dl, &w) => bad(
+                                op,
+                                format!("the result's layout {dl} is not the projection {w} of the source's layout"),
+                            ),
                             Err(e) => bad(op, format!("cannot project {sl}: {e}")),
                             _ => true,
                         }
@@ -105,13 +130,11 @@ pub fn run(root: MlirOperation) -> bool {
             ods::ops::SLICE => {
                 let (s, r) = (ir::operand(op, 0), ir::result(op, 0));
                 match (layout(s), layout(r)) {
-                    (Some(sl), Some(rl)) => {
-                        match crate::slice::sliced_layout(&sl, &shape(s), op) {
-                            Ok(w) if !equal(&rl, &w) => bad(op, format!("the slice's layout {rl} is not L[R:S] = {w}")),
-                            Err(e) => bad(op, format!("the region admits no slice layout: {e}")),
-                            _ => true,
-                        }
-                    }
+                    (Some(sl), Some(rl)) => match crate::slice::sliced_layout(&sl, &shape(s), op) {
+                        Ok(w) if !equal(&rl, &w) => bad(op, format!("the slice's layout {rl} is not L[R:S] = {w}")),
+                        Err(e) => bad(op, format!("the region admits no slice layout: {e}")),
+                        _ => true,
+                    },
                     _ => true,
                 }
             }

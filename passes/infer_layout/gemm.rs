@@ -24,7 +24,10 @@ pub fn warp_grid(m: i64, n: i64, warps: i64) -> Option<(i64, i64)> {
 
 fn outer(iters: &[(i64, i64, &str)], replica: &[(i64, i64, &str)]) -> Result<Layout, LayoutError> {
     let keep = |v: &[(i64, i64, &str)]| -> Vec<Iter> {
-        v.iter().filter(|t| t.0 > 1).map(|&(e, s, a)| Iter::new(e, s, a)).collect()
+        v.iter()
+            .filter(|t| t.0 > 1)
+            .map(|&(e, s, a)| Iter::new(e, s, a))
+            .collect()
     };
     Layout::new(keep(iters), keep(replica), Default::default())
 }
@@ -39,13 +42,35 @@ pub struct GemmLayouts {
 
 pub fn mma_layouts(m: i64, n: i64, k: i64, wm: i64, wn: i64) -> Result<GemmLayouts, LayoutError> {
     let (rm, rn, rk) = (m / mma::M / wm, n / mma::N / wn, k / mma::K);
-    let c_outer = outer(&[(rm, rn, "reg"), (wm, wn, "warp"), (rn, 1, "reg"), (wn, 1, "warp")], &[])?;
+    let c_outer = outer(
+        &[(rm, rn, "reg"), (wm, wn, "warp"), (rn, 1, "reg"), (wn, 1, "warp")],
+        &[],
+    )?;
     let a_outer = outer(&[(rm, rk, "reg"), (wm, wn, "warp"), (rk, 1, "reg")], &[(wn, 1, "warp")])?;
     let b_outer = outer(&[(rk, rn, "reg"), (rn, 1, "reg"), (wn, 1, "warp")], &[(wm, wn, "warp")])?;
-    let c = tile(&c_outer, &[m / mma::M, n / mma::N], &mma::c_fragment(), &[mma::M, mma::N])?;
-    let a = tile(&a_outer, &[m / mma::M, k / mma::K], &mma::a_fragment(), &[mma::M, mma::K])?;
-    let b = tile(&b_outer, &[k / mma::K, n / mma::N], &mma::b_fragment(), &[mma::K, mma::N])?;
-    Ok(GemmLayouts { a: a.canonical(), b: b.canonical(), c: c.canonical() })
+    let c = tile(
+        &c_outer,
+        &[m / mma::M, n / mma::N],
+        &mma::c_fragment(),
+        &[mma::M, mma::N],
+    )?;
+    let a = tile(
+        &a_outer,
+        &[m / mma::M, k / mma::K],
+        &mma::a_fragment(),
+        &[mma::M, mma::K],
+    )?;
+    let b = tile(
+        &b_outer,
+        &[k / mma::K, n / mma::N],
+        &mma::b_fragment(),
+        &[mma::K, mma::N],
+    )?;
+    Ok(GemmLayouts {
+        a: a.canonical(),
+        b: b.canonical(),
+        c: c.canonical(),
+    })
 }
 
 /// The A and B fragment layouts that go with an accumulator layout `c` over `[m, n]`, found
@@ -60,15 +85,26 @@ pub fn mma_layouts(m: i64, n: i64, k: i64, wm: i64, wn: i64) -> Result<GemmLayou
 pub fn fragments_for(c: &Layout, m: i64, n: i64, k: i64) -> Result<GemmLayouts, LayoutError> {
     let unsupported = |why: String| LayoutError::Unsupported(why);
     if m % mma::M != 0 || n % mma::N != 0 || k % mma::K != 0 {
-        return Err(unsupported(format!("{m}x{n}x{k} is not a multiple of the m16n8k16 atom")));
+        return Err(unsupported(format!(
+            "{m}x{n}x{k} is not a multiple of the m16n8k16 atom"
+        )));
     }
     let (tm, tn, tk) = (m / mma::M, n / mma::N, k / mma::K);
     let c_outer = tile_of(c, &[m, n], &mma::c_fragment(), &[mma::M, mma::N])?;
     if !c_outer.replica.is_empty() || c_outer.offset.values().any(|&o| o != 0) {
-        return Err(unsupported(format!("the atoms' placement {c_outer} has a replica or an offset")));
+        return Err(unsupported(format!(
+            "the atoms' placement {c_outer} has a replica or an offset"
+        )));
     }
-    if let Some(it) = c_outer.shard.iter().find(|it| !matches!(it.axis.name(), "warp" | "reg")) {
-        return Err(unsupported(format!("the atoms' placement {c_outer} puts atoms on '{}', not on warps and registers", it.axis)));
+    if let Some(it) = c_outer
+        .shard
+        .iter()
+        .find(|it| !matches!(it.axis.name(), "warp" | "reg"))
+    {
+        return Err(unsupported(format!(
+            "the atoms' placement {c_outer} puts atoms on '{}', not on warps and registers",
+            it.axis
+        )));
     }
     let grouped = c_outer.group(&[tm, tn])?;
     let iters = |d: usize| grouped.layout.shard[grouped.groups[d].clone()].to_vec();
@@ -87,7 +123,12 @@ pub fn fragments_for(c: &Layout, m: i64, n: i64, k: i64) -> Result<GemmLayouts, 
         out
     };
     let warps_of = |its: &[Iter]| -> Vec<Iter> { its.iter().filter(|i| i.axis.name() == "warp").cloned().collect() };
-    let regs = |its: &[Iter]| -> i64 { its.iter().filter(|i| i.axis.name() == "reg").map(|i| i.extent).product() };
+    let regs = |its: &[Iter]| -> i64 {
+        its.iter()
+            .filter(|i| i.axis.name() == "reg")
+            .map(|i| i.extent)
+            .product()
+    };
     let k_iter = |stride: i64| Iter::new(tk, stride, "reg");
     let mut a_shard = compact(&m_iters, tk);
     a_shard.push(k_iter(1));
@@ -98,7 +139,11 @@ pub fn fragments_for(c: &Layout, m: i64, n: i64, k: i64) -> Result<GemmLayouts, 
     let b_outer = Layout::new(keep(b_shard), keep(warps_of(&m_iters)), Default::default())?;
     let a = tile(&a_outer, &[tm, tk], &mma::a_fragment(), &[mma::M, mma::K])?;
     let b = tile(&b_outer, &[tk, tn], &mma::b_fragment(), &[mma::K, mma::N])?;
-    Ok(GemmLayouts { a: a.canonical(), b: b.canonical(), c: c.clone() })
+    Ok(GemmLayouts {
+        a: a.canonical(),
+        b: b.canonical(),
+        c: c.clone(),
+    })
 }
 
 /// Whether `op` sits in a module whose target (`axe.target` on an enclosing op) has `wgmma`
@@ -142,7 +187,14 @@ pub fn wgmma_accumulator(m: i64, n: i64, warpgroups: i64) -> Result<Layout, Layo
         )));
     }
     let rm = m / (WGMMA_M * warpgroups);
-    let o = outer(&[(rm, n / mma::N, "reg"), (4 * warpgroups, 1, "warp"), (n / mma::N, 1, "reg")], &[])?;
+    let o = outer(
+        &[
+            (rm, n / mma::N, "reg"),
+            (4 * warpgroups, 1, "warp"),
+            (n / mma::N, 1, "reg"),
+        ],
+        &[],
+    )?;
     let l = tile(&o, &[m / mma::M, n / mma::N], &mma::c_fragment(), &[mma::M, mma::N])?;
     Ok(l.canonical())
 }
@@ -166,7 +218,15 @@ mod tests {
     #[test]
     fn wgmma_accumulator_is_the_ptx_d_fragment() {
         use axe_layout::eval::point;
-        for (m, n, wg) in [(64, 8, 1), (64, 128, 1), (128, 128, 1), (128, 128, 2), (256, 64, 2), (128, 256, 2), (192, 16, 3)] {
+        for (m, n, wg) in [
+            (64, 8, 1),
+            (64, 128, 1),
+            (128, 128, 1),
+            (128, 128, 2),
+            (256, 64, 2),
+            (128, 256, 2),
+            (192, 16, 3),
+        ] {
             let l = wgmma_accumulator(m, n, wg).unwrap();
             let mut seen = std::collections::BTreeSet::new();
             for i in 0..m / (64 * wg) {
@@ -177,7 +237,11 @@ mod tests {
                                 let row = 64 * (wg * i + g) + 16 * w + t / 4 + 8 * ((j / 2) % 2);
                                 let col = 8 * (j / 4) + 2 * (t % 4) + j % 2;
                                 let want = point(&[("warp", 4 * g + w), ("lane", t), ("reg", i * (n / 2) + j)]);
-                                assert_eq!(l.eval_set(&[row, col], &[m, n]).unwrap(), vec![want], "{m}x{n}/{wg}: ({row}, {col})");
+                                assert_eq!(
+                                    l.eval_set(&[row, col], &[m, n]).unwrap(),
+                                    vec![want],
+                                    "{m}x{n}/{wg}: ({row}, {col})"
+                                );
                                 assert!(seen.insert((row, col)));
                             }
                         }
@@ -202,14 +266,22 @@ mod tests {
         use axe_layout::equivalent;
         let eq = |a: &Layout, b: &Layout| equivalent(a, b).map(|e| e.equal).unwrap_or(false);
         // The warp grids axe-infer-layout builds: the same A and B as mma_layouts.
-        for (m, n, k, wm, wn) in [(32, 16, 16, 2, 2), (64, 64, 32, 2, 2), (128, 128, 32, 2, 2), (64, 32, 16, 4, 1), (32, 64, 32, 1, 4)] {
+        for (m, n, k, wm, wn) in [
+            (32, 16, 16, 2, 2),
+            (64, 64, 32, 2, 2),
+            (128, 128, 32, 2, 2),
+            (64, 32, 16, 4, 1),
+            (32, 64, 32, 1, 4),
+        ] {
             let want = mma_layouts(m, n, k, wm, wn).unwrap();
             let got = fragments_for(&want.c, m, n, k).unwrap();
             assert!(eq(&got.a, &want.a), "{m}x{n}x{k}/{wm}x{wn}: A {} vs {}", got.a, want.a);
             assert!(eq(&got.b, &want.b), "{m}x{n}x{k}/{wm}x{wn}: B {} vs {}", got.b, want.b);
         }
         // Figure 3's accumulator: 2x2 warps each owning a 64x64 block (not a cyclic grid).
-        let c = Layout::parse("(2, 4, 2, 8, 2, 8, 4, 2) : (2@warp, 32@reg, 2@reg, 4@lane, 1@warp, 4@reg, 1@lane, 1@reg)").unwrap();
+        let c =
+            Layout::parse("(2, 4, 2, 8, 2, 8, 4, 2) : (2@warp, 32@reg, 2@reg, 4@lane, 1@warp, 4@reg, 1@lane, 1@reg)")
+                .unwrap();
         let f = fragments_for(&c, 128, 128, 32).unwrap();
         // Oracle, element by element: every A element a warp needs (rows of its C atoms, all k)
         // is held by that warp exactly where the A fragment puts it.

@@ -99,7 +99,10 @@ pub(crate) fn threads_of(op: MlirOperation) -> Option<Threads> {
             }
             ods::ops::KERNEL => {
                 let threads: i64 = ir::i64_array(o, ods::kernel::THREADS).iter().product();
-                return Some(Threads { lanes: 32.min(threads), warps: (threads / 32).max(1) });
+                return Some(Threads {
+                    lanes: 32.min(threads),
+                    warps: (threads / 32).max(1),
+                });
             }
             _ => {}
         }
@@ -124,7 +127,10 @@ pub(crate) fn equal(a: &Layout, b: &Layout) -> bool {
 /// memory accesses in phase 4).
 fn anchor_gemm(inf: &mut Inference, op: MlirOperation) -> Option<(Layout, Layout)> {
     let (a, b, c) = (ir::operand(op, 0), ir::operand(op, 1), ir::operand(op, 2));
-    let (ta, tb) = (ir::has_attr(op, ods::gemm::TRANSPOSE_A), ir::has_attr(op, ods::gemm::TRANSPOSE_B));
+    let (ta, tb) = (
+        ir::has_attr(op, ods::gemm::TRANSPOSE_A),
+        ir::has_attr(op, ods::gemm::TRANSPOSE_B),
+    );
     let (sa, sc) = (shape(a), shape(c));
     let (m, n) = (sc[0], sc[1]);
     let k = if ta { sa[0] } else { sa[1] };
@@ -146,7 +152,10 @@ fn anchor_gemm(inf: &mut Inference, op: MlirOperation) -> Option<(Layout, Layout
         return None;
     }
     if m % 16 != 0 || n % 8 != 0 || k % 16 != 0 {
-        inf.fail(op, &format!("a {m}x{n}x{k} gemm cannot be tiled by the mma.sync m16n8k16 atom"));
+        inf.fail(
+            op,
+            &format!("a {m}x{n}x{k} gemm cannot be tiled by the mma.sync m16n8k16 atom"),
+        );
         return None;
     }
     // sm_90a: A and B in shared memory make the gemm a wgmma (convert-axe-to-gpu), whose
@@ -162,7 +171,12 @@ fn anchor_gemm(inf: &mut Inference, op: MlirOperation) -> Option<(Layout, Layout
     let Some((wm, wn)) = grid else {
         inf.fail(
             op,
-            &format!("{} warps cannot be arranged over the {}x{} atom grid of a {m}x{n} accumulator", threads.warps, m / 16, n / 8),
+            &format!(
+                "{} warps cannot be arranged over the {}x{} atom grid of a {m}x{n} accumulator",
+                threads.warps,
+                m / 16,
+                n / 8
+            ),
         );
         return None;
     };
@@ -192,8 +206,16 @@ fn anchor_gemm(inf: &mut Inference, op: MlirOperation) -> Option<(Layout, Layout
         }
         _ => layouts,
     };
-    let a_want = if ta { gemm::transpose(&layouts.a, &[m, k]).ok()? } else { layouts.a.clone() };
-    let b_want = if tb { gemm::transpose(&layouts.b, &[k, n]).ok()? } else { layouts.b.clone() };
+    let a_want = if ta {
+        gemm::transpose(&layouts.a, &[m, k]).ok()?
+    } else {
+        layouts.a.clone()
+    };
+    let b_want = if tb {
+        gemm::transpose(&layouts.b, &[k, n]).ok()?
+    } else {
+        layouts.b.clone()
+    };
     for (idx, v, want) in [(0, a, &a_want), (1, b, &b_want), (2, c, &layouts.c)] {
         if scope(v) != Some(MemoryScope::Register) {
             continue;
@@ -208,7 +230,11 @@ fn anchor_gemm(inf: &mut Inference, op: MlirOperation) -> Option<(Layout, Layout
                         op,
                         &format!(
                             "the accumulator's layout {have} is not the {} layout {want} this gemm needs",
-                            if wgmma.is_some() { "wgmma m64nNk16 accumulator" } else { "mma.sync m16n8k16" }
+                            if wgmma.is_some() {
+                                "wgmma m64nNk16 accumulator"
+                            } else {
+                                "mma.sync m16n8k16"
+                            }
                         ),
                     );
                 } else {
@@ -258,7 +284,9 @@ fn propagate(inf: &mut Inference, op: MlirOperation, choose: bool) -> bool {
                 if from_register == choose {
                     continue;
                 }
-                let Some(known) = inf.layout(from).cloned() else { continue };
+                let Some(known) = inf.layout(from).cloned() else {
+                    continue;
+                };
                 let layout = if from_register {
                     Ok(known.clone())
                 } else {
@@ -285,20 +313,27 @@ fn propagate(inf: &mut Inference, op: MlirOperation, choose: bool) -> bool {
             let dshape = shape(dst);
             let mut changed = false;
             if inf.layout(dst).is_none() {
-                let full = [lhs, rhs].into_iter().find(|v| shape(*v) == dshape && inf.layout(*v).is_some());
+                let full = [lhs, rhs]
+                    .into_iter()
+                    .find(|v| shape(*v) == dshape && inf.layout(*v).is_some());
                 if let Some(l) = full.and_then(|v| inf.layout(v).cloned()) {
                     changed |= inf.set(dst, l);
                 }
             }
-            let Some(dl) = inf.layout(dst).cloned() else { return changed };
+            let Some(dl) = inf.layout(dst).cloned() else {
+                return changed;
+            };
             for v in [lhs, rhs] {
                 if inf.layout(v).is_some() {
                     continue;
                 }
                 let vs = shape(v);
-                let broadcast: Vec<usize> =
-                    (0..dshape.len()).filter(|&d| vs[d] == 1 && dshape[d] != 1).collect();
-                let l = if broadcast.is_empty() { Ok(dl.clone()) } else { project::project(&dl, &dshape, &broadcast) };
+                let broadcast: Vec<usize> = (0..dshape.len()).filter(|&d| vs[d] == 1 && dshape[d] != 1).collect();
+                let l = if broadcast.is_empty() {
+                    Ok(dl.clone())
+                } else {
+                    project::project(&dl, &dshape, &broadcast)
+                };
                 match l {
                     Ok(l) => changed |= inf.set(v, l),
                     Err(e) => inf.fail(op, &format!("cannot project {dl} for broadcasting: {e}")),
@@ -311,8 +346,13 @@ fn propagate(inf: &mut Inference, op: MlirOperation, choose: bool) -> bool {
             if inf.layout(dst).is_some() {
                 return false;
             }
-            let Some(sl) = inf.layout(src).cloned() else { return false };
-            let dims: Vec<usize> = ir::i64_array(op, ods::reduce::DIMS).iter().map(|&d| d as usize).collect();
+            let Some(sl) = inf.layout(src).cloned() else {
+                return false;
+            };
+            let dims: Vec<usize> = ir::i64_array(op, ods::reduce::DIMS)
+                .iter()
+                .map(|&d| d as usize)
+                .collect();
             match project::project(&sl, &shape(src), &dims) {
                 Ok(l) => inf.set(dst, l),
                 Err(e) => {
@@ -326,11 +366,16 @@ fn propagate(inf: &mut Inference, op: MlirOperation, choose: bool) -> bool {
             if inf.layout(res).is_some() {
                 return false;
             }
-            let Some(sl) = inf.layout(src).cloned() else { return false };
+            let Some(sl) = inf.layout(src).cloned() else {
+                return false;
+            };
             match crate::slice::sliced_layout(&sl, &shape(src), op) {
                 Ok(l) => inf.set(res, l),
                 Err(e) => {
-                    inf.fail(op, &format!("the region of this slice admits no slice layout of {sl}: {e}"));
+                    inf.fail(
+                        op,
+                        &format!("the region of this slice admits no slice layout of {sl}: {e}"),
+                    );
                     false
                 }
             }
@@ -387,7 +432,9 @@ fn infer_shared(inf: &mut Inference, v: MlirValue, ops: &[MlirOperation], atoms:
     for &op in ops {
         let name = ir::name(op);
         let operands: Vec<MlirValue> = (0..ir::num_operands(op)).map(|i| ir::operand(op, i)).collect();
-        let Some(pos) = operands.iter().position(|o| ir::key(*o) == ir::key(v)) else { continue };
+        let Some(pos) = operands.iter().position(|o| ir::key(*o) == ir::key(v)) else {
+            continue;
+        };
         first_user.get_or_insert(op);
         match name.as_str() {
             ods::ops::COPY => {
@@ -407,7 +454,10 @@ fn infer_shared(inf: &mut Inference, v: MlirValue, ops: &[MlirOperation], atoms:
             }
             ods::ops::GEMM if pos < 2 => {
                 if let Some((a, b)) = atoms.get(&(op.ptr as usize)) {
-                    accesses.push(shared::Access { threads: if pos == 0 { a.clone() } else { b.clone() }, vec: 2 });
+                    accesses.push(shared::Access {
+                        threads: if pos == 0 { a.clone() } else { b.clone() },
+                        vec: 2,
+                    });
                 }
             }
             _ => {}
@@ -418,11 +468,19 @@ fn infer_shared(inf: &mut Inference, v: MlirValue, ops: &[MlirOperation], atoms:
     let vec = blocked::vector_width(run, bits);
     match shared::choose(&vshape, &order, vec, &accesses, (bits as i64 / 8).max(1)) {
         Ok(c) => {
-            let swz = c.swizzle.map(|s| format!(" with Swizzle<{}, {}, {}>", s.bits, s.base, s.shift)).unwrap_or_default();
-            ir::remark(user, &format!(
-                "shared layout {}{swz} chosen for operand of shape {vshape:?}: {} bank wavefronts over {} accesses",
-                c.layout, c.wavefronts, accesses.len()
-            ));
+            let swz = c
+                .swizzle
+                .map(|s| format!(" with Swizzle<{}, {}, {}>", s.bits, s.base, s.shift))
+                .unwrap_or_default();
+            ir::remark(
+                user,
+                &format!(
+                    "shared layout {}{swz} chosen for operand of shape {vshape:?}: {} bank wavefronts over {} accesses",
+                    c.layout,
+                    c.wavefronts,
+                    accesses.len()
+                ),
+            );
             if let Some(s) = c.swizzle {
                 inf.swizzles.insert(ir::key(v), s);
             }
@@ -435,7 +493,10 @@ fn infer_shared(inf: &mut Inference, v: MlirValue, ops: &[MlirOperation], atoms:
 /// The pass body; `options` is the pass's `key=value` option text.
 pub fn run(root: OperationRefMut, options: &str) -> bool {
     let root = root.to_raw();
-    if options.split_whitespace().any(|o| o == "check-only=true" || o == "check-only=1" || o == "check-only") {
+    if options
+        .split_whitespace()
+        .any(|o| o == "check-only=true" || o == "check-only=1" || o == "check-only")
+    {
         return check::run(root);
     }
     let mut inf = Inference {
@@ -508,7 +569,13 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
         let owner = ir::defining_op(v);
         if let Some(user) = ir::users(v).into_iter().find(|u| !ods::is_axe_op(&ir::name(*u))) {
             let at = owner.unwrap_or(user);
-            inf.fail(at, &format!("inferred layout {l} cannot be written: the tensor is used by '{}', whose types would change", ir::name(user)));
+            inf.fail(
+                at,
+                &format!(
+                    "inferred layout {l} cannot be written: the tensor is used by '{}', whose types would change",
+                    ir::name(user)
+                ),
+            );
             continue;
         }
         match owner {
@@ -541,7 +608,9 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
             if (scope(v) == Some(MemoryScope::Global)) != global || (!global && !inf.ok) {
                 continue;
             }
-            let Some(at) = ir::defining_op(v).or_else(|| ir::users(v).first().copied()) else { continue };
+            let Some(at) = ir::defining_op(v).or_else(|| ir::users(v).first().copied()) else {
+                continue;
+            };
             let what = if global {
                 "a global tensor's layout is never inferred; give it one (e.g. with axe.view)"
             } else {

@@ -13,8 +13,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use axe_layout::swizzle::Swizzle;
 use axe_layout::compiled::Compiled;
+use axe_layout::swizzle::Swizzle;
 use axe_layout::{Axis, Iter, Layout, LayoutError};
 
 /// An access to the shared tensor: the threads' layout over the tensor's logical shape and
@@ -76,7 +76,9 @@ fn wavefronts(access: &Access, shared: &Layout, swizzle: Option<&Swizzle>, elem_
 }
 
 fn wavefronts_of(warp0: &WarpZero, shared: &Layout, swizzle: Option<&Swizzle>, elem_bytes: i64) -> i64 {
-    let Ok(shared) = Compiled::new(shared) else { return i64::MAX };
+    let Ok(shared) = Compiled::new(shared) else {
+        return i64::MAX;
+    };
     let mem = shared.axis(Axis::memory().name());
     let mut point = vec![0i64; shared.axes.len()];
     let owner = &warp0.owner;
@@ -125,7 +127,14 @@ pub fn choose(
         if (row as u64).is_power_of_two() && row >= vec {
             let s = (row / vec).trailing_zeros() as i32;
             for b in 1..=(s.min(3) as u32) {
-                candidates.push((compact(shape, order, 0)?, Some(Swizzle { bits: b, base: m, shift: s })));
+                candidates.push((
+                    compact(shape, order, 0)?,
+                    Some(Swizzle {
+                        bits: b,
+                        base: m,
+                        shift: s,
+                    }),
+                ));
             }
         }
         for pad in [vec, 2 * vec, 4 * vec] {
@@ -135,9 +144,16 @@ pub fn choose(
     let warps: Vec<WarpZero> = accesses.iter().map(WarpZero::new).collect();
     let mut best: Option<Choice> = None;
     for (layout, swizzle) in candidates {
-        let cost: i64 = warps.iter().map(|w| wavefronts_of(w, &layout, swizzle.as_ref(), elem_bytes)).fold(0, i64::saturating_add);
+        let cost: i64 = warps
+            .iter()
+            .map(|w| wavefronts_of(w, &layout, swizzle.as_ref(), elem_bytes))
+            .fold(0, i64::saturating_add);
         if best.as_ref().is_none_or(|c| cost < c.wavefronts) {
-            best = Some(Choice { layout, swizzle, wavefronts: cost });
+            best = Some(Choice {
+                layout,
+                swizzle,
+                wavefronts: cost,
+            });
         }
     }
     best.ok_or_else(|| LayoutError::Unsupported("no shared layout candidate".into()))
@@ -159,7 +175,11 @@ mod tests {
         assert_eq!(unpadded.to_string(), "(32, 32) : (32, 1)");
         assert_eq!(wavefronts(&column_reader, &unpadded, None, 4), 32 * 32);
         // A 3-bit swizzle spreads the column over 8 banks (4 rows share one): 4 per register.
-        let swz = Swizzle { bits: 3, base: 0, shift: 5 };
+        let swz = Swizzle {
+            bits: 3,
+            base: 0,
+            shift: 5,
+        };
         assert_eq!(wavefronts(&column_reader, &unpadded, Some(&swz), 4), 32 * 4);
         let best = choose(&[32, 32], &[1, 0], 1, &[column_reader], 4).unwrap();
         assert_eq!(best.layout.to_string(), "(32, 32) : (33, 1)");
@@ -172,8 +192,10 @@ mod tests {
     /// (padding by 8 elements would put lanes 0 and 4 of a phase on the same banks).
     #[test]
     fn row_access_keeps_compact() {
-        let row_reader =
-            Access { threads: Layout::parse("(32, 8) : (1@lane, 1@reg)").unwrap(), vec: 8 };
+        let row_reader = Access {
+            threads: Layout::parse("(32, 8) : (1@lane, 1@reg)").unwrap(),
+            vec: 8,
+        };
         let best = choose(&[32, 8], &[1, 0], 8, &[row_reader], 2).unwrap();
         assert_eq!(best.layout.to_string(), "(32, 8) : (8, 1)");
         assert_eq!(best.swizzle, None);
@@ -187,14 +209,25 @@ mod tests {
     #[test]
     fn swizzle_removes_ldmatrix_conflicts() {
         // Lane l reads row l (for 64 rows), chunk c = register group: (64, 8, 8) over (64, 64).
-        let column_chunks = Access { threads: Layout::parse("(2, 32, 8, 8) : (64@reg, 1@lane, 8@reg, 1@reg)").unwrap(), vec: 8 };
+        let column_chunks = Access {
+            threads: Layout::parse("(2, 32, 8, 8) : (64@reg, 1@lane, 8@reg, 1@reg)").unwrap(),
+            vec: 8,
+        };
         let unpadded = compact(&[64, 64], &[1, 0], 0).unwrap();
-        let swz = Swizzle { bits: 3, base: 3, shift: 3 };
+        let swz = Swizzle {
+            bits: 3,
+            base: 3,
+            shift: 3,
+        };
         let plain = wavefronts(&column_chunks, &unpadded, None, 2);
         let swizzled = wavefronts(&column_chunks, &unpadded, Some(&swz), 2);
         assert_eq!(swizzled * 8, plain);
         let best = choose(&[64, 64], &[1, 0], 8, &[column_chunks], 2).unwrap();
-        assert_eq!(best.swizzle, Some(swz), "the swizzle is as good as padding and wastes no memory");
+        assert_eq!(
+            best.swizzle,
+            Some(swz),
+            "the swizzle is as good as padding and wastes no memory"
+        );
         assert_eq!(best.layout.to_string(), "(64, 64) : (64, 1)");
     }
 }

@@ -61,7 +61,10 @@ fn chains_unit(iters: &[&Iter], axis: &str) -> bool {
 }
 
 fn iters_str(its: &[&Iter]) -> String {
-    its.iter().map(|i| format!("{}:{}@{}", i.extent, i.stride, i.axis)).collect::<Vec<_>>().join(", ")
+    its.iter()
+        .map(|i| format!("{}:{}@{}", i.extent, i.stride, i.axis))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 pub fn emit_gemm(k: &mut Kernel, op: MlirOperation) -> Res<()> {
@@ -69,14 +72,24 @@ pub fn emit_gemm(k: &mut Kernel, op: MlirOperation) -> Res<()> {
     let (a, b, c) = (&ts[A], &ts[B], &ts[C]);
     for (t, want, who) in [(a, Scope::Sbuf, "A"), (b, Scope::Sbuf, "B"), (c, Scope::Psum, "C")] {
         if t.scope != want {
-            return diag(op, format!(
-                "axe-to-nki: TensorE reads A and B from SBUF and writes C to PSUM; operand {who} is in {}",
-                t.scope.name()));
+            return diag(
+                op,
+                format!(
+                    "axe-to-nki: TensorE reads A and B from SBUF and writes C to PSUM; operand {who} is in {}",
+                    t.scope.name()
+                ),
+            );
         }
         buffer_shape(op, t, &format!("operand {who}"))?;
     }
     if c.elem != "f32" {
-        return diag(op, format!("axe-to-nki: nc_matmul accumulates in float32; C must be f32, got {}", c.elem));
+        return diag(
+            op,
+            format!(
+                "axe-to-nki: nc_matmul accumulates in float32; C must be f32, got {}",
+                c.elem
+            ),
+        );
     }
     let ta = attr_text(op, ods::gemm::TRANSPOSE_A).is_some();
     let tb = attr_text(op, ods::gemm::TRANSPOSE_B).is_some();
@@ -108,10 +121,13 @@ pub fn emit_gemm(k: &mut Kernel, op: MlirOperation) -> Res<()> {
             loops.push(Loop {
                 dim,
                 extent: e,
-                moves: ops.iter().map(|&o| {
-                    let it = &iters[o][dim][pos];
-                    (o, it.axis.name().to_string(), it.stride)
-                }).collect(),
+                moves: ops
+                    .iter()
+                    .map(|&o| {
+                        let it = &iters[o][dim][pos];
+                        (o, it.axis.name().to_string(), it.stride)
+                    })
+                    .collect(),
             });
         }
     };
@@ -130,9 +146,12 @@ pub fn emit_gemm(k: &mut Kernel, op: MlirOperation) -> Res<()> {
         }
     }
     if k_pos.is_empty() && kk > 1 {
-        return diag(op, format!(
+        return diag(
+            op,
+            format!(
             "axe-to-nki: TensorE contracts over the partition axis, but no K iter is on P in both A ({}) and B ({})",
-            a.layout, b.layout));
+            a.layout, b.layout),
+        );
     }
     // The instruction's K: the innermost chain of P positions ending in stride 1.
     let k_inst = innermost_chain(&k_pos, |i| vec![&iters[A][K][i], &iters[B][K][i]], "P");
@@ -183,10 +202,13 @@ pub fn emit_gemm(k: &mut Kernel, op: MlirOperation) -> Res<()> {
             loops.push(Loop {
                 dim: d,
                 extent: full / e,
-                moves: users[d].iter().map(|&o| {
-                    let axis = iters[o][d][chosen[d][0]].axis.name().to_string();
-                    (o, axis, e)
-                }).collect(),
+                moves: users[d]
+                    .iter()
+                    .map(|&o| {
+                        let axis = iters[o][d][chosen[d][0]].axis.name().to_string();
+                        (o, axis, e)
+                    })
+                    .collect(),
             });
         }
         for pos in 0..s[d].len() {
@@ -201,12 +223,21 @@ pub fn emit_gemm(k: &mut Kernel, op: MlirOperation) -> Res<()> {
     let (em, en, ek) = (inst[M].extent, inst[N].extent, inst[K].extent);
     // Each instruction's output must stay inside one 2 KiB PSUM bank.
     let bank = hw::PSUM_BANK_BYTES / c.elem_bytes();
-    let c_off_f = c.layout.offset.iter().find(|(x, _)| x.name() == "F").map(|(_, v)| *v).unwrap_or(0);
+    let c_off_f = c
+        .layout
+        .offset
+        .iter()
+        .find(|(x, _)| x.name() == "F")
+        .map(|(_, v)| *v)
+        .unwrap_or(0);
     let mut starts = vec![c_off_f];
     for l in &loops {
         for &(o, ref ax, st) in &l.moves {
             if o == C && ax == "F" {
-                starts = starts.iter().flat_map(|&s0| (0..l.extent).map(move |i| s0 + i * st)).collect();
+                starts = starts
+                    .iter()
+                    .flat_map(|&s0| (0..l.extent).map(move |i| s0 + i * st))
+                    .collect();
             }
         }
     }
@@ -220,7 +251,8 @@ pub fn emit_gemm(k: &mut Kernel, op: MlirOperation) -> Res<()> {
     let loop_desc: Vec<String> = loops.iter().map(|l| format!("{}:{}", DIM[l.dim], l.extent)).collect();
     k.py.line(&format!(
         "# axe.gemm on TensorE: instruction M={em} N={en} K={ek}, {count} nc_matmul, loops [{}]",
-        loop_desc.join(", ")));
+        loop_desc.join(", ")
+    ));
     let mut vars = Vec::new();
     for l in &loops {
         let v = k.fresh_var();
@@ -229,8 +261,22 @@ pub fn emit_gemm(k: &mut Kernel, op: MlirOperation) -> Res<()> {
         vars.push(v);
     }
     let tile = |t: &Tensor, o: usize, ep: i64, ef: i64| {
-        let mut p = Affine::constant(t.layout.offset.iter().find(|(x, _)| x.name() == "P").map(|(_, v)| *v).unwrap_or(0));
-        let mut f = Affine::constant(t.layout.offset.iter().find(|(x, _)| x.name() == "F").map(|(_, v)| *v).unwrap_or(0));
+        let mut p = Affine::constant(
+            t.layout
+                .offset
+                .iter()
+                .find(|(x, _)| x.name() == "P")
+                .map(|(_, v)| *v)
+                .unwrap_or(0),
+        );
+        let mut f = Affine::constant(
+            t.layout
+                .offset
+                .iter()
+                .find(|(x, _)| x.name() == "F")
+                .map(|(_, v)| *v)
+                .unwrap_or(0),
+        );
         for (l, v) in loops.iter().zip(&vars) {
             for (oo, ax, st) in &l.moves {
                 if *oo == o {

@@ -48,7 +48,10 @@ pub struct Affine {
 
 impl Affine {
     pub fn constant(c: i64) -> Self {
-        Affine { constant: c, terms: Vec::new() }
+        Affine {
+            constant: c,
+            terms: Vec::new(),
+        }
     }
     pub fn add_term(&mut self, var: &str, k: i64) {
         if k != 0 {

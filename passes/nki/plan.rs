@@ -35,10 +35,12 @@ pub fn common_grouping(
         for (layout, dims, what) in operands {
             let shape: Vec<i64> = dims.iter().flat_map(|&g| s[g].clone()).collect();
             let shape = if shape.is_empty() { vec![1] } else { shape };
-            let grouped = layout.group(&shape).map_err(|e| AxeError::at(
-                op,
-                format!("axe-to-nki: cannot group the layout {layout} of {what} by {shape:?}: {e}"),
-            ))?;
+            let grouped = layout.group(&shape).map_err(|e| {
+                AxeError::at(
+                    op,
+                    format!("axe-to-nki: cannot group the layout {layout} of {what} by {shape:?}: {e}"),
+                )
+            })?;
             let mut per_dim = Vec::new();
             let mut block = 0usize;
             for &g in dims {
@@ -46,7 +48,11 @@ pub fn common_grouping(
                 for (j, _) in s[g].clone().iter().enumerate() {
                     let range = grouped.groups[block].clone();
                     block += 1;
-                    let its: Vec<Iter> = grouped.layout.shard[range].iter().filter(|i| i.extent > 1).cloned().collect();
+                    let its: Vec<Iter> = grouped.layout.shard[range]
+                        .iter()
+                        .filter(|i| i.extent > 1)
+                        .cloned()
+                        .collect();
                     if its.len() > 1 {
                         // Split this factor into the block's extents and start over.
                         let mut next = s[g][..j].to_vec();
@@ -114,7 +120,14 @@ fn is_unit(i: &Iter, axis: &str) -> bool {
 
 /// The start of an operand's tile on `axis` inside the loops: offset + Σ var·stride.
 fn start(layout: &Layout, axis: &str, loops: &[(String, usize)], pos: &[Pos], which: usize) -> Affine {
-    let mut a = Affine::constant(layout.offset.iter().find(|(ax, _)| ax.name() == axis).map(|(_, v)| *v).unwrap_or(0));
+    let mut a = Affine::constant(
+        layout
+            .offset
+            .iter()
+            .find(|(ax, _)| ax.name() == axis)
+            .map(|(_, v)| *v)
+            .unwrap_or(0),
+    );
     for (var, p) in loops {
         let it = &pos[*p].iters[which];
         if it.axis.name() == axis {
@@ -181,17 +194,32 @@ fn schedule(op: MlirOperation, onchip: &[&Tensor], hbm: bool) -> Res<Schedule> {
             && pos[i].iters.iter().all(|it| is_unit(it, "F"))
             && (!hbm || (pos[i].logical_stride == 1 && p_atom.map(|p| pos[p].dim) != Some(pos[i].dim)))
     });
-    Ok(Schedule { pos, p_atom, f_atom, loops: Vec::new() })
+    Ok(Schedule {
+        pos,
+        p_atom,
+        f_atom,
+        loops: Vec::new(),
+    })
 }
 
 pub fn emit_copy(k: &mut Kernel, op: MlirOperation, src: &Tensor, dst: &Tensor) -> Res<()> {
     use Scope::*;
     match (src.scope, dst.scope) {
         (Hbm, Sbuf) | (Sbuf, Hbm) | (Psum, Sbuf) | (Sbuf, Psum) | (Sbuf, Sbuf) => {}
-        (Hbm, Hbm) => return diag(op, "axe-to-nki: HBM-to-HBM copies are not supported; stage through SBUF"),
-        (s, d) => return diag(op, format!(
+        (Hbm, Hbm) => {
+            return diag(
+                op,
+                "axe-to-nki: HBM-to-HBM copies are not supported; stage through SBUF",
+            )
+        }
+        (s, d) => {
+            return diag(
+                op,
+                format!(
             "axe-to-nki: cannot copy {} to {} (nl.load/nl.store move HBM<->SBUF; PSUM is read by nl.copy into SBUF)",
-            s.name(), d.name())),
+            s.name(), d.name()),
+            )
+        }
     }
     let onchip: Vec<&Tensor> = [src, dst].into_iter().filter(|t| t.scope != Hbm).collect();
     for t in &onchip {
@@ -199,12 +227,21 @@ pub fn emit_copy(k: &mut Kernel, op: MlirOperation, src: &Tensor, dst: &Tensor) 
     }
     let hbm = [src, dst].into_iter().find(|t| t.scope == Hbm);
     let mut sch = schedule(op, &onchip, hbm.is_some())?;
-    k.py.line(&format!("# axe.copy {} -> {}: tile [{}, {}]", src.scope.name(), dst.scope.name(), sch.ep(), sch.ef()));
+    k.py.line(&format!(
+        "# axe.copy {} -> {}: tile [{}, {}]",
+        src.scope.name(),
+        dst.scope.name(),
+        sch.ep(),
+        sch.ef()
+    ));
     sch.open(k);
     let stmt = if let Some(h) = hbm {
         let rank = h.shape.len();
         if rank < 2 {
-            return diag(op, "axe-to-nki: copies of rank-1 HBM tensors are not supported (tiles are 2-D)");
+            return diag(
+                op,
+                "axe-to-nki: copies of rank-1 HBM tensors are not supported (tiles are 2-D)",
+            );
         }
         let mut dp = sch.p_atom.map(|p| sch.pos[p].dim);
         let mut df = sch.f_atom.map(|p| sch.pos[p].dim);
@@ -255,14 +292,22 @@ pub fn emit_copy(k: &mut Kernel, op: MlirOperation, src: &Tensor, dst: &Tensor) 
 
 pub fn emit_fill(k: &mut Kernel, op: MlirOperation, dst: &Tensor, value: &str) -> Res<()> {
     if dst.scope == Scope::Hbm {
-        return diag(op, "axe-to-nki: fill an SBUF/PSUM tensor and store it; HBM tensors cannot be filled directly");
+        return diag(
+            op,
+            "axe-to-nki: fill an SBUF/PSUM tensor and store it; HBM tensors cannot be filled directly",
+        );
     }
     buffer_shape(op, dst, "the filled tensor")?;
     let mut sch = schedule(op, &[dst], false)?;
     sch.open(k);
     k.py.line(&format!(
         "{} = nl.full(({}, {}), {value}, dtype={}, buffer=nl.{})",
-        sch.tile(dst, 0), sch.ep(), sch.ef(), dtype(&dst.elem), dst.scope.name()));
+        sch.tile(dst, 0),
+        sch.ep(),
+        sch.ef(),
+        dtype(&dst.elem),
+        dst.scope.name()
+    ));
     sch.close(k);
     Ok(())
 }
@@ -274,23 +319,35 @@ fn plain_tile(op: MlirOperation, t: &Tensor, what: &str) -> Res<String> {
         return diag(op, format!("axe-to-nki: {what} is in HBM; compute on SBUF/PSUM tiles"));
     }
     buffer_shape(op, t, what)?;
-    let bad = || AxeError::at(
+    let bad = || {
+        AxeError::at(
         op,
         format!(
             "axe-to-nki: {what} has layout {}; elementwise and reduce ops need a rank-2 tile with rows on 1@P and columns on 1@F",
             t.layout),
-    );
+    )
+    };
     if t.shape.len() != 2 {
         return Err(bad());
     }
     let g = t.layout.group(&t.shape).map_err(|_| bad())?;
     for (d, axis) in [(0usize, "P"), (1, "F")] {
-        let its: Vec<&Iter> = g.layout.shard[g.groups[d].clone()].iter().filter(|i| i.extent > 1).collect();
+        let its: Vec<&Iter> = g.layout.shard[g.groups[d].clone()]
+            .iter()
+            .filter(|i| i.extent > 1)
+            .collect();
         if !(its.is_empty() || (its.len() == 1 && is_unit(its[0], axis))) {
             return Err(bad());
         }
     }
-    let off = |a: &str| t.layout.offset.iter().find(|(x, _)| x.name() == a).map(|(_, v)| *v).unwrap_or(0);
+    let off = |a: &str| {
+        t.layout
+            .offset
+            .iter()
+            .find(|(x, _)| x.name() == a)
+            .map(|(_, v)| *v)
+            .unwrap_or(0)
+    };
     Ok(format!(
         "{}[{}, {}]",
         t.buf,
@@ -301,7 +358,9 @@ fn plain_tile(op: MlirOperation, t: &Tensor, what: &str) -> Res<String> {
 
 pub fn emit_pointwise(k: &mut Kernel, op: MlirOperation, name: &str, kind: Pointwise) -> Res<()> {
     let n = super::ir::num_operands(op);
-    let ts: Vec<Tensor> = (0..n).map(|i| k.tensor(op, super::ir::operand(op, i))).collect::<Res<_>>()?;
+    let ts: Vec<Tensor> = (0..n)
+        .map(|i| k.tensor(op, super::ir::operand(op, i)))
+        .collect::<Res<_>>()?;
     let tiles: Vec<String> = ts
         .iter()
         .enumerate()

@@ -19,8 +19,7 @@ pub const N: i64 = 8;
 pub const K: i64 = 16;
 
 fn layout(iters: &[(i64, i64, &str)]) -> Layout {
-    Layout::from_shard(iters.iter().map(|&(e, s, a)| Iter::new(e, s, a)).collect())
-        .expect("the atom layouts are valid")
+    Layout::from_shard(iters.iter().map(|&(e, s, a)| Iter::new(e, s, a)).collect()).expect("the atom layouts are valid")
 }
 
 /// C/D fragment over shape (16, 8): `(2, 8, 4, 2) : (2@reg, 4@lane, 1@lane, 1@reg)`.
@@ -30,7 +29,13 @@ pub fn c_fragment() -> Layout {
 
 /// A fragment over shape (16, 16): `(2, 8, 2, 4, 2) : (2@reg, 4@lane, 4@reg, 1@lane, 1@reg)`.
 pub fn a_fragment() -> Layout {
-    layout(&[(2, 2, "reg"), (8, 4, "lane"), (2, 4, "reg"), (4, 1, "lane"), (2, 1, "reg")])
+    layout(&[
+        (2, 2, "reg"),
+        (8, 4, "lane"),
+        (2, 4, "reg"),
+        (4, 1, "lane"),
+        (2, 1, "reg"),
+    ])
 }
 
 /// B fragment over shape (16, 8): `(2, 4, 2, 8) : (2@reg, 1@lane, 1@reg, 4@lane)`.

@@ -63,15 +63,44 @@ const BLACKWELL_AXES: &[(&str, Option<i64>)] = &[
     ("tmem_col", Some(512)),
 ];
 /// Trainium 1: SBUF/PSUM are 2-D with 128 partitions (`P`) and a free axis (`F`).
-const TRN1_AXES: &[(&str, Option<i64>)] =
-    &[("m", None), ("P", Some(128)), ("F", None), ("gpuid", None)];
+const TRN1_AXES: &[(&str, Option<i64>)] = &[("m", None), ("P", Some(128)), ("F", None), ("gpuid", None)];
 
 pub static TARGETS: &[Target] = &[
-    Target { name: "sm_80", axes: GPU_AXES, warp_size: 32, max_shared_bytes: 163 * 1024, has_wgmma: false },
-    Target { name: "sm_90", axes: HOPPER_AXES, warp_size: 32, max_shared_bytes: 227 * 1024, has_wgmma: false },
-    Target { name: "sm_90a", axes: HOPPER_AXES, warp_size: 32, max_shared_bytes: 227 * 1024, has_wgmma: true },
-    Target { name: "sm_100", axes: BLACKWELL_AXES, warp_size: 32, max_shared_bytes: 227 * 1024, has_wgmma: false },
-    Target { name: "trn1", axes: TRN1_AXES, warp_size: 0, max_shared_bytes: 0, has_wgmma: false },
+    Target {
+        name: "sm_80",
+        axes: GPU_AXES,
+        warp_size: 32,
+        max_shared_bytes: 163 * 1024,
+        has_wgmma: false,
+    },
+    Target {
+        name: "sm_90",
+        axes: HOPPER_AXES,
+        warp_size: 32,
+        max_shared_bytes: 227 * 1024,
+        has_wgmma: false,
+    },
+    Target {
+        name: "sm_90a",
+        axes: HOPPER_AXES,
+        warp_size: 32,
+        max_shared_bytes: 227 * 1024,
+        has_wgmma: true,
+    },
+    Target {
+        name: "sm_100",
+        axes: BLACKWELL_AXES,
+        warp_size: 32,
+        max_shared_bytes: 227 * 1024,
+        has_wgmma: false,
+    },
+    Target {
+        name: "trn1",
+        axes: TRN1_AXES,
+        warp_size: 0,
+        max_shared_bytes: 0,
+        has_wgmma: false,
+    },
 ];
 
 /// The target called `name`.
@@ -87,7 +116,11 @@ pub fn of(op: mlir_sys::MlirOperation) -> Option<&'static Target> {
 /// Whether code for `target` runs on `chip`: the same or a newer architecture, and an
 /// arch-specific target (`sm_90a`: wgmma, TMA multicast) only on exactly that chip.
 pub fn runs_on(target: &str, chip: &str) -> bool {
-    let version = |s: &str| s.strip_prefix("sm_").map(|v| v.trim_end_matches('a')).and_then(|v| v.parse::<u32>().ok());
+    let version = |s: &str| {
+        s.strip_prefix("sm_")
+            .map(|v| v.trim_end_matches('a'))
+            .and_then(|v| v.parse::<u32>().ok())
+    };
     match (version(target), version(chip)) {
         (Some(t), Some(c)) if target.ends_with('a') => target == chip || (t == c && chip.ends_with('a')),
         (Some(t), Some(c)) => c >= t,
@@ -125,12 +158,7 @@ impl Target {
     /// Checks that every axis of `layout` exists on this target and stays in `[0, bound)`.
     /// `num_warps`/`num_devices` (when known) tighten the bounds of `warp`/`gpuid`; zero
     /// devices means the tensor is used outside any device mesh.
-    pub fn check_layout(
-        &self,
-        layout: &Layout,
-        num_warps: Option<i64>,
-        num_devices: Option<i64>,
-    ) -> Result<()> {
+    pub fn check_layout(&self, layout: &Layout, num_warps: Option<i64>, num_devices: Option<i64>) -> Result<()> {
         for (axis, (lo, hi)) in coordinate_range(layout) {
             let Some(&(_, bound)) = self.axes.iter().find(|(a, _)| *a == axis.name()) else {
                 let names: Vec<&str> = self.axes.iter().map(|(a, _)| *a).collect();
@@ -141,7 +169,9 @@ impl Target {
                 )));
             };
             if axis.name() == "gpuid" && num_devices == Some(0) {
-                return Err(AxeError::Message("the layout distributes over devices (gpuid), but the tensor is used outside an axe.mesh".into()));
+                return Err(AxeError::Message(
+                    "the layout distributes over devices (gpuid), but the tensor is used outside an axe.mesh".into(),
+                ));
             }
             let bound = match axis.name() {
                 "warp" => num_warps.or(bound),
@@ -149,7 +179,9 @@ impl Target {
                 _ => bound,
             };
             if lo < 0 {
-                return Err(AxeError::Message(format!("axis '{axis}' reaches the negative coordinate {lo}")));
+                return Err(AxeError::Message(format!(
+                    "axis '{axis}' reaches the negative coordinate {lo}"
+                )));
             }
             if let Some(b) = bound {
                 if hi >= b {
@@ -175,7 +207,9 @@ pub fn ceil_div(a: i64, b: i64) -> i64 {
 pub fn shared_footprint(layout: &Layout, element_bits: i64, swizzle_log2: Option<u32>) -> Result<i64> {
     let (lo, hi) = coordinate_range(layout).get(&Axis::new("m")).copied().unwrap_or((0, 0));
     if lo < 0 {
-        return Err(AxeError::Message(format!("its layout reaches the negative memory offset {lo}")));
+        return Err(AxeError::Message(format!(
+            "its layout reaches the negative memory offset {lo}"
+        )));
     }
     let too_big = || "its size in bytes does not fit a 64-bit integer".to_string();
     let mut elements = hi.checked_add(1).ok_or_else(too_big)?;
@@ -192,7 +226,10 @@ impl Target {
     /// Checks that a shared allocation of `bytes` fits one CTA's shared memory.
     pub fn check_shared_bytes(&self, bytes: i64) -> Result<()> {
         if self.max_shared_bytes == 0 {
-            return Err(AxeError::Message(format!("target '{}' has no shared memory", self.name)));
+            return Err(AxeError::Message(format!(
+                "target '{}' has no shared memory",
+                self.name
+            )));
         }
         if bytes > self.max_shared_bytes {
             return Err(AxeError::Message(format!(
@@ -208,16 +245,22 @@ impl Target {
         let mut total = 1i64;
         for (d, (&t, max)) in threads.iter().zip(MAX_CTA_DIMS).enumerate() {
             if t > max {
-                return Err(AxeError::Message(format!("threads dimension {d} is {t}, beyond the limit of {max}")));
+                return Err(AxeError::Message(format!(
+                    "threads dimension {d} is {t}, beyond the limit of {max}"
+                )));
             }
             total = total.saturating_mul(t);
         }
         if total > MAX_THREADS_PER_CTA {
-            return Err(AxeError::Message(format!("a CTA has at most {MAX_THREADS_PER_CTA} threads, got {total}")));
+            return Err(AxeError::Message(format!(
+                "a CTA has at most {MAX_THREADS_PER_CTA} threads, got {total}"
+            )));
         }
         for (d, (&g, max)) in grid.iter().zip(MAX_GRID_DIMS).enumerate() {
             if g > max {
-                return Err(AxeError::Message(format!("grid dimension {d} is {g}, beyond the limit of {max}")));
+                return Err(AxeError::Message(format!(
+                    "grid dimension {d} is {g}, beyond the limit of {max}"
+                )));
             }
         }
         Ok(())
@@ -243,22 +286,25 @@ impl ScopeKind {
 
 /// Checks that a register tensor with `layout` can be used by an op executing at `scope`.
 pub fn check_register_layout_in_scope(layout: &Layout, scope: ScopeKind) -> Result<()> {
-    let Some(visible) = scope.visible_axes() else { return Ok(()) };
+    let Some(visible) = scope.visible_axes() else {
+        return Ok(());
+    };
     for (axis, (_, hi)) in coordinate_range(layout) {
         match visible.iter().find(|(a, _)| *a == axis.name()) {
             None => {
                 let names: Vec<&str> = visible.iter().map(|(a, _)| *a).collect();
-                return Err(AxeError::Message(format!(
-                    "its layout uses axis '{axis}', but a {scope:?} unit only spans {}",
-                    names.join(", ")
-                )
-                .to_lowercase()));
+                return Err(AxeError::Message(
+                    format!(
+                        "its layout uses axis '{axis}', but a {scope:?} unit only spans {}",
+                        names.join(", ")
+                    )
+                    .to_lowercase(),
+                ));
             }
             Some((_, Some(bound))) if hi >= *bound => {
-                return Err(AxeError::Message(format!(
-                    "axis '{axis}' reaches {hi}, but a {scope:?} unit spans {bound}"
-                )
-                .to_lowercase()));
+                return Err(AxeError::Message(
+                    format!("axis '{axis}' reaches {hi}, but a {scope:?} unit spans {bound}").to_lowercase(),
+                ));
             }
             Some(_) => {}
         }
@@ -272,9 +318,19 @@ mod tests {
 
     #[test]
     fn which_targets_run_on_which_chips() {
-        assert!(runs_on("sm_80", "sm_80") && runs_on("sm_80", "sm_90") && runs_on("sm_80", "sm_90a") && runs_on("sm_80", "sm_100"));
+        assert!(
+            runs_on("sm_80", "sm_80")
+                && runs_on("sm_80", "sm_90")
+                && runs_on("sm_80", "sm_90a")
+                && runs_on("sm_80", "sm_100")
+        );
         assert!(!runs_on("sm_90", "sm_80") && runs_on("sm_90", "sm_90a") && runs_on("sm_90", "sm_100"));
-        assert!(runs_on("sm_90a", "sm_90a") && !runs_on("sm_90a", "sm_90") && !runs_on("sm_90a", "sm_100") && !runs_on("sm_90a", "sm_80"));
+        assert!(
+            runs_on("sm_90a", "sm_90a")
+                && !runs_on("sm_90a", "sm_90")
+                && !runs_on("sm_90a", "sm_100")
+                && !runs_on("sm_90a", "sm_80")
+        );
     }
 
     #[test]
@@ -296,19 +352,32 @@ mod tests {
     #[test]
     fn bounds_and_axes() {
         let sm80 = lookup("sm_80").unwrap();
-        let tile = Layout::parse(
-            "(8, 2, 4, 2) : (4@lane, 1@warp, 1@lane, 1@reg) + [(2) : (4@warp)] + 5@warp",
-        )
-        .unwrap();
+        let tile = Layout::parse("(8, 2, 4, 2) : (4@lane, 1@warp, 1@lane, 1@reg) + [(2) : (4@warp)] + 5@warp").unwrap();
         // Warps 5..=10 are used: fits 32 warps, not a 4-warp CTA.
         assert!(sm80.check_layout(&tile, None, None).is_ok());
-        assert!(sm80.check_layout(&tile, Some(4), None).unwrap_err().to_string().contains("bound 4"));
+        assert!(sm80
+            .check_layout(&tile, Some(4), None)
+            .unwrap_err()
+            .to_string()
+            .contains("bound 4"));
         let lanes = Layout::parse("(64) : (1@lane)").unwrap();
-        assert!(sm80.check_layout(&lanes, None, None).unwrap_err().to_string().contains("coordinate 63"));
+        assert!(sm80
+            .check_layout(&lanes, None, None)
+            .unwrap_err()
+            .to_string()
+            .contains("coordinate 63"));
         let sbuf = Layout::parse("(128, 4) : (1@P, 1@F)").unwrap();
-        assert!(sm80.check_layout(&sbuf, None, None).unwrap_err().to_string().contains("'F' does not exist on sm_80"));
+        assert!(sm80
+            .check_layout(&sbuf, None, None)
+            .unwrap_err()
+            .to_string()
+            .contains("'F' does not exist on sm_80"));
         assert!(lookup("trn1").unwrap().check_layout(&sbuf, None, None).is_ok());
         let neg = Layout::parse("(4) : (-1@lane)").unwrap();
-        assert!(sm80.check_layout(&neg, None, None).unwrap_err().to_string().contains("negative"));
+        assert!(sm80
+            .check_layout(&neg, None, None)
+            .unwrap_err()
+            .to_string()
+            .contains("negative"));
     }
 }

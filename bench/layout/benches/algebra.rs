@@ -9,7 +9,9 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("canonicalize");
     for n in SIZES {
         let l = layout(n);
-        g.bench_with_input(BenchmarkId::from_parameter(n), &l, |b, l| b.iter(|| black_box(l).canonicalize()));
+        g.bench_with_input(BenchmarkId::from_parameter(n), &l, |b, l| {
+            b.iter(|| black_box(l).canonicalize())
+        });
     }
     g.finish();
 
@@ -17,7 +19,9 @@ fn bench(c: &mut Criterion) {
     for n in SIZES {
         let (l, s) = (layout(n), shape2(n));
         l.group(&s).expect("groups");
-        g.bench_with_input(BenchmarkId::from_parameter(n), &(l, s), |b, (l, s)| b.iter(|| black_box(l).group(s).unwrap()));
+        g.bench_with_input(BenchmarkId::from_parameter(n), &(l, s), |b, (l, s)| {
+            b.iter(|| black_box(l).group(s).unwrap())
+        });
     }
     g.finish();
 
@@ -40,7 +44,9 @@ fn bench(c: &mut Criterion) {
         let (l, s) = (layout(n), shape2(n));
         let region = vec![(0, (s[0] / 2).max(1)), (0, s[1])];
         l.slice(&s, &region).expect("slices");
-        g.bench_function(BenchmarkId::from_parameter(n), |b| b.iter(|| black_box(&l).slice(&s, &region).unwrap()));
+        g.bench_function(BenchmarkId::from_parameter(n), |b| {
+            b.iter(|| black_box(&l).slice(&s, &region).unwrap())
+        });
     }
     g.finish();
 
@@ -49,7 +55,9 @@ fn bench(c: &mut Criterion) {
     for n in SIZES {
         let l: Layout = layout(n);
         let x = l.size() / 2 + 1;
-        g.bench_function(BenchmarkId::from_parameter(n), |b| b.iter(|| black_box(&l).eval_set_flat(black_box(x)).unwrap()));
+        g.bench_function(BenchmarkId::from_parameter(n), |b| {
+            b.iter(|| black_box(&l).eval_set_flat(black_box(x)).unwrap())
+        });
     }
     g.finish();
 
@@ -57,7 +65,9 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("parse");
     for n in SIZES {
         let text = layout(n).to_string();
-        g.bench_function(BenchmarkId::from_parameter(n), |b| b.iter(|| Layout::parse(black_box(&text)).unwrap()));
+        g.bench_function(BenchmarkId::from_parameter(n), |b| {
+            b.iter(|| Layout::parse(black_box(&text)).unwrap())
+        });
     }
     g.finish();
 }

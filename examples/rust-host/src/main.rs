@@ -22,8 +22,11 @@ fn main() {
     )
     .expect("Axe IR parses");
     let pm = PassManager::new(&context);
-    parse_pass_pipeline(pm.as_operation_pass_manager(), "builtin.module(axe-canonicalize,canonicalize)")
-        .expect("Axe's passes are registered by name");
+    parse_pass_pipeline(
+        pm.as_operation_pass_manager(),
+        "builtin.module(axe-canonicalize,canonicalize)",
+    )
+    .expect("Axe's passes are registered by name");
     pm.run(&mut module).expect("the pipeline runs");
     assert!(module.as_operation().verify());
     println!("{}", module.as_operation());

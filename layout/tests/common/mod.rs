@@ -33,14 +33,25 @@ pub struct Gen {
 
 impl Default for Gen {
     fn default() -> Self {
-        Gen { shard: 1..=6, replica: 0..=2, max_extent: 4, max_stride: 8, offsets: true, axes: AXES }
+        Gen {
+            shard: 1..=6,
+            replica: 0..=2,
+            max_extent: 4,
+            max_stride: 8,
+            offsets: true,
+            axes: AXES,
+        }
     }
 }
 
 impl Gen {
     /// Shard only: no replica, no offset.
     pub fn shard_only() -> Self {
-        Gen { replica: 0..=0, offsets: false, ..Gen::default() }
+        Gen {
+            replica: 0..=0,
+            offsets: false,
+            ..Gen::default()
+        }
     }
     /// Builder-style setters.
     pub fn shard(mut self, r: RangeInclusive<usize>) -> Self {
@@ -89,8 +100,12 @@ pub fn arb_layout_with(g: Gen) -> BoxedStrategy<Layout> {
     };
     (shard, replica, offsets)
         .prop_map(move |(shard, replica, offs)| {
-            let offset: BTreeMap<Axis, i64> =
-                axes.iter().zip(offs).filter(|(_, o)| *o != 0).map(|(a, o)| (Axis::from(*a), o)).collect();
+            let offset: BTreeMap<Axis, i64> = axes
+                .iter()
+                .zip(offs)
+                .filter(|(_, o)| *o != 0)
+                .map(|(a, o)| (Axis::from(*a), o))
+                .collect();
             Layout::new(shard, replica, offset).expect("small random layouts are valid")
         })
         .boxed()
@@ -158,7 +173,10 @@ pub fn arb_shape_of_size(size: i64, rank: usize) -> BoxedStrategy<Vec<i64>> {
 /// `default` proptest cases, or `PROPTEST_CASES` from the environment when set (for long
 /// soak runs: `PROPTEST_CASES=20000 cargo test --release`).
 pub fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 /// Brute-force equality of induced maps: same size and the same set of points per flat index.

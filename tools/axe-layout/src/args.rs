@@ -84,7 +84,10 @@ impl<'a> Cursor<'a> {
         if self.at_end() {
             return Ok(false);
         }
-        self.err(self.pos, format!("expected ',' or the end of the {list}, found {}", self.found()))
+        self.err(
+            self.pos,
+            format!("expected ',' or the end of the {list}, found {}", self.found()),
+        )
     }
 }
 
@@ -117,10 +120,16 @@ pub fn parse_coord(text: &str, shape: &[i64]) -> CliResult<Vec<i64>> {
         let (v, at) = c.int("a coordinate")?;
         let k = out.len();
         if k >= shape.len() {
-            return c.err(at, format!("coordinate has more entries than the shape {shape:?} has dimensions"));
+            return c.err(
+                at,
+                format!("coordinate has more entries than the shape {shape:?} has dimensions"),
+            );
         }
         if v < 0 || v >= shape[k] {
-            return c.err(at, format!("coordinate {v} is out of bounds for dimension {k} of size {}", shape[k]));
+            return c.err(
+                at,
+                format!("coordinate {v} is out of bounds for dimension {k} of size {}", shape[k]),
+            );
         }
         out.push(v);
         if !c.end_of_item("coordinate")? {
@@ -131,7 +140,11 @@ pub fn parse_coord(text: &str, shape: &[i64]) -> CliResult<Vec<i64>> {
         return Err(CliError::syntax(
             text,
             text.len(),
-            format!("coordinate has {} entries but the shape {shape:?} has {} dimensions", out.len(), shape.len()),
+            format!(
+                "coordinate has {} entries but the shape {shape:?} has {} dimensions",
+                out.len(),
+                shape.len()
+            ),
         ));
     }
     Ok(out)
@@ -149,10 +162,19 @@ pub fn parse_region(text: &str, shape: &[i64]) -> CliResult<Vec<(i64, i64)>> {
         let (hi, hi_at) = c.int("the end of a range 'lo:hi'")?;
         let k = out.len();
         if k >= shape.len() {
-            return c.err(lo_at, format!("region has more ranges than the shape {shape:?} has dimensions"));
+            return c.err(
+                lo_at,
+                format!("region has more ranges than the shape {shape:?} has dimensions"),
+            );
         }
         if lo < 0 || lo >= shape[k] {
-            return c.err(lo_at, format!("range start {lo} is out of bounds for dimension {k} of size {}", shape[k]));
+            return c.err(
+                lo_at,
+                format!(
+                    "range start {lo} is out of bounds for dimension {k} of size {}",
+                    shape[k]
+                ),
+            );
         }
         if hi <= lo || hi > shape[k] {
             return c.err(
@@ -169,7 +191,11 @@ pub fn parse_region(text: &str, shape: &[i64]) -> CliResult<Vec<(i64, i64)>> {
         return Err(CliError::syntax(
             text,
             text.len(),
-            format!("region has {} ranges but the shape {shape:?} has {} dimensions", out.len(), shape.len()),
+            format!(
+                "region has {} ranges but the shape {shape:?} has {} dimensions",
+                out.len(),
+                shape.len()
+            ),
         ));
     }
     Ok(out)
@@ -186,7 +212,10 @@ pub fn parse_point(text: &str, layout: &Layout) -> CliResult<Point> {
         let axis = Axis::new(name.clone());
         if !axes.contains(&axis) {
             let known: Vec<&str> = axes.iter().map(|a| a.name()).collect();
-            return c.err(at, format!("the layout has no axis '{name}' (its axes: {})", known.join(", ")));
+            return c.err(
+                at,
+                format!("the layout has no axis '{name}' (its axes: {})", known.join(", ")),
+            );
         }
         if p.contains_key(&axis) {
             return c.err(at, format!("axis '{name}' is given twice"));

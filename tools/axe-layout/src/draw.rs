@@ -12,8 +12,8 @@ use axe_layout::{Axis, Layout, Point};
 
 /// Pastel colours, cycled by the colour axis' value (CuTe uses a similar 8-colour cycle).
 const PALETTE: [&str; 12] = [
-    "#afd5f0", "#f7c59f", "#b5e3b5", "#f0b3c8", "#d3c4f0", "#f5e6a3", "#a8e0dc", "#e0c2a8",
-    "#c9d99a", "#f2b8b0", "#bcc8e8", "#e6d0e6",
+    "#afd5f0", "#f7c59f", "#b5e3b5", "#f0b3c8", "#d3c4f0", "#f5e6a3", "#a8e0dc", "#e0c2a8", "#c9d99a", "#f2b8b0",
+    "#bcc8e8", "#e6d0e6",
 ];
 
 const FONT_SIZE: usize = 11;
@@ -36,7 +36,10 @@ pub fn default_color_axis(l: &Layout) -> Axis {
 }
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// One point as a label: every axis of the layout, `axis=value`, space-separated.
@@ -52,7 +55,11 @@ pub fn render(l: &Layout, shape: &[i64], table: &[Vec<Point>], color_by: &Axis) 
     let axes = l.axes();
     let cols = *shape.last().unwrap_or(&1) as usize;
     let rows = table.len().checked_div(cols).unwrap_or(0);
-    let lead: Vec<i64> = if shape.len() > 1 { shape[..shape.len() - 1].to_vec() } else { vec![1] };
+    let lead: Vec<i64> = if shape.len() > 1 {
+        shape[..shape.len() - 1].to_vec()
+    } else {
+        vec![1]
+    };
 
     // Cell geometry from the longest label and the most points in one cell.
     let max_pts = table.iter().map(|s| s.len()).max().unwrap_or(1).max(1);
@@ -91,8 +98,16 @@ pub fn render(l: &Layout, shape: &[i64], table: &[Vec<Point>], color_by: &Axis) 
     );
     let shape_txt = shape.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(", ");
     let _ = writeln!(s, "  <title>{}</title>", esc(&format!("{l} over ({shape_txt})")));
-    let _ = writeln!(s, r#"  <rect x="0" y="0" width="{width}" height="{height}" fill="white"/>"#);
-    let _ = writeln!(s, r#"  <text x="{PAD}" y="{}" font-weight="bold">{}</text>"#, LINE_H, esc(&l.to_string()));
+    let _ = writeln!(
+        s,
+        r#"  <rect x="0" y="0" width="{width}" height="{height}" fill="white"/>"#
+    );
+    let _ = writeln!(
+        s,
+        r#"  <text x="{PAD}" y="{}" font-weight="bold">{}</text>"#,
+        LINE_H,
+        esc(&l.to_string())
+    );
     let _ = writeln!(
         s,
         r#"  <text x="{PAD}" y="{}">{}</text>"#,
@@ -102,7 +117,11 @@ pub fn render(l: &Layout, shape: &[i64], table: &[Vec<Point>], color_by: &Axis) 
     // Column headers.
     for c in 0..cols {
         let x = head_w + c * cell_w + cell_w / 2;
-        let _ = writeln!(s, r##"  <text x="{x}" y="{}" text-anchor="middle" fill="#555">{c}</text>"##, top - PAD);
+        let _ = writeln!(
+            s,
+            r##"  <text x="{x}" y="{}" text-anchor="middle" fill="#555">{c}</text>"##,
+            top - PAD
+        );
     }
     for r in 0..rows {
         let y = top + r * cell_h;

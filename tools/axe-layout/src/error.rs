@@ -16,7 +16,11 @@ pub const EXIT_MALFORMED: i32 = 2;
 #[derive(Debug)]
 pub enum CliError {
     /// A syntax error at byte `offset` of `text` (a layout, CuTe layout, shape, region, point).
-    Syntax { text: String, offset: usize, message: String },
+    Syntax {
+        text: String,
+        offset: usize,
+        message: String,
+    },
     /// Malformed input without a position (shape not admitted, unknown axis, …).
     Malformed(String),
     /// The operation does not exist for these inputs; the reason.
@@ -25,7 +29,11 @@ pub enum CliError {
 
 impl CliError {
     pub fn syntax(text: &str, offset: usize, message: impl Into<String>) -> Self {
-        CliError::Syntax { text: text.to_string(), offset, message: message.into() }
+        CliError::Syntax {
+            text: text.to_string(),
+            offset,
+            message: message.into(),
+        }
     }
 
     pub fn from_parse(text: &str, e: ParseError) -> Self {
@@ -50,8 +58,7 @@ impl CliError {
                 }
                 let col = text[..off].chars().count();
                 // Tabs and newlines would break the caret alignment; show them as spaces.
-                let shown: String =
-                    text.chars().map(|c| if c.is_whitespace() { ' ' } else { c }).collect();
+                let shown: String = text.chars().map(|c| if c.is_whitespace() { ' ' } else { c }).collect();
                 format!(
                     "error: at column {}: {message}\n  {shown}\n  {}^\n",
                     col + 1,

@@ -106,7 +106,12 @@ struct EvalArgs {
     #[arg(long, allow_hyphen_values = true)]
     shape: Option<String>,
     /// A logical coordinate under --shape, e.g. 2,9.
-    #[arg(long, conflicts_with = "point", required_unless_present = "point", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        conflicts_with = "point",
+        required_unless_present = "point",
+        allow_hyphen_values = true
+    )]
     coord: Option<String>,
     /// A hardware point, e.g. lane=8,warp=6,reg=1 (unlisted axes are 0).
     #[arg(long, allow_hyphen_values = true)]
@@ -275,8 +280,10 @@ fn fmt_tuple(v: &[i64]) -> String {
 
 /// A point with every axis of `axes` (zeros included), as text `{lane=8, reg=1, warp=6}`.
 fn fmt_point(p: &Point, axes: &[Axis]) -> String {
-    let parts: Vec<String> =
-        axes.iter().map(|a| format!("{a}={}", p.get(a).copied().unwrap_or(0))).collect();
+    let parts: Vec<String> = axes
+        .iter()
+        .map(|a| format!("{a}={}", p.get(a).copied().unwrap_or(0)))
+        .collect();
     format!("{{{}}}", parts.join(", "))
 }
 
@@ -292,7 +299,10 @@ fn json_point(p: &Point, axes: &[Axis]) -> Value {
 /// Refuse to enumerate more than [`ENUMERATION_LIMIT`] points, or to print more than
 /// [`OUTPUT_LIMIT`] coordinates (points × axes: every point carries one value per axis).
 fn check_enumerable(l: &Layout, what: &str) -> CliResult<()> {
-    let points = l.size().checked_mul(l.replica_size()).filter(|n| *n <= ENUMERATION_LIMIT);
+    let points = l
+        .size()
+        .checked_mul(l.replica_size())
+        .filter(|n| *n <= ENUMERATION_LIMIT);
     let Some(points) = points else {
         return Err(CliError::NoResult(format!(
             "{what} would enumerate {} × {} points, more than the limit of {ENUMERATION_LIMIT}",
@@ -311,7 +321,9 @@ fn check_enumerable(l: &Layout, what: &str) -> CliResult<()> {
 
 /// The point set of every flat logical index (`L(x)` as a set).
 fn full_table(l: &Layout) -> CliResult<Vec<Vec<Point>>> {
-    (0..l.size()).map(|x| l.eval_set_flat(x).map_err(CliError::from)).collect()
+    (0..l.size())
+        .map(|x| l.eval_set_flat(x).map_err(CliError::from))
+        .collect()
 }
 
 fn layout_output(l: &Layout, shape: Option<&[i64]>, extra: Map<String, Value>) -> Output {
@@ -323,7 +335,10 @@ fn layout_output(l: &Layout, shape: Option<&[i64]>, extra: Map<String, Value>) -
         m.insert("shape".into(), json!(s));
     }
     m.extend(extra);
-    Output { text, json: Value::Object(m) }
+    Output {
+        text,
+        json: Value::Object(m),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -358,8 +373,11 @@ fn eval(a: EvalArgs) -> CliResult<Output> {
     let ptext = a.point.as_deref().unwrap_or_default();
     let point = args::parse_point(ptext, &l)?;
     check_enumerable(&l, "the backward map")?;
-    let coords: Vec<Vec<i64>> =
-        l.preimage(&point).into_iter().map(|x| axe_layout::eval::unflatten(x, &shape)).collect();
+    let coords: Vec<Vec<i64>> = l
+        .preimage(&point)
+        .into_iter()
+        .map(|x| axe_layout::eval::unflatten(x, &shape))
+        .collect();
     if coords.is_empty() {
         return Err(CliError::NoResult(format!(
             "no logical coordinate of {l} maps to {}",
@@ -397,7 +415,10 @@ fn table(a: ShapedArgs) -> CliResult<Output> {
             fmt_tuple(&coord),
             pts.iter().map(|p| fmt_point(p, &axes)).collect::<Vec<_>>().join(", ")
         ));
-        entries.push(json!([coord, pts.iter().map(|p| json_point(p, &axes)).collect::<Vec<_>>()]));
+        entries.push(json!([
+            coord,
+            pts.iter().map(|p| json_point(p, &axes)).collect::<Vec<_>>()
+        ]));
     }
     let json = json!({
         "layout": l.to_string(),
@@ -446,7 +467,10 @@ fn span(a: LayoutArg) -> CliResult<Output> {
     for (k, v) in &s {
         m.insert(k.name().to_string(), json!(v));
     }
-    Ok(Output { text, json: json!({ "layout": l.to_string(), "span": m }) })
+    Ok(Output {
+        text,
+        json: json!({ "layout": l.to_string(), "span": m }),
+    })
 }
 
 fn group(a: GroupArgs) -> CliResult<Output> {
@@ -456,7 +480,10 @@ fn group(a: GroupArgs) -> CliResult<Output> {
     let mut text = format!("{}\n", g.layout);
     let mut blocks = Vec::new();
     for (i, r) in g.groups.iter().enumerate() {
-        let block = Layout { shard: g.layout.shard[r.clone()].to_vec(), ..Layout::default() };
+        let block = Layout {
+            shard: g.layout.shard[r.clone()].to_vec(),
+            ..Layout::default()
+        };
         text.push_str(&format!("dim {i} ({}): {block}\n", shape[i]));
         blocks.push(json!({ "dim": i, "extent": shape[i], "iters": [r.start, r.end], "block": block.to_string() }));
     }
@@ -482,8 +509,14 @@ fn binary_operands(a: &BinaryArgs, sub: Option<&ArgMatches>) -> CliResult<[(Layo
             a.layouts.len()
         )));
     }
-    let lidx: Vec<usize> = sub.and_then(|m| m.indices_of("layouts")).map(|i| i.collect()).unwrap_or_default();
-    let sidx: Vec<usize> = sub.and_then(|m| m.indices_of("shape")).map(|i| i.collect()).unwrap_or_default();
+    let lidx: Vec<usize> = sub
+        .and_then(|m| m.indices_of("layouts"))
+        .map(|i| i.collect())
+        .unwrap_or_default();
+    let sidx: Vec<usize> = sub
+        .and_then(|m| m.indices_of("shape"))
+        .map(|i| i.collect())
+        .unwrap_or_default();
     let mut shapes: [Option<&str>; 2] = [None, None];
     for (k, text) in a.shape.iter().enumerate() {
         // Without indices (not expected) fall back to pairing in order.
@@ -583,9 +616,8 @@ fn draw_verb(a: DrawArgs) -> CliResult<Output> {
     let svg = draw::render(&l, &shape, &full_table(&l)?, &color_by);
     match &a.output {
         Some(path) => {
-            std::fs::write(path, &svg).map_err(|e| {
-                CliError::NoResult(format!("cannot write {}: {e}", path.display()))
-            })?;
+            std::fs::write(path, &svg)
+                .map_err(|e| CliError::NoResult(format!("cannot write {}: {e}", path.display())))?;
             Ok(Output {
                 text: format!("wrote {}\n", path.display()),
                 json: json!({ "layout": l.to_string(), "shape": shape, "file": path.display().to_string(), "color_by": color_by.name() }),
@@ -605,7 +637,10 @@ fn cute_output(c: &CuteLayout) -> Output {
     if let Some(l) = &axe {
         json["layout"] = json!(l.to_string());
     }
-    Output { text: format!("{c}\n"), json }
+    Output {
+        text: format!("{c}\n"),
+        json,
+    }
 }
 
 fn cute_op(op: CuteOp) -> CliResult<Output> {
@@ -621,13 +656,18 @@ fn cute_op(op: CuteOp) -> CliResult<Output> {
         CuteOp::Export { layout } => {
             let l = parse_layout(&layout)?;
             let c = cute::export(&l)?;
-            Output { text: format!("{c}\n"), json: json!({ "layout": l.to_string(), "cute": c.to_string() }) }
+            Output {
+                text: format!("{c}\n"),
+                json: json!({ "layout": l.to_string(), "cute": c.to_string() }),
+            }
         }
         CuteOp::Coalesce { cute: t } => cute_output(&parse_cute(&t)?.coalesce()),
         CuteOp::Compose { a, b } => cute_output(&parse_cute(&a)?.compose(&parse_cute(&b)?)?),
         CuteOp::Complement { cute: t, cotarget } => {
             if cotarget <= 0 {
-                return Err(CliError::Malformed(format!("--cotarget must be positive, got {cotarget}")));
+                return Err(CliError::Malformed(format!(
+                    "--cotarget must be positive, got {cotarget}"
+                )));
             }
             cute_output(&parse_cute(&t)?.complement(cotarget)?)
         }

@@ -11,7 +11,10 @@ use serde_json::Value;
 const TILE: &str = "(8, 2, 4, 2) : (4@lane, 1@warp, 1@lane, 1@reg) + [(2) : (4@warp)] + 5@warp";
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_axe-layout")).args(args).output().expect("spawn axe-layout")
+    Command::new(env!("CARGO_BIN_EXE_axe-layout"))
+        .args(args)
+        .output()
+        .expect("spawn axe-layout")
 }
 
 fn code(o: &Output) -> i32 {
@@ -65,7 +68,12 @@ impl Spec {
     }
 
     fn axes(&self) -> BTreeSet<String> {
-        let mut s: BTreeSet<String> = self.shard.iter().chain(&self.replica).map(|i| i.2.to_string()).collect();
+        let mut s: BTreeSet<String> = self
+            .shard
+            .iter()
+            .chain(&self.replica)
+            .map(|i| i.2.to_string())
+            .collect();
         s.extend(self.offset.iter().map(|o| o.0.to_string()));
         s
     }
@@ -112,7 +120,13 @@ fn points_of(v: &Value) -> BTreeSet<Pt> {
     v.as_array()
         .unwrap()
         .iter()
-        .map(|p| p.as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.as_i64().unwrap())).collect())
+        .map(|p| {
+            p.as_object()
+                .unwrap()
+                .iter()
+                .map(|(k, v)| (k.clone(), v.as_i64().unwrap()))
+                .collect()
+        })
         .collect()
 }
 
@@ -141,10 +155,20 @@ fn check_table_against_oracle(spec: &Spec, shape: &[i64]) {
 #[test]
 fn contract_tensor_core_tile_at_2_9() {
     let j = json(&["table", TILE, "--shape", "8,16"]);
-    let e = j["entries"].as_array().unwrap().iter().find(|e| e[0] == serde_json::json!([2, 9])).unwrap();
+    let e = j["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e[0] == serde_json::json!([2, 9]))
+        .unwrap();
     let want: BTreeSet<Pt> = [6, 10]
         .iter()
-        .map(|&w| [("lane", 8), ("reg", 1), ("warp", w)].iter().map(|(a, v)| (a.to_string(), *v)).collect())
+        .map(|&w| {
+            [("lane", 8), ("reg", 1), ("warp", w)]
+                .iter()
+                .map(|(a, v)| (a.to_string(), *v))
+                .collect()
+        })
         .collect();
     assert_eq!(points_of(&e[1]), want);
     assert_eq!(j["layout"], TILE);
@@ -152,7 +176,15 @@ fn contract_tensor_core_tile_at_2_9() {
 
 #[test]
 fn contract_tile_example() {
-    let j = json(&["tile", "(2, 3) : (3, 1)", "--shape", "2,3", "(8, 8) : (8, 1)", "--shape", "8,8"]);
+    let j = json(&[
+        "tile",
+        "(2, 3) : (3, 1)",
+        "--shape",
+        "2,3",
+        "(8, 8) : (8, 1)",
+        "--shape",
+        "8,8",
+    ]);
     assert_eq!(j["layout"], "(2, 8, 3, 8) : (192, 8, 64, 1)");
     assert_eq!(j["shape"], serde_json::json!([16, 24]));
     // The definition: T(x ‖ y) = A(x)·span(B) + B(y), span(B) = 64 on m.
@@ -167,12 +199,19 @@ fn contract_tile_example() {
 
 #[test]
 fn contract_malformed_layouts_exit_2_with_located_error() {
-    for (bad, col) in [("(0) : (1)", 2), ("(4 : (1)", 4), ("(9223372036854775807, 4) : (1, 1)", 23)] {
+    for (bad, col) in [
+        ("(0) : (1)", 2),
+        ("(4 : (1)", 4),
+        ("(9223372036854775807, 4) : (1, 1)", 23),
+    ] {
         let o = run(&["canon", bad]);
         assert_eq!(code(&o), 2, "{bad}");
         let err = stderr(&o);
         let lines: Vec<&str> = err.lines().collect();
-        assert!(lines[0].starts_with(&format!("error: at column {col}: ")), "{bad}: {err}");
+        assert!(
+            lines[0].starts_with(&format!("error: at column {col}: ")),
+            "{bad}: {err}"
+        );
         assert_eq!(lines[1].trim(), bad);
         // The caret sits under the offending character.
         assert_eq!(lines[2].find('^'), Some(2 + col - 1), "{bad}: {err}");
@@ -196,7 +235,14 @@ fn table_agrees_with_brute_force() {
             },
             vec![8, 16],
         ),
-        (Spec { shard: vec![(4, 6, "m"), (6, 1, "m")], replica: vec![], offset: vec![] }, vec![2, 12]),
+        (
+            Spec {
+                shard: vec![(4, 6, "m"), (6, 1, "m")],
+                replica: vec![],
+                offset: vec![],
+            },
+            vec![2, 12],
+        ),
         // Negative strides, offsets on two axes, a 3-D shape.
         (
             Spec {
@@ -208,7 +254,11 @@ fn table_agrees_with_brute_force() {
         ),
         // Aliasing replica: [(2, 2) : (1, 1)] gives 3 points, not 4 (a set).
         (
-            Spec { shard: vec![(2, 1, "lane")], replica: vec![(2, 1, "warp"), (2, 1, "warp")], offset: vec![] },
+            Spec {
+                shard: vec![(2, 1, "lane")],
+                replica: vec![(2, 1, "warp"), (2, 1, "warp")],
+                offset: vec![],
+            },
             vec![2],
         ),
         // Replica on two axes with a negative stride, 1-D default shape.
@@ -267,10 +317,34 @@ fn every_verb_prints_json_with_layout() {
         vec!["canon", "(2, 1, 3, 4) : (12, 7@warp, 4, 1)"],
         vec!["span", TILE],
         vec!["group", TILE, "--shape", "8,16"],
-        vec!["tile", "(2) : (1@warp)", "--shape", "2", "(4) : (1@lane)", "--shape", "4"],
-        vec!["tile-of", "(2, 8, 3, 8) : (192, 8, 64, 1)", "--shape", "16,24", "(8, 8) : (8, 1)", "--shape", "8,8"],
+        vec![
+            "tile",
+            "(2) : (1@warp)",
+            "--shape",
+            "2",
+            "(4) : (1@lane)",
+            "--shape",
+            "4",
+        ],
+        vec![
+            "tile-of",
+            "(2, 8, 3, 8) : (192, 8, 64, 1)",
+            "--shape",
+            "16,24",
+            "(8, 8) : (8, 1)",
+            "--shape",
+            "8,8",
+        ],
         vec!["slice", TILE, "--shape", "8,16", "--region", "0:8,8:16"],
-        vec!["sum", "(2) : (1@warp)", "--shape", "2", "(4) : (1@lane)", "--shape", "4"],
+        vec![
+            "sum",
+            "(2) : (1@warp)",
+            "--shape",
+            "2",
+            "(4) : (1@lane)",
+            "--shape",
+            "4",
+        ],
         vec!["cute", "import", "(4,(2,3)):(1,(8,16))"],
         vec!["cute", "export", "(3, 2, 4) : (16, 8, 1)"],
         vec!["isl", "(2, 2) : (1@lane, 2)", "--shape", "2,2"],
@@ -287,21 +361,57 @@ fn every_verb_prints_json_with_layout() {
 
 #[test]
 fn golden_results() {
-    assert_eq!(json(&["canon", "(2, 1, 3, 4) : (12, 7@warp, 4, 1)"])["layout"], "(24) : (1)");
+    assert_eq!(
+        json(&["canon", "(2, 1, 3, 4) : (12, 7@warp, 4, 1)"])["layout"],
+        "(24) : (1)"
+    );
     let c = json(&["canon", "(1) : (1) + [(3, 2, 2) : (2, 3, 6)]"]);
     assert_eq!(c["gap_condition"], false);
     let e = json(&["equiv", "(24) : (1)", "(2, 3, 4) : (12, 4, 1)"]);
-    assert_eq!((e["equal"].clone(), e["method"].clone()), (true.into(), "canonical-form".into()));
-    let e = json(&["equiv", "(1) : (1) + [(3, 2, 2) : (2, 3, 6)]", "(1) : (1) + [(6, 2) : (2, 3)]"]);
-    assert_eq!((e["equal"].clone(), e["method"].clone()), (true.into(), "enumeration".into()));
+    assert_eq!(
+        (e["equal"].clone(), e["method"].clone()),
+        (true.into(), "canonical-form".into())
+    );
+    let e = json(&[
+        "equiv",
+        "(1) : (1) + [(3, 2, 2) : (2, 3, 6)]",
+        "(1) : (1) + [(6, 2) : (2, 3)]",
+    ]);
+    assert_eq!(
+        (e["equal"].clone(), e["method"].clone()),
+        (true.into(), "enumeration".into())
+    );
     let e = json(&["equiv", "(4) : (1)", "(4) : (2)"]);
     assert_eq!(e["equal"], false);
-    assert_eq!(json(&["span", TILE])["span"], serde_json::json!({"lane": 32, "reg": 2, "warp": 6}));
-    let t = json(&["tile-of", "(2, 8, 3, 8) : (192, 8, 64, 1)", "--shape", "16,24", "(8, 8) : (8, 1)", "--shape", "8,8"]);
-    assert_eq!((t["layout"].clone(), t["shape"].clone()), ("(2, 3) : (3, 1)".into(), serde_json::json!([2, 3])));
-    assert_eq!(json(&["cute", "import", "(4,(2,3)):(1,(8,16))"])["layout"], "(3, 2, 4) : (16, 8, 1)");
-    assert_eq!(json(&["cute", "export", "(3, 2, 4) : (16, 8, 1)"])["cute"], "(4,2,3):(1,8,16)");
-    assert_eq!(json(&["cute", "complement", "(4,8):(1,4)", "--cotarget", "1"])["cute"], "1:32");
+    assert_eq!(
+        json(&["span", TILE])["span"],
+        serde_json::json!({"lane": 32, "reg": 2, "warp": 6})
+    );
+    let t = json(&[
+        "tile-of",
+        "(2, 8, 3, 8) : (192, 8, 64, 1)",
+        "--shape",
+        "16,24",
+        "(8, 8) : (8, 1)",
+        "--shape",
+        "8,8",
+    ]);
+    assert_eq!(
+        (t["layout"].clone(), t["shape"].clone()),
+        ("(2, 3) : (3, 1)".into(), serde_json::json!([2, 3]))
+    );
+    assert_eq!(
+        json(&["cute", "import", "(4,(2,3)):(1,(8,16))"])["layout"],
+        "(3, 2, 4) : (16, 8, 1)"
+    );
+    assert_eq!(
+        json(&["cute", "export", "(3, 2, 4) : (16, 8, 1)"])["cute"],
+        "(4,2,3):(1,8,16)"
+    );
+    assert_eq!(
+        json(&["cute", "complement", "(4,8):(1,4)", "--cotarget", "1"])["cute"],
+        "1:32"
+    );
     let g = json(&["group", "(2, 3) : (3, 1)", "--shape", "3,2"]);
     assert_eq!(g["layout"], "(3, 2) : (2, 1)");
 }
@@ -360,13 +470,31 @@ fn malformed_arguments_exit_2() {
 #[test]
 fn never_panics_on_odd_input() {
     let odd = [
-        "", " ", "(", ")", "() : ()", "(1) : (1)", "(-1) : (1)", "(4) : (9223372036854775807)",
-        "(2, 2) : (4611686018427387904, 4611686018427387904)", "(4) : (1) + [", "(4) : (1) + [() : ()]",
-        "(4) : (1) + 9223372036854775807 + 1", "(4) : (1@é)", "é", "(4)\t:\n(1)",
+        "",
+        " ",
+        "(",
+        ")",
+        "() : ()",
+        "(1) : (1)",
+        "(-1) : (1)",
+        "(4) : (9223372036854775807)",
+        "(2, 2) : (4611686018427387904, 4611686018427387904)",
+        "(4) : (1) + [",
+        "(4) : (1) + [() : ()]",
+        "(4) : (1) + 9223372036854775807 + 1",
+        "(4) : (1@é)",
+        "é",
+        "(4)\t:\n(1)",
         "(3037000500, 3037000500) : (1, 3037000500)",
     ];
     for t in odd {
-        for verb in [vec!["canon", t], vec!["table", t], vec!["span", t], vec!["draw", t], vec!["isl", t]] {
+        for verb in [
+            vec!["canon", t],
+            vec!["table", t],
+            vec!["span", t],
+            vec!["draw", t],
+            vec!["isl", t],
+        ] {
             let o = run(&verb);
             let c = code(&o);
             assert!((0..=2).contains(&c), "{verb:?} exited {c}: {}", stderr(&o));
@@ -404,7 +532,16 @@ fn draw_is_well_formed_svg() {
     let dir = std::env::temp_dir().join(format!("axe-layout-draw-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("tile.svg");
-    let o = run(&["draw", TILE, "--shape", "8,16", "--color-by", "warp", "-o", path.to_str().unwrap()]);
+    let o = run(&[
+        "draw",
+        TILE,
+        "--shape",
+        "8,16",
+        "--color-by",
+        "warp",
+        "-o",
+        path.to_str().unwrap(),
+    ]);
     assert_eq!(code(&o), 0);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), svg);
     std::fs::remove_dir_all(&dir).ok();

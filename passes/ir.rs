@@ -367,6 +367,13 @@ fn argument_attr(v: MlirValue, name: &str) -> Option<MlirAttribute> {
     }
 }
 
+/// The base alignment (bytes) a memref value is known to have when it is a function argument:
+/// what it declares (`axe.align`), at least the element's natural alignment.
+pub fn argument_alignment(v: MlirValue) -> i64 {
+    let natural = (i64::from(element_bits(value_type(v))) / 8).max(1);
+    declared_alignment(v).unwrap_or(natural).max(natural)
+}
+
 /// An integer argument attribute (`{axe.align = 16}`, `{axe.peers_of = 0}`).
 pub fn declared_int(v: MlirValue, name: &str) -> Option<i64> {
     let a = argument_attr(v, name)?;

@@ -101,8 +101,7 @@ pub fn record_arguments(func: MlirOperation) {
                 } else {
                     -1
                 };
-                let natural = (i64::from(ir::element_bits(t)) / 8).max(1);
-                let align = ir::declared_alignment(arg).unwrap_or(natural).max(natural);
+                let align = ir::argument_alignment(arg);
                 let elt = unsafe { mlirShapedTypeGetElementType(t) };
                 dict_attr(
                     ctx,

@@ -60,21 +60,10 @@ fn run(text: &str, name: &str, bufs: &mut [(*mut (), usize)]) {
 
 fn try_run(text: &str, name: &str, bufs: &mut [(*mut (), usize)]) -> Result<(), String> {
     let context = context();
-    // The C API invokes `_mlir_ciface_<name>`, which takes memref descriptors by pointer.
-    let start = text.find(&format!("func.func @{name}(")).expect("kernel function");
-    let sig_end = start + text[start..].find(") {").expect("signature");
-    let text = format!(
-        "{} attributes {{llvm.emit_c_interface}}{}",
-        &text[..sig_end + 1],
-        &text[sig_end + 1..]
-    );
-    let mut module = Module::parse(&context, &text).expect("test kernel parses");
+    let mut module = parse_kernel(&context, text, name);
     let addresses: Vec<usize> = bufs.iter().map(|(p, _)| *p as usize).collect();
     axe::launch::check_alignment(&module, name, &addresses).map_err(|e| e.to_string())?;
-    let pm = PassManager::new(&context);
-    parse_pass_pipeline(pm.as_operation_pass_manager(), PIPELINE).unwrap();
-    pm.run(&mut module).expect("lowering succeeds");
-    let engine = ExecutionEngine::new(&module, 2, &[], false, false);
+    let engine = lower_and_jit(&context, &mut module);
     // Descriptor of a 1-D memref: allocated, aligned, offset, size, stride.
     let mut descs: Vec<Box<[i64; 5]>> = bufs
         .iter()
@@ -87,6 +76,27 @@ fn try_run(text: &str, name: &str, bufs: &mut [(*mut (), usize)]) -> Result<(), 
         .collect();
     unsafe { engine.invoke_packed(name, &mut args) }.expect("kernel runs");
     Ok(())
+}
+
+/// Parses `text`, giving function `name` a C interface: the C API invokes
+/// `_mlir_ciface_<name>`, which takes memref descriptors by pointer.
+fn parse_kernel<'c>(context: &'c Context, text: &str, name: &str) -> Module<'c> {
+    let start = text.find(&format!("func.func @{name}(")).expect("kernel function");
+    let sig_end = start + text[start..].find(") {").expect("signature");
+    let text = format!(
+        "{} attributes {{llvm.emit_c_interface}}{}",
+        &text[..sig_end + 1],
+        &text[sig_end + 1..]
+    );
+    Module::parse(context, &text).expect("test kernel parses")
+}
+
+/// Lowers `module` with [`PIPELINE`] (threads emulated on the CPU) and JIT-compiles it.
+fn lower_and_jit(context: &Context, module: &mut Module) -> ExecutionEngine {
+    let pm = PassManager::new(context);
+    parse_pass_pipeline(pm.as_operation_pass_manager(), PIPELINE).unwrap();
+    pm.run(module).expect("lowering succeeds");
+    ExecutionEngine::new(module, 2, &[], false, false)
 }
 
 /// A deterministic pseudo-random f32 sequence in [-2, 2).
@@ -549,18 +559,8 @@ fn reduce_scatter_over_a_mesh_with_simulated_ranks() {
 }}"
     );
     let context = context();
-    let start = text.find("func.func @rs(").unwrap();
-    let sig_end = start + text[start..].find(") {").unwrap();
-    let text = format!(
-        "{} attributes {{llvm.emit_c_interface}}{}",
-        &text[..sig_end + 1],
-        &text[sig_end + 1..]
-    );
-    let mut module = Module::parse(&context, &text).expect("parses");
-    let pm = PassManager::new(&context);
-    parse_pass_pipeline(pm.as_operation_pass_manager(), PIPELINE).unwrap();
-    pm.run(&mut module).expect("lowering succeeds");
-    let engine = ExecutionEngine::new(&module, 2, &[], false, false);
+    let mut module = parse_kernel(&context, &text, "rs");
+    let engine = lower_and_jit(&context, &mut module);
     let xs: Vec<Vec<f32>> = (0..4).map(|g| random(4096, 100 + g)).collect();
     let xbufs: Vec<Buf<f32>> = xs.iter().map(|x| Buf::new(x)).collect();
     let ybufs: Vec<Buf<f32>> = (0..4).map(|_| Buf::new(&vec![f32::NAN; 1024])).collect();
@@ -595,7 +595,7 @@ fn all_gather_over_a_mesh_with_simulated_ranks() {
     );
     let text = format!(
         "module attributes {{axe.target = #axe.target<\"sm_90\">}} {{
-  func.func @ag(%xbuf: memref<1024xf32>, %ybuf: memref<4096xf32>) attributes {{llvm.emit_c_interface}} {{
+  func.func @ag(%xbuf: memref<1024xf32>, %ybuf: memref<4096xf32>) {{
     axe.mesh [4] {{
       %X = axe.view %xbuf : memref<1024xf32> to {x_ty}
       %Y = axe.view %ybuf : memref<4096xf32> to {y_ty}
@@ -606,11 +606,8 @@ fn all_gather_over_a_mesh_with_simulated_ranks() {
 }}"
     );
     let context = context();
-    let mut module = Module::parse(&context, &text).expect("parses");
-    let pm = PassManager::new(&context);
-    parse_pass_pipeline(pm.as_operation_pass_manager(), PIPELINE).unwrap();
-    pm.run(&mut module).expect("lowering succeeds");
-    let engine = ExecutionEngine::new(&module, 2, &[], false, false);
+    let mut module = parse_kernel(&context, &text, "ag");
+    let engine = lower_and_jit(&context, &mut module);
     let xs: Vec<Vec<f32>> = (0..4).map(|g| random(1024, 200 + g)).collect();
     let xbufs: Vec<Buf<f32>> = xs.iter().map(|x| Buf::new(x)).collect();
     let ybufs: Vec<Buf<f32>> = (0..4).map(|_| Buf::new(&vec![f32::NAN; 4096])).collect();

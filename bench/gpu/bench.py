@@ -16,16 +16,10 @@ import sys
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-if os.environ.get("AXE_PYTHON"):
-    sys.path.insert(0, os.environ["AXE_PYTHON"])
-try:
-    import axe_runtime
-except ImportError:
-    sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
-    import axe_runtime  # noqa: E402
-# kernels.py sits next to this file on the GPU machine (build.sh copies it) and in test/gpu here.
+# runtime_path.py and kernels.py sit next to this file on the GPU machine (build.sh copies
+# them) and in test/gpu here.
 sys.path.insert(0, os.path.join(HERE, "..", "..", "test", "gpu"))
+from runtime_path import axe_runtime  # noqa: E402  (finds the package)
 from kernels import KERNELS  # noqa: E402
 
 

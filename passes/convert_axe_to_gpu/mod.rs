@@ -173,8 +173,7 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
                 )));
             }
             // A user's buffer is aligned as its argument declares; otherwise only element-aligned.
-            let natural = (i64::from(ir::element_bits(t)) / 8).max(1);
-            base_align = ir::declared_alignment(m).unwrap_or(natural).max(natural);
+            base_align = ir::argument_alignment(m);
             (m, false)
         }
         Some(d) if ir::name(d) == ods::ops::SLICE => {

@@ -139,15 +139,6 @@ class Kernel:
         return loaded
 
     def __call__(self, *args, stream=None):
-        checked = self.check(*args)
-        device = self._device(checked)
-        ptrs, _ = self._bind(checked, device)
-        be = backends.backend()
-        loaded = self._loaded.get(device)
-        if loaded is None:
-            if not self.ptx:
-                raise ValueError(f"{self._where}: the manifest{' ' + self.source if self.source else ''} "
-                                 "has no PTX to launch")
-            loaded = self._loaded[device] = be.load(self.ptx, self.entry, self.dynamic_shared_bytes, device)
-        be.launch(loaded, self.grid, self.block, self.cluster, self.dynamic_shared_bytes,
-                  self._stream(stream, checked, device), ptrs, device)
+        """Checks `args` against the manifest and launches (on `stream`, else the current
+        stream of the arguments' framework)."""
+        self.launcher(*args, stream=stream)()

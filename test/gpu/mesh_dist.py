@@ -22,12 +22,7 @@ import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
 import torch.multiprocessing as mp  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-for p in (os.environ.get("AXE_PYTHON"), HERE, os.path.join(HERE, "..", "..", "python")):
-    if p and os.path.isdir(os.path.join(p, "axe_runtime")):
-        sys.path.insert(0, p)
-        break
-import axe_runtime  # noqa: E402
+from runtime_path import axe_runtime  # noqa: E402  (finds the package)
 
 
 def symmetric(n, dtype, group):

@@ -9,17 +9,11 @@ of the X blocks (f32 accumulation, one f16 rounding). Prints one line per check 
 
     python3 mesh_sim.py DIR      (DIR holds reduce_scatter_buffers_kernel.json)
 """
-import os
 import sys
 
 import torch
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-for p in (os.environ.get("AXE_PYTHON"), HERE, os.path.join(HERE, "..", "..", "python")):
-    if p and os.path.isdir(os.path.join(p, "axe_runtime")):
-        sys.path.insert(0, p)
-        break
-import axe_runtime  # noqa: E402
+from runtime_path import axe_runtime  # noqa: E402  (finds the package)
 
 
 def main():

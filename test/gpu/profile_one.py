@@ -4,18 +4,9 @@ watch (named profile_one.py: a profile.py would shadow the standard library's mo
 
     ncu --clock-control none --section SpeedOfLight -k regex:NAME python3 profile_one.py DIR NAME
 """
-import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-if os.environ.get("AXE_PYTHON"):
-    sys.path.insert(0, os.environ["AXE_PYTHON"])
-try:
-    import axe_runtime
-except ImportError:
-    sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
-    import axe_runtime  # noqa: E402
+from runtime_path import axe_runtime  # noqa: E402  (finds the package)
 from kernels import KERNELS  # noqa: E402
 
 d, name = sys.argv[1], sys.argv[2]

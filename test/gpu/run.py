@@ -14,15 +14,7 @@ import sys
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-if os.environ.get("AXE_PYTHON"):
-    sys.path.insert(0, os.environ["AXE_PYTHON"])
-try:
-    import axe_runtime
-except ImportError:
-    sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
-    import axe_runtime  # noqa: E402
+from runtime_path import axe_runtime  # noqa: E402  (finds the package)
 from kernels import KERNELS  # noqa: E402
 
 

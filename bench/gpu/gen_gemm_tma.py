@@ -3,6 +3,13 @@
 inputs, f32 output, row-major; 128xBN CTA tiles (two warpgroups, 64 rows each), 64-wide K
 steps, S shared stages filled by TMA copies (`schedule tma`) that complete on mbarriers.
 
+DTYPE e4m3 / e5m2 makes it the FP8 GEMM (what torch._scaled_mm computes): A [M, K] row-major
+and B given as [N, K] row-major (both K-major: wgmma reads FP8 only K-major), 128-wide K
+steps (128 bytes, the 128B swizzle row, `#axe.swizzle<3, 4, 3>` on bytes), f32 accumulation,
+and per-tensor scales (two `memref<1xf32>` arguments, as torch._scaled_mm's scale_a/scale_b)
+multiplied into the accumulator before the output is stored. OUT f16 / bf16 stores the
+product in that type (what cuBLAS and Triton store) instead of f32.
+
 Each K step waits for its stage's two copies (their tokens, carried through the loop), starts
 the stage's wgmma as an async gemm, waits until only that gemm is in flight (`outstanding 1`:
 the previous step's gemm is done with its stage), synchronizes the CTA and refills the
@@ -11,7 +18,7 @@ TMA keeps S - 1 stages in flight. With OVERLAP = 0 each gemm completes before th
 (the first version: the stage just computed is refilled S steps ahead). The shared tiles have wgmma's canonical 128-byte-swizzled layouts (A K-major, B
 N-major in 64-column blocks), which are also TMA boxes.
 
-    gen_gemm_tma.py M N K [BN [S [OVERLAP [GROUP [CHIP [RELEASE]]]]]] > gemm_MxNxK_tma.mlir
+    gen_gemm_tma.py M N K [BN [S [OVERLAP [GROUP [CHIP [RELEASE [DTYPE [OUT]]]]]]]] > gemm_MxNxK_tma.mlir
     gen_gemm_tma.py --all DIR          (every entry of VARIANTS, as DIR/<name>.mlir)
 
 GROUP (default 8) row tiles are walked per column tile (L2 reuse); 1 is plain row-major order.
@@ -40,35 +47,68 @@ VARIANTS = [
     (8192, 14336, 4096, 256, 4, 1, 8, "sm_90a", 1), (8192, 8192, 28672, 256, 4, 1, 8, "sm_90a", 1),
 ]
 
+# Typed variants (test/gpu/gemm_typed.py checks and times them against torch on the GPU):
+# (M, N, K, BN, S, OVERLAP, GROUP, CHIP, RELEASE, DTYPE, OUT).
+TYPED_VARIANTS = [
+    # 16-bit output (what cuBLAS and Triton store).
+    (512, 256, 1024, 128, 2, 1, 8, "sm_90a", 0, "f16", "f16"), (4096, 4096, 4096, 256, 4, 1, 8, "sm_90a", 1, "f16", "f16"),
+    (4096, 4096, 4096, 256, 4, 1, 8, "sm_90a", 1, "f16", "bf16"),
+    # FP8 (e4m3, e5m2) with per-tensor scales, bf16 (or f32) output.
+    (512, 256, 1024, 128, 2, 1, 8, "sm_90a", 0, "e4m3", "f32"), (512, 256, 1024, 128, 2, 1, 8, "sm_90a", 0, "e5m2", "bf16"),
+    (4096, 4096, 4096, 256, 4, 1, 8, "sm_90a", 1, "e4m3", "bf16"), (8192, 14336, 4096, 256, 4, 1, 8, "sm_90a", 1, "e4m3", "bf16"),
+    (8192, 4096, 14336, 256, 4, 1, 8, "sm_90a", 1, "e4m3", "bf16"),
+]
 
-def name(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release=0):
+# The MLIR element type of each DTYPE / OUT name.
+MLIR = {"f16": "f16", "bf16": "bf16", "f32": "f32", "e4m3": "f8E4M3FN", "e5m2": "f8E5M2"}
+
+
+def name(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release=0, dtype="f16", out="f32"):
     return (f"gemm_{m}x{n}x{k}_tma" + ("" if (bn, stages) == (128, 4) else f"_bn{bn}_s{stages}")
             + ("" if overlap else "_sync") + ("" if group == 8 else f"_g{group}")
-            + ("" if chip == "sm_90a" else "_mma") + ("_rel" if release else ""))
+            + ("" if chip == "sm_90a" else "_mma") + ("_rel" if release else "")
+            + ("" if dtype == "f16" else f"_{dtype}") + ("" if out == "f32" else f"_o{out}"))
 
 
-def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release=0):
-    bm, bk = 128, 64
+def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release=0, dtype="f16", out="f32"):
+    fp8 = dtype in ("e4m3", "e5m2")
+    # One K step is 128 bytes of K: the 128B swizzle row.
+    bm, bk = 128, (128 if fp8 else 64)
     nk = k // bk
     assert m % bm == 0 and n % bn == 0 and k % bk == 0 and nk >= 2 * stages and bn % 64 == 0
-    name_ = name(m, n, k, bn, stages, overlap, group, chip, release)
-    ga = f"!axe.tensor<{m}x{k}xf16, global, #axe.layout<({m}, {k}) : ({k}, 1)>>"
-    gb = f"!axe.tensor<{k}x{n}xf16, global, #axe.layout<({k}, {n}) : ({n}, 1)>>"
-    gc = f"!axe.tensor<{m}x{n}xf32, global, #axe.layout<({m}, {n}) : ({n}, 1)>>"
-    ar = f"!axe.tensor<{bm}x{k}xf16, global, ?>"
-    bc = f"!axe.tensor<{k}x{bn}xf16, global, ?>"
-    at = f"!axe.tensor<{bm}x{bk}xf16, global, ?>"
-    bt = f"!axe.tensor<{bk}x{bn}xf16, global, ?>"
-    sa = f"!axe.tensor<{bm}x{bk}xf16, shared, #axe.layout<({bm}, {bk}) : ({bk}, 1)>, #axe.swizzle<3, 3, 3>>"
-    sb = f"!axe.tensor<{bk}x{bn}xf16, shared, #axe.layout<({bk}, {bn // 64}, 64) : (64, {bk * 64}, 1)>, #axe.swizzle<3, 3, 3>>"
+    assert not fp8 or chip == "sm_90a", "FP8 GEMMs need wgmma (sm_90a)"
+    name_ = name(m, n, k, bn, stages, overlap, group, chip, release, dtype, out)
+    e, o = MLIR[dtype], MLIR[out]
+    ga = f"!axe.tensor<{m}x{k}x{e}, global, #axe.layout<({m}, {k}) : ({k}, 1)>>"
+    gc = f"!axe.tensor<{m}x{n}x{o}, global, #axe.layout<({m}, {n}) : ({n}, 1)>>"
+    ar = f"!axe.tensor<{bm}x{k}x{e}, global, ?>"
+    at = f"!axe.tensor<{bm}x{bk}x{e}, global, ?>"
+    swz = "#axe.swizzle<3, 4, 3>" if fp8 else "#axe.swizzle<3, 3, 3>"
+    sa = f"!axe.tensor<{bm}x{bk}x{e}, shared, #axe.layout<({bm}, {bk}) : ({bk}, 1)>, {swz}>"
+    if fp8:
+        # B is [N, K] (K-major), the gemm reads it transposed.
+        gb = f"!axe.tensor<{n}x{k}x{e}, global, #axe.layout<({n}, {k}) : ({k}, 1)>>"
+        bc = f"!axe.tensor<{bn}x{k}x{e}, global, ?>"
+        bt = f"!axe.tensor<{bn}x{bk}x{e}, global, ?>"
+        sb = f"!axe.tensor<{bn}x{bk}x{e}, shared, #axe.layout<({bn}, {bk}) : ({bk}, 1)>, {swz}>"
+    else:
+        gb = f"!axe.tensor<{k}x{n}x{e}, global, #axe.layout<({k}, {n}) : ({n}, 1)>>"
+        bc = f"!axe.tensor<{k}x{bn}x{e}, global, ?>"
+        bt = f"!axe.tensor<{bk}x{bn}x{e}, global, ?>"
+        sb = f"!axe.tensor<{bk}x{bn}x{e}, shared, #axe.layout<({bk}, {bn // 64}, 64) : (64, {bk * 64}, 1)>, {swz}>"
+    gemm_attr = " {transpose_b}" if fp8 else ""
     acc = f"!axe.tensor<{bm}x{bn}xf32, register, ?>"
     tok = "!axe.token"
+    out_type = o
     out = []
 
     def issue(kv, s, ind, tag, after=None):
         aft = f" after {after}" if after else ""
         out.append(f"{ind}%at_{tag} = axe.slice %arows [0 : {bm}, {kv} : +{bk}] : {ar} to {at}")
-        out.append(f"{ind}%bt_{tag} = axe.slice %bcols [{kv} : +{bk}, 0 : {bn}] : {bc} to {bt}")
+        if fp8:
+            out.append(f"{ind}%bt_{tag} = axe.slice %bcols [0 : {bn}, {kv} : +{bk}] : {bc} to {bt}")
+        else:
+            out.append(f"{ind}%bt_{tag} = axe.slice %bcols [{kv} : +{bk}, 0 : {bn}] : {bc} to {bt}")
         out.append(f"{ind}%ta_{tag} = axe.copy async %at_{tag}, %sa{s} schedule tma{aft} : {at}, {sa} -> {tok}")
         out.append(f"{ind}%tb_{tag} = axe.copy async %bt_{tag}, %sb{s} schedule tma{aft} : {bt}, {sb} -> {tok}")
         return f"%ta_{tag}", f"%tb_{tag}"
@@ -84,19 +124,24 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
 
     def compute(s, ta, tb, ind):
         out.append(f"{ind}axe.wait {ta}, {tb}")
-        out.append(f"{ind}axe.gemm %sa{s}, %sb{s}, %acc : {sa}, {sb}, {acc}")
+        out.append(f"{ind}axe.gemm %sa{s}, %sb{s}, %acc{gemm_attr} : {sa}, {sb}, {acc}")
         out.append(f"{ind}axe.barrier cta")
 
     i6, i8 = " " * 6, " " * 8
     tiles_n = n // bn
     # K steps in the loop: each issues step + S (+ S - 1 when overlapping gemms).
     loop_end = (nk - stages) // stages * stages if not overlap else (nk - stages + 1) // stages * stages
-    out.append(f"// Generated by bench/gpu/gen_gemm_tma.py {m} {n} {k} {bn} {stages}.")
+    out.append(f"// Generated by bench/gpu/gen_gemm_tma.py {m} {n} {k} {bn} {stages} {overlap} {group} {chip} {release} {dtype} {out_type}.")
     out.append(f'module attributes {{axe.target = #axe.target<"{chip}">}} {{')
-    out.append(f"  func.func @{name_}(%a: memref<{m * k}xf16> {{axe.align = 16 : i64}}, %b: memref<{k * n}xf16> {{axe.align = 16 : i64}}, %c: memref<{m * n}xf32> {{axe.align = 16 : i64}}) {{")
-    out.append(f"    %A = axe.view %a : memref<{m * k}xf16> to {ga}")
-    out.append(f"    %B = axe.view %b : memref<{k * n}xf16> to {gb}")
-    out.append(f"    %C = axe.view %c : memref<{m * n}xf32> to {gc}")
+    scales = ", %scale_a: memref<1xf32>, %scale_b: memref<1xf32>" if fp8 else ""
+    out.append(f"  func.func @{name_}(%a: memref<{m * k}x{e}> {{axe.align = 16 : i64}}, %b: memref<{k * n}x{e}> {{axe.align = 16 : i64}}, %c: memref<{m * n}x{o}> {{axe.align = 16 : i64}}{scales}) {{")
+    out.append(f"    %A = axe.view %a : memref<{m * k}x{e}> to {ga}")
+    out.append(f"    %B = axe.view %b : memref<{k * n}x{e}> to {gb}")
+    out.append(f"    %C = axe.view %c : memref<{m * n}x{o}> to {gc}")
+    sg = "!axe.tensor<1x1xf32, global, #axe.layout<(1, 1) : (1, 1)>>"
+    if fp8:
+        out.append(f"    %SA = axe.view %scale_a : memref<1xf32> to {sg}")
+        out.append(f"    %SB = axe.view %scale_b : memref<1xf32> to {sg}")
     out.append(f"    axe.kernel grid [{(m // bm) * tiles_n}] threads [256] {{")
     out.append(f"{i6}%cta = axe.unit_id cta")
     out.append(f"{i6}%c0 = arith.constant 0 : index")
@@ -129,7 +174,10 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
     out.append(f"{i6}%z = arith.constant 0.0 : f32")
     out.append(f"{i6}axe.fill %acc, %z : {acc}, f32")
     out.append(f"{i6}%arows = axe.slice %A [%om : +{bm}, 0 : {k}] : {ga} to {ar}")
-    out.append(f"{i6}%bcols = axe.slice %B [0 : {k}, %on : +{bn}] : {gb} to {bc}")
+    if fp8:
+        out.append(f"{i6}%bcols = axe.slice %B [%on : +{bn}, 0 : {k}] : {gb} to {bc}")
+    else:
+        out.append(f"{i6}%bcols = axe.slice %B [0 : {k}, %on : +{bn}] : {gb} to {bc}")
     if not overlap:
         toks = []
         for s in range(stages):
@@ -170,7 +218,7 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
         for s in range(stages):
             ta, tb = cur[s]
             out.append(f"{i8}axe.wait {ta}, {tb}")
-            out.append(f"{i8}%g{s} = axe.gemm async %sa{s}, %sb{s}, %acc : {sa}, {sb}, {acc} -> {tok}")
+            out.append(f"{i8}%g{s} = axe.gemm async %sa{s}, %sb{s}, %acc{gemm_attr} : {sa}, {sb}, {acc} -> {tok}")
             out.append(f"{i8}axe.wait %g{s} outstanding 1")
             rel = release_point(i8, f"l{s}")
             out.append(f"{i8}%kf{s} = arith.addi %k, %ko{s} : index")
@@ -184,7 +232,7 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
             s = j % stages
             ta, tb = cur[s]
             out.append(f"{i6}axe.wait {ta}, {tb}")
-            out.append(f"{i6}%ge{j} = axe.gemm async %sa{s}, %sb{s}, %acc : {sa}, {sb}, {acc} -> {tok}")
+            out.append(f"{i6}%ge{j} = axe.gemm async %sa{s}, %sb{s}, %acc{gemm_attr} : {sa}, {sb}, {acc} -> {tok}")
             out.append(f"{i6}axe.wait %ge{j} outstanding 1")
             last = f"%ge{j}"
             if j + stages - 1 < nk:
@@ -192,8 +240,25 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
                 out.append(f"{i6}%ke{j} = arith.constant {(j + stages - 1) * bk} : index")
                 cur[(j + stages - 1) % stages] = issue(f"%ke{j}", (j + stages - 1) % stages, i6, f"e{j}", rel)
         out.append(f"{i6}axe.wait {last}")
-    out.append(f"{i6}%ct = axe.slice %C [%om : +{bm}, %on : +{bn}] : {gc} to !axe.tensor<{bm}x{bn}xf32, global, ?>")
-    out.append(f"{i6}axe.copy %acc, %ct : {acc}, !axe.tensor<{bm}x{bn}xf32, global, ?>")
+    # Epilogue: the per-tensor scales (FP8), the output type, the store.
+    res = "%acc"
+    if fp8:
+        sr = "!axe.tensor<1x1xf32, register, ?>"
+        out.append(f"{i6}%sa_r = axe.alloc : {sr}")
+        out.append(f"{i6}%sb_r = axe.alloc : {sr}")
+        out.append(f"{i6}axe.copy %SA, %sa_r : {sg}, {sr}")
+        out.append(f"{i6}axe.copy %SB, %sb_r : {sg}, {sr}")
+        out.append(f"{i6}axe.binary mul %sa_r, %sb_r, %sa_r : {sr}, {sr}, {sr}")
+        out.append(f"{i6}axe.binary mul %acc, %sa_r, %acc : {acc}, {sr}, {acc}")
+    if out_type != "f32":
+        res_t = f"!axe.tensor<{bm}x{bn}x{o}, register, ?>"
+        out.append(f"{i6}%res = axe.alloc : {res_t}")
+        out.append(f"{i6}axe.cast %acc, %res : {acc}, {res_t}")
+        res = "%res"
+    else:
+        res_t = acc
+    out.append(f"{i6}%ct = axe.slice %C [%om : +{bm}, %on : +{bn}] : {gc} to !axe.tensor<{bm}x{bn}x{o}, global, ?>")
+    out.append(f"{i6}axe.copy {res}, %ct : {res_t}, !axe.tensor<{bm}x{bn}x{o}, global, ?>")
     out.append("    }")
     out.append("    return")
     out.append("  }")
@@ -203,9 +268,9 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
 
 if __name__ == "__main__":
     if sys.argv[1] == "--all":
-        for v in VARIANTS:
+        for v in VARIANTS + TYPED_VARIANTS:
             with open(f"{sys.argv[2]}/{name(*v)}.mlir", "w") as f:
                 f.write(kernel(*v))
     else:
-        args = [int(a) for a in sys.argv[1:8]] + sys.argv[8:9] + [int(a) for a in sys.argv[9:10]]
+        args = [int(a) for a in sys.argv[1:8]] + sys.argv[8:9] + [int(a) for a in sys.argv[9:10]] + sys.argv[10:12]
         print(kernel(*args), end="")

@@ -20,7 +20,7 @@ use super::builder::{has_attr, Ix, B};
 use super::copy::into_registers;
 use super::{bit_width, coords, tensor, Ctx, Mem, Tensor, R};
 use crate::dialect::ods;
-use crate::infer_layout::gemm::{fragments_for, mma_layouts, transpose, warp_grid};
+use crate::infer_layout::gemm::{fragments_for, mma_layouts, transpose, warp_grid, WgmmaInput};
 use crate::ir;
 use crate::target::{mma, ScopeKind};
 
@@ -295,11 +295,22 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     let c = tensor(ctx, op, ir::operand(op, 2))?;
     let (m, n) = (c.shape[0], c.shape[1]);
     let k = if ta { a.shape[0] } else { a.shape[1] };
-    let (ae, ce) = (ir::type_to_string(a.elt), ir::type_to_string(c.elt));
-    if !(ae == "f16" || ae == "bf16") || ce != "f32" || c.mem != Mem::Register {
+    // wgmma (sm_90a, shared A and B, the D-fragment accumulator) checks its own types: it
+    // also takes FP8.
+    if let Some(wg) = super::wgmma::selected(op, ctx, scope, &a, &bt, &c) {
+        return super::wgmma::lower(op, ctx, wg, &a, &bt, &c, ta, tb);
+    }
+    let sixteen_bit = matches!(WgmmaInput::of(a.elt), Some(WgmmaInput::F16 | WgmmaInput::BF16));
+    let f32_acc = super::is_float(c.elt) && super::bit_width(c.elt) == 32;
+    if !sixteen_bit || WgmmaInput::of(bt.elt) != WgmmaInput::of(a.elt) || !f32_acc || c.mem != Mem::Register {
+        let fp8 = matches!(WgmmaInput::of(a.elt), Some(WgmmaInput::E4M3 | WgmmaInput::E5M2));
         return Err(AxeError::at(op, format!(
-            "mma.sync m16n8k16 takes f16/bf16 A and B and a register f32 accumulator (got {ae} and a {ce} {:?} accumulator)",
-            c.mem
+            "mma.sync m16n8k16 takes f16/bf16 A and B and a register f32 accumulator (got {}, {} and a {} {:?} accumulator){}",
+            ir::type_to_string(a.elt),
+            ir::type_to_string(bt.elt),
+            ir::type_to_string(c.elt),
+            c.mem,
+            if fp8 { "; FP8 gemms lower only to wgmma: an sm_90a target, A and B in shared memory, a register accumulator with the wgmma layout" } else { "" }
         )));
     }
     if m % mma::M != 0 || n % mma::N != 0 || k % mma::K != 0 {
@@ -308,9 +319,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             format!("a {m}x{n}x{k} gemm is not a multiple of the m16n8k16 atom"),
         ));
     }
-    if let Some(wg) = super::wgmma::selected(op, ctx, scope, &a, &bt, &c) {
-        return super::wgmma::lower(op, ctx, wg, &a, &bt, &c, ta, tb);
-    }
+    let ae = ir::type_to_string(a.elt);
     let warps = coords(&b, ctx, scope).warps;
     // The fragments of A and B follow from the accumulator's layout, whatever tiling of the
     // atom over warps and registers it is (paper §3.4); where it is none, the error names the

@@ -460,15 +460,24 @@ pub fn align_buffer(b: &B, op: MlirOperation, buf: MlirValue, align: i64) -> R<(
     };
     match ir::name(def).as_str() {
         "memref.get_global" => {
-            let text = crate::ir::attr_text(def, "name").unwrap_or_default();
-            let sym = text.trim_start_matches('@');
+            // SAFETY: `def` is a live `memref.get_global`; its `name` is read only when it is
+            // a FlatSymbolRefAttr.
+            let sym = unsafe {
+                let a = mlirOperationGetAttributeByName(def, mlirStringRefCreateFromCString(c"name".as_ptr()));
+                (!a.ptr.is_null() && mlirAttributeIsAFlatSymbolRef(a)).then(|| {
+                    melior::StringRef::from_raw(mlirFlatSymbolRefAttrGetValue(a))
+                        .as_str()
+                        .map(str::to_owned)
+                })
+            };
+            let sym = sym.and_then(Result::ok).unwrap_or_default();
             let mut module = def;
             while let Some(p) = ir::parent(module) {
                 module = p;
             }
             let global = ir::collect(module, &["memref.global"])
                 .into_iter()
-                .find(|g| crate::ir::attr_text(*g, "sym_name").as_deref() == Some(&format!("\"{sym}\"")));
+                .find(|g| ir::string_attr(*g, "sym_name").as_deref() == Some(sym.as_str()));
             let Some(g) = global else {
                 return Err(AxeError::at(
                     op,
@@ -484,10 +493,9 @@ pub fn align_buffer(b: &B, op: MlirOperation, buf: MlirValue, align: i64) -> R<(
         "memref.view" => {
             let off = ir::defining_op(ir::operand(def, 1)).and_then(|c| {
                 (ir::name(c) == "arith.constant")
-                    .then(|| crate::ir::attr_text(c, "value"))
+                    .then(|| ir::int_attr(c, "value"))
                     .flatten()
             });
-            let off: Option<i64> = off.and_then(|t| t.split(':').next()?.trim().parse().ok());
             match off {
                 Some(o) if o % align == 0 => Ok(()),
                 _ => Err(AxeError::at(op, format!(

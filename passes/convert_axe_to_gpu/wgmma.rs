@@ -1,6 +1,9 @@
-//! `axe.gemm` → `wgmma.mma_async` (sm_90a): `nvvm.wgmma.mma_async` m64nNk16 (f16/bf16 A and
-//! B in shared memory, f32 accumulator in registers), which upstream `convert-nvvm-to-llvm`
-//! turns into the PTX `wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}` instruction.
+//! `axe.gemm` → `wgmma.mma_async` (sm_90a): `nvvm.wgmma.mma_async` m64nNk16 for f16/bf16 A
+//! and B, m64nNk32 for FP8 (e4m3/e5m2, in any pairing), A and B in shared memory, an f32
+//! accumulator in registers; upstream `convert-nvvm-to-llvm` turns it into the PTX
+//! `wgmma.mma_async.sync.aligned.m64nNkK.f32.{f16,bf16,e4m3,e5m2}` instruction. One
+//! instruction reads 32 bytes of K per row whatever the type, so the descriptor model below is
+//! written in bytes; FP8 operands must be K-major (the ISA transposes only 16-bit types).
 //!
 //! Selected when the module targets sm_90a, A and B are shared, and the accumulator has the
 //! wgmma D-fragment layout ([`wgmma_accumulator`], what `axe-infer-layout` gives such a gemm
@@ -9,8 +12,9 @@
 //!
 //! **Descriptors.** A and B are read by the tensor cores through 64-bit shared-memory matrix
 //! descriptors (PTX ISA, "Matrix Descriptor Format"): start address, leading and stride byte
-//! offsets (all `>> 4`), and the swizzle mode, which must be the tensor's `#axe.swizzle` on
-//! 16-bit elements: none, `<1, 3, 3>` (32B), `<2, 3, 3>` (64B) or `<3, 3, 3>` (128B). The
+//! offsets (all `>> 4`), and the swizzle mode, which must be the tensor's `#axe.swizzle`: the
+//! byte swizzle `Swizzle<1|2|3, 4, 3>` in elements, i.e. `<b, 3, 3>` on 16-bit elements and
+//! `<b, 4, 3>` on 8-bit ones (b = 1, 2, 3 for 32B, 64B, 128B), or none. The
 //! offsets are read off the layout; then, for every instruction and every element of its tile,
 //! the address the hardware computes from the descriptor (the PTX ISA's canonical K-major and
 //! MN-major layouts, as CUTLASS's `GmmaDescriptor` documents them) is checked by enumeration
@@ -34,7 +38,7 @@ use mlir_sys::*;
 use super::builder::{Ix, B};
 use super::{bit_width, Ctx, Mem, Tensor, R};
 use crate::dialect::ods;
-use crate::infer_layout::gemm::{has_wgmma, wgmma_accumulator, wgmma_n, WGMMA_M};
+use crate::infer_layout::gemm::{has_wgmma, wgmma_accumulator, wgmma_n, WgmmaInput, WGMMA_M};
 use crate::ir;
 use crate::target::ScopeKind;
 
@@ -95,10 +99,13 @@ impl Mode {
             Mode::B32 => a ^ (((a >> 7) & 1) << 4),
         }
     }
-    fn of(s: Option<&Swizzle>) -> Option<Mode> {
+    /// The mode of an element swizzle on `eb`-byte elements: the byte XOR above is
+    /// `Swizzle<bits, 4 - log2(eb), 3>` on element offsets.
+    fn of(s: Option<&Swizzle>, eb: i64) -> Option<Mode> {
+        let base = 4 - eb.trailing_zeros() as i64;
         match s {
             None => Some(Mode::Interleave),
-            Some(s) if s.base == 3 && s.shift == 3 => match s.bits {
+            Some(s) if s.base as i64 == base && s.shift == 3 => match s.bits {
                 3 => Some(Mode::B128),
                 2 => Some(Mode::B64),
                 1 => Some(Mode::B32),
@@ -116,6 +123,8 @@ struct Desc {
     k_major: bool,
     lbo: i64,
     sbo: i64,
+    /// Bytes per element.
+    eb: i64,
 }
 
 impl Desc {
@@ -128,18 +137,22 @@ impl Desc {
     }
 
     /// The byte address the tensor cores read element `(x, kk)` (x along M or N, kk along the
-    /// 16 K of one instruction) from, for a tile starting at byte `start`: the PTX ISA's
-    /// canonical layouts, in CuTe's notation with T = 8 elements of 16 bits:
-    /// K-major   none: ((8,m),(T,2)):((1T,SBO),(1,LBO));  32/64/128B: ((8,m),(T,2)):((W,SBO),(1,T))
-    /// MN-major  none: ((T,1,m),(8,2)):((1,T,SBO),(1T,LBO)); swizzled: ((W/2,m),(8,2)):((1,LBO),(W,SBO))
+    /// 32 bytes of K of one instruction) from, for a tile starting at byte `start`: the PTX
+    /// ISA's canonical layouts, in CuTe's notation with T = 16 bytes of elements (8 of 16 bits,
+    /// 16 of 8 bits), in bytes:
+    /// K-major   none: ((8,m),(T,2)):((16,SBO),(eb,LBO));  32/64/128B: ((8,m),(2T)):((W,SBO),(eb))
+    /// MN-major  none: ((T,1,m),(8,2)):((eb,T,SBO),(16,LBO)); swizzled: ((W/eb,m),(8,2)):((eb,LBO),(W,SBO))
     /// (W the swizzle's row width), then the mode's XOR on the address.
     fn hw_address(&self, start: i64, x: i64, kk: i64) -> i64 {
-        let w = self.mode.width();
+        let (w, eb) = (self.mode.width(), self.eb);
+        let t = 16 / eb;
         let pre = match (self.k_major, self.mode) {
-            (true, Mode::Interleave) => start + (x % 8) * 16 + (x / 8) * self.sbo + (kk % 8) * 2 + (kk / 8) * self.lbo,
-            (true, _) => start + (x % 8) * w + (x / 8) * self.sbo + kk * 2,
-            (false, Mode::Interleave) => start + (x % 8) * 2 + (x / 8) * self.sbo + (kk % 8) * 16 + (kk / 8) * self.lbo,
-            (false, _) => start + (x % (w / 2)) * 2 + (x / (w / 2)) * self.lbo + (kk % 8) * w + (kk / 8) * self.sbo,
+            (true, Mode::Interleave) => start + (x % 8) * 16 + (x / 8) * self.sbo + (kk % t) * eb + (kk / t) * self.lbo,
+            (true, _) => start + (x % 8) * w + (x / 8) * self.sbo + kk * eb,
+            (false, Mode::Interleave) => {
+                start + (x % t) * eb + (x / t) * self.sbo + (kk % 8) * 16 + (kk / 8) * self.lbo
+            }
+            (false, _) => start + (x % (w / eb)) * eb + (x / (w / eb)) * self.lbo + (kk % 8) * w + (kk / 8) * self.sbo,
         };
         self.mode.swizzle(pre)
     }
@@ -152,6 +165,9 @@ struct Operand<'a> {
     kx: &'a dyn Fn(i64, i64) -> [i64; 2],
     /// The constant part of the tensor's offset (a slice at a static origin).
     offset: i64,
+    /// Bytes per element, and elements of K per instruction.
+    eb: i64,
+    k_inst: i64,
     what: &'static str,
 }
 
@@ -172,18 +188,22 @@ impl Operand<'_> {
     /// The byte address the Axe layout and swizzle give logical (x, k) (buffer at address 0).
     fn address(&self, x: i64, k: i64) -> Result<i64, AxeError> {
         let o = self.offset(x, k)?;
-        Ok(2 * self.t.swizzle.map(|s| s.apply(o)).unwrap_or(o))
+        Ok(self.eb * self.t.swizzle.map(|s| s.apply(o)).unwrap_or(o))
     }
 
     /// The descriptor of this operand's tiles, `rows` (64 for A, the instruction N for B) by
-    /// 16, starting at each of `origins`; checked on every element of every tile.
+    /// the instruction's K, starting at each of `origins`; checked on every element of every
+    /// tile.
     fn descriptor(&self, rows: i64, origins: &[(i64, i64)]) -> Result<Desc, AxeError> {
         let layout = &self.t.layout;
-        let mode = Mode::of(self.t.swizzle.as_ref()).ok_or_else(|| {
+        let eb = self.eb;
+        let mode = Mode::of(self.t.swizzle.as_ref(), eb).ok_or_else(|| {
             format!(
-                "{} has {}, which no wgmma descriptor swizzle mode matches for 16-bit elements (none, #axe.swizzle<1|2|3, 3, 3>)",
+                "{} has {}, which no wgmma descriptor swizzle mode matches for {}-bit elements (none, #axe.swizzle<1|2|3, {}, 3>)",
                 self.what,
-                show(self.t.swizzle.as_ref())
+                show(self.t.swizzle.as_ref()),
+                8 * eb,
+                4 - eb.trailing_zeros()
             )
         })?;
         let at = |x: i64, k: i64| self.offset(x, k);
@@ -196,10 +216,17 @@ impl Operand<'_> {
                 self.what
             )));
         }
-        let d = |x: i64, k: i64| -> Result<i64, AxeError> { Ok(2 * (at(x0 + x, k0 + k)? - base)) };
-        let e = mode.width() / 2;
+        if !k_major && eb != 2 {
+            return Err(AxeError::Message(format!(
+                "{} ({layout}) is contiguous along M/N; wgmma reads {}-bit operands only K-major (contiguous along K)",
+                self.what,
+                8 * eb
+            )));
+        }
+        let d = |x: i64, k: i64| -> Result<i64, AxeError> { Ok(eb * (at(x0 + x, k0 + k)? - base)) };
+        let e = mode.width() / eb;
         let (lbo, sbo) = match (k_major, mode) {
-            (true, Mode::Interleave) => (d(0, 8)?, if rows > 8 { d(8, 0)? } else { 0 }),
+            (true, Mode::Interleave) => (d(0, 16 / eb)?, if rows > 8 { d(8, 0)? } else { 0 }),
             (true, _) => (16, if rows > 8 { d(8, 0)? } else { 0 }),
             (false, Mode::Interleave) => (d(0, 8)?, if rows > 8 { d(8, 0)? } else { 0 }),
             (false, _) => (if rows > e { d(e, 0)? } else { 0 }, d(0, 8)?),
@@ -218,9 +245,10 @@ impl Operand<'_> {
             k_major,
             lbo,
             sbo,
+            eb,
         };
         for &(ox, ok) in origins {
-            let start = 2 * at(ox, ok)?;
+            let start = eb * at(ox, ok)?;
             if start % 16 != 0 {
                 return Err(AxeError::Message(format!(
                     "{} tile at ({ox}, {ok}) starts at byte {start}, not 16-byte aligned",
@@ -228,7 +256,7 @@ impl Operand<'_> {
                 )));
             }
             for x in 0..rows {
-                for k in 0..16 {
+                for k in 0..self.k_inst {
                     let (hw, axe) = (desc.hw_address(start, x, k), self.address(ox + x, ok + k)?);
                     if hw != axe {
                         return Err(AxeError::Message(format!(
@@ -266,21 +294,26 @@ pub fn lower(
     let b = B::before(op);
     let (m, n) = (c.shape[0], c.shape[1]);
     let k = if ta { a.shape[0] } else { a.shape[1] };
-    let (ae, be, ce) = (
-        ir::type_to_string(a.elt),
-        ir::type_to_string(bt.elt),
-        ir::type_to_string(c.elt),
-    );
-    if !(ae == "f16" || ae == "bf16") || be != ae || ce != "f32" {
+    let types = (WgmmaInput::of(a.elt), WgmmaInput::of(bt.elt));
+    let (ia, ib) = match types {
+        (Some(ia), Some(ib)) if ia.bytes() == ib.bytes() && (ia == ib || ia.bytes() == 1) && bit_width(c.elt) == 32 && super::is_float(c.elt) => (ia, ib),
+        _ => {
+            return Err(AxeError::at(
+                op,
+                format!(
+                    "wgmma lowers f16 or bf16 A and B of the same type, or FP8 (f8E4M3FN, f8E5M2) A and B, into an f32 accumulator (got {}, {}, {})",
+                    ir::type_to_string(a.elt),
+                    ir::type_to_string(bt.elt),
+                    ir::type_to_string(c.elt)
+                ),
+            ))
+        }
+    };
+    let (eb, k_inst) = (ia.bytes(), ia.k());
+    if k % k_inst != 0 {
         return Err(AxeError::at(
             op,
-            format!("wgmma lowers f16 or bf16 A and B into an f32 accumulator (got {ae}, {be}, {ce})"),
-        ));
-    }
-    if bit_width(a.elt) != 16 || k % 16 != 0 {
-        return Err(AxeError::at(
-            op,
-            format!("a {m}x{n}x{k} gemm is not a multiple of the wgmma m64nNk16 atom"),
+            format!("a {m}x{n}x{k} gemm is not a multiple of the wgmma m64nNk{k_inst} atom"),
         ));
     }
     let Some(ni_n) = wgmma_n(n) else {
@@ -296,24 +329,28 @@ pub fn lower(
     };
     let (oa, ob, oc) = (konst(a, "A")?, konst(bt, "B")?, konst(c, "the accumulator")?);
     let rm = m / (WGMMA_M * wg);
-    let (kn, nn) = (k / 16, n / ni_n);
+    let (kn, nn) = (k / k_inst, n / ni_n);
     let a_kx = move |x: i64, kk: i64| if ta { [kk, x] } else { [x, kk] };
     let b_kx = move |x: i64, kk: i64| if tb { [x, kk] } else { [kk, x] };
     let opa = Operand {
         t: a,
         kx: &a_kx,
         offset: oa,
+        eb,
+        k_inst,
         what: "A",
     };
     let opb = Operand {
         t: bt,
         kx: &b_kx,
         offset: ob,
+        eb,
+        k_inst,
         what: "B",
     };
     // Tile origins: A's (row block, k) per warpgroup g, B's (n block, k).
-    let a_origin = |i: i64, g: i64, ki: i64| (WGMMA_M * (wg * i + g), 16 * ki);
-    let b_origin = |j: i64, ki: i64| (ni_n * j, 16 * ki);
+    let a_origin = |i: i64, g: i64, ki: i64| (WGMMA_M * (wg * i + g), k_inst * ki);
+    let b_origin = |j: i64, ki: i64| (ni_n * j, k_inst * ki);
     let a_origins: Vec<(i64, i64)> = (0..rm)
         .flat_map(|i| (0..wg).flat_map(move |g| (0..kn).map(move |ki| a_origin(i, g, ki))))
         .collect();
@@ -427,9 +464,12 @@ pub fn lower(
         })
     };
     let attrs = [
-        ("shape", b.attr(&format!("#nvvm.shape<m = 64, n = {ni_n}, k = 16>"))),
-        ("typeA", b.attr(&format!("#nvvm.wgmma_type<{ae}>"))),
-        ("typeB", b.attr(&format!("#nvvm.wgmma_type<{ae}>"))),
+        (
+            "shape",
+            b.attr(&format!("#nvvm.shape<m = 64, n = {ni_n}, k = {k_inst}>")),
+        ),
+        ("typeA", b.attr(&format!("#nvvm.wgmma_type<{}>", ia.nvvm()))),
+        ("typeB", b.attr(&format!("#nvvm.wgmma_type<{}>", ib.nvvm()))),
         ("typeD", b.attr("#nvvm.wgmma_type<f32>")),
         ("scaleD", b.attr("#nvvm.wgmma_scale_out<one>")),
         ("scaleA", b.attr("#nvvm.wgmma_scale_in<one>")),
@@ -442,13 +482,13 @@ pub fn lower(
             let words: Vec<i64> = (0..wg)
                 .map(|gi| {
                     let (x, kk) = a_origin(i, gi, ki);
-                    da.word(2 * opa.offset(x, kk).unwrap_or(0))
+                    da.word(eb * opa.offset(x, kk).unwrap_or(0))
                 })
                 .collect();
             let dav = desc(base_a, &words);
             for j in 0..nn {
                 let (x, kk) = b_origin(j, ki);
-                let dbv = desc(base_b, &[db.word(2 * opb.offset(x, kk).unwrap_or(0))]);
+                let dbv = desc(base_b, &[db.word(eb * opb.offset(x, kk).unwrap_or(0))]);
                 let s = acc[i as usize][j as usize];
                 acc[i as usize][j as usize] = b.val("nvvm.wgmma.mma_async", &[s, dav, dbv], sty, &attrs);
             }
@@ -507,12 +547,41 @@ mod tests {
             k_major: true,
             lbo: 16,
             sbo: 1024,
+            eb: 2,
         };
         for k0 in [0, 16, 32, 48] {
             for x in 0..64 {
                 for kk in 0..16 {
                     let off = x * 64 + k0 + kk;
                     assert_eq!(d.hw_address(2 * k0, x, kk), 2 * s.apply(off));
+                }
+            }
+        }
+    }
+
+    /// FP8, K-major 128B: rows of 128 one-byte elements with Swizzle<3, 4, 3> (the same byte
+    /// XOR as <3, 3, 3> on 16-bit elements); an instruction reads 32 of K.
+    #[test]
+    fn fp8_k_major_128b_is_row_major_swizzle_343() {
+        let s = Swizzle {
+            bits: 3,
+            base: 4,
+            shift: 3,
+        };
+        assert_eq!(Mode::of(Some(&s), 1), Some(Mode::B128));
+        assert_eq!(Mode::of(Some(&s), 2), None);
+        let d = Desc {
+            mode: Mode::B128,
+            k_major: true,
+            lbo: 16,
+            sbo: 1024,
+            eb: 1,
+        };
+        for k0 in [0, 32, 64, 96] {
+            for x in 0..64 {
+                for kk in 0..32 {
+                    let off = x * 128 + k0 + kk;
+                    assert_eq!(d.hw_address(k0, x, kk), s.apply(off));
                 }
             }
         }
@@ -533,6 +602,7 @@ mod tests {
             k_major: false,
             lbo: 8192,
             sbo: 1024,
+            eb: 2,
         };
         for k0 in [0, 16, 32, 48] {
             for x in 0..128 {

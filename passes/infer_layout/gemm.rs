@@ -153,7 +153,68 @@ pub fn has_wgmma(op: mlir_sys::MlirOperation) -> bool {
     crate::target::of(op).is_some_and(|t| t.has_wgmma)
 }
 
-/// `wgmma.mma_async` atom: every warpgroup issues m64nNk16 (N a multiple of 8, at most 256).
+/// The A/B element types `wgmma.mma_async` multiplies into an f32 accumulator (PTX ISA,
+/// "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"): 16-bit floats, with K = 16 per
+/// instruction, and the FP8 formats, with K = 32 — one instruction always reads 32 bytes of K.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WgmmaInput {
+    F16,
+    BF16,
+    E4M3,
+    E5M2,
+}
+
+impl WgmmaInput {
+    /// The wgmma input type of element type `t`, if it is one.
+    pub fn of(t: mlir_sys::MlirType) -> Option<WgmmaInput> {
+        use mlir_sys::*;
+        // SAFETY: the type predicates only read the uniqued type `t` points to.
+        unsafe {
+            if mlirTypeIsAF16(t) {
+                Some(WgmmaInput::F16)
+            } else if mlirTypeIsABF16(t) {
+                Some(WgmmaInput::BF16)
+            } else if mlirTypeIsAFloat8E4M3FN(t) {
+                Some(WgmmaInput::E4M3)
+            } else if mlirTypeIsAFloat8E5M2(t) {
+                Some(WgmmaInput::E5M2)
+            } else {
+                None
+            }
+        }
+    }
+
+    /// Bytes per element.
+    pub fn bytes(self) -> i64 {
+        match self {
+            WgmmaInput::F16 | WgmmaInput::BF16 => 2,
+            WgmmaInput::E4M3 | WgmmaInput::E5M2 => 1,
+        }
+    }
+
+    /// The K of one instruction (32 bytes of K).
+    pub fn k(self) -> i64 {
+        32 / self.bytes()
+    }
+
+    /// The type's name in `#nvvm.wgmma_type<...>`.
+    pub fn nvvm(self) -> &'static str {
+        match self {
+            WgmmaInput::F16 => "f16",
+            WgmmaInput::BF16 => "bf16",
+            WgmmaInput::E4M3 => "e4m3",
+            WgmmaInput::E5M2 => "e5m2",
+        }
+    }
+
+    /// Whether an operand of this type may be MN-major (transposed in shared memory): only
+    /// the 16-bit types; FP8 operands are read K-major.
+    pub fn transposable(self) -> bool {
+        self.bytes() == 2
+    }
+}
+
+/// `wgmma.mma_async` atom: every warpgroup issues m64nNkK (N a multiple of 8, at most 256).
 pub const WGMMA_M: i64 = 64;
 pub const WGMMA_MAX_N: i64 = 256;
 
@@ -168,10 +229,11 @@ pub fn wgmma_n(n: i64) -> Option<i64> {
 
 /// How many warpgroups a gemm executed by `warps` warps runs as `wgmma` (sm_90a, A and B in
 /// shared memory): `warps` a multiple of 4, the warpgroups splitting M into 64-row blocks
-/// (each warpgroup takes every `warpgroups`-th block), K a multiple of 16. `None`: no wgmma.
-pub fn wgmma_warpgroups(m: i64, n: i64, k: i64, warps: i64) -> Option<i64> {
+/// (each warpgroup takes every `warpgroups`-th block), K a multiple of the instruction's
+/// (`k_atom`: 16 for 16-bit inputs, 32 for FP8). `None`: no wgmma.
+pub fn wgmma_warpgroups(m: i64, n: i64, k: i64, k_atom: i64, warps: i64) -> Option<i64> {
     let wg = warps / 4;
-    (warps % 4 == 0 && wg >= 1 && m % (WGMMA_M * wg) == 0 && k % 16 == 0 && wgmma_n(n).is_some()).then_some(wg)
+    (warps % 4 == 0 && wg >= 1 && m % (WGMMA_M * wg) == 0 && k % k_atom == 0 && wgmma_n(n).is_some()).then_some(wg)
 }
 
 /// The register layout of a `wgmma` accumulator C `[M, N]` over `warpgroups` warpgroups: the
@@ -254,9 +316,11 @@ mod tests {
             assert!(axe_layout::equivalent(&l, &mma).unwrap().equal, "{l} vs {mma}");
         }
         assert!(wgmma_accumulator(64, 64, 2).is_err());
-        assert_eq!(wgmma_warpgroups(128, 128, 64, 8), Some(2));
-        assert_eq!(wgmma_warpgroups(64, 128, 64, 8), None);
-        assert_eq!(wgmma_warpgroups(64, 128, 64, 2), None);
+        assert_eq!(wgmma_warpgroups(128, 128, 64, 16, 8), Some(2));
+        assert_eq!(wgmma_warpgroups(128, 128, 48, 32, 8), None);
+        assert_eq!(wgmma_warpgroups(128, 128, 64, 32, 8), Some(2));
+        assert_eq!(wgmma_warpgroups(64, 128, 64, 16, 8), None);
+        assert_eq!(wgmma_warpgroups(64, 128, 64, 16, 2), None);
         assert_eq!(wgmma_n(512), Some(256));
         assert_eq!(wgmma_n(264), Some(88));
     }

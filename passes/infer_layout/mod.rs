@@ -138,12 +138,21 @@ fn anchor_gemm(inf: &mut Inference, op: MlirOperation) -> Option<(Layout, Layout
     let threads = threads_of(op)?;
     let bits = ir::element_bits(ir::value_type(a));
     let acc_bits = ir::element_bits(ir::value_type(c));
+    let shared = |v: MlirValue| scope(v) == Some(MemoryScope::Shared);
+    // FP8 (e4m3/e5m2) has no mma.sync atom here, only wgmma (sm_90a, A and B in shared
+    // memory, m64nNk32): the accumulator is the same D fragment as for 16-bit inputs.
+    let elt = |v: MlirValue| crate::convert_axe_to_gpu::element_type(ir::value_type(v));
+    if let (Some(ia), Some(ib)) = (gemm::WgmmaInput::of(elt(a)), gemm::WgmmaInput::of(elt(b))) {
+        if ia.bytes() == 1 && ib.bytes() == 1 && acc_bits == 32 && gemm::has_wgmma(op) && shared(a) && shared(b) {
+            return anchor_wgmma_accumulator(inf, op, c, m, n, k, ia.k(), threads.warps);
+        }
+    }
     if !(bits == 16 && acc_bits == 32) {
         if registers {
             inf.fail(
                 op,
                 &format!(
-                    "no tensor-core atom for {} inputs with a {} accumulator (mma.sync m16n8k16 takes f16/bf16 into f32)",
+                    "no tensor-core atom for {} inputs with a {} accumulator (mma.sync m16n8k16 takes f16/bf16 into f32; wgmma also takes FP8 into f32, on an sm_90a target with A and B in shared memory)",
                     ir::element_type_name(ir::value_type(a)),
                     ir::element_type_name(ir::value_type(c))
                 ),
@@ -160,9 +169,8 @@ fn anchor_gemm(inf: &mut Inference, op: MlirOperation) -> Option<(Layout, Layout
     }
     // sm_90a: A and B in shared memory make the gemm a wgmma (convert-axe-to-gpu), whose
     // accumulator is the m64nNk16 D fragment, the warpgroups splitting M.
-    let shared = |v: MlirValue| scope(v) == Some(MemoryScope::Shared);
     let wgmma = (gemm::has_wgmma(op) && shared(a) && shared(b))
-        .then(|| gemm::wgmma_warpgroups(m, n, k, threads.warps))
+        .then(|| gemm::wgmma_warpgroups(m, n, k, 16, threads.warps))
         .flatten();
     let grid = match wgmma {
         Some(wg) => Some((4 * wg, 1)),
@@ -245,6 +253,51 @@ fn anchor_gemm(inf: &mut Inference, op: MlirOperation) -> Option<(Layout, Layout
         }
     }
     Some((a_want, b_want))
+}
+
+/// Phase 1 for a gemm that only `wgmma` computes (FP8 inputs in shared memory): the register
+/// accumulator gets (or must already have) the m64nNkK D fragment over the scope's
+/// warpgroups. A and B are shared, so there are no register fragments to anchor.
+#[allow(clippy::too_many_arguments)]
+fn anchor_wgmma_accumulator(
+    inf: &mut Inference,
+    op: MlirOperation,
+    c: MlirValue,
+    m: i64,
+    n: i64,
+    k: i64,
+    k_atom: i64,
+    warps: i64,
+) -> Option<(Layout, Layout)> {
+    let Some(wg) = gemm::wgmma_warpgroups(m, n, k, k_atom, warps) else {
+        inf.fail(
+            op,
+            &format!(
+                "a {m}x{n}x{k} gemm on {warps} warps is not tiled by the wgmma m64nNk{k_atom} atom (M a multiple of 64 per warpgroup, N of 8, K of {k_atom}, warps of 4)"
+            ),
+        );
+        return None;
+    };
+    let want = match gemm::wgmma_accumulator(m, n, wg) {
+        Ok(l) => l,
+        Err(e) => {
+            inf.fail(op, &format!("cannot lay out the wgmma accumulator: {e}"));
+            return None;
+        }
+    };
+    if scope(c) == Some(MemoryScope::Register) {
+        match inf.layout(c).cloned() {
+            None => {
+                inf.set(c, want);
+            }
+            Some(have) if !equal(&have, &want) => inf.fail(
+                op,
+                &format!("the accumulator's layout {have} is not the wgmma m64nNk{k_atom} accumulator layout {want} this gemm needs"),
+            ),
+            Some(_) => {}
+        }
+    }
+    None
 }
 
 /// Phase 3: operand `idx` of `op` must have `want`: copy it into a fresh tensor that has.

@@ -170,3 +170,109 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     return
   }
 }
+
+// -----
+
+// FP8: e4m3 A [M, K] and B [N, K], both K-major with the 64-byte swizzle on bytes
+// (#axe.swizzle<2, 4, 3>: 64-element rows), one warpgroup, K 64: the accumulator gets the same
+// D fragment as for 16-bit inputs; two m64n64k32 wgmma (32 of K, 32 bytes, per instruction).
+// CHECK-LABEL: func.func @fp8_wgmma
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: %[[F0:.*]] = nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %{{.*}}, <m = 64, n = 64, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
+// CHECK: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[F0]], <m = 64, n = 64, k = 32>
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// PTX: .entry fp8_wgmma_kernel
+// PTX-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @fp8_wgmma(%a: memref<4096xf8E4M3FN> {axe.align = 16 : i64}, %b: memref<4096xf8E4M3FN> {axe.align = 16 : i64}, %c: memref<4096xf32> {axe.align = 16 : i64}) {
+    %A = axe.view %a : memref<4096xf8E4M3FN> to !axe.tensor<64x64xf8E4M3FN, global, #axe.layout<(64, 64) : (64, 1)>>
+    %B = axe.view %b : memref<4096xf8E4M3FN> to !axe.tensor<64x64xf8E4M3FN, global, #axe.layout<(64, 64) : (64, 1)>>
+    %C = axe.view %c : memref<4096xf32> to !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>
+    axe.kernel grid [1] threads [128] {
+      %sa = axe.alloc : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>
+      %sb = axe.alloc : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>
+      %acc = axe.alloc : !axe.tensor<64x64xf32, register, ?>
+      %z = arith.constant 0.0 : f32
+      axe.fill %acc, %z : !axe.tensor<64x64xf32, register, ?>, f32
+      axe.copy %A, %sa : !axe.tensor<64x64xf8E4M3FN, global, #axe.layout<(64, 64) : (64, 1)>>, !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>
+      axe.copy %B, %sb : !axe.tensor<64x64xf8E4M3FN, global, #axe.layout<(64, 64) : (64, 1)>>, !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>
+      axe.barrier cta
+      axe.gemm %sa, %sb, %acc {transpose_b} : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>, !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>, !axe.tensor<64x64xf32, register, ?>
+      axe.copy %acc, %C : !axe.tensor<64x64xf32, register, ?>, !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>
+    }
+    return
+  }
+}
+
+// -----
+
+// FP8 e5m2, unswizzled K-major tiles (8x16-byte core matrices: the leading offset steps 16
+// bytes of K, the stride offset 8 rows).
+// CHECK-LABEL: func.func @fp8_e5m2
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<f32>, <one>], A[<e5m2>, <one>, <row>], B[<e5m2>, <one>, <col>]
+// PTX: .entry fp8_e5m2_kernel
+// PTX: wgmma.mma_async.sync.aligned.m64n64k32.f32.e5m2.e5m2
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @fp8_e5m2(%c: memref<4096xf32> {axe.align = 16 : i64}) {
+    %C = axe.view %c : memref<4096xf32> to !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>
+    axe.kernel grid [1] threads [128] {
+      %sa = axe.alloc : !axe.tensor<64x32xf8E5M2, shared, #axe.layout<(8, 8, 2, 16) : (128, 16, 1024, 1)>>
+      %sb = axe.alloc : !axe.tensor<64x32xf8E5M2, shared, #axe.layout<(8, 8, 2, 16) : (128, 16, 1024, 1)>>
+      %acc = axe.alloc : !axe.tensor<64x64xf32, register, ?>
+      %z = arith.constant 0.0 : f32
+      axe.fill %acc, %z : !axe.tensor<64x64xf32, register, ?>, f32
+      axe.gemm %sa, %sb, %acc {transpose_b} : !axe.tensor<64x32xf8E5M2, shared, #axe.layout<(8, 8, 2, 16) : (128, 16, 1024, 1)>>, !axe.tensor<64x32xf8E5M2, shared, #axe.layout<(8, 8, 2, 16) : (128, 16, 1024, 1)>>, !axe.tensor<64x64xf32, register, ?>
+      axe.copy %acc, %C : !axe.tensor<64x64xf32, register, ?>, !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>
+    }
+    return
+  }
+}
+
+// -----
+
+// Refused: an FP8 B contiguous along N (wgmma transposes only 16-bit operands).
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @fp8_mn_major() {
+    axe.kernel grid [1] threads [128] {
+      %a = axe.alloc : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>
+      %b = axe.alloc : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>
+      %c = axe.alloc : !axe.tensor<64x64xf32, register, ?>
+      // expected-error@+1 {{B ((64, 64) : (64, 1)) is contiguous along M/N; wgmma reads 8-bit operands only K-major (contiguous along K)}}
+      axe.gemm %a, %b, %c : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>, !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>, !axe.tensor<64x64xf32, register, ?>
+    }
+    return
+  }
+}
+
+// -----
+
+// Refused: the 16-bit element swizzle on FP8 tiles (the 128-byte mode on bytes is <3, 4, 3>).
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @fp8_swizzle_mismatch() {
+    axe.kernel grid [1] threads [128] {
+      %a = axe.alloc : !axe.tensor<64x128xf8E4M3FN, shared, #axe.layout<(64, 128) : (128, 1)>, #axe.swizzle<3, 3, 3>>
+      %b = axe.alloc : !axe.tensor<64x128xf8E4M3FN, shared, #axe.layout<(64, 128) : (128, 1)>, #axe.swizzle<3, 3, 3>>
+      %c = axe.alloc : !axe.tensor<64x64xf32, register, ?>
+      // expected-error@+1 {{A has #axe.swizzle<3, 3, 3>, which no wgmma descriptor swizzle mode matches for 8-bit elements (none, #axe.swizzle<1|2|3, 4, 3>)}}
+      axe.gemm %a, %b, %c {transpose_b} : !axe.tensor<64x128xf8E4M3FN, shared, #axe.layout<(64, 128) : (128, 1)>, #axe.swizzle<3, 3, 3>>, !axe.tensor<64x128xf8E4M3FN, shared, #axe.layout<(64, 128) : (128, 1)>, #axe.swizzle<3, 3, 3>>, !axe.tensor<64x64xf32, register, ?>
+    }
+    return
+  }
+}
+
+// -----
+
+// Refused: FP8 on a target without wgmma (sm_90: no mma.sync atom takes FP8 here).
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @fp8_without_wgmma() {
+    axe.kernel grid [1] threads [128] {
+      %a = axe.alloc : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>
+      %b = axe.alloc : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>
+      %c = axe.alloc : !axe.tensor<64x64xf32, register, ?>
+      // expected-error@+1 {{no tensor-core atom for f8E4M3FN inputs with a f32 accumulator (mma.sync m16n8k16 takes f16/bf16 into f32; wgmma also takes FP8 into f32, on an sm_90a target with A and B in shared memory)}}
+      axe.gemm %a, %b, %c {transpose_b} : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>, !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>, !axe.tensor<64x64xf32, register, ?>
+    }
+    return
+  }
+}

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Checks, and with --bench times, the typed TMA + wgmma GEMMs of gen_gemm_tma.TYPED_VARIANTS:
+16-bit outputs (f16/bf16, what cuBLAS and Triton store) and the FP8 GEMMs (e4m3/e5m2 A [M, K]
+and B [N, K], f32 accumulation, per-tensor scales, bf16/f32 output — what
+`torch._scaled_mm` computes).
+
+    python3 gemm_typed.py DIR [--bench] [--reps R] [SUBSTRING]
+
+DIR is test/gpu/build.sh's output (<entry>.json manifests). Inputs are made by torch on the
+GPU (NumPy has no FP8). Correctness oracle: PyTorch's float32 product of the same (FP8- or
+16-bit-valued) inputs times the scales, with TF32 off; the tolerance is the output type's
+rounding (relative to the largest |entry|) plus the summation-order difference.
+
+Baselines, timed paired in one process (CUDA events, median of 30 runs per measurement,
+R alternating measurements; the ratio's median and spread are printed):
+  16-bit in/out: torch.matmul (cuBLAS) in that type;
+  FP8: torch._scaled_mm(a, b.t(), scale_a, scale_b, out_dtype) (cuBLASLt FP8).
+"""
+import os
+import statistics
+import sys
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "gpu"))
+from runtime_path import axe_runtime  # noqa: E402
+import gen_gemm_tma  # noqa: E402
+
+TORCH = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32,
+         "e4m3": torch.float8_e4m3fn, "e5m2": torch.float8_e5m2}
+# Relative error bound (of the largest |entry|) per output type: its rounding, plus slack for
+# the summation order of K products in f32.
+RTOL = {"f32": 1e-5, "f16": 2e-3, "bf16": 1e-2}
+
+
+def time_ms(fn, warmup=5, reps=30):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(reps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        torch.cuda.synchronize()
+        times.append(a.elapsed_time(b))
+    return statistics.median(times)
+
+
+def inputs(m, n, k, dtype, out):
+    g = torch.Generator(device="cuda").manual_seed(0)
+    fp8 = dtype in ("e4m3", "e5m2")
+    a = torch.randn(m, k, device="cuda", generator=g)
+    b = torch.randn(n, k, device="cuda", generator=g) if fp8 else torch.randn(k, n, device="cuda", generator=g)
+    a, b = a.to(TORCH[dtype]), b.to(TORCH[dtype])
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=TORCH[out])
+    scales = [torch.tensor([0.5], device="cuda"), torch.tensor([0.25], device="cuda")] if fp8 else []
+    return a, b, c, scales
+
+
+def main():
+    d = sys.argv[1]
+    bench = "--bench" in sys.argv
+    reps = int(sys.argv[sys.argv.index("--reps") + 1]) if "--reps" in sys.argv else 5
+    rest = [x for i, x in enumerate(sys.argv[2:], 2) if not x.startswith("--") and sys.argv[i - 1] != "--reps"]
+    torch.backends.cuda.matmul.allow_tf32 = False
+    passed = failed = 0
+    for v in gen_gemm_tma.TYPED_VARIANTS:
+        name = gen_gemm_tma.name(*v) + "_kernel"
+        if rest and not any(s in name for s in rest):
+            continue
+        m, n, k = v[:3]
+        dtype, out = v[9], v[10]
+        fp8 = dtype in ("e4m3", "e5m2")
+        try:
+            kernel = axe_runtime.load(f"{d}/{name}.json", entry=name)
+            a, b, c, scales = inputs(m, n, k, dtype, out)
+            args = [a.view(-1), b.view(-1), c.view(-1)] + scales
+            kernel(*args)
+            torch.cuda.synchronize()
+        except Exception as e:  # a bad manifest, a refused argument, a launch error
+            print(f"FAIL {name}: {type(e).__name__}: {e}", flush=True)
+            failed += 1
+            continue
+        if fp8:
+            want = (a.float() @ b.float().t()) * (scales[0] * scales[1])
+        else:
+            want = a.float() @ b.float()
+        got = c.float()
+        scale = want.abs().max().item()
+        err = (got - want).abs().max().item()
+        ok = bool(not torch.isnan(got).any()) and err <= RTOL[out] * scale
+        line = f"{'ok  ' if ok else 'FAIL'} {name}: max abs error {err:.3g} (entries up to {scale:.3g}, bound {RTOL[out] * scale:.3g})"
+        passed += ok
+        failed += not ok
+        if bench:
+            launch = kernel.launcher(*args)
+            if fp8:
+                bt = b.t()  # [K, N] column-major, what _scaled_mm takes
+                base_name = f"torch._scaled_mm({dtype}, out {out})"
+                base = lambda: torch._scaled_mm(a, bt, scale_a=scales[0], scale_b=scales[1], out_dtype=TORCH[out])
+                ref = base().float()
+                berr = (ref - want).abs().max().item()
+                line += f"; {base_name} max abs error {berr:.3g}"
+            else:
+                base_name = f"torch.matmul ({dtype}, out {dtype})"
+                base = lambda: torch.matmul(a, b)
+            ratios, mine, theirs = [], [], []
+            for _ in range(reps):
+                t_axe = time_ms(launch)
+                t_base = time_ms(base)
+                mine.append(t_axe)
+                theirs.append(t_base)
+                ratios.append(t_base / t_axe)
+            flops = 2 * m * n * k
+            ta, tb = statistics.median(mine), statistics.median(theirs)
+            line += (f"\n     axe {ta * 1e3:.1f} us ({flops / ta / 1e9:.0f} TFLOP/s); {base_name} {tb * 1e3:.1f} us "
+                     f"({flops / tb / 1e9:.0f} TFLOP/s); ratio (baseline time / axe time) median {statistics.median(ratios):.3f}, "
+                     f"min {min(ratios):.3f}, max {max(ratios):.3f} over {reps} paired runs")
+        print(line, flush=True)
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

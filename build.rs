@@ -142,10 +142,10 @@ fn generate_ffi(root: &Path) {
 const ODS_ROOT: &str = "dialect/include/Axe/AxeOps.td";
 
 /// Writes `$OUT_DIR/axe_ods.rs` from the TableGen records of [`ODS_ROOT`]: the dialect's op,
-/// attribute and type names, each op's attribute names, operand/result indices and counts, and
-/// every `I32EnumAttr` as a Rust enum. `mlir-tblgen` has no JSON backend, so this runs the
-/// TableGen front end shared by every backend, `llvm-tblgen --dump-json`, on the same sources
-/// and include path as the C++ build.
+/// attribute and type names, the names of its discardable attributes, each op's attribute
+/// names, operand/result indices and counts, and every `I32EnumAttr` as a Rust enum.
+/// `mlir-tblgen` has no JSON backend, so this runs the TableGen front end shared by every
+/// backend, `llvm-tblgen --dump-json`, on the same sources and include path as the C++ build.
 fn generate_ods(root: &Path) {
     let prefix = std::env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| LLVM_PREFIX.into());
     let out = Command::new(Path::new(&prefix).join("bin/llvm-tblgen"))
@@ -251,6 +251,7 @@ impl<'a> Ods<'a> {
              /// The dialect's namespace.\npub const DIALECT: &str = {dialect:?};\n\n"
         ));
         self.render_ops(&mut s, &dialect);
+        self.render_discardable_attrs(&mut s, &dialect);
         self.render_defs(&mut s, "attrs", "AttrDef", "attrName", "attribute");
         self.render_defs(&mut s, "types", "TypeDef", "typeName", "type");
         for e in self.instances("EnumAttrInfo") {
@@ -418,6 +419,46 @@ impl<'a> Ods<'a> {
             }
             s.push_str("    }\n");
         }
+    }
+
+    /// `pub mod discardable_attrs`: the full name (`axe.target`) of each attribute the dialect's
+    /// `discardableAttrs` declares, the attributes it defines on operations and function
+    /// arguments it does not own. The C++ reaches the same names through the helpers ODS
+    /// generates (`AxeDialect::getTargetAttrHelper()`).
+    fn render_discardable_attrs(&self, s: &mut String, dialect: &str) {
+        let dialects = self.instances("Dialect");
+        let record = dialects
+            .iter()
+            .map(|d| self.record(d))
+            .find(|r| r["name"] == dialect)
+            .unwrap_or_else(|| fail(&format!("ODS: no dialect named {dialect}")));
+        let args = record["discardableAttrs"]["args"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "/// The full name of every discardable attribute the dialect declares (ODS `discardableAttrs`):\n\
+             /// attributes it defines on operations and function arguments of other dialects."
+        );
+        s.push_str("pub mod discardable_attrs {\n");
+        let mut names = Vec::new();
+        for a in &args {
+            let (Some(class), Some(name)) = (a[0].as_str(), a[1].as_str()) else {
+                fail(&format!(
+                    "ODS: discardable attribute {a} of {dialect} is not \"Class\":$name"
+                ))
+            };
+            let _ = writeln!(s, "    /// `{dialect}.{name}`, a `{class}`.");
+            let _ = writeln!(s, "    pub const {}: &str = \"{dialect}.{name}\";", name.to_uppercase());
+            names.push(name.to_uppercase());
+        }
+        let _ = writeln!(
+            s,
+            "\n    /// Every discardable attribute name.\n    pub const ALL: &[&str] = &[{}];",
+            names.join(", ")
+        );
+        s.push_str("}\n\n");
     }
 
     /// `pub mod attrs`/`types`: the full name of each attribute or type the dialect defines.

@@ -24,8 +24,15 @@ use mlir_sys::{MlirAttribute, MlirOperation, MlirValue};
 use crate::dialect::{self, ffi, ods};
 use crate::ir;
 
+/// The canonical form of an `#axe.layout` attribute, or null to keep `attr` (the callback of
+/// `axeReplaceLayoutsIn`).
+///
+/// # Safety
+/// `attr` is a live, non-null attribute of the context the pass runs in (`axeReplaceLayoutsIn`
+/// passes each attribute of the IR it walks).
 unsafe extern "C" fn canonical_layout(attr: MlirAttribute, _user: *mut c_void) -> MlirAttribute {
-    let attr = Attribute::from_raw(attr);
+    // SAFETY: the caller's guarantee.
+    let attr = unsafe { Attribute::from_raw(attr) };
     let Some(layout) = dialect::layout_of_attr(attr) else {
         return MlirAttribute {
             ptr: std::ptr::null_mut(),
@@ -112,6 +119,7 @@ fn fold_dead_fill(op: MlirOperation) -> bool {
 /// read afterwards and `%src` never written afterwards: `%dst` is `%src`.
 fn fold_trivial_conversion(op: MlirOperation) -> bool {
     let (src, dst) = (ir::operand(op, 0), ir::operand(op, 1));
+    // SAFETY: both types are live (module contract); comparing them only reads them.
     if !unsafe { mlir_sys::mlirTypeEqual(ir::value_type(src), ir::value_type(dst)) } {
         return false;
     }
@@ -151,6 +159,9 @@ fn fold_trivial_conversion(op: MlirOperation) -> bool {
 /// The pass body.
 pub fn run(op: OperationRefMut) -> bool {
     let root = op.to_raw();
+    // SAFETY: `root` is the live operation the pass runs on; `canonical_layout` returns a
+    // layout attribute of the same context (or null to keep one), which every place an
+    // `#axe.layout` is held accepts, and ignores its user data.
     unsafe { ffi::axeReplaceLayoutsIn(root, Some(canonical_layout), std::ptr::null_mut()) };
     for _ in 0..64 {
         let mut changed = false;

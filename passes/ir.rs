@@ -61,6 +61,10 @@ pub fn collect_where(root: MlirOperation, keep: impl Fn(&str) -> bool) -> Vec<Ml
         keep: &'a dyn Fn(&str) -> bool,
         out: Vec<MlirOperation>,
     }
+    /// The walk's callback: records `op` when its name is kept.
+    ///
+    /// # Safety
+    /// `op` is a live op of the walk and `data` the `&mut Acc` the walk below was given.
     unsafe extern "C" fn visit(op: MlirOperation, data: *mut c_void) -> MlirWalkResult {
         // SAFETY: `data` is the `&mut Acc` passed to mlirOperationWalk below, alive and not
         // otherwise borrowed while the walk runs.
@@ -244,10 +248,14 @@ pub fn is_tensor(t: MlirType) -> bool {
     dialect::is_tensor_type(unsafe { Type::from_raw(t) })
 }
 
-/// The `!axe.tensor` type `t` with its layout replaced by `layout`.
+/// The `!axe.tensor` type `t` with its layout replaced by `layout` (any other type unchanged).
 pub fn with_layout(t: MlirType, layout: &Layout) -> MlirType {
-    // SAFETY: `t` is a live type (module contract); the C++ side checks that `t` is an
-    // `!axe.tensor` (returning it unchanged otherwise) and parses the printed layout.
+    if !is_tensor(t) {
+        return t;
+    }
+    // SAFETY: `t` is a live `!axe.tensor` (module contract, checked above), which the C++
+    // casts to; the layout attribute is built from canonical text (it always parses) in `t`'s
+    // context, where the dialect is loaded (`t` is one of its types).
     unsafe {
         let ctx = mlirTypeGetContext(t);
         let text = layout.to_string();
@@ -333,7 +341,7 @@ pub fn copy_schedule(op: MlirOperation) -> Option<CopySchedule> {
 /// The byte alignment a function argument declares for its buffer (`{axe.align = N}`, checked
 /// by the dialect's argument-attribute verifier), when `v` is such an argument.
 pub fn declared_alignment(v: MlirValue) -> Option<i64> {
-    declared_int(v, "axe.align")
+    declared_int(v, ods::discardable_attrs::ALIGN)
 }
 
 /// The attribute `name` a function argument carries in the function's `arg_attrs`, when `v`
@@ -399,20 +407,39 @@ pub fn enclosing_function(op: MlirOperation) -> Option<MlirOperation> {
 }
 
 /// The name of the target (`#axe.target<"...">`) on the nearest enclosing op that carries
-/// `axe.target`, if any.
+/// `axe.target` as an `#axe.target`, if any.
 pub fn target_name(op: MlirOperation) -> Option<String> {
     let mut p = Some(op);
     while let Some(o) = p {
-        // SAFETY: `o` is `op` or one of its ancestors, all live (module contract).
-        let a = unsafe { mlirOperationGetAttributeByName(o, string_ref("axe.target")) };
-        // SAFETY: `a` is non-null, and read as a target only after the check says it is one.
-        if !a.ptr.is_null() && unsafe { dialect::ffi::axeAttributeIsATarget(a) } {
-            // SAFETY: `a` is an `#axe.target` (checked above).
-            return Some(string(unsafe { dialect::ffi::axeTargetAttrGetName(a) }));
+        if let Ok(Some(name)) = own_target_name(o) {
+            return Some(name);
         }
         p = parent(o);
     }
     None
+}
+
+/// The name of the target `op` itself carries in `axe.target` (the dialect's discardable
+/// attribute `target`): None when it carries none, an error located at `op` when the
+/// attribute is not an `#axe.target<"NAME">`.
+pub fn own_target_name(op: MlirOperation) -> crate::error::Result<Option<String>> {
+    let attr_name = ods::discardable_attrs::TARGET;
+    // SAFETY: `op` is live (module contract); `string_ref` borrows `attr_name` for the call.
+    let a = unsafe { mlirOperationGetAttributeByName(op, string_ref(attr_name)) };
+    if a.ptr.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: `a` is a live, non-null attribute of `op`.
+    if unsafe { dialect::ffi::axeAttributeIsATarget(a) } {
+        // SAFETY: `a` is an `#axe.target` (checked above); its name is owned by the context.
+        return Ok(Some(string(unsafe { dialect::ffi::axeTargetAttrGetName(a) })));
+    }
+    // SAFETY: `a` is a live, non-null attribute (printed for the diagnostic only).
+    let printed = unsafe { melior::ir::attribute::Attribute::from_raw(a) }.to_string();
+    Err(crate::error::AxeError::at(
+        op,
+        format!("'{attr_name}' must be an #axe.target<\"NAME\">, got {printed}"),
+    ))
 }
 
 /// Whether `op` carries the attribute `attr` (e.g. a unit attribute).
@@ -603,11 +630,14 @@ pub fn tensor_swizzle(t: MlirType) -> Option<axe_layout::swizzle::Swizzle> {
     )
 }
 
-/// The `!axe.tensor` type `t` with swizzle `s` (None: no swizzle).
+/// The `!axe.tensor` type `t` with swizzle `s` (None: no swizzle; any other type unchanged).
 pub fn with_swizzle(t: MlirType, s: Option<&axe_layout::swizzle::Swizzle>) -> MlirType {
+    if !is_tensor(t) {
+        return t;
+    }
     let (b, m, sh) = s.map(|s| (s.bits as i32, s.base as i32, s.shift)).unwrap_or((0, 0, 0));
-    // SAFETY: `t` is a live type (module contract); the C++ side returns any type other than
-    // an `!axe.tensor` unchanged.
+    // SAFETY: `t` is a live `!axe.tensor` (module contract, checked above), which the C++
+    // casts to.
     unsafe { dialect::ffi::axeTensorTypeWithSwizzle(t, b, m, sh) }
 }
 
@@ -622,10 +652,33 @@ pub fn string_attr(op: MlirOperation, name: &str) -> Option<String> {
 }
 
 /// The printed form of `op`'s attribute `name` (e.g. `"foo"` for a string, `3 : i64`), if set.
+/// For diagnostics: code that decides on an attribute reads it through a typed accessor.
 pub fn attr_text(op: MlirOperation, name: &str) -> Option<String> {
     // SAFETY: `op` is live (module contract); the attribute is wrapped only when non-null.
     unsafe {
         let a = mlirOperationGetAttributeByName(op, string_ref(name));
         (!a.ptr.is_null()).then(|| melior::ir::attribute::Attribute::from_raw(a).to_string())
+    }
+}
+
+/// The value of a float or integer attribute (e.g. an `arith.constant`'s `value`) as an `f64`
+/// (None for any other attribute, and for an `i1`).
+pub fn float_or_int_attr(op: MlirOperation, name: &str) -> Option<f64> {
+    // SAFETY: `op` is live (module contract); the value is read only from a non-null
+    // FloatAttr or IntegerAttr.
+    unsafe {
+        let a = mlirOperationGetAttributeByName(op, string_ref(name));
+        if a.ptr.is_null() {
+            None
+        } else if mlirAttributeIsAFloat(a) {
+            Some(mlirFloatAttrGetValueDouble(a))
+        } else if mlirAttributeIsAInteger(a) {
+            // An i1 is a boolean (`true`), not a number.
+            let t = mlirAttributeGetType(a);
+            let boolean = mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 1;
+            (!boolean).then(|| mlirIntegerAttrGetValueInt(a) as f64)
+        } else {
+            None
+        }
     }
 }

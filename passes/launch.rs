@@ -14,9 +14,16 @@ use crate::ir;
 pub fn declared_alignments(module: &Module, name: &str) -> Option<Vec<Option<i64>>> {
     let func = find_function(module.as_operation().to_raw(), name)?;
     let body = ir::region_block(func, 0);
+    if body.ptr.is_null() {
+        // A declaration: no body, no arguments to read the attributes from.
+        return Some(Vec::new());
+    }
+    // SAFETY: `body` is the live, non-null entry block of a function of `module`, which the
+    // borrow keeps alive; arguments are read at indices below their number.
     let n = unsafe { mlir_sys::mlirBlockGetNumArguments(body) };
     Some(
         (0..n)
+            // SAFETY: as above, `i` < `n`.
             .map(|i| ir::declared_alignment(unsafe { mlir_sys::mlirBlockGetArgument(body, i) }))
             .collect(),
     )

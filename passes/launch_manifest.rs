@@ -19,46 +19,60 @@
 use mlir_sys::*;
 use serde_json::{json, Map, Value};
 
+use crate::dialect::ods;
 use crate::ir;
 
 /// The manifest format's version; bump it when a field changes meaning.
 pub const MANIFEST_VERSION: i64 = 1;
 
-/// The attribute names the recording half leaves on a launching function.
-pub const ARGUMENTS_ATTR: &str = "axe.arguments";
-pub const TENSOR_MAPS_ATTR: &str = "axe.tensor_maps";
+/// The attribute names the recording half leaves on a launching function (the dialect's
+/// discardable attributes `arguments` and `tensor_maps`).
+pub const ARGUMENTS_ATTR: &str = ods::discardable_attrs::ARGUMENTS;
+pub const TENSOR_MAPS_ATTR: &str = ods::discardable_attrs::TENSOR_MAPS;
 
 /// The upstream runtime function a `nvgpu.tma.create.descriptor` becomes on the host.
 const TENSOR_MAP_ENCODER: &str = "mgpuTensorMapEncodeTiledMemref";
 
 // ---------------------------------------------------------------------------------------------
 // Recording.
+//
+// Every handle here is a live handle of the IR the running pass (or translation) owns: the
+// module contract of `crate::ir`, on which each `unsafe` block relies. Attribute constructors
+// copy what they are given into the context, so borrowed slices and strings need only live for
+// the call.
 
 fn context_of(op: MlirOperation) -> MlirContext {
+    // SAFETY: `op` is live (module contract).
     unsafe { mlirOperationGetContext(op) }
 }
 
 fn str_attr(ctx: MlirContext, s: &str) -> MlirAttribute {
+    // SAFETY: `ctx` is live; `s` is borrowed for the call (copied into the context).
     unsafe { mlirStringAttrGet(ctx, ir::string_ref(s)) }
 }
 
 fn i64_attr(ctx: MlirContext, v: i64) -> MlirAttribute {
+    // SAFETY: `ctx` is live.
     unsafe { mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), v) }
 }
 
 fn i64s_attr(ctx: MlirContext, v: &[i64]) -> MlirAttribute {
+    // SAFETY: `ctx` is live; `v` (pointer and length of one slice) is copied for the call.
     unsafe { mlirDenseI64ArrayGet(ctx, v.len() as isize, v.as_ptr()) }
 }
 
 fn dict_attr(ctx: MlirContext, entries: &[(&str, MlirAttribute)]) -> MlirAttribute {
     let named: Vec<MlirNamedAttribute> = entries
         .iter()
+        // SAFETY: `ctx` and the attributes are live; the key is copied into an identifier.
         .map(|(k, v)| unsafe { mlirNamedAttributeGet(mlirIdentifierGet(ctx, ir::string_ref(k)), *v) })
         .collect();
+    // SAFETY: `ctx` is live; `named` (pointer and length of one vector) is copied for the call.
     unsafe { mlirDictionaryAttrGet(ctx, named.len() as isize, named.as_ptr()) }
 }
 
 fn array_attr(ctx: MlirContext, items: &[MlirAttribute]) -> MlirAttribute {
+    // SAFETY: `ctx` and the items are live; `items` is copied for the call.
     unsafe { mlirArrayAttrGet(ctx, items.len() as isize, items.as_ptr()) }
 }
 
@@ -67,13 +81,19 @@ fn array_attr(ctx: MlirContext, items: &[MlirAttribute]) -> MlirAttribute {
 pub fn record_arguments(func: MlirOperation) {
     let ctx = context_of(func);
     let entry = ir::region_block(func, 0);
-    let n = unsafe { mlirBlockGetNumArguments(entry) };
+    let n = if entry.ptr.is_null() {
+        0 // a declaration: no body
+    } else {
+        // SAFETY: `entry` is the live, non-null entry block of `func`.
+        unsafe { mlirBlockGetNumArguments(entry) }
+    };
     let items: Vec<MlirAttribute> = (0..n)
         .map(|i| {
+            // SAFETY: `entry` is live and non-null (`n` > 0), and `i` < `n`.
             let arg = unsafe { mlirBlockGetArgument(entry, i) };
             let t = ir::value_type(arg);
             // The arguments a device mesh adds: the rank and the peer tables.
-            if ir::declared_flag(arg, "axe.mesh_rank") {
+            if ir::declared_flag(arg, ods::discardable_attrs::MESH_RANK) {
                 return dict_attr(
                     ctx,
                     &[
@@ -82,7 +102,7 @@ pub fn record_arguments(func: MlirOperation) {
                     ],
                 );
             }
-            if let Some(of) = ir::declared_int(arg, "axe.peers_of") {
+            if let Some(of) = ir::declared_int(arg, ods::discardable_attrs::PEERS_OF) {
                 let devices = ir::shape(t).first().copied().unwrap_or(0);
                 return dict_attr(
                     ctx,
@@ -94,6 +114,7 @@ pub fn record_arguments(func: MlirOperation) {
                     ],
                 );
             }
+            // SAFETY: `t` is a live type; the test only reads it.
             if unsafe { mlirTypeIsAMemRef(t) } {
                 let shape = ir::shape(t);
                 let extent = if shape.iter().all(|&d| d >= 0) {
@@ -102,6 +123,7 @@ pub fn record_arguments(func: MlirOperation) {
                     -1
                 };
                 let align = ir::argument_alignment(arg);
+                // SAFETY: `t` is a memref (checked above), a shaped type.
                 let elt = unsafe { mlirShapedTypeGetElementType(t) };
                 dict_attr(
                     ctx,
@@ -143,13 +165,7 @@ pub struct RecordedMap<'a> {
 pub fn record_tensor_map(at: MlirOperation, map: &RecordedMap) {
     let Some(func) = ir::enclosing_function(at) else { return };
     let ctx = context_of(func);
-    let arg = if unsafe { mlirValueIsABlockArgument(map.memref) }
-        && unsafe { mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(map.memref)) }.ptr == func.ptr
-    {
-        unsafe { mlirBlockArgumentGetArgNumber(map.memref) }
-    } else {
-        -1
-    };
+    let arg = argument_number(map.memref, func).unwrap_or(-1);
     let entry = dict_attr(
         ctx,
         &[
@@ -166,16 +182,36 @@ pub fn record_tensor_map(at: MlirOperation, map: &RecordedMap) {
     set_attr(func, TENSOR_MAPS_ATTR, array_attr(ctx, &items));
 }
 
+/// Sets one of the recording's attributes (`axe.arguments`, `axe.tensor_maps`) on `op`.
+/// The position of `v` among the arguments of `func`'s body, when it is one.
+fn argument_number(v: MlirValue, func: MlirOperation) -> Option<isize> {
+    // SAFETY: `v` is live (module contract); its owner block and argument number are read
+    // only after the test says it is a block argument.
+    unsafe {
+        let is_argument =
+            mlirValueIsABlockArgument(v) && mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v)).ptr == func.ptr;
+        is_argument.then(|| mlirBlockArgumentGetArgNumber(v))
+    }
+}
+
 fn set_attr(op: MlirOperation, name: &str, a: MlirAttribute) {
+    // SAFETY: `op` and `a` are live; `name` is one of the dialect's discardable attributes,
+    // which no C++ accessor reads with an unchecked cast (only this module reads them back,
+    // checking their kinds), so replacing it cannot break a C++ invariant.
     unsafe { mlirOperationSetAttributeByName(op, ir::string_ref(name), a) }
 }
 
 fn attr_array(op: MlirOperation, name: &str) -> Vec<MlirAttribute> {
+    // SAFETY: `op` is live; the attribute is tested (non-null, then an array) before its
+    // elements are read, at indices below their number.
     let a = unsafe { mlirOperationGetAttributeByName(op, ir::string_ref(name)) };
+    // SAFETY: as above.
     if a.ptr.is_null() || !unsafe { mlirAttributeIsAArray(a) } {
         return Vec::new();
     }
+    // SAFETY: as above.
     (0..unsafe { mlirArrayAttrGetNumElements(a) })
+        // SAFETY: as above.
         .map(|i| unsafe { mlirArrayAttrGetElement(a, i) })
         .collect()
 }
@@ -187,6 +223,8 @@ use crate::error::{AxeError, Result as R};
 
 /// An attribute as JSON (the recorded dictionaries: strings, integers, i64 arrays).
 fn to_json(a: MlirAttribute) -> Value {
+    // SAFETY: `a` is null or a live attribute (module contract); each accessor is called only
+    // after the test of the attribute's kind it needs, at indices below the element counts.
     unsafe {
         if a.ptr.is_null() {
             Value::Null
@@ -248,13 +286,20 @@ fn binaries(root: MlirOperation) -> R<Vec<(String, Ptx)>> {
     let mut out = Vec::new();
     for bin in ir::collect(root, &["gpu.binary"]) {
         let name = ir::string_attr(bin, "sym_name").unwrap_or_default();
-        let objects = unsafe { mlirOperationGetAttributeByName(bin, ir::string_ref("objects")) };
-        let first = (!objects.ptr.is_null()
-            && unsafe { mlirAttributeIsAArray(objects) }
-            && unsafe { mlirArrayAttrGetNumElements(objects) } > 0)
-            .then(|| unsafe { mlirArrayAttrGetElement(objects, 0) })
-            .filter(|o| unsafe { mlirAttributeIsAGPUObjectAttr(*o) })
-            .ok_or_else(|| AxeError::at(bin, "gpu.binary without a #gpu.object".to_string()))?;
+        // SAFETY: `bin` is live; `objects` is read as an array only when non-null and an array,
+        // its first element only when it has one, and that element is tested before it is
+        // read as a `#gpu.object` (below).
+        let first = unsafe {
+            let objects = mlirOperationGetAttributeByName(bin, ir::string_ref("objects"));
+            let has_one =
+                !objects.ptr.is_null() && mlirAttributeIsAArray(objects) && mlirArrayAttrGetNumElements(objects) > 0;
+            has_one
+                .then(|| mlirArrayAttrGetElement(objects, 0))
+                .filter(|o| mlirAttributeIsAGPUObjectAttr(*o))
+        }
+        .ok_or_else(|| AxeError::at(bin, "gpu.binary without a #gpu.object".to_string()))?;
+        // SAFETY: `first` is a `#gpu.object` (checked above); its object string is owned by the
+        // context.
         let text = ir::string_of(unsafe { mlirGPUObjectAttrGetObject(first) });
         let header = |key: &str| {
             text.lines().find_map(|l| {
@@ -281,11 +326,16 @@ struct Operands {
 }
 
 fn launch_operands(launch: MlirOperation) -> R<Operands> {
+    // SAFETY: `launch` is live; `seg` is read as a DenseI32ArrayAttr only when non-null and one
+    // (short-circuit), at indices below its length.
     let seg = unsafe { mlirOperationGetAttributeByName(launch, ir::string_ref("operandSegmentSizes")) };
+    // SAFETY: as above.
     if seg.ptr.is_null() || !unsafe { mlirAttributeIsADenseI32Array(seg) } {
         return Err(AxeError::at(launch, "gpu.launch_func without operand segments"));
     }
+    // SAFETY: as above.
     let sizes: Vec<usize> = (0..unsafe { mlirDenseArrayGetNumElements(seg) })
+        // SAFETY: as above.
         .map(|i| unsafe { mlirDenseI32ArrayGetElement(seg, i) } as usize)
         .collect();
     // asyncDependencies, grid x/y/z, block x/y/z, cluster x/y/z, dynamicSharedMemorySize,
@@ -353,10 +403,13 @@ pub fn manifest(root: MlirOperation) -> R<Value> {
         while ir::name(host) != "llvm.func" && ir::name(host) != "func.func" {
             host = ir::parent(host).ok_or_else(|| AxeError::at(launch, "a launch outside any function".to_string()))?;
         }
+        // SAFETY: `host` is live (module contract); a missing attribute is null, which
+        // `to_json` maps to `Null`.
         let arguments = match to_json(unsafe { mlirOperationGetAttributeByName(host, ir::string_ref(ARGUMENTS_ATTR)) }) {
             Value::Array(a) => a,
             _ => return Err(AxeError::at(launch, format!("the launching function has no '{ARGUMENTS_ATTR}': only kernels lowered by convert-axe-to-gpu have a manifest"))),
         };
+        // SAFETY: as above.
         let maps = match to_json(unsafe { mlirOperationGetAttributeByName(host, ir::string_ref(TENSOR_MAPS_ATTR)) }) {
             Value::Array(a) => a,
             _ => Vec::new(),
@@ -419,24 +472,33 @@ pub fn manifest(root: MlirOperation) -> R<Value> {
 
 /// The callee of an `llvm.call`.
 fn callee(call: MlirOperation) -> Option<String> {
+    // SAFETY: `call` is live; `a` is read as a FlatSymbolRefAttr only when non-null and one.
     let a = unsafe { mlirOperationGetAttributeByName(call, ir::string_ref("callee")) };
+    // SAFETY: as above.
     (!a.ptr.is_null() && unsafe { mlirAttributeIsAFlatSymbolRef(a) })
+        // SAFETY: as above.
         .then(|| ir::string_of(unsafe { mlirFlatSymbolRefAttrGetValue(a) }))
 }
 
 /// `@module::@kernel` of a launch.
 fn kernel_symbol(launch: MlirOperation) -> R<(String, String)> {
-    let a = unsafe { mlirOperationGetAttributeByName(launch, ir::string_ref("kernel")) };
-    if a.ptr.is_null()
-        || !unsafe { mlirAttributeIsASymbolRef(a) }
-        || unsafe { mlirSymbolRefAttrGetNumNestedReferences(a) } != 1
-    {
+    // SAFETY: `launch` is live; `a` is read as a SymbolRefAttr only when non-null and one
+    // (short-circuit).
+    let (a, nested) = unsafe {
+        let a = mlirOperationGetAttributeByName(launch, ir::string_ref("kernel"));
+        let nested =
+            (!a.ptr.is_null() && mlirAttributeIsASymbolRef(a)).then(|| mlirSymbolRefAttrGetNumNestedReferences(a));
+        (a, nested)
+    };
+    if nested != Some(1) {
         return Err(AxeError::at(
             launch,
             "gpu.launch_func without a @module::@kernel symbol",
         ));
     }
+    // SAFETY: `a` is a SymbolRefAttr (checked above); the names are owned by the context.
     let module = ir::string_of(unsafe { mlirSymbolRefAttrGetRootReference(a) });
+    // SAFETY: as above.
     let entry = ir::string_of(unsafe { mlirSymbolRefAttrGetLeafReference(a) });
     Ok((module, entry))
 }
@@ -453,10 +515,8 @@ fn parameter(
     encoders: &[MlirOperation],
     maps: &[Value],
 ) -> R<Value> {
-    let is_host_arg = unsafe { mlirValueIsABlockArgument(v) }
-        && unsafe { mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v)) }.ptr == host.ptr;
-    if is_host_arg {
-        let pos = unsafe { mlirBlockArgumentGetArgNumber(v) } as usize;
+    if let Some(pos) = argument_number(v, host) {
+        let pos = pos as usize;
         let Some(arg) = positions.iter().position(|p| *p == pos) else {
             return Err(AxeError::at(
                 launch,

@@ -50,6 +50,8 @@ pub(crate) fn run_pass(pass: &str, op: MlirOperation, _options: &str) -> bool {
 /// Runs the Rust translation `name` on `op`: the output text, or None after emitting
 /// diagnostics on failure.
 pub(crate) fn translate(name: &str, op: MlirOperation) -> Option<String> {
+    // SAFETY: the C++ translation hands us the operation it translates (the parsed module);
+    // it is valid and exclusively ours for the duration of the call.
     let op = unsafe { OperationRefMut::from_raw(op) };
     match name {
         "axe-to-nki" => nki::translate(op),
@@ -73,6 +75,8 @@ pub fn translate_main() -> i32 {
     let args = c_args();
     let mut argv: Vec<*mut std::os::raw::c_char> = args.iter().map(|a| a.as_ptr() as *mut _).collect();
     argv.push(std::ptr::null_mut());
+    // SAFETY: `argv` holds `args.len()` NUL-terminated strings (owned by `args`, alive for the
+    // call) followed by a null pointer, the `argc`/`argv` contract of `mlirTranslateMain`.
     unsafe { dialect::ffi::axeTranslateMain(args.len() as i32, argv.as_mut_ptr()) }
 }
 
@@ -82,6 +86,8 @@ pub fn opt_main() -> i32 {
     let args = c_args();
     let mut argv: Vec<*mut std::os::raw::c_char> = args.iter().map(|a| a.as_ptr() as *mut _).collect();
     argv.push(std::ptr::null_mut());
+    // SAFETY: `argv` holds `args.len()` NUL-terminated strings (owned by `args`, alive for the
+    // call) followed by a null pointer, the `argc`/`argv` contract of `MlirOptMain`.
     unsafe { dialect::ffi::axeOptMain(args.len() as i32, argv.as_mut_ptr()) }
 }
 
@@ -117,6 +123,7 @@ pub mod plugin {
     /// valid for the duration of the call.
     pub unsafe extern "C" fn register_dialects(registry: *mut c_void) {
         crate::dialect::install();
+        // SAFETY: the caller's guarantee: `registry` is mlir-opt's live `DialectRegistry`.
         unsafe { crate::dialect::ffi::axeRegisterDialectPlugin(registry) }
     }
 

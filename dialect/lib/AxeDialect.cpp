@@ -314,36 +314,41 @@ axe::TensorType axe::TensorType::cloneWith(std::optional<ArrayRef<int64_t>> shap
 //===----------------------------------------------------------------------===//
 
 /// `axe.align` on a function argument: the byte alignment the caller promises
-/// for the buffer's base (a power of two, at least 1).
+/// for the buffer's base (a power of two, at least 1). The names are the
+/// dialect's discardable attributes (`discardableAttrs` in AxeDialect.td).
 LogicalResult AxeDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned regionIndex,
                                                    unsigned argIndex,
                                                    NamedAttribute attr) {
   // Arguments convert-axe-to-gpu adds for a device mesh: the rank, and the table of a
   // symmetric buffer's device addresses on every rank.
-  if (attr.getName() == "axe.mesh_rank") {
+  if (attr.getName() == getMeshRankAttrHelper().getName()) {
     if (!llvm::isa<UnitAttr>(attr.getValue()))
-      return op->emitError() << "'axe.mesh_rank' on argument #" << argIndex
+      return op->emitError() << "'" << MeshRankAttrHelper::getNameStr()
+                             << "' on argument #" << argIndex
                              << " must be a unit attribute";
     return success();
   }
-  if (attr.getName() == "axe.peers_of") {
+  if (attr.getName() == getPeersOfAttrHelper().getName()) {
     auto of = llvm::dyn_cast<IntegerAttr>(attr.getValue());
     if (!of || of.getInt() < 0)
-      return op->emitError() << "'axe.peers_of' on argument #" << argIndex
+      return op->emitError() << "'" << PeersOfAttrHelper::getNameStr()
+                             << "' on argument #" << argIndex
                              << " must name an argument (a non-negative i64)";
     return success();
   }
-  if (attr.getName() != "axe.align")
+  if (attr.getName() != getAlignAttrHelper().getName())
     return op->emitError() << "unknown Axe argument attribute '"
                            << attr.getName().getValue() << "'";
   auto align = llvm::dyn_cast<IntegerAttr>(attr.getValue());
   if (!align || !align.getType().isInteger(64))
-    return op->emitError() << "'axe.align' on argument #" << argIndex
+    return op->emitError() << "'" << AlignAttrHelper::getNameStr()
+                           << "' on argument #" << argIndex
                            << " must be an i64 integer";
   int64_t value = align.getInt();
   if (value < 1 || !llvm::isPowerOf2_64(value) || value > (1 << 20))
-    return op->emitError() << "'axe.align' on argument #" << argIndex
+    return op->emitError() << "'" << AlignAttrHelper::getNameStr()
+                           << "' on argument #" << argIndex
                            << " must be a power of two in [1, 2^20], got "
                            << value;
   return success();

@@ -99,10 +99,16 @@ static void printScopeSlice(OpAsmPrinter &printer, Operation *,
 // Shared checks
 //===----------------------------------------------------------------------===//
 
-/// The target named by the nearest `axe.target` attribute around `op`.
+/// The target named by the nearest `axe.target` attribute (the dialect's
+/// discardable attribute `target`) around `op`.
 static TargetAttr findTarget(Operation *op) {
+  // Verifiers of Axe ops run with the dialect loaded.
+  auto *dialect = op->getContext()->getLoadedDialect<AxeDialect>();
+  if (!dialect)
+    return {};
+  auto target = dialect->getTargetAttrHelper();
   for (Operation *p = op; p; p = p->getParentOp())
-    if (auto t = p->getAttrOfType<TargetAttr>("axe.target"))
+    if (auto t = target.getAttr(p))
       return t;
   return {};
 }

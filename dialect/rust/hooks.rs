@@ -23,13 +23,24 @@ pub(super) static HOOKS: AxeRustHooks = AxeRustHooks {
     translate: Some(translate),
 };
 
+/// The UTF-8 text of a hook's (pointer, length) argument; None when it is not UTF-8.
+///
+/// # Safety
+/// `ptr` points to `len` readable bytes that stay unchanged for `'a` (or `len` is 0). The C++
+/// side passes a `StringRef` it owns for the duration of the hook call, and the hooks use the
+/// text only within the call.
 unsafe fn text<'a>(ptr: *const c_char, len: usize) -> Option<&'a str> {
     if len == 0 {
         return Some("");
     }
-    std::str::from_utf8(std::slice::from_raw_parts(ptr as *const u8, len)).ok()
+    // SAFETY: the caller's guarantee (`len` > 0 readable bytes at `ptr`).
+    std::str::from_utf8(unsafe { std::slice::from_raw_parts(ptr as *const u8, len) }).ok()
 }
 
+/// # Safety
+/// Called by the C++ dialect through [`HOOKS`]: every (pointer, length) pair is a string it
+/// owns for the call (as for [`text`]), and `sink`/`user` are its sink and that sink's data,
+/// valid for the call.
 unsafe extern "C" fn parse_layout(
     ptr: *const c_char,
     len: usize,
@@ -52,11 +63,15 @@ unsafe extern "C" fn parse_layout(
             0,
         ),
     };
+    // SAFETY: the C++ caller passes a pointer to its own `size_t`, writable for the call.
     *error_offset = offset;
     send(sink, user, &out);
     ok
 }
 
+/// # Safety
+/// Called by the C++ dialect through [`HOOKS`]: `ptr`/`len` is a string it owns for the call
+/// (as for [`text`]).
 unsafe extern "C" fn layout_size(ptr: *const c_char, len: usize) -> i64 {
     guarded(|| match text(ptr, len).map(Layout::parse) {
         Some(Ok(l)) => l.size(),
@@ -114,6 +129,10 @@ fn report(sink: AxeStringSink, user: *mut c_void, check: impl FnOnce() -> crate:
     }
 }
 
+/// # Safety
+/// Called by the C++ dialect through [`HOOKS`]: every (pointer, length) pair is a string it
+/// owns for the call (as for [`text`]), and `sink`/`user` are its sink and that sink's data,
+/// valid for the call.
 unsafe extern "C" fn check_layout_on_target(
     target: *const c_char,
     target_len: usize,
@@ -132,6 +151,10 @@ unsafe extern "C" fn check_layout_on_target(
     })
 }
 
+/// # Safety
+/// Called by the C++ dialect through [`HOOKS`]: every (pointer, length) pair is a string it
+/// owns for the call (as for [`text`]), and `sink`/`user` are its sink and that sink's data,
+/// valid for the call.
 unsafe extern "C" fn check_register_layout_in_scope(
     layout: *const c_char,
     len: usize,
@@ -147,6 +170,10 @@ unsafe extern "C" fn check_register_layout_in_scope(
     })
 }
 
+/// # Safety
+/// Called by the C++ dialect through [`HOOKS`]: every (pointer, length) pair is a string it
+/// owns for the call (as for [`text`]), and `sink`/`user` are its sink and that sink's data,
+/// valid for the call.
 #[allow(clippy::too_many_arguments)]
 unsafe extern "C" fn check_allocation(
     target: *const c_char,
@@ -171,6 +198,10 @@ unsafe extern "C" fn check_allocation(
     })
 }
 
+/// # Safety
+/// Called by the C++ dialect through [`HOOKS`]: `target`/`target_len` is a string it owns for
+/// the call (as for [`text`]), `grid` and `threads` point to `grid_rank` and `threads_rank`
+/// readable `i64`s (or the rank is 0), and `sink`/`user` are its sink and that sink's data.
 unsafe extern "C" fn check_launch(
     target: *const c_char,
     target_len: usize,
@@ -187,13 +218,18 @@ unsafe extern "C" fn check_launch(
             if n == 0 {
                 &[][..]
             } else {
-                std::slice::from_raw_parts(p, n)
+                // SAFETY: the caller's guarantee: `p` points to `n` readable `i64`s.
+                unsafe { std::slice::from_raw_parts(p, n) }
             }
         };
         target.check_launch(slice(grid, grid_rank), slice(threads, threads_rank))
     })
 }
 
+/// # Safety
+/// Called by the C++ dialect through [`HOOKS`]: every (pointer, length) pair is a string it
+/// owns for the call (as for [`text`]), and `sink`/`user` are its sink and that sink's data,
+/// valid for the call.
 unsafe extern "C" fn is_known_target(
     target: *const c_char,
     len: usize,
@@ -207,6 +243,11 @@ unsafe extern "C" fn is_known_target(
     false
 }
 
+/// # Safety
+/// Called by the C++ pass shells through [`HOOKS`]: `pass`/`pass_len` and
+/// `options`/`options_len` are strings they own for the call (as for [`text`]), and `op` is
+/// the live operation the pass runs on, owned by the pass manager for the call (the module
+/// contract of `crate::ir`).
 unsafe extern "C" fn run_pass(
     pass: *const c_char,
     pass_len: usize,
@@ -229,6 +270,10 @@ unsafe extern "C" fn run_pass(
     }
 }
 
+/// # Safety
+/// Called by the C++ dialect through [`HOOKS`]: every (pointer, length) pair is a string it
+/// owns for the call (as for [`text`]), and `sink`/`user` are its sink and that sink's data,
+/// valid for the call.
 unsafe extern "C" fn translate(
     name: *const c_char,
     name_len: usize,
@@ -273,6 +318,8 @@ mod tests {
         });
         let module = Module::parse(&context, "module {}").unwrap();
         let (pass, opts) = ("axe-test-panic", "");
+        // SAFETY: both strings are live locals (the options' length is 0), and the module is
+        // alive until the end of the test.
         let ok = unsafe {
             super::run_pass(
                 pass.as_ptr() as _,

@@ -23,6 +23,9 @@ static INSTALL: Once = Once::new();
 /// Installs the Rust hooks the C++ dialect calls (layout grammar, pass bodies) and registers
 /// Axe's passes in MLIR's pass registry. Idempotent; every entry point calls it first.
 pub fn install() {
+    // SAFETY: `HOOKS` is a static table of functions with the signatures the header declares
+    // (bindgen generated both from it), alive for the whole program; registering the passes
+    // only adds entries to MLIR's global pass registry, and `Once` runs both exactly once.
     INSTALL.call_once(|| unsafe {
         ffi::axeInstallRustHooks(&hooks::HOOKS);
         ffi::axeRegisterPasses();
@@ -63,14 +66,21 @@ fn string_ref(s: &str) -> MlirStringRef {
     }
 }
 
-fn string_of(s: MlirStringRef) -> &'static str {
-    // SAFETY: attribute storage lives as long as its context; callers only hold the str while
-    // they hold the attribute.
-    unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(s.data as *const u8, s.length)) }
+/// A copy of a string MLIR returns (attribute storage: valid while its context lives).
+fn string_of(s: MlirStringRef) -> String {
+    if s.length == 0 {
+        return String::new();
+    }
+    // SAFETY: a non-empty MlirStringRef returned by MLIR points to `length` readable bytes
+    // owned by the context, which outlives this call; the bytes are copied before returning.
+    let bytes = unsafe { std::slice::from_raw_parts(s.data as *const u8, s.length) };
+    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// Whether `attr` is an `#axe.layout`.
 pub fn is_layout_attr(attr: Attribute) -> bool {
+    // SAFETY: melior's `Attribute` is a live, non-null attribute of its context; the C++ only
+    // tests its class.
     unsafe { ffi::axeAttributeIsALayout(attr.to_raw()) }
 }
 
@@ -79,19 +89,30 @@ pub fn layout_of_attr(attr: Attribute) -> Option<Layout> {
     if !is_layout_attr(attr) {
         return None;
     }
+    // SAFETY: `attr` is a live `#axe.layout` (checked above), which the C++ casts to.
     let text = string_of(unsafe { ffi::axeLayoutAttrGetText(attr.to_raw()) });
     // The attribute's verifier guarantees the text parses.
-    Layout::parse(text).ok()
+    Layout::parse(&text).ok()
 }
 
-/// Builds the `#axe.layout` attribute of `layout` in `context` (the dialect must be loaded).
+/// Builds the `#axe.layout` attribute of `layout` in `context` (loading the dialect when it is
+/// not loaded yet, which only a context outside multi-threaded execution may do; within a pass
+/// on Axe IR it is loaded).
 pub fn layout_attr<'c>(context: &'c Context, layout: &Layout) -> Attribute<'c> {
     let text = layout.to_string();
-    unsafe { Attribute::from_raw(ffi::axeLayoutAttrGet(context.to_raw(), string_ref(&text))) }
+    // SAFETY: `context` is live; after loading the dialect the C++ builds the attribute from
+    // the canonical text, which always parses (it is printed from a `Layout`), so the result
+    // is a non-null attribute owned by `context` ('c).
+    unsafe {
+        mlir_sys::mlirContextGetOrLoadDialect(context.to_raw(), string_ref(ods::DIALECT));
+        Attribute::from_raw(ffi::axeLayoutAttrGet(context.to_raw(), string_ref(&text)))
+    }
 }
 
 /// Whether `ty` is an `!axe.tensor`.
 pub fn is_tensor_type(ty: Type) -> bool {
+    // SAFETY: melior's `Type` is a live, non-null type of its context; the C++ only tests its
+    // class.
     unsafe { ffi::axeTypeIsATensor(ty.to_raw()) }
 }
 
@@ -100,6 +121,8 @@ pub fn tensor_layout(ty: Type) -> Option<Layout> {
     if !is_tensor_type(ty) {
         return None;
     }
+    // SAFETY: `ty` is a live `!axe.tensor` (checked above), which the C++ casts to; a `?`
+    // layout is a null attribute, mapped to None.
     let attr = unsafe { Attribute::from_option_raw(ffi::axeTensorTypeGetLayout(ty.to_raw())) }?;
     layout_of_attr(attr)
 }

@@ -7,6 +7,9 @@
 //!   positions of its operands and results (`copy::operands::DEST`) and their counts
 //!   (`NUM_OPERANDS` where fixed, else `MIN_OPERANDS`);
 //! * [`attrs`], [`types`]: the full names of the dialect's attributes and types;
+//! * [`discardable_attrs`]: the full names of the attributes the dialect defines on operations
+//!   and function arguments of other dialects (`discardable_attrs::TARGET == "axe.target"`,
+//!   `discardable_attrs::ALIGN`), declared once in `AxeDialect.td`'s `discardableAttrs`;
 //! * one Rust enum per ODS `I32EnumAttr` ([`MemoryScope`], [`ScopeKind`], [`CopySchedule`],
 //!   [`UnaryKind`], [`BinaryKind`], [`ReduceKind`]) with the ODS values and strings.
 
@@ -74,6 +77,7 @@ mod tests {
         let context = melior::Context::new();
         context.append_dialect_registry(&crate::dialect::registry_with_everything());
         crate::dialect::load_dialect(&context);
+        // SAFETY: the context is alive for the test, and the string borrowed for the call.
         let registered = |name: &str| unsafe {
             mlir_sys::mlirContextIsRegisteredOperation(
                 context.to_raw(),
@@ -99,6 +103,12 @@ mod tests {
         assert_eq!(kernel::NUM_REGIONS, 1);
         assert_eq!(types::TENSOR, "axe.tensor");
         assert_eq!(attrs::LAYOUT, "axe.layout");
+        assert_eq!(discardable_attrs::TARGET, "axe.target");
+        assert_eq!(discardable_attrs::ALIGN, "axe.align");
+        assert_eq!(discardable_attrs::ALL.len(), 6);
+        for name in discardable_attrs::ALL {
+            assert!(name.starts_with(&format!("{DIALECT}.")), "{name}");
+        }
         assert!(is_axe_op(ops::COPY) && is_axe_op("axe.unknown"));
         assert!(!is_axe_op("axe") && !is_axe_op("axes.copy") && !is_axe_op("arith.addf"));
     }

@@ -30,7 +30,14 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
             b.op("nvvm.bar.warp.sync", &[mask], &[], &[], vec![]);
             Ok(())
         }
-        Some(k) => Err(AxeError::at(op, format!("axe.barrier {k:?} is not lowered by convert-axe-to-gpu yet (needs named/cluster barriers)").to_lowercase())),
+        Some(k) => Err(AxeError::at(
+            op,
+            format!(
+                "{} {} is not lowered by convert-axe-to-gpu yet (needs named/cluster barriers)",
+                ods::barrier::NAME,
+                k.as_str()
+            ),
+        )),
         None => Err(AxeError::at(op, "bad barrier kind")),
     }
 }

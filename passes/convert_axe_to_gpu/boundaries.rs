@@ -69,6 +69,7 @@ fn viewed_buffer(user: MlirOperation, v: MlirValue, want: MlirType) -> R<MlirVal
     match ir::defining_op(v) {
         Some(d) if ir::name(d) == ods::ops::VIEW => {
             let m = ir::operand(d, 0);
+            // SAFETY: both types are live (module contract); comparing them only reads them.
             if unsafe { mlirTypeEqual(ir::value_type(m), want) } {
                 Ok(m)
             } else {
@@ -87,11 +88,16 @@ fn viewed_buffer(user: MlirOperation, v: MlirValue, want: MlirType) -> R<MlirVal
 pub fn lower(root: MlirOperation) -> R<()> {
     let mut converted: HashSet<String> = HashSet::new();
     for f in ir::collect(root, &["func.func"]) {
-        let fty = unsafe { mlirTypeAttrGetValue(mlirOperationGetAttributeByName(f, sref("function_type"))) };
+        let fty = function_type(f)?;
+        // SAFETY: `fty` is a live function type (checked by `function_type`); its inputs and
+        // results are read at indices below their numbers.
         let inputs: Vec<MlirType> = (0..unsafe { mlirFunctionTypeGetNumInputs(fty) })
+            // SAFETY: as above.
             .map(|i| unsafe { mlirFunctionTypeGetInput(fty, i) })
             .collect();
+        // SAFETY: as above.
         let results: Vec<MlirType> = (0..unsafe { mlirFunctionTypeGetNumResults(fty) })
+            // SAFETY: as above.
             .map(|i| unsafe { mlirFunctionTypeGetResult(fty, i) })
             .collect();
         let new_inputs = inputs
@@ -106,6 +112,7 @@ pub fn lower(root: MlirOperation) -> R<()> {
             .iter()
             .zip(&inputs)
             .chain(new_results.iter().zip(&results))
+            // SAFETY: live types (module contract); comparing them only reads them.
             .all(|(a, b)| unsafe { mlirTypeEqual(*a, *b) })
         {
             continue;
@@ -113,26 +120,33 @@ pub fn lower(root: MlirOperation) -> R<()> {
         if let Some(name) = ir::string_attr(f, "sym_name") {
             converted.insert(name);
         }
-        let body = unsafe { mlirOperationGetRegion(f, 0) };
-        if !unsafe { mlirRegionGetFirstBlock(body) }.ptr.is_null() {
-            let entry = ir::region_block(f, 0);
+        // A func.func has one region; it is empty for a declaration.
+        let entry = ir::region_block(f, 0);
+        if !entry.ptr.is_null() {
             for (i, (&old, &new)) in inputs.iter().zip(&new_inputs).enumerate() {
+                // SAFETY: live types (module contract); comparing them only reads them.
                 if unsafe { mlirTypeEqual(old, new) } {
                     continue;
                 }
+                // SAFETY: `entry` is the live entry block of `f`, whose arguments are the
+                // function type's inputs (the func verifier checks it), so `i` is in range.
                 let arg = unsafe { mlirBlockGetArgument(entry, i as isize) };
                 // SAFETY: the argument becomes a buffer of type `new`; every use of it is
                 // moved to the view (of the old type) built at the start of the entry block,
                 // whose own operand is then the retyped argument: types stay consistent.
                 unsafe { ir::set_value_type(arg, new) };
                 let view = B::before(f).at_start(entry).val(ods::ops::VIEW, &[arg], old, &[]);
+                // SAFETY: as above: the view has the argument's old type, and is visible at
+                // every use (it is the first op of the entry block).
                 unsafe { ir::replace_all_uses(arg, view) };
+                // Cannot fail: `view` is the result of the op just built.
                 let view_op = ir::defining_op(view).expect("just built");
                 // SAFETY: as above: the view's operand is the buffer it views.
                 unsafe { ir::set_operand(view_op, 0, arg) };
             }
             for ret in ir::collect(f, &["func.return"]) {
                 for (j, (&old, &new)) in results.iter().zip(&new_results).enumerate() {
+                    // SAFETY: live types (module contract); comparing them only reads them.
                     if !unsafe { mlirTypeEqual(old, new) } {
                         let buf = viewed_buffer(ret, ir::operand(ret, j), new)?;
                         // SAFETY: `buf` (defined before the return) has the new result type.
@@ -141,7 +155,10 @@ pub fn lower(root: MlirOperation) -> R<()> {
                 }
             }
         }
+        // SAFETY: `f` is live (module contract).
         let ctx = unsafe { mlirOperationGetContext(f) };
+        // SAFETY: `ctx` is live; the type list pointers and lengths are those of two live
+        // vectors of live types (MLIR copies them into the uniqued type).
         let new_fty = unsafe {
             mlirFunctionTypeGet(
                 ctx,
@@ -151,13 +168,20 @@ pub fn lower(root: MlirOperation) -> R<()> {
                 new_results.as_ptr(),
             )
         };
+        // SAFETY: `f` is a func.func, whose C++ accessors read `function_type` as a TypeAttr of
+        // a FunctionType, which this is; the body's arguments and returns were retyped above to
+        // match it.
         unsafe { mlirOperationSetAttributeByName(f, sref("function_type"), mlirTypeAttrGet(new_fty)) };
     }
     for call in ir::collect(root, &["func.call"]) {
+        // SAFETY: `call` is live (module contract).
         let callee = unsafe { mlirOperationGetAttributeByName(call, sref("callee")) };
+        // SAFETY: `callee` is non-null when tested (short-circuit).
         if callee.ptr.is_null() || !unsafe { mlirAttributeIsAFlatSymbolRef(callee) } {
             continue;
         }
+        // SAFETY: `callee` is a FlatSymbolRefAttr (checked above); its name is owned by the
+        // context.
         let name = ir::string_of(unsafe { mlirFlatSymbolRefAttrGetValue(callee) });
         if !converted.contains(&name) {
             continue;
@@ -177,8 +201,13 @@ pub fn lower(root: MlirOperation) -> R<()> {
                 // SAFETY: the result takes the callee's new result type; its uses move to a
                 // view of the old type built right after the call, whose operand is the result.
                 unsafe { ir::set_value_type(r, buf) };
-                let after = ir::next_in_block(call).expect("a call is followed by its block's terminator");
+                let after = ir::next_in_block(call).ok_or_else(|| {
+                    AxeError::at(call, "a func.call at the end of its block (no terminator after it)")
+                })?;
                 let view = B::before(after).val(ods::ops::VIEW, &[r], old, &[]);
+                // SAFETY: as above: the view (right after the call) has the result's old type and
+                // is visible at every use of the result; its own operand is the result again.
+                // `defining_op` cannot fail: `view` is the result of the op just built.
                 unsafe {
                     ir::replace_all_uses(r, view);
                     ir::set_operand(ir::defining_op(view).expect("just built"), 0, r);
@@ -187,6 +216,23 @@ pub fn lower(root: MlirOperation) -> R<()> {
         }
     }
     Ok(())
+}
+
+/// The `function_type` of a `func.func` (a located error when it has none, which the func
+/// verifier rules out for verified input).
+fn function_type(f: MlirOperation) -> R<MlirType> {
+    // SAFETY: `f` is live (module contract); the attribute and its type are tested before they
+    // are read as a TypeAttr and a FunctionType.
+    unsafe {
+        let a = mlirOperationGetAttributeByName(f, sref("function_type"));
+        if !a.ptr.is_null() && mlirAttributeIsAType(a) {
+            let t = mlirTypeAttrGetValue(a);
+            if mlirTypeIsAFunction(t) {
+                return Ok(t);
+            }
+        }
+    }
+    Err(AxeError::at(f, "a func.func without a function type"))
 }
 
 use crate::ir::string_ref as sref;

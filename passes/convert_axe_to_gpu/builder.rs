@@ -2,6 +2,16 @@
 //! attributes given as text, parsed once by MLIR), index arithmetic that folds constants
 //! while building (so static register offsets never materialize as ops), and structured
 //! control flow (`scf.for`, `scf.if`).
+//!
+//! # The builder contract
+//!
+//! A [`B`] holds handles of the IR the running pass owns (the module contract of
+//! [`crate::ir`]): `ctx` its context, `loc` a location of that context, `block` a live block and
+//! `before` null or a live op of `block`. [`B::before`] builds one from a live op, and
+//! `at_end`/`at_start`/`with_loc_of` derive one from another with a live block or op of the
+//! same IR; every `unsafe` block below relies on that. Operations are created unverified (the
+//! pass manager verifies the IR after the pass, before any other pass reads it); the lowering
+//! builds only forms of registered ops that it knows to be valid.
 
 use mlir_sys::*;
 
@@ -36,6 +46,7 @@ pub struct B {
 impl B {
     /// Inserts before `op`, with `op`'s location.
     pub fn before(op: MlirOperation) -> B {
+        // SAFETY: `op` is live (module contract); its context, location and block are read.
         unsafe {
             B {
                 ctx: mlirOperationGetContext(op),
@@ -59,6 +70,8 @@ impl B {
 
     /// Inserts at the start of `block`.
     pub fn at_start(&self, block: MlirBlock) -> B {
+        // SAFETY: `block` is a live block of the IR (builder contract); a null first op (an empty
+        // block) makes the builder append.
         let first = unsafe { mlirBlockGetFirstOperation(block) };
         B {
             block,
@@ -69,12 +82,15 @@ impl B {
 
     pub fn with_loc_of(&self, op: MlirOperation) -> B {
         B {
+            // SAFETY: `op` is live (module contract).
             loc: unsafe { mlirOperationGetLocation(op) },
             ..*self
         }
     }
 
     fn insert(&self, op: MlirOperation) {
+        // SAFETY: `op` was just created and is owned by no block; `block` is live and `before`
+        // null or one of its ops (builder contract); the block takes ownership.
         unsafe {
             if self.before.ptr.is_null() {
                 mlirBlockAppendOwnedOperation(self.block, op);
@@ -85,12 +101,15 @@ impl B {
     }
 
     pub fn ty(&self, s: &str) -> MlirType {
+        // SAFETY: `ctx` is live (builder contract); the text is borrowed for the call; a parse
+        // failure is a null type, checked below.
         let t = unsafe { mlirTypeParseGet(self.ctx, sref(s)) };
         assert!(!t.ptr.is_null(), "internal: bad type text {s}");
         t
     }
 
     pub fn attr(&self, s: &str) -> MlirAttribute {
+        // SAFETY: as for `ty`.
         let a = unsafe { mlirAttributeParseGet(self.ctx, sref(s)) };
         assert!(!a.ptr.is_null(), "internal: bad attribute text {s}");
         a
@@ -98,16 +117,19 @@ impl B {
 
     /// An `i64` integer attribute (built, not parsed: any value is representable).
     pub fn i64_attr(&self, v: i64) -> MlirAttribute {
+        // SAFETY: `ctx` is live (builder contract); the attribute is owned by it.
         unsafe { mlirIntegerAttrGet(mlirIntegerTypeGet(self.ctx, 64), v) }
     }
 
     /// An `i32` integer attribute; `None` when `v` does not fit 32 bits.
     pub fn i32_attr(&self, v: i64) -> Option<MlirAttribute> {
         let v = i32::try_from(v).ok()?;
+        // SAFETY: `ctx` is live (builder contract); the attribute is owned by it.
         Some(unsafe { mlirIntegerAttrGet(mlirIntegerTypeGet(self.ctx, 32), i64::from(v)) })
     }
 
     pub fn index(&self) -> MlirType {
+        // SAFETY: `ctx` is live (builder contract).
         unsafe { mlirIndexTypeGet(self.ctx) }
     }
 
@@ -120,6 +142,10 @@ impl B {
         attrs: &[(&str, MlirAttribute)],
         regions: Vec<MlirRegion>,
     ) -> MlirOperation {
+        // SAFETY: `ctx` and `loc` are live and the operands, result types, attributes and
+        // regions are live handles of the same context (builder contract); the state borrows
+        // the slices only until `mlirOperationCreate` copies them, and takes ownership of the
+        // regions (moved in by value). The new op is checked non-null and handed to `insert`.
         unsafe {
             let mut st = mlirOperationStateGet(sref(name), self.loc);
             mlirOperationStateAddOperands(&mut st, operands.len() as isize, operands.as_ptr());
@@ -146,6 +172,7 @@ impl B {
         attrs: &[(&str, MlirAttribute)],
     ) -> MlirValue {
         let op = self.op(name, operands, &[result], attrs, vec![]);
+        // SAFETY: `op` is live and was created with exactly one result.
         unsafe { mlirOperationGetResult(op, 0) }
     }
 
@@ -159,6 +186,7 @@ impl B {
     }
 
     pub fn ci32(&self, v: i64) -> MlirValue {
+        // SAFETY: `ctx` is live (builder contract).
         self.constant(&format!("{v} : i32"), unsafe { mlirIntegerTypeGet(self.ctx, 32) })
     }
 
@@ -221,18 +249,23 @@ impl B {
     /// ult 6, ule 7, ugt 8, uge 9).
     pub fn cmp(&self, pred: i64, a: Ix, b: Ix) -> MlirValue {
         let (a, b) = (self.ix(a), self.ix(b));
+        // SAFETY: `ctx` is live (builder contract).
         let i1 = unsafe { mlirIntegerTypeGet(self.ctx, 1) };
         let p = self.attr(&format!("{pred} : i64"));
         self.val("arith.cmpi", &[a, b], i1, &[("predicate", p)])
     }
 
     pub fn and(&self, a: MlirValue, b: MlirValue) -> MlirValue {
+        // SAFETY: `a` is live (module contract).
         let t = unsafe { mlirValueGetType(a) };
         self.val("arith.andi", &[a, b], t, &[])
     }
 
     /// A region holding one block with arguments of `types`.
     pub fn region(&self, types: &[MlirType]) -> (MlirRegion, MlirBlock) {
+        // SAFETY: `loc` and the argument types are live (builder contract); `types` and `locs`
+        // have the same length and are borrowed for the call; the new block is moved into the
+        // new region, which the caller hands to an op (or drops with the op state).
         unsafe {
             let locs = vec![self.loc; types.len()];
             let block = mlirBlockCreate(types.len() as isize, types.as_ptr(), locs.as_ptr());
@@ -255,6 +288,7 @@ impl B {
         let (region, block) = self.region(&[self.index()]);
         let inner = self.at_end(block);
         let yield_ = inner.op("scf.yield", &[], &[], &[], vec![]);
+        // SAFETY: `block` was just created with one (index) argument.
         let iv = unsafe { mlirBlockGetArgument(block, 0) };
         body(
             B {
@@ -275,6 +309,7 @@ impl B {
             before: yield_,
             ..inner
         })?;
+        // SAFETY: creates a new, empty region, moved into the `scf.if` below.
         let empty = unsafe { mlirRegionCreate() };
         Ok(self.op("scf.if", &[cond], &[], &[], vec![region, empty]))
     }
@@ -290,7 +325,13 @@ impl B {
 
 pub use crate::ir::{block_ops, region_block};
 
+/// Moves `op` right before `anchor`.
+///
+/// The callers move operand-free, region-free ops of other dialects (constants) out of an
+/// `axe.mesh` to before it, which keeps every use dominated.
 pub fn move_before(op: MlirOperation, anchor: MlirOperation) {
+    // SAFETY: `op` and `anchor` are live ops of the IR the pass owns (module contract), `op`
+    // not an ancestor of `anchor`; MLIR unlinks `op` and relinks it in `anchor`'s block.
     unsafe { mlirOperationMoveBefore(op, anchor) }
 }
 

@@ -57,8 +57,9 @@ pub fn lower(root: MlirOperation, opts: &Options) -> R<()> {
         for op in ir::block_ops(body) {
             let name = ir::name(op);
             // Constants (operand- and region-free ops of other dialects) move out of the mesh.
-            if !name.starts_with("axe.") && ir::num_operands(op) == 0 && unsafe { mlirOperationGetNumRegions(op) } == 0
-            {
+            // SAFETY: `op` is a live op of the mesh body (module contract).
+            let regions = unsafe { mlirOperationGetNumRegions(op) };
+            if !ods::is_axe_op(&name) && ir::num_operands(op) == 0 && regions == 0 {
                 super::builder::move_before(op, mesh);
                 continue;
             }
@@ -178,9 +179,12 @@ fn rank_arg(func: MlirOperation, args: &mut MeshArgs) -> MlirValue {
         append_argument(
             func,
             b.index(),
-            ("axe.mesh_rank", unsafe {
-                mlirUnitAttrGet(mlirOperationGetContext(func))
-            }),
+            (
+                ods::discardable_attrs::MESH_RANK,
+                // SAFETY: `func` is live (module contract); the unit attribute is owned by its
+                // context.
+                unsafe { mlirUnitAttrGet(mlirOperationGetContext(func)) },
+            ),
         )
     })
 }
@@ -191,7 +195,7 @@ fn peers_arg(func: MlirOperation, args: &mut MeshArgs, arg: usize, devices: i64)
         append_argument(
             func,
             b.ty(&format!("memref<{devices}xi64>")),
-            ("axe.peers_of", b.i64_attr(arg as i64)),
+            (ods::discardable_attrs::PEERS_OF, b.i64_attr(arg as i64)),
         )
     })
 }
@@ -278,6 +282,7 @@ fn reduce(
         ));
     }
     let bits = super::bit_width(y.elt);
+    // SAFETY: `y.elt` is a live type (module contract); the test only reads it.
     if bits % 8 != 0 || super::bit_width(x.elt) != bits || !unsafe { mlirTypeIsAFloat(y.elt) } {
         return Err(AxeError::at(
             op,
@@ -317,6 +322,7 @@ fn copy(
     }
     let x = distributed(op, func, ir::operand(op, ods::copy::operands::SOURCE))?;
     let y = distributed(op, func, ir::operand(op, ods::copy::operands::DEST))?;
+    // SAFETY: live types (module contract); comparing them only reads them.
     if x.shape != y.shape || !unsafe { mlirTypeEqual(x.elt, y.elt) } {
         return Err(AxeError::at(
             op,

@@ -29,7 +29,10 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     if src.mem != Mem::Register || dst.mem != Mem::Register {
         return Err(AxeError::at(
             op,
-            "axe.reduce is lowered for register tensors only: copy the source into registers first",
+            format!(
+                "{} is lowered for register tensors only: copy the source into registers first",
+                ods::reduce::NAME
+            ),
         ));
     }
     let dims = ir::i64_array(op, ods::reduce::DIMS);
@@ -193,6 +196,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                         &[("mode", g.attr("#gpu<shuffle_mode xor>"))],
                         vec![],
                     );
+                    // SAFETY: `sh` was just created with two results.
                     let other = unsafe { mlirOperationGetResult(sh, 0) };
                     acc = binary(&g, kind, acc, other, t);
                     off *= 2;

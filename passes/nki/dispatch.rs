@@ -23,7 +23,7 @@ use mlir_sys::MlirOperation;
 
 use super::emit::Affine;
 use super::plan::common_grouping;
-use super::{attr_text, buffer_shape, diag, hw, ir, Kernel, Res, Scope, Tensor};
+use super::{buffer_shape, diag, hw, ir, Kernel, Res, Scope, Tensor};
 use crate::dialect::ods;
 
 const M: usize = 0;
@@ -82,7 +82,7 @@ pub fn emit_gemm(k: &mut Kernel, op: MlirOperation) -> Res<()> {
         }
         buffer_shape(op, t, &format!("operand {who}"))?;
     }
-    if c.elem != "f32" {
+    if c.elem != super::Elem::F32 {
         return diag(
             op,
             format!(
@@ -91,8 +91,8 @@ pub fn emit_gemm(k: &mut Kernel, op: MlirOperation) -> Res<()> {
             ),
         );
     }
-    let ta = attr_text(op, ods::gemm::TRANSPOSE_A).is_some();
-    let tb = attr_text(op, ods::gemm::TRANSPOSE_B).is_some();
+    let ta = ir::has_attr(op, ods::gemm::TRANSPOSE_A);
+    let tb = ir::has_attr(op, ods::gemm::TRANSPOSE_B);
     let a_dims = if ta { vec![K, M] } else { vec![M, K] };
     let b_dims = if tb { vec![N, K] } else { vec![K, N] };
     let c_dims = vec![M, N];

@@ -30,12 +30,12 @@ pub fn header() -> String {
         .to_string()
 }
 
-/// The `nki.language` dtype for an MLIR element type.
-pub fn dtype(elem: &str) -> &'static str {
+/// The `nki.language` dtype for an element type.
+pub fn dtype(elem: super::Elem) -> &'static str {
     match elem {
-        "f16" => "nl.float16",
-        "bf16" => "nl.bfloat16",
-        _ => "nl.float32",
+        super::Elem::F16 => "nl.float16",
+        super::Elem::BF16 => "nl.bfloat16",
+        super::Elem::F32 => "nl.float32",
     }
 }
 

@@ -20,7 +20,6 @@ pub mod emit;
 pub mod plan;
 
 use std::collections::HashMap;
-use std::ffi::c_void;
 
 use axe_layout::{Axis, Layout};
 use melior::ir::operation::OperationRefMut;
@@ -94,44 +93,75 @@ pub struct Tensor {
     /// The Python name of its buffer (HBM argument or on-chip `nl.ndarray`).
     pub buf: String,
     pub shape: Vec<i64>,
-    /// MLIR element type (`f16`, `f32`, `bf16`).
-    pub elem: String,
+    /// The element type.
+    pub elem: Elem,
     pub scope: Scope,
     pub layout: Layout,
 }
 
 impl Tensor {
     pub fn elem_bytes(&self) -> i64 {
-        match self.elem.as_str() {
-            "f32" => 4,
-            "f16" | "bf16" => 2,
-            _ => 4,
+        self.elem.bytes()
+    }
+}
+
+/// The element types NKI kernels are emitted for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Elem {
+    F16,
+    BF16,
+    F32,
+}
+
+impl Elem {
+    /// The element type of the shaped type `t`, when it is one NKI kernels are emitted for.
+    fn of_shaped(t: MlirType) -> Option<Elem> {
+        // SAFETY: `t` is a live type (module contract); the element type is read only from a
+        // shaped type, and each predicate only inspects the (live) type it is given.
+        unsafe {
+            if !mlirTypeIsAShaped(t) {
+                return None;
+            }
+            let e = mlirShapedTypeGetElementType(t);
+            if mlirTypeIsAF16(e) {
+                Some(Elem::F16)
+            } else if mlirTypeIsABF16(e) {
+                Some(Elem::BF16)
+            } else if mlirTypeIsAF32(e) {
+                Some(Elem::F32)
+            } else {
+                None
+            }
+        }
+    }
+
+    /// Bytes per element.
+    pub fn bytes(self) -> i64 {
+        match self {
+            Elem::F32 => 4,
+            Elem::F16 | Elem::BF16 => 2,
+        }
+    }
+
+    /// The MLIR spelling (`f16`, `bf16`, `f32`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Elem::F16 => "f16",
+            Elem::BF16 => "bf16",
+            Elem::F32 => "f32",
         }
     }
 }
 
-// ----- raw IR access (kept here so passes/ir.rs stays shared) -----
-
-fn print_to_string(f: impl FnOnce(MlirStringCallback, *mut c_void)) -> String {
-    unsafe extern "C" fn cb(s: MlirStringRef, data: *mut c_void) {
-        let out = &mut *(data as *mut String);
-        let bytes = std::slice::from_raw_parts(s.data as *const u8, s.length);
-        out.push_str(&String::from_utf8_lossy(bytes));
+impl std::fmt::Display for Elem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
-    let mut out = String::new();
-    f(Some(cb), &mut out as *mut String as *mut c_void);
-    out
 }
 
-/// The printed attribute `name` of `op`, if present (shared with the GPU lowering).
-pub use crate::ir::attr_text;
-
+/// The printed form of a type, for diagnostics only.
 fn type_text(t: MlirType) -> String {
-    unsafe { print_to_string(|cb, d| mlirTypePrint(t, cb, d)) }
-}
-
-fn elem_type(t: MlirType) -> String {
-    unsafe { type_text(mlirShapedTypeGetElementType(t)) }
+    ir::type_to_string(t)
 }
 
 /// The function a unary, binary or reduce op applies: its ODS kind.
@@ -182,37 +212,21 @@ fn scope_of(t: MlirType) -> Option<Scope> {
 
 use crate::ir::{block_ops, key};
 
-/// The value of an `arith.constant` float/int operand, printed as a Python literal.
+/// The value of an `arith.constant` float/int operand, printed as a Python literal (None for
+/// any other value, and for a float that is not finite).
 fn constant_literal(v: MlirValue) -> Option<String> {
     let def = ir::defining_op(v)?;
     if ir::name(def) != "arith.constant" {
         return None;
     }
-    let text = attr_text(def, "value")?;
-    let lit = text.split(':').next()?.trim().to_string();
-    lit.parse::<f64>().ok().map(|x| format!("{x:?}"))
+    let x = ir::float_or_int_attr(def, "value")?;
+    x.is_finite().then(|| format!("{x:?}"))
 }
 
 // ----- the module walk -----
 
 fn translate_module(module: MlirOperation) -> Res<String> {
-    match attr_text(module, "axe.target") {
-        Some(t) if t.contains("\"trn1\"") => {}
-        Some(t) => {
-            return diag(
-                module,
-                format!(
-                "axe-to-nki emits NKI for Trainium 1: the module's axe.target must be #axe.target<\"trn1\">, got {t}"
-            ),
-            )
-        }
-        None => {
-            return diag(
-                module,
-                "axe-to-nki needs the module attribute axe.target = #axe.target<\"trn1\">",
-            )
-        }
-    }
+    check_target(module)?;
     let funcs = ir::collect(module, &["func.func"]);
     if funcs.is_empty() {
         return diag(module, "axe-to-nki: the module has no func.func kernel to emit");
@@ -222,6 +236,35 @@ fn translate_module(module: MlirOperation) -> Res<String> {
         out.push_str(&translate_func(f)?);
     }
     Ok(out)
+}
+
+/// Checks that `module` targets a chip NKI kernels run on (`axe.target = #axe.target<"trn1">`),
+/// read through the typed `#axe.target` attribute and the target table.
+fn check_target(module: MlirOperation) -> Res<()> {
+    let attr = ods::discardable_attrs::TARGET;
+    let wanted = crate::target::TARGETS
+        .iter()
+        .filter(|t| t.nki)
+        .map(|t| format!("#axe.target<\"{}\">", t.name))
+        .collect::<Vec<_>>()
+        .join(" or ");
+    match ir::own_target_name(module) {
+        Ok(Some(name)) if crate::target::lookup(&name).is_some_and(|t| t.nki) => Ok(()),
+        Ok(Some(name)) => diag(
+            module,
+            format!(
+                "axe-to-nki emits NKI for Trainium 1: the module's {attr} must be {wanted}, got #axe.target<\"{name}\">"
+            ),
+        ),
+        Ok(None) => diag(
+            module,
+            format!("axe-to-nki needs the module attribute {attr} = {wanted}"),
+        ),
+        Err(e) => diag(
+            module,
+            format!("axe-to-nki needs the module attribute {attr} = {wanted}: {e}"),
+        ),
+    }
 }
 
 /// Per-kernel state: the tensors bound to SSA values, and the Python being built.
@@ -271,13 +314,14 @@ fn tensor_from_type(op: MlirOperation, t: MlirType, buf: String, what: &str) -> 
             ),
         );
     };
-    let elem = elem_type(t);
-    if !matches!(elem.as_str(), "f16" | "f32" | "bf16") {
+    let Some(elem) = Elem::of_shaped(t) else {
+        // SAFETY: `t` is a live `!axe.tensor` (checked above), a shaped type.
+        let elem = type_text(unsafe { mlirShapedTypeGetElementType(t) });
         return diag(
             op,
             format!("axe-to-nki: element type {elem} is not supported (f16, bf16, f32)"),
         );
-    }
+    };
     Ok(Tensor {
         buf,
         shape: ir::shape(t),
@@ -288,9 +332,8 @@ fn tensor_from_type(op: MlirOperation, t: MlirType, buf: String, what: &str) -> 
 }
 
 fn translate_func(f: MlirOperation) -> Res<String> {
-    let name = attr_text(f, "sym_name").unwrap_or_else(|| "\"kernel\"".into());
-    let name = name.trim_matches('"').to_string();
-    let block = unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(f, 0)) };
+    let name = ir::string_attr(f, "sym_name").unwrap_or_else(|| "kernel".into());
+    let block = ir::region_block(f, 0);
     if block.ptr.is_null() {
         return diag(f, "axe-to-nki: kernel has no body (declarations cannot be emitted)");
     }
@@ -300,9 +343,11 @@ fn translate_func(f: MlirOperation) -> Res<String> {
         next_buf: 0,
         next_var: 0,
     };
+    // SAFETY: `block` is the live, non-null entry block of `f` (checked above).
     let nargs = unsafe { mlirBlockGetNumArguments(block) };
     let mut args = Vec::new();
     for i in 0..nargs {
+        // SAFETY: `block` is live and `i` is below its number of arguments.
         let v = unsafe { mlirBlockGetArgument(block, i) };
         let argname = format!("arg{i}");
         let t = tensor_from_type(f, ir::value_type(v), argname.clone(), &format!("argument #{i}"))?;
@@ -348,7 +393,7 @@ fn translate_op(k: &mut Kernel, op: MlirOperation) -> Res<()> {
         ods::ops::ALLOC => alloc(k, op),
         ods::ops::SLICE => slice(k, op),
         ods::ops::COPY => {
-            if attr_text(op, ods::copy::ASYNC).is_some() {
+            if ir::has_attr(op, ods::copy::ASYNC) {
                 return diag(op, "axe-to-nki: asynchronous copies are not supported (NKI schedules DMA itself)");
             }
             let src = k.tensor(op, ir::operand(op, 0))?;
@@ -455,7 +500,7 @@ fn alloc(k: &mut Kernel, op: MlirOperation) -> Res<()> {
     ));
     k.py.line(&format!(
         "{buf} = nl.ndarray(({p}, {f}), dtype={}, buffer=nl.{})",
-        emit::dtype(&t.elem),
+        emit::dtype(t.elem),
         t.scope.name()
     ));
     k.values.insert(key(v), t);

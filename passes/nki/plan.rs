@@ -305,7 +305,7 @@ pub fn emit_fill(k: &mut Kernel, op: MlirOperation, dst: &Tensor, value: &str) -
         sch.tile(dst, 0),
         sch.ep(),
         sch.ef(),
-        dtype(&dst.elem),
+        dtype(dst.elem),
         dst.scope.name()
     ));
     sch.close(k);

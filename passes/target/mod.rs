@@ -26,6 +26,8 @@ pub struct Target {
     /// Whether the target has warpgroup MMA (`wgmma.mma_async`, PTX ISA "sm_90a"), on which
     /// `axe.gemm` with A and B in shared memory lowers to `wgmma`.
     pub has_wgmma: bool,
+    /// Whether `axe-to-nki` emits NKI (Neuron Kernel Interface) kernels for the target.
+    pub nki: bool,
 }
 
 /// CUDA's launch limits, the same on every GPU target: threads per CTA and per CTA
@@ -72,6 +74,7 @@ pub static TARGETS: &[Target] = &[
         warp_size: 32,
         max_shared_bytes: 163 * 1024,
         has_wgmma: false,
+        nki: false,
     },
     Target {
         name: "sm_90",
@@ -79,6 +82,7 @@ pub static TARGETS: &[Target] = &[
         warp_size: 32,
         max_shared_bytes: 227 * 1024,
         has_wgmma: false,
+        nki: false,
     },
     Target {
         name: "sm_90a",
@@ -86,6 +90,7 @@ pub static TARGETS: &[Target] = &[
         warp_size: 32,
         max_shared_bytes: 227 * 1024,
         has_wgmma: true,
+        nki: false,
     },
     Target {
         name: "sm_100",
@@ -93,6 +98,7 @@ pub static TARGETS: &[Target] = &[
         warp_size: 32,
         max_shared_bytes: 227 * 1024,
         has_wgmma: false,
+        nki: false,
     },
     Target {
         name: "trn1",
@@ -100,6 +106,7 @@ pub static TARGETS: &[Target] = &[
         warp_size: 0,
         max_shared_bytes: 0,
         has_wgmma: false,
+        nki: true,
     },
 ];
 

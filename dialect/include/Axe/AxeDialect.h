@@ -9,7 +9,6 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
-#include "Axe/AxeDialect.h.inc"
 #include "Axe/AxeEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES
@@ -17,6 +16,10 @@
 
 #define GET_TYPEDEF_CLASSES
 #include "Axe/AxeTypes.h.inc"
+
+// After the attributes: the helpers of the dialect's discardable attributes
+// (`discardableAttrs` in AxeDialect.td) return them by their classes.
+#include "Axe/AxeDialect.h.inc"
 
 #define GET_OP_CLASSES
 #include "Axe/AxeOps.h.inc"

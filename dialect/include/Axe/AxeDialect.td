@@ -36,6 +36,27 @@ def Axe_Dialect : Dialect {
     alignment of vector and bulk accesses from it, and without it assumes only
     the element's natural alignment.
   }];
+  // The attributes the dialect defines on operations and function arguments it
+  // does not own (`axe.<name>`): the one place their names are spelled. ODS
+  // generates a helper per name (`AxeDialect::getTargetAttrHelper()`, with
+  // `getNameStr()`), and build.rs the Rust constants
+  // (`axe::dialect::ods::discardable_attrs::TARGET`).
+  let discardableAttrs = (ins
+    // On a module (or any op around a kernel): the hardware it targets.
+    "::mlir::axe::TargetAttr":$target,
+    // On a function argument: the byte alignment promised for its buffer.
+    "::mlir::IntegerAttr":$align,
+    // On a function argument that convert-axe-to-gpu adds for a device mesh:
+    // the rank of the device running the kernel (a unit attribute).
+    "::mlir::UnitAttr":$mesh_rank,
+    // On such an argument: the table of a symmetric buffer's device addresses
+    // on every rank; the value is the position of the buffer's argument.
+    "::mlir::IntegerAttr":$peers_of,
+    // On a lowered host function: per argument, the buffer a launcher passes.
+    "::mlir::ArrayAttr":$arguments,
+    // On a lowered host function: the TMA tensor maps its launcher builds.
+    "::mlir::ArrayAttr":$tensor_maps
+  );
   let hasRegionArgAttrVerify = 1;
   let useDefaultAttributePrinterParser = 0;
   let useDefaultTypePrinterParser = 0;

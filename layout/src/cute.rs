@@ -297,13 +297,12 @@ fn check_modes(m: &[(i64, i64)]) -> Result<(), LayoutError> {
     Ok(())
 }
 
-/// `CuteLayout::from_modes` on modes: `(1, 0)` for none, then validated.
-fn validated(mut m: Modes) -> Result<Modes, LayoutError> {
+/// `CuteLayout::from_modes` on modes, in place: `(1, 0)` for none, then validated.
+fn validate_flat(m: &mut Modes) -> Result<(), LayoutError> {
     if m.is_empty() {
         m.push((1, 0));
     }
-    check_modes(&m)?;
-    Ok(m)
+    check_modes(m)
 }
 
 /// The product of the shapes, saturating.
@@ -334,61 +333,63 @@ fn eval_modes(modes: &[(i64, i64)], i: i64, size: impl FnOnce() -> i64) -> Resul
     i64::try_from(acc).map_err(|_| LayoutError::Overflow)
 }
 
-/// Coalesce (003 §3.2) on flat modes: shape-1 modes dropped, adjacent modes with
-/// `s_i·d_i = d_{i+1}` merged, `(1, 0)` when nothing is left.
-fn coalesce_modes(modes: &[(i64, i64)]) -> Modes {
-    let mut out = Modes::new();
+/// Coalesce (003 §3.2) on flat modes, appended to `out`: shape-1 modes dropped, adjacent modes
+/// with `s_i·d_i = d_{i+1}` merged, `(1, 0)` when nothing is left.
+fn coalesce_into(modes: &[(i64, i64)], out: &mut Modes) {
+    let start = out.len();
     for &(s, d) in modes {
         if s == 1 {
             continue;
         }
-        if let Some(last) = out.last_mut() {
-            if last.0.checked_mul(last.1) == Some(d) {
-                if let Some(merged) = last.0.checked_mul(s) {
-                    last.0 = merged;
-                    continue;
+        if out.len() > start {
+            if let Some(last) = out.last_mut() {
+                if last.0.checked_mul(last.1) == Some(d) {
+                    if let Some(merged) = last.0.checked_mul(s) {
+                        last.0 = merged;
+                        continue;
+                    }
                 }
             }
         }
         out.push((s, d));
     }
-    if out.is_empty() {
+    if out.len() == start {
         out.push((1, 0));
     }
-    out
 }
 
 /// Coalesce keeping the extended-domain function (composition evaluates the left operand
-/// beyond its size): a dropped trailing shape-1 leaf `(1, d)` still sets the stride of the
-/// extension, so it is re-appended unless the last merged mode already extends with `d`.
-fn coalesce_ext(m: &[(i64, i64)]) -> Modes {
-    let mut modes = coalesce_modes(m);
+/// beyond its size), into the empty `out`: a dropped trailing shape-1 leaf `(1, d)` still sets
+/// the stride of the extension, so it is re-appended unless the last merged mode already
+/// extends with `d`.
+fn coalesce_ext(m: &[(i64, i64)], out: &mut Modes) {
+    coalesce_into(m, out);
     if let Some(&(1, d_last)) = m.last() {
-        let extends = match modes.last() {
+        let extends = match out.last() {
             Some(&(s, d)) if s > 1 => s.checked_mul(d) == Some(d_last),
             _ => false,
         };
         if !extends {
-            if *modes == [(1, 0)] {
-                modes.clear();
+            if **out == [(1, 0)] {
+                out.clear();
             }
-            modes.push((1, d_last));
+            out.push((1, d_last));
         }
     }
-    modes
 }
 
-/// Base case of composition (003 Eq. (19)–(21)): the modes of the coalesced `a ∘ s:d` for a
-/// coalesced flat `a` (as [`coalesce_ext`] returns it: non-empty).
-fn compose_leaf(a: &[(i64, i64)], s: i64, d: i64) -> Result<Modes, LayoutError> {
-    let mut modes = Modes::new();
+/// Base case of composition (003 Eq. (19)–(21)): the modes of the coalesced `a ∘ s:d`, for a
+/// coalesced flat `a` (as [`coalesce_ext`] gives it: non-empty), appended to `out`; `scratch`
+/// holds the modes before coalescing.
+fn compose_leaf(a: &[(i64, i64)], s: i64, d: i64, scratch: &mut Modes, out: &mut Modes) -> Result<(), LayoutError> {
     if s == 1 {
-        modes.push((1, 0));
-        return Ok(modes);
+        out.push((1, 0));
+        return Ok(());
     }
     if d == 0 {
-        modes.push((s, 0));
-        return validated(modes);
+        check_modes(&[(s, 0)])?;
+        out.push((s, 0));
+        return Ok(());
     }
     if d < 0 {
         return Err(LayoutError::Unsupported(
@@ -408,6 +409,8 @@ fn compose_leaf(a: &[(i64, i64)], s: i64, d: i64) -> Result<Modes, LayoutError> 
         }
     }
     let a = &a[..keep];
+    let modes = scratch;
+    modes.clear();
     let (mut rest_shape, mut rest_stride) = (s, d);
     for &(cs, cd) in &a[..a.len() - 1] {
         if cs % rest_stride != 0 && rest_stride % cs != 0 {
@@ -434,56 +437,61 @@ fn compose_leaf(a: &[(i64, i64)], s: i64, d: i64) -> Result<Modes, LayoutError> 
     }
     let last = a[a.len() - 1].1;
     modes.push((rest_shape, rest_stride.checked_mul(last).ok_or(LayoutError::Overflow)?));
-    check_modes(&modes)?;
-    Ok(coalesce_modes(&modes))
+    check_modes(modes)?;
+    coalesce_into(modes, out);
+    Ok(())
 }
 
-/// One leaf of the right operand composed: its (coalesced) modes appended to `all`, its tuples
-/// returned.
-fn compose_one(a: &[(i64, i64)], s: i64, d: i64, all: &mut Modes) -> Result<(IntTuple, IntTuple), LayoutError> {
-    let m = compose_leaf(a, s, d)?;
-    all.extend_from_slice(&m);
-    Ok(tuples_of(&m))
+/// Scratch space of a composition: the coalesced left operand, the modes of one leaf before
+/// coalescing, and the flat modes of the result.
+struct Work<'m> {
+    a: Modes,
+    scratch: Modes,
+    all: &'m mut Modes,
 }
 
-/// `a ∘ (bs:bd)` with `bs:bd`'s hierarchy, each leaf composed by [`compose_leaf`]; the flat
-/// modes of the result are appended to `all`.
-fn compose_tree(
-    a: &[(i64, i64)],
-    bs: &IntTuple,
-    bd: &IntTuple,
-    all: &mut Modes,
-) -> Result<(IntTuple, IntTuple), LayoutError> {
-    match (bs, bd) {
-        (IntTuple::Int(s), IntTuple::Int(d)) => compose_one(a, *s, *d, all),
-        (IntTuple::Tuple(ss), IntTuple::Tuple(dd)) => {
-            let n = ss.len().min(dd.len());
-            let mut shape = Vec::with_capacity(n);
-            let mut stride = Vec::with_capacity(n);
-            for (s, d) in ss.iter().zip(dd) {
-                let (s, d) = compose_tree(a, s, d, all)?;
-                shape.push(s);
-                stride.push(d);
+impl Work<'_> {
+    /// One leaf of the right operand composed: its (coalesced) modes appended to `all`, its
+    /// tuples returned.
+    fn one(&mut self, s: i64, d: i64) -> Result<(IntTuple, IntTuple), LayoutError> {
+        let start = self.all.len();
+        compose_leaf(&self.a, s, d, &mut self.scratch, self.all)?;
+        Ok(tuples_of(&self.all[start..]))
+    }
+
+    /// `a ∘ (bs:bd)` with `bs:bd`'s hierarchy, each leaf composed by [`compose_leaf`].
+    fn tree(&mut self, bs: &IntTuple, bd: &IntTuple) -> Result<(IntTuple, IntTuple), LayoutError> {
+        match (bs, bd) {
+            (IntTuple::Int(s), IntTuple::Int(d)) => self.one(*s, *d),
+            (IntTuple::Tuple(ss), IntTuple::Tuple(dd)) => {
+                let n = ss.len().min(dd.len());
+                let mut shape = Vec::with_capacity(n);
+                let mut stride = Vec::with_capacity(n);
+                for (s, d) in ss.iter().zip(dd) {
+                    let (s, d) = self.tree(s, d)?;
+                    shape.push(s);
+                    stride.push(d);
+                }
+                Ok((IntTuple::Tuple(shape), IntTuple::Tuple(stride)))
             }
-            Ok((IntTuple::Tuple(shape), IntTuple::Tuple(stride)))
+            _ => Err(LayoutError::Unsupported("shape and stride are not congruent".into())),
         }
-        _ => Err(LayoutError::Unsupported("shape and stride are not congruent".into())),
     }
-}
 
-/// `a ∘` the flat layout of `m` (non-empty): a bare leaf for one mode, else a tuple of leaves.
-fn compose_flat(a: &[(i64, i64)], m: &[(i64, i64)], all: &mut Modes) -> Result<(IntTuple, IntTuple), LayoutError> {
-    if let [(s, d)] = m {
-        return compose_one(a, *s, *d, all);
+    /// `a ∘` the flat layout of `m` (non-empty): a bare leaf for one mode, else a tuple of leaves.
+    fn flat(&mut self, m: &[(i64, i64)]) -> Result<(IntTuple, IntTuple), LayoutError> {
+        if let [(s, d)] = m {
+            return self.one(*s, *d);
+        }
+        let mut shape = Vec::with_capacity(m.len());
+        let mut stride = Vec::with_capacity(m.len());
+        for &(s, d) in m {
+            let (s, d) = self.one(s, d)?;
+            shape.push(s);
+            stride.push(d);
+        }
+        Ok((IntTuple::Tuple(shape), IntTuple::Tuple(stride)))
     }
-    let mut shape = Vec::with_capacity(m.len());
-    let mut stride = Vec::with_capacity(m.len());
-    for &(s, d) in m {
-        let (s, d) = compose_one(a, s, d, all)?;
-        shape.push(s);
-        stride.push(d);
-    }
-    Ok((IntTuple::Tuple(shape), IntTuple::Tuple(stride)))
 }
 
 /// The right operand of a composition.
@@ -496,44 +504,51 @@ enum Rhs<'a> {
 }
 
 /// Composition (see [`CuteLayout::compose`]) of the validated left operand of modes `lhs` with
-/// the validated right operand `rhs` of modes `rhs_modes`; the result and its flat modes.
-/// `describe` names the operands (`A ∘ B`) for the errors.
+/// the validated right operand `rhs` of modes `rhs_modes`; the flat modes of the result are
+/// left in `all` (empty on entry). `describe` names the operands (`A ∘ B`) for the errors.
 fn compose_modes(
     lhs: &[(i64, i64)],
     rhs: Rhs<'_>,
     rhs_modes: &[(i64, i64)],
     describe: &dyn Fn() -> String,
-) -> Result<(CuteLayout, Modes), LayoutError> {
-    let a = coalesce_ext(lhs);
-    let mut all = Modes::new();
+    all: &mut Modes,
+) -> Result<CuteLayout, LayoutError> {
+    let mut w = Work {
+        a: Modes::new(),
+        scratch: Modes::new(),
+        all,
+    };
+    coalesce_ext(lhs, &mut w.a);
     let r = match rhs {
         Rhs::Layout(b) => {
-            let (shape, stride) = compose_tree(&a, &b.shape, &b.stride, &mut all)?;
+            let (shape, stride) = w.tree(&b.shape, &b.stride)?;
             CuteLayout { shape, stride }
         }
         Rhs::Tiler(b, comp) => {
-            let (s0, d0) = compose_tree(&a, &b.shape, &b.stride, &mut all)?;
-            let (s1, d1) = compose_flat(&a, comp, &mut all)?;
+            let (s0, d0) = w.tree(&b.shape, &b.stride)?;
+            let (s1, d1) = w.flat(comp)?;
             CuteLayout {
                 shape: IntTuple::Tuple(vec![s0, s1]),
                 stride: IntTuple::Tuple(vec![d0, d1]),
             }
         }
     };
-    check_modes(&all)?;
-    let mut live = Modes::new();
+    let (a, all) = (&w.a, &*w.all);
+    check_modes(all)?;
+    let live = &mut w.scratch;
+    live.clear();
     for &(s, d) in rhs_modes {
         if s > 1 && d != 0 {
             live.push((s, d));
         }
     }
-    let provably = distributes(&a, &live);
+    let provably = distributes(a, live);
     let n = size_of(rhs_modes);
     // Where the leaves provably distribute, enumeration is only a self-check (debug builds
     // and tests); otherwise it decides, for right operands small enough to enumerate.
     if (!provably || cfg!(debug_assertions)) && n <= VERIFY_LIMIT {
         for i in 0..n {
-            let x = eval_modes(&all, i, || size_of(&all))?;
+            let x = eval_modes(all, i, || size_of(all))?;
             let bi = eval_modes(rhs_modes, i, || n)?;
             if x != eval_modes(lhs, bi, || size_of(lhs))? {
                 return Err(LayoutError::Unsupported(format!(
@@ -548,12 +563,12 @@ fn compose_modes(
             describe()
         )));
     }
-    Ok((r, all))
+    Ok(r)
 }
 
 /// Complement (see [`CuteLayout::complement`]) of the validated layout `l` of modes `m`; the
-/// modes of the result, validated.
-fn complement_modes(l: &CuteLayout, m: &[(i64, i64)], cotarget: i64) -> Result<Modes, LayoutError> {
+/// modes of the result, validated, in `out` (empty on entry).
+fn complement_modes(l: &CuteLayout, m: &[(i64, i64)], cotarget: i64, out: &mut Modes) -> Result<(), LayoutError> {
     let mut modes = Modes::new();
     for &(s, d) in m {
         if s > 1 && d != 0 {
@@ -564,7 +579,6 @@ fn complement_modes(l: &CuteLayout, m: &[(i64, i64)], cotarget: i64) -> Result<M
         }
     }
     modes.sort_unstable_by_key(|&(s, d)| (d, s));
-    let mut out = Modes::new();
     let mut current: i64 = 1;
     for &(s, d) in modes.iter() {
         let gap = d / current;
@@ -585,7 +599,7 @@ fn complement_modes(l: &CuteLayout, m: &[(i64, i64)], cotarget: i64) -> Result<M
         1
     };
     out.push((last, current));
-    validated(out)
+    validate_flat(out)
 }
 
 /// `cosize` on the modes of a validated layout.
@@ -625,13 +639,20 @@ impl CuteLayout {
     fn from_modes(modes: &[(i64, i64)]) -> Result<Self, LayoutError> {
         let mut m = Modes::new();
         m.extend_from_slice(modes);
-        Ok(layout_of(&validated(m)?))
+        validate_flat(&mut m)?;
+        Ok(layout_of(&m))
     }
 
     /// The flattened leaves as `(shape, stride)` pairs (as [`CuteLayout::modes_flat`]: zipped,
     /// so an incongruent layout gives as many as the shorter of the two has), without allocating.
     fn modes_small(&self) -> Modes {
         let mut m = Modes::new();
+        self.modes_into(&mut m);
+        m
+    }
+
+    /// [`CuteLayout::modes_small`] into the empty `m`.
+    fn modes_into(&self, m: &mut Modes) {
         self.shape.each_leaf(&mut |s| m.push((s, 0)));
         let mut k = 0;
         self.stride.each_leaf(&mut |d| {
@@ -641,25 +662,23 @@ impl CuteLayout {
             k += 1;
         });
         m.truncate(k);
-        m
     }
 
-    /// [`CuteLayout::validate`], returning the modes.
-    fn validated_modes(&self) -> Result<Modes, LayoutError> {
+    /// [`CuteLayout::validate`], leaving the modes in the empty `m`.
+    fn validate_into(&self, m: &mut Modes) -> Result<(), LayoutError> {
         if !self.shape.congruent(&self.stride) {
             return Err(LayoutError::Unsupported(format!(
                 "shape {} and stride {} are not congruent",
                 self.shape, self.stride
             )));
         }
-        let m = self.modes_small();
-        check_modes(&m)?;
-        Ok(m)
+        self.modes_into(m);
+        check_modes(m)
     }
 
     /// Check the invariants of [`CuteLayout::new`].
     pub fn validate(&self) -> Result<(), LayoutError> {
-        self.validated_modes().map(drop)
+        self.validate_into(&mut Modes::new())
     }
 
     /// Parse CuTe syntax: `8:1`, `(4,(2,3)):(1,(8,16))`, `((2,2),4):((1,4),2)`.
@@ -736,7 +755,10 @@ impl CuteLayout {
     /// Coalesce (003 §3.2): the minimal-rank flat layout with the same integral evaluation.
     /// Shape-1 modes are dropped; adjacent modes with `s_i·d_i = d_{i+1}` merge.
     pub fn coalesce(&self) -> CuteLayout {
-        layout_of(&coalesce_modes(&self.modes_small()))
+        let (mut m, mut c) = (Modes::new(), Modes::new());
+        self.modes_into(&mut m);
+        coalesce_into(&m, &mut c);
+        layout_of(&c)
     }
 
     /// Group composition `R = self ∘ b` (003 §3.3): `R` has `b`'s shape hierarchy and
@@ -748,9 +770,10 @@ impl CuteLayout {
     /// ([`distributes`]); otherwise the result is checked by enumeration (when
     /// `|b| ≤ VERIFY_LIMIT`) and refused if it differs. Debug builds also re-check proved results.
     pub fn compose(&self, b: &CuteLayout) -> Result<CuteLayout, LayoutError> {
-        let am = self.validated_modes()?;
-        let bm = b.validated_modes()?;
-        compose_modes(&am, Rhs::Layout(b), &bm, &|| format!("{self} ∘ {b}")).map(|(r, _)| r)
+        let (mut am, mut bm, mut all) = (Modes::new(), Modes::new(), Modes::new());
+        self.validate_into(&mut am)?;
+        b.validate_into(&mut bm)?;
+        compose_modes(&am, Rhs::Layout(b), &bm, &|| format!("{self} ∘ {b}"), &mut all)
     }
 
     /// Complement with respect to `cotarget` (003 §3.5): a layout `L*` whose images are
@@ -761,15 +784,19 @@ impl CuteLayout {
     ///
     /// `Unsupported` for negative strides or a non-injective `L` (overlapping modes).
     pub fn complement(&self, cotarget: i64) -> Result<CuteLayout, LayoutError> {
-        let m = self.validated_modes()?;
-        Ok(layout_of(&complement_modes(self, &m, cotarget)?))
+        let (mut m, mut out) = (Modes::new(), Modes::new());
+        self.validate_into(&mut m)?;
+        complement_modes(self, &m, cotarget, &mut out)?;
+        Ok(layout_of(&out))
     }
 
     /// Right inverse (003 §3.4.1, Table 5): the largest `R` with `L(R(k)) = k` for `k < |R|`,
     /// built by following the strides 1, `s_0·d_0`, … of the coalesced layout; `1:0` when no
     /// mode has stride 1.
     pub fn right_inverse(&self) -> Result<CuteLayout, LayoutError> {
-        let c = coalesce_modes(&self.validated_modes()?);
+        let (mut m, mut c) = (Modes::new(), Modes::new());
+        self.validate_into(&mut m)?;
+        coalesce_into(&m, &mut c);
         let mut weights: Small<i64, 8> = Small::new();
         let mut w: i64 = 1;
         for &(s, _) in c.iter() {
@@ -784,7 +811,8 @@ impl CuteLayout {
             out.push((c[i].0, weights[i]));
             current = c[i].0.checked_mul(c[i].1).ok_or(LayoutError::Overflow)?;
         }
-        Ok(layout_of(&validated(out)?))
+        validate_flat(&mut out)?;
+        Ok(layout_of(&out))
     }
 
     /// Left inverse (003 §3.4.3, Table 6): `L†` with `L(L†(L(k))) = L(k)` for all `k < |L|`.
@@ -795,7 +823,9 @@ impl CuteLayout {
     /// `Unsupported` when the sorted strides do not divide each other or a mode overlaps the next
     /// (`d_{j+1} / d_j < s_j`), or for negative strides.
     pub fn left_inverse(&self) -> Result<CuteLayout, LayoutError> {
-        let c = coalesce_modes(&self.validated_modes()?);
+        let (mut m, mut c) = (Modes::new(), Modes::new());
+        self.validate_into(&mut m)?;
+        coalesce_into(&m, &mut c);
         let mut modes: Small<(i64, i64, i64), 8> = Small::new();
         let mut w: i64 = 1;
         for &(s, d) in c.iter() {
@@ -812,7 +842,8 @@ impl CuteLayout {
         let mut out = Modes::new();
         if modes.is_empty() {
             out.push((1, 0));
-            return Ok(layout_of(&validated(out)?));
+            validate_flat(&mut out)?;
+            return Ok(layout_of(&out));
         }
         // Stable: modes of equal (stride, shape) keep their order (and so their weights').
         modes.sort_by_key(|&(s, d, _)| (d, s));
@@ -831,17 +862,19 @@ impl CuteLayout {
         }
         let (s, _, w) = modes[modes.len() - 1];
         out.push((s, w));
-        Ok(layout_of(&validated(out)?))
+        validate_flat(&mut out)?;
+        Ok(layout_of(&out))
     }
 
     /// Logical divide `A ⊘ B = A ∘ (B, B*_{|A|})` (003 §3.5.2), a rank-2 layout (tile, rest).
     pub fn logical_divide(&self, b: &CuteLayout) -> Result<CuteLayout, LayoutError> {
-        let am = self.validated_modes()?;
-        let bm = b.validated_modes()?;
+        let (mut am, mut tm, mut bc, mut comp) = (Modes::new(), Modes::new(), Modes::new(), Modes::new());
+        self.validate_into(&mut am)?;
+        b.validate_into(&mut tm)?;
         // Coalescing B* is safe here: the tiler (B, B*) is only evaluated inside its domain.
-        let comp = coalesce_modes(&complement_modes(b, &bm, size_of(&am))?);
-        // The tiler's modes, validated as `CuteLayout::new` would the tiler.
-        let mut tm = bm;
+        complement_modes(b, &tm, size_of(&am), &mut bc)?;
+        coalesce_into(&bc, &mut comp);
+        // The tiler's modes (B's, then B*'s), validated as `CuteLayout::new` would the tiler.
         tm.extend_from_slice(&comp);
         check_modes(&tm)?;
         let describe = || {
@@ -852,26 +885,28 @@ impl CuteLayout {
             };
             format!("{self} ∘ {tiler}")
         };
-        compose_modes(&am, Rhs::Tiler(b, &comp), &tm, &describe).map(|(r, _)| r)
+        compose_modes(&am, Rhs::Tiler(b, &comp), &tm, &describe, &mut Modes::new())
     }
 
     /// Logical product `A ⊗ B = (A, A* ∘ B)` with `A* = complement(A, |A|·cosize(B))`
     /// (003 §3.5.1), a rank-2 layout (tile, grid).
     pub fn logical_product(&self, b: &CuteLayout) -> Result<CuteLayout, LayoutError> {
-        let am = self.validated_modes()?;
-        let bm = b.validated_modes()?;
+        let (mut am, mut bm, mut cm) = (Modes::new(), Modes::new(), Modes::new());
+        self.validate_into(&mut am)?;
+        b.validate_into(&mut bm)?;
         let target = size_of(&am)
             .checked_mul(cosize_modes(&bm)?)
             .ok_or(LayoutError::Overflow)?;
         // Not coalesced: B's image may exceed |A*|, and the extension stride of A*'s last mode
         // is what keeps the copies of A disjoint.
-        let cm = complement_modes(self, &am, target)?;
+        complement_modes(self, &am, target, &mut cm)?;
         let describe = || format!("{} ∘ {b}", layout_of(&cm));
-        let (grid, gm) = compose_modes(&cm, Rhs::Layout(b), &bm, &describe)?;
-        // The result's modes, validated as `CuteLayout::new` would the result.
-        let mut rm = am;
-        rm.extend_from_slice(&gm);
-        check_modes(&rm)?;
+        let mut gm = Modes::new();
+        let grid = compose_modes(&cm, Rhs::Layout(b), &bm, &describe, &mut gm)?;
+        // The result's modes (A's, then the grid's), validated as `CuteLayout::new` would the
+        // result.
+        am.extend_from_slice(&gm);
+        check_modes(&am)?;
         Ok(CuteLayout {
             shape: IntTuple::Tuple(vec![self.shape.clone(), grid.shape]),
             stride: IntTuple::Tuple(vec![self.stride.clone(), grid.stride]),
@@ -897,7 +932,8 @@ impl CuteLayout {
 /// `Unsupported` for a stride-0 leaf of shape > 1: Axe shard strides are non-zero (a broadcast of
 /// many logical indices to one address has no Axe shard form).
 pub fn import(c: &CuteLayout) -> Result<Layout, LayoutError> {
-    let m = c.validated_modes()?;
+    let mut m = Modes::new();
+    c.validate_into(&mut m)?;
     let mut shard = Vec::new();
     for &(s, d) in m.iter().rev() {
         if s == 1 {
@@ -968,43 +1004,40 @@ fn distributes(a: &[(i64, i64)], live: &[(i64, i64)]) -> bool {
     if live.iter().any(|&(s, d)| d < 0 || s > DISTRIBUTE_LIMIT) {
         return false;
     }
-    let radix: Small<u64, 8> = {
-        let mut r = Small::new();
-        // Shapes of a validated layout are positive.
-        a.iter()
-            .take(a.len().saturating_sub(1))
-            .for_each(|&(s, _)| r.push(s.max(1) as u64));
-        r
+    // Per bounded digit: the radix, the digit of the step `d_k`, the counter, the largest digit
+    // of the current leaf, the total over the leaves so far.
+    let n = a.len().saturating_sub(1);
+    let mut inline = [[0u64; 5]; 8];
+    let mut heap = Vec::new();
+    let digits: &mut [[u64; 5]] = if n <= inline.len() {
+        &mut inline[..n]
+    } else {
+        heap.resize(n, [0u64; 5]);
+        &mut heap
     };
-    let n = radix.len();
-    let mut total: Small<u64, 8> = Small::filled(n, 0);
-    let mut step: Small<u64, 8> = Small::filled(n, 0);
-    let mut cur: Small<u64, 8> = Small::filled(n, 0);
-    let mut most: Small<u64, 8> = Small::filled(n, 0);
+    for (g, &(s, _)) in digits.iter_mut().zip(a) {
+        // Shapes of a validated layout are positive.
+        g[0] = s.max(1) as u64;
+    }
     for &(s, d) in live {
-        // The bounded digits of d, and a counter at 0.
         let mut q = d as u64;
-        for j in 0..n {
-            step[j] = q % radix[j];
-            q /= radix[j];
-            cur[j] = 0;
-            most[j] = 0;
+        for g in digits.iter_mut() {
+            g[1] = q % g[0];
+            q /= g[0];
+            g[2] = 0;
+            g[3] = 0;
         }
-        for i in 0..s {
-            if i > 0 {
-                let mut carry = 0;
-                for j in 0..n {
-                    let v = cur[j] + step[j] + carry;
-                    (cur[j], carry) = if v >= radix[j] { (v - radix[j], 1) } else { (v, 0) };
-                }
-            }
-            for j in 0..n {
-                most[j] = most[j].max(cur[j]);
+        for _ in 1..s {
+            let mut carry = 0;
+            for g in digits.iter_mut() {
+                let v = g[2] + g[1] + carry;
+                (g[2], carry) = if v >= g[0] { (v - g[0], 1) } else { (v, 0) };
+                g[3] = g[3].max(g[2]);
             }
         }
-        for j in 0..n {
-            total[j] += most[j];
-            if total[j] >= radix[j] {
+        for g in digits.iter_mut() {
+            g[4] += g[3];
+            if g[4] >= g[0] {
                 return false;
             }
         }
@@ -1043,11 +1076,17 @@ mod tests {
             let (Ok(a), Ok(b)) = (CuteLayout::from_modes(&a), CuteLayout::from_modes(&b)) else {
                 continue;
             };
-            let flat = coalesce_ext(&a.modes_small());
             let mut all = Modes::new();
-            let Ok((shape, stride)) = compose_tree(&flat, &b.shape, &b.stride, &mut all) else {
+            let mut w = Work {
+                a: Modes::new(),
+                scratch: Modes::new(),
+                all: &mut all,
+            };
+            coalesce_ext(&a.modes_small(), &mut w.a);
+            let Ok((shape, stride)) = w.tree(&b.shape, &b.stride) else {
                 continue;
             };
+            let flat = w.a;
             let r = CuteLayout { shape, stride };
             let live: Vec<(i64, i64)> = b.modes_flat().into_iter().filter(|&(s, d)| s > 1 && d != 0).collect();
             if !distributes(&flat, &live) {

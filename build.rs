@@ -45,6 +45,15 @@ fn check_llvm() {
     }
 }
 
+/// A variable Cargo sets for every build script.
+fn cargo_env(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| fail(&format!("{name} is not set: run this build script through cargo")))
+}
+
+fn out_dir() -> PathBuf {
+    PathBuf::from(cargo_env("OUT_DIR"))
+}
+
 fn run(cmd: &mut Command, what: &str) {
     let status = cmd.status().unwrap_or_else(|e| fail(&format!("{what}: {e}")));
     if !status.success() {
@@ -68,10 +77,10 @@ fn rerun_if_changed_dir(dir: &Path) {
 
 fn main() {
     check_llvm();
-    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let root = PathBuf::from(cargo_env("CARGO_MANIFEST_DIR"));
     // The C++ builds under OUT_DIR, never in the source tree: read-only or shared checkouts,
     // `cargo package` and two profiles building at once all work.
-    let build = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("cmake");
+    let build = out_dir().join("cmake");
     // Covers every .td file under dialect/include (the C++ and the generated Rust read them).
     rerun_if_changed_dir(&root.join("dialect"));
     generate_ods(&root);
@@ -120,7 +129,7 @@ fn main() {
 fn generate_ffi(root: &Path) {
     let prefix = std::env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| LLVM_PREFIX.into());
     let header = root.join("dialect/include/Axe-c/Dialects.h");
-    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("axe_capi.rs");
+    let out = out_dir().join("axe_capi.rs");
     bindgen::builder()
         .header(header.to_string_lossy())
         .clang_arg(format!("-I{prefix}/include"))
@@ -166,7 +175,7 @@ fn generate_ods(root: &Path) {
     let records: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| fail(&format!("llvm-tblgen --dump-json printed invalid JSON: {e}")));
     let code = Ods { records: &records }.render();
-    let path = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("axe_ods.rs");
+    let path = out_dir().join("axe_ods.rs");
     // Written only when it changes, so that an unchanged dialect does not recompile the crate.
     if std::fs::read_to_string(&path).ok().as_deref() != Some(code.as_str()) {
         std::fs::write(&path, code).unwrap_or_else(|e| fail(&format!("{}: {e}", path.display())));

@@ -132,9 +132,15 @@ pub fn refine(space: &[i64], operands: &[Operand]) -> Result<Vec<Factor>, AxeErr
         })?;
         let mut dims: Vec<Vec<Piece>> = vec![Vec::new(); o.shape.len()];
         for p in ps {
+            // `cut` split the pieces at the dimensions' boundaries, so each lies in one.
             let d = (0..o.shape.len())
                 .find(|&d| p.weight >= w[d] && p.weight < w[d] * o.shape[d])
-                .expect("a piece lies in one dimension");
+                .ok_or_else(|| {
+                    format!(
+                        "internal: a piece of layout {} lies in no dimension of shape {:?}",
+                        o.layout, o.shape
+                    )
+                })?;
             dims[d].push(Piece {
                 weight: p.weight / w[d],
                 ..p
@@ -176,14 +182,24 @@ pub fn refine(space: &[i64], operands: &[Operand]) -> Result<Vec<Factor>, AxeErr
         }
         let mut cut_parts: Vec<(usize, usize, Vec<Piece>)> = Vec::new();
         for &(i, od) in &parts {
-            let ps = cut(&per_dim[i][od], &ws).expect("chain cuts always fit");
+            // `ws` is a divisibility chain holding every piece's weight: the cut always fits.
+            let ps = cut(&per_dim[i][od], &ws).ok_or_else(|| {
+                format!(
+                    "internal: layout {} does not split along the chain {ws:?}",
+                    operands[i].layout
+                )
+            })?;
             cut_parts.push((i, od, ps));
         }
         for k in (0..ws.len() - 1).rev() {
             let (wk, ext) = (ws[k], ws[k + 1] / ws[k]);
             let mut places = vec![None; operands.len()];
             for (i, od, ps) in &cut_parts {
-                let p = ps.iter().find(|p| p.weight == wk).expect("refined piece");
+                // The cut at `ws` has a piece at every weight of the chain.
+                let p = ps
+                    .iter()
+                    .find(|p| p.weight == wk)
+                    .ok_or_else(|| format!("internal: layout {} has no piece of weight {wk}", operands[*i].layout))?;
                 let own = suffix_products(&operands[*i].shape)[*od];
                 places[*i] = Some(Place {
                     axis: p.axis.clone(),

@@ -440,7 +440,8 @@ pub fn distributed(
                 load(&g, ctx, s, a, v, align)
             }
             (None, Some(x)) => x,
-            _ => unreachable!(),
+            // The callers pass a source (a copy) or a value (a fill).
+            (None, None) => return Err("internal: a distributed copy with neither a source nor a value".to_string()),
         };
         let base = g.add(addr[d_ix], Ix::C(address::offset(&dst.layout, "m")));
         for r in address::replica_offsets(&dst.layout, "m") {

@@ -481,7 +481,8 @@ fn pull(
                 Some(a) => g.val("arith.addf", &[a, v], if bits < 32 { f32t } else { y.elt }, &[]),
             });
         }
-        let sum = acc.expect("at least one value");
+        // The reduced extent is at least 1 (the tensor type's verifier).
+        let sum = acc.ok_or_else(|| AxeError::at(op, "a mesh reduction over an empty dimension"))?;
         let sum = if summing && bits < 32 {
             g.val("arith.truncf", &[sum], y.elt, &[])
         } else {

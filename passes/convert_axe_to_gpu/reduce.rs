@@ -71,32 +71,42 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     check_schedule(&factors, &ops, 0, &[false, true]).at(op)?;
     let c = coords(&b, ctx, scope);
     let plan = plan_threads(&b, &c, &factors, 0, &src.layout).at(op)?;
-    let on = |k: usize, axis: &str| factors[k].places[0].as_ref().is_some_and(|p| p.axis.name() == axis);
+    // The source's stride of factor `k` when the factor lies on `axis`.
+    let on = |k: usize, axis: &str| {
+        factors[k].places[0]
+            .as_ref()
+            .filter(|p| p.axis.name() == axis)
+            .map(|p| p.stride)
+    };
     let mut kept = Vec::new();
     let mut red_static = Vec::new();
-    let mut red_lanes = Vec::new();
-    let mut red_warps = Vec::new();
+    // Reduced factors on lanes: (factor, source stride).
+    let mut red_lanes: Vec<(usize, i64)> = Vec::new();
+    // Reduced factors on warps: (factor, source stride, the thread's digit of it).
+    let mut red_warps: Vec<(usize, i64, Ix)> = Vec::new();
     for (k, factor) in factors.iter().enumerate() {
         let r = reduced(factor.dim);
-        match (r, plan.digits[k].is_some()) {
-            (false, false) => kept.push(k),
-            (false, true) => {}
-            (true, false) => red_static.push(k),
-            (true, true) if on(k, "lane") => red_lanes.push(k),
-            (true, true) if on(k, "warp") => red_warps.push(k),
-            (true, true) => {
-                return Err(AxeError::at(
-                    op,
-                    format!(
-                        "reducing over the {} axis of layout {} crosses CTAs, which a kernel cannot synchronize",
-                        factors[k].places[0]
-                            .as_ref()
-                            .map(|p| p.axis.name().to_string())
-                            .unwrap_or_default(),
-                        src.layout
-                    ),
-                ))
-            }
+        match (r, plan.digits[k]) {
+            (false, None) => kept.push(k),
+            (false, Some(_)) => {}
+            (true, None) => red_static.push(k),
+            (true, Some(digit)) => match (on(k, "lane"), on(k, "warp")) {
+                (Some(s), _) => red_lanes.push((k, s)),
+                (None, Some(s)) => red_warps.push((k, s, digit)),
+                (None, None) => {
+                    return Err(AxeError::at(
+                        op,
+                        format!(
+                            "reducing over the {} axis of layout {} crosses CTAs, which a kernel cannot synchronize",
+                            factors[k].places[0]
+                                .as_ref()
+                                .map(|p| p.axis.name().to_string())
+                                .unwrap_or_default(),
+                            src.layout
+                        ),
+                    ))
+                }
+            },
         }
     }
     if !red_warps.is_empty() {
@@ -144,8 +154,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 "warp-shuffle reductions are lowered for 32-bit element types only",
             ));
         }
-        for &k in &red_lanes {
-            let s = factors[k].places[0].as_ref().unwrap().stride;
+        for &(k, s) in &red_lanes {
             if !(factors[k].extent as u64).is_power_of_two() || !(s as u64).is_power_of_two() {
                 return Err(AxeError::at(
                     op,
@@ -181,9 +190,11 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     Some(a) => binary(&g, kind, a, x, t),
                 });
             }
-            let mut acc = acc.expect("at least one element");
-            for &k in &red_lanes {
-                let s = factors[k].places[0].as_ref().unwrap().stride;
+            // Factors have extents of at least 2 (`refine`), so there is at least one combination.
+            let Some(mut acc) = acc else {
+                return Err(format!("internal: an empty reduction of layout {}", src.layout));
+            };
+            for &(k, s) in &red_lanes {
                 let mut off = s;
                 while off < s * factors[k].extent {
                     let o = g.ci32(off);
@@ -241,17 +252,16 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         b.op("gpu.barrier", &[], &[], &[], vec![]);
         // My group's first warp: subtract my reduced warp digits.
         let mut group = warp;
-        for &k in &red_warps {
-            let s = factors[k].places[0].as_ref().unwrap().stride;
-            group = b.sub(group, b.mul(plan.digits[k].expect("thread-bound"), s));
+        for &(_, s, digit) in &red_warps {
+            group = b.sub(group, b.mul(digit, s));
         }
-        let wext: Vec<i64> = red_warps.iter().map(|&k| factors[k].extent).collect();
+        let wext: Vec<i64> = red_warps.iter().map(|&(k, _, _)| factors[k].extent).collect();
         for (i, (_, acc)) in partials.iter_mut().enumerate() {
             let mut total: Option<MlirValue> = None;
             for wc in combos(&wext, &vec![1; wext.len()]) {
                 let mut w = group;
-                for (&k, d) in red_warps.iter().zip(&wc) {
-                    w = b.add(w, Ix::C(d * factors[k].places[0].as_ref().unwrap().stride));
+                for (&(_, s, _), d) in red_warps.iter().zip(&wc) {
+                    w = b.add(w, Ix::C(d * s));
                 }
                 let x = load(&b, ctx, &scratch_t, b.add(b.mul(w, nk), Ix::C(i as i64)), 1, 1);
                 total = Some(match total {
@@ -259,7 +269,9 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     Some(a) => binary(&b, kind, a, x, t),
                 });
             }
-            *acc = total.expect("at least one warp");
+            // There is at least one reduced warp factor (`red_warps` is not empty), of extent 2
+            // or more.
+            *acc = total.ok_or_else(|| AxeError::at(op, "internal: a cross-warp reduction over no warps"))?;
         }
     }
     // Phase 3: store the cross-warp results (no guard: every thread took part).

@@ -18,6 +18,9 @@ pub const M: i64 = 16;
 pub const N: i64 = 8;
 pub const K: i64 = 16;
 
+/// An atom's fragment layout from its iters. The iters are the constants below (positive
+/// extents and strides on the register and lane axes), never input, so building them cannot
+/// fail; `fragments_match_the_ptx_isa_tables` builds every one.
 fn layout(iters: &[(i64, i64, &str)]) -> Layout {
     Layout::from_shard(iters.iter().map(|&(e, s, a)| Iter::new(e, s, a)).collect()).expect("the atom layouts are valid")
 }

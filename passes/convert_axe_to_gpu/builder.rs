@@ -13,9 +13,39 @@
 //! pass manager verifies the IR after the pass, before any other pass reads it); the lowering
 //! builds only forms of registered ops that it knows to be valid.
 
+use melior::dialect::{arith, memref, scf};
+use melior::ir::block::BlockLike;
+use melior::ir::operation::Operation;
+use melior::ir::{Block, Location, Region, RegionLike, Value};
+use melior::{Context, ContextRef};
 use mlir_sys::*;
 
 use crate::ir::string_ref as sref;
+
+/// melior's view of a raw value, for melior's typed dialect builders.
+///
+/// # Safety
+/// `v` is a live value of the IR the running pass owns (the module contract of [`crate::ir`]),
+/// and the view is used only to build one operation, right away.
+unsafe fn value<'c, 'a>(v: MlirValue) -> Value<'c, 'a> {
+    // SAFETY: the caller's guarantee.
+    unsafe { Value::from_raw(v) }
+}
+
+/// [`value`] of each of `vs`.
+///
+/// # Safety
+/// As for [`value`], for every element.
+unsafe fn values<'c, 'a>(vs: &[MlirValue]) -> Vec<Value<'c, 'a>> {
+    // SAFETY: the caller's guarantee.
+    vs.iter().map(|&v| unsafe { value(v) }).collect()
+}
+
+/// A binary op of melior's `arith` module (`arith::addi`, ...).
+type ArithBinary = for<'c, 'a, 'b> fn(Value<'c, 'a>, Value<'c, 'b>, Location<'c>) -> Operation<'c>;
+
+/// A typed unary op of melior's `arith` module (`arith::index_cast`, ...).
+type ArithCast = for<'c, 'a> fn(Value<'c, 'a>, melior::ir::Type<'c>, Location<'c>) -> Operation<'c>;
 
 /// An index value: a compile-time constant or an SSA value of type `index`.
 #[derive(Clone, Copy, Debug)]
@@ -197,16 +227,16 @@ impl B {
         }
     }
 
-    fn bin(&self, name: &str, a: Ix, b: Ix) -> Ix {
+    fn bin(&self, build: ArithBinary, a: Ix, b: Ix) -> Ix {
         let (a, b) = (self.ix(a), self.ix(b));
-        Ix::V(self.val(name, &[a, b], self.index(), &[]))
+        Ix::V(self.arith_binary(build, a, b))
     }
 
     pub fn add(&self, a: Ix, b: Ix) -> Ix {
         match (a, b) {
             (Ix::C(x), Ix::C(y)) => Ix::C(x + y),
             (x, Ix::C(0)) | (Ix::C(0), x) => x,
-            (x, y) => self.bin("arith.addi", x, y),
+            (x, y) => self.bin(arith::addi, x, y),
         }
     }
 
@@ -214,7 +244,7 @@ impl B {
         match (a, b) {
             (Ix::C(x), Ix::C(y)) => Ix::C(x - y),
             (x, Ix::C(0)) => x,
-            (x, y) => self.bin("arith.subi", x, y),
+            (x, y) => self.bin(arith::subi, x, y),
         }
     }
 
@@ -223,7 +253,7 @@ impl B {
             Ix::C(x) => Ix::C(x * c),
             _ if c == 0 => Ix::C(0),
             x if c == 1 => x,
-            x => self.bin("arith.muli", x, Ix::C(c)),
+            x => self.bin(arith::muli, x, Ix::C(c)),
         }
     }
 
@@ -232,7 +262,7 @@ impl B {
         match a {
             Ix::C(x) => Ix::C(x / c),
             x if c == 1 => x,
-            x => self.bin("arith.divui", x, Ix::C(c)),
+            x => self.bin(arith::divui, x, Ix::C(c)),
         }
     }
 
@@ -241,24 +271,32 @@ impl B {
         match a {
             Ix::C(x) => Ix::C(x % c),
             _ if c == 1 => Ix::C(0),
-            x => self.bin("arith.remui", x, Ix::C(c)),
+            x => self.bin(arith::remui, x, Ix::C(c)),
         }
     }
 
     /// `arith.cmpi` with predicate number `pred` (eq 0, ne 1, slt 2, sle 3, sgt 4, sge 5,
     /// ult 6, ule 7, ugt 8, uge 9).
     pub fn cmp(&self, pred: i64, a: Ix, b: Ix) -> MlirValue {
+        use arith::CmpiPredicate::*;
         let (a, b) = (self.ix(a), self.ix(b));
-        // SAFETY: `ctx` is live (builder contract).
-        let i1 = unsafe { mlirIntegerTypeGet(self.ctx, 1) };
-        let p = self.attr(&format!("{pred} : i64"));
-        self.val("arith.cmpi", &[a, b], i1, &[("predicate", p)])
+        let predicate = [Eq, Ne, Slt, Sle, Sgt, Sge, Ult, Ule, Ugt, Uge]
+            .into_iter()
+            .find(|&p| p as i64 == pred);
+        match predicate {
+            Some(p) => self.cmpi(p, a, b),
+            // Not a predicate: built as given, for the verifier to report.
+            None => {
+                // SAFETY: `ctx` is live (builder contract).
+                let i1 = unsafe { mlirIntegerTypeGet(self.ctx, 1) };
+                let p = self.attr(&format!("{pred} : i64"));
+                self.val("arith.cmpi", &[a, b], i1, &[("predicate", p)])
+            }
+        }
     }
 
     pub fn and(&self, a: MlirValue, b: MlirValue) -> MlirValue {
-        // SAFETY: `a` is live (module contract).
-        let t = unsafe { mlirValueGetType(a) };
-        self.val("arith.andi", &[a, b], t, &[])
+        self.andi(a, b)
     }
 
     /// A region holding one block with arguments of `types`.
@@ -275,6 +313,19 @@ impl B {
         }
     }
 
+    /// A melior-owned region holding one block with arguments of `types`, and that block
+    /// (which stays valid while the region, or the op it moves into, lives).
+    fn owned_region<'c>(&self, types: &[MlirType]) -> (Region<'c>, MlirBlock) {
+        let arguments: Vec<_> = types
+            .iter()
+            // SAFETY: the types are live (builder contract).
+            .map(|&t| (unsafe { melior::ir::Type::from_raw(t) }, self.location()))
+            .collect();
+        let region = Region::new();
+        let block = region.append_block(Block::new(&arguments)).to_raw();
+        (region, block)
+    }
+
     /// `scf.for %iv = lb to ub step step { body }`; `body` builds at the end of the loop
     /// block, before its `scf.yield`. Returns the loop.
     pub fn for_<E>(
@@ -285,9 +336,9 @@ impl B {
         body: impl FnOnce(B, MlirValue) -> Result<(), E>,
     ) -> Result<MlirOperation, E> {
         let (lb, ub, step) = (self.ix(lb), self.ix(ub), self.ix(step));
-        let (region, block) = self.region(&[self.index()]);
+        let (region, block) = self.owned_region(&[self.index()]);
         let inner = self.at_end(block);
-        let yield_ = inner.op("scf.yield", &[], &[], &[], vec![]);
+        let yield_ = inner.yield_(&[]);
         // SAFETY: `block` was just created with one (index) argument.
         let iv = unsafe { mlirBlockGetArgument(block, 0) };
         body(
@@ -297,21 +348,130 @@ impl B {
             },
             iv,
         )?;
-        Ok(self.op("scf.for", &[lb, ub, step], &[], &[], vec![region]))
+        // SAFETY: `lb`, `ub` and `step` are live index values visible here; the region's
+        // ownership moves into the loop.
+        let op = unsafe { scf::r#for(value(lb), value(ub), value(step), region, self.location()) };
+        Ok(self.insert_built(op))
     }
 
     /// `scf.if %cond { then }` (no results, empty else). `then` builds before the yield.
     pub fn if_<E>(&self, cond: MlirValue, then: impl FnOnce(B) -> Result<(), E>) -> Result<MlirOperation, E> {
-        let (region, block) = self.region(&[]);
+        let (region, block) = self.owned_region(&[]);
         let inner = self.at_end(block);
-        let yield_ = inner.op("scf.yield", &[], &[], &[], vec![]);
+        let yield_ = inner.yield_(&[]);
         then(B {
             before: yield_,
             ..inner
         })?;
-        // SAFETY: creates a new, empty region, moved into the `scf.if` below.
-        let empty = unsafe { mlirRegionCreate() };
-        Ok(self.op("scf.if", &[cond], &[], &[], vec![region, empty]))
+        // SAFETY: `cond` is a live i1 value visible here; the region's ownership moves into the
+        // `scf.if`, with a new, empty else region.
+        let op = unsafe { scf::r#if(value(cond), &[], region, Region::new(), self.location()) };
+        Ok(self.insert_built(op))
+    }
+
+    // ----- Upstream ops through melior's typed dialect builders -----
+
+    /// The builder's location, as melior's.
+    fn location<'c>(&self) -> Location<'c> {
+        // SAFETY: `loc` is a live location (builder contract); the view is used only to build
+        // one operation.
+        unsafe { Location::from_raw(self.loc) }
+    }
+
+    /// Inserts `op`, just built by one of melior's typed builders, and returns its handle.
+    fn insert_built(&self, op: Operation<'_>) -> MlirOperation {
+        // melior gives up ownership; the block takes it in `insert`.
+        let raw = op.into_raw();
+        self.insert(raw);
+        raw
+    }
+
+    /// The first result of `op`, just built with at least one.
+    fn first_result(op: MlirOperation) -> MlirValue {
+        // SAFETY: `op` is live, built by the caller with at least one result.
+        unsafe { mlirOperationGetResult(op, 0) }
+    }
+
+    fn arith_binary(&self, build: ArithBinary, a: MlirValue, b: MlirValue) -> MlirValue {
+        // SAFETY: `a` and `b` are live values visible here (module and builder contracts).
+        let op = unsafe { build(value(a), value(b), self.location()) };
+        Self::first_result(self.insert_built(op))
+    }
+
+    fn arith_cast(&self, build: ArithCast, v: MlirValue, to: MlirType) -> MlirValue {
+        // SAFETY: `v` and `to` are live (module and builder contracts).
+        let op = unsafe { build(value(v), melior::ir::Type::from_raw(to), self.location()) };
+        Self::first_result(self.insert_built(op))
+    }
+
+    /// `arith.addi %a, %b` (no folding; see [`B::add`] for index arithmetic that folds).
+    pub fn addi(&self, a: MlirValue, b: MlirValue) -> MlirValue {
+        self.arith_binary(arith::addi, a, b)
+    }
+
+    /// `arith.addf %a, %b`.
+    pub fn addf(&self, a: MlirValue, b: MlirValue) -> MlirValue {
+        self.arith_binary(arith::addf, a, b)
+    }
+
+    /// `arith.andi %a, %b`.
+    pub fn andi(&self, a: MlirValue, b: MlirValue) -> MlirValue {
+        self.arith_binary(arith::andi, a, b)
+    }
+
+    /// `arith.cmpi predicate, %a, %b`.
+    pub fn cmpi(&self, predicate: arith::CmpiPredicate, a: MlirValue, b: MlirValue) -> MlirValue {
+        // SAFETY: `ctx` is live for the whole pass (builder contract), and the `&Context` view
+        // borrows `context_ref`, alive for this call only; `a` and `b` are live values.
+        let op = unsafe {
+            let context_ref = ContextRef::from_raw(self.ctx);
+            let context: &Context = context_ref.to_ref();
+            arith::cmpi(context, predicate, value(a), value(b), self.location())
+        };
+        Self::first_result(self.insert_built(op))
+    }
+
+    /// `arith.select %cond, %a, %b`.
+    pub fn select(&self, cond: MlirValue, a: MlirValue, b: MlirValue) -> MlirValue {
+        // SAFETY: live values visible here (module and builder contracts).
+        let op = unsafe { arith::select(value(cond), value(a), value(b), self.location()) };
+        Self::first_result(self.insert_built(op))
+    }
+
+    /// `arith.index_cast %v : ... to to`.
+    pub fn index_cast(&self, v: MlirValue, to: MlirType) -> MlirValue {
+        self.arith_cast(arith::index_cast, v, to)
+    }
+
+    /// `arith.extf %v : ... to to`.
+    pub fn extf(&self, v: MlirValue, to: MlirType) -> MlirValue {
+        self.arith_cast(arith::extf, v, to)
+    }
+
+    /// `arith.truncf %v : ... to to`.
+    pub fn truncf(&self, v: MlirValue, to: MlirType) -> MlirValue {
+        self.arith_cast(arith::truncf, v, to)
+    }
+
+    /// `memref.load %memref[%indices]`.
+    pub fn load(&self, memref: MlirValue, indices: &[MlirValue]) -> MlirValue {
+        // SAFETY: live values visible here (module and builder contracts).
+        let op = unsafe { memref::load(value(memref), &values(indices), self.location()) };
+        Self::first_result(self.insert_built(op))
+    }
+
+    /// `memref.store %value, %memref[%indices]`.
+    pub fn store(&self, v: MlirValue, memref: MlirValue, indices: &[MlirValue]) -> MlirOperation {
+        // SAFETY: live values visible here (module and builder contracts).
+        let op = unsafe { memref::store(value(v), value(memref), &values(indices), self.location()) };
+        self.insert_built(op)
+    }
+
+    /// `scf.yield %values`.
+    pub fn yield_(&self, values_: &[MlirValue]) -> MlirOperation {
+        // SAFETY: live values visible here (module and builder contracts).
+        let op = unsafe { scf::r#yield(&values(values_), self.location()) };
+        self.insert_built(op)
     }
 
     /// Runs `body` directly, or inside `scf.if %cond` when a condition is given.

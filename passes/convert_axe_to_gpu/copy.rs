@@ -266,7 +266,7 @@ fn async_copy(
         }
         // Byte addresses: base + element index * element size.
         let byte_addr = |base: MlirValue, elem: Ix| g.ix(g.add(Ix::V(base), g.mul(elem, elt_bytes)));
-        let as_i64 = |x: MlirValue| g.val("arith.index_cast", &[x], i64t, &[]);
+        let as_i64 = |x: MlirValue| g.index_cast(x, i64t);
         let s_elem = g.add(g.add(addr[0], Ix::C(address::offset(&src.layout, "m"))), src.dyn_offset);
         let s_gen = g.val("llvm.inttoptr", &[as_i64(byte_addr(src_base, s_elem))], gen, &[]);
         let s_ptr = g.val("llvm.addrspacecast", &[s_gen], gptr, &[]);

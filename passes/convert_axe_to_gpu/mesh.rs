@@ -466,30 +466,26 @@ fn pull(
             }
             // A source replicated over the devices (no gpuid in its shard) is read locally.
             let dev = if x_sharded { dev } else { rank };
-            let base = g.val("memref.load", &[peers, g.ix(dev)], i64t, &[]);
-            let off = g.val("arith.index_cast", &[g.ix(g.mul(m_x, elt_bytes))], i64t, &[]);
-            let addr = g.val("arith.addi", &[base, off], i64t, &[]);
+            let base = g.load(peers, &[g.ix(dev)]);
+            let off = g.index_cast(g.ix(g.mul(m_x, elt_bytes)), i64t);
+            let addr = g.addi(base, off);
             let ptr = g.val("llvm.inttoptr", &[addr], ptr_ty, &[]);
             let v = g.val("llvm.load", &[ptr], y.elt, &[]);
-            let v = if summing && bits < 32 {
-                g.val("arith.extf", &[v], f32t, &[])
-            } else {
-                v
-            };
+            let v = if summing && bits < 32 { g.extf(v, f32t) } else { v };
             acc = Some(match acc {
                 None => v,
-                Some(a) => g.val("arith.addf", &[a, v], if bits < 32 { f32t } else { y.elt }, &[]),
+                Some(a) => g.addf(a, v),
             });
         }
         // The reduced extent is at least 1 (the tensor type's verifier).
         let sum = acc.ok_or_else(|| AxeError::at(op, "a mesh reduction over an empty dimension"))?;
         let sum = if summing && bits < 32 {
-            g.val("arith.truncf", &[sum], y.elt, &[])
+            g.truncf(sum, y.elt)
         } else {
             sum
         };
         let idx = g.ix(m_y);
-        g.op("memref.store", &[sum, y.buf, idx], &[], &[], vec![]);
+        g.store(sum, y.buf, &[idx]);
         Ok(())
     };
     if opts.emulate {

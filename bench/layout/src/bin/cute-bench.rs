@@ -1,7 +1,9 @@
 //! Times the CuTe operations axe-layout shares with pycute, in-process, for
 //! `pycute_compare.py`. Input on stdin, one case per line, tab-separated:
 //! `op <TAB> A [<TAB> B | cotarget]`; output per case: `op <TAB> ns/op <TAB> result`.
-//! Each case runs for at least `--min-ms` (default 200) milliseconds after one warm-up call.
+//! Each case runs for at least `--min-ms` (default 200) milliseconds after one warm-up call, or
+//! exactly `--iters N` times (for counting instructions with `perf stat`, which a shared
+//! machine's load does not disturb).
 
 use std::hint::black_box;
 use std::io::{BufRead, Write};
@@ -24,12 +26,16 @@ fn run_op(op: &str, a: &CuteLayout, b: Option<&CuteLayout>, n: i64) -> Result<Cu
     r.map_err(|e| e.to_string())
 }
 
-fn main() {
-    let min_ms: u64 = std::env::args()
-        .skip_while(|a| a != "--min-ms")
+fn flag(name: &str) -> Option<u64> {
+    std::env::args()
+        .skip_while(|a| a != name)
         .nth(1)
         .and_then(|v| v.parse().ok())
-        .unwrap_or(200);
+}
+
+fn main() {
+    let min_ms: u64 = flag("--min-ms").unwrap_or(200);
+    let fixed_iters = flag("--iters");
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
     for line in stdin.lock().lines() {
@@ -59,7 +65,7 @@ fn main() {
         let budget = Duration::from_millis(min_ms);
         let start = Instant::now();
         let mut iters: u64 = 0;
-        while start.elapsed() < budget {
+        while fixed_iters.map_or(start.elapsed() < budget, |n| iters < n) {
             for _ in 0..64 {
                 let _ = black_box(run_op(op, black_box(&a), black_box(b.as_ref()), n));
             }

@@ -195,13 +195,6 @@ impl<T: Copy + Default, const N: usize> Small<T, N> {
             heap: Vec::new(),
         }
     }
-    fn filled(len: usize, v: T) -> Self {
-        let mut s = Self::new();
-        for _ in 0..len {
-            s.push(v);
-        }
-        s
-    }
     fn push(&mut self, x: T) {
         if self.len < N {
             self.inline[self.len] = x;
@@ -358,26 +351,24 @@ fn eval_modes(modes: &[(i64, i64)], i: i64, size: impl FnOnce() -> i64) -> Resul
 /// Coalesce (003 §3.2) on flat modes, appended to `out`: shape-1 modes dropped, adjacent modes
 /// with `s_i·d_i = d_{i+1}` merged, `(1, 0)` when nothing is left.
 fn coalesce_into(modes: &[(i64, i64)], out: &mut Modes) {
-    let start = out.len();
+    // The mode being merged into, pushed once the next one does not merge.
+    let mut run: Option<(i64, i64)> = None;
     for &(s, d) in modes {
         if s == 1 {
             continue;
         }
-        if out.len() > start {
-            if let Some(last) = out.last_mut() {
-                if last.0.checked_mul(last.1) == Some(d) {
-                    if let Some(merged) = last.0.checked_mul(s) {
-                        last.0 = merged;
-                        continue;
-                    }
+        if let Some((ls, ld)) = run {
+            if ls.checked_mul(ld) == Some(d) {
+                if let Some(merged) = ls.checked_mul(s) {
+                    run = Some((merged, ld));
+                    continue;
                 }
             }
+            out.push((ls, ld));
         }
-        out.push((s, d));
+        run = Some((s, d));
     }
-    if out.len() == start {
-        out.push((1, 0));
-    }
+    out.push(run.unwrap_or((1, 0)));
 }
 
 /// Coalesce keeping the extended-domain function (composition evaluates the left operand
@@ -823,19 +814,19 @@ impl CuteLayout {
         let (mut m, mut c) = (Modes::new(), Modes::new());
         self.validate_into(&mut m)?;
         coalesce_into(&m, &mut c);
-        let mut weights: Small<i64, 8> = Small::new();
+        // (shape, stride, logical weight) of each mode; a used mode's shape is set to 0.
+        let mut modes: Small<(i64, i64, i64), 8> = Small::new();
         let mut w: i64 = 1;
-        for &(s, _) in c.iter() {
-            weights.push(w);
+        for &(s, d) in c.iter() {
+            modes.push((s, d, w));
             w = ovf(w.checked_mul(s))?;
         }
-        let mut used: Small<bool, 8> = Small::filled(c.len(), false);
         let mut out = Modes::new();
         let mut current: i64 = 1;
-        while let Some(i) = (0..c.len()).find(|&i| !used[i] && c[i].0 > 1 && c[i].1 == current) {
-            used[i] = true;
-            out.push((c[i].0, weights[i]));
-            current = ovf(c[i].0.checked_mul(c[i].1))?;
+        while let Some(x) = modes.iter_mut().find(|x| x.0 > 1 && x.1 == current) {
+            out.push((x.0, x.2));
+            current = ovf(x.0.checked_mul(x.1))?;
+            x.0 = 0;
         }
         validate_flat(&mut out)?;
         Ok(layout_of(&out))
@@ -1044,19 +1035,34 @@ fn distributes(a: &[(i64, i64)], live: &[(i64, i64)]) -> bool {
         g[0] = s.max(1) as u64;
     }
     for &(s, d) in live {
+        // The digits of d, and the range lo..=hi of the non-zero ones.
         let mut q = d as u64;
-        for g in digits.iter_mut() {
-            g[1] = q % g[0];
-            q /= g[0];
-            g[2] = 0;
-            g[3] = 0;
+        let (mut lo, mut hi) = (n, 0);
+        for (j, g) in digits.iter_mut().enumerate() {
+            (g[1], g[2], g[3]) = (0, 0, 0);
+            if q != 0 {
+                g[1] = q % g[0];
+                q /= g[0];
+                if g[1] != 0 {
+                    lo = lo.min(j);
+                    hi = j;
+                }
+            }
+        }
+        if lo == n {
+            // Every bounded digit of every i·d is 0.
+            continue;
         }
         for _ in 1..s {
+            // Digits below lo stay 0; above hi, only a carry changes them.
             let mut carry = 0;
-            for g in digits.iter_mut() {
+            let mut j = lo;
+            while j < n && (j <= hi || carry != 0) {
+                let g = &mut digits[j];
                 let v = g[2] + g[1] + carry;
                 (g[2], carry) = if v >= g[0] { (v - g[0], 1) } else { (v, 0) };
                 g[3] = g[3].max(g[2]);
+                j += 1;
             }
         }
         for g in digits.iter_mut() {

@@ -311,6 +311,7 @@ fn convert_operand(inf: &mut Inference, op: MlirOperation, idx: usize, want: Lay
     // type the operand had, but for its layout, which is what `op` asks for.
     let alloc = unsafe { ir::create_before(op, ods::ops::ALLOC, &[], &[ty]) };
     let fresh = ir::result(alloc, 0);
+    // SAFETY: as above; `fresh` is defined right before `op` and before the conversion.
     unsafe {
         ir::create_before(op, ods::ops::CONVERT_LAYOUT, &[old, fresh], &[]);
         ir::set_operand(op, idx, fresh);

@@ -280,7 +280,18 @@ fn pair_leaves(s: &IntTuple, d: &IntTuple, m: &mut Modes) -> bool {
             true
         }
         (IntTuple::Tuple(a), IntTuple::Tuple(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| pair_leaves(x, y, m))
+            if a.len() != b.len() {
+                return false;
+            }
+            for (x, y) in a.iter().zip(b) {
+                // Leaf children without a call: most tuples are flat.
+                if let (IntTuple::Int(s), IntTuple::Int(d)) = (x, y) {
+                    m.push((*s, *d));
+                } else if !pair_leaves(x, y, m) {
+                    return false;
+                }
+            }
+            true
         }
         _ => false,
     }

@@ -36,8 +36,14 @@ use crate::ir;
 use crate::slice::DYNAMIC;
 use crate::target::ScopeKind;
 
-/// At most this many TMA copy sites per kernel (one phase bit each in an `i32`).
-const MAX_BARRIERS: usize = 32;
+/// At most this many TMA copy sites and `axe.arrive` ops per kernel (one mbarrier, one phase
+/// bit and one pending bit each in an `i32`). 31, not 32: on an H100, every kernel tested
+/// with 32 or more sites (multi-stage GEMMs of 5, 6 and 7 stages, with and without
+/// `axe.arrive`) failed at launch ("unspecified launch failure"; compute-sanitizer: errors at
+/// the mbarrier arrivals), while the same kernels with up to 31 sites ran correctly; widening
+/// the phase/pending words to `i64` did not change that. Until the cause is found, more sites
+/// are refused here rather than lowered to a kernel that faults.
+const MAX_BARRIERS: usize = 31;
 /// `mbarrier.try_wait` suspend-time hint (ns), as CUTLASS uses.
 const TRY_WAIT_TICKS: i64 = 0x989680;
 

@@ -662,16 +662,30 @@ pub fn attr_text(op: MlirOperation, name: &str) -> Option<String> {
 }
 
 /// The value of a float or integer attribute (e.g. an `arith.constant`'s `value`) as an `f64`
-/// (None for any other attribute, and for an `i1`).
+/// (None for any other attribute, and for an `i1`). A float is the shortest decimal that
+/// denotes the same value in the attribute's type, as MLIR prints it (`0.1 : f16` is 0.1, not
+/// the f16's exact binary value 0.0999755859375).
 pub fn float_or_int_attr(op: MlirOperation, name: &str) -> Option<f64> {
     // SAFETY: `op` is live (module contract); the value is read only from a non-null
-    // FloatAttr or IntegerAttr.
+    // FloatAttr or IntegerAttr; candidate attributes are built in the attribute's own context
+    // and type.
     unsafe {
         let a = mlirOperationGetAttributeByName(op, string_ref(name));
         if a.ptr.is_null() {
             None
         } else if mlirAttributeIsAFloat(a) {
-            Some(mlirFloatAttrGetValueDouble(a))
+            let x = mlirFloatAttrGetValueDouble(a);
+            let (ctx, t) = (mlirAttributeGetContext(a), mlirAttributeGetType(a));
+            let shortest = x
+                .is_finite()
+                .then(|| {
+                    (1..=17).find_map(|digits| {
+                        let y: f64 = format!("{:.*e}", digits - 1, x).parse().ok()?;
+                        mlirAttributeEqual(mlirFloatAttrDoubleGet(ctx, t, y), a).then_some(y)
+                    })
+                })
+                .flatten();
+            Some(shortest.unwrap_or(x))
         } else if mlirAttributeIsAInteger(a) {
             // An i1 is a boolean (`true`), not a number.
             let t = mlirAttributeGetType(a);

@@ -12,6 +12,11 @@
 //! [`CuteLayout::complement`], [`CuteLayout::right_inverse`], [`CuteLayout::left_inverse`],
 //! [`CuteLayout::logical_divide`] and [`CuteLayout::logical_product`]. Only integer strides are
 //! modelled (no coordinate strides `e_i`, no `F_2` strides: swizzles are in `swizzle.rs`).
+//!
+//! Internally the operations work on flat `(shape, stride)` mode lists kept inline (`Small`):
+//! the operands' trees are flattened once, and only the result is built as `IntTuple`s. The
+//! tree-based implementation this replaced is kept in `cute/reference.rs` (tests only), and a
+//! differential test checks that both return the same layouts and the same errors.
 
 use std::fmt;
 
@@ -795,7 +800,7 @@ impl CuteLayout {
     /// Each leaf of `b` is composed by the base case (after coalescing and truncating `self`);
     /// `Unsupported` when a divisibility condition fails. Distributing over `b`'s leaves (003
     /// Eq. (23)) is proved when the leaves add without carries in `self`'s mixed radix
-    /// ([`distributes`]); otherwise the result is checked by enumeration (when
+    /// (`distributes`); otherwise the result is checked by enumeration (when
     /// `|b| ≤ VERIFY_LIMIT`) and refused if it differs. Debug builds also re-check proved results.
     pub fn compose(&self, b: &CuteLayout) -> Result<CuteLayout, LayoutError> {
         let (mut am, mut bm, mut all) = (Modes::new(), Modes::new(), Modes::new());

@@ -30,7 +30,7 @@ func.func @global_unknown(%g: !axe.tensor<32xf32, global, ?>) {
 func.func @no_atom(%a: !axe.tensor<16x16xf32, shared, #axe.layout<(16, 16) : (16, 1)>>, %b: !axe.tensor<16x8xf32, shared, #axe.layout<(16, 8) : (8, 1)>>) {
   axe.kernel grid [1] threads [32] {
     %c = axe.alloc : !axe.tensor<16x8xf32, register, ?>
-    // expected-error @+1 {{no tensor-core atom for f32 inputs with a f32 accumulator (mma.sync m16n8k16 takes f16/bf16 into f32)}}
+    // expected-error @+1 {{no tensor-core atom for f32 inputs with a f32 accumulator (mma.sync m16n8k16 takes f16/bf16 into f32; wgmma also takes FP8 into f32, on an sm_90a target with A and B in shared memory)}}
     axe.gemm %a, %b, %c : !axe.tensor<16x16xf32, shared, #axe.layout<(16, 16) : (16, 1)>>, !axe.tensor<16x8xf32, shared, #axe.layout<(16, 8) : (8, 1)>>, !axe.tensor<16x8xf32, register, ?>
   }
   return

@@ -238,7 +238,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
       %a = axe.alloc : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>
       %b = axe.alloc : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>
       %c = axe.alloc : !axe.tensor<64x64xf32, register, ?>
-      // expected-error@+1 {{B ((64, 64) : (64, 1)) is contiguous along M/N; wgmma reads 8-bit operands only K-major (contiguous along K)}}
+      // expected-error@+1 {{is contiguous along M/N; wgmma reads 8-bit operands only K-major (contiguous along K)}}
       axe.gemm %a, %b, %c : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>, !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>, !axe.tensor<64x64xf32, register, ?>
     }
     return

@@ -11,7 +11,7 @@ use melior::ir::operation::OperationRefMut;
 
 use crate::dialect::ods;
 use crate::ir;
-use axe_layout::{Layout, LayoutError};
+use axe_layout::{Layout, LayoutError, TiledRegion};
 
 /// The marker of a run-time origin in an `axe.slice`'s `lower` (MLIR's ShapedType::kDynamic).
 pub const DYNAMIC: i64 = i64::MIN;
@@ -32,12 +32,28 @@ pub fn region_sizes(op: mlir_sys::MlirOperation) -> (Vec<i64>, bool) {
     )
 }
 
+/// Whether a slice is `{clip}`: its run-time-origin tiles may reach past the tensor.
+pub fn is_clipped(op: mlir_sys::MlirOperation) -> bool {
+    ir::has_attr(op, ods::slice::CLIP)
+}
+
+/// The tiling a run-time-origin slice selects one tile of: `tiled_region` of the source, or
+/// for a `{clip}` slice, of the source padded to whole tiles (`tiled_region_clipped`).
+pub fn tiling(layout: &Layout, shape: &[i64], op: mlir_sys::MlirOperation) -> Result<TiledRegion, LayoutError> {
+    let (sizes, _) = region_sizes(op);
+    if is_clipped(op) {
+        Ok(layout.tiled_region_clipped(shape, &sizes)?.0)
+    } else {
+        layout.tiled_region(shape, &sizes)
+    }
+}
+
 /// The layout of a slice's result for a source layout over `shape`: `L[R:S]` (Algorithm 4) for
 /// a static region, the tile layout of `tiled_region` for a run-time origin.
 pub fn sliced_layout(layout: &Layout, shape: &[i64], op: mlir_sys::MlirOperation) -> Result<Layout, LayoutError> {
-    let (sizes, dynamic) = region_sizes(op);
+    let (_, dynamic) = region_sizes(op);
     if dynamic {
-        return Ok(layout.tiled_region(shape, &sizes)?.inner);
+        return Ok(tiling(layout, shape, op)?.inner);
     }
     let region: Vec<(i64, i64)> = ir::i64_array(op, ods::slice::LOWER)
         .into_iter()

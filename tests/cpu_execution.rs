@@ -514,6 +514,59 @@ fn tiles_with_run_time_origins() {
     }
 }
 
+/// `{clip}` output tiles (a ragged M x N = 10 x 12 result in 8 x 8 tiles, 2 x 2 CTAs): every
+/// element inside the tensor is written once, with the value of the padded source, and
+/// nothing past the tensor's 120 elements is touched (the buffer is larger, with sentinels).
+/// Oracle: the source values themselves, by (row, column).
+#[test]
+fn clipped_tiles_store_only_inside_the_tensor() {
+    let src = ty("16x16", "f32", "global", "(16, 16) : (16, 1)");
+    let tile = ty("8x8", "f32", "global", "(8, 8) : (16, 1)");
+    let dst = ty("10x12", "f32", "global", "(10, 12) : (12, 1)");
+    let out = ty("8x8", "f32", "global", "(8, 8) : (12, 1)");
+    let reg = ty("8x8", "f32", "register", "(8, 4, 2) : (4@lane, 1@lane, 1@reg)");
+    let text = format!(
+        "module attributes {{axe.target = #axe.target<\"sm_90\">}} {{
+  func.func @ragged(%x: memref<256xf32>, %y: memref<120xf32>) {{
+    %X = axe.view %x : memref<256xf32> to {src}
+    %Y = axe.view %y : memref<120xf32> to {dst}
+    axe.kernel grid [4] threads [32] {{
+      %c = axe.unit_id cta
+      %c2 = arith.constant 2 : index
+      %c8 = arith.constant 8 : index
+      %tm = arith.divui %c, %c2 : index
+      %tn = arith.remui %c, %c2 : index
+      %om = arith.muli %tm, %c8 : index
+      %on = arith.muli %tn, %c8 : index
+      %s = axe.slice %X [%om : +8, %on : +8] : {src} to {tile}
+      %d = axe.slice %Y [%om : +8, %on : +8] {{clip}} : {dst} to {out}
+      %v = axe.alloc : {reg}
+      axe.copy %s, %v : {tile}, {reg}
+      axe.copy %v, %d : {reg}, {out}
+    }}
+    return
+  }}
+}}"
+    );
+    let mut x = random(256, 11);
+    let mut y = vec![f32::NAN; 200];
+    run(
+        &text,
+        "ragged",
+        &mut [(x.as_mut_ptr() as *mut (), 256), (y.as_mut_ptr() as *mut (), 120)],
+    );
+    for i in 0..10 {
+        for j in 0..12 {
+            assert_eq!(y[i * 12 + j], x[i * 16 + j], "element ({i}, {j})");
+        }
+    }
+    assert!(
+        y[120..].iter().all(|v| v.is_nan()),
+        "a store past the tensor: {:?}",
+        &y[120..]
+    );
+}
+
 /// Calls mesh function `name` once per rank (ranks simulated one after another), each with
 /// its own buffers (`(pointer, elements)` per memref argument, in order), the peer table
 /// memref and its rank, as the lowering's added arguments take them.

@@ -384,15 +384,28 @@ LogicalResult SliceOp::verify() {
     return emitOpError() << "has " << getOrigins().size()
                          << " run-time origins for " << dynamic
                          << " dynamic dimensions";
+  if (getClip() && !dynamic)
+    return emitOpError() << "'clip' applies to run-time-origin tiles; this "
+                            "slice has none";
+  if (getClip() && source.getScope() != MemoryScope::Global)
+    return emitOpError() << "'clip' needs a global tensor (out-of-bounds "
+                            "elements are filled by TMA and skipped by "
+                            "predicated stores), not a "
+                         << stringifyMemoryScope(source.getScope()) << " one";
   for (size_t i = 0; i < lo.size(); ++i) {
     int64_t dim = source.getShape()[i];
     if (lo[i] == kDynamic) {
-      // `%o : +size`: a tile of the dimension.
+      // `%o : +size`: a tile of the dimension; with `clip` the last tile may
+      // reach past it.
+      if (getClip() && hi[i] > 0)
+        continue;
       if (hi[i] <= 0 || dim % hi[i] != 0)
         return emitOpError() << "a run-time origin needs a tile size dividing "
                                 "the dimension: size "
                              << hi[i] << " does not divide " << dim
-                             << " (dimension " << i << ")";
+                             << " (dimension " << i
+                             << "; 'clip' allows a partial last tile of a "
+                                "global tensor)";
       continue;
     }
     if (lo[i] < 0 || lo[i] >= hi[i] || hi[i] > dim)

@@ -57,5 +57,6 @@ pub use equiv::{equivalent, EquivMethod, Equivalence};
 pub use error::{LayoutError, ParseError};
 pub use group::Grouped;
 pub use layout::{Axis, Iter, Layout, Point, MEMORY_AXIS};
+pub use slice::TiledRegion;
 pub use tile::tile;
 pub use tile_of::tile_of;

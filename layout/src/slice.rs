@@ -326,6 +326,71 @@ impl Layout {
         let inner = Layout::new(inner, g.layout.replica.clone(), g.layout.offset.clone())?;
         Ok(TiledRegion { inner, outer })
     }
+
+    /// The layout of `shape` with dimension `dim` extended to `extent` (at least `shape[dim]`)
+    /// by growing the dimension's outermost iter: the same map on every coordinate of `shape`,
+    /// continued along that iter's stride beyond it. This is how the partial last tile of a
+    /// `{clip}` slice is laid out (its elements past the tensor are never accessed). Unsupported
+    /// when the outermost iter cannot cover the extension: the rest of the dimension (its other
+    /// iters) must divide `extent`; a dimension of size 1 has no iter to grow.
+    pub fn padded(&self, shape: &[i64], dim: usize, extent: i64) -> Result<Layout, LayoutError> {
+        let size = *shape
+            .get(dim)
+            .ok_or_else(|| LayoutError::Unsupported(format!("dimension {dim} of a shape of rank {}", shape.len())))?;
+        if extent < size {
+            return Err(LayoutError::Unsupported(format!(
+                "cannot pad dimension {dim} of size {size} down to {extent}"
+            )));
+        }
+        if extent == size {
+            return Ok(self.clone());
+        }
+        let g = self.group(shape)?;
+        let range = g.groups[dim].clone();
+        let Some(first) = g.layout.shard.get(range.start).filter(|_| !range.is_empty()) else {
+            return Err(LayoutError::Unsupported(format!(
+                "dimension {dim} of {self} has size 1: no iter to extend to {extent}"
+            )));
+        };
+        let rest = size / first.extent;
+        if extent % rest != 0 {
+            return Err(LayoutError::Unsupported(format!(
+                "dimension {dim} of {self} (size {size}) cannot be extended to {extent}: its outermost iter has extent {} and the rest of the dimension ({rest}) does not divide {extent}",
+                first.extent
+            )));
+        }
+        let mut shard = g.layout.shard.clone();
+        shard[range.start].extent = extent / rest;
+        Layout::new(shard, g.layout.replica.clone(), g.layout.offset.clone())
+    }
+
+    /// `tiled_region` for tiles that may end past the tensor (a `{clip}` slice): every
+    /// dimension that `sizes` does not divide is first padded up to whole tiles
+    /// ([`Layout::padded`]). Returns the tiling and the padded shape.
+    pub fn tiled_region_clipped(&self, shape: &[i64], sizes: &[i64]) -> Result<(TiledRegion, Vec<i64>), LayoutError> {
+        if shape.len() != sizes.len() {
+            return Err(LayoutError::Unsupported(format!(
+                "region of rank {} for a shape of rank {}",
+                sizes.len(),
+                shape.len()
+            )));
+        }
+        let mut layout = self.clone();
+        let mut padded = shape.to_vec();
+        for d in 0..shape.len() {
+            let (s, z) = (shape[d], sizes[d]);
+            if z <= 0 {
+                return Err(LayoutError::Unsupported(format!("tile size {z} in dimension {d}")));
+            }
+            if s % z != 0 {
+                let whole = (s / z + 1).checked_mul(z).ok_or(LayoutError::Overflow)?;
+                layout = layout.padded(&padded, d, whole)?;
+                padded[d] = whole;
+            }
+        }
+        let t = layout.tiled_region(&padded, sizes)?;
+        Ok((t, padded))
+    }
 }
 
 #[cfg(test)]
@@ -391,6 +456,57 @@ mod tiled_region_tests {
             &[4, 8],
         );
         check(&Layout::parse("(16, 8) : (1, 16)").unwrap(), &[16, 8], &[8, 4]);
+    }
+
+    /// Padding keeps the map on the original shape (brute force over every coordinate), and
+    /// the clipped tiling of the padded layout is a tiling (the oracle above).
+    #[test]
+    fn padded_layouts_agree_on_the_original_shape() {
+        let cases: [(&str, &[i64], usize, i64); 5] = [
+            ("(1000, 64) : (64, 1)", &[1000, 64], 0, 1024),
+            ("(1000, 64) : (64, 1)", &[1000, 64], 1, 96),
+            ("(10, 48) : (1, 10)", &[10, 48], 1, 64),
+            ("(6, 2, 5) : (10, 1, 2)", &[12, 5], 0, 16),
+            ("(7, 3) : (3@warp, 1)", &[7, 3], 0, 8),
+        ];
+        for (text, shape, dim, extent) in cases {
+            let l = Layout::parse(text).unwrap();
+            let p = l.padded(shape, dim, extent).unwrap();
+            let mut big = shape.to_vec();
+            big[dim] = extent;
+            p.check_admits(&big).unwrap();
+            let n: i64 = shape.iter().product();
+            for x in 0..n {
+                let c = crate::eval::unflatten(x, shape);
+                assert_eq!(
+                    p.eval_set(&c, &big).unwrap(),
+                    l.eval_set(&c, shape).unwrap(),
+                    "{text} at {c:?}"
+                );
+            }
+        }
+        let (t, padded) = Layout::parse("(1000, 1000) : (1000, 1)")
+            .unwrap()
+            .tiled_region_clipped(&[1000, 1000], &[128, 256])
+            .unwrap();
+        assert_eq!(padded, vec![1024, 1024]);
+        assert_eq!(t.inner.to_string(), "(128, 256) : (1000, 1)");
+        check(
+            &Layout::parse("(1024, 1024) : (1000, 1)").unwrap(),
+            &[1024, 1024],
+            &[128, 256],
+        );
+    }
+
+    #[test]
+    fn padding_refused_where_no_iter_extends() {
+        // Dimension 0 is (x / 2) on stride 10 and (x % 2) on stride 1: 12 -> 15 is not 2 k.
+        assert!(Layout::parse("(6, 2, 5) : (10, 1, 2)")
+            .unwrap()
+            .padded(&[12, 5], 0, 15)
+            .is_err());
+        assert!(Layout::parse("(1, 4) : (4, 1)").unwrap().padded(&[1, 4], 0, 2).is_err());
+        assert!(Layout::parse("(4) : (1)").unwrap().padded(&[4], 0, 3).is_err());
     }
 
     #[test]

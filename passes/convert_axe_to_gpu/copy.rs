@@ -83,6 +83,26 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     let cp_async = schedule == CopySchedule::CpAsync && !ctx.emulate;
     let src = tensor(ctx, op, ir::operand(op, 0))?;
     let dst = tensor(ctx, op, ir::operand(op, 1))?;
+    // `{clip}` tiles: TMA copies read them (tma.rs, zero fill past the tensor) and
+    // register-to-global copies write them (predicated stores, `thread_bound`); nothing else.
+    if !src.clip.is_empty() {
+        return Err(AxeError::at(
+            op,
+            if ctx.emulate {
+                "a {clip} source tile is read by TMA copies only, which emulate-threads-on-cpu does not run".to_string()
+            } else {
+                format!(
+                    "a {{clip}} source tile is read by TMA copies (schedule tma) only, not by schedule '{schedule}'"
+                )
+            },
+        ));
+    }
+    if !dst.clip.is_empty() && src.mem != Mem::Register {
+        return Err(AxeError::at(
+            op,
+            "a {clip} destination tile is written from registers only (predicated stores); copy into registers first",
+        ));
+    }
     if schedule == CopySchedule::Ldmatrix && !ctx.emulate {
         return super::ldmatrix::lower(op, ctx, scope, &src, &dst);
     }
@@ -163,6 +183,7 @@ fn through_shared(
         swizzle: None,
         dyn_offset: Ix::C(0),
         base_align: super::kernel::ALLOCATION_ALIGN,
+        clip: Vec::new(),
     };
     let ops1 = [flat(src, n), flat(&scratch, n)];
     let f1 = refine(&[n], &ops1).at(op)?;
@@ -217,6 +238,7 @@ fn async_copy(
                     .iter()
                     .map(|(_, t)| Tensor {
                         base_align: 16,
+                        clip: Vec::new(),
                         ..(*t).clone()
                     })
                     .collect();
@@ -342,6 +364,31 @@ fn thread_bound(
             }
         }
     }
+    // A `{clip}` destination (the partial last tile of a ragged output): every store is
+    // predicated on its logical coordinates lying inside the tensor. A vector is stored whole
+    // or not at all, so along a clipped dimension it must not straddle the tensor's end:
+    // vectors start at multiples of `v`, hence the extent must be one too (else scalars).
+    let clipped: Vec<(usize, Ix, i64)> = if driver == 0 {
+        ot.clip
+            .iter()
+            .enumerate()
+            .filter_map(|(d, c)| c.as_ref().map(|(bound, extent)| (d, *bound, *extent)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let dim_stride = |d: usize| ot.shape[d + 1..].iter().product::<i64>();
+    if let Some(k) = vk {
+        let w = factors[k].weight;
+        let straddles = clipped.iter().any(|&(d, _, extent)| {
+            let st = dim_stride(d);
+            w >= st && w < st * ot.shape[d] && (w != st || extent % v != 0)
+        });
+        if straddles {
+            v = 1;
+            vk = None;
+        }
+    }
     let align = v * bits / 8;
     b.guarded(plan.valid, |g| {
         let base = if ot.mem == Mem::Register {
@@ -373,8 +420,40 @@ fn thread_bound(
             } else {
                 let val = load(&g, ctx, dt, Ix::C(reg), v, align);
                 let axis = if ot.mem == Mem::Register { "reg" } else { "m" };
-                for r in address::replica_offsets(&ot.layout, axis) {
-                    store(&g, ctx, ot, val, g.add(other_ix, Ix::C(r)), v, align);
+                let emit = |g: &B| {
+                    for r in address::replica_offsets(&ot.layout, axis) {
+                        store(g, ctx, ot, val, g.add(other_ix, Ix::C(r)), v, align);
+                    }
+                };
+                if clipped.is_empty() {
+                    emit(&g);
+                } else {
+                    // The logical index of the (first) element: the digits times their weights.
+                    let mut flat = Ix::C(0);
+                    for (k, f) in factors.iter().enumerate() {
+                        let dg = match plan.digits[k] {
+                            Some(t) => t,
+                            None => Ix::C(digits[k]),
+                        };
+                        flat = g.add(flat, g.mul(dg, f.weight));
+                    }
+                    let mut inside: Option<MlirValue> = None;
+                    for &(d, bound, _) in &clipped {
+                        let coord = g.rem(g.div(flat, dim_stride(d)), ot.shape[d]);
+                        // coord < bound (signed: a bound is at most the tile size, and may be
+                        // negative for a tile wholly past the tensor).
+                        let lt = g.cmp(2, coord, bound);
+                        inside = Some(match inside {
+                            None => lt,
+                            Some(p) => g.and(p, lt),
+                        });
+                    }
+                    if let Some(inside) = inside {
+                        g.if_(inside, |ig| {
+                            emit(&ig);
+                            Ok::<(), String>(())
+                        })?;
+                    }
                 }
             }
         }

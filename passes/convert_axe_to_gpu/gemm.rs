@@ -275,6 +275,7 @@ fn fragment_registers(b: &B, layout: &Layout, shape: Vec<i64>, elt: MlirType) ->
         swizzle: None,
         dyn_offset: Ix::C(0),
         base_align: super::kernel::ALLOCATION_ALIGN,
+        clip: Vec::new(),
     }
 }
 
@@ -363,6 +364,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 swizzle: t.swizzle,
                 dyn_offset: t.dyn_offset,
                 base_align: t.base_align,
+                clip: Vec::new(),
             });
         }
         let regs = fragment_registers(&b, &want, t.shape.clone(), t.elt);

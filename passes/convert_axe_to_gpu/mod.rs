@@ -65,6 +65,12 @@ pub struct Tensor {
     /// The proven byte alignment of the buffer's base: what the allocation guarantees, what a
     /// function argument declares (`axe.align`), else the element's natural alignment.
     pub base_align: i64,
+    /// A `{clip}` slice's bounds: per dimension where the last tile may be partial, the
+    /// number of the tile's rows that exist (the tensor's extent minus the tile origin, a
+    /// run-time value) and the tensor's extent; empty for every other tensor. Elements at or
+    /// past a bound are not accessed: TMA fills them with zeros, register-to-global copies
+    /// skip them.
+    pub clip: Vec<Option<(Ix, i64)>>,
 }
 
 impl Tensor {
@@ -162,6 +168,7 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
     // Allocations are laid out 16-byte aligned (shared globals, dynamic shared memory offsets,
     // emulation allocas with an explicit alignment): see `kernel.rs`.
     let mut base_align = kernel::ALLOCATION_ALIGN;
+    let mut clip = Vec::new();
     let (buf, per_thread) = match ir::defining_op(v) {
         Some(d) if ir::name(d) == ods::ops::VIEW => {
             let m = ir::operand(d, 0);
@@ -186,6 +193,21 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
                 let own = tile_origin_offset(&B::before(user), d, &src)?;
                 dyn_offset = B::before(user).add(dyn_offset, own);
             }
+            if !src.clip.is_empty() {
+                return Err(AxeError::at(
+                    d,
+                    "a slice of a {clip} slice is not lowered: slice the tensor itself",
+                ));
+            }
+            if crate::slice::is_clipped(d) {
+                if ir::name(user) != ods::ops::COPY {
+                    return Err(AxeError::at(user, format!(
+                        "a {{clip}} slice (a tile that may reach past its tensor) is lowered as an axe.copy operand only (TMA copies and register-to-global stores), not of '{}'",
+                        ir::name(user)
+                    )));
+                }
+                clip = clip_bounds(&B::before(user), d, &src);
+            }
             (src.buf, src.per_thread)
         }
         Some(d) if ir::name(d) == ods::ops::ALLOC => match ctx.allocs.get(&key(v)) {
@@ -209,7 +231,36 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
         swizzle,
         dyn_offset,
         base_align,
+        clip,
     })
+}
+
+/// The bounds of a `{clip}` slice's tile: for each run-time-origin dimension that its tile
+/// size does not divide, the rows of the tile inside the tensor (`extent - origin`, at most the
+/// tile size: only the last tile is partial, and it is bounded by this value).
+fn clip_bounds(b: &B, slice: MlirOperation, src: &Tensor) -> Vec<Option<(Ix, i64)>> {
+    let (sizes, _) = crate::slice::region_sizes(slice);
+    let lower = ir::i64_array(slice, ods::slice::LOWER);
+    let mut next = 1; // operand 0 is the source
+    let mut out = Vec::with_capacity(sizes.len());
+    for d in 0..sizes.len() {
+        if lower[d] != crate::slice::DYNAMIC {
+            out.push(None);
+            continue;
+        }
+        let origin = ir::operand(slice, next);
+        next += 1;
+        if src.shape[d] % sizes[d] == 0 {
+            out.push(None);
+            continue;
+        }
+        let extent = b.cidx(src.shape[d]);
+        out.push(Some((
+            Ix::V(b.val("arith.subi", &[extent, origin], b.index(), &[])),
+            src.shape[d],
+        )));
+    }
+    out
 }
 
 /// The memory offset of a slice's run-time tile origin: the tile index of each dynamic
@@ -217,7 +268,7 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
 fn tile_origin_offset(b: &B, slice: MlirOperation, src: &Tensor) -> R<Ix> {
     let (sizes, _) = crate::slice::region_sizes(slice);
     let lower = ir::i64_array(slice, ods::slice::LOWER);
-    let tiled = src.layout.tiled_region(&src.shape, &sizes).map_err(|e| {
+    let tiled = crate::slice::tiling(&src.layout, &src.shape, slice).map_err(|e| {
         AxeError::at(
             slice,
             format!(

@@ -426,6 +426,15 @@ pub fn tile_extents(dims: &[TmaDim], tile: &[i64]) -> Result<Vec<i64>, AxeError>
         mine.sort_by_key(|&j| dims[j].weight);
         for j in mine {
             let x = dims[j].extent;
+            if dims[j].outermost {
+                // The dimension's slowest iter takes what is left of the tile. A box that does
+                // not divide it, or is longer than it, reaches past the tensor (a `{clip}`
+                // tile, the only kind the slice verifier lets do that), and TMA fills what
+                // lies past it with zeros.
+                ext[j] = left;
+                left = 1;
+                continue;
+            }
             if left >= x {
                 if left % x != 0 {
                     return Err(AxeError::Message(format!(

@@ -58,9 +58,12 @@ def inputs(m, n, k, dtype, out):
     a = torch.randn(m, k, device="cuda", generator=g)
     b = torch.randn(n, k, device="cuda", generator=g) if fp8 else torch.randn(k, n, device="cuda", generator=g)
     a, b = a.to(TORCH[dtype]), b.to(TORCH[dtype])
-    c = torch.full((m, n), float("nan"), device="cuda", dtype=TORCH[out])
+    # The output sits at the start of a larger buffer: the tail (NaN) must stay untouched, which
+    # checks that the partial tiles of a ragged shape store nothing past the tensor.
+    storage = torch.full((m * n + 65536,), float("nan"), device="cuda", dtype=TORCH[out])
+    c = storage[: m * n].view(m, n)
     scales = [torch.tensor([0.5], device="cuda"), torch.tensor([0.25], device="cuda")] if fp8 else []
-    return a, b, c, scales
+    return a, b, c, scales, storage
 
 
 def main():
@@ -79,7 +82,7 @@ def main():
         fp8 = dtype in ("e4m3", "e5m2")
         try:
             kernel = axe_runtime.load(f"{d}/{name}.json", entry=name)
-            a, b, c, scales = inputs(m, n, k, dtype, out)
+            a, b, c, scales, storage = inputs(m, n, k, dtype, out)
             args = [a.view(-1), b.view(-1), c.view(-1)] + scales
             kernel(*args)
             torch.cuda.synchronize()
@@ -97,6 +100,10 @@ def main():
         rtol = RTOL_FP8_F32 if fp8 and out == "f32" else RTOL[out]
         ok = bool(not torch.isnan(got).any()) and err <= rtol * scale
         how = f"bound {rtol * scale:.3g}"
+        if not torch.isnan(storage[m * n:]).all():
+            print(f"FAIL {name}: wrote past the output tensor", flush=True)
+            failed += 1
+            continue
         if fp8 and not ok and dtype == "e4m3" and not torch.isnan(got).any():
             # The accumulation error of FP8 wgmma grows with K: the second oracle is cuBLASLt's
             # FP8 GEMM with the same accumulation (use_fast_accum=True), which this kernel must

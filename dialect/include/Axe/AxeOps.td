@@ -155,13 +155,24 @@ def Axe_SliceOp : Axe_Op<"slice", [Pure]> {
     A slice with a run-time origin is static and full (`0 : size`) in its
     other dimensions.
 
+    With `{clip}`, a slice of a global tensor may have run-time-origin tiles
+    whose size does not divide the dimension: the last tile of a dimension
+    then reaches past the tensor, and the elements past it do not exist —
+    copies read them as zero (TMA's out-of-bounds fill) and do not write
+    them (predicated stores). This is how M, N and K that are not tile
+    multiples are computed without padding the tensors. The tiles' layout is
+    that of the tensor extended to whole tiles, which needs the dimension's
+    outermost iter to be extensible (`axe_layout::Layout::padded`).
+
     ```mlir
     %s = axe.slice %t [16 : 32, 64 : 128] : !axe.tensor<64x256xf16, shared, #axe.layout<(64, 256) : (256, 1)>> to !axe.tensor<16x64xf16, shared, ?>
     %k = axe.slice %a [0 : 128, %k0 : +32] : !axe.tensor<128x4096xf16, global, #axe.layout<(128, 4096) : (4096, 1)>> to !axe.tensor<128x32xf16, global, ?>
+    %r = axe.slice %c [%m0 : +128, %n0 : +128] {clip} : !axe.tensor<1000x1000xf32, global, #axe.layout<(1000, 1000) : (1000, 1)>> to !axe.tensor<128x128xf32, global, ?>
     ```
   }];
   let arguments = (ins Axe_AnyTensor:$source, Variadic<Index>:$origins,
-                       DenseI64ArrayAttr:$lower, DenseI64ArrayAttr:$upper);
+                       DenseI64ArrayAttr:$lower, DenseI64ArrayAttr:$upper,
+                       UnitAttr:$clip);
   let results = (outs Axe_AnyTensor:$result);
   let assemblyFormat = [{
     $source custom<Region>($origins, $lower, $upper) attr-dict `:` qualified(type($source))

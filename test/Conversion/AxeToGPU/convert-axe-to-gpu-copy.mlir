@@ -158,3 +158,38 @@ module attributes {axe.target = #axe.target<"sm_90">} {
     return
   }
 }
+
+// -----
+
+// A {clip} destination tile (10 x 12 tensor, 8 x 8 tiles): the rows and columns that exist are
+// the extents minus the tile origin, and every store is predicated on its coordinates.
+// CHECK-LABEL: func.func @ragged
+// CHECK-DAG: %[[RROWS:.*]] = arith.subi %c10{{.*}}, %{{.*}} : index
+// CHECK-DAG: %[[RCOLS:.*]] = arith.subi %c12{{.*}}, %{{.*}} : index
+// CHECK: %[[IN_R:.*]] = arith.cmpi slt, %{{.*}}, %[[RROWS]] : index
+// CHECK: %[[IN_C:.*]] = arith.cmpi slt, %{{.*}}, %[[RCOLS]] : index
+// CHECK: %[[IN:.*]] = arith.andi %[[IN_R]], %[[IN_C]] : i1
+// CHECK: scf.if %[[IN]] {
+// CHECK: memref.store %{{.*}}, %{{.*}} : memref<120xf32>
+// CHECK-NEXT: }
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @ragged(%x: memref<256xf32>, %y: memref<120xf32>) {
+    %X = axe.view %x : memref<256xf32> to !axe.tensor<16x16xf32, global, #axe.layout<(16, 16) : (16, 1)>>
+    %Y = axe.view %y : memref<120xf32> to !axe.tensor<10x12xf32, global, #axe.layout<(10, 12) : (12, 1)>>
+    axe.kernel grid [4] threads [32] {
+      %c = axe.unit_id cta
+      %c2 = arith.constant 2 : index
+      %c8 = arith.constant 8 : index
+      %tm = arith.divui %c, %c2 : index
+      %tn = arith.remui %c, %c2 : index
+      %om = arith.muli %tm, %c8 : index
+      %on = arith.muli %tn, %c8 : index
+      %s = axe.slice %X [%om : +8, %on : +8] : !axe.tensor<16x16xf32, global, #axe.layout<(16, 16) : (16, 1)>> to !axe.tensor<8x8xf32, global, #axe.layout<(8, 8) : (16, 1)>>
+      %d = axe.slice %Y [%om : +8, %on : +8] {clip} : !axe.tensor<10x12xf32, global, #axe.layout<(10, 12) : (12, 1)>> to !axe.tensor<8x8xf32, global, #axe.layout<(8, 8) : (12, 1)>>
+      %v = axe.alloc : !axe.tensor<8x8xf32, register, #axe.layout<(8, 4, 2) : (4@lane, 1@lane, 1@reg)>>
+      axe.copy %s, %v : !axe.tensor<8x8xf32, global, #axe.layout<(8, 8) : (16, 1)>>, !axe.tensor<8x8xf32, register, #axe.layout<(8, 4, 2) : (4@lane, 1@lane, 1@reg)>>
+      axe.copy %v, %d : !axe.tensor<8x8xf32, register, #axe.layout<(8, 4, 2) : (4@lane, 1@lane, 1@reg)>>, !axe.tensor<8x8xf32, global, #axe.layout<(8, 8) : (12, 1)>>
+    }
+    return
+  }
+}

@@ -530,8 +530,27 @@ func.func @slice_swizzle() {
 // -----
 
 func.func @origin_tile_size(%a: !axe.tensor<64x64xf16, global, ?>, %o: index) {
-  // expected-error @+1 {{'axe.slice' op a run-time origin needs a tile size dividing the dimension: size 24 does not divide 64 (dimension 0)}}
+  // expected-error @+1 {{'axe.slice' op a run-time origin needs a tile size dividing the dimension: size 24 does not divide 64 (dimension 0; 'clip' allows a partial last tile of a global tensor)}}
   %s = axe.slice %a [%o : +24, 0 : 64] : !axe.tensor<64x64xf16, global, ?> to !axe.tensor<24x64xf16, global, ?>
+  return
+}
+
+// -----
+
+func.func @clip_without_run_time_origin(%a: !axe.tensor<64x64xf16, global, ?>) {
+  // expected-error @+1 {{'axe.slice' op 'clip' applies to run-time-origin tiles; this slice has none}}
+  %s = axe.slice %a [0 : 16, 0 : 64] {clip} : !axe.tensor<64x64xf16, global, ?> to !axe.tensor<16x64xf16, global, ?>
+  return
+}
+
+// -----
+
+func.func @clip_of_shared(%o: index) {
+  axe.kernel grid [1] threads [32] {
+    %s = axe.alloc : !axe.tensor<60x64xf16, shared, #axe.layout<(60, 64) : (64, 1)>>
+    // expected-error @+1 {{'axe.slice' op 'clip' needs a global tensor (out-of-bounds elements are filled by TMA and skipped by predicated stores), not a shared one}}
+    %t = axe.slice %s [%o : +16, 0 : 64] {clip} : !axe.tensor<60x64xf16, shared, #axe.layout<(60, 64) : (64, 1)>> to !axe.tensor<16x64xf16, shared, ?>
+  }
   return
 }
 

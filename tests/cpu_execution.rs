@@ -514,6 +514,77 @@ fn tiles_with_run_time_origins() {
     }
 }
 
+/// `silu` and `sigmoid` (the SwiGLU gate of MoE experts), in f32 and f16, against Rust's
+/// x / (1 + e^-x) and 1 / (1 + e^-x).
+#[test]
+fn silu_and_sigmoid() {
+    let l = "(32, 8) : (1@lane, 1@reg)";
+    let (tx, tg) = (ty("32x8", "f32", "register", l), ty("32x8", "f32", "global", "(32, 8) : (8, 1)"));
+    let (hx, hg) = (ty("32x8", "f16", "register", l), ty("32x8", "f16", "global", "(32, 8) : (8, 1)"));
+    let text = format!(
+        "module attributes {{axe.target = #axe.target<\"sm_90\">}} {{
+  func.func @k(%in: memref<256xf32>, %silu: memref<256xf32>, %sig: memref<256xf32>, %hsilu: memref<256xf16>) {{
+    %X = axe.view %in : memref<256xf32> to {tg}
+    %S = axe.view %silu : memref<256xf32> to {tg}
+    %G = axe.view %sig : memref<256xf32> to {tg}
+    %H = axe.view %hsilu : memref<256xf16> to {hg}
+    axe.kernel grid [1] threads [32] {{
+      %x = axe.alloc : {tx}
+      %y = axe.alloc : {tx}
+      %z = axe.alloc : {tx}
+      %h = axe.alloc : {hx}
+      axe.copy %X, %x : {tg}, {tx}
+      axe.unary silu %x, %y : {tx}, {tx}
+      axe.unary sigmoid %x, %z : {tx}, {tx}
+      axe.cast %x, %h : {tx}, {hx}
+      axe.unary silu %h, %h : {hx}, {hx}
+      axe.copy %y, %S : {tx}, {tg}
+      axe.copy %z, %G : {tx}, {tg}
+      axe.copy %h, %H : {hx}, {hg}
+    }}
+    return
+  }}
+}}"
+    );
+    let input: Vec<f32> = random(256, 5).iter().map(|v| v * 4.0).collect();
+    let a = Buf::new(&input);
+    let (s, g, h) = (
+        Buf::new(&vec![0f32; 256]),
+        Buf::new(&vec![0f32; 256]),
+        Buf::new(&vec![0u16; 256]),
+    );
+    run(
+        &text,
+        "k",
+        &mut [(a.ptr as _, 256), (s.ptr as _, 256), (g.ptr as _, 256), (h.ptr as _, 256)],
+    );
+    let (silu, sig, half) = (s.get(), g.get(), h.get());
+    for i in 0..256 {
+        let x = input[i];
+        let want_sig = 1.0 / (1.0 + (-x).exp());
+        assert!((sig[i] - want_sig).abs() < 1e-6, "sigmoid({x}) = {} want {want_sig}", sig[i]);
+        assert!((silu[i] - x * want_sig).abs() < 1e-5, "silu({x}) = {} want {}", silu[i], x * want_sig);
+        // f16: the input rounded to f16, silu in f16 arithmetic (about 3 decimal digits).
+        let got = f16_to_f32(half[i]);
+        assert!((got - x * want_sig).abs() < 1e-2 * (1.0 + x.abs()), "f16 silu({x}) = {got}");
+    }
+}
+
+/// IEEE half (bits) to f32.
+fn f16_to_f32(h: u16) -> f32 {
+    let (sign, exp, frac) = ((h >> 15) as u32, ((h >> 10) & 0x1f) as i32, (h & 0x3ff) as f32);
+    let mag = match exp {
+        0 => frac * 2f32.powi(-24),
+        31 => f32::INFINITY,
+        e => (1.0 + frac / 1024.0) * 2f32.powi(e - 15),
+    };
+    if sign == 1 {
+        -mag
+    } else {
+        mag
+    }
+}
+
 /// `{clip}` output tiles (a ragged M x N = 10 x 12 result in 8 x 8 tiles, 2 x 2 CTAs): every
 /// element inside the tensor is written once, with the value of the padded source, and
 /// nothing past the tensor's 120 elements is touched (the buffer is larger, with sentinels).

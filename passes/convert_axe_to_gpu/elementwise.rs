@@ -155,6 +155,14 @@ fn f32_intrinsic(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -
         UnaryKind::Log if gpu => mul(call("llvm.nvvm.lg2.approx.f", x), "0.69314718055994530942"),
         UnaryKind::Sqrt => sqrt(x),
         UnaryKind::Rsqrt => b.val("arith.divf", &[b.constant("1.0 : f32", t), sqrt(x)], t, &[]),
+        // sigmoid x = 1 / (1 + e^-x); silu x = x sigmoid x (the gate of SwiGLU MLPs).
+        UnaryKind::Sigmoid | UnaryKind::Silu => {
+            let e = exp2(mul(x, "-1.44269504088896340736"));
+            let one = b.constant("1.0 : f32", t);
+            let den = b.val("arith.addf", &[one, e], t, &[]);
+            let num = if kind == UnaryKind::Silu { x } else { one };
+            b.val("arith.divf", &[num, den], t, &[])
+        }
         _ => return None,
     })
 }
@@ -177,7 +185,14 @@ pub fn unary(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -> Re
         (Relu, true) => return Ok(b.val("arith.maximumf", &[x, zero(b, t)], t, &[])),
         (Relu, false) => return Ok(b.val("arith.maxsi", &[x, zero(b, t)], t, &[])),
         (Neg, false) => return Ok(b.val("arith.subi", &[zero(b, t), x], t, &[])),
-        (Exp | Exp2 | Log | Sqrt | Rsqrt, false) => {
+        (Sigmoid | Silu, true) => {
+            let e = b.val("math.exp", &[b.val("arith.negf", &[x], t, &[])], t, &[]);
+            let one = b.constant(&format!("1.0 : {}", ir::type_to_string(t)), t);
+            let den = b.val("arith.addf", &[one, e], t, &[]);
+            let num = if kind == Silu { x } else { one };
+            return Ok(b.val("arith.divf", &[num, den], t, &[]));
+        }
+        (Exp | Exp2 | Log | Sqrt | Rsqrt | Sigmoid | Silu, false) => {
             return Err(AxeError::Message(format!(
                 "unary kind {kind} is not defined on {}",
                 ir::type_to_string(t)

@@ -96,7 +96,9 @@ def Axe_UnaryKind : I32EnumAttr<"UnaryKind", "a pointwise unary function", [
     I32EnumAttrCase<"Sqrt", 4, "sqrt">,
     I32EnumAttrCase<"Rsqrt", 5, "rsqrt">,
     I32EnumAttrCase<"Abs", 6, "abs">,
-    I32EnumAttrCase<"Relu", 7, "relu">]> {
+    I32EnumAttrCase<"Relu", 7, "relu">,
+    I32EnumAttrCase<"Sigmoid", 8, "sigmoid">,
+    I32EnumAttrCase<"Silu", 9, "silu">]> {
   let cppNamespace = "::mlir::axe";
 }
 

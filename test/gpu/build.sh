@@ -40,18 +40,21 @@ for r in 1 2 4 8; do python3 test/gpu/gen_mesh.py "$r" > "target/gpu/gen/mesh_re
 # Multi-stage TMA + wgmma GEMMs (sm_90a): the variants of gen_gemm_tma.py, 8B and 70B shapes too.
 rm -f target/gpu/gen/*_tma*.mlir
 python3 bench/gpu/gen_gemm_tma.py --all target/gpu/gen
+# The grouped GEMMs of the MoE layer (sm_90a), one pair per token count.
+rm -f target/gpu/gen/moe_*.mlir
+python3 bench/gpu/gen_moe.py target/gpu/gen
 for chip in sm_90 sm_80; do
   mkdir -p "target/gpu/$chip"
   for k in test/gpu/kernels/*.mlir target/gpu/gen/*.mlir test/Examples/gemm-kernel.mlir test/Examples/reduce-scatter.mlir; do
     name=$(basename "$k" .mlir)
-    [[ $name == *wgmma* || $name == *_tma* ]] && continue
+    [[ $name == *wgmma* || $name == *_tma* || $name == moe_* ]] && continue
     lower "$k" "target/gpu/$chip" "chip=$chip"
   done
 done
 # wgmma and TMA kernels (#axe.target<"sm_90a">) need chip=sm_90a; their PTX runs with the sm_90 set.
-for k in test/gpu/kernels/*wgmma*.mlir test/gpu/kernels/*_tma*.mlir target/gpu/gen/*_tma*.mlir; do
+for k in test/gpu/kernels/*wgmma*.mlir test/gpu/kernels/*_tma*.mlir target/gpu/gen/*_tma*.mlir target/gpu/gen/moe_*.mlir; do
   lower "$k" target/gpu/sm_90 "chip=sm_90a features=+ptx80"
 done
-cp test/gpu/run.py test/gpu/gemm_typed.py test/gpu/runtime_path.py test/gpu/mesh_sim.py test/gpu/mesh_dist.py test/gpu/kernels.py test/gpu/profile_one.py bench/gpu/bench.py bench/gpu/gen_gemm_tma.py target/gpu/
+cp test/gpu/run.py test/gpu/gemm_typed.py test/gpu/moe.py test/gpu/runtime_path.py test/gpu/mesh_sim.py test/gpu/mesh_dist.py test/gpu/kernels.py test/gpu/profile_one.py bench/gpu/bench.py bench/gpu/gen_gemm_tma.py bench/gpu/gen_moe.py target/gpu/
 rm -rf target/gpu/axe_runtime && cp -r python/axe_runtime target/gpu/
 ls target/gpu/sm_90/*.json

@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""The FP16 Mixture-of-Experts layer of the Axe paper's §4.2 (Qwen3-30B-A3B: hidden 2048, 128
+experts, top-8 routing, expert intermediate size 768) with Axe's grouped GEMMs
+(bench/gpu/gen_moe.py): checked against a float32 PyTorch reference of the layer, and with
+--bench timed against PyTorch baselines, at the paper's token counts (Figure 11's axis).
+
+    python3 moe.py DIR [--bench] [--reps R] [T ...]
+
+The layer, per token x with routed experts e_1..e_8 and weights w_1..w_8 (softmax of the top-8
+router logits, renormalized): out = sum_k w_k * W2[e_k] (silu(W1_gate[e_k] x) * W1_up[e_k] x).
+
+Axe's layer (all of it timed; `AxeLayer` keeps its workspace): the routing step in PyTorch (sort the token-expert assignments
+by expert, pad each expert's group to whole 128-row tiles, the tile -> expert map, the gather
+of the tokens' rows: no host synchronization), `moe_up` (grouped GEMM with the SwiGLU
+epilogue), `moe_down` (grouped GEMM), and the weighted combine (index_add in float32).
+
+Baselines, timed paired in the same process (CUDA events, median of 20, R alternating
+measurements; the ratio's median and spread are printed):
+  - torch loop: per expert with tokens, torch.matmul (cuBLAS) for gate/up/down and the same
+    combine (the floor; it synchronizes to read the counts, as a loop must);
+  - torch._grouped_mm (CUTLASS grouped GEMM, bf16: it takes no fp16) composed into the same
+    layer with torch's silu * up, when this torch has it.
+SGLang's Triton `fused_moe` is not installed on the GPU machine (no package index); it is
+reported as unavailable.
+
+Random routing with a fixed seed; `skew` routes most tokens to 8 of the 128 experts.
+"""
+import os
+import statistics
+import sys
+
+import torch
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "gpu"))
+from runtime_path import axe_runtime  # noqa: E402
+import gen_moe  # noqa: E402
+
+H, I, E, TOPK, BM = gen_moe.HIDDEN, gen_moe.INTER, gen_moe.EXPERTS, gen_moe.TOPK, gen_moe.BM
+
+
+def time_ms(fn, warmup=3, reps=20):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(reps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        torch.cuda.synchronize()
+        times.append(a.elapsed_time(b))
+    return statistics.median(times)
+
+
+def weights(gen):
+    g = torch.randn(E, H, I, device="cuda", generator=gen) / H ** 0.5
+    u = torch.randn(E, H, I, device="cuda", generator=gen) / H ** 0.5
+    d = torch.randn(E, I, H, device="cuda", generator=gen) / I ** 0.5
+    g, u, d = g.half(), u.half(), d.half()
+    # Axe's W1: [E * H, 2 I], 256-column tiles of 128 gate columns then the 128 up columns.
+    w1 = torch.stack([g.view(E, H, I // 128, 128), u.view(E, H, I // 128, 128)], dim=3).reshape(E * H, 2 * I)
+    return g, u, d, w1.contiguous(), d.reshape(E * I, H).contiguous()
+
+
+def route(t, skew, gen):
+    logits = torch.randn(t, E, device="cuda", generator=gen)
+    if skew:
+        logits[:, :8] += 4.0
+    w, ids = torch.topk(torch.softmax(logits, dim=-1), TOPK, dim=-1)
+    return ids, w / w.sum(dim=-1, keepdim=True)
+
+
+def plan(ids, t):
+    """Assignment (t, k) -> row of the expert-grouped, tile-padded matrix; row tile -> expert."""
+    flat = ids.reshape(-1)
+    counts = torch.bincount(flat, minlength=E)
+    padded = (counts + BM - 1) // BM * BM
+    ends = torch.cumsum(padded, 0)
+    starts = ends - padded
+    order = torch.argsort(flat, stable=True)
+    sorted_e = flat[order]
+    first = (torch.cumsum(counts, 0) - counts)[sorted_e]
+    rank = torch.arange(flat.numel(), device="cuda") - first
+    pos = torch.empty_like(flat)
+    pos[order] = starts[sorted_e] + rank
+    tiles = gen_moe.max_tiles(t)
+    # Tiles past the last expert's get expert 0 and all-zero rows: they compute zeros nobody reads.
+    tile_rows = torch.arange(tiles, device="cuda") * BM
+    tile_e = torch.searchsorted(ends, tile_rows, right=True).clamp(max=E - 1).to(torch.int32)
+    return pos, tile_e
+
+
+class AxeLayer:
+    """Axe's layer for T tokens, with its workspace (the expert-grouped rows, the intermediate
+    and output rows, the tile map) allocated once and the two kernels bound to it once, as an
+    inference engine does: a call runs the routing step, the gather, both grouped GEMMs and the
+    combine, with no host synchronization. Rows of padding keep whatever they held: a GEMM row
+    depends only on its own row of A, and padding rows are never read back."""
+
+    def __init__(self, t, up, down, w1, w2):
+        self.t, self.rows = t, gen_moe.max_tiles(t) * BM
+        self.xp = torch.zeros(self.rows, H, device="cuda", dtype=torch.half)
+        self.hmid = torch.empty(self.rows, I, device="cuda", dtype=torch.half)
+        self.yp = torch.empty(self.rows, H, device="cuda", dtype=torch.half)
+        self.tile_e = torch.zeros(gen_moe.max_tiles(t), device="cuda", dtype=torch.int32)
+        self.token = torch.arange(t, device="cuda").repeat_interleave(TOPK)
+        self.up = up.launcher(self.xp.view(-1), w1.view(-1), self.hmid.view(-1), self.tile_e)
+        self.down = down.launcher(self.hmid.view(-1), w2.view(-1), self.yp.view(-1), self.tile_e)
+
+    def __call__(self, x, ids, w):
+        pos, tile_e = plan(ids, self.t)
+        self.tile_e.copy_(tile_e)
+        self.xp.index_copy_(0, pos, x[self.token])
+        self.gemms()
+        out = torch.zeros(self.t, H, device="cuda", dtype=torch.float32)
+        out.index_add_(0, self.token, self.yp[pos].float() * w.reshape(-1, 1))
+        return out.half()
+
+    def gemms(self):
+        self.up()
+        self.down()
+
+
+def reference(x, ids, w, g, u, d):
+    """The layer in float32 (per expert with tokens)."""
+    t = x.shape[0]
+    out = torch.zeros(t, H, device="cuda")
+    flat = ids.reshape(-1)
+    token = torch.arange(t, device="cuda").repeat_interleave(TOPK)
+    for e in torch.unique(flat).tolist():
+        sel = (flat == e).nonzero().squeeze(1)
+        xe = x[token[sel]].float()
+        h = F.silu(xe @ g[e].float()) * (xe @ u[e].float())
+        out.index_add_(0, token[sel], (h @ d[e].float()) * w.reshape(-1)[sel].unsqueeze(1))
+    return out
+
+
+def torch_loop(x, ids, w, g, u, d):
+    t = x.shape[0]
+    out = torch.zeros(t, H, device="cuda")
+    flat = ids.reshape(-1)
+    token = torch.arange(t, device="cuda").repeat_interleave(TOPK)
+    order = torch.argsort(flat, stable=True)
+    counts = torch.bincount(flat, minlength=E).tolist()
+    start = 0
+    for e, c in enumerate(counts):
+        if c == 0:
+            continue
+        sel = order[start:start + c]
+        start += c
+        xe = x[token[sel]]
+        h = F.silu(xe @ g[e]) * (xe @ u[e])
+        out.index_add_(0, token[sel], (h @ d[e]).float() * w.reshape(-1)[sel].unsqueeze(1))
+    return out.half()
+
+
+def grouped_mm_layer(bf):
+    """torch._grouped_mm (bf16) composed into the layer; None if this torch has none."""
+    if not hasattr(torch, "_grouped_mm"):
+        return None
+    g, u, d = bf
+
+    def layer(x, ids, w):
+        t = x.shape[0]
+        flat = ids.reshape(-1)
+        order = torch.argsort(flat, stable=True)
+        token = torch.arange(t, device="cuda").repeat_interleave(TOPK)[order]
+        offs = torch.cumsum(torch.bincount(flat, minlength=E), 0).to(torch.int32)
+        xs = x[token].to(torch.bfloat16)
+        gate = torch._grouped_mm(xs, g, offs=offs)
+        upv = torch._grouped_mm(xs, u, offs=offs)
+        y = torch._grouped_mm(F.silu(gate) * upv, d, offs=offs)
+        out = torch.zeros(t, H, device="cuda")
+        out.index_add_(0, token, y.float() * w.reshape(-1)[order].unsqueeze(1))
+        return out.half()
+    return layer
+
+
+def main():
+    d = sys.argv[1]
+    bench = "--bench" in sys.argv
+    reps = int(sys.argv[sys.argv.index("--reps") + 1]) if "--reps" in sys.argv else 3
+    rest = [a for i, a in enumerate(sys.argv[2:], 2) if not a.startswith("--") and sys.argv[i - 1] != "--reps"]
+    counts = [int(a) for a in rest] or gen_moe.TOKENS
+    torch.backends.cuda.matmul.allow_tf32 = False
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    g, u, dn, w1, w2 = weights(gen)
+    gm = None
+    if bench:
+        gm = grouped_mm_layer((g.to(torch.bfloat16), u.to(torch.bfloat16), dn.to(torch.bfloat16)))
+        try:
+            import sglang  # noqa: F401
+            print("note: sglang is importable, but its fused_moe baseline is not wired here")
+        except ImportError:
+            print("note: SGLang (Triton fused_moe) is not installed on this machine: no such baseline")
+    passed = failed = 0
+    for t in counts:
+        for skew in (False, True):
+            tag = f"T={t}{' skewed' if skew else ''}"
+            try:
+                up = axe_runtime.load(f"{d}/moe_up_t{t}_kernel.json", entry=f"moe_up_t{t}_kernel")
+                down = axe_runtime.load(f"{d}/moe_down_t{t}_kernel.json", entry=f"moe_down_t{t}_kernel")
+                x = (torch.randn(t, H, device="cuda", generator=gen)).half()
+                ids, w = route(t, skew, gen)
+                layer = AxeLayer(t, up, down, w1, w2)
+                got = layer(x, ids, w)
+                torch.cuda.synchronize()
+            except Exception as e:  # a bad manifest, a refused argument, a launch error
+                print(f"FAIL {tag}: {type(e).__name__}: {e}", flush=True)
+                failed += 1
+                continue
+            want = reference(x, ids, w, g, u, dn)
+            scale = want.abs().max().item()
+            err = (got.float() - want).abs().max().item()
+            # f16 inputs, f32 accumulation; H and the output rounded to f16.
+            ok = err <= 1e-2 * scale and not torch.isnan(got).any()
+            line = f"{'ok  ' if ok else 'FAIL'} {tag}: max abs error {err:.3g} (entries up to {scale:.3g}, bound {1e-2 * scale:.3g})"
+            passed += ok
+            failed += not ok
+            if bench and ok:
+                fns = {"axe": lambda: layer(x, ids, w),
+                       "torch loop": lambda: torch_loop(x, ids, w, g, u, dn)}
+                if gm is not None:
+                    try:
+                        gm(x, ids, w)
+                        fns["torch._grouped_mm"] = lambda: gm(x, ids, w)
+                    except Exception as e:  # noqa: BLE001 (an unsupported build)
+                        line += f"; torch._grouped_mm unavailable ({type(e).__name__}: {str(e)[:80]})"
+                times = {k: [] for k in fns}
+                for _ in range(reps):
+                    for k, fn in fns.items():
+                        times[k].append(time_ms(fn))
+                ta = statistics.median(times["axe"])
+                tg = time_ms(layer.gemms)
+                line += f"\n     axe layer {ta * 1e3:.0f} us (its two grouped GEMMs {tg * 1e3:.0f} us)"
+                for k, ts in times.items():
+                    if k == "axe":
+                        continue
+                    r = [b / a for a, b in zip(times["axe"], ts)]
+                    line += (f"; {k} {statistics.median(ts) * 1e3:.0f} us, ratio {statistics.median(r):.2f} "
+                             f"(min {min(r):.2f}, max {max(r):.2f})")
+            print(line, flush=True)
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

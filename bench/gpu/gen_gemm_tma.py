@@ -209,6 +209,11 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
         out.append(f"{i6}%ex = arith.index_cast %e32 : i32 to index")
         out.append(f"{i6}%ck = arith.constant {k} : index")
         out.append(f"{i6}%eoff = arith.muli %ex, %ck : index")
+        # Tiles past the last expert's (the grid is sized for the most tiles the batch can
+        # need) are marked -1 in the map: such a CTA does nothing.
+        out.append(f"{i6}%cz32 = arith.constant 0 : i32")
+        out.append(f"{i6}%used = arith.cmpi sge, %e32, %cz32 : i32")
+        out.append(f"{i6}scf.if %used {{")
     for s in range(stages):
         out.append(f"{i6}%sa{s} = axe.alloc : {sa}")
         out.append(f"{i6}%sb{s} = axe.alloc : {sb}")
@@ -295,31 +300,48 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
         out.append(f"{i6}axe.copy %SB, %sb_r : {sg}, {sr}")
         out.append(f"{i6}axe.binary mul %sa_r, %sb_r, %sa_r : {sr}, {sr}, {sr}")
         out.append(f"{i6}axe.binary mul %acc, %sa_r, %acc : {acc}, {sr}, {acc}")
-    if swiglu:
-        # Gate and up halves of the accumulator (register slices: no data moves), silu(gate) * up.
-        half = bn // 2
-        hr = f"!axe.tensor<{bm}x{half}xf32, register, ?>"
-        out.append(f"{i6}%gate = axe.slice %acc [0 : {bm}, 0 : {half}] : {acc} to {hr}")
-        out.append(f"{i6}%up = axe.slice %acc [0 : {bm}, {half} : {bn}] : {acc} to {hr}")
-        out.append(f"{i6}%act = axe.alloc : {hr}")
-        out.append(f"{i6}axe.unary silu %gate, %act : {hr}, {hr}")
-        out.append(f"{i6}axe.binary mul %act, %up, %act : {hr}, {hr}, {hr}")
-        res, acc_out, bn_out = "%act", hr, half
-        out.append(f"{i6}%chalf = arith.constant {half} : index")
-        out.append(f"{i6}%onc = arith.muli %bn, %chalf : index")
-        col = "%onc"
-    else:
-        acc_out, bn_out, col = acc, bn, "%on"
-    if out_type != "f32":
-        res_t = f"!axe.tensor<{bm}x{bn_out}x{o}, register, ?>"
-        out.append(f"{i6}%res = axe.alloc : {res_t}")
-        out.append(f"{i6}axe.cast {res}, %res : {acc_out}, {res_t}")
-        res = "%res"
-    else:
-        res_t = acc_out
     clip = " {clip}" if ragged else ""
-    out.append(f"{i6}%ct = axe.slice %C [%om : +{bm}, {col} : +{bn_out}]{clip} : {gc} to !axe.tensor<{bm}x{bn_out}x{o}, global, ?>")
-    out.append(f"{i6}axe.copy {res}, %ct : {res_t}, !axe.tensor<{bm}x{bn_out}x{o}, global, ?>")
+
+    def store(res, res_in, width, col, tag):
+        """Casts `res` (f32 registers, `width` columns) to the output type and stores it at
+        the tile's rows and columns `col`."""
+        if out_type != "f32":
+            res_t = f"!axe.tensor<{bm}x{width}x{o}, register, ?>"
+            out.append(f"{i6}%res{tag} = axe.alloc : {res_t}")
+            out.append(f"{i6}axe.cast {res}, %res{tag} : {res_in}, {res_t}")
+            res = f"%res{tag}"
+        else:
+            res_t = res_in
+        ct = f"!axe.tensor<{bm}x{width}x{o}, global, ?>"
+        out.append(f"{i6}%ct{tag} = axe.slice %C [%om : +{bm}, {col} : +{width}]{clip} : {gc} to {ct}")
+        out.append(f"{i6}axe.copy {res}, %ct{tag} : {res_t}, {ct}")
+
+    if swiglu:
+        # B's column tile holds pairs of (gate, up) blocks of `swiglu` columns each: per pair,
+        # register slices of the accumulator (no data moves), silu(gate) * up, stored at the
+        # pair's columns of C (which has half of B's).
+        blk = bn // 2 if swiglu is True else swiglu
+        assert bn % (2 * blk) == 0
+        hr = f"!axe.tensor<{bm}x{blk}xf32, register, ?>"
+        out.append(f"{i6}%chalf = arith.constant {bn // 2} : index")
+        out.append(f"{i6}%onc = arith.muli %bn, %chalf : index")
+        for p in range(bn // (2 * blk)):
+            g0 = 2 * p * blk
+            out.append(f"{i6}%gate{p} = axe.slice %acc [0 : {bm}, {g0} : {g0 + blk}] : {acc} to {hr}")
+            out.append(f"{i6}%up{p} = axe.slice %acc [0 : {bm}, {g0 + blk} : {g0 + 2 * blk}] : {acc} to {hr}")
+            out.append(f"{i6}%act{p} = axe.alloc : {hr}")
+            out.append(f"{i6}axe.unary silu %gate{p}, %act{p} : {hr}, {hr}")
+            out.append(f"{i6}axe.binary mul %act{p}, %up{p}, %act{p} : {hr}, {hr}, {hr}")
+            col = "%onc"
+            if p:
+                out.append(f"{i6}%cpair{p} = arith.constant {p * blk} : index")
+                out.append(f"{i6}%onc{p} = arith.addi %onc, %cpair{p} : index")
+                col = f"%onc{p}"
+            store(f"%act{p}", hr, blk, col, f"_{p}")
+    else:
+        store(res, acc, bn, "%on", "")
+    if experts:
+        out.append(f"{i6}}}")
     out.append("    }")
     out.append("    return")
     out.append("  }")

@@ -4,7 +4,8 @@
 intermediate size 768) for a batch of T tokens, as Axe IR, through gen_gemm_tma.py's TMA +
 wgmma pipeline:
 
-  moe_up_t{T}:   H[rows, 768]  = silu(X[rows, 2048] W1_gate[e]) * (X W1_up[e])   (SwiGLU epilogue)
+  moe_up_t{T}:   H[rows, 768]  = silu(X[rows, 2048] W1_gate[e]) * (X W1_up[e])   (SwiGLU epilogue;
+                 W1's columns alternate 64 gate and 64 up columns)
   moe_down_t{T}: Y[rows, 2048] = H[rows, 768] W2[e]
 
 `rows` are the token-expert assignments grouped by expert, each expert's group padded to whole
@@ -28,12 +29,23 @@ def max_tiles(t):
     return (t * TOPK) // BM + min(EXPERTS, t * TOPK)
 
 
+# W1's columns alternate blocks of 64 gate columns and the 64 up columns they pair with, so
+# that every column tile (128 or 256 wide) holds whole (gate, up) pairs.
+SWIGLU_BLOCK = 64
+
+
+def tile_width(t):
+    """Column tile width: 128 for small batches (twice the CTAs to stream the experts' weights
+    with, the bottleneck there), 256 from 256 tokens up (half the reloads of A)."""
+    return 128 if t <= 128 else 256
+
+
 def kernels(t):
     rows = max_tiles(t) * BM
-    # W1's column tiles are 256 wide: 128 gate columns, then the 128 up columns they pair with.
-    up = gen_gemm_tma.kernel(rows, 2 * INTER, HIDDEN, 256, 4, 1, 1, "sm_90a", 0, "f16", "f16",
-                             experts=EXPERTS, swiglu=True, fname=f"moe_up_t{t}")
-    down = gen_gemm_tma.kernel(rows, HIDDEN, INTER, 256, 4, 1, 1, "sm_90a", 0, "f16", "f16",
+    bn = tile_width(t)
+    up = gen_gemm_tma.kernel(rows, 2 * INTER, HIDDEN, bn, 4, 1, 1, "sm_90a", 0, "f16", "f16",
+                             experts=EXPERTS, swiglu=SWIGLU_BLOCK, fname=f"moe_up_t{t}")
+    down = gen_gemm_tma.kernel(rows, HIDDEN, INTER, bn, 4, 1, 1, "sm_90a", 0, "f16", "f16",
                                experts=EXPERTS, fname=f"moe_down_t{t}")
     return {f"moe_up_t{t}": up, f"moe_down_t{t}": down}
 

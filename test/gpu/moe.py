@@ -15,7 +15,8 @@ of the tokens' rows: no host synchronization), `moe_up` (grouped GEMM with the S
 epilogue), `moe_down` (grouped GEMM), and the weighted combine (index_add in float32).
 
 Baselines, timed paired in the same process (CUDA events, median of 20, R alternating
-measurements; the ratio's median and spread are printed):
+measurements; the ratio's median and spread are printed), eagerly and, for Axe's layer and
+`_grouped_mm`'s, also captured in CUDA graphs (ratios pair graph with graph):
   - torch loop: per expert with tokens, torch.matmul (cuBLAS) for gate/up/down and the same
     combine (the floor; it synchronizes to read the counts, as a loop must);
   - torch._grouped_mm (CUTLASS grouped GEMM, bf16: it takes no fp16) composed into the same
@@ -59,8 +60,9 @@ def weights(gen):
     u = torch.randn(E, H, I, device="cuda", generator=gen) / H ** 0.5
     d = torch.randn(E, I, H, device="cuda", generator=gen) / I ** 0.5
     g, u, d = g.half(), u.half(), d.half()
-    # Axe's W1: [E * H, 2 I], 256-column tiles of 128 gate columns then the 128 up columns.
-    w1 = torch.stack([g.view(E, H, I // 128, 128), u.view(E, H, I // 128, 128)], dim=3).reshape(E * H, 2 * I)
+    # Axe's W1: [E * H, 2 I], blocks of 64 gate columns, each followed by its 64 up columns.
+    blk = gen_moe.SWIGLU_BLOCK
+    w1 = torch.stack([g.view(E, H, I // blk, blk), u.view(E, H, I // blk, blk)], dim=3).reshape(E * H, 2 * I)
     return g, u, d, w1.contiguous(), d.reshape(E * I, H).contiguous()
 
 
@@ -72,10 +74,16 @@ def route(t, skew, gen):
     return ids, w / w.sum(dim=-1, keepdim=True)
 
 
+def expert_counts(flat):
+    """Tokens per expert, without the host synchronization of torch.bincount on CUDA (which
+    reads the maximum to size its output), so that the layer can be captured in a graph."""
+    return torch.zeros(E, dtype=torch.long, device="cuda").scatter_add_(0, flat, torch.ones_like(flat))
+
+
 def plan(ids, t):
     """Assignment (t, k) -> row of the expert-grouped, tile-padded matrix; row tile -> expert."""
     flat = ids.reshape(-1)
-    counts = torch.bincount(flat, minlength=E)
+    counts = expert_counts(flat)
     padded = (counts + BM - 1) // BM * BM
     ends = torch.cumsum(padded, 0)
     starts = ends - padded
@@ -86,9 +94,10 @@ def plan(ids, t):
     pos = torch.empty_like(flat)
     pos[order] = starts[sorted_e] + rank
     tiles = gen_moe.max_tiles(t)
-    # Tiles past the last expert's get expert 0 and all-zero rows: they compute zeros nobody reads.
+    # Tiles past the last expert's are marked -1: their CTAs do nothing.
     tile_rows = torch.arange(tiles, device="cuda") * BM
-    tile_e = torch.searchsorted(ends, tile_rows, right=True).clamp(max=E - 1).to(torch.int32)
+    tile_e = torch.searchsorted(ends, tile_rows, right=True)
+    tile_e = torch.where(tile_e < E, tile_e, -1).to(torch.int32)
     return pos, tile_e
 
 
@@ -99,15 +108,15 @@ class AxeLayer:
     combine, with no host synchronization. Rows of padding keep whatever they held: a GEMM row
     depends only on its own row of A, and padding rows are never read back."""
 
-    def __init__(self, t, up, down, w1, w2):
+    def __init__(self, t, up, down, w1, w2, stream=None):
         self.t, self.rows = t, gen_moe.max_tiles(t) * BM
         self.xp = torch.zeros(self.rows, H, device="cuda", dtype=torch.half)
         self.hmid = torch.empty(self.rows, I, device="cuda", dtype=torch.half)
         self.yp = torch.empty(self.rows, H, device="cuda", dtype=torch.half)
         self.tile_e = torch.zeros(gen_moe.max_tiles(t), device="cuda", dtype=torch.int32)
         self.token = torch.arange(t, device="cuda").repeat_interleave(TOPK)
-        self.up = up.launcher(self.xp.view(-1), w1.view(-1), self.hmid.view(-1), self.tile_e)
-        self.down = down.launcher(self.hmid.view(-1), w2.view(-1), self.yp.view(-1), self.tile_e)
+        self.up = up.launcher(self.xp.view(-1), w1.view(-1), self.hmid.view(-1), self.tile_e, stream=stream)
+        self.down = down.launcher(self.hmid.view(-1), w2.view(-1), self.yp.view(-1), self.tile_e, stream=stream)
 
     def __call__(self, x, ids, w):
         pos, tile_e = plan(ids, self.t)
@@ -167,7 +176,7 @@ def grouped_mm_layer(bf):
         flat = ids.reshape(-1)
         order = torch.argsort(flat, stable=True)
         token = torch.arange(t, device="cuda").repeat_interleave(TOPK)[order]
-        offs = torch.cumsum(torch.bincount(flat, minlength=E), 0).to(torch.int32)
+        offs = torch.cumsum(expert_counts(flat), 0).to(torch.int32)
         xs = x[token].to(torch.bfloat16)
         gate = torch._grouped_mm(xs, g, offs=offs)
         upv = torch._grouped_mm(xs, u, offs=offs)
@@ -176,6 +185,19 @@ def grouped_mm_layer(bf):
         out.index_add_(0, token, y.float() * w.reshape(-1)[order].unsqueeze(1))
         return out.half()
     return layer
+
+
+def graphed(fn, stream):
+    """`fn` captured once in a CUDA graph on `stream` (after a warm-up there): returns the
+    replay, which launches every kernel of `fn` with no host work in between — what serving
+    engines do for small batches. Its outputs are the captured tensors."""
+    with torch.cuda.stream(stream):
+        fn()
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g, stream=stream):
+        fn()
+    return g.replay
 
 
 def main():
@@ -228,17 +250,25 @@ def main():
                         fns["torch._grouped_mm"] = lambda: gm(x, ids, w)
                     except Exception as e:  # noqa: BLE001 (an unsupported build)
                         line += f"; torch._grouped_mm unavailable ({type(e).__name__}: {str(e)[:80]})"
+                # The same layers captured in CUDA graphs (the loop synchronizes: it cannot be).
+                cap = torch.cuda.Stream()
+                glayer = AxeLayer(t, up, down, w1, w2, stream=cap)
+                fns["axe (graph)"] = graphed(lambda: glayer(x, ids, w), cap)
+                if "torch._grouped_mm" in fns:
+                    fns["torch._grouped_mm (graph)"] = graphed(lambda: gm(x, ids, w), cap)
                 times = {k: [] for k in fns}
                 for _ in range(reps):
                     for k, fn in fns.items():
                         times[k].append(time_ms(fn))
                 ta = statistics.median(times["axe"])
                 tg = time_ms(layer.gemms)
-                line += f"\n     axe layer {ta * 1e3:.0f} us (its two grouped GEMMs {tg * 1e3:.0f} us)"
+                line += (f"\n     axe layer {ta * 1e3:.0f} us (its two grouped GEMMs {tg * 1e3:.0f} us), "
+                         f"in a CUDA graph {statistics.median(times['axe (graph)']) * 1e3:.0f} us")
                 for k, ts in times.items():
-                    if k == "axe":
+                    if k.startswith("axe"):
                         continue
-                    r = [b / a for a, b in zip(times["axe"], ts)]
+                    mine = times["axe (graph)"] if k.endswith("(graph)") else times["axe"]
+                    r = [b / a for a, b in zip(mine, ts)]
                     line += (f"; {k} {statistics.median(ts) * 1e3:.0f} us, ratio {statistics.median(r):.2f} "
                              f"(min {min(r):.2f}, max {max(r):.2f})")
             print(line, flush=True)

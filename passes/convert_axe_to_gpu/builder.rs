@@ -16,7 +16,7 @@
 use melior::dialect::{arith, memref, scf};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::Operation;
-use melior::ir::{Block, Location, Region, RegionLike, Value};
+use melior::ir::{Attribute, Block, Location, Region, RegionLike, Type, Value};
 use melior::{Context, ContextRef};
 use mlir_sys::*;
 
@@ -41,11 +41,11 @@ unsafe fn values<'c, 'a>(vs: &[MlirValue]) -> Vec<Value<'c, 'a>> {
     vs.iter().map(|&v| unsafe { value(v) }).collect()
 }
 
-/// A binary op of melior's `arith` module (`arith::addi`, ...).
-type ArithBinary = for<'c, 'a, 'b> fn(Value<'c, 'a>, Value<'c, 'b>, Location<'c>) -> Operation<'c>;
+/// A binary op of melior's `arith` module (`arith::addi`, ...), or of [`ops`] for those it lacks.
+pub type ArithBinary = for<'c, 'a, 'b> fn(Value<'c, 'a>, Value<'c, 'b>, Location<'c>) -> Operation<'c>;
 
 /// A typed unary op of melior's `arith` module (`arith::index_cast`, ...).
-type ArithCast = for<'c, 'a> fn(Value<'c, 'a>, melior::ir::Type<'c>, Location<'c>) -> Operation<'c>;
+pub type ArithCast = for<'c, 'a> fn(Value<'c, 'a>, melior::ir::Type<'c>, Location<'c>) -> Operation<'c>;
 
 /// An index value: a compile-time constant or an SSA value of type `index`.
 #[derive(Clone, Copy, Debug)]
@@ -206,9 +206,19 @@ impl B {
         unsafe { mlirOperationGetResult(op, 0) }
     }
 
+    /// `arith.constant value_attr` (the attribute text carries the type, `t`).
     pub fn constant(&self, value_attr: &str, t: MlirType) -> MlirValue {
         let a = self.attr(value_attr);
-        self.val("arith.constant", &[], t, &[("value", a)])
+        // SAFETY: `a` was just parsed in `ctx`; the attribute's type is the constant's.
+        debug_assert!(unsafe { mlirTypeEqual(mlirAttributeGetType(a), t) });
+        // SAFETY: `ctx` is live for the whole pass (builder contract), and the `&Context` view
+        // borrows `context_ref`, alive for this call only; `a` is an attribute of `ctx`.
+        let op = unsafe {
+            let context_ref = ContextRef::from_raw(self.ctx);
+            let context: &Context = context_ref.to_ref();
+            arith::constant(context, Attribute::from_raw(a), self.location())
+        };
+        Self::first_result(self.insert_built(op))
     }
 
     pub fn cidx(&self, v: i64) -> MlirValue {
@@ -392,13 +402,15 @@ impl B {
         unsafe { mlirOperationGetResult(op, 0) }
     }
 
-    fn arith_binary(&self, build: ArithBinary, a: MlirValue, b: MlirValue) -> MlirValue {
+    /// The binary op `build` (`arith::addi`, ...) of `a` and `b`; its result type is theirs.
+    pub fn arith_binary(&self, build: ArithBinary, a: MlirValue, b: MlirValue) -> MlirValue {
         // SAFETY: `a` and `b` are live values visible here (module and builder contracts).
         let op = unsafe { build(value(a), value(b), self.location()) };
         Self::first_result(self.insert_built(op))
     }
 
-    fn arith_cast(&self, build: ArithCast, v: MlirValue, to: MlirType) -> MlirValue {
+    /// The cast `build` (`arith::extf`, ...) of `v` to `to`.
+    pub fn arith_cast(&self, build: ArithCast, v: MlirValue, to: MlirType) -> MlirValue {
         // SAFETY: `v` and `to` are live (module and builder contracts).
         let op = unsafe { build(value(v), melior::ir::Type::from_raw(to), self.location()) };
         Self::first_result(self.insert_built(op))
@@ -438,6 +450,75 @@ impl B {
         Self::first_result(self.insert_built(op))
     }
 
+    /// `arith.subi %a, %b` (no folding; see [`B::sub`]).
+    pub fn subi(&self, a: MlirValue, b: MlirValue) -> MlirValue {
+        self.arith_binary(arith::subi, a, b)
+    }
+
+    /// `arith.muli %a, %b` (no folding; see [`B::mul`]).
+    pub fn muli(&self, a: MlirValue, b: MlirValue) -> MlirValue {
+        self.arith_binary(arith::muli, a, b)
+    }
+
+    /// `arith.mulf %a, %b`.
+    pub fn mulf(&self, a: MlirValue, b: MlirValue) -> MlirValue {
+        self.arith_binary(arith::mulf, a, b)
+    }
+
+    /// `arith.divf %a, %b`.
+    pub fn divf(&self, a: MlirValue, b: MlirValue) -> MlirValue {
+        self.arith_binary(arith::divf, a, b)
+    }
+
+    /// `arith.maximumf %a, %b` (NaN-propagating; not `arith.maxnumf`).
+    pub fn maximumf(&self, a: MlirValue, b: MlirValue) -> MlirValue {
+        self.arith_binary(ops::maximumf, a, b)
+    }
+
+    /// `arith.maxsi %a, %b`.
+    pub fn maxsi(&self, a: MlirValue, b: MlirValue) -> MlirValue {
+        self.arith_binary(arith::maxsi, a, b)
+    }
+
+    /// `arith.ori %a, %b`.
+    pub fn ori(&self, a: MlirValue, b: MlirValue) -> MlirValue {
+        self.arith_binary(arith::ori, a, b)
+    }
+
+    /// `arith.xori %a, %b`.
+    pub fn xori(&self, a: MlirValue, b: MlirValue) -> MlirValue {
+        self.arith_binary(arith::xori, a, b)
+    }
+
+    /// `arith.shli %a, %b`.
+    pub fn shli(&self, a: MlirValue, b: MlirValue) -> MlirValue {
+        self.arith_binary(arith::shli, a, b)
+    }
+
+    /// `arith.shrui %a, %b`.
+    pub fn shrui(&self, a: MlirValue, b: MlirValue) -> MlirValue {
+        self.arith_binary(arith::shrui, a, b)
+    }
+
+    /// `arith.negf %v`.
+    pub fn negf(&self, v: MlirValue) -> MlirValue {
+        // SAFETY: `v` is a live value visible here (module and builder contracts).
+        let op = unsafe { arith::negf(value(v), self.location()) };
+        Self::first_result(self.insert_built(op))
+    }
+
+    /// The unary `math` op `build` ([`math::exp`], ...) of `v`; its result type is `v`'s.
+    pub fn math_unary(&self, build: MathUnary, v: MlirValue) -> MlirValue {
+        // SAFETY: `v` is a live value visible here (module and builder contracts).
+        let op = unsafe { build(value(v), self.location()) };
+        Self::first_result(self.insert_built(op))
+    }
+
+    /// `arith.extui %v : ... to to`.
+    pub fn extui(&self, v: MlirValue, to: MlirType) -> MlirValue {
+        self.arith_cast(arith::extui, v, to)
+    }
+
     /// `arith.index_cast %v : ... to to`.
     pub fn index_cast(&self, v: MlirValue, to: MlirType) -> MlirValue {
         self.arith_cast(arith::index_cast, v, to)
@@ -451,6 +532,29 @@ impl B {
     /// `arith.truncf %v : ... to to`.
     pub fn truncf(&self, v: MlirValue, to: MlirType) -> MlirValue {
         self.arith_cast(arith::truncf, v, to)
+    }
+
+    /// `memref.cast %v : ... to to` (ranked or unranked `to`).
+    pub fn memref_cast(&self, v: MlirValue, to: MlirType) -> MlirValue {
+        // SAFETY: `v` and `to` are live (module and builder contracts).
+        let op = unsafe { ops::memref_cast(value(v), Type::from_raw(to), self.location()) };
+        Self::first_result(self.insert_built(op))
+    }
+
+    /// `memref.extract_aligned_pointer_as_index %memref`.
+    pub fn extract_aligned_pointer_as_index(&self, memref: MlirValue) -> MlirValue {
+        // SAFETY: `memref` is a live value visible here (module and builder contracts).
+        let op = unsafe {
+            ops::extract_aligned_pointer_as_index(value(memref), Type::from_raw(self.index()), self.location())
+        };
+        Self::first_result(self.insert_built(op))
+    }
+
+    /// `memref.view %source[%byte_shift][] : ... to to` (a static-shaped result).
+    pub fn view(&self, source: MlirValue, byte_shift: MlirValue, to: MlirType) -> MlirValue {
+        // SAFETY: live values and type of the IR (module and builder contracts).
+        let op = unsafe { ops::view(value(source), value(byte_shift), Type::from_raw(to), self.location()) };
+        Self::first_result(self.insert_built(op))
     }
 
     /// `memref.load %memref[%indices]`.
@@ -482,6 +586,92 @@ impl B {
         }
     }
 }
+
+/// `arith` and `memref` ops melior's typed modules lack, built as melior builds its own (fixed
+/// operand and result shapes, no hand-written attributes).
+pub mod ops {
+    use melior::ir::operation::OperationBuilder;
+    use melior::ir::{Location, Operation, Type, Value};
+
+    /// `arith.maximumf`: result type inferred (`SameOperandsAndResultType`).
+    pub fn maximumf<'c>(lhs: Value<'c, '_>, rhs: Value<'c, '_>, location: Location<'c>) -> Operation<'c> {
+        OperationBuilder::new("arith.maximumf", location)
+            .add_operands(&[lhs, rhs])
+            .enable_result_type_inference()
+            .build()
+            .expect("valid operation")
+    }
+
+    /// `arith.minimumf`: result type inferred (`SameOperandsAndResultType`).
+    pub fn minimumf<'c>(lhs: Value<'c, '_>, rhs: Value<'c, '_>, location: Location<'c>) -> Operation<'c> {
+        OperationBuilder::new("arith.minimumf", location)
+            .add_operands(&[lhs, rhs])
+            .enable_result_type_inference()
+            .build()
+            .expect("valid operation")
+    }
+
+    /// `memref.cast` to any memref type (melior's `memref::cast` takes only ranked ones).
+    pub fn memref_cast<'c>(value: Value<'c, '_>, to: Type<'c>, location: Location<'c>) -> Operation<'c> {
+        OperationBuilder::new("memref.cast", location)
+            .add_operands(&[value])
+            .add_results(&[to])
+            .build()
+            .expect("valid operation")
+    }
+
+    /// `memref.extract_aligned_pointer_as_index`: an `index` result.
+    pub fn extract_aligned_pointer_as_index<'c>(
+        memref: Value<'c, '_>,
+        index: Type<'c>,
+        location: Location<'c>,
+    ) -> Operation<'c> {
+        OperationBuilder::new("memref.extract_aligned_pointer_as_index", location)
+            .add_operands(&[memref])
+            .add_results(&[index])
+            .build()
+            .expect("valid operation")
+    }
+
+    /// `memref.view` with no dynamic sizes (melior's `memref::view` adds an
+    /// `operand_segment_sizes` attribute that `memref.view` does not have).
+    pub fn view<'c>(
+        source: Value<'c, '_>,
+        byte_shift: Value<'c, '_>,
+        result: Type<'c>,
+        location: Location<'c>,
+    ) -> Operation<'c> {
+        OperationBuilder::new("memref.view", location)
+            .add_operands(&[source, byte_shift])
+            .add_results(&[result])
+            .build()
+            .expect("valid operation")
+    }
+}
+
+/// The unary `math` ops used here (melior has no `math` module), built as melior builds its
+/// own unary ops.
+pub mod math {
+    use melior::ir::operation::OperationBuilder;
+    use melior::ir::{Location, Operation, Value, ValueLike};
+
+    macro_rules! math_unary {
+        ($($name:ident),*) => {$(
+            #[doc = concat!("`math.", stringify!($name), "`: the result type is the operand's.")]
+            pub fn $name<'c>(value: Value<'c, '_>, location: Location<'c>) -> Operation<'c> {
+                OperationBuilder::new(concat!("math.", stringify!($name)), location)
+                    .add_operands(&[value])
+                    .add_results(&[value.r#type()])
+                    .build()
+                    .expect("valid operation")
+            }
+        )*};
+    }
+    math_unary!(exp, exp2, log, sqrt, rsqrt, absf, absi);
+}
+
+/// A unary op of [`math`] ([`math::exp`], ...).
+pub type MathUnary = for<'c, 'a> fn(Value<'c, 'a>, Location<'c>) -> Operation<'c>;
 
 pub use crate::ir::{block_ops, region_block};
 

@@ -260,8 +260,7 @@ fn async_copy(
     }
     let (tid, units) = unit_linear(b, ctx, scope);
     let elt_bytes = bits / 8;
-    let index = b.index();
-    let base_of = |t: &Tensor| b.val("memref.extract_aligned_pointer_as_index", &[t.buf], index, &[]);
+    let base_of = |t: &Tensor| b.extract_aligned_pointer_as_index(t.buf);
     let (src_base, dst_base) = (base_of(src), base_of(dst));
     let (i64t, gptr, sptr, gen) = (
         b.ty("i64"),

@@ -7,12 +7,13 @@ use crate::error::{AtOp, AxeError};
 use mlir_sys::*;
 
 use super::address::{self, check_schedule, combos, plan_threads, refine, static_part, Operand};
-use super::builder::{Ix, B};
+use super::builder::{math, ops, ArithBinary, ArithCast, Ix, MathUnary, B};
 use super::copy::distributed;
 use super::{bit_width, coords, is_float, load, store, tensor, Ctx, Mem, Tensor, R};
 use crate::dialect::ods::{self, BinaryKind, OdsEnum, UnaryKind};
 use crate::ir;
 use crate::target::ScopeKind;
+use melior::dialect::arith;
 
 pub fn fill(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     let b = B::before(op);
@@ -123,7 +124,8 @@ fn zero(b: &B, t: MlirType) -> MlirValue {
 /// instructions `ex2.approx.f32` / `lg2.approx.f32` (about 2 ulp). When the threads are
 /// emulated on the CPU, the LLVM intrinsics lower to libm.
 fn f32_intrinsic(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -> Option<MlirValue> {
-    if ir::type_to_string(t) != "f32" {
+    // SAFETY: `t` is a live type (module contract).
+    if !unsafe { mlirTypeIsAF32(t) } {
         return None;
     }
     let call = |name: &str, v: MlirValue| {
@@ -146,7 +148,7 @@ fn f32_intrinsic(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -
         }
     };
     let sqrt = |v: MlirValue| b.val("llvm.intr.sqrt", &[v], t, &[]);
-    let mul = |v: MlirValue, c: &str| b.val("arith.mulf", &[v, b.constant(&format!("{c} : f32"), t)], t, &[]);
+    let mul = |v: MlirValue, c: &str| b.mulf(v, b.constant(&format!("{c} : f32"), t));
     Some(match kind {
         // e^x = 2^(x log2 e)
         UnaryKind::Exp => exp2(mul(x, "1.44269504088896340736")),
@@ -154,14 +156,14 @@ fn f32_intrinsic(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -
         // ln x = log2(x) ln 2
         UnaryKind::Log if gpu => mul(call("llvm.nvvm.lg2.approx.f", x), "0.69314718055994530942"),
         UnaryKind::Sqrt => sqrt(x),
-        UnaryKind::Rsqrt => b.val("arith.divf", &[b.constant("1.0 : f32", t), sqrt(x)], t, &[]),
+        UnaryKind::Rsqrt => b.divf(b.constant("1.0 : f32", t), sqrt(x)),
         // sigmoid x = 1 / (1 + e^-x); silu x = x sigmoid x (the gate of SwiGLU MLPs).
         UnaryKind::Sigmoid | UnaryKind::Silu => {
             let e = exp2(mul(x, "-1.44269504088896340736"));
             let one = b.constant("1.0 : f32", t);
-            let den = b.val("arith.addf", &[one, e], t, &[]);
+            let den = b.addf(one, e);
             let num = if kind == UnaryKind::Silu { x } else { one };
-            b.val("arith.divf", &[num, den], t, &[])
+            b.divf(num, den)
         }
         _ => return None,
     })
@@ -173,24 +175,24 @@ pub fn unary(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -> Re
     }
     let f = is_float(t);
     use UnaryKind::*;
-    let name = match (kind, f) {
-        (Neg, true) => "arith.negf",
-        (Exp, true) => "math.exp",
-        (Exp2, true) => "math.exp2",
-        (Log, true) => "math.log",
-        (Sqrt, true) => "math.sqrt",
-        (Rsqrt, true) => "math.rsqrt",
-        (Abs, true) => "math.absf",
-        (Abs, false) => "math.absi",
-        (Relu, true) => return Ok(b.val("arith.maximumf", &[x, zero(b, t)], t, &[])),
-        (Relu, false) => return Ok(b.val("arith.maxsi", &[x, zero(b, t)], t, &[])),
-        (Neg, false) => return Ok(b.val("arith.subi", &[zero(b, t), x], t, &[])),
+    let build: MathUnary = match (kind, f) {
+        (Neg, true) => return Ok(b.negf(x)),
+        (Exp, true) => math::exp,
+        (Exp2, true) => math::exp2,
+        (Log, true) => math::log,
+        (Sqrt, true) => math::sqrt,
+        (Rsqrt, true) => math::rsqrt,
+        (Abs, true) => math::absf,
+        (Abs, false) => math::absi,
+        (Relu, true) => return Ok(b.maximumf(x, zero(b, t))),
+        (Relu, false) => return Ok(b.maxsi(x, zero(b, t))),
+        (Neg, false) => return Ok(b.subi(zero(b, t), x)),
         (Sigmoid | Silu, true) => {
-            let e = b.val("math.exp", &[b.val("arith.negf", &[x], t, &[])], t, &[]);
+            let e = b.math_unary(math::exp, b.negf(x));
             let one = b.constant(&format!("1.0 : {}", ir::type_to_string(t)), t);
-            let den = b.val("arith.addf", &[one, e], t, &[]);
+            let den = b.addf(one, e);
             let num = if kind == Silu { x } else { one };
-            return Ok(b.val("arith.divf", &[num, den], t, &[]));
+            return Ok(b.divf(num, den));
         }
         (Exp | Exp2 | Log | Sqrt | Rsqrt | Sigmoid | Silu, false) => {
             return Err(AxeError::Message(format!(
@@ -199,37 +201,37 @@ pub fn unary(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -> Re
             )))
         }
     };
-    Ok(b.val(name, &[x], t, &[]))
+    Ok(b.math_unary(build, x))
 }
 
 pub fn binary(b: &B, kind: BinaryKind, x: MlirValue, y: MlirValue, t: MlirType) -> MlirValue {
     use BinaryKind::*;
-    let name = match (kind, is_float(t)) {
-        (Add, true) => "arith.addf",
-        (Add, false) => "arith.addi",
-        (Sub, true) => "arith.subf",
-        (Sub, false) => "arith.subi",
-        (Mul, true) => "arith.mulf",
-        (Mul, false) => "arith.muli",
-        (Div, true) => "arith.divf",
-        (Div, false) => "arith.divsi",
-        (Max, true) => "arith.maximumf",
-        (Max, false) => "arith.maxsi",
-        (Min, true) => "arith.minimumf",
-        (Min, false) => "arith.minsi",
+    let build: ArithBinary = match (kind, is_float(t)) {
+        (Add, true) => arith::addf,
+        (Add, false) => arith::addi,
+        (Sub, true) => arith::subf,
+        (Sub, false) => arith::subi,
+        (Mul, true) => arith::mulf,
+        (Mul, false) => arith::muli,
+        (Div, true) => arith::divf,
+        (Div, false) => arith::divsi,
+        (Max, true) => ops::maximumf,
+        (Max, false) => arith::maxsi,
+        (Min, true) => ops::minimumf,
+        (Min, false) => arith::minsi,
     };
-    b.val(name, &[x, y], t, &[])
+    b.arith_binary(build, x, y)
 }
 
 fn cast(b: &B, x: MlirValue, from: MlirType, to: MlirType) -> Result<MlirValue, AxeError> {
     let (fw, tw) = (bit_width(from), bit_width(to));
-    let name = match (is_float(from), is_float(to)) {
-        (true, true) if fw < tw => "arith.extf",
-        (true, true) if fw > tw => "arith.truncf",
-        (false, false) if fw < tw => "arith.extsi",
-        (false, false) if fw > tw => "arith.trunci",
-        (false, true) => "arith.sitofp",
-        (true, false) => "arith.fptosi",
+    let build: ArithCast = match (is_float(from), is_float(to)) {
+        (true, true) if fw < tw => arith::extf,
+        (true, true) if fw > tw => arith::truncf,
+        (false, false) if fw < tw => arith::extsi,
+        (false, false) if fw > tw => arith::trunci,
+        (false, true) => arith::sitofp,
+        (true, false) => arith::fptosi,
         _ if unsafe { mlirTypeEqual(from, to) } => return Ok(x),
         _ => {
             return Err(AxeError::Message(format!(
@@ -239,7 +241,7 @@ fn cast(b: &B, x: MlirValue, from: MlirType, to: MlirType) -> Result<MlirValue, 
             )))
         }
     };
-    Ok(b.val(name, &[x], to, &[]))
+    Ok(b.arith_cast(build, x, to))
 }
 
 pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {

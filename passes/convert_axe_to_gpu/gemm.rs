@@ -414,8 +414,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         for (w, d) in delta.iter().enumerate().skip(1) {
             if *d != 0 {
                 let is_w = b.cmp(0, warp, Ix::C(w as i64));
-                let i = b.index();
-                v = Ix::V(b.val("arith.select", &[is_w, b.ix(Ix::C(*d)), b.ix(v)], i, &[]));
+                v = Ix::V(b.select(is_w, b.ix(Ix::C(*d)), b.ix(v)));
             }
         }
         Ok((v, delta))
@@ -467,9 +466,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     }
     let lane = b.rem(Ix::V(ctx.tid), 32);
     let gather = |t: &Tensor, base: i64, count: i64, ty: &str| {
-        let elems: Vec<MlirValue> = (0..count)
-            .map(|i| b.val("memref.load", &[t.buf, b.cidx(base + i)], t.elt, &[]))
-            .collect();
+        let elems: Vec<MlirValue> = (0..count).map(|i| b.load(t.buf, &[b.cidx(base + i)])).collect();
         b.val("vector.from_elements", &elems, vty(ty), &[])
     };
     let ldmatrix =
@@ -532,7 +529,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 c.elt,
                 &[("static_position", b.attr(&format!("array<i64: {}, {}>", i / 2, i % 2)))],
             );
-            b.op("memref.store", &[e, c.buf, b.cidx(cr + i)], &[], &[], vec![]);
+            b.store(e, c.buf, &[b.cidx(cr + i)]);
         }
     }
     Ok(())

@@ -294,7 +294,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
                 );
                 let off = lb.cidx(dyn_offset);
                 dyn_offset += shared_bytes(a);
-                lb.val("memref.view", &[dyn_base.expect("dynamic"), off], lb.ty(&ty), &[])
+                lb.view(dyn_base.expect("dynamic"), off, lb.ty(&ty))
             } else if a.shared {
                 shared_global(&lb, module, "__axe_shared", a.elt, a.size)
             } else {

@@ -255,10 +255,7 @@ fn clip_bounds(b: &B, slice: MlirOperation, src: &Tensor) -> Vec<Option<(Ix, i64
             continue;
         }
         let extent = b.cidx(src.shape[d]);
-        out.push(Some((
-            Ix::V(b.val("arith.subi", &[extent, origin], b.index(), &[])),
-            src.shape[d],
-        )));
+        out.push(Some((Ix::V(b.subi(extent, origin)), src.shape[d])));
     }
     out
 }
@@ -314,13 +311,12 @@ pub fn swizzled(b: &B, s: &Swizzle, idx: Ix) -> Ix {
     if let Ix::C(c) = idx {
         return Ix::C(s.apply(c));
     }
-    let index = b.index();
     let x = b.ix(idx);
     let c = |v: i64| b.cidx(v);
-    let hi = b.val("arith.shrui", &[x, c((s.base as i64) + s.shift as i64)], index, &[]);
-    let bits = b.val("arith.andi", &[hi, c((1i64 << s.bits) - 1)], index, &[]);
-    let moved = b.val("arith.shli", &[bits, c(s.base as i64)], index, &[]);
-    Ix::V(b.val("arith.xori", &[x, moved], index, &[]))
+    let hi = b.shrui(x, c((s.base as i64) + s.shift as i64));
+    let bits = b.andi(hi, c((1i64 << s.bits) - 1));
+    let moved = b.shli(bits, c(s.base as i64));
+    Ix::V(b.xori(x, moved))
 }
 
 fn indices(b: &B, ctx: &Ctx, t: &Tensor, idx: Ix) -> Vec<MlirValue> {
@@ -343,7 +339,7 @@ pub fn load(b: &B, ctx: &Ctx, t: &Tensor, idx: Ix, v: i64, align: i64) -> MlirVa
     let mut ops = vec![t.buf];
     ops.extend(indices(b, ctx, t, idx));
     if v == 1 {
-        b.val("memref.load", &ops, t.elt, &[])
+        b.load(t.buf, &ops[1..])
     } else if t.mem == Mem::Register {
         // Register storage is accessed element-wise (a vector is assembled from scalars):
         // mixing vector and scalar accesses to one alloca keeps LLVM's SROA from promoting
@@ -352,11 +348,7 @@ pub fn load(b: &B, ctx: &Ctx, t: &Tensor, idx: Ix, v: i64, align: i64) -> MlirVa
             return b.val("vector.load", &ops, vec_type(b, t.elt, v), &[]);
         };
         let elems: Vec<MlirValue> = (0..v)
-            .map(|i| {
-                let mut o = vec![t.buf];
-                o.extend(indices(b, ctx, t, Ix::C(base + i)));
-                b.val("memref.load", &o, t.elt, &[])
-            })
+            .map(|i| b.load(t.buf, &indices(b, ctx, t, Ix::C(base + i))))
             .collect();
         b.val("vector.from_elements", &elems, vec_type(b, t.elt, v), &[])
     } else {
@@ -369,7 +361,7 @@ pub fn store(b: &B, ctx: &Ctx, t: &Tensor, value: MlirValue, idx: Ix, v: i64, al
     let mut ops = vec![value, t.buf];
     ops.extend(indices(b, ctx, t, idx));
     if v == 1 {
-        b.op("memref.store", &ops, &[], &[], vec![]);
+        b.store(value, t.buf, &ops[2..]);
     } else if t.mem == Mem::Register {
         // Element-wise, as in `load`.
         let Ix::C(base) = idx else {
@@ -383,9 +375,7 @@ pub fn store(b: &B, ctx: &Ctx, t: &Tensor, value: MlirValue, idx: Ix, v: i64, al
                 t.elt,
                 &[("static_position", b.attr(&format!("array<i64: {i}>")))],
             );
-            let mut o = vec![e, t.buf];
-            o.extend(indices(b, ctx, t, Ix::C(base + i)));
-            b.op("memref.store", &o, &[], &[], vec![]);
+            b.store(e, t.buf, &indices(b, ctx, t, Ix::C(base + i)));
         }
     } else {
         let a = b.attr(&format!("{align} : i64"));

@@ -35,6 +35,7 @@ use crate::dialect::ods::{self, CopySchedule, MemoryScope};
 use crate::ir;
 use crate::slice::DYNAMIC;
 use crate::target::ScopeKind;
+use melior::dialect::arith::CmpiPredicate;
 
 /// At most this many TMA copy sites and `axe.arrive` ops per kernel (one mbarrier, one phase
 /// bit and one pending bit each in an `i32`). 31, not 32: on an H100, every kernel tested
@@ -597,7 +598,7 @@ pub fn build_maps(b: &B, st: &State) -> Vec<MlirValue> {
                     ("operandSegmentSizes", b.attr("array<i32: 1, 0, 0, 0>")),
                 ],
             );
-            let unranked = b.val("memref.cast", &[rc], b.ty(&format!("memref<*x{e}>")), &[]);
+            let unranked = b.memref_cast(rc, b.ty(&format!("memref<*x{e}>")));
             let mut ops = vec![unranked];
             ops.extend(m.boxes.iter().map(|&x| b.cidx(x)));
             let swz = match m.span {
@@ -622,11 +623,6 @@ fn i64c(b: &B, v: i64) -> MlirValue {
     b.constant(&format!("{v} : i64"), b.ty("i64"))
 }
 
-fn arith(b: &B, name: &str, x: MlirValue, y: MlirValue) -> MlirValue {
-    let t = unsafe { mlirValueGetType(x) };
-    b.val(name, &[x, y], t, &[])
-}
-
 /// Kernel prologue (in the launch body, after the thread id): the barrier array, the
 /// per-thread phase/pending bits, and — by thread 0 — barrier initialization and tensor-map
 /// prefetches, then a CTA barrier. The prefetches are the kernel's first uses of the maps, so
@@ -635,10 +631,9 @@ pub fn prologue(b: &B, module: MlirOperation, ctx: &mut Ctx, map_ptrs: Vec<MlirV
     let n = ctx.tma.counts.len() as i64;
     let counts = ctx.tma.counts.clone();
     let bars_ref = super::kernel::shared_global_aligned(b, module, "__axe_mbarriers", b.ty("i64"), n, 8);
-    let index = b.index();
     let i64t = b.ty("i64");
-    let p = b.val("memref.extract_aligned_pointer_as_index", &[bars_ref], index, &[]);
-    let bars = b.val("arith.index_cast", &[p], i64t, &[]);
+    let p = b.extract_aligned_pointer_as_index(bars_ref);
+    let bars = b.index_cast(p, i64t);
     let state = b.val(
         "memref.alloca",
         &[],
@@ -646,18 +641,13 @@ pub fn prologue(b: &B, module: MlirOperation, ctx: &mut Ctx, map_ptrs: Vec<MlirV
         &[("operandSegmentSizes", b.attr("array<i32: 0, 0>"))],
     );
     for i in 0..2 {
-        b.op("memref.store", &[b.ci32(0), state, b.cidx(i)], &[], &[], vec![]);
+        b.store(b.ci32(0), state, &[b.cidx(i)]);
     }
     let is0 = b.cmp(0, Ix::V(ctx.tid), Ix::C(0));
     let sptr = b.ty("!llvm.ptr<3>");
     b.if_(is0, |ib| {
         for k in 0..n {
-            let a = ib.val(
-                "llvm.inttoptr",
-                &[arith(&ib, "arith.addi", bars, i64c(&ib, 8 * k))],
-                sptr,
-                &[],
-            );
+            let a = ib.val("llvm.inttoptr", &[ib.addi(bars, i64c(&ib, 8 * k))], sptr, &[]);
             ib.op(
                 "nvvm.mbarrier.init",
                 &[a, ib.ci32(counts[k as usize])],
@@ -681,18 +671,17 @@ pub fn prologue(b: &B, module: MlirOperation, ctx: &mut Ctx, map_ptrs: Vec<MlirV
 
 fn barrier_ptr(b: &B, ctx: &Ctx, id: MlirValue) -> MlirValue {
     let i64t = b.ty("i64");
-    let id64 = b.val("arith.extui", &[id], i64t, &[]);
-    let off = arith(b, "arith.muli", id64, i64c(b, 8));
-    let a = arith(b, "arith.addi", ctx.tma.bars.expect("prologue"), off);
+    let id64 = b.extui(id, i64t);
+    let off = b.muli(id64, i64c(b, 8));
+    let a = b.addi(ctx.tma.bars.expect("prologue"), off);
     b.val("llvm.inttoptr", &[a], b.ty("!llvm.ptr<3>"), &[])
 }
 
 fn update_bits(b: &B, ctx: &Ctx, slot: i64, f: impl FnOnce(&B, MlirValue) -> MlirValue) {
     let state = ctx.tma.state.expect("prologue");
-    let i32t = b.ty("i32");
-    let cur = b.val("memref.load", &[state, b.cidx(slot)], i32t, &[]);
+    let cur = b.load(state, &[b.cidx(slot)]);
     let new = f(b, cur);
-    b.op("memref.store", &[new, state, b.cidx(slot)], &[], &[], vec![]);
+    b.store(new, state, &[b.cidx(slot)]);
 }
 
 /// Lowers a TMA copy at CTA scope; returns the copy's token value (its barrier index).
@@ -720,7 +709,6 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
         super::kernel::align_buffer(&b, op, dst.buf, 128)?;
     }
     let id = b.ci32(site.barrier as i64);
-    let index = b.index();
     let (i64t, i32t) = (b.ty("i64"), b.ty("i32"));
     // Tile origin per root dimension (index).
     let origin: Vec<Ix> = site
@@ -733,8 +721,8 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
     let map_ptr = ctx.tma.map_ptrs[site.map];
     let bar = barrier_ptr(&b, ctx, id);
     let dst_base = {
-        let p = b.val("memref.extract_aligned_pointer_as_index", &[dst.buf], index, &[]);
-        b.val("arith.index_cast", &[p], i64t, &[])
+        let p = b.extract_aligned_pointer_as_index(dst.buf);
+        b.index_cast(p, i64t)
     };
     let (bytes, elt_bytes) = (site.bytes, site.elt_bytes);
     let (tdims, boxes) = (site.dims.clone(), site.boxes.clone());
@@ -786,14 +774,14 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
             vec![],
         );
         for (o, off) in &boxes {
-            let a = arith(&ib, "arith.addi", dst_base, i64c(&ib, off * elt_bytes));
+            let a = ib.addi(dst_base, i64c(&ib, off * elt_bytes));
             let p3 = ib.val("llvm.inttoptr", &[a], ib.ty("!llvm.ptr<3>"), &[]);
             let p7 = ib.val("llvm.addrspacecast", &[p3], ib.ty("!llvm.ptr<7>"), &[]);
             // Coordinates innermost first.
             let mut coords = Vec::new();
             for j in (0..tdims.len()).rev() {
-                let c = ib.val("arith.addi", &[tile_coord[j], ib.cidx(o[j])], index, &[]);
-                coords.push(ib.val("arith.index_cast", &[c], i32t, &[]));
+                let c = ib.addi(tile_coord[j], ib.cidx(o[j]));
+                coords.push(ib.index_cast(c, i32t));
             }
             let mut operands = vec![p7, map_ptr];
             operands.extend(&coords);
@@ -811,7 +799,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
     })
     .at(op)?;
     let bit = 1i64 << site.barrier;
-    update_bits(&b, ctx, 1, |b, cur| arith(b, "arith.ori", cur, b.ci32(bit)));
+    update_bits(&b, ctx, 1, |b, cur| b.ori(cur, b.ci32(bit)));
     if !super::builder::has_attr(op, ods::copy::ASYNC) {
         wait(&b, ctx, id);
     }
@@ -822,11 +810,10 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
 pub fn wait(b: &B, ctx: &Ctx, id: MlirValue) {
     let bar = barrier_ptr(b, ctx, id);
     let one = b.ci32(1);
-    let bit = arith(b, "arith.shli", one, id);
+    let bit = b.shli(one, id);
     let state = ctx.tma.state.expect("prologue");
-    let i32t = b.ty("i32");
-    let phases = b.val("memref.load", &[state, b.cidx(0)], i32t, &[]);
-    let phase = arith(b, "arith.andi", arith(b, "arith.shrui", phases, id), one);
+    let phases = b.load(state, &[b.cidx(0)]);
+    let phase = b.andi(b.shrui(phases, id), one);
     b.op(
         "nvvm.mbarrier.try_wait.parity",
         &[bar, phase, b.ci32(TRY_WAIT_TICKS)],
@@ -834,16 +821,8 @@ pub fn wait(b: &B, ctx: &Ctx, id: MlirValue) {
         &[],
         vec![],
     );
-    b.op(
-        "memref.store",
-        &[arith(b, "arith.xori", phases, bit), state, b.cidx(0)],
-        &[],
-        &[],
-        vec![],
-    );
-    update_bits(b, ctx, 1, |b, cur| {
-        arith(b, "arith.andi", cur, arith(b, "arith.xori", bit, b.ci32(-1)))
-    });
+    b.store(b.xori(phases, bit), state, &[b.cidx(0)]);
+    update_bits(b, ctx, 1, |b, cur| b.andi(cur, b.xori(bit, b.ci32(-1))));
 }
 
 /// `axe.wait` on `token` (an `i32`): a TMA barrier index, or -1 for a copy that completes
@@ -860,12 +839,7 @@ pub fn wait_token(b: &B, ctx: &Ctx, op: MlirOperation, token: MlirValue) -> R<()
             Ok(())
         }
         None => {
-            let ge = b.val(
-                "arith.cmpi",
-                &[token, b.ci32(0)],
-                b.ty("i1"),
-                &[("predicate", b.attr("5 : i64"))],
-            );
+            let ge = b.cmpi(CmpiPredicate::Sge, token, b.ci32(0));
             b.if_(ge, |ib| {
                 wait(&ib, ctx, token);
                 Ok::<(), AxeError>(())
@@ -878,17 +852,11 @@ pub fn wait_token(b: &B, ctx: &Ctx, op: MlirOperation, token: MlirValue) -> R<()
 
 /// A plain `axe.wait`: every TMA copy still pending.
 pub fn wait_all(b: &B, ctx: &Ctx) {
-    let i32t = b.ty("i32");
     for k in 0..ctx.tma.counts.len() as i64 {
         let state = ctx.tma.state.expect("prologue");
-        let pending = b.val("memref.load", &[state, b.cidx(1)], i32t, &[]);
-        let bit = arith(b, "arith.andi", pending, b.ci32(1 << k));
-        let set = b.val(
-            "arith.cmpi",
-            &[bit, b.ci32(0)],
-            b.ty("i1"),
-            &[("predicate", b.attr("1 : i64"))],
-        );
+        let pending = b.load(state, &[b.cidx(1)]);
+        let bit = b.andi(pending, b.ci32(1 << k));
+        let set = b.cmpi(CmpiPredicate::Ne, bit, b.ci32(0));
         b.if_(set, |ib| {
             wait(&ib, ctx, ib.ci32(k));
             Ok::<(), AxeError>(())

@@ -400,7 +400,6 @@ pub fn lower(
 
     // Emission.
     let i64t = b.ty("i64");
-    let index = b.index();
     let c64 = |v: i64| b.constant(&format!("{v} : i64"), i64t);
     b.op(
         "nvvm.fence.proxy",
@@ -414,9 +413,9 @@ pub fn lower(
     );
     // Shared addresses >> 4 of the two buffers (the descriptors' start fields add the tile's).
     let base = |t: &Tensor| {
-        let p = b.val("memref.extract_aligned_pointer_as_index", &[t.buf], index, &[]);
-        let p = b.val("arith.index_cast", &[p], i64t, &[]);
-        b.val("arith.shrui", &[p, c64(4)], i64t, &[])
+        let p = b.extract_aligned_pointer_as_index(t.buf);
+        let p = b.index_cast(p, i64t);
+        b.shrui(p, c64(4))
     };
     let (base_a, base_b) = (base(a), base(bt));
     // The warpgroup index within the scope (a select chain; warpgroups differ only in A's rows).
@@ -427,11 +426,11 @@ pub fn lower(
             for (gi, word) in words.iter().enumerate().skip(1) {
                 if *word != words[0] {
                     let is_g = b.cmp(0, gv, Ix::C(gi as i64));
-                    w = b.val("arith.select", &[is_g, c64(*word), w], i64t, &[]);
+                    w = b.select(is_g, c64(*word), w);
                 }
             }
         }
-        b.val("arith.addi", &[basev, w], i64t, &[])
+        b.addi(basev, w)
     };
     let fields = format!("({})", vec!["f32"; (ni_n / 2) as usize].join(", "));
     let sty = b.ty(&format!("!llvm.struct<{fields}>"));
@@ -441,7 +440,7 @@ pub fn lower(
         for tile in row {
             let mut s = b.val("llvm.mlir.undef", &[], sty, &[]);
             for (r, &reg) in tile.iter().enumerate() {
-                let e = b.val("memref.load", &[c.buf, b.cidx(reg)], c.elt, &[]);
+                let e = b.load(c.buf, &[b.cidx(reg)]);
                 s = b.val(
                     "llvm.insertvalue",
                     &[s, e],
@@ -511,7 +510,7 @@ pub fn lower(
                     c.elt,
                     &[("position", b.attr(&format!("array<i64: {r}>")))],
                 );
-                b.op("memref.store", &[e, c.buf, b.cidx(reg)], &[], &[], vec![]);
+                b.store(e, c.buf, &[b.cidx(reg)]);
             }
         }
     }

@@ -519,8 +519,14 @@ fn tiles_with_run_time_origins() {
 #[test]
 fn silu_and_sigmoid() {
     let l = "(32, 8) : (1@lane, 1@reg)";
-    let (tx, tg) = (ty("32x8", "f32", "register", l), ty("32x8", "f32", "global", "(32, 8) : (8, 1)"));
-    let (hx, hg) = (ty("32x8", "f16", "register", l), ty("32x8", "f16", "global", "(32, 8) : (8, 1)"));
+    let (tx, tg) = (
+        ty("32x8", "f32", "register", l),
+        ty("32x8", "f32", "global", "(32, 8) : (8, 1)"),
+    );
+    let (hx, hg) = (
+        ty("32x8", "f16", "register", l),
+        ty("32x8", "f16", "global", "(32, 8) : (8, 1)"),
+    );
     let text = format!(
         "module attributes {{axe.target = #axe.target<\"sm_90\">}} {{
   func.func @k(%in: memref<256xf32>, %silu: memref<256xf32>, %sig: memref<256xf32>, %hsilu: memref<256xf16>) {{
@@ -556,17 +562,34 @@ fn silu_and_sigmoid() {
     run(
         &text,
         "k",
-        &mut [(a.ptr as _, 256), (s.ptr as _, 256), (g.ptr as _, 256), (h.ptr as _, 256)],
+        &mut [
+            (a.ptr as _, 256),
+            (s.ptr as _, 256),
+            (g.ptr as _, 256),
+            (h.ptr as _, 256),
+        ],
     );
     let (silu, sig, half) = (s.get(), g.get(), h.get());
     for i in 0..256 {
         let x = input[i];
         let want_sig = 1.0 / (1.0 + (-x).exp());
-        assert!((sig[i] - want_sig).abs() < 1e-6, "sigmoid({x}) = {} want {want_sig}", sig[i]);
-        assert!((silu[i] - x * want_sig).abs() < 1e-5, "silu({x}) = {} want {}", silu[i], x * want_sig);
+        assert!(
+            (sig[i] - want_sig).abs() < 1e-6,
+            "sigmoid({x}) = {} want {want_sig}",
+            sig[i]
+        );
+        assert!(
+            (silu[i] - x * want_sig).abs() < 1e-5,
+            "silu({x}) = {} want {}",
+            silu[i],
+            x * want_sig
+        );
         // f16: the input rounded to f16, silu in f16 arithmetic (about 3 decimal digits).
         let got = f16_to_f32(half[i]);
-        assert!((got - x * want_sig).abs() < 1e-2 * (1.0 + x.abs()), "f16 silu({x}) = {got}");
+        assert!(
+            (got - x * want_sig).abs() < 1e-2 * (1.0 + x.abs()),
+            "f16 silu({x}) = {got}"
+        );
     }
 }
 

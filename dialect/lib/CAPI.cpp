@@ -38,6 +38,10 @@ bool axeTypeIsATensor(MlirType type) {
   return llvm::isa<axe::TensorType>(unwrap(type));
 }
 
+bool axeTypeIsAToken(MlirType type) {
+  return llvm::isa<axe::TokenType>(unwrap(type));
+}
+
 MlirAttribute axeTensorTypeGetLayout(MlirType type) {
   return wrap(llvm::cast<axe::TensorType>(unwrap(type)).getLayout());
 }

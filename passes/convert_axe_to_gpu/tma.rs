@@ -977,7 +977,8 @@ pub fn constant_i32(v: MlirValue) -> Option<i64> {
 /// and non-Axe result (loop-carried tokens) is retyped before the ops are lowered.
 pub fn retype_tokens(kernel: MlirOperation) {
     let i32t = unsafe { mlirIntegerTypeGet(mlirOperationGetContext(kernel), 32) };
-    let is_token = |v: MlirValue| ir::type_to_string(ir::value_type(v)) == "!axe.token";
+    // SAFETY: the value types are live (module contract); the predicate only reads them.
+    let is_token = |v: MlirValue| unsafe { crate::dialect::ffi::axeTypeIsAToken(ir::value_type(v)) };
     for op in ir::collect_where(kernel, |_| true) {
         if !ods::is_axe_op(&ir::name(op)) {
             for i in 0..ir::num_results(op) {

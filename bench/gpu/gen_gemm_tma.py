@@ -67,6 +67,44 @@ TYPED_VARIANTS = [
     (8, 14336, 4096, 128, 4, 1, 8, "sm_90a", 1, "e4m3", "bf16"),
 ]
 
+# The paper's Figure 10: the projections of eight LLMs at a batch of M = 8192 tokens, from the
+# models' published configs (hidden size, attention heads, KV heads, head dim, MLP
+# intermediate size): QKV (N = (heads + 2 kv) head_dim), attention output (K = heads head_dim),
+# MLP up (gate and up fused: N = 2 intermediate; GPT-3 has no gate) and down.
+MODELS = {
+    "qwen3-8b": (4096, 32, 8, 128, 12288, True), "qwen3-32b": (5120, 64, 8, 128, 25600, True),
+    "llama3.1-8b": (4096, 32, 8, 128, 14336, True), "llama3.1-70b": (8192, 64, 8, 128, 28672, True),
+    "llama3.1-405b": (16384, 128, 8, 128, 53248, True), "gemma2-9b": (3584, 16, 8, 256, 14336, True),
+    "gemma2-27b": (4608, 32, 16, 128, 36864, True), "gpt3-175b": (12288, 96, 96, 128, 49152, False),
+}
+
+
+def figure10_shapes(m=8192):
+    """(model, projection, M, N, K) for every model of MODELS."""
+    out = []
+    for model, (hidden, heads, kv, hd, inter, gated) in MODELS.items():
+        out += [(model, "qkv", m, (heads + 2 * kv) * hd, hidden), (model, "o", m, hidden, heads * hd),
+                (model, "up", m, (2 if gated else 1) * inter, hidden), (model, "down", m, hidden, inter)]
+    return out
+
+
+def choose(m, n, k, dtype="f16"):
+    """The tile heuristic for a shape (documented, not tuned per kernel): 128x256 tiles, 4
+    stages, grouped raster of 8, the split release — the fastest combination measured at 4096^3
+    and the Llama-3.1 shapes (bench/RESULTS.md) — except that grids of fewer than two waves
+    of 132 SMs use 128-wide tiles (twice the CTAs)."""
+    bn = 256 if -(-m // 128) * -(-n // 256) >= 2 * 132 else 128
+    return bn, 4, 1, 8, "sm_90a", 1
+
+
+def figure10_variants(dtype):
+    out_t = "bf16" if dtype != "f16" else "f16"
+    return [(m, n, k) + choose(m, n, k, dtype) + (dtype, out_t) for (_, _, m, n, k) in figure10_shapes()]
+
+
+# Figure 10 in f16 (f16 output) and FP8 e4m3 (bf16 output); gemm_typed.py --figure10 runs them.
+FIGURE10 = figure10_variants("f16") + figure10_variants("e4m3")
+
 # The MLIR element type of each DTYPE / OUT name.
 MLIR = {"f16": "f16", "bf16": "bf16", "f32": "f32", "e4m3": "f8E4M3FN", "e5m2": "f8E5M2"}
 
@@ -351,7 +389,7 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
 
 if __name__ == "__main__":
     if sys.argv[1] == "--all":
-        for v in VARIANTS + TYPED_VARIANTS:
+        for v in VARIANTS + TYPED_VARIANTS + FIGURE10:
             with open(f"{sys.argv[2]}/{name(*v)}.mlir", "w") as f:
                 f.write(kernel(*v))
     else:

@@ -4,7 +4,10 @@
 and B [N, K], f32 accumulation, per-tensor scales, bf16/f32 output — what
 `torch._scaled_mm` computes).
 
-    python3 gemm_typed.py DIR [--bench] [--reps R] [SUBSTRING]
+    python3 gemm_typed.py DIR [--bench] [--reps R] [--figure10] [SUBSTRING]
+
+--figure10 runs gen_gemm_tma.FIGURE10 instead: every projection of the paper's Figure 10 models
+at M = 8192 (f16 and FP8), tiles chosen by gen_gemm_tma.choose.
 
 DIR is test/gpu/build.sh's output (<entry>.json manifests). Inputs are made by torch on the
 GPU (NumPy has no FP8). Correctness oracle: PyTorch's float32 product of the same (FP8- or
@@ -38,7 +41,12 @@ RTOL = {"f32": 1e-5, "f16": 2e-3, "bf16": 1e-2}
 RTOL_FP8_F32 = 4e-3
 
 
-def time_ms(fn, warmup=5, reps=30):
+# Timed runs per measurement (fewer for the large Figure 10 shapes).
+REPS = 10 if "--figure10" in sys.argv else 30
+
+
+def time_ms(fn, warmup=5, reps=None):
+    reps = reps or REPS
     for _ in range(warmup):
         fn()
     times = []
@@ -73,7 +81,9 @@ def main():
     rest = [x for i, x in enumerate(sys.argv[2:], 2) if not x.startswith("--") and sys.argv[i - 1] != "--reps"]
     torch.backends.cuda.matmul.allow_tf32 = False
     passed = failed = 0
-    for v in gen_gemm_tma.TYPED_VARIANTS:
+    variants = gen_gemm_tma.FIGURE10 if "--figure10" in sys.argv else gen_gemm_tma.TYPED_VARIANTS
+    shapes = {(m, n, k): f"{model} {proj}" for model, proj, m, n, k in gen_gemm_tma.figure10_shapes()}
+    for v in variants:
         name = gen_gemm_tma.name(*v) + "_kernel"
         if rest and not any(s in name for s in rest):
             continue
@@ -114,7 +124,8 @@ def main():
             ok = diff <= RTOL[out] * scale
             how = (f"over {rtol * scale:.3g} from float32, but {diff:.3g} from torch._scaled_mm(use_fast_accum=True), "
                    f"bound {RTOL[out] * scale:.3g}")
-        line = f"{'ok  ' if ok else 'FAIL'} {name}: max abs error {err:.3g} (entries up to {scale:.3g}, {how})"
+        what = f" ({shapes[(m, n, k)]})" if "--figure10" in sys.argv and (m, n, k) in shapes else ""
+        line = f"{'ok  ' if ok else 'FAIL'} {name}{what}: max abs error {err:.3g} (entries up to {scale:.3g}, {how})"
         passed += ok
         failed += not ok
         if bench:

@@ -8,7 +8,9 @@ and B given as [N, K] row-major (both K-major: wgmma reads FP8 only K-major), 12
 steps (128 bytes, the 128B swizzle row, `#axe.swizzle<3, 4, 3>` on bytes), f32 accumulation,
 and per-tensor scales (two `memref<1xf32>` arguments, as torch._scaled_mm's scale_a/scale_b)
 multiplied into the accumulator before the output is stored. OUT f16 / bf16 stores the
-product in that type (what cuBLAS and Triton store) instead of f32.
+product in that type (what cuBLAS and Triton store) instead of f32. TMA_STORE 1 writes the
+output tile into shared memory and out with one TMA store (`axe.copy %shared, %global
+schedule tma`) instead of storing from registers.
 
 Each K step waits for its stage's two copies (their tokens, carried through the loop), starts
 the stage's wgmma as an async gemm, waits until only that gemm is in flight (`outstanding 1`:
@@ -18,7 +20,7 @@ TMA keeps S - 1 stages in flight. With OVERLAP = 0 each gemm completes before th
 (the first version: the stage just computed is refilled S steps ahead). The shared tiles have wgmma's canonical 128-byte-swizzled layouts (A K-major, B
 N-major in 64-column blocks), which are also TMA boxes.
 
-    gen_gemm_tma.py M N K [BN [S [OVERLAP [GROUP [CHIP [RELEASE [DTYPE [OUT]]]]]]]] > gemm_MxNxK_tma.mlir
+    gen_gemm_tma.py M N K [BN [S [OVERLAP [GROUP [CHIP [RELEASE [DTYPE [OUT [TMA_STORE]]]]]]]]] > gemm_MxNxK_tma.mlir
     gen_gemm_tma.py --all DIR          (every entry of VARIANTS, as DIR/<name>.mlir)
 
 GROUP (default 8) row tiles are walked per column tile (L2 reuse); 1 is plain row-major order.
@@ -48,7 +50,7 @@ VARIANTS = [
 ]
 
 # Typed variants (test/gpu/gemm_typed.py checks and times them against torch on the GPU):
-# (M, N, K, BN, S, OVERLAP, GROUP, CHIP, RELEASE, DTYPE, OUT).
+# (M, N, K, BN, S, OVERLAP, GROUP, CHIP, RELEASE, DTYPE, OUT[, TMA_STORE]).
 TYPED_VARIANTS = [
     # 16-bit output (what cuBLAS and Triton store).
     (512, 256, 1024, 128, 2, 1, 8, "sm_90a", 0, "f16", "f16"), (4096, 4096, 4096, 256, 4, 1, 8, "sm_90a", 1, "f16", "f16"),
@@ -65,6 +67,9 @@ TYPED_VARIANTS = [
     (1000, 1000, 1000, 128, 4, 1, 8, "sm_90a", 0, "f16", "f16"), (8, 4096, 4096, 128, 4, 1, 8, "sm_90a", 1, "f16", "f16"),
     (4000, 4104, 4072, 256, 4, 1, 8, "sm_90a", 1, "f16", "f32"), (1000, 1000, 1008, 128, 2, 1, 8, "sm_90a", 0, "e4m3", "bf16"),
     (8, 14336, 4096, 128, 4, 1, 8, "sm_90a", 1, "e4m3", "bf16"),
+    # The epilogue through a shared tile and a TMA store (3 stages leave room for the tile).
+    (4096, 4096, 4096, 256, 3, 1, 8, "sm_90a", 1, "f16", "f16", 1), (1000, 1000, 1000, 128, 3, 1, 8, "sm_90a", 0, "f16", "f16", 1),
+    (4096, 4096, 4096, 256, 3, 1, 8, "sm_90a", 1, "e4m3", "bf16", 1), (8192, 14336, 4096, 256, 3, 1, 8, "sm_90a", 1, "f16", "f16", 1),
 ]
 
 # The paper's Figure 10: the projections of eight LLMs at a batch of M = 8192 tokens, from the
@@ -109,15 +114,17 @@ FIGURE10 = figure10_variants("f16") + figure10_variants("e4m3")
 MLIR = {"f16": "f16", "bf16": "bf16", "f32": "f32", "e4m3": "f8E4M3FN", "e5m2": "f8E5M2"}
 
 
-def name(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release=0, dtype="f16", out="f32"):
+def name(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release=0, dtype="f16", out="f32",
+         tma_store=0):
     return (f"gemm_{m}x{n}x{k}_tma" + ("" if (bn, stages) == (128, 4) else f"_bn{bn}_s{stages}")
             + ("" if overlap else "_sync") + ("" if group == 8 else f"_g{group}")
             + ("" if chip == "sm_90a" else "_mma") + ("_rel" if release else "")
-            + ("" if dtype == "f16" else f"_{dtype}") + ("" if out == "f32" else f"_o{out}"))
+            + ("" if dtype == "f16" else f"_{dtype}") + ("" if out == "f32" else f"_o{out}")
+            + ("_ts" if tma_store else ""))
 
 
 def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release=0, dtype="f16", out="f32",
-           experts=0, swiglu=False, fname=None):
+           tma_store=0, experts=0, swiglu=False, fname=None):
     """`experts` > 0: the grouped GEMM of a Mixture-of-Experts layer. B holds one [K, N] matrix
     per expert, stacked ([experts * K, N]), and an `i32` argument `%map` gives, per 128-row
     tile of A, the expert whose B that tile multiplies (the routing step groups each expert's
@@ -133,7 +140,7 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
     nk = -(-k // bk)
     assert nk >= 2 * stages and bn % 64 == 0
     assert not fp8 or chip == "sm_90a", "FP8 GEMMs need wgmma (sm_90a)"
-    name_ = fname or name(m, n, k, bn, stages, overlap, group, chip, release, dtype, out)
+    name_ = fname or name(m, n, k, bn, stages, overlap, group, chip, release, dtype, out, tma_store)
     e, o = MLIR[dtype], MLIR[out]
     nc = n // 2 if swiglu else n  # C's columns
     kb_rows = k * max(experts, 1)  # B's rows: one K per expert
@@ -352,7 +359,15 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
             res_t = res_in
         ct = f"!axe.tensor<{bm}x{width}x{o}, global, ?>"
         out.append(f"{i6}%ct{tag} = axe.slice %C [%om : +{bm}, {col} : +{width}]{clip} : {gc} to {ct}")
-        out.append(f"{i6}axe.copy {res}, %ct{tag} : {res_t}, {ct}")
+        if tma_store:
+            # Through a shared tile, which one TMA store writes out (clipped at the tensor's
+            # end by the hardware).
+            stage = f"!axe.tensor<{bm}x{width}x{o}, shared, #axe.layout<({bm}, {width}) : ({width}, 1)>>"
+            out.append(f"{i6}%st{tag} = axe.alloc : {stage}")
+            out.append(f"{i6}axe.copy {res}, %st{tag} : {res_t}, {stage}")
+            out.append(f"{i6}axe.copy %st{tag}, %ct{tag} schedule tma : {stage}, {ct}")
+        else:
+            out.append(f"{i6}axe.copy {res}, %ct{tag} : {res_t}, {ct}")
 
     if swiglu:
         # B's column tile holds pairs of (gate, up) blocks of `swiglu` columns each: per pair,
@@ -393,5 +408,6 @@ if __name__ == "__main__":
             with open(f"{sys.argv[2]}/{name(*v)}.mlir", "w") as f:
                 f.write(kernel(*v))
     else:
-        args = [int(a) for a in sys.argv[1:8]] + sys.argv[8:9] + [int(a) for a in sys.argv[9:10]] + sys.argv[10:12]
+        args = ([int(a) for a in sys.argv[1:8]] + sys.argv[8:9] + [int(a) for a in sys.argv[9:10]] + sys.argv[10:12]
+                + [int(a) for a in sys.argv[12:13]])
         print(kernel(*args), end="")

@@ -64,9 +64,11 @@ pub struct TensorMap {
     pub span: i64,
 }
 
-/// One TMA copy site.
+/// One TMA copy site: a load (global → shared, completing on its mbarrier) or a store (shared
+/// → global, a bulk async group the issuing thread waits for).
 pub struct Site {
     pub barrier: usize,
+    pub store: bool,
     pub map: usize,
     /// The TMA dimensions (outermost first): root logical dimension, weight, extent.
     pub dims: Vec<TmaDim>,
@@ -98,8 +100,9 @@ pub struct State {
 }
 
 impl State {
+    /// Whether the kernel has TMA copies (loads or stores) or `axe.arrive` barriers.
     pub fn active(&self) -> bool {
-        !self.counts.is_empty()
+        !self.counts.is_empty() || !self.maps.is_empty()
     }
 }
 
@@ -117,6 +120,11 @@ pub fn plan(kernel: MlirOperation, threads: i64) -> R<State> {
             continue;
         }
         let id = st.counts.len();
+        if !arrive && is_store(op) {
+            let site = plan_site(op, kernel, &mut st.maps, usize::MAX)?;
+            st.sites.insert(op.ptr as usize, site);
+            continue;
+        }
         if id == MAX_BARRIERS {
             return err(op, format!("more than {MAX_BARRIERS} TMA copy sites and axe.arrive ops in one kernel (one mbarrier each) are not supported"));
         }
@@ -180,8 +188,26 @@ fn swizzle_span(op: MlirOperation, s: Option<axe_layout::swizzle::Swizzle>, elt_
     ))
 }
 
+/// Whether a TMA copy is a store (shared → global).
+fn is_store(op: MlirOperation) -> bool {
+    let scope = |i: usize| ir::tensor_scope(ir::value_type(ir::operand(op, i)));
+    scope(0) == Some(MemoryScope::Shared) && scope(1) == Some(MemoryScope::Global)
+}
+
 fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>, barrier: usize) -> R<Site> {
-    let (src, dst) = (ir::operand(op, 0), ir::operand(op, 1));
+    let store = is_store(op);
+    if store && ir::num_results(op) == 1 {
+        return err(
+            op,
+            "a TMA store is synchronous (it completes when the op ends): drop 'async'",
+        );
+    }
+    // The global operand (the tensor map's view) and the shared one (the boxes' buffer).
+    let (src, dst) = if store {
+        (ir::operand(op, 1), ir::operand(op, 0))
+    } else {
+        (ir::operand(op, 0), ir::operand(op, 1))
+    };
     // Every issue of a site must be waited for once (the phase bit each thread keeps would
     // fall out of step with the mbarrier otherwise): an async TMA copy's token must be used.
     if ir::num_results(op) == 1 && !ir::has_uses(ir::result(op, 0)) {
@@ -189,7 +215,10 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
     }
     let (st, dt) = (ir::value_type(src), ir::value_type(dst));
     if ir::tensor_scope(st) != Some(MemoryScope::Global) || ir::tensor_scope(dt) != Some(MemoryScope::Shared) {
-        return err(op, "a TMA copy moves a global tensor into a shared one");
+        return err(
+            op,
+            "a TMA copy moves a global tensor into a shared one (a load) or a shared tensor into a global one (a store)",
+        );
     }
     let tile = ir::shape(st);
     if ir::shape(dt) != tile {
@@ -298,7 +327,7 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
         )
     })?;
     let bytes = tile.iter().product::<i64>() * elt_bytes;
-    if bytes >= 1 << 20 {
+    if !store && bytes >= 1 << 20 {
         return err(
             op,
             format!("a TMA copy of {bytes} bytes exceeds an mbarrier's transaction count (< 2^20 bytes)"),
@@ -327,6 +356,7 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
     };
     Ok(Site {
         barrier,
+        store,
         map,
         dims: tdims,
         origin,
@@ -630,10 +660,13 @@ fn i64c(b: &B, v: i64) -> MlirValue {
 pub fn prologue(b: &B, module: MlirOperation, ctx: &mut Ctx, map_ptrs: Vec<MlirValue>) {
     let n = ctx.tma.counts.len() as i64;
     let counts = ctx.tma.counts.clone();
-    let bars_ref = super::kernel::shared_global_aligned(b, module, "__axe_mbarriers", b.ty("i64"), n, 8);
     let i64t = b.ty("i64");
-    let p = b.extract_aligned_pointer_as_index(bars_ref);
-    let bars = b.index_cast(p, i64t);
+    // The barrier array (none when the kernel's only TMA copies are stores).
+    let bars = (n > 0).then(|| {
+        let bars_ref = super::kernel::shared_global_aligned(b, module, "__axe_mbarriers", i64t, n, 8);
+        let p = b.extract_aligned_pointer_as_index(bars_ref);
+        b.index_cast(p, i64t)
+    });
     let state = b.val(
         "memref.alloca",
         &[],
@@ -647,6 +680,7 @@ pub fn prologue(b: &B, module: MlirOperation, ctx: &mut Ctx, map_ptrs: Vec<MlirV
     let sptr = b.ty("!llvm.ptr<3>");
     b.if_(is0, |ib| {
         for k in 0..n {
+            let Some(bars) = bars else { break };
             let a = ib.val("llvm.inttoptr", &[ib.addi(bars, i64c(&ib, 8 * k))], sptr, &[]);
             ib.op(
                 "nvvm.mbarrier.init",
@@ -664,7 +698,7 @@ pub fn prologue(b: &B, module: MlirOperation, ctx: &mut Ctx, map_ptrs: Vec<MlirV
     })
     .expect("static body");
     b.op("gpu.barrier", &[], &[], &[], vec![]);
-    ctx.tma.bars = Some(bars);
+    ctx.tma.bars = bars;
     ctx.tma.state = Some(state);
     ctx.tma.map_ptrs = map_ptrs;
 }
@@ -693,9 +727,10 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
         );
     }
     let b = B::before(op);
-    let dst = super::tensor(ctx, op, ir::operand(op, 1))?;
+    // The shared operand: the destination of a load, the source of a store.
+    let dst = super::tensor(ctx, op, ir::operand(op, if is_store(op) { 0 } else { 1 }))?;
     if dst.dyn_offset.as_const() != Some(0) {
-        return err(op, "a TMA destination with a run-time offset is not supported");
+        return err(op, "a TMA copy's shared tile with a run-time offset is not supported");
     }
     let site = ctx
         .tma
@@ -707,6 +742,10 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
         super::kernel::align_buffer(&b, op, dst.buf, 8 * map.span)?;
     } else {
         super::kernel::align_buffer(&b, op, dst.buf, 128)?;
+    }
+    if site.store {
+        lower_store(&b, ctx, site, dst.buf);
+        return Ok(b.ci32(-1));
     }
     let id = b.ci32(site.barrier as i64);
     let (i64t, i32t) = (b.ty("i64"), b.ty("i32"));
@@ -804,6 +843,78 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
         wait(&b, ctx, id);
     }
     Ok(id)
+}
+
+/// A TMA store (shared → global): every thread makes its writes of the tile visible to the
+/// async proxy (`fence.proxy.async.shared::cta`), the CTA synchronizes, thread 0 issues one
+/// `cp.async.bulk.tensor` per box into the global tensor (TMA drops what lies past the tensor:
+/// a `{clip}` tile stores only what exists), commits the bulk group and waits for it, and the
+/// CTA synchronizes again, so the tile is written and its shared buffer free when the op ends.
+fn lower_store(b: &B, ctx: &Ctx, site: &Site, smem: MlirValue) {
+    let (i64t, i32t) = (b.ty("i64"), b.ty("i32"));
+    let fence = |g: &B| {
+        g.op(
+            "nvvm.fence.proxy",
+            &[],
+            &[],
+            &[
+                ("kind", g.attr("#nvvm.proxy_kind<async.shared>")),
+                ("space", g.attr("#nvvm.shared_space<cta>")),
+            ],
+            vec![],
+        );
+    };
+    fence(b);
+    b.op("gpu.barrier", &[], &[], &[], vec![]);
+    let origin: Vec<MlirValue> = site
+        .origin
+        .iter()
+        .map(|(s, dynv)| b.ix(dynv.iter().fold(Ix::C(*s), |acc, &v| b.add(acc, Ix::V(v)))))
+        .collect();
+    let tile_coord: Vec<MlirValue> = site
+        .dims
+        .iter()
+        .map(|t| {
+            let q = b.div(Ix::V(origin[t.dim]), t.weight);
+            b.ix(if t.outermost { q } else { b.rem(q, t.extent) })
+        })
+        .collect();
+    let base = {
+        let p = b.extract_aligned_pointer_as_index(smem);
+        b.index_cast(p, i64t)
+    };
+    let map_ptr = ctx.tma.map_ptrs[site.map];
+    let tid0 = b.cmp(0, Ix::V(ctx.tid), Ix::C(0));
+    let issued = b.if_(tid0, |ib| {
+        for (o, off) in &site.boxes {
+            let a = ib.addi(base, i64c(&ib, off * site.elt_bytes));
+            let p3 = ib.val("llvm.inttoptr", &[a], ib.ty("!llvm.ptr<3>"), &[]);
+            let mut operands = vec![map_ptr, p3];
+            for j in (0..site.dims.len()).rev() {
+                let c = ib.addi(tile_coord[j], ib.cidx(o[j]));
+                operands.push(ib.index_cast(c, i32t));
+            }
+            let seg = format!("array<i32: 1, 1, {}, 0, 0>", site.dims.len());
+            ib.op(
+                "nvvm.cp.async.bulk.tensor.global.shared.cta",
+                &operands,
+                &[],
+                &[("operandSegmentSizes", ib.attr(&seg))],
+                vec![],
+            );
+        }
+        ib.op("nvvm.cp.async.bulk.commit.group", &[], &[], &[], vec![]);
+        ib.op(
+            "nvvm.cp.async.bulk.wait_group",
+            &[],
+            &[],
+            &[("group", ib.attr("0 : i32"))],
+            vec![],
+        );
+        Ok::<(), AxeError>(())
+    });
+    debug_assert!(issued.is_ok(), "the store's body cannot fail");
+    b.op("gpu.barrier", &[], &[], &[], vec![]);
 }
 
 /// Waits for the copy whose barrier index is `id` (an `i32`; all threads execute it).

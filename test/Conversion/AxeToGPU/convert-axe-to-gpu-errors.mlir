@@ -293,3 +293,19 @@ module attributes {axe.target = #axe.target<"sm_90">} {
     return
   }
 }
+
+// -----
+
+// A TMA store (shared -> global) completes when the op ends: 'async' is refused.
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @tma_store_async(%buf: memref<256xf16> {axe.align = 16 : i64}) {
+    %G = axe.view %buf : memref<256xf16> to !axe.tensor<256xf16, global, #axe.layout<(256) : (1)>>
+    axe.kernel grid [1] threads [128] {
+      %s = axe.alloc : !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>>
+      // expected-error@+1 {{a TMA store is synchronous (it completes when the op ends): drop 'async'}}
+      %t = axe.copy async %s, %G schedule tma : !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>>, !axe.tensor<256xf16, global, #axe.layout<(256) : (1)>> -> !axe.token
+      axe.wait %t
+    }
+    return
+  }
+}

@@ -175,3 +175,29 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     return
   }
 }
+
+// -----
+
+// A TMA store: the shared tile is made visible to the async proxy, the CTA synchronizes, thread 0
+// stores the tile through the tensor map of the global destination, commits the bulk group and
+// waits for it, and the CTA synchronizes again.
+// CHECK-LABEL: func.func @tma_store
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: gpu.barrier
+// CHECK: scf.if
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %{{.*}}, %{{.*}}, box[%{{.*}}]
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0
+// CHECK: gpu.barrier
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @tma_store(%buf: memref<256xf16> {axe.align = 16 : i64}) {
+    %G = axe.view %buf : memref<256xf16> to !axe.tensor<256xf16, global, #axe.layout<(256) : (1)>>
+    axe.kernel grid [1] threads [128] {
+      %s = axe.alloc : !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>>
+      %z = arith.constant 1.0 : f16
+      axe.fill %s, %z : !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>>, f16
+      axe.copy %s, %G schedule tma : !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>>, !axe.tensor<256xf16, global, #axe.layout<(256) : (1)>>
+    }
+    return
+  }
+}

@@ -32,6 +32,21 @@ pub fn region_sizes(op: mlir_sys::MlirOperation) -> (Vec<i64>, bool) {
     )
 }
 
+/// Per dimension of a slice, its run-time origin (the operand after the source, in order), or
+/// `None` for a static bound.
+pub fn run_time_origins(op: mlir_sys::MlirOperation) -> Vec<Option<mlir_sys::MlirValue>> {
+    let mut next = 1; // operand 0 is the source
+    ir::i64_array(op, ods::slice::LOWER)
+        .into_iter()
+        .map(|l| {
+            (l == DYNAMIC).then(|| {
+                next += 1;
+                ir::operand(op, next - 1)
+            })
+        })
+        .collect()
+}
+
 /// Whether a slice is `{clip}`: its run-time-origin tiles may reach past the tensor.
 pub fn is_clipped(op: mlir_sys::MlirOperation) -> bool {
     ir::has_attr(op, ods::slice::CLIP)

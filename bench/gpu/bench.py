@@ -10,7 +10,6 @@ Kernels are launched through axe_runtime (imported from $AXE_PYTHON, else an ins
 the one build.sh copies next to this script, else the repository's python/).
 """
 import os
-import statistics
 import sys
 
 import torch
@@ -21,20 +20,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "test", "gpu"))
 from runtime_path import axe_runtime  # noqa: E402  (finds the package)
 from kernels import KERNELS  # noqa: E402
+from timing import time_ms  # noqa: E402
 
 
-def time_ms(fn, warmup=5, reps=30):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        torch.cuda.synchronize()
-        times.append(a.elapsed_time(b))
-    return statistics.median(times)
 
 
 

@@ -169,21 +169,20 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
 
     def issue(kv, s, ind, tag, after=None):
         aft = f" after {after}" if after else ""
+        # A's tile: a clipped 2-D tile of A (ragged shapes), or a K step of the CTA's row band.
         if ragged:
-            # One clipped 2-D tile of A and of B (origins: the CTA's rows/columns and the K step).
             out.append(f"{ind}%at_{tag} = axe.slice %A [%om : +{bm}, {kv} : +{bk}] {{clip}} : {ga} to {at}")
-            if fp8:
-                out.append(f"{ind}%bt_{tag} = axe.slice %B [%on : +{bn}, {kv} : +{bk}] {{clip}} : {gb} to {bt}")
-            else:
-                out.append(f"{ind}%bt_{tag} = axe.slice %B [{kv} : +{bk}, %on : +{bn}] {{clip}} : {gb} to {bt}")
         else:
             out.append(f"{ind}%at_{tag} = axe.slice %arows [0 : {bm}, {kv} : +{bk}] : {ar} to {at}")
+        # B's tile: the tile's expert's rows (e K + kv), a clipped 2-D tile, or a K step of the
+        # CTA's column band; B is [N, K] for FP8.
         if experts:
-            # The tile's expert's B: rows e K + kv.
             out.append(f"{ind}%kb_{tag} = arith.addi %eoff, {kv} : index")
             out.append(f"{ind}%bt_{tag} = axe.slice %B [%kb_{tag} : +{bk}, %on : +{bn}] : {gb} to {bt}")
+        elif ragged and fp8:
+            out.append(f"{ind}%bt_{tag} = axe.slice %B [%on : +{bn}, {kv} : +{bk}] {{clip}} : {gb} to {bt}")
         elif ragged:
-            pass
+            out.append(f"{ind}%bt_{tag} = axe.slice %B [{kv} : +{bk}, %on : +{bn}] {{clip}} : {gb} to {bt}")
         elif fp8:
             out.append(f"{ind}%bt_{tag} = axe.slice %bcols [0 : {bn}, {kv} : +{bk}] : {bc} to {bt}")
         else:
@@ -224,7 +223,7 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
     if fp8:
         out.append(f"    %SA = axe.view %scale_a : memref<1xf32> to {sg}")
         out.append(f"    %SB = axe.view %scale_b : memref<1xf32> to {sg}")
-    out.append(f"    axe.kernel grid [{-(-m // bm) * tiles_n}] threads [256] {{")
+    out.append(f"    axe.kernel grid [{tiles_m * tiles_n}] threads [256] {{")
     out.append(f"{i6}%cta = axe.unit_id cta")
     out.append(f"{i6}%c0 = arith.constant 0 : index")
     out.append(f"{i6}%cbm = arith.constant {bm} : index")
@@ -265,11 +264,11 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
     out.append(f"{i6}%acc = axe.alloc : {acc}")
     out.append(f"{i6}%z = arith.constant 0.0 : f32")
     out.append(f"{i6}axe.fill %acc, %z : {acc}, f32")
+    # The CTA's row band of A and column band of B (sliced per K step in `issue`).
     if not ragged:
         out.append(f"{i6}%arows = axe.slice %A [%om : +{bm}, 0 : {k}] : {ga} to {ar}")
-        if experts:
-            pass
-        elif fp8:
+    if not ragged and not experts:
+        if fp8:
             out.append(f"{i6}%bcols = axe.slice %B [%on : +{bn}, 0 : {k}] : {gb} to {bc}")
         else:
             out.append(f"{i6}%bcols = axe.slice %B [0 : {k}, %on : +{bn}] : {gb} to {bc}")

@@ -54,7 +54,8 @@ struct Piece {
     weight: i64,
 }
 
-fn suffix_products(shape: &[i64]) -> Vec<i64> {
+/// Row-major strides of `shape` (the weight of each dimension in the flattened index).
+pub(crate) fn suffix_products(shape: &[i64]) -> Vec<i64> {
     let mut w = vec![1i64; shape.len()];
     for i in (0..shape.len().saturating_sub(1)).rev() {
         w[i] = w[i + 1] * shape[i + 1];

@@ -376,7 +376,8 @@ fn thread_bound(
     } else {
         Vec::new()
     };
-    let dim_stride = |d: usize| ot.shape[d + 1..].iter().product::<i64>();
+    let dim_strides = address::suffix_products(&ot.shape);
+    let dim_stride = |d: usize| dim_strides[d];
     if let Some(k) = vk {
         let w = factors[k].weight;
         let straddles = clipped.iter().any(|&(d, _, extent)| {

@@ -240,31 +240,22 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
 /// tile size: only the last tile is partial, and it is bounded by this value).
 fn clip_bounds(b: &B, slice: MlirOperation, src: &Tensor) -> Vec<Option<(Ix, i64)>> {
     let (sizes, _) = crate::slice::region_sizes(slice);
-    let lower = ir::i64_array(slice, ods::slice::LOWER);
-    let mut next = 1; // operand 0 is the source
-    let mut out = Vec::with_capacity(sizes.len());
-    for d in 0..sizes.len() {
-        if lower[d] != crate::slice::DYNAMIC {
-            out.push(None);
-            continue;
-        }
-        let origin = ir::operand(slice, next);
-        next += 1;
-        if src.shape[d] % sizes[d] == 0 {
-            out.push(None);
-            continue;
-        }
-        let extent = b.cidx(src.shape[d]);
-        out.push(Some((Ix::V(b.subi(extent, origin)), src.shape[d])));
-    }
-    out
+    crate::slice::run_time_origins(slice)
+        .into_iter()
+        .enumerate()
+        .map(|(d, origin)| {
+            let origin = origin.filter(|_| src.shape[d] % sizes[d] != 0)?;
+            let extent = b.cidx(src.shape[d]);
+            Some((Ix::V(b.subi(extent, origin)), src.shape[d]))
+        })
+        .collect()
 }
 
 /// The memory offset of a slice's run-time tile origin: the tile index of each dynamic
 /// dimension (origin / size) through the tiling's outer iters (`Layout::tiled_region`).
 fn tile_origin_offset(b: &B, slice: MlirOperation, src: &Tensor) -> R<Ix> {
     let (sizes, _) = crate::slice::region_sizes(slice);
-    let lower = ir::i64_array(slice, ods::slice::LOWER);
+    let origins = crate::slice::run_time_origins(slice);
     let tiled = crate::slice::tiling(&src.layout, &src.shape, slice).map_err(|e| {
         AxeError::at(
             slice,
@@ -274,14 +265,11 @@ fn tile_origin_offset(b: &B, slice: MlirOperation, src: &Tensor) -> R<Ix> {
             ),
         )
     })?;
-    let mut next = 1; // operand 0 is the source
     let mut off = Ix::C(0);
     for (d, outer) in tiled.outer.iter().enumerate() {
-        if lower[d] != crate::slice::DYNAMIC {
+        let Some(origin) = origins[d].map(Ix::V) else {
             continue;
-        }
-        let origin = Ix::V(ir::operand(slice, next));
-        next += 1;
+        };
         let mut t = b.div(origin, sizes[d]);
         // Unflatten the tile index over the outer iters (slowest first).
         for (i, it) in outer.iter().enumerate().rev() {

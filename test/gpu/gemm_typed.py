@@ -29,6 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "gpu"))
 from runtime_path import axe_runtime  # noqa: E402
 import gen_gemm_tma  # noqa: E402
+import timing  # noqa: E402
 
 TORCH = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32,
          "e4m3": torch.float8_e4m3fn, "e5m2": torch.float8_e5m2}
@@ -46,18 +47,7 @@ REPS = 10 if "--figure10" in sys.argv else 30
 
 
 def time_ms(fn, warmup=5, reps=None):
-    reps = reps or REPS
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        torch.cuda.synchronize()
-        times.append(a.elapsed_time(b))
-    return statistics.median(times)
+    return timing.time_ms(fn, warmup, reps or REPS)
 
 
 def inputs(m, n, k, dtype, out):

@@ -37,22 +37,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "gpu"))
 from runtime_path import axe_runtime  # noqa: E402
 import gen_moe  # noqa: E402
+import timing  # noqa: E402
 
 H, I, E, TOPK, BM = gen_moe.HIDDEN, gen_moe.INTER, gen_moe.EXPERTS, gen_moe.TOPK, gen_moe.BM
 
 
 def time_ms(fn, warmup=3, reps=20):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        torch.cuda.synchronize()
-        times.append(a.elapsed_time(b))
-    return statistics.median(times)
+    return timing.time_ms(fn, warmup, reps)
 
 
 def weights(gen):

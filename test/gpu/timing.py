@@ -1,0 +1,19 @@
+"""GPU timing shared by the runners (bench.py, gemm_typed.py, moe.py): CUDA events around
+`fn`, after warm-ups; the median of the timed runs, in milliseconds."""
+import statistics
+
+import torch
+
+
+def time_ms(fn, warmup=5, reps=30):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(reps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        torch.cuda.synchronize()
+        times.append(a.elapsed_time(b))
+    return statistics.median(times)

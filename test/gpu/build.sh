@@ -36,7 +36,10 @@ for shape in "8192 14336 4096" "8192 4096 14336"; do
 done
 python3 bench/gpu/gen_gemm.py 4096 4096 4096 64 > target/gpu/gen/gemm_4096x4096x4096_bk64.mlir
 # The mesh kernels of mesh_dist.py, one per device count.
-for r in 1 2 4 8; do python3 test/gpu/gen_mesh.py "$r" > "target/gpu/gen/mesh_reduce_scatter_r$r.mlir"; done
+for r in 1 2 4 8; do
+  python3 test/gpu/gen_mesh.py "$r" reduce_scatter > "target/gpu/gen/mesh_reduce_scatter_r$r.mlir"
+  python3 test/gpu/gen_mesh.py "$r" all_gather > "target/gpu/gen/mesh_all_gather_r$r.mlir"
+done
 # Multi-stage TMA + wgmma GEMMs (sm_90a): the variants of gen_gemm_tma.py, 8B and 70B shapes too.
 rm -f target/gpu/gen/*_tma*.mlir
 python3 bench/gpu/gen_gemm_tma.py --all target/gpu/gen
@@ -55,6 +58,6 @@ done
 for k in test/gpu/kernels/*wgmma*.mlir test/gpu/kernels/*_tma*.mlir target/gpu/gen/*_tma*.mlir target/gpu/gen/moe_*.mlir; do
   lower "$k" target/gpu/sm_90 "chip=sm_90a features=+ptx80"
 done
-cp test/gpu/run.py test/gpu/gemm_typed.py test/gpu/moe.py test/gpu/timing.py test/gpu/runtime_path.py test/gpu/mesh_sim.py test/gpu/mesh_dist.py test/gpu/kernels.py test/gpu/profile_one.py bench/gpu/bench.py bench/gpu/gen_gemm_tma.py bench/gpu/gen_moe.py target/gpu/
+cp test/gpu/run.py test/gpu/gemm_typed.py test/gpu/moe.py test/gpu/timing.py test/gpu/runtime_path.py test/gpu/mesh_sim.py test/gpu/mesh_dist.py test/gpu/kernels.py test/gpu/profile_one.py bench/gpu/bench.py bench/gpu/gen_gemm_tma.py bench/gpu/gen_moe.py bench/gpu/dist_gemm_rs.py target/gpu/
 rm -rf target/gpu/axe_runtime && cp -r python/axe_runtime target/gpu/
 ls target/gpu/sm_90/*.json

@@ -58,6 +58,19 @@ def worker(rank, ranks, d, port, results):
         err = (y.view(rows, 64).float() - want.float()).abs().max().item()
         ok = bool(torch.isfinite(y).all()) and err == 0
         lines.append(f"{'ok  ' if ok else 'FAIL'} reduce_scatter rank {rank}/{ranks}: max abs error {err:.3g} against torch (f32 sum, f16 result)")
+        # All-gather: X (64 x 64) sharded by rows, Y replicated; bit-exact.
+        ag = axe_runtime.load(f"{d}/mesh_all_gather_r{ranks}_kernel.json")
+        xs, peers = symmetric(rows * 64, torch.float16, group)
+        xs.copy_(torch.randn(rows * 64, device="cuda", dtype=torch.float16))
+        y = torch.full((64 * 64,), float("nan"), device="cuda", dtype=torch.float16)
+        dist.barrier()
+        ag(xs, y, peers, rank)
+        torch.cuda.synchronize()
+        dist.barrier()
+        shards = [torch.empty_like(xs) for _ in range(ranks)]
+        dist.all_gather(shards, xs)
+        ok = bool(torch.equal(y, torch.cat(shards)))
+        lines.append(f"{'ok  ' if ok else 'FAIL'} all_gather rank {rank}/{ranks}: {'bit-exact' if ok else 'differs from'} the shards NCCL gathers")
     except Exception as e:  # report, never hang the other ranks
         lines.append(f"FAIL rank {rank}: {type(e).__name__}: {e}")
     finally:

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Tensor-parallel MLP down-projection with a reduce-scatter of the output rows (the Axe
+paper's §4.3 workload), one process per GPU through torch.distributed (NCCL).
+
+Rank r holds A_r = A[:, r K/R : (r+1) K/R] (M x K/R) and B_r = B[r K/R : (r+1) K/R, :]
+(K/R x N); the result C = sum_r A_r B_r (M x N) is reduce-scattered over rows: rank r keeps
+rows r M/R .. (r+1) M/R - 1. Timed, paired in one run (every repetition runs every
+candidate once, in turn):
+
+  * cublas+nccl: torch.mm (cuBLAS) then dist.reduce_scatter_tensor (NCCL), the non-fused
+    baseline;
+  * torch-async-tp: torch.ops.symm_mem.fused_matmul_reduce_scatter (PyTorch's fused async-TP);
+  * axe-fused: the Axe kernel of bench/gpu/gen_gemm_rs.py (GEMM tiles of the other ranks'
+    rows first, published with a release flag; each rank's own row tiles wait for the peers'
+    flags, pull their partial tiles over NVLink and add them in the epilogue), when DIR holds
+    its manifest for (shape, R);
+  * the parts: the local GEMM alone (cuBLAS) and the reduce-scatter alone (NCCL).
+
+Every rank records CUDA events; per repetition the slowest rank's time counts (an all-reduce
+MAX), and the median over repetitions is reported with the spread (min..max).
+
+    python3 dist_gemm_rs.py DIR --ranks R [--reps N] [--shapes 8b,70b] [--check-only]
+
+NVLink multicast stays off in every process (NCCL_NVLS_ENABLE=0,
+TORCH_SYMM_MEM_DISABLE_MULTICAST=1, NVSHMEM_DISABLE_NVLS=1).
+"""
+import argparse
+import os
+import statistics
+import sys
+
+for k, v in (("NCCL_NVLS_ENABLE", "0"), ("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"), ("NVSHMEM_DISABLE_NVLS", "1")):
+    os.environ[k] = v
+
+import torch  # noqa: E402
+import torch.distributed as dist  # noqa: E402
+import torch.multiprocessing as mp  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+# Llama-3.1 MLP down-projections at batch 8192: [M, intermediate] x [intermediate, hidden].
+SHAPES = {"8b": (8192, 14336, 4096), "70b": (8192, 28672, 8192)}
+
+
+def axe_kernel(d, m, k, n, ranks):
+    """The Axe fused kernel for this shape and R, if it was built."""
+    try:
+        from gen_gemm_rs import name
+    except ImportError:
+        return None
+    path = f"{d}/{name(m, n, k, ranks)}_kernel.json"
+    if not os.path.exists(path):
+        return None
+    from runtime_path import axe_runtime
+    return axe_runtime.load(path)
+
+
+def timed(fns, reps, group):
+    """Per candidate: the slowest rank's time per repetition (ms), repetitions interleaved."""
+    times = {name: [] for name in fns}
+    for _ in range(reps):
+        for name, fn in fns.items():
+            dist.barrier(group)
+            torch.cuda.synchronize()
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            fn()
+            b.record()
+            torch.cuda.synchronize()
+            t = torch.tensor([a.elapsed_time(b)], device="cuda")
+            dist.all_reduce(t, op=dist.ReduceOp.MAX, group=group)
+            times[name].append(t.item())
+    return times
+
+
+def worker(rank, ranks, d, port, shapes, reps, check_only, results):
+    torch.cuda.set_device(rank % torch.cuda.device_count())
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    dist.init_process_group("nccl", rank=rank, world_size=ranks,
+                            device_id=torch.device("cuda", torch.cuda.current_device()))
+    group = dist.group.WORLD
+    lines = []
+    try:
+        from torch.distributed import _symmetric_memory as symm
+        if hasattr(symm, "enable_symm_mem_for_group"):
+            symm.enable_symm_mem_for_group(group.group_name)
+        for key in shapes:
+            m, k, n = SHAPES[key]
+            kr, rows = k // ranks, m // ranks
+            gen = torch.Generator(device="cuda").manual_seed(1234)
+            # The whole A and B, identical on every rank (same seed); each rank keeps its slice.
+            a_full = torch.randn(m, k, device="cuda", dtype=torch.float16, generator=gen) * 0.1
+            b_full = torch.randn(k, n, device="cuda", dtype=torch.float16, generator=gen) * 0.1
+            a = a_full[:, rank * kr:(rank + 1) * kr].contiguous()
+            b = b_full[rank * kr:(rank + 1) * kr].contiguous()
+            want = (a_full[rank * rows:(rank + 1) * rows].float() @ b_full.float())
+            del a_full, b_full
+            out = torch.empty(rows, n, device="cuda", dtype=torch.float16)
+
+            def cublas_nccl():
+                c = torch.mm(a, b)
+                dist.reduce_scatter_tensor(out, c, group=group)
+                return out
+
+            def async_tp():
+                return torch.ops.symm_mem.fused_matmul_reduce_scatter(a, b, "sum", 0, group.group_name)
+
+            fns = {"cublas+nccl": cublas_nccl}
+            notes = []
+            try:
+                async_tp()
+                fns["torch-async-tp"] = async_tp
+            except Exception as e:  # the baseline's absence is reported, not fatal
+                notes.append(f"torch-async-tp unavailable: {type(e).__name__}: {str(e)[:160]}")
+            kernel = axe_kernel(d, m, k, n, ranks)
+            if kernel is not None:
+                import axe_dist
+                fused = axe_dist.GemmRs(kernel, a, b, m, n, ranks, rank, group)
+                fns["axe-fused"] = fused
+            else:
+                notes.append("axe-fused: no manifest for this shape and R in DIR")
+            # Correctness: every candidate against the float32 product of the full matrices.
+            scale = want.abs().max().item()
+            for name, fn in fns.items():
+                got = fn().float()
+                torch.cuda.synchronize()
+                err = (got - want).abs().max().item()
+                ok = bool(torch.isfinite(got).all()) and err <= 2e-2 * max(scale, 1.0)
+                lines.append(f"{'ok  ' if ok else 'FAIL'} {key} R={ranks} rank {rank} {name}: max abs error {err:.3g} (entries up to {scale:.3g}) against the f32 product")
+            if check_only:
+                continue
+            c_tmp = torch.mm(a, b)
+            parts = {"gemm-only(cublas)": lambda: torch.mm(a, b),
+                     "rs-only(nccl)": lambda: dist.reduce_scatter_tensor(out, c_tmp, group=group)}
+            times = timed({**fns, **parts}, reps, group)
+            if rank == 0:
+                base = statistics.median(times["cublas+nccl"])
+                lines.append(f"     {key} M={m} K={k} N={n} R={ranks}: median of {reps} (slowest rank per repetition), min..max")
+                for name, ts in times.items():
+                    med = statistics.median(ts)
+                    lines.append(f"     {name:18s} {med * 1e3:9.1f} us  ({min(ts) * 1e3:.1f}..{max(ts) * 1e3:.1f})  cublas+nccl/this = {base / med:.3f}")
+                for note in notes:
+                    lines.append(f"     note: {note}")
+    except Exception as e:  # report, never hang the other ranks
+        import traceback
+        lines.append(f"FAIL rank {rank}: {type(e).__name__}: {e}\n{traceback.format_exc()}")
+    finally:
+        dist.destroy_process_group()
+    results.put((rank, lines))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dir")
+    ap.add_argument("--ranks", type=int, default=1)
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--shapes", default="8b,70b")
+    ap.add_argument("--check-only", action="store_true")
+    args = ap.parse_args()
+    shapes = args.shapes.split(",")
+    ctx = mp.get_context("spawn")
+    results = ctx.Queue()
+    port = 29500 + os.getpid() % 1000
+    procs = [ctx.Process(target=worker, args=(r, args.ranks, args.dir, port, shapes, args.reps, args.check_only, results))
+             for r in range(args.ranks)]
+    for p in procs:
+        p.start()
+    out = dict(results.get(timeout=560) for _ in procs)
+    for p in procs:
+        p.join()
+    lines = [line for r in sorted(out) for line in out[r]]
+    print("\n".join(lines))
+    failed = sum(line.startswith("FAIL") for line in lines)
+    checks = sum(line.startswith(("ok", "FAIL")) for line in lines)
+    print(f"{checks - failed} passed, {failed} failed")
+    sys.exit(1 if failed or any(p.exitcode for p in procs) else 0)
+
+
+if __name__ == "__main__":
+    main()

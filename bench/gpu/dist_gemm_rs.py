@@ -114,9 +114,8 @@ def worker(rank, ranks, d, port, shapes, reps, check_only, results):
                 notes.append(f"torch-async-tp unavailable: {type(e).__name__}: {str(e)[:160]}")
             kernel = axe_kernel(d, m, k, n, ranks)
             if kernel is not None:
-                import axe_dist
-                fused = axe_dist.GemmRs(kernel, a, b, m, n, ranks, rank, group)
-                fns["axe-fused"] = fused
+                from axe_dist import GemmRs
+                fns["axe-fused"] = GemmRs.distributed(kernel, a, b, m, n, ranks, rank, group)
             else:
                 notes.append("axe-fused: no manifest for this shape and R in DIR")
             # Correctness: every candidate against the float32 product of the full matrices.

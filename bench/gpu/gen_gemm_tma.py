@@ -124,7 +124,7 @@ def name(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release=0
 
 
 def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release=0, dtype="f16", out="f32",
-           tma_store=0, experts=0, swiglu=False, fname=None):
+           tma_store=0, experts=0, swiglu=False, fname=None, ranks=0):
     """`experts` > 0: the grouped GEMM of a Mixture-of-Experts layer. B holds one [K, N] matrix
     per expert, stacked ([experts * K, N]), and an `i32` argument `%map` gives, per 128-row
     tile of A, the expert whose B that tile multiplies (the routing step groups each expert's
@@ -132,6 +132,11 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
     (BN/2 each), and the epilogue stores silu(gate) * up: C has N/2 columns."""
     fp8 = dtype in ("e4m3", "e5m2")
     assert not (experts and (fp8 or m % 128 or n % bn or k % 64)), "grouped GEMMs: f16, whole tiles"
+    # `ranks` > 0: the GEMM + reduce-scatter of gen_gemm_rs.py (each of R devices multiplies
+    # its K slice; C's rows are reduce-scattered over the devices).
+    assert not ranks or (dtype == "f16" and out == "f16" and not (experts or tma_store or swiglu)
+                         and m % (128 * ranks * group) == 0 and n % bn == 0 and k % 64 == 0), \
+        "GEMM + reduce-scatter: f16, whole tiles, R * GROUP row tiles per device"
     # One K step is 128 bytes of K: the 128B swizzle row.
     bm, bk = 128, (128 if fp8 else 64)
     # M, N, K need not be tile multiples: the tiles are `{clip}` slices, whose parts past the
@@ -215,10 +220,14 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
     tiles_m = -(-m // bm)
     if experts:
         scales += f", %map: memref<{tiles_m}xi32>"
-    out.append(f"  func.func @{name_}(%a: memref<{m * k}x{e}> {{axe.align = 16 : i64}}, %b: memref<{kb_rows * n}x{e}> {{axe.align = 16 : i64}}, %c: memref<{m * nc}x{o}> {{axe.align = 16 : i64}}{scales}) {{")
+    if ranks:
+        rs_epilogue = reduce_scatter_views(out, m, n, k, bn, ranks, e, name_)
+    else:
+        out.append(f"  func.func @{name_}(%a: memref<{m * k}x{e}> {{axe.align = 16 : i64}}, %b: memref<{kb_rows * n}x{e}> {{axe.align = 16 : i64}}, %c: memref<{m * nc}x{o}> {{axe.align = 16 : i64}}{scales}) {{")
     out.append(f"    %A = axe.view %a : memref<{m * k}x{e}> to {ga}")
     out.append(f"    %B = axe.view %b : memref<{kb_rows * n}x{e}> to {gb}")
-    out.append(f"    %C = axe.view %c : memref<{m * nc}x{o}> to {gc}")
+    if not ranks:
+        out.append(f"    %C = axe.view %c : memref<{m * nc}x{o}> to {gc}")
     sg = "!axe.tensor<1x1xf32, global, #axe.layout<(1, 1) : (1, 1)>>"
     if fp8:
         out.append(f"    %SA = axe.view %scale_a : memref<1xf32> to {sg}")
@@ -245,7 +254,22 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
     else:
         out.append(f"{i6}%bm = arith.divui %cta, %ctn : index")
         out.append(f"{i6}%bn = arith.remui %cta, %ctn : index")
-    out.append(f"{i6}%om = arith.muli %bm, %cbm : index")
+    if ranks:
+        # Every device walks the other devices' row tiles first and its own last: the last
+        # M / R rows of the walk are rotated onto its own. Its own tiles wait for the peers'
+        # partial tiles, which the peers computed first: a tile never waits for a tile of
+        # its own device dispatched after it.
+        out.append(f"{i6}%rank = axe.device_id")
+        out.append(f"{i6}%c1r = arith.constant 1 : index")
+        out.append(f"{i6}%ctmr = arith.constant {tiles_m // ranks} : index")
+        out.append(f"{i6}%ctm = arith.constant {tiles_m} : index")
+        out.append(f"{i6}%rank1 = arith.addi %rank, %c1r : index")
+        out.append(f"{i6}%rshift = arith.muli %rank1, %ctmr : index")
+        out.append(f"{i6}%bmw = arith.addi %bm, %rshift : index")
+        out.append(f"{i6}%bmx = arith.remui %bmw, %ctm : index")
+        out.append(f"{i6}%om = arith.muli %bmx, %cbm : index")
+    else:
+        out.append(f"{i6}%om = arith.muli %bm, %cbm : index")
     out.append(f"{i6}%on = arith.muli %bn, %cbn : index")
     if experts:
         # The row tile's expert (routing data, read at run time) selects B's rows.
@@ -368,7 +392,9 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
         else:
             out.append(f"{i6}axe.copy {res}, %ct{tag} : {res_t}, {ct}")
 
-    if swiglu:
+    if ranks:
+        rs_epilogue(out, i6, acc, tiles_m, tiles_n)
+    elif swiglu:
         # B's column tile holds pairs of (gate, up) blocks of `swiglu` columns each: per pair,
         # register slices of the accumulator (no data moves), silu(gate) * up, stored at the
         # pair's columns of C (which has half of B's).
@@ -395,10 +421,99 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
     if experts:
         out.append(f"{i6}}}")
     out.append("    }")
+    if ranks:
+        out.append("    }")
     out.append("    return")
     out.append("  }")
     out.append("}")
     return "\n".join(out) + "\n"
+
+
+def reduce_scatter_views(out, m, n, k, bn, ranks, e, name_):
+    """The function, mesh and distributed views of the GEMM + reduce-scatter; returns the
+    epilogue writer.
+
+    Device r holds A_r [M, K] and B_r [K, N] (its K slice of the whole product) and owns rows
+    r M/R .. (r+1) M/R - 1 of C = sum_r A_r B_r. Symmetric buffers (every device passes its
+    own): P, the partial tiles pushed to it — one M/R x N slot per source device — and F, one
+    flag per (row tile, source, column tile). As 2-D distributed tensors:
+      P: M x (R N),     (R, M/R, R, N)     : (1@gpuid, N, M/R N, 1)
+      F: TM x (R TN),   (R, TM/R, R, TN)   : (1@gpuid, TN, TM/R TN, 1)
+    so P[row, p N + col] is source p's partial of C[row, col], on the device owning `row`.
+    """
+    rows, tm, tn = m // ranks, m // 128, n // bn
+    tp = f"!axe.tensor<{m}x{ranks * n}x{e}, global, #axe.layout<({ranks}, {rows}, {ranks}, {n}) : (1@gpuid, {n}, {rows * n}, 1)>>"
+    tf = f"!axe.tensor<{tm}x{ranks * tn}xi32, global, #axe.layout<({ranks}, {tm // ranks}, {ranks}, {tn}) : (1@gpuid, {tn}, {tm // ranks * tn}, 1)>>"
+    ty = f"!axe.tensor<{rows}x{n}x{e}, global, #axe.layout<({rows}, {n}) : ({n}, 1)>>"
+    out.append(f"  func.func @{name_}(%a: memref<{m * k}x{e}> {{axe.align = 16 : i64}}, %b: memref<{k * n}x{e}> {{axe.align = 16 : i64}}, "
+               f"%p: memref<{m * n}x{e}> {{axe.align = 16 : i64}}, %y: memref<{rows * n}x{e}> {{axe.align = 16 : i64}}, "
+               f"%flags: memref<{tm * tn}xi32>, %epoch: i32) {{")
+    out.append(f"    axe.mesh [{ranks}] {{")
+    out.append(f"    %P = axe.view %p : memref<{m * n}x{e}> to {tp}")
+    out.append(f"    %F = axe.view %flags : memref<{tm * tn}xi32> to {tf}")
+    out.append(f"    %Y = axe.view %y : memref<{rows * n}x{e}> to {ty}")
+
+    def epilogue(out, ind, acc, tiles_m, tiles_n):
+        """Own row tile: wait for each peer's partial tile, add it, store the sum in Y. Other
+        rows: push the partial tile to its owner's slot for this device, then signal."""
+        i2 = ind + "  "
+        rt = f"!axe.tensor<128x{bn}x{e}, register, ?>"
+        out.append(f"{ind}%cown = arith.constant {tm - tm // ranks} : index")
+        out.append(f"{ind}%own = arith.cmpi uge, %bm, %cown : index")
+        out.append(f"{ind}%ctn_r = arith.constant {tn} : index")
+        out.append(f"{ind}%cn_r = arith.constant {n} : index")
+        out.append(f"{ind}%cR = arith.constant {ranks} : index")
+        out.append(f"{ind}scf.if %own {{")
+        for j in range(1, ranks):
+            # Source p = (rank + j) mod R.
+            out.append(f"{i2}%cj{j} = arith.constant {j} : index")
+            out.append(f"{i2}%pj{j} = arith.addi %rank, %cj{j} : index")
+            out.append(f"{i2}%p{j} = arith.remui %pj{j}, %cR : index")
+            out.append(f"{i2}%pt{j} = arith.muli %p{j}, %ctn_r : index")
+            out.append(f"{i2}%fc{j} = arith.addi %pt{j}, %bn : index")
+            ft = "!axe.tensor<1x1xi32, global, ?>"
+            out.append(f"{i2}%fl{j} = axe.slice %F [%bmx : +1, %fc{j} : +1] : {tf} to {ft}")
+            out.append(f"{i2}axe.signal_wait %fl{j}, %epoch : {ft}, i32")
+            out.append(f"{i2}%pn{j} = arith.muli %p{j}, %cn_r : index")
+            out.append(f"{i2}%pc{j} = arith.addi %pn{j}, %on : index")
+            for c in range(bn // 64):
+                t = f"{j}_{c}"
+                blk16 = f"!axe.tensor<128x64x{e}, register, ?>"
+                blk32 = "!axe.tensor<128x64xf32, register, ?>"
+                gt = f"!axe.tensor<128x64x{e}, global, ?>"
+                out.append(f"{i2}%co{t} = arith.constant {c * 64} : index")
+                out.append(f"{i2}%pcc{t} = arith.addi %pc{j}, %co{t} : index")
+                out.append(f"{i2}%part{t} = axe.slice %P [%om : +128, %pcc{t} : +64] : {tp} to {gt}")
+                out.append(f"{i2}%h{t} = axe.alloc : {blk16}")
+                out.append(f"{i2}axe.copy %part{t}, %h{t} : {gt}, {blk16}")
+                out.append(f"{i2}%f{t} = axe.alloc : {blk32}")
+                out.append(f"{i2}axe.cast %h{t}, %f{t} : {blk16}, {blk32}")
+                out.append(f"{i2}%acc{t} = axe.slice %acc [0 : 128, {c * 64} : {c * 64 + 64}] : {acc} to {blk32}")
+                out.append(f"{i2}axe.binary add %acc{t}, %f{t}, %acc{t} : {blk32}, {blk32}, {blk32}")
+        out.append(f"{i2}%sum = axe.alloc : {rt}")
+        out.append(f"{i2}axe.cast %acc, %sum : {acc}, {rt}")
+        out.append(f"{i2}%crows = arith.constant {rows} : index")
+        out.append(f"{i2}%rbase = arith.muli %rank, %crows : index")
+        out.append(f"{i2}%oml = arith.subi %om, %rbase : index")
+        yt = f"!axe.tensor<128x{bn}x{e}, global, ?>"
+        out.append(f"{i2}%yt = axe.slice %Y [%oml : +128, %on : +{bn}] : {ty} to {yt}")
+        out.append(f"{i2}axe.copy %sum, %yt : {rt}, {yt}")
+        out.append(f"{ind}}} else {{")
+        out.append(f"{i2}%part = axe.alloc : {rt}")
+        out.append(f"{i2}axe.cast %acc, %part : {acc}, {rt}")
+        out.append(f"{i2}%rn = arith.muli %rank, %cn_r : index")
+        out.append(f"{i2}%rc = arith.addi %rn, %on : index")
+        pt = f"!axe.tensor<128x{bn}x{e}, global, ?>"
+        out.append(f"{i2}%pt = axe.slice %P [%om : +128, %rc : +{bn}] : {tp} to {pt}")
+        out.append(f"{i2}axe.copy %part, %pt : {rt}, {pt}")
+        out.append(f"{i2}%rt = arith.muli %rank, %ctn_r : index")
+        out.append(f"{i2}%rtc = arith.addi %rt, %bn : index")
+        ft = "!axe.tensor<1x1xi32, global, ?>"
+        out.append(f"{i2}%fo = axe.slice %F [%bmx : +1, %rtc : +1] : {tf} to {ft}")
+        out.append(f"{i2}axe.signal %fo, %epoch : {ft}, i32")
+        out.append(f"{ind}}}")
+
+    return epilogue
 
 
 if __name__ == "__main__":

@@ -433,6 +433,41 @@ LogicalResult SliceOp::verify() {
   return verifyTensorUses(*this);
 }
 
+LogicalResult DeviceIdOp::verify() {
+  if (!(*this)->getParentOfType<MeshOp>())
+    return emitOpError() << "must be inside an axe.mesh (it is the rank of "
+                            "the device in the mesh)";
+  return success();
+}
+
+/// A flag of axe.signal / axe.signal_wait: one i32 element in global memory.
+static LogicalResult verifyFlag(Operation *op, axe::TensorType t) {
+  if (!t.getElementType().isSignlessInteger(32))
+    return op->emitOpError() << "flag must hold i32 elements, not "
+                             << t.getElementType();
+  int64_t n = 1;
+  for (int64_t d : t.getShape())
+    n *= d;
+  if (n != 1)
+    return op->emitOpError() << "flag must be one element, not " << t
+                             << " (slice the flag array)";
+  if (t.getScope() != MemoryScope::Global)
+    return op->emitOpError() << "flag must live in global memory (other "
+                                "CTAs and devices read it), not "
+                             << stringifyMemoryScope(t.getScope());
+  if (!op->getParentOfType<KernelOp>())
+    return op->emitOpError() << "must be inside an axe.kernel";
+  return success();
+}
+
+LogicalResult SignalOp::verify() {
+  return verifyFlag(*this, getFlag().getType());
+}
+
+LogicalResult SignalWaitOp::verify() {
+  return verifyFlag(*this, getFlag().getType());
+}
+
 LogicalResult UnitIdOp::verify() {
   if (!(*this)->getParentOfType<KernelOp>())
     return emitOpError() << "must be inside an axe.kernel";

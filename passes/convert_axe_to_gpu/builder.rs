@@ -379,6 +379,20 @@ impl B {
         Ok(self.insert_built(op))
     }
 
+    /// `scf.while` that repeats `cond` (built in the loop's "before" region) as long as the
+    /// `i1` it returns is true: a spin loop.
+    pub fn spin_while(&self, cond: impl FnOnce(B) -> MlirValue) -> MlirOperation {
+        let (before, before_block) = self.owned_region(&[]);
+        let c = cond(self.at_end(before_block));
+        // SAFETY: `c` is a live i1 built in the before block, which the condition terminates.
+        let condition = unsafe { scf::condition(value(c), &[], self.location()) };
+        self.at_end(before_block).insert_built(condition);
+        let (after, after_block) = self.owned_region(&[]);
+        self.at_end(after_block).yield_(&[]);
+        let op = scf::r#while(&[], &[], before, after, self.location());
+        self.insert_built(op)
+    }
+
     // ----- Upstream ops through melior's typed dialect builders -----
 
     /// The builder's location, as melior's.

@@ -184,6 +184,7 @@ fn through_shared(
         dyn_offset: Ix::C(0),
         base_align: super::kernel::ALLOCATION_ALIGN,
         clip: Vec::new(),
+        remote: false,
     };
     let ops1 = [flat(src, n), flat(&scratch, n)];
     let f1 = refine(&[n], &ops1).at(op)?;

@@ -276,6 +276,7 @@ fn fragment_registers(b: &B, layout: &Layout, shape: Vec<i64>, elt: MlirType) ->
         dyn_offset: Ix::C(0),
         base_align: super::kernel::ALLOCATION_ALIGN,
         clip: Vec::new(),
+        remote: false,
     }
 }
 
@@ -365,6 +366,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 dyn_offset: t.dyn_offset,
                 base_align: t.base_align,
                 clip: Vec::new(),
+                remote: t.remote,
             });
         }
         let regs = fragment_registers(&b, &want, t.shape.clone(), t.elt);

@@ -579,6 +579,14 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 barrier::lower(op, ctx)?;
                 ctx.dead.push(op);
             }
+            ods::ops::SIGNAL => {
+                super::signal::signal(op, ctx)?;
+                ctx.dead.push(op);
+            }
+            ods::ops::SIGNAL_WAIT => {
+                super::signal::wait(op, ctx)?;
+                ctx.dead.push(op);
+            }
             // cp.async copies committed groups; other copies are synchronous.
             // TMA copies complete on their mbarriers (through their tokens, or all pending ones
             // for a plain wait); cp.async copies through committed groups.

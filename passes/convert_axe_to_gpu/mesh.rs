@@ -53,6 +53,19 @@ pub fn lower(root: MlirOperation, opts: &Options) -> R<()> {
         let func = ir::enclosing_function(mesh).ok_or_else(|| AxeError::at(mesh, "an axe.mesh outside a function"))?;
         let devices: i64 = ir::i64_array(mesh, "shape").iter().product();
         let args = added.entry(func.ptr as usize).or_default();
+        // The rank: `axe.device_id` anywhere in the mesh (its kernels too) reads it.
+        let ids = ir::collect(mesh, &[ods::ops::DEVICE_ID]);
+        if !ids.is_empty() {
+            let rank = rank_arg(func, args);
+            for id in ids {
+                // SAFETY: the rank argument is an index, like the op's result, and dominates
+                // the whole function body; the op has no other effect.
+                unsafe {
+                    ir::replace_all_uses(ir::result(id, 0), rank);
+                    ir::erase(id);
+                }
+            }
+        }
         let body = ir::region_block(mesh, 0);
         for op in ir::block_ops(body) {
             let name = ir::name(op);
@@ -64,12 +77,18 @@ pub fn lower(root: MlirOperation, opts: &Options) -> R<()> {
                 continue;
             }
             match name.as_str() {
-                ods::ops::VIEW => {}
+                // Views move out of the mesh (kernels below use them); the unused ones are
+                // erased after the lowering.
+                ods::ops::VIEW => super::builder::move_before(op, mesh),
                 ods::ops::REDUCE => reduce(op, func, mesh, devices, args, opts)?,
                 ods::ops::COPY => copy(op, func, mesh, devices, args, opts)?,
+                ods::ops::KERNEL => {
+                    kernel_in_mesh(op, func, devices, args)?;
+                    super::builder::move_before(op, mesh);
+                }
                 other => {
                     return Err(AxeError::at(op, format!(
-                        "'{other}' in an axe.mesh is not lowered yet: convert-axe-to-gpu lowers views, copies between distributed layouts and axe.reduce sum over the gpuid axis in a mesh"
+                        "'{other}' in an axe.mesh is not lowered yet: convert-axe-to-gpu lowers views, kernels, copies between distributed layouts and axe.reduce sum over the gpuid axis in a mesh"
                     )))
                 }
             }
@@ -79,6 +98,82 @@ pub fn lower(root: MlirOperation, opts: &Options) -> R<()> {
         unsafe { ir::erase(mesh) };
     }
     Ok(())
+}
+
+/// An `axe.kernel` in a mesh: every rank launches it (SPMD). Its distributed tensors (views
+/// over `gpuid` that it uses, sliced there to one device) are addressed through their
+/// buffers' peer tables, added here; the kernel itself is lowered with the others
+/// (`kernel.rs`, which finds the tables with [`peer_table`]).
+fn kernel_in_mesh(kernel: MlirOperation, func: MlirOperation, devices: i64, args: &mut MeshArgs) -> R<()> {
+    // Peer tables in the order of their buffers' arguments (a stable calling convention).
+    let mut buffers = std::collections::BTreeSet::new();
+    let mut seen = std::collections::HashSet::new();
+    for inner in ir::collect_where(kernel, |_| true) {
+        for i in 0..ir::num_operands(inner) {
+            let v = ir::operand(inner, i);
+            let Some(view) = ir::defining_op(v).filter(|d| ir::name(*d) == ods::ops::VIEW) else {
+                continue;
+            };
+            let spread = ir::tensor_layout(ir::value_type(v))
+                .is_some_and(|l| l.shard.iter().any(|it| it.axis.name() == "gpuid" && it.extent > 1));
+            if !spread || !seen.insert(view.ptr as usize) {
+                continue;
+            }
+            buffers.insert(distributed(inner, func, v)?.arg);
+        }
+    }
+    for arg in buffers {
+        peers_arg(func, args, arg, devices);
+    }
+    Ok(())
+}
+
+/// The peer table of a symmetric buffer (a function argument of a mesh function): the
+/// argument the mesh lowering added for it (`{axe.peers_of = k}`), if any.
+pub fn peer_table(buffer: MlirValue) -> Option<MlirValue> {
+    // SAFETY: `buffer` is live (module contract); every handle is checked before it is used.
+    unsafe {
+        if !mlirValueIsABlockArgument(buffer) {
+            return None;
+        }
+        let index = mlirBlockArgumentGetArgNumber(buffer) as i64;
+        let block = mlirBlockArgumentGetOwner(buffer);
+        (0..mlirBlockGetNumArguments(block))
+            .map(|i| mlirBlockGetArgument(block, i))
+            .find(|&a| ir::declared_int(a, ods::discardable_attrs::PEERS_OF) == Some(index))
+    }
+}
+
+/// `buffer_ty` (a rank-1 memref, the symmetric buffer's type) at the address that `peers`
+/// holds for `device`: a memref descriptor built around the peer's pointer, so that every
+/// access to it is the same layout-driven code as for a local buffer. (The
+/// `unrealized_conversion_cast` from the descriptor meets its inverse when memrefs become
+/// LLVM descriptors, and `reconcile-unrealized-casts` removes both.)
+pub fn peer_buffer(b: &B, peers: MlirValue, device: Ix, buffer_ty: MlirType) -> MlirValue {
+    let base = b.load(peers, &[b.ix(device)]);
+    let ptr_ty = b.ty("!llvm.ptr");
+    let ptr = b.val("llvm.inttoptr", &[base], ptr_ty, &[]);
+    let n = ir::shape(buffer_ty).first().copied().unwrap_or(0);
+    let i64t = b.ty("i64");
+    let desc_ty = b.ty("!llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>");
+    let mut desc = b.val("llvm.mlir.poison", &[], desc_ty, &[]);
+    let field = |desc: MlirValue, v: MlirValue, pos: &str| {
+        b.val(
+            "llvm.insertvalue",
+            &[desc, v],
+            desc_ty,
+            &[("position", b.attr(&format!("array<i64: {pos}>")))],
+        )
+    };
+    let zero = b.constant("0 : i64", i64t);
+    let size = b.constant(&format!("{n} : i64"), i64t);
+    let one = b.constant("1 : i64", i64t);
+    desc = field(desc, ptr, "0");
+    desc = field(desc, ptr, "1");
+    desc = field(desc, zero, "2");
+    desc = field(desc, size, "3, 0");
+    desc = field(desc, one, "4, 0");
+    b.val("builtin.unrealized_conversion_cast", &[desc], buffer_ty, &[])
 }
 
 /// A distributed operand: its symmetric buffer (a function argument), layout and shape.

@@ -20,6 +20,7 @@ pub mod kernel;
 pub mod ldmatrix;
 pub mod mesh;
 pub mod reduce;
+pub mod signal;
 pub mod tma;
 pub mod wgmma;
 
@@ -71,6 +72,9 @@ pub struct Tensor {
     /// past a bound are not accessed: TMA fills them with zeros, register-to-global copies
     /// skip them.
     pub clip: Vec<Option<(Ix, i64)>>,
+    /// Whether `buf` is a peer device's buffer (a slice of a distributed tensor at one
+    /// device, in a mesh): addressed like any global buffer, through the peer's address.
+    pub remote: bool,
 }
 
 impl Tensor {
@@ -126,9 +130,34 @@ pub fn is_float(t: MlirType) -> bool {
 
 use crate::ir::key;
 
+/// A distributed tensor of a mesh not yet narrowed to one device: its buffer's peer table
+/// (every rank's address of the symmetric buffer) and the device index that the slices taken
+/// so far select (`gpuid` digits of their run-time origins).
+#[derive(Clone, Copy)]
+struct Spread {
+    peers: MlirValue,
+    device: Ix,
+}
+
 /// Resolves an Axe tensor value (a view, an allocation, or a slice of either) to its
-/// storage and layout.
+/// storage and layout. A distributed tensor (a layout over `gpuid`, in a mesh) must be
+/// sliced down to one device: its storage is then that device's buffer, addressed through
+/// the peer table (paper §3.2: element `x` lives at `m(x)` on device `gpuid(x)`).
 pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
+    let (t, spread) = resolve(ctx, user, v)?;
+    if spread.is_some() {
+        return Err(AxeError::at(
+            user,
+            format!(
+                "this operand is a distributed tensor spread over several devices (layout {}): slice it to one device first (extent 1 along its gpuid-sharded dimension, e.g. `axe.slice %t [%peer : +1, ...]`)",
+                t.layout
+            ),
+        ));
+    }
+    Ok(t)
+}
+
+fn resolve(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<(Tensor, Option<Spread>)> {
     let t = ir::value_type(v);
     let Some(layout) = ir::tensor_layout(t) else {
         return Err(AxeError::at(
@@ -152,10 +181,11 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
             ))
         }
     };
-    let allowed: &[&str] = if mem == Mem::Register {
-        &["reg", "lane", "warp", "cta"]
-    } else {
-        &["m"]
+    let allowed: &[&str] = match mem {
+        Mem::Register => &["reg", "lane", "warp", "cta"],
+        // Distributed tensors of a mesh (checked to be one below).
+        Mem::Global => &["m", "gpuid"],
+        Mem::Shared => &["m"],
     };
     if let Some(a) = layout.axes().into_iter().find(|a| !allowed.contains(&a.name())) {
         return Err(AxeError::at(user, format!(
@@ -169,6 +199,9 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
     // emulation allocas with an explicit alignment): see `kernel.rs`.
     let mut base_align = kernel::ALLOCATION_ALIGN;
     let mut clip = Vec::new();
+    let mut spread = None;
+    let mut remote = false;
+    let mut layout = layout;
     let (buf, per_thread) = match ir::defining_op(v) {
         Some(d) if ir::name(d) == ods::ops::VIEW => {
             let m = ir::operand(d, 0);
@@ -181,17 +214,37 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
             }
             // A user's buffer is aligned as its argument declares; otherwise only element-aligned.
             base_align = ir::argument_alignment(m);
+            if layout.axes().iter().any(|a| a.name() == "gpuid") {
+                let peers = mesh::peer_table(m).ok_or_else(|| {
+                    AxeError::at(
+                        d,
+                        format!(
+                            "layout {layout} distributes this tensor over devices (gpuid): view it inside an axe.mesh, of a function argument (a symmetric buffer every rank passes)"
+                        ),
+                    )
+                })?;
+                spread = Some(Spread {
+                    peers,
+                    device: Ix::C(0),
+                });
+            }
             (m, false)
         }
         Some(d) if ir::name(d) == ods::ops::SLICE => {
             // A slice addresses its source's storage, swizzle included.
-            let src = tensor(ctx, user, ir::operand(d, 0))?;
+            let (src, src_spread) = resolve(ctx, user, ir::operand(d, 0))?;
             swizzle = src.swizzle;
             dyn_offset = src.dyn_offset;
             base_align = src.base_align;
+            remote = src.remote;
+            spread = src_spread;
             if crate::slice::region_sizes(d).1 {
-                let own = tile_origin_offset(&B::before(user), d, &src)?;
-                dyn_offset = B::before(user).add(dyn_offset, own);
+                let b = B::before(user);
+                let (own, device) = tile_origin_offset(&b, d, &src)?;
+                dyn_offset = b.add(dyn_offset, own);
+                if let Some(s) = spread.as_mut() {
+                    s.device = b.add(s.device, device);
+                }
             }
             if !src.clip.is_empty() {
                 return Err(AxeError::at(
@@ -221,18 +274,45 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
             ))
         }
     };
-    Ok(Tensor {
-        buf,
-        mem,
-        layout,
-        shape: ir::shape(t),
-        elt: element_type(t),
-        per_thread,
-        swizzle,
-        dyn_offset,
-        base_align,
-        clip,
-    })
+    let mut buf = buf;
+    let elt = element_type(t);
+    if let Some(s) = spread {
+        let gpuid = axe_layout::Axis::new("gpuid");
+        let spans = layout.shard.iter().any(|it| it.axis == gpuid && it.extent > 1);
+        if !spans && layout.replica.iter().any(|it| it.axis == gpuid) {
+            // Replicated over the devices: every device reads and writes its own copy.
+            layout.replica.retain(|it| it.axis != gpuid);
+            layout.shard.retain(|it| it.axis != gpuid);
+            spread = None;
+        } else if !spans {
+            // One device: a static device index is the layout's gpuid offset (a static slice),
+            // and what is left addresses that device's buffer like any global tensor.
+            let b = B::before(user);
+            let device = b.add(s.device, Ix::C(layout.offset.get(&gpuid).copied().unwrap_or(0)));
+            layout.offset.remove(&gpuid);
+            layout.shard.retain(|it| it.axis != gpuid);
+            layout.replica.retain(|it| it.axis != gpuid);
+            buf = mesh::peer_buffer(&b, s.peers, device, ir::value_type(buf));
+            spread = None;
+            remote = true;
+        }
+    }
+    Ok((
+        Tensor {
+            buf,
+            mem,
+            layout,
+            shape: ir::shape(t),
+            elt,
+            per_thread,
+            swizzle,
+            dyn_offset,
+            base_align,
+            clip,
+            remote,
+        },
+        spread,
+    ))
 }
 
 /// The bounds of a `{clip}` slice's tile: for each run-time-origin dimension that its tile
@@ -252,8 +332,9 @@ fn clip_bounds(b: &B, slice: MlirOperation, src: &Tensor) -> Vec<Option<(Ix, i64
 }
 
 /// The memory offset of a slice's run-time tile origin: the tile index of each dynamic
-/// dimension (origin / size) through the tiling's outer iters (`Layout::tiled_region`).
-fn tile_origin_offset(b: &B, slice: MlirOperation, src: &Tensor) -> R<Ix> {
+/// dimension (origin / size) through the tiling's outer iters (`Layout::tiled_region`); and
+/// the device index, for the outer iters on `gpuid` (a distributed tensor sliced at a device).
+fn tile_origin_offset(b: &B, slice: MlirOperation, src: &Tensor) -> R<(Ix, Ix)> {
     let (sizes, _) = crate::slice::region_sizes(slice);
     let origins = crate::slice::run_time_origins(slice);
     let tiled = crate::slice::tiling(&src.layout, &src.shape, slice).map_err(|e| {
@@ -266,6 +347,7 @@ fn tile_origin_offset(b: &B, slice: MlirOperation, src: &Tensor) -> R<Ix> {
         )
     })?;
     let mut off = Ix::C(0);
+    let mut device = Ix::C(0);
     for (d, outer) in tiled.outer.iter().enumerate() {
         let Some(origin) = origins[d].map(Ix::V) else {
             continue;
@@ -273,6 +355,12 @@ fn tile_origin_offset(b: &B, slice: MlirOperation, src: &Tensor) -> R<Ix> {
         let mut t = b.div(origin, sizes[d]);
         // Unflatten the tile index over the outer iters (slowest first).
         for (i, it) in outer.iter().enumerate().rev() {
+            if it.axis.name() == "gpuid" {
+                let digit = if i == 0 { t } else { b.rem(t, it.extent) };
+                device = b.add(device, b.mul(digit, it.stride));
+                t = b.div(t, it.extent);
+                continue;
+            }
             if !it.axis.is_memory() {
                 return Err(AxeError::at(
                     slice,
@@ -287,7 +375,7 @@ fn tile_origin_offset(b: &B, slice: MlirOperation, src: &Tensor) -> R<Ix> {
             t = b.div(t, it.extent);
         }
     }
-    Ok(off)
+    Ok((off, device))
 }
 
 fn vec_type(b: &B, elt: MlirType, v: i64) -> MlirType {

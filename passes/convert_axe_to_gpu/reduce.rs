@@ -245,6 +245,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             dyn_offset: Ix::C(0),
             base_align: super::kernel::ALLOCATION_ALIGN,
             clip: Vec::new(),
+            remote: false,
         };
         let warp = b.div(Ix::V(ctx.tid), 32);
         for (i, (_, acc)) in partials.iter().enumerate() {

@@ -278,6 +278,11 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
     let Some(root) = ir::tensor_layout(rt) else {
         return err(view, "the TMA source's view has layout '?'");
     };
+    if root.axes().iter().any(|a| a.name() == "gpuid") {
+        return err(op, format!(
+            "a TMA copy of a distributed tensor (layout {root}, over gpuid) is not lowered: the host builds tensor maps of local buffers only; copy it without `schedule tma`"
+        ));
+    }
     let tdims = tensor_map_dims(&root, &root_shape, elt_bytes)
         .map_err(|e| AxeError::at(op, format!("the TMA source's layout {root} is not a tensor map: {e}")))?;
     let ext = tile_extents(&tdims, &tile)

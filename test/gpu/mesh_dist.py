@@ -25,6 +25,10 @@ import torch.multiprocessing as mp  # noqa: E402
 from runtime_path import axe_runtime  # noqa: E402  (finds the package)
 
 
+# The GEMM + reduce-scatter shape of this runner (M, N, K); its kernels exist for R = 1, 2, 4, 8.
+RS_DIST = (8192, 1024, 4096)
+
+
 def symmetric(n, dtype, group):
     """A symmetric buffer of n elements on every rank and the table of its device addresses."""
     from torch.distributed import _symmetric_memory as symm
@@ -71,6 +75,26 @@ def worker(rank, ranks, d, port, results):
         dist.all_gather(shards, xs)
         ok = bool(torch.equal(y, torch.cat(shards)))
         lines.append(f"{'ok  ' if ok else 'FAIL'} all_gather rank {rank}/{ranks}: {'bit-exact' if ok else 'differs from'} the shards NCCL gathers")
+        # The fused GEMM + reduce-scatter (bench/gpu/gen_gemm_rs.py), twice (the epochs).
+        from axe_dist import GemmRs
+        m, n, k = RS_DIST
+        kern = axe_runtime.load(f"{d}/gemm_rs_{m}x{n}x{k}_r{ranks}_kernel.json")
+        g = torch.Generator(device="cuda").manual_seed(7)
+        a = torch.randn(m, k, device="cuda", dtype=torch.float16, generator=g) * 0.1
+        b = torch.randn(k, n, device="cuda", dtype=torch.float16, generator=g) * 0.1
+        kr, rows = k // ranks, m // ranks
+        want = a[rank * rows:(rank + 1) * rows].float() @ b.float()
+        fused = GemmRs.distributed(kern, a[:, rank * kr:(rank + 1) * kr].contiguous(),
+                                   b[rank * kr:(rank + 1) * kr].contiguous(), m, n, ranks, rank, group)
+        for launch in (1, 2):
+            fused.y.fill_(float("nan"))
+            torch.cuda.synchronize()
+            dist.barrier()  # launches are kept apart across ranks (the kernel's contract)
+            got = fused().float()
+            torch.cuda.synchronize()
+            err = (got - want).abs().max().item()
+            ok = bool(torch.isfinite(got).all()) and err <= 2e-2
+            lines.append(f"{'ok  ' if ok else 'FAIL'} gemm_rs {m}x{n}x{k} launch {launch} rank {rank}/{ranks}: max abs error {err:.3g} against the f32 product")
     except Exception as e:  # report, never hang the other ranks
         lines.append(f"FAIL rank {rank}: {type(e).__name__}: {e}")
     finally:

@@ -16,6 +16,10 @@ import torch
 from runtime_path import axe_runtime  # noqa: E402  (finds the package)
 
 
+# GEMM + reduce-scatter shapes small enough for R simulated ranks (M, N, K, R).
+RS_SIM = [(2048, 1024, 4096, 2), (4096, 256, 4096, 4)]
+
+
 def main():
     d = sys.argv[1]
     ranks = 4
@@ -54,6 +58,33 @@ def main():
         print(f"{'ok  ' if ok else 'FAIL'} all_gather rank {r}: {'bit-exact' if ok else 'differs from'} the concatenated shards")
         passed += ok
         failed += not ok
+    # The fused GEMM + reduce-scatter (bench/gpu/gen_gemm_rs.py) with R simulated ranks: each
+    # instance pushes the other ranks' partial tiles and waits on flags for its own, so all
+    # R grids must be resident at once (R x grid <= 132 SMs, one CTA each): small shapes.
+    from axe_dist import GemmRs
+    for (m, n, k, r) in RS_SIM:
+        kern = axe_runtime.load(f"{d}/gemm_rs_{m}x{n}x{k}_r{r}_kernel.json")
+        g = torch.Generator(device="cuda").manual_seed(7)
+        a = torch.randn(m, k, device="cuda", dtype=torch.float16, generator=g) * 0.1
+        b = torch.randn(k, n, device="cuda", dtype=torch.float16, generator=g) * 0.1
+        kr, rows = k // r, m // r
+        inst = GemmRs.simulated(kern, [a[:, i * kr:(i + 1) * kr].contiguous() for i in range(r)],
+                                [b[i * kr:(i + 1) * kr].contiguous() for i in range(r)], m, n)
+        want = a.float() @ b.float()
+        streams = [torch.cuda.Stream() for _ in range(r)]
+        for launch in (1, 2):  # the second launch checks the epochs (flags are never reset)
+            for x in inst:
+                x.y.fill_(float("nan"))
+            torch.cuda.synchronize()
+            outs = [x(stream=streams[i]) for i, x in enumerate(inst)]
+            torch.cuda.synchronize()
+            for i in range(r):
+                got = outs[i].float()
+                err = (got - want[i * rows:(i + 1) * rows]).abs().max().item()
+                ok = bool(torch.isfinite(got).all()) and err <= 2e-2
+                print(f"{'ok  ' if ok else 'FAIL'} gemm_rs {m}x{n}x{k} R={r} launch {launch} rank {i}: max abs error {err:.3g} against the f32 product")
+                passed += ok
+                failed += not ok
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 

@@ -206,6 +206,25 @@ def Axe_UnitIdOp : Axe_Op<"unit_id", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Axe_DeviceIdOp : Axe_Op<"device_id", [Pure]> {
+  let summary = "the rank of the executing device in the enclosing mesh";
+  let description = [{
+    The index of the device (its `gpuid` coordinate) that executes this op,
+    in the enclosing `axe.mesh`: every device runs the same program (SPMD),
+    and this is what tells them apart, e.g. to walk the tiles of the rows a
+    device owns last, or to slice a distributed tensor at its own or a
+    peer's shard (`axe.slice %t [%peer : +1, ...]`). It lowers to the rank
+    argument that the mesh gives the function.
+
+    ```mlir
+    %r = axe.device_id
+    ```
+  }];
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Operators
 //===----------------------------------------------------------------------===//
@@ -296,6 +315,48 @@ def Axe_BarrierOp : Axe_Op<"barrier"> {
   }];
   let arguments = (ins Axe_ScopeKind:$kind);
   let assemblyFormat = "$kind attr-dict";
+}
+
+def Axe_SignalOp : Axe_Op<"signal"> {
+  let summary = "publish a value at a flag, after the CTA's writes (release, system scope)";
+  let description = [{
+    Every thread of the CTA executes it. Once all of them have reached it,
+    the value is stored at `flag` (a one-element `i32` tensor in global
+    memory, which may live on a peer device of the mesh) with release
+    semantics at system scope: a device that observes the value with
+    `axe.signal_wait` also observes every write the CTA made before the
+    signal, on any device. This is how a producer tile tells its consumers,
+    on this or another GPU, that its output is complete; with a value that
+    changes per launch (an epoch), flags need no reset.
+
+    ```mlir
+    axe.signal %flag, %epoch : !axe.tensor<1xi32, global, ?>, i32
+    ```
+  }];
+  let arguments = (ins Arg<Axe_AnyTensor, "", [MemWrite]>:$flag, I32:$value);
+  let assemblyFormat = "$flag `,` $value attr-dict `:` qualified(type($flag)) `,` type($value)";
+  let hasVerifier = 1;
+}
+
+def Axe_SignalWaitOp : Axe_Op<"signal_wait"> {
+  let summary = "wait until a flag holds a value (acquire, system scope)";
+  let description = [{
+    Every thread of the CTA executes it. One thread polls `flag` (a
+    one-element `i32` tensor in global memory, on this or a peer device)
+    with acquire loads at system scope until it holds `value`; then the CTA
+    synchronizes. Every write that the signalling CTA made before its
+    `axe.signal` is visible to every thread after the wait. The producer
+    must not itself wait for this CTA (no cycles), and it must be able to
+    run while this CTA waits: on one device, a producer tile is dispatched
+    before its consumers (a lower CTA index).
+
+    ```mlir
+    axe.signal_wait %flag, %epoch : !axe.tensor<1xi32, global, ?>, i32
+    ```
+  }];
+  let arguments = (ins Arg<Axe_AnyTensor, "", [MemRead]>:$flag, I32:$value);
+  let assemblyFormat = "$flag `,` $value attr-dict `:` qualified(type($flag)) `,` type($value)";
+  let hasVerifier = 1;
 }
 
 def Axe_FillOp : Axe_Op<"fill"> {

@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Writes the fused GEMM + reduce-scatter of the Axe paper (§4.3) in Axe IR: the
+tensor-parallel MLP down-projection, where device r of R holds A_r = A[:, r K/R : (r+1) K/R]
+and B_r = B[r K/R : (r+1) K/R, :] and keeps rows r M/R .. (r+1) M/R - 1 of
+C = sum_r A_r B_r (f16, f32 accumulation).
+
+The GEMM is gen_gemm_tma.py's TMA + async wgmma pipeline, in an `axe.mesh [R]`; its epilogue
+is the reduce-scatter, dispatched from the layouts of two distributed tensors (P, the partial
+tiles, and F, their flags: see `gen_gemm_tma.reduce_scatter_views`):
+  * each device walks the other devices' row tiles first: such a tile's partial product is
+    pushed (remote stores over NVLink) into its owner's slot for this device, and its flag
+    set there (`axe.signal`: release at system scope) — communication that overlaps the
+    wgmma of the following tiles;
+  * its own row tiles come last: each waits for the R - 1 peers' flags of that tile
+    (`axe.signal_wait`: acquire at system scope), adds their partial tiles (local reads) to
+    its accumulator and stores the sum.
+Flags hold an epoch (an argument the host increments per launch), so they are never reset.
+
+    gen_gemm_rs.py M N K R > gemm_rs_MxNxK_rR.mlir     (K: the whole K; each device gets K/R)
+    gen_gemm_rs.py --all DIR                             (SHAPES x RANKS)
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_gemm_tma import kernel  # noqa: E402
+
+# Llama-3.1-8B and -70B MLP down-projections at batch 8192 (M, N, K): [M, inter] x [inter, hidden].
+SHAPES = [(8192, 4096, 14336), (8192, 8192, 28672)]
+RANKS = [1, 2, 4, 8]
+# Per device: 128x256 tiles, 4 stages, grouped raster of 8, split release (gen_gemm_tma.choose).
+BN, STAGES = 256, 4
+
+
+def name(m, n, k, ranks):
+    return f"gemm_rs_{m}x{n}x{k}_r{ranks}"
+
+
+def write(m, n, k, ranks):
+    assert k % ranks == 0
+    return kernel(m, n, k // ranks, BN, STAGES, 1, 8, "sm_90a", 1, "f16", "f16", fname=name(m, n, k, ranks), ranks=ranks)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "--all":
+        for (m, n, k) in SHAPES:
+            for r in RANKS:
+                with open(f"{sys.argv[2]}/{name(m, n, k, r)}.mlir", "w") as f:
+                    f.write(write(m, n, k, r))
+    else:
+        m, n, k, r = (int(a) for a in sys.argv[1:5])
+        print(write(m, n, k, r), end="")

@@ -1,0 +1,117 @@
+//! `axe.signal` / `axe.signal_wait`: flags between CTAs of one device or of the devices of a
+//! mesh (paper §4.3: a GEMM tile's consumers, on another GPU, start as soon as it is done).
+//!
+//! * `axe.signal %flag, %v`: every thread fences its prior writes at system scope
+//!   (`fence.acq_rel.sys`), the CTA synchronizes, and thread 0 stores `v` with release
+//!   semantics at system scope (`st.release.sys`): whoever acquires `v` at the flag observes
+//!   every write of the CTA before the signal, on whichever device it made them.
+//! * `axe.signal_wait %flag, %v`: thread 0 polls the flag with acquire loads at system scope
+//!   (`ld.acquire.sys`) until it holds `v`, the CTA synchronizes, and every thread fences
+//!   (`fence.acq_rel.sys`) before it reads what the producer wrote.
+//!
+//! The flag is a one-element `i32` tensor (the verifier checks it) anywhere a global tensor
+//! may be: a local buffer, or a peer's (a distributed flag array sliced at a device), so its
+//! address comes from the same layout and peer-table code as every other access. The memory
+//! orderings are LLVM's atomic orderings at the default (system) scope, which the NVPTX
+//! backend emits as the instructions above.
+
+use mlir_sys::*;
+
+use super::builder::{Ix, B};
+use super::{address, tensor, Ctx, R};
+use crate::dialect::ods;
+use crate::error::AxeError;
+use crate::ir;
+
+/// LLVM's atomic orderings, as the LLVM dialect's `ordering` attribute holds them (an `i64`
+/// enum attribute with no textual form of its own: the values of `llvm::AtomicOrdering`,
+/// fixed by LLVM's bitcode format). Neither melior nor the C API names them.
+#[derive(Clone, Copy)]
+enum Ordering {
+    Acquire = 4,
+    Release = 5,
+    AcqRel = 6,
+}
+
+fn ordering(b: &B, o: Ordering) -> (&'static str, MlirAttribute) {
+    ("ordering", b.i64_attr(o as i64))
+}
+
+/// The flag's address, as a generic LLVM pointer.
+fn flag_pointer(b: &B, ctx: &Ctx, op: MlirOperation) -> R<MlirValue> {
+    let t = tensor(ctx, op, ir::operand(op, 0))?;
+    if t.swizzle.is_some() || t.per_thread {
+        return Err(AxeError::at(op, "a flag is a plain global tensor"));
+    }
+    let element = b.add(Ix::C(address::offset(&t.layout, "m")), t.dyn_offset);
+    let base = b.extract_aligned_pointer_as_index(t.buf);
+    let at = b.add(Ix::V(base), b.mul(element, 4));
+    let i64t = b.ty("i64");
+    let addr = b.index_cast(b.ix(at), i64t);
+    Ok(b.val("llvm.inttoptr", &[addr], b.ty("!llvm.ptr"), &[]))
+}
+
+/// An LLVM fence with acquire-release ordering at system scope.
+fn fence(b: &B) {
+    b.op("llvm.fence", &[], &[], &[ordering(b, Ordering::AcqRel)], vec![]);
+}
+
+fn refuse_emulation(op: MlirOperation, ctx: &Ctx) -> R<()> {
+    if ctx.emulate {
+        return Err(AxeError::at(
+            op,
+            format!(
+                "'{}' is not emulated on the CPU: emulated ranks and CTAs run one after another, so a wait could never see its signal",
+                ir::name(op)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `axe.signal %flag, %value`.
+pub fn signal(op: MlirOperation, ctx: &Ctx) -> R<()> {
+    refuse_emulation(op, ctx)?;
+    let b = B::before(op);
+    let ptr = flag_pointer(&b, ctx, op)?;
+    let value = ir::operand(op, ods::signal::operands::VALUE);
+    fence(&b);
+    b.op("gpu.barrier", &[], &[], &[], vec![]);
+    let first = b.cmp(0, Ix::V(ctx.tid), Ix::C(0)); // eq
+    b.if_(first, |t| -> R<()> {
+        t.op(
+            "llvm.store",
+            &[value, ptr],
+            &[],
+            &[ordering(&t, Ordering::Release), ("alignment", t.i64_attr(4))],
+            vec![],
+        );
+        Ok(())
+    })?;
+    Ok(())
+}
+
+/// `axe.signal_wait %flag, %value`.
+pub fn wait(op: MlirOperation, ctx: &Ctx) -> R<()> {
+    refuse_emulation(op, ctx)?;
+    let b = B::before(op);
+    let ptr = flag_pointer(&b, ctx, op)?;
+    let value = ir::operand(op, ods::signal_wait::operands::VALUE);
+    let i32t = b.ty("i32");
+    let first = b.cmp(0, Ix::V(ctx.tid), Ix::C(0)); // eq
+    b.if_(first, |t| -> R<()> {
+        t.spin_while(|g| {
+            let v = g.val(
+                "llvm.load",
+                &[ptr],
+                i32t,
+                &[ordering(&g, Ordering::Acquire), ("alignment", g.i64_attr(4))],
+            );
+            g.cmpi(melior::dialect::arith::CmpiPredicate::Ne, v, value)
+        });
+        Ok(())
+    })?;
+    b.op("gpu.barrier", &[], &[], &[], vec![]);
+    fence(&b);
+    Ok(())
+}

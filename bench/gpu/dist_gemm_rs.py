@@ -112,12 +112,16 @@ def worker(rank, ranks, d, port, shapes, reps, check_only, results):
                 fns["torch-async-tp"] = async_tp
             except Exception as e:  # the baseline's absence is reported, not fatal
                 notes.append(f"torch-async-tp unavailable: {type(e).__name__}: {str(e)[:160]}")
+            from axe_dist import GemmRs
             kernel = axe_kernel(d, m, k, n, ranks)
             if kernel is not None:
-                from axe_dist import GemmRs
                 fns["axe-fused"] = GemmRs.distributed(kernel, a, b, m, n, ranks, rank, group)
             else:
                 notes.append("axe-fused: no manifest for this shape and R in DIR")
+            local = axe_kernel(d, m, k // ranks, n, 1) if ranks > 1 else None
+            if local is not None:
+                # This rank's GEMM alone with Axe's kernel (no communication): the floor.
+                local_gemm = GemmRs.simulated(local, [a], [b], m, n)[0]
             # Correctness: every candidate against the float32 product of the full matrices.
             scale = want.abs().max().item()
             for name, fn in fns.items():
@@ -131,6 +135,8 @@ def worker(rank, ranks, d, port, shapes, reps, check_only, results):
             c_tmp = torch.mm(a, b)
             parts = {"gemm-only(cublas)": lambda: torch.mm(a, b),
                      "rs-only(nccl)": lambda: dist.reduce_scatter_tensor(out, c_tmp, group=group)}
+            if local is not None:
+                parts["gemm-only(axe)"] = local_gemm
             times = timed({**fns, **parts}, reps, group)
             if rank == 0:
                 base = statistics.median(times["cublas+nccl"])

@@ -16,7 +16,7 @@ tiles, and F, their flags: see `gen_gemm_tma.reduce_scatter_views`):
     its accumulator and stores the sum.
 Flags hold an epoch (an argument the host increments per launch), so they are never reset.
 
-    gen_gemm_rs.py M N K R > gemm_rs_MxNxK_rR.mlir     (K: the whole K; each device gets K/R)
+    gen_gemm_rs.py M N K R [BN S] > gemm_rs_MxNxK_rR.mlir   (K: the whole K; each device gets K/R)
     gen_gemm_rs.py --all DIR                             (SHAPES x RANKS)
 """
 import os
@@ -32,13 +32,14 @@ RANKS = [1, 2, 4, 8]
 BN, STAGES = 256, 4
 
 
-def name(m, n, k, ranks):
-    return f"gemm_rs_{m}x{n}x{k}_r{ranks}"
+def name(m, n, k, ranks, bn=BN, stages=STAGES):
+    return f"gemm_rs_{m}x{n}x{k}_r{ranks}" + ("" if (bn, stages) == (BN, STAGES) else f"_bn{bn}_s{stages}")
 
 
-def write(m, n, k, ranks):
+def write(m, n, k, ranks, bn=BN, stages=STAGES):
     assert k % ranks == 0
-    return kernel(m, n, k // ranks, BN, STAGES, 1, 8, "sm_90a", 1, "f16", "f16", fname=name(m, n, k, ranks), ranks=ranks)
+    return kernel(m, n, k // ranks, bn, stages, 1, 8, "sm_90a", 1, "f16", "f16", fname=name(m, n, k, ranks, bn, stages),
+                  ranks=ranks)
 
 
 if __name__ == "__main__":
@@ -47,6 +48,11 @@ if __name__ == "__main__":
             for r in RANKS:
                 with open(f"{sys.argv[2]}/{name(m, n, k, r)}.mlir", "w") as f:
                     f.write(write(m, n, k, r))
+                # One device's GEMM alone (its K slice, R = 1: no communication), the floor
+                # that dist_gemm_rs.py times beside the fused kernel.
+                if r > 1:
+                    with open(f"{sys.argv[2]}/{name(m, n, k // r, 1)}.mlir", "w") as f:
+                        f.write(write(m, n, k // r, 1))
     else:
         m, n, k, r = (int(a) for a in sys.argv[1:5])
-        print(write(m, n, k, r), end="")
+        print(write(m, n, k, r, *(int(a) for a in sys.argv[5:7])), end="")

@@ -454,61 +454,79 @@ def reduce_scatter_views(out, m, n, k, bn, ranks, e, name_):
     out.append(f"    %Y = axe.view %y : memref<{rows * n}x{e}> to {ty}")
 
     def epilogue(out, ind, acc, tiles_m, tiles_n):
-        """Own row tile: wait for each peer's partial tile, add it, store the sum in Y. Other
-        rows: push the partial tile to its owner's slot for this device, then signal."""
-        i2 = ind + "  "
-        rt = f"!axe.tensor<128x{bn}x{e}, register, ?>"
+        """Own row tile: wait for each peer's partial tile, add it (local reads), store the sum
+        in Y. Other rows: push the partial tile to its owner's slot for this device, then
+        signal; the push moves 64 columns at a time through one shared tile, so that NVLink
+        sees whole 16-byte row pieces rather than the accumulator's 4-byte fragments."""
+        i2, i3 = ind + "  ", ind + "    "
+        # 128-byte rows, swizzled (as wgmma's tiles): the accumulator's fragments write it
+        # without bank conflicts.
+        st = f"!axe.tensor<128x64x{e}, shared, #axe.layout<(128, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>"
+        b16 = f"!axe.tensor<128x64x{e}, register, ?>"
+        b32 = "!axe.tensor<128x64xf32, register, ?>"
+        gt = f"!axe.tensor<128x64x{e}, global, ?>"
+        ft = "!axe.tensor<1x1xi32, global, ?>"
+        out.append(f"{ind}%stage = axe.alloc : {st}")
         out.append(f"{ind}%cown = arith.constant {tm - tm // ranks} : index")
         out.append(f"{ind}%own = arith.cmpi uge, %bm, %cown : index")
         out.append(f"{ind}%ctn_r = arith.constant {tn} : index")
         out.append(f"{ind}%cn_r = arith.constant {n} : index")
         out.append(f"{ind}%cR = arith.constant {ranks} : index")
+
+        def through_stage(ind, src_regs, dst, tag):
+            """Registers (f32) -> f16 -> the shared tile -> the global tile `dst`."""
+            out.append(f"{ind}%h{tag} = axe.alloc : {b16}")
+            out.append(f"{ind}axe.cast {src_regs}, %h{tag} : {b32}, {b16}")
+            out.append(f"{ind}axe.copy %h{tag}, %stage : {b16}, {st}")
+            out.append(f"{ind}axe.barrier cta")
+            out.append(f"{ind}axe.copy %stage, {dst} : {st}, {gt}")
+            out.append(f"{ind}axe.barrier cta")
+
         out.append(f"{ind}scf.if %own {{")
         for j in range(1, ranks):
-            # Source p = (rank + j) mod R.
+            # Source p = (rank + j) mod R: its flag for this tile, then its slot's columns.
             out.append(f"{i2}%cj{j} = arith.constant {j} : index")
             out.append(f"{i2}%pj{j} = arith.addi %rank, %cj{j} : index")
             out.append(f"{i2}%p{j} = arith.remui %pj{j}, %cR : index")
             out.append(f"{i2}%pt{j} = arith.muli %p{j}, %ctn_r : index")
             out.append(f"{i2}%fc{j} = arith.addi %pt{j}, %bn : index")
-            ft = "!axe.tensor<1x1xi32, global, ?>"
             out.append(f"{i2}%fl{j} = axe.slice %F [%bmx : +1, %fc{j} : +1] : {tf} to {ft}")
             out.append(f"{i2}axe.signal_wait %fl{j}, %epoch : {ft}, i32")
             out.append(f"{i2}%pn{j} = arith.muli %p{j}, %cn_r : index")
             out.append(f"{i2}%pc{j} = arith.addi %pn{j}, %on : index")
-            for c in range(bn // 64):
-                t = f"{j}_{c}"
-                blk16 = f"!axe.tensor<128x64x{e}, register, ?>"
-                blk32 = "!axe.tensor<128x64xf32, register, ?>"
-                gt = f"!axe.tensor<128x64x{e}, global, ?>"
-                out.append(f"{i2}%co{t} = arith.constant {c * 64} : index")
-                out.append(f"{i2}%pcc{t} = arith.addi %pc{j}, %co{t} : index")
-                out.append(f"{i2}%part{t} = axe.slice %P [%om : +128, %pcc{t} : +64] : {tp} to {gt}")
-                out.append(f"{i2}%h{t} = axe.alloc : {blk16}")
-                out.append(f"{i2}axe.copy %part{t}, %h{t} : {gt}, {blk16}")
-                out.append(f"{i2}%f{t} = axe.alloc : {blk32}")
-                out.append(f"{i2}axe.cast %h{t}, %f{t} : {blk16}, {blk32}")
-                out.append(f"{i2}%acc{t} = axe.slice %acc [0 : 128, {c * 64} : {c * 64 + 64}] : {acc} to {blk32}")
-                out.append(f"{i2}axe.binary add %acc{t}, %f{t}, %acc{t} : {blk32}, {blk32}, {blk32}")
-        out.append(f"{i2}%sum = axe.alloc : {rt}")
-        out.append(f"{i2}axe.cast %acc, %sum : {acc}, {rt}")
         out.append(f"{i2}%crows = arith.constant {rows} : index")
         out.append(f"{i2}%rbase = arith.muli %rank, %crows : index")
         out.append(f"{i2}%oml = arith.subi %om, %rbase : index")
+        for c in range(bn // 64):
+            out.append(f"{i2}%acc_o{c} = axe.slice %acc [0 : 128, {c * 64} : {c * 64 + 64}] : {acc} to {b32}")
+            out.append(f"{i2}%co{c} = arith.constant {c * 64} : index")
+            for j in range(1, ranks):
+                # The peer's partial: local memory, read straight into the accumulator's layout.
+                t = f"{j}_{c}"
+                out.append(f"{i2}%pcc{t} = arith.addi %pc{j}, %co{c} : index")
+                out.append(f"{i2}%part{t} = axe.slice %P [%om : +128, %pcc{t} : +64] : {tp} to {gt}")
+                out.append(f"{i2}%in{t} = axe.alloc : {b16}")
+                out.append(f"{i2}axe.copy %part{t}, %in{t} : {gt}, {b16}")
+                out.append(f"{i2}%f{t} = axe.alloc : {b32}")
+                out.append(f"{i2}axe.cast %in{t}, %f{t} : {b16}, {b32}")
+                out.append(f"{i2}axe.binary add %acc_o{c}, %f{t}, %acc_o{c} : {b32}, {b32}, {b32}")
+        rt = f"!axe.tensor<128x{bn}x{e}, register, ?>"
         yt = f"!axe.tensor<128x{bn}x{e}, global, ?>"
+        out.append(f"{i2}%sum = axe.alloc : {rt}")
+        out.append(f"{i2}axe.cast %acc, %sum : {acc}, {rt}")
         out.append(f"{i2}%yt = axe.slice %Y [%oml : +128, %on : +{bn}] : {ty} to {yt}")
         out.append(f"{i2}axe.copy %sum, %yt : {rt}, {yt}")
         out.append(f"{ind}}} else {{")
-        out.append(f"{i2}%part = axe.alloc : {rt}")
-        out.append(f"{i2}axe.cast %acc, %part : {acc}, {rt}")
         out.append(f"{i2}%rn = arith.muli %rank, %cn_r : index")
         out.append(f"{i2}%rc = arith.addi %rn, %on : index")
-        pt = f"!axe.tensor<128x{bn}x{e}, global, ?>"
-        out.append(f"{i2}%pt = axe.slice %P [%om : +128, %rc : +{bn}] : {tp} to {pt}")
-        out.append(f"{i2}axe.copy %part, %pt : {rt}, {pt}")
+        for c in range(bn // 64):
+            out.append(f"{i2}%acc_p{c} = axe.slice %acc [0 : 128, {c * 64} : {c * 64 + 64}] : {acc} to {b32}")
+            out.append(f"{i2}%cq{c} = arith.constant {c * 64} : index")
+            out.append(f"{i2}%rcc{c} = arith.addi %rc, %cq{c} : index")
+            out.append(f"{i2}%push{c} = axe.slice %P [%om : +128, %rcc{c} : +64] : {tp} to {gt}")
+            through_stage(i2, f"%acc_p{c}", f"%push{c}", f"p{c}")
         out.append(f"{i2}%rt = arith.muli %rank, %ctn_r : index")
         out.append(f"{i2}%rtc = arith.addi %rt, %bn : index")
-        ft = "!axe.tensor<1x1xi32, global, ?>"
         out.append(f"{i2}%fo = axe.slice %F [%bmx : +1, %rtc : +1] : {tf} to {ft}")
         out.append(f"{i2}axe.signal %fo, %epoch : {ft}, i32")
         out.append(f"{ind}}}")

@@ -1,13 +1,17 @@
 //! `axe.signal` / `axe.signal_wait`: flags between CTAs of one device or of the devices of a
 //! mesh (paper §4.3: a GEMM tile's consumers, on another GPU, start as soon as it is done).
 //!
-//! * `axe.signal %flag, %v`: every thread fences its prior writes at system scope
-//!   (`fence.acq_rel.sys`), the CTA synchronizes, and thread 0 stores `v` with release
-//!   semantics at system scope (`st.release.sys`): whoever acquires `v` at the flag observes
-//!   every write of the CTA before the signal, on whichever device it made them.
+//! * `axe.signal %flag, %v`: the CTA synchronizes (`bar.sync`, which orders every thread's
+//!   prior writes before what thread 0 does next), then thread 0 fences at system scope
+//!   (`fence.acq_rel.sys`, cumulative: it covers the writes the barrier ordered before it)
+//!   and stores `v` with release semantics at system scope (`st.release.sys`): whoever
+//!   acquires `v` at the flag observes every write of the CTA before the signal, on whichever
+//!   device it made them. (The pattern of CUDA's grid synchronization: one thread's fence
+//!   after a CTA barrier, not one per thread — a system-scope fence waits for the writes to
+//!   be acknowledged, over NVLink for a peer's memory.)
 //! * `axe.signal_wait %flag, %v`: thread 0 polls the flag with acquire loads at system scope
-//!   (`ld.acquire.sys`) until it holds `v`, the CTA synchronizes, and every thread fences
-//!   (`fence.acq_rel.sys`) before it reads what the producer wrote.
+//!   (`ld.acquire.sys`) until it holds `v`; the CTA then synchronizes, which orders every
+//!   thread's following reads after the acquire.
 //!
 //! The flag is a one-element `i32` tensor (the verifier checks it) anywhere a global tensor
 //! may be: a local buffer, or a peer's (a distributed flag array sliced at a device), so its
@@ -75,10 +79,10 @@ pub fn signal(op: MlirOperation, ctx: &Ctx) -> R<()> {
     let b = B::before(op);
     let ptr = flag_pointer(&b, ctx, op)?;
     let value = ir::operand(op, ods::signal::operands::VALUE);
-    fence(&b);
     b.op("gpu.barrier", &[], &[], &[], vec![]);
     let first = b.cmp(0, Ix::V(ctx.tid), Ix::C(0)); // eq
     b.if_(first, |t| -> R<()> {
+        fence(&t);
         t.op(
             "llvm.store",
             &[value, ptr],
@@ -112,6 +116,5 @@ pub fn wait(op: MlirOperation, ctx: &Ctx) -> R<()> {
         Ok(())
     })?;
     b.op("gpu.barrier", &[], &[], &[], vec![]);
-    fence(&b);
     Ok(())
 }

@@ -29,10 +29,11 @@ def symmetric(n, dtype, group):
     return t, torch.tensor(list(handle.buffer_ptrs), device="cuda", dtype=torch.int64)
 
 
-def rs_buffers(m, n, bn=256):
-    """Element counts of the GEMM + reduce-scatter's symmetric buffers: P (one M/R x N slot
-    per source rank, M x N in all) and the flags (one per row tile, source and column tile)."""
-    return m * n, (m // 128) * (n // bn)
+def rs_buffers(kernel):
+    """Element counts of the GEMM + reduce-scatter's symmetric buffers, as its launch manifest
+    declares them: P (arguments 2: one M/R x N slot per source rank, M x N in all) and the
+    flags (4: one per row tile, source and column tile)."""
+    return kernel.arguments[2]["extent"], kernel.arguments[4]["extent"]
 
 
 class GemmRs:
@@ -59,7 +60,7 @@ class GemmRs:
     def distributed(cls, kernel, a, b, m, n, ranks, rank, group):
         """On real ranks: the buffers from PyTorch's symmetric memory."""
         import torch.distributed as dist
-        np_, nf = rs_buffers(m, n)
+        np_, nf = rs_buffers(kernel)
         p, p_peers = symmetric(np_, torch.float16, group)
         flags, flag_peers = symmetric(nf, torch.int32, group)
         flags.zero_()
@@ -71,7 +72,7 @@ class GemmRs:
     def simulated(cls, kernel, a_slices, b_slices, m, n):
         """R instances on one GPU: the peer tables point at the R instances' buffers."""
         ranks = len(a_slices)
-        np_, nf = rs_buffers(m, n)
+        np_, nf = rs_buffers(kernel)
         ps = [torch.empty(np_, device="cuda", dtype=torch.float16) for _ in range(ranks)]
         fs = [torch.zeros(nf, device="cuda", dtype=torch.int32) for _ in range(ranks)]
         p_peers = torch.tensor([t.data_ptr() for t in ps], device="cuda", dtype=torch.int64)

@@ -39,6 +39,7 @@ python3 bench/gpu/gen_gemm.py 4096 4096 4096 64 > target/gpu/gen/gemm_4096x4096x
 for r in 1 2 4 8; do
   python3 test/gpu/gen_mesh.py "$r" reduce_scatter > "target/gpu/gen/mesh_reduce_scatter_r$r.mlir"
   python3 test/gpu/gen_mesh.py "$r" all_gather > "target/gpu/gen/mesh_all_gather_r$r.mlir"
+  python3 test/gpu/gen_mesh.py "$r" ring_shift > "target/gpu/gen/mesh_ring_shift_r$r.mlir"
 done
 # Multi-stage TMA + wgmma GEMMs (sm_90a): the variants of gen_gemm_tma.py, 8B and 70B shapes too.
 rm -f target/gpu/gen/*_tma*.mlir

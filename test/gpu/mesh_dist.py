@@ -75,8 +75,24 @@ def worker(rank, ranks, d, port, results):
         dist.all_gather(shards, xs)
         ok = bool(torch.equal(y, torch.cat(shards)))
         lines.append(f"{'ok  ' if ok else 'FAIL'} all_gather rank {rank}/{ranks}: {'bit-exact' if ok else 'differs from'} the shards NCCL gathers")
+        # Ring shift inside a kernel: rank r's Y is rank r-1's X, bit-exact, twice (epochs).
+        from axe_dist import GemmRs, call_args
+        ring = axe_runtime.load(f"{d}/mesh_ring_shift_r{ranks}_kernel.json")
+        xr = torch.randn(4096, device="cuda", dtype=torch.float16)
+        pr, pr_peers = symmetric(4096, torch.float16, group)
+        fr, fr_peers = symmetric(4, torch.int32, group)
+        fr.zero_()
+        for epoch in (1, 2):
+            yr = torch.full((4096,), float("nan"), device="cuda", dtype=torch.float16)
+            torch.cuda.synchronize()
+            dist.barrier()
+            ring(*call_args(ring, [xr, pr, yr, fr, epoch], rank, {1: pr_peers, 3: fr_peers}))
+            torch.cuda.synchronize()
+            xs_all = [torch.empty_like(xr) for _ in range(ranks)]
+            dist.all_gather(xs_all, xr)
+            ok = bool(torch.equal(yr, xs_all[(rank - 1) % ranks]))
+            lines.append(f"{'ok  ' if ok else 'FAIL'} ring_shift epoch {epoch} rank {rank}/{ranks}: {'bit-exact' if ok else 'differs from'} rank {(rank - 1) % ranks}'s X")
         # The fused GEMM + reduce-scatter (bench/gpu/gen_gemm_rs.py), twice (the epochs).
-        from axe_dist import GemmRs
         m, n, k = RS_DIST
         kern = axe_runtime.load(f"{d}/gemm_rs_{m}x{n}x{k}_r{ranks}_kernel.json")
         g = torch.Generator(device="cuda").manual_seed(7)

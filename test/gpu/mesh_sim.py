@@ -58,6 +58,26 @@ def main():
         print(f"{'ok  ' if ok else 'FAIL'} all_gather rank {r}: {'bit-exact' if ok else 'differs from'} the concatenated shards")
         passed += ok
         failed += not ok
+    # Ring shift inside a kernel (remote stores, a flag per CTA): rank r's Y is rank r-1's X,
+    # bit-exact, over two launches (epochs 1 and 2).
+    from axe_dist import call_args
+    ring = axe_runtime.load(f"{d}/mesh_ring_shift_r{ranks}_kernel.json")
+    xs = [torch.randn(4096, device="cuda", dtype=torch.float16) for _ in range(ranks)]
+    ps = [torch.full((4096,), float("nan"), device="cuda", dtype=torch.float16) for _ in range(ranks)]
+    fs = [torch.zeros(4, device="cuda", dtype=torch.int32) for _ in range(ranks)]
+    p_peers = torch.tensor([t.data_ptr() for t in ps], device="cuda", dtype=torch.int64)
+    f_peers = torch.tensor([t.data_ptr() for t in fs], device="cuda", dtype=torch.int64)
+    for epoch in (1, 2):
+        ys = [torch.full((4096,), float("nan"), device="cuda", dtype=torch.float16) for _ in range(ranks)]
+        torch.cuda.synchronize()
+        for r in range(ranks):
+            ring(*call_args(ring, [xs[r], ps[r], ys[r], fs[r], epoch], r, {1: p_peers, 3: f_peers}), stream=streams[r])
+        torch.cuda.synchronize()
+        for r in range(ranks):
+            ok = bool(torch.equal(ys[r], xs[(r - 1) % ranks]))
+            print(f"{'ok  ' if ok else 'FAIL'} ring_shift epoch {epoch} rank {r}: {'bit-exact' if ok else 'differs from'} rank {(r - 1) % ranks}'s X")
+            passed += ok
+            failed += not ok
     # The fused GEMM + reduce-scatter (bench/gpu/gen_gemm_rs.py) with R simulated ranks: each
     # instance pushes the other ranks' partial tiles and waits on flags for its own, so all
     # R grids must be resident at once (R x grid <= 132 SMs, one CTA each): small shapes.

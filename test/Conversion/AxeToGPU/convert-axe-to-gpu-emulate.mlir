@@ -86,3 +86,19 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     return
   }
 }
+
+// -----
+
+// Flags are not emulated: CPU ranks and CTAs run one after another, so a wait would never end.
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @wait_on_cpu(%f: memref<4xi32>, %e: i32) {
+    %F = axe.view %f : memref<4xi32> to !axe.tensor<4xi32, global, #axe.layout<(4) : (1)>>
+    axe.kernel grid [1] threads [32] {
+      %c0 = arith.constant 0 : index
+      %one = axe.slice %F [%c0 : +1] : !axe.tensor<4xi32, global, #axe.layout<(4) : (1)>> to !axe.tensor<1xi32, global, #axe.layout<() : ()>>
+      // expected-error @+1 {{'axe.signal_wait' is not emulated on the CPU: emulated ranks and CTAs run one after another, so a wait could never see its signal}}
+      axe.signal_wait %one, %e : !axe.tensor<1xi32, global, #axe.layout<() : ()>>, i32
+    }
+    return
+  }
+}

@@ -699,3 +699,54 @@ func.func @align_not_int(%a: memref<64xf32>, %b: memref<64xf32> {axe.align = "16
 func.func @align_misspelled(%a: memref<64xf32> {axe.alignment = 16 : i64}) {
   return
 }
+
+// -----
+
+// axe.device_id is the rank in a mesh: outside one it means nothing.
+func.func @device_id_outside_mesh() {
+  axe.kernel grid [1] threads [32] {
+    // expected-error @+1 {{'axe.device_id' op must be inside an axe.mesh (it is the rank of the device in the mesh)}}
+    %r = axe.device_id
+  }
+  return
+}
+
+// -----
+
+// A flag is one i32 element in global memory, inside a kernel.
+func.func @signal_two_elements(%f: !axe.tensor<2xi32, global, #axe.layout<(2) : (1)>>, %v: i32) {
+  axe.kernel grid [1] threads [32] {
+    // expected-error @+1 {{'axe.signal' op flag must be one element, not '!axe.tensor<2xi32, global, #axe.layout<(2) : (1)>>' (slice the flag array)}}
+    axe.signal %f, %v : !axe.tensor<2xi32, global, #axe.layout<(2) : (1)>>, i32
+  }
+  return
+}
+
+// -----
+
+func.func @signal_wait_f32(%f: !axe.tensor<1xf32, global, #axe.layout<(1) : (1)>>, %v: i32) {
+  axe.kernel grid [1] threads [32] {
+    // expected-error @+1 {{'axe.signal_wait' op flag must hold i32 elements, not 'f32'}}
+    axe.signal_wait %f, %v : !axe.tensor<1xf32, global, #axe.layout<(1) : (1)>>, i32
+  }
+  return
+}
+
+// -----
+
+func.func @signal_shared(%v: i32) {
+  axe.kernel grid [1] threads [32] {
+    %f = axe.alloc : !axe.tensor<1xi32, shared, #axe.layout<(1) : (1)>>
+    // expected-error @+1 {{'axe.signal' op flag must live in global memory (other CTAs and devices read it), not shared}}
+    axe.signal %f, %v : !axe.tensor<1xi32, shared, #axe.layout<(1) : (1)>>, i32
+  }
+  return
+}
+
+// -----
+
+func.func @signal_outside_kernel(%f: !axe.tensor<1xi32, global, #axe.layout<(1) : (1)>>, %v: i32) {
+  // expected-error @+1 {{'axe.signal_wait' op must be inside an axe.kernel}}
+  axe.signal_wait %f, %v : !axe.tensor<1xi32, global, #axe.layout<(1) : (1)>>, i32
+  return
+}

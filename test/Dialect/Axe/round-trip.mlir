@@ -40,3 +40,22 @@ func.func @view(%b: memref<384xf16>) -> !axe.tensor<16x24xf16, global, #axe.layo
   }
   return %t : !axe.tensor<16x24xf16, global, #axe.layout<(16, 24) : (24, 1)>>
 }
+
+// A kernel in a mesh: the device's rank, flags set and awaited across devices.
+// CHECK-LABEL: func.func @flags_in_a_mesh
+// CHECK: axe.mesh [2] {
+// CHECK: %[[R:.*]] = axe.device_id
+// CHECK: axe.signal %{{.*}}, %{{.*}} : !axe.tensor<1x1xi32, global, ?>, i32
+// CHECK: axe.signal_wait %{{.*}}, %{{.*}} : !axe.tensor<1x1xi32, global, ?>, i32
+func.func @flags_in_a_mesh(%flags: !axe.tensor<2x4xi32, global, #axe.layout<(2, 4) : (1@gpuid, 1)>>, %epoch: i32) {
+  axe.mesh [2] {
+    axe.kernel grid [4] threads [32] {
+      %r = axe.device_id
+      %cta = axe.unit_id cta
+      %f = axe.slice %flags [%r : +1, %cta : +1] : !axe.tensor<2x4xi32, global, #axe.layout<(2, 4) : (1@gpuid, 1)>> to !axe.tensor<1x1xi32, global, ?>
+      axe.signal %f, %epoch : !axe.tensor<1x1xi32, global, ?>, i32
+      axe.signal_wait %f, %epoch : !axe.tensor<1x1xi32, global, ?>, i32
+    }
+  }
+  return
+}

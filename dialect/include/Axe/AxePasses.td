@@ -143,8 +143,19 @@ def ConvertAxeToGPU : Pass<"convert-axe-to-gpu", "::mlir::ModuleOp"> {
     (shared → registers, when the register pairs are ldmatrix's 8x8
     matrices); register layout conversions that move elements between
     threads, through a shared scratch buffer with warp or CTA barriers.
-    Refused with a located error: cluster launches,
-    `axe.mesh`, reductions across CTAs, layouts without a common mixed-radix
+    Device meshes (`axe.mesh`, paper §3.2), SPMD: the function gains the
+    rank and a peer table per symmetric buffer reached on a peer; at mesh
+    level, `axe.reduce sum` over the gpuid-sharded dimension (reduce-scatter,
+    all-reduce) and `axe.copy` between distributed layouts; `axe.kernel` in a
+    mesh, where a distributed tensor sliced to one device is that device's
+    buffer (addressed through the peer table like a local one),
+    `axe.device_id` is the rank, and `axe.signal` / `axe.signal_wait` order
+    CTAs across devices (release store after a CTA barrier and a
+    system-scope fence; acquire-load spin, then a CTA barrier).
+    Refused with a located error: cluster launches, other ops in a mesh,
+    kernel operands spread over several devices, TMA copies of a peer's
+    memory, flags when emulating on the CPU,
+    reductions across CTAs, layouts without a common mixed-radix
     refinement, register layouts whose lane/warp iters overlap, TMA sources
     that are not strided views of a kernel argument and destinations no TMA
     box tiling writes.

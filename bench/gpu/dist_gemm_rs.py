@@ -34,7 +34,6 @@ for k, v in (("NCCL_NVLS_ENABLE", "0"), ("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"
 
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
-import torch.multiprocessing as mp  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -163,22 +162,9 @@ def main():
     ap.add_argument("--check-only", action="store_true")
     args = ap.parse_args()
     shapes = args.shapes.split(",")
-    ctx = mp.get_context("spawn")
-    results = ctx.Queue()
-    port = 29500 + os.getpid() % 1000
-    procs = [ctx.Process(target=worker, args=(r, args.ranks, args.dir, port, shapes, args.reps, args.check_only, results))
-             for r in range(args.ranks)]
-    for p in procs:
-        p.start()
-    out = dict(results.get(timeout=560) for _ in procs)
-    for p in procs:
-        p.join()
-    lines = [line for r in sorted(out) for line in out[r]]
-    print("\n".join(lines))
-    failed = sum(line.startswith("FAIL") for line in lines)
-    checks = sum(line.startswith(("ok", "FAIL")) for line in lines)
-    print(f"{checks - failed} passed, {failed} failed")
-    sys.exit(1 if failed or any(p.exitcode for p in procs) else 0)
+    from axe_dist import run_ranks
+    run_ranks(worker, args.ranks,
+              lambda r, port, results: (r, args.ranks, args.dir, port, shapes, args.reps, args.check_only, results), 560)
 
 
 if __name__ == "__main__":

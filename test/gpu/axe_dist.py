@@ -3,6 +3,9 @@
 a peer, in the order the launch manifest lists them), and the fused GEMM + reduce-scatter of
 bench/gpu/gen_gemm_rs.py on real ranks (symmetric memory from PyTorch) or on ranks simulated
 on one GPU (R instances of the kernel, one per stream)."""
+import os
+import sys
+
 import torch
 
 
@@ -79,3 +82,25 @@ class GemmRs:
         f_peers = torch.tensor([t.data_ptr() for t in fs], device="cuda", dtype=torch.int64)
         return [cls(kernel, a_slices[r], b_slices[r], m, n, ranks, r, (ps[r], fs[r], p_peers, f_peers))
                 for r in range(ranks)]
+
+
+def run_ranks(worker, ranks, make_args, timeout):
+    """Runs `worker` in one spawned process per rank (`make_args(rank, port, results)` gives
+    its arguments; each process puts `(rank, lines)` on `results`), prints every rank's lines
+    and a summary of the `ok` / `FAIL` lines, and exits non-zero on a failure."""
+    import torch.multiprocessing as mp
+    ctx = mp.get_context("spawn")
+    results = ctx.Queue()
+    port = 29500 + os.getpid() % 1000
+    procs = [ctx.Process(target=worker, args=make_args(r, port, results)) for r in range(ranks)]
+    for p in procs:
+        p.start()
+    out = dict(results.get(timeout=timeout) for _ in procs)
+    for p in procs:
+        p.join()
+    lines = [line for r in sorted(out) for line in out[r]]
+    print("\n".join(lines))
+    failed = sum(line.startswith("FAIL") for line in lines)
+    checks = sum(line.startswith(("ok", "FAIL")) for line in lines)
+    print(f"{checks - failed} passed, {failed} failed")
+    sys.exit(1 if failed or any(p.exitcode for p in procs) else 0)

@@ -13,29 +13,19 @@ TORCH_SYMM_MEM_DISABLE_MULTICAST=1, NVSHMEM_DISABLE_NVLS=1).
 """
 import argparse
 import os
-import sys
 
 for k, v in (("NCCL_NVLS_ENABLE", "0"), ("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"), ("NVSHMEM_DISABLE_NVLS", "1")):
     os.environ[k] = v
 
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
-import torch.multiprocessing as mp  # noqa: E402
 
 from runtime_path import axe_runtime  # noqa: E402  (finds the package)
+from axe_dist import GemmRs, call_args, run_ranks, symmetric  # noqa: E402
 
 
 # The GEMM + reduce-scatter shape of this runner (M, N, K); its kernels exist for R = 1, 2, 4, 8.
 RS_DIST = (8192, 1024, 4096)
-
-
-def symmetric(n, dtype, group):
-    """A symmetric buffer of n elements on every rank and the table of its device addresses."""
-    from torch.distributed import _symmetric_memory as symm
-    t = symm.empty(n, device="cuda", dtype=dtype)
-    handle = symm.rendezvous(t, group.group_name)
-    peers = torch.tensor(list(handle.buffer_ptrs), device="cuda", dtype=torch.int64)
-    return t, peers
 
 
 def worker(rank, ranks, d, port, results):
@@ -76,7 +66,6 @@ def worker(rank, ranks, d, port, results):
         ok = bool(torch.equal(y, torch.cat(shards)))
         lines.append(f"{'ok  ' if ok else 'FAIL'} all_gather rank {rank}/{ranks}: {'bit-exact' if ok else 'differs from'} the shards NCCL gathers")
         # Ring shift inside a kernel: rank r's Y is rank r-1's X, bit-exact, twice (epochs).
-        from axe_dist import GemmRs, call_args
         ring = axe_runtime.load(f"{d}/mesh_ring_shift_r{ranks}_kernel.json")
         xr = torch.randn(4096, device="cuda", dtype=torch.float16)
         pr, pr_peers = symmetric(4096, torch.float16, group)
@@ -123,20 +112,7 @@ def main():
     ap.add_argument("dir")
     ap.add_argument("--ranks", type=int, default=1)
     args = ap.parse_args()
-    ctx = mp.get_context("spawn")
-    results = ctx.Queue()
-    port = 29500 + os.getpid() % 1000
-    procs = [ctx.Process(target=worker, args=(r, args.ranks, args.dir, port, results)) for r in range(args.ranks)]
-    for p in procs:
-        p.start()
-    out = dict(results.get(timeout=300) for _ in procs)
-    for p in procs:
-        p.join()
-    lines = [line for r in sorted(out) for line in out[r]]
-    print("\n".join(lines))
-    failed = sum(line.startswith("FAIL") for line in lines)
-    print(f"{len(lines) - failed} passed, {failed} failed")
-    sys.exit(1 if failed or any(p.exitcode for p in procs) else 0)
+    run_ranks(worker, args.ranks, lambda r, port, results: (r, args.ranks, args.dir, port, results), 300)
 
 
 if __name__ == "__main__":

@@ -185,6 +185,8 @@ Type AxeDialect::parseType(DialectAsmParser &parser) const {
     return {};
   if (mnemonic == "token")
     return TokenType::get(parser.getContext());
+  if (mnemonic == "mbarrier")
+    return MBarrierType::get(parser.getContext());
   if (mnemonic != "tensor") {
     parser.emitError(loc, "unknown Axe type '") << mnemonic << "'";
     return {};
@@ -238,6 +240,10 @@ Type AxeDialect::parseType(DialectAsmParser &parser) const {
 void AxeDialect::printType(Type type, DialectAsmPrinter &printer) const {
   if (llvm::isa<TokenType>(type)) {
     printer << "token";
+    return;
+  }
+  if (llvm::isa<MBarrierType>(type)) {
+    printer << "mbarrier";
     return;
   }
   auto tensor = llvm::cast<axe::TensorType>(type);

@@ -468,6 +468,35 @@ LogicalResult SignalWaitOp::verify() {
   return verifyFlag(*this, getFlag().getType());
 }
 
+LogicalResult MBarrierOp::verify() {
+  if (!llvm::isa_and_nonnull<KernelOp>((*this)->getParentOp()))
+    return emitOpError() << "must be an op of an axe.kernel's body (not "
+                            "nested in a scope or a loop): every thread of "
+                            "the CTA shares the barrier";
+  TargetAttr target = findTarget(*this);
+  if (target && target.getName() == "sm_80")
+    return emitOpError() << "mbarriers need sm_90 or newer, target is '"
+                         << target.getName() << "'";
+  return success();
+}
+
+/// An operand of type !axe.mbarrier must come straight from an axe.mbarrier
+/// (the lowering gives each one a fixed slot in shared memory).
+static LogicalResult verifyBarrierOperand(Operation *op, Value barrier) {
+  if (!barrier.getDefiningOp<MBarrierOp>())
+    return op->emitOpError() << "takes a barrier defined by axe.mbarrier (not "
+                                "a block argument or another op's result)";
+  return success();
+}
+
+LogicalResult MBarrierArriveOp::verify() {
+  return verifyBarrierOperand(*this, getBarrier());
+}
+
+LogicalResult MBarrierWaitOp::verify() {
+  return verifyBarrierOperand(*this, getBarrier());
+}
+
 LogicalResult UnitIdOp::verify() {
   if (!(*this)->getParentOfType<KernelOp>())
     return emitOpError() << "must be inside an axe.kernel";
@@ -493,7 +522,19 @@ LogicalResult CopyOp::verify() {
     return emitOpError() << "copy cannot change the element type (from "
                          << src.getElementType() << " to "
                          << dst.getElementType() << "); use axe.cast";
-  if (getAsync() != (getToken() != nullptr))
+  if (getBarrier()) {
+    if (getSchedule() != CopySchedule::Tma || !getAsync() || getToken() ||
+        getAfter())
+      return emitOpError() << "a copy on a barrier is an async tma copy with "
+                              "no token and no 'after' (it completes on the "
+                              "barrier)";
+    if (failed(verifyBarrierOperand(*this, getBarrier())))
+      return failure();
+    if (src.getScope() != MemoryScope::Global ||
+        dst.getScope() != MemoryScope::Shared)
+      return emitOpError() << "only a tma load (global to shared) completes "
+                              "on a barrier";
+  } else if (getAsync() != (getToken() != nullptr))
     return emitOpError() << "an async copy returns exactly one token, and only "
                             "an async copy does";
   if (getAfter() && getSchedule() != CopySchedule::Tma)

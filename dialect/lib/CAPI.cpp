@@ -42,6 +42,10 @@ bool axeTypeIsAToken(MlirType type) {
   return llvm::isa<axe::TokenType>(unwrap(type));
 }
 
+bool axeTypeIsAMBarrier(MlirType type) {
+  return llvm::isa<axe::MBarrierType>(unwrap(type));
+}
+
 MlirAttribute axeTensorTypeGetLayout(MlirType type) {
   return wrap(llvm::cast<axe::TensorType>(unwrap(type)).getLayout());
 }

@@ -200,6 +200,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
     let grid_size: i64 = grid.iter().product();
     let mut ctx = Ctx {
         emulate: opts.emulate,
+        in_sliced_scope: false,
         tid: null,
         threads: num_threads,
         bid: null,
@@ -626,6 +627,23 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 }
                 ctx.dead.push(op);
             }
+            ods::ops::MBARRIER | ods::ops::MBARRIER_ARRIVE | ods::ops::MBARRIER_WAIT => {
+                if ctx.emulate {
+                    // The threads of an emulated CTA run one after another between CTA
+                    // barriers: a role waiting for another's arrival would never return.
+                    return Err(AxeError::at(
+                        op,
+                        format!("'{name}' cannot be emulated on the CPU (emulated threads run one after another, so a wait for another role's arrival never returns)"),
+                    ));
+                }
+                if name == ods::ops::MBARRIER_ARRIVE {
+                    tma::mbarrier_arrive(op, ctx)?;
+                } else if name == ods::ops::MBARRIER_WAIT {
+                    tma::mbarrier_wait(op, ctx)?;
+                }
+                // An axe.mbarrier is erased after its users (dead ops go in reverse order).
+                ctx.dead.push(op);
+            }
             ods::ops::ARRIVE => {
                 let t = tma::arrive(op, ctx, scope)?;
                 // SAFETY: tokens become i32 (retype_tokens); `t` is an i32 defined before the op.
@@ -722,7 +740,10 @@ fn lower_scope(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
         for o in block_ops(inner) {
             move_before(o, y);
         }
-        lower_block(unsafe { mlirOperationGetBlock(y) }, ctx, kind)?;
+        let outer = std::mem::replace(&mut ctx.in_sliced_scope, true);
+        let lowered = lower_block(unsafe { mlirOperationGetBlock(y) }, ctx, kind);
+        ctx.in_sliced_scope = outer;
+        lowered?;
     } else {
         lower_block(inner, ctx, kind)?;
         for o in block_ops(inner) {

@@ -86,6 +86,9 @@ impl Tensor {
 /// Per-kernel lowering state.
 pub struct Ctx {
     pub emulate: bool,
+    /// Lowering the body of a sliced scope (`axe.scope warp [lo : hi]`): only some of the
+    /// CTA's threads run it, so a CTA barrier there would never complete.
+    pub in_sliced_scope: bool,
     /// Linear thread id in the CTA (the loop variable when emulating).
     pub tid: MlirValue,
     pub threads: i64,

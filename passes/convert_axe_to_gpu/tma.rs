@@ -22,6 +22,16 @@
 //! thread tracks the phase parity of each barrier (one bit each) and which barriers have a copy
 //! in flight (`pending`, what a plain `axe.wait` waits for), in a per-thread `i32` pair that
 //! LLVM keeps in registers. A copy site must be waited for once before it is issued again.
+//!
+//! **Explicit barriers** (`axe.mbarrier`, the warp-specialized pipelines of the Axe paper
+//! §4.1). Each `axe.mbarrier` is one more barrier of the same array, initialized with its
+//! `arrivals`; its value is the barrier index. A TMA copy `barrier %b` completes there
+//! instead of on a barrier of its own: the first thread of each executing unit issues
+//! `mbarrier.arrive.expect_tx` (one arrival plus the copy's bytes) and the boxes, and nothing
+//! else tracks it — the program states the phases (`axe.mbarrier_wait %b, %parity`:
+//! `mbarrier.try_wait.parity`) and the releases (`axe.mbarrier_arrive`: `mbarrier.arrive` by
+//! each executing thread). No per-thread phase bits are involved, so these copies may be
+//! issued from a role's own scope and loop (a producer warp) and waited for in another's.
 
 use crate::error::{AtOp, AxeError};
 use std::collections::HashMap;
@@ -68,6 +78,8 @@ pub struct TensorMap {
 /// → global, a bulk async group the issuing thread waits for).
 pub struct Site {
     pub barrier: usize,
+    /// The barrier is an `axe.mbarrier` the copy names (`barrier %b`), not the site's own.
+    pub explicit: bool,
     pub store: bool,
     pub map: usize,
     /// The TMA dimensions (outermost first): root logical dimension, weight, extent.
@@ -87,6 +99,8 @@ pub struct State {
     pub sites: HashMap<usize, Site>,
     /// `axe.arrive` op → its barrier index.
     pub arrives: HashMap<usize, usize>,
+    /// `axe.mbarrier` op → its barrier index.
+    pub explicit: HashMap<usize, usize>,
     /// Arrival count of every barrier: 1 for a TMA copy site (its issuing thread), the CTA's
     /// threads for an `axe.arrive`.
     pub counts: Vec<i64>,
@@ -114,6 +128,22 @@ fn err<T>(op: MlirOperation, msg: impl Into<String>) -> R<T> {
 /// the host, ahead of it).
 pub fn plan(kernel: MlirOperation, threads: i64) -> R<State> {
     let mut st = State::default();
+    let too_many = |op| {
+        err(
+            op,
+            format!("more than {MAX_BARRIERS} mbarriers in one kernel (axe.mbarrier ops, TMA copy sites without a barrier, axe.arrive ops) are not supported"),
+        )
+    };
+    // Explicit barriers first: their copies refer to them.
+    for op in ir::collect(kernel, &[ods::ops::MBARRIER]) {
+        if st.counts.len() == MAX_BARRIERS {
+            return too_many(op);
+        }
+        let arrivals = super::builder::int_attr(op, ods::mbarrier::ARRIVALS)
+            .ok_or_else(|| AxeError::at(op, "internal: axe.mbarrier without arrivals"))?;
+        st.explicit.insert(op.ptr as usize, st.counts.len());
+        st.counts.push(arrivals);
+    }
     for op in ir::collect(kernel, &[ods::ops::COPY, ods::ops::ARRIVE]) {
         let arrive = ir::name(op) == ods::ops::ARRIVE;
         if !arrive && ir::copy_schedule(op) != Some(CopySchedule::Tma) {
@@ -125,8 +155,17 @@ pub fn plan(kernel: MlirOperation, threads: i64) -> R<State> {
             st.sites.insert(op.ptr as usize, site);
             continue;
         }
+        if let Some(bar) = (!arrive).then(|| copy_barrier(op)).flatten() {
+            let id = ir::defining_op(bar)
+                .and_then(|d| st.explicit.get(&(d.ptr as usize)).copied())
+                .ok_or_else(|| AxeError::at(op, "a TMA copy's barrier must be defined by an axe.mbarrier"))?;
+            let mut site = plan_site(op, kernel, &mut st.maps, id)?;
+            site.explicit = true;
+            st.sites.insert(op.ptr as usize, site);
+            continue;
+        }
         if id == MAX_BARRIERS {
-            return err(op, format!("more than {MAX_BARRIERS} TMA copy sites and axe.arrive ops in one kernel (one mbarrier each) are not supported"));
+            return too_many(op);
         }
         if arrive {
             // Its token orders TMA copies of one block (the issuing thread waits once).
@@ -152,6 +191,58 @@ pub fn plan(kernel: MlirOperation, threads: i64) -> R<State> {
         }
     }
     Ok(st)
+}
+
+/// A copy's `after` operand (an `!axe.token`), if any.
+fn copy_after(op: MlirOperation) -> Option<MlirValue> {
+    let min = ods::copy::MIN_OPERANDS;
+    (min..ir::num_operands(op))
+        .map(|i| ir::operand(op, i))
+        // SAFETY: the operand's type is live (module contract).
+        .find(|&v| unsafe { crate::dialect::ffi::axeTypeIsAToken(ir::value_type(v)) })
+}
+
+/// A copy's `barrier` operand (an `!axe.mbarrier`), if any.
+pub fn copy_barrier(op: MlirOperation) -> Option<MlirValue> {
+    let min = ods::copy::MIN_OPERANDS;
+    (min..ir::num_operands(op))
+        .map(|i| ir::operand(op, i))
+        // SAFETY: the operand's type is live (module contract).
+        .find(|&v| unsafe { crate::dialect::ffi::axeTypeIsAMBarrier(ir::value_type(v)) })
+}
+
+/// The barrier index of an `!axe.mbarrier` operand.
+fn explicit_barrier(op: MlirOperation, ctx: &Ctx, v: MlirValue) -> R<i64> {
+    ir::defining_op(v)
+        .and_then(|d| ctx.tma.explicit.get(&(d.ptr as usize)).copied())
+        .map(|i| i as i64)
+        .ok_or_else(|| AxeError::at(op, "the barrier must be defined by an axe.mbarrier of this kernel"))
+}
+
+/// `axe.mbarrier_arrive %b`: one arrival on `%b` by each executing thread (release).
+pub fn mbarrier_arrive(op: MlirOperation, ctx: &Ctx) -> R<()> {
+    let b = B::before(op);
+    let id = explicit_barrier(op, ctx, ir::operand(op, ods::mbarrier_arrive::operands::BARRIER))?;
+    let bar = barrier_ptr(&b, ctx, b.ci32(id));
+    b.op("nvvm.mbarrier.arrive", &[bar], &[], &[], vec![]);
+    Ok(())
+}
+
+/// `axe.mbarrier_wait %b, %parity`: each executing thread waits (acquire) for the phase of
+/// that parity to complete.
+pub fn mbarrier_wait(op: MlirOperation, ctx: &Ctx) -> R<()> {
+    let b = B::before(op);
+    let id = explicit_barrier(op, ctx, ir::operand(op, ods::mbarrier_wait::operands::BARRIER))?;
+    let bar = barrier_ptr(&b, ctx, b.ci32(id));
+    let parity = b.extui(ir::operand(op, ods::mbarrier_wait::operands::PARITY), b.ty("i32"));
+    b.op(
+        "nvvm.mbarrier.try_wait.parity",
+        &[bar, parity, b.ci32(TRY_WAIT_TICKS)],
+        &[],
+        &[],
+        vec![],
+    );
+    Ok(())
 }
 
 /// `axe.arrive` (every thread of the CTA): a non-blocking arrival on its barrier; returns the
@@ -361,6 +452,7 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
     };
     Ok(Site {
         barrier,
+        explicit: false,
         store,
         map,
         dims: tdims,
@@ -725,7 +817,8 @@ fn update_bits(b: &B, ctx: &Ctx, slot: i64, f: impl FnOnce(&B, MlirValue) -> Mli
 
 /// Lowers a TMA copy at CTA scope; returns the copy's token value (its barrier index).
 pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue> {
-    if scope != ScopeKind::Cta {
+    let explicit = ctx.tma.sites.get(&(op.ptr as usize)).is_some_and(|s| s.explicit);
+    if scope != ScopeKind::Cta && !explicit {
         return err(
             op,
             format!("a TMA copy is issued for the whole CTA; this one executes at {scope:?} scope").to_lowercase(),
@@ -761,7 +854,14 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
         .map(|(s, dynv)| dynv.iter().fold(Ix::C(*s), |acc, &v| b.add(acc, Ix::V(v))))
         .collect();
     let origin: Vec<MlirValue> = origin.into_iter().map(|o| b.ix(o)).collect();
-    let tid0 = b.cmp(0, Ix::V(ctx.tid), Ix::C(0));
+    // The issuing thread: thread 0, or for a copy on an explicit barrier the first thread of
+    // each executing unit (a producer warp's lane 0).
+    let first = if explicit {
+        super::unit_linear(&b, ctx, scope).0
+    } else {
+        Ix::V(ctx.tid)
+    };
+    let tid0 = b.cmp(0, first, Ix::C(0));
     let map_ptr = ctx.tma.map_ptrs[site.map];
     let bar = barrier_ptr(&b, ctx, id);
     let dst_base = {
@@ -781,7 +881,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
         .collect();
     // `after %r`: the issuing thread first waits until every thread arrived at %r (once per
     // token and block: later copies after the same token follow in program order).
-    let release = (ir::num_operands(op) > 2).then(|| ir::operand(op, 2));
+    let release = copy_after(op);
     let block = unsafe { mlirOperationGetBlock(op) }.ptr as usize;
     let wait_release = match release {
         Some(r) => {
@@ -842,6 +942,10 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
         Ok::<(), AxeError>(())
     })
     .at(op)?;
+    if explicit {
+        // Completion is the program's to wait for (axe.mbarrier_wait); no token.
+        return Ok(b.ci32(-1));
+    }
     let bit = 1i64 << site.barrier;
     update_bits(&b, ctx, 1, |b, cur| b.ori(cur, b.ci32(bit)));
     if !super::builder::has_attr(op, ods::copy::ASYNC) {

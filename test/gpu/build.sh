@@ -51,6 +51,9 @@ python3 bench/gpu/gen_gemm_rs.py --all target/gpu/gen
 python3 bench/gpu/gen_gemm_rs.py 2048 1024 4096 2 > target/gpu/gen/gemm_rs_2048x1024x4096_r2.mlir
 python3 bench/gpu/gen_gemm_rs.py 4096 256 4096 4 > target/gpu/gen/gemm_rs_4096x256x4096_r4.mlir
 for r in 1 2 4 8; do python3 bench/gpu/gen_gemm_rs.py 8192 1024 4096 "$r" > "target/gpu/gen/gemm_rs_8192x1024x4096_r$r.mlir"; done
+# The warp-specialized, persistent GEMMs (sm_90a).
+rm -f target/gpu/gen/*_ws_*.mlir
+python3 bench/gpu/gen_gemm_ws.py --all target/gpu/gen
 # The grouped GEMMs of the MoE layer (sm_90a), one pair per token count.
 rm -f target/gpu/gen/moe_*.mlir
 python3 bench/gpu/gen_moe.py target/gpu/gen
@@ -58,14 +61,14 @@ for chip in sm_90 sm_80; do
   mkdir -p "target/gpu/$chip"
   for k in test/gpu/kernels/*.mlir target/gpu/gen/*.mlir test/Examples/gemm-kernel.mlir test/Examples/reduce-scatter.mlir; do
     name=$(basename "$k" .mlir)
-    [[ $name == *wgmma* || $name == *_tma* || $name == moe_* || $name == gemm_rs_* ]] && continue
+    [[ $name == *wgmma* || $name == *_tma* || $name == *_ws_* || $name == moe_* || $name == gemm_rs_* ]] && continue
     lower "$k" "target/gpu/$chip" "chip=$chip"
   done
 done
 # wgmma and TMA kernels (#axe.target<"sm_90a">) need chip=sm_90a; their PTX runs with the sm_90 set.
-for k in test/gpu/kernels/*wgmma*.mlir test/gpu/kernels/*_tma*.mlir target/gpu/gen/*_tma*.mlir target/gpu/gen/moe_*.mlir target/gpu/gen/gemm_rs_*.mlir; do
+for k in test/gpu/kernels/*wgmma*.mlir test/gpu/kernels/*_tma*.mlir target/gpu/gen/*_tma*.mlir target/gpu/gen/*_ws_*.mlir target/gpu/gen/moe_*.mlir target/gpu/gen/gemm_rs_*.mlir; do
   lower "$k" target/gpu/sm_90 "chip=sm_90a features=+ptx80"
 done
-cp test/gpu/run.py test/gpu/gemm_typed.py test/gpu/moe.py test/gpu/timing.py test/gpu/runtime_path.py test/gpu/mesh_sim.py test/gpu/mesh_dist.py test/gpu/kernels.py test/gpu/profile_one.py bench/gpu/bench.py bench/gpu/gen_gemm_tma.py bench/gpu/gen_moe.py bench/gpu/dist_gemm_rs.py bench/gpu/gen_gemm_rs.py test/gpu/axe_dist.py target/gpu/
+cp test/gpu/run.py test/gpu/gemm_typed.py test/gpu/moe.py test/gpu/timing.py test/gpu/runtime_path.py test/gpu/mesh_sim.py test/gpu/mesh_dist.py test/gpu/kernels.py test/gpu/profile_one.py bench/gpu/bench.py bench/gpu/gen_gemm_tma.py bench/gpu/gen_gemm_ws.py bench/gpu/gen_moe.py bench/gpu/dist_gemm_rs.py bench/gpu/gen_gemm_rs.py test/gpu/axe_dist.py target/gpu/
 rm -rf target/gpu/axe_runtime && cp -r python/axe_runtime target/gpu/
 ls target/gpu/sm_90/*.json

@@ -4,10 +4,12 @@
 and B [N, K], f32 accumulation, per-tensor scales, bf16/f32 output — what
 `torch._scaled_mm` computes).
 
-    python3 gemm_typed.py DIR [--bench] [--reps R] [--figure10] [SUBSTRING]
+    python3 gemm_typed.py DIR [--bench] [--reps R] [--figure10 | --ws] [SUBSTRING]
 
 --figure10 runs gen_gemm_tma.FIGURE10 instead: every projection of the paper's Figure 10 models
-at M = 8192 (f16 and FP8), tiles chosen by gen_gemm_tma.choose.
+at M = 8192 (f16 and FP8), tiles chosen by gen_gemm_tma.choose. --ws runs the warp-specialized,
+persistent GEMMs of gen_gemm_ws.VARIANTS (f16 in) and, with --bench, also times the
+non-specialized kernel of the same shape (gen_gemm_tma.choose's tiles) where DIR has it.
 
 DIR is test/gpu/build.sh's output (<entry>.json manifests). Inputs are made by torch on the
 GPU (NumPy has no FP8). Correctness oracle: PyTorch's float32 product of the same (FP8- or
@@ -29,6 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "gpu"))
 from runtime_path import axe_runtime  # noqa: E402
 import gen_gemm_tma  # noqa: E402
+import gen_gemm_ws  # noqa: E402
 import timing  # noqa: E402
 
 TORCH = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32,
@@ -71,14 +74,18 @@ def main():
     rest = [x for i, x in enumerate(sys.argv[2:], 2) if not x.startswith("--") and sys.argv[i - 1] != "--reps"]
     torch.backends.cuda.matmul.allow_tf32 = False
     passed = failed = 0
-    variants = gen_gemm_tma.FIGURE10 if "--figure10" in sys.argv else gen_gemm_tma.TYPED_VARIANTS
+    ws = "--ws" in sys.argv
+    if ws:
+        variants = gen_gemm_ws.VARIANTS
+    else:
+        variants = gen_gemm_tma.FIGURE10 if "--figure10" in sys.argv else gen_gemm_tma.TYPED_VARIANTS
     shapes = {(m, n, k): f"{model} {proj}" for model, proj, m, n, k in gen_gemm_tma.figure10_shapes()}
     for v in variants:
-        name = gen_gemm_tma.name(*v) + "_kernel"
+        name = (gen_gemm_ws.name(*v) if ws else gen_gemm_tma.name(*v)) + "_kernel"
         if rest and not any(s in name for s in rest):
             continue
         m, n, k = v[:3]
-        dtype, out = v[9], v[10]
+        dtype, out = ("f16", v[5]) if ws else (v[9], v[10])
         fp8 = dtype in ("e4m3", "e5m2")
         try:
             kernel = axe_runtime.load(f"{d}/{name}.json", entry=name)
@@ -137,6 +144,13 @@ def main():
                 base_name = f"torch.matmul ({dtype}, out {dtype})"
                 base = lambda: torch.matmul(a, b)
             baselines = [(base_name, base)]
+            if ws:
+                # The non-specialized TMA + wgmma kernel of this shape (the tiles
+                # gen_gemm_tma.choose picks), where build.sh made it.
+                other = gen_gemm_tma.name(m, n, k, *gen_gemm_tma.choose(m, n, k), dtype, out) + "_kernel"
+                if os.path.exists(f"{d}/{other}.json"):
+                    ok_other = axe_runtime.load(f"{d}/{other}.json", entry=other)
+                    baselines.append((f"axe non-specialized {other}", ok_other.launcher(*args)))
             if fp8:
                 # The same accumulation as this kernel's (see the oracle above).
                 baselines.append((base_name[:-1] + ", use_fast_accum)",

@@ -128,6 +128,8 @@ MLIR_CAPI_EXPORTED MlirStringRef axeTargetAttrGetName(MlirAttribute attr);
 MLIR_CAPI_EXPORTED bool axeTypeIsATensor(MlirType type);
 /// Whether `type` is an `!axe.token` (what asynchronous copies and gemms return).
 MLIR_CAPI_EXPORTED bool axeTypeIsAToken(MlirType type);
+/// Whether `type` is an `!axe.mbarrier` (what `axe.mbarrier` creates).
+MLIR_CAPI_EXPORTED bool axeTypeIsAMBarrier(MlirType type);
 /// The tensor's layout attribute, or a null attribute when it is `?`.
 MLIR_CAPI_EXPORTED MlirAttribute axeTensorTypeGetLayout(MlirType type);
 /// The tensor's memory scope (the values of mlir::axe::MemoryScope: global 0,

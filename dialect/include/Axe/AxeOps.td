@@ -229,7 +229,7 @@ def Axe_DeviceIdOp : Axe_Op<"device_id", [Pure]> {
 // Operators
 //===----------------------------------------------------------------------===//
 
-def Axe_CopyOp : Axe_Op<"copy"> {
+def Axe_CopyOp : Axe_Op<"copy", [AttrSizedOperandSegments]> {
   let summary = "copy a tensor into another (any memory scopes and layouts)";
   let description = [{
     Copies every logical element of `source` into `dest`; the two layouts
@@ -239,21 +239,29 @@ def Axe_CopyOp : Axe_Op<"copy"> {
     `async`, the copy returns a token to wait on (`axe.wait`). A TMA copy
     `after %r` (a token of `axe.arrive`) is issued only once every thread of
     the CTA has arrived there: it may overwrite what they read before.
+    A TMA copy with `barrier %b` (an `axe.mbarrier`) returns no token: it
+    completes on `%b` instead, counting as one arrival there plus its bytes,
+    and whoever waits for the barrier's phase (`axe.mbarrier_wait`) sees the
+    data. It is issued once per unit of the executing scope (by the unit's
+    first thread): the producer role of a warp-specialized pipeline.
 
     ```mlir
     axe.copy %g, %s : !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (4096, 1)>>, !axe.tensor<64x64xf16, shared, ?>
     %tok = axe.copy async %g, %s schedule cp_async : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, shared, ?> -> !axe.token
     %t2 = axe.copy async %g, %s schedule tma after %r : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, shared, ?> -> !axe.token
+    axe.copy async %g, %s schedule tma barrier %full : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, shared, ?>
     ```
   }];
   let arguments = (ins Arg<Axe_AnyTensor, "", [MemRead]>:$source,
                        Arg<Axe_AnyTensor, "", [MemWrite]>:$dest,
                        Optional<Axe_Token>:$after,
+                       Optional<Axe_MBarrier>:$barrier,
                        UnitAttr:$async,
                        DefaultValuedAttr<Axe_CopySchedule, "::mlir::axe::CopySchedule::Auto">:$schedule);
   let results = (outs Optional<Axe_Token>:$token);
   let assemblyFormat = [{
-    (`async` $async^)? $source `,` $dest (`schedule` $schedule^)? (`after` $after^)? attr-dict `:`
+    (`async` $async^)? $source `,` $dest (`schedule` $schedule^)? (`after` $after^)?
+    (`barrier` $barrier^)? attr-dict `:`
     qualified(type($source)) `,` qualified(type($dest)) (`->` type($token)^)?
   }];
   let hasVerifier = 1;
@@ -301,6 +309,73 @@ def Axe_ArriveOp : Axe_Op<"arrive"> {
   }];
   let results = (outs Axe_Token:$token);
   let assemblyFormat = "attr-dict";
+}
+
+def Axe_MBarrierOp : Axe_Op<"mbarrier"> {
+  let summary = "a barrier in shared memory whose phases complete on arrivals";
+  let description = [{
+    Creates one barrier of the CTA (an mbarrier in shared memory, set up
+    once when the kernel starts). A phase of it completes when `arrivals`
+    arrivals have been made in that phase — each `axe.mbarrier_arrive` by a
+    thread is one, each TMA copy on it (`axe.copy ... barrier %b`) is one —
+    and the bytes of those copies have landed. Phases alternate parity 0, 1,
+    0, ...; `axe.mbarrier_wait %b, %p` waits for the phase of parity `%p` to
+    complete. Pairs of such barriers ("full" and "empty" per shared stage)
+    are how warp roles hand stages to each other (the Axe paper §4.1,
+    warp-specialized GEMM): the producer waits for a stage to be empty and
+    fills it with TMA copies on its full barrier; the consumers wait for it
+    to be full, compute, and arrive on its empty barrier.
+
+    Must be an op of the kernel's body itself (not nested in a scope or a
+    loop): every thread of the CTA sees the same barrier.
+
+    ```mlir
+    %full = axe.mbarrier arrivals 2
+    %empty = axe.mbarrier arrivals 256
+    ```
+  }];
+  // PTX: an mbarrier's expected arrival count is 1 .. 2^20 - 1.
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<1>, IntMaxValue<1048575>]>:$arrivals);
+  let results = (outs Axe_MBarrier:$barrier);
+  let assemblyFormat = "`arrivals` $arrivals attr-dict";
+  let hasVerifier = 1;
+}
+
+def Axe_MBarrierArriveOp : Axe_Op<"mbarrier_arrive"> {
+  let summary = "every executing thread arrives once on a barrier, without waiting";
+  let description = [{
+    Each thread that executes it makes one arrival on `%b`'s current phase
+    (release: its earlier reads and writes of shared memory are done before
+    the phase completes) and goes on. Count these threads in the barrier's
+    `arrivals`: e.g. two consumer warpgroups releasing a stage arrive 256
+    times.
+
+    ```mlir
+    axe.mbarrier_arrive %empty
+    ```
+  }];
+  let arguments = (ins Axe_MBarrier:$barrier);
+  let assemblyFormat = "$barrier attr-dict";
+  let hasVerifier = 1;
+}
+
+def Axe_MBarrierWaitOp : Axe_Op<"mbarrier_wait"> {
+  let summary = "wait until a barrier's phase of the given parity completes";
+  let description = [{
+    Every executing thread waits (acquire) until the phase of `%b` with
+    parity `%parity` has completed; then what was written before that
+    phase's arrivals — the bytes of its TMA copies included — is visible.
+    On a fresh barrier, a wait for parity 1 returns at once (as if for the
+    phase before the first): that is how a producer starts on stages that
+    are empty.
+
+    ```mlir
+    axe.mbarrier_wait %full, %parity
+    ```
+  }];
+  let arguments = (ins Axe_MBarrier:$barrier, I1:$parity);
+  let assemblyFormat = "$barrier `,` $parity attr-dict";
+  let hasVerifier = 1;
 }
 
 def Axe_BarrierOp : Axe_Op<"barrier"> {

@@ -65,4 +65,15 @@ def Axe_Token : TypeDef<Axe_Dialect, "Token"> {
   }];
 }
 
+def Axe_MBarrier : TypeDef<Axe_Dialect, "MBarrier"> {
+  let typeName = "axe.mbarrier";
+  let summary = "a CTA's barrier in shared memory, completing in phases";
+  let description = [{
+    Produced by `axe.mbarrier`; arrived at by `axe.mbarrier_arrive` and by
+    TMA copies (`axe.copy async ... schedule tma barrier %b`), waited for by
+    `axe.mbarrier_wait`. Lowers to a 64-bit mbarrier in shared memory: the
+    synchronization of a producer/consumer pipeline between warp roles.
+  }];
+}
+
 #endif // AXE_TYPES_TD

@@ -299,7 +299,7 @@ func.func @copy_async_regs(%a: !axe.tensor<16xf16, global, ?>) {
 
 func.func @copy_async_token(%a: !axe.tensor<16xf16, global, ?>, %b: !axe.tensor<16xf16, global, ?>) {
   // expected-error @+1 {{'axe.copy' op an async copy returns exactly one token, and only an async copy does}}
-  %t = "axe.copy"(%a, %b) : (!axe.tensor<16xf16, global, ?>, !axe.tensor<16xf16, global, ?>) -> !axe.token
+  %t = "axe.copy"(%a, %b) <{operandSegmentSizes = array<i32: 1, 1, 0, 0>}> : (!axe.tensor<16xf16, global, ?>, !axe.tensor<16xf16, global, ?>) -> !axe.token
   return
 }
 

@@ -272,20 +272,30 @@ LogicalResult ScopeOp::verify() {
     if (lo < 0 || lo >= hi)
       return emitOpError() << "scope slice [" << lo << " : " << hi
                            << "] must satisfy 0 <= lo < hi";
+    // A slice counts units of the enclosing scope's unit (the CTA, or each
+    // warpgroup of an enclosing warpgroup scope, ...).
     auto kernel = (*this)->getParentOfType<KernelOp>();
-    int64_t threads = kernel.getNumThreads();
+    auto threadsOf = [&](ScopeKind k) -> int64_t {
+      switch (k) {
+      case ScopeKind::Thread: return 1;
+      case ScopeKind::Warp: return 32;
+      case ScopeKind::Warpgroup: return 128;
+      default: return kernel.getNumThreads();
+      }
+    };
+    auto outer = dyn_cast<ScopeOp>(parent);
+    int64_t within = outer ? threadsOf(outer.getKind()) : kernel.getNumThreads();
+    within = std::min(within, kernel.getNumThreads());
     int64_t units = -1;
-    switch (getKind()) {
-    case ScopeKind::Thread: units = threads; break;
-    case ScopeKind::Warp: units = threads / 32; break;
-    case ScopeKind::Warpgroup: units = threads / 128; break;
-    default: break;
-    }
+    if (getKind() == ScopeKind::Thread || getKind() == ScopeKind::Warp ||
+        getKind() == ScopeKind::Warpgroup)
+      units = within / threadsOf(getKind());
     if (units >= 0 && hi > units)
       return emitOpError() << "scope slice [" << lo << " : " << hi
                            << "] exceeds the " << units << " "
-                           << stringifyScopeKind(getKind())
-                           << "(s) of the kernel";
+                           << stringifyScopeKind(getKind()) << "(s) of "
+                           << (outer ? "each unit of the enclosing scope"
+                                     : "the kernel");
   }
   return success();
 }
@@ -495,6 +505,17 @@ LogicalResult MBarrierArriveOp::verify() {
 
 LogicalResult MBarrierWaitOp::verify() {
   return verifyBarrierOperand(*this, getBarrier());
+}
+
+LogicalResult SetMaxRegistersOp::verify() {
+  if (getCount() % 8 != 0)
+    return emitOpError() << "register count must be a multiple of 8, not "
+                         << getCount();
+  auto scope = dyn_cast_or_null<ScopeOp>((*this)->getParentOp());
+  if (!scope || scope.getKind() != ScopeKind::Warpgroup)
+    return emitOpError() << "must be an op of an axe.scope warpgroup body "
+                            "(whole warpgroups change their registers)";
+  return success();
 }
 
 LogicalResult UnitIdOp::verify() {

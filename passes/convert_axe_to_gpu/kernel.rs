@@ -541,7 +541,7 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     for op in block_ops(block) {
         let name = ir::name(op);
         match name.as_str() {
-            ods::ops::SCOPE => lower_scope(op, ctx)?,
+            ods::ops::SCOPE => lower_scope(op, ctx, scope)?,
             ods::ops::COPY | ods::ops::CONVERT_LAYOUT => {
                 let token =
                     if name == ods::ops::COPY && ir::copy_schedule(op) == Some(CopySchedule::Tma) && !ctx.emulate {
@@ -644,6 +644,13 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 // An axe.mbarrier is erased after its users (dead ops go in reverse order).
                 ctx.dead.push(op);
             }
+            ods::ops::SET_MAX_REGISTERS => {
+                // Registers are not a resource when emulating on the CPU.
+                if !ctx.emulate {
+                    set_max_registers(op, ctx)?;
+                }
+                ctx.dead.push(op);
+            }
             ods::ops::ARRIVE => {
                 let t = tma::arrive(op, ctx, scope)?;
                 // SAFETY: tokens become i32 (retype_tokens); `t` is an i32 defined before the op.
@@ -707,9 +714,44 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     Ok(())
 }
 
+/// `axe.set_max_registers N` → `setmaxnreg.{inc,dec}.sync.aligned.u32 N`: an increase when N
+/// is at least what every thread may hold at launch (the register file over the CTA's threads,
+/// in whole warps, rounded down to a multiple of 8, at most 255: what ptxas allocates under
+/// the kernel's `.maxntid`), else a decrease.
+fn set_max_registers(op: MlirOperation, ctx: &Ctx) -> R<()> {
+    let target = crate::target::of(op);
+    if !target.is_some_and(|t| t.has_setmaxnreg) {
+        return Err(AxeError::at(
+            op,
+            format!(
+                "axe.set_max_registers needs setmaxnreg (sm_90a); the module targets {}",
+                target.map_or("no GPU", |t| t.name)
+            ),
+        ));
+    }
+    let count = int_attr(op, ods::set_max_registers::COUNT).ok_or_else(|| AxeError::at(op, "bad count"))?;
+    let per_sm = target.map_or(0, |t| t.registers_per_sm);
+    let warps = (ctx.threads + 31) / 32;
+    let at_launch = (per_sm / (warps * 32) / 8 * 8).min(255);
+    let action = if count >= at_launch { "increase" } else { "decrease" };
+    let b = B::before(op);
+    b.op(
+        "nvvm.setmaxregister",
+        &[],
+        &[],
+        &[
+            ("action", b.attr(&format!("#nvvm<action {action}>"))),
+            ("regCount", b.attr(&format!("{count} : i32"))),
+        ],
+        vec![],
+    );
+    Ok(())
+}
+
 /// `axe.scope kind [lo : hi] { body }`: the body's ops run at `kind` granularity; a slice
-/// becomes an `scf.if` on the unit index.
-fn lower_scope(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
+/// becomes an `scf.if` on the unit's index within the enclosing scope's unit (`outer`: warps
+/// [0 : 1] of a warpgroup scope is the first warp of each warpgroup).
+fn lower_scope(op: MlirOperation, ctx: &mut Ctx, outer: ScopeKind) -> R<()> {
     let kind = ir::enum_attr::<ScopeKind>(op, ods::scope::KIND)?.ok_or_else(|| AxeError::at(op, "bad scope kind"))?;
     let inner = region_block(op, 0);
     let (lo, hi) = (int_attr(op, ods::scope::LO), int_attr(op, ods::scope::HI));
@@ -726,7 +768,13 @@ fn lower_scope(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
                 ))
             }
         };
-        let unit = b.div(Ix::V(ctx.tid), per);
+        let within = match outer {
+            ScopeKind::Thread => Ix::C(0),
+            ScopeKind::Warp => b.rem(Ix::V(ctx.tid), 32),
+            ScopeKind::Warpgroup => b.rem(Ix::V(ctx.tid), 128),
+            ScopeKind::Cta | ScopeKind::Cluster => Ix::V(ctx.tid),
+        };
+        let unit = b.div(within, per);
         let ge = b.cmp(9, unit, Ix::C(lo));
         let lt = b.cmp(6, unit, Ix::C(hi));
         let cond = b.and(ge, lt);

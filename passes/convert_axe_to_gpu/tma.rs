@@ -193,13 +193,14 @@ pub fn plan(kernel: MlirOperation, threads: i64) -> R<State> {
     Ok(st)
 }
 
-/// A copy's `after` operand (an `!axe.token`), if any.
+/// A copy's `after` operand (an `!axe.token`, or the `i32` it has become once its
+/// `axe.arrive` is lowered), if any: the optional operand that is not the barrier.
 fn copy_after(op: MlirOperation) -> Option<MlirValue> {
     let min = ods::copy::MIN_OPERANDS;
     (min..ir::num_operands(op))
         .map(|i| ir::operand(op, i))
         // SAFETY: the operand's type is live (module contract).
-        .find(|&v| unsafe { crate::dialect::ffi::axeTypeIsAToken(ir::value_type(v)) })
+        .find(|&v| !unsafe { crate::dialect::ffi::axeTypeIsAMBarrier(ir::value_type(v)) })
 }
 
 /// A copy's `barrier` operand (an `!axe.mbarrier`), if any.
@@ -235,13 +236,14 @@ pub fn mbarrier_wait(op: MlirOperation, ctx: &Ctx) -> R<()> {
     let id = explicit_barrier(op, ctx, ir::operand(op, ods::mbarrier_wait::operands::BARRIER))?;
     let bar = barrier_ptr(&b, ctx, b.ci32(id));
     let parity = b.extui(ir::operand(op, ods::mbarrier_wait::operands::PARITY), b.ty("i32"));
-    b.op(
-        "nvvm.mbarrier.try_wait.parity",
-        &[bar, parity, b.ci32(TRY_WAIT_TICKS)],
-        &[],
-        &[],
-        vec![],
-    );
+    // A loop around the non-looping try_wait, not `nvvm.mbarrier.try_wait.parity`: that op's
+    // PTX loop branches with `bra.uni`, which asserts the warp is converged, and the lanes of
+    // a role need not be (a producer warp's lane 0 issues copies while the others wait on).
+    let ticks = b.ci32(TRY_WAIT_TICKS);
+    b.spin_while(|w| {
+        let done = w.val("nvvm.mbarrier.try_wait", &[bar, parity, ticks], w.ty("i1"), &[]);
+        w.cmpi(CmpiPredicate::Eq, done, w.constant("false", w.ty("i1")))
+    });
     Ok(())
 }
 

@@ -26,6 +26,12 @@ pub struct Target {
     /// Whether the target has warpgroup MMA (`wgmma.mma_async`, PTX ISA "sm_90a"), on which
     /// `axe.gemm` with A and B in shared memory lowers to `wgmma`.
     pub has_wgmma: bool,
+    /// Whether warpgroups can hand registers to each other (`setmaxnreg`, PTX ISA "sm_90a"):
+    /// `axe.set_max_registers`.
+    pub has_setmaxnreg: bool,
+    /// 32-bit registers per SM, shared by the CTA's threads at launch (CUDA programming guide,
+    /// "Technical Specifications per Compute Capability"); 0 without a register file.
+    pub registers_per_sm: i64,
     /// Whether `axe-to-nki` emits NKI (Neuron Kernel Interface) kernels for the target.
     pub nki: bool,
 }
@@ -74,6 +80,8 @@ pub static TARGETS: &[Target] = &[
         warp_size: 32,
         max_shared_bytes: 163 * 1024,
         has_wgmma: false,
+        has_setmaxnreg: false,
+        registers_per_sm: 65536,
         nki: false,
     },
     Target {
@@ -82,6 +90,8 @@ pub static TARGETS: &[Target] = &[
         warp_size: 32,
         max_shared_bytes: 227 * 1024,
         has_wgmma: false,
+        has_setmaxnreg: false,
+        registers_per_sm: 65536,
         nki: false,
     },
     Target {
@@ -90,6 +100,8 @@ pub static TARGETS: &[Target] = &[
         warp_size: 32,
         max_shared_bytes: 227 * 1024,
         has_wgmma: true,
+        has_setmaxnreg: true,
+        registers_per_sm: 65536,
         nki: false,
     },
     Target {
@@ -98,6 +110,8 @@ pub static TARGETS: &[Target] = &[
         warp_size: 32,
         max_shared_bytes: 227 * 1024,
         has_wgmma: false,
+        has_setmaxnreg: false,
+        registers_per_sm: 65536,
         nki: false,
     },
     Target {
@@ -106,6 +120,8 @@ pub static TARGETS: &[Target] = &[
         warp_size: 0,
         max_shared_bytes: 0,
         has_wgmma: false,
+        has_setmaxnreg: false,
+        registers_per_sm: 0,
         nki: true,
     },
 ];

@@ -378,6 +378,28 @@ def Axe_MBarrierWaitOp : Axe_Op<"mbarrier_wait"> {
   let hasVerifier = 1;
 }
 
+def Axe_SetMaxRegistersOp : Axe_Op<"set_max_registers"> {
+  let summary = "move registers between warpgroup roles (sm_90a)";
+  let description = [{
+    Every thread of the enclosing warpgroup scope now has at most `count`
+    registers (a multiple of 8, 24 to 256): fewer for a producer role that
+    only issues copies, more for consumer roles holding accumulators, so the
+    consumers' tiles fit without spilling (the Axe paper §4.1's Hopper
+    GEMM). It raises or lowers the allocation the kernel started with (the
+    register file divided among the CTA's threads); the roles' new totals
+    must fit the register file. Must be an op of an `axe.scope warpgroup`
+    body, executed by whole warpgroups.
+
+    ```mlir
+    axe.scope warpgroup [0 : 1] { axe.set_max_registers 40 ... }
+    axe.scope warpgroup [1 : 3] { axe.set_max_registers 232 ... }
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<24>, IntMaxValue<256>]>:$count);
+  let assemblyFormat = "$count attr-dict";
+  let hasVerifier = 1;
+}
+
 def Axe_BarrierOp : Axe_Op<"barrier"> {
   let summary = "synchronize the units of the enclosing scope";
   let description = [{

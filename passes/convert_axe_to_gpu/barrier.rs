@@ -1,6 +1,8 @@
-//! `axe.barrier`: `cta` → `gpu.barrier` (bar.sync 0), `warp` → `nvvm.bar.warp.sync` with a
-//! full mask, `thread` → nothing. Warpgroup and cluster barriers are refused (they need
-//! named barriers / cluster barriers, not implemented). When emulating on the CPU, top-level
+//! `axe.barrier`: `cta` → `gpu.barrier` (bar.sync 0), `warpgroup` → the warpgroup's named
+//! barrier (`bar.sync 1 + w, 128` for warpgroup w: barrier 0 is the CTA's, and a CTA of at
+//! most 1024 threads has at most 8 warpgroups of the 15 other hardware barriers), `warp` →
+//! `nvvm.bar.warp.sync` with a full mask, `thread` → nothing. Cluster barriers are refused
+//! (not implemented). When emulating on the CPU, top-level
 //! CTA barriers split the kernel into phases (kernel.rs); any other barrier is refused.
 
 use crate::error::AxeError;
@@ -11,6 +13,22 @@ use super::{Ctx, R};
 use crate::dialect::ods;
 use crate::ir;
 use crate::target::ScopeKind;
+
+/// Synchronizes the 128 threads of the executing thread's warpgroup (named barrier 1 + w).
+pub fn warpgroup(b: &B, ctx: &Ctx) {
+    let w = b.div(super::builder::Ix::V(ctx.tid), 128);
+    let id = b.add(w, super::builder::Ix::C(1));
+    let i32t = b.ty("i32");
+    let id = b.index_cast(b.ix(id), i32t);
+    let n = b.ci32(128);
+    b.op(
+        "nvvm.barrier",
+        &[id, n],
+        &[],
+        &[("operandSegmentSizes", b.attr("array<i32: 1, 1, 0>"))],
+        vec![],
+    );
+}
 
 pub fn lower(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
     let kind = ir::enum_attr::<ScopeKind>(op, ods::barrier::KIND)?;
@@ -32,6 +50,10 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
         Some(ScopeKind::Warp) => {
             let mask = b.ci32(-1);
             b.op("nvvm.bar.warp.sync", &[mask], &[], &[], vec![]);
+            Ok(())
+        }
+        Some(ScopeKind::Warpgroup) => {
+            warpgroup(&b, ctx);
             Ok(())
         }
         Some(k) => Err(AxeError::at(

@@ -820,7 +820,10 @@ fn update_bits(b: &B, ctx: &Ctx, slot: i64, f: impl FnOnce(&B, MlirValue) -> Mli
 /// Lowers a TMA copy at CTA scope; returns the copy's token value (its barrier index).
 pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue> {
     let explicit = ctx.tma.sites.get(&(op.ptr as usize)).is_some_and(|s| s.explicit);
-    if scope != ScopeKind::Cta && !explicit {
+    // A store synchronizes the threads of its unit around the issue: a CTA, or a warpgroup
+    // (its named barrier), e.g. one consumer role of a warp-specialized kernel.
+    let store_ok = is_store(op) && scope == ScopeKind::Warpgroup;
+    if scope != ScopeKind::Cta && !explicit && !store_ok {
         return err(
             op,
             format!("a TMA copy is issued for the whole CTA; this one executes at {scope:?} scope").to_lowercase(),
@@ -844,7 +847,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
         super::kernel::align_buffer(&b, op, dst.buf, 128)?;
     }
     if site.store {
-        lower_store(&b, ctx, site, dst.buf);
+        lower_store(&b, ctx, site, dst.buf, scope);
         return Ok(b.ci32(-1));
     }
     let id = b.ci32(site.barrier as i64);
@@ -957,11 +960,12 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
 }
 
 /// A TMA store (shared → global): every thread makes its writes of the tile visible to the
-/// async proxy (`fence.proxy.async.shared::cta`), the CTA synchronizes, thread 0 issues one
-/// `cp.async.bulk.tensor` per box into the global tensor (TMA drops what lies past the tensor:
-/// a `{clip}` tile stores only what exists), commits the bulk group and waits for it, and the
-/// CTA synchronizes again, so the tile is written and its shared buffer free when the op ends.
-fn lower_store(b: &B, ctx: &Ctx, site: &Site, smem: MlirValue) {
+/// async proxy (`fence.proxy.async.shared::cta`), the unit (CTA or warpgroup) synchronizes,
+/// its first thread issues one `cp.async.bulk.tensor` per box into the global tensor (TMA
+/// drops what lies past the tensor: a `{clip}` tile stores only what exists), commits the bulk
+/// group and waits for it, and the unit synchronizes again, so the tile is written and its
+/// shared buffer free when the op ends.
+fn lower_store(b: &B, ctx: &Ctx, site: &Site, smem: MlirValue, scope: ScopeKind) {
     let (i64t, i32t) = (b.ty("i64"), b.ty("i32"));
     let fence = |g: &B| {
         g.op(
@@ -975,8 +979,15 @@ fn lower_store(b: &B, ctx: &Ctx, site: &Site, smem: MlirValue) {
             vec![],
         );
     };
+    let sync = |g: &B| {
+        if scope == ScopeKind::Warpgroup {
+            super::barrier::warpgroup(g, ctx);
+        } else {
+            g.op("gpu.barrier", &[], &[], &[], vec![]);
+        }
+    };
     fence(b);
-    b.op("gpu.barrier", &[], &[], &[], vec![]);
+    sync(b);
     let origin: Vec<MlirValue> = site
         .origin
         .iter()
@@ -995,7 +1006,7 @@ fn lower_store(b: &B, ctx: &Ctx, site: &Site, smem: MlirValue) {
         b.index_cast(p, i64t)
     };
     let map_ptr = ctx.tma.map_ptrs[site.map];
-    let tid0 = b.cmp(0, Ix::V(ctx.tid), Ix::C(0));
+    let tid0 = b.cmp(0, super::unit_linear(b, ctx, scope).0, Ix::C(0));
     let issued = b.if_(tid0, |ib| {
         for (o, off) in &site.boxes {
             let a = ib.addi(base, i64c(&ib, off * site.elt_bytes));
@@ -1025,7 +1036,7 @@ fn lower_store(b: &B, ctx: &Ctx, site: &Site, smem: MlirValue) {
         Ok::<(), AxeError>(())
     });
     debug_assert!(issued.is_ok(), "the store's body cannot fail");
-    b.op("gpu.barrier", &[], &[], &[], vec![]);
+    sync(b);
 }
 
 /// Waits for the copy whose barrier index is `id` (an `i32`; all threads execute it).

@@ -8,7 +8,7 @@ and B [N, K], f32 accumulation, per-tensor scales, bf16/f32 output — what
 
 --figure10 runs gen_gemm_tma.FIGURE10 instead: every projection of the paper's Figure 10 models
 at M = 8192 (f16 and FP8), tiles chosen by gen_gemm_tma.choose. --ws runs the warp-specialized,
-persistent GEMMs of gen_gemm_ws.VARIANTS (f16 in) and, with --bench, also times the
+persistent GEMMs of gen_gemm_ws.VARIANTS (f16 in; with --figure10, gen_gemm_ws.figure10_variants) and, with --bench, also times the
 non-specialized kernel of the same shape (gen_gemm_tma.choose's tiles) where DIR has it.
 
 DIR is test/gpu/build.sh's output (<entry>.json manifests). Inputs are made by torch on the
@@ -76,7 +76,7 @@ def main():
     passed = failed = 0
     ws = "--ws" in sys.argv
     if ws:
-        variants = gen_gemm_ws.VARIANTS
+        variants = gen_gemm_ws.figure10_variants() if "--figure10" in sys.argv else gen_gemm_ws.VARIANTS
     else:
         variants = gen_gemm_tma.FIGURE10 if "--figure10" in sys.argv else gen_gemm_tma.TYPED_VARIANTS
     shapes = {(m, n, k): f"{model} {proj}" for model, proj, m, n, k in gen_gemm_tma.figure10_shapes()}

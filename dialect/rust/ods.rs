@@ -87,7 +87,7 @@ mod tests {
                 },
             )
         };
-        assert_eq!(ops::ALL.len(), 21);
+        assert_eq!(ops::ALL.len(), 25);
         for name in ops::ALL {
             assert!(registered(name), "{name} is not a registered operation");
             assert!(name.starts_with(&format!("{DIALECT}.")));

@@ -732,7 +732,7 @@ fn set_max_registers(op: MlirOperation, ctx: &Ctx) -> R<()> {
     let count = int_attr(op, ods::set_max_registers::COUNT).ok_or_else(|| AxeError::at(op, "bad count"))?;
     let per_sm = target.map_or(0, |t| t.registers_per_sm);
     let warps = (ctx.threads + 31) / 32;
-    let at_launch = (per_sm / (warps * 32) / 8 * 8).min(255);
+    let at_launch = (per_sm / (warps * 32)).min(255) / 8 * 8;
     let action = if count >= at_launch { "increase" } else { "decrease" };
     let b = B::before(op);
     b.op(

@@ -102,3 +102,17 @@ module attributes {axe.target = #axe.target<"sm_90">} {
     return
   }
 }
+
+// -----
+
+// Emulated threads run one after another: a role waiting for another's arrival would hang.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @emulated_barrier(%p: i1) {
+    axe.kernel grid [1] threads [128] {
+      // expected-error @+1 {{'axe.mbarrier' cannot be emulated on the CPU}}
+      %b = axe.mbarrier arrivals 128
+      axe.mbarrier_wait %b, %p
+    }
+    return
+  }
+}

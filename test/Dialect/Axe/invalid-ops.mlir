@@ -750,3 +750,109 @@ func.func @signal_outside_kernel(%f: !axe.tensor<1xi32, global, #axe.layout<(1) 
   axe.signal_wait %f, %v : !axe.tensor<1xi32, global, #axe.layout<(1) : (1)>>, i32
   return
 }
+
+// -----
+
+func.func @mbarrier_in_scope() {
+  axe.kernel grid [1] threads [128] {
+    axe.scope warp [0 : 1] {
+      // expected-error @+1 {{'axe.mbarrier' op must be an op of an axe.kernel's body (not nested in a scope or a loop): every thread of the CTA shares the barrier}}
+      %b = axe.mbarrier arrivals 1
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @mbarrier_zero_arrivals() {
+  axe.kernel grid [1] threads [128] {
+    // expected-error @+1 {{'axe.mbarrier' op attribute 'arrivals' failed to satisfy constraint}}
+    %b = axe.mbarrier arrivals 0
+  }
+  return
+}
+
+// -----
+
+func.func @mbarrier_wait_block_argument(%b: !axe.mbarrier, %p: i1) {
+  axe.kernel grid [1] threads [128] {
+    // expected-error @+1 {{'axe.mbarrier_wait' op takes a barrier defined by axe.mbarrier (not a block argument or another op's result)}}
+    axe.mbarrier_wait %b, %p
+  }
+  return
+}
+
+// -----
+
+func.func @copy_on_barrier_with_token(%g: !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>) {
+  axe.kernel grid [1] threads [128] {
+    %s = axe.alloc : !axe.tensor<64x64xf16, shared, ?>
+    %b = axe.mbarrier arrivals 1
+    // expected-error @+1 {{'axe.copy' op a copy on a barrier is an async tma copy with no token and no 'after' (it completes on the barrier)}}
+    %t = axe.copy async %g, %s schedule tma barrier %b : !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>, !axe.tensor<64x64xf16, shared, ?> -> !axe.token
+  }
+  return
+}
+
+// -----
+
+func.func @copy_on_barrier_not_tma(%g: !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>) {
+  axe.kernel grid [1] threads [128] {
+    %s = axe.alloc : !axe.tensor<64x64xf16, shared, ?>
+    %b = axe.mbarrier arrivals 1
+    // expected-error @+1 {{'axe.copy' op a copy on a barrier is an async tma copy with no token and no 'after' (it completes on the barrier)}}
+    axe.copy async %g, %s schedule cp_async barrier %b : !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>, !axe.tensor<64x64xf16, shared, ?>
+  }
+  return
+}
+
+// -----
+
+func.func @tma_store_on_barrier(%g: !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>) {
+  axe.kernel grid [1] threads [128] {
+    %s = axe.alloc : !axe.tensor<64x64xf16, shared, ?>
+    %b = axe.mbarrier arrivals 1
+    // expected-error @+1 {{'axe.copy' op only a tma load (global to shared) completes on a barrier}}
+    axe.copy async %s, %g schedule tma barrier %b : !axe.tensor<64x64xf16, shared, ?>, !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
+  }
+  return
+}
+
+// -----
+
+func.func @max_registers_not_multiple_of_8() {
+  axe.kernel grid [1] threads [256] {
+    axe.scope warpgroup [1 : 2] {
+      // expected-error @+1 {{'axe.set_max_registers' op register count must be a multiple of 8, not 230}}
+      axe.set_max_registers 230
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @max_registers_in_a_warp() {
+  axe.kernel grid [1] threads [256] {
+    axe.scope warp [0 : 1] {
+      // expected-error @+1 {{'axe.set_max_registers' op must be an op of an axe.scope warpgroup body (whole warpgroups change their registers)}}
+      axe.set_max_registers 40
+    }
+  }
+  return
+}
+
+// -----
+
+// A slice counts units within the enclosing scope's unit: a warpgroup has 4 warps.
+func.func @nested_slice_past_the_warpgroup() {
+  axe.kernel grid [1] threads [512] {
+    axe.scope warpgroup [1 : 2] {
+      // expected-error @+1 {{'axe.scope' op scope slice [2 : 5] exceeds the 4 warp(s) of each unit of the enclosing scope}}
+      axe.scope warp [2 : 5] {
+      }
+    }
+  }
+  return
+}

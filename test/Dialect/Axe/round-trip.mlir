@@ -41,6 +41,41 @@ func.func @view(%b: memref<384xf16>) -> !axe.tensor<16x24xf16, global, #axe.layo
   return %t : !axe.tensor<16x24xf16, global, #axe.layout<(16, 24) : (24, 1)>>
 }
 
+// Warp specialization: a producer warp fills a stage with a TMA copy on its full barrier, a
+// consumer warpgroup with more registers waits for it and releases the stage on its empty one.
+// CHECK-LABEL: func.func @warp_roles
+// CHECK: %[[FULL:.*]] = axe.mbarrier arrivals 1
+// CHECK: %[[EMPTY:.*]] = axe.mbarrier arrivals 128
+// CHECK: axe.scope warpgroup [0 : 1] {
+// CHECK: axe.set_max_registers 40
+// CHECK: axe.scope warp [0 : 1] {
+// CHECK: axe.mbarrier_wait %[[EMPTY]], %{{.*}}
+// CHECK: axe.copy async %{{.*}}, %{{.*}} schedule tma barrier %[[FULL]] : !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>, !axe.tensor<64x64xf16, shared, ?>
+// CHECK: axe.scope warpgroup [1 : 2] {
+// CHECK: axe.set_max_registers 232
+// CHECK: axe.mbarrier_wait %[[FULL]], %{{.*}}
+// CHECK: axe.mbarrier_arrive %[[EMPTY]]
+func.func @warp_roles(%g: !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>, %p: i1) {
+  axe.kernel grid [1] threads [256] {
+    %s = axe.alloc : !axe.tensor<64x64xf16, shared, ?>
+    %full = axe.mbarrier arrivals 1
+    %empty = axe.mbarrier arrivals 128
+    axe.scope warpgroup [0 : 1] {
+      axe.set_max_registers 40
+      axe.scope warp [0 : 1] {
+        axe.mbarrier_wait %empty, %p
+        axe.copy async %g, %s schedule tma barrier %full : !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>, !axe.tensor<64x64xf16, shared, ?>
+      }
+    }
+    axe.scope warpgroup [1 : 2] {
+      axe.set_max_registers 232
+      axe.mbarrier_wait %full, %p
+      axe.mbarrier_arrive %empty
+    }
+  }
+  return
+}
+
 // A kernel in a mesh: the device's rank, flags set and awaited across devices.
 // CHECK-LABEL: func.func @flags_in_a_mesh
 // CHECK: axe.mesh [2] {

@@ -152,9 +152,20 @@ def ConvertAxeToGPU : Pass<"convert-axe-to-gpu", "::mlir::ModuleOp"> {
     `axe.device_id` is the rank, and `axe.signal` / `axe.signal_wait` order
     CTAs across devices (release store after a CTA barrier and a
     system-scope fence; acquire-load spin, then a CTA barrier).
+    Warp specialization (paper §4.1): sliced scopes are the roles (a slice
+    counts units within the enclosing scope's unit); `axe.mbarrier` is an
+    mbarrier of the CTA initialized with its arrival count, a TMA copy
+    `barrier %b` is issued by the first thread of each executing unit with
+    `mbarrier.arrive.expect_tx` on it, `axe.mbarrier_wait` is a try_wait loop
+    on the given phase parity (safe in divergent roles), `axe.mbarrier_arrive`
+    one arrival per thread; `axe.set_max_registers` is setmaxnreg (increase or
+    decrease against the launch allocation); `axe.barrier warpgroup` is the
+    warpgroup's named barrier (`bar.sync 1 + w, 128`), which also brackets
+    a TMA store issued at warpgroup scope.
     Refused with a located error: cluster launches, other ops in a mesh,
     kernel operands spread over several devices, TMA copies of a peer's
-    memory, flags when emulating on the CPU,
+    memory, flags and mbarriers when emulating on the CPU, CTA barriers
+    inside sliced scopes,
     reductions across CTAs, layouts without a common mixed-radix
     refinement, register layouts whose lane/warp iters overlap, TMA sources
     that are not strided views of a kernel argument and destinations no TMA

@@ -21,7 +21,7 @@ producer waits for parity (g & 1) ^ 1 on the empty one (on a fresh barrier, pari
 PERSISTENT 1 launches one CTA per SM (132 on H100 and H200) that walks tiles t = cta, cta +
 grid, ... in GROUP-grouped raster order (as Triton's GROUP_M); 0 launches one CTA per tile.
 
-    gen_gemm_ws.py M N K [BN [S [OUT [PERSISTENT [GROUP [SMS [REGS]]]]]]] > gemm_MxNxK_ws.mlir
+    gen_gemm_ws.py M N K [BN [S [OUT [PERSISTENT [GROUP [SMS [REGS [TMA_STORE [DTYPE]]]]]]]]] > gemm_MxNxK_ws.mlir
     gen_gemm_ws.py --all DIR          (VARIANTS and figure10_variants(), as DIR/<name>.mlir)
 
 Whole tiles only (M % 128, N % BN, K % (64 S) == 0): each tile is a whole number of rounds of
@@ -45,9 +45,12 @@ VARIANTS = [
     (8192, 4096, 14336, 256, 4, "f16", 1, 8, 132, 1, 1), (8192, 4096, 7168, 256, 4, "f16", 1, 8, 132, 1, 1),
     (8192, 8192, 28672, 256, 4, "f16", 1, 8, 132, 1, 1), (8192, 8192, 14336, 256, 4, "f16", 1, 8, 132, 1, 1),
     (8192, 14336, 4096, 256, 4, "f16", 1, 8, 132, 1, 1),
+    # FP8 (e4m3 A and B [N, K], per-tensor scales, bf16 out).
+    (512, 512, 1024, 256, 4, "bf16", 1, 8, 2, 1, 1, "e4m3"), (4096, 4096, 4096, 256, 4, "bf16", 1, 8, 132, 1, 1, "e4m3"),
+    (8192, 4096, 14336, 256, 4, "bf16", 1, 8, 132, 1, 1, "e4m3"),
 ]
 
-MLIR = {"f16": "f16", "bf16": "bf16", "f32": "f32"}
+MLIR = {"f16": "f16", "bf16": "bf16", "f32": "f32", "e4m3": "f8E4M3FN", "e5m2": "f8E5M2"}
 
 
 def figure10_variants():
@@ -59,8 +62,16 @@ def figure10_variants():
     return [(m, n, k, 256, 4, "f16", 1, 8, 132, 1, 1) for (_, _, m, n, k) in gen_gemm_tma.figure10_shapes()]
 
 
-def name(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132, regs=1, tma_store=0):
-    return (f"gemm_{m}x{n}x{k}_ws_bn{bn}_s{stages}" + ("" if out == "f32" else f"_o{out}")
+def figure10_fp8_variants():
+    """The same shapes in FP8: e4m3 A [M, K] and B [N, K], bf16 out (what torch._scaled_mm
+    computes), 128-wide K steps."""
+    import gen_gemm_tma
+    return [(m, n, k, 256, 4, "bf16", 1, 8, 132, 1, 1, "e4m3") for (_, _, m, n, k) in gen_gemm_tma.figure10_shapes()]
+
+
+def name(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132, regs=1, tma_store=0, dtype="f16"):
+    return (f"gemm_{m}x{n}x{k}_ws_bn{bn}_s{stages}" + ("" if dtype == "f16" else f"_{dtype}")
+            + ("" if out == "f32" else f"_o{out}")
             + ("_p" if persistent else "") + ("" if group == 8 else f"_g{group}")
             + ("" if sms == 132 or not persistent else f"_sm{sms}") + ("" if regs else "_nr")
             + ("_ts" if tma_store else ""))
@@ -71,39 +82,53 @@ def name(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132, r
 PRODUCER_REGS, CONSUMER_REGS = 40, 232
 
 
-def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132, regs=1, tma_store=0):
-    bm, bk = 128, 64
+def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132, regs=1, tma_store=0,
+           dtype="f16"):
+    # FP8 (DTYPE e4m3 / e5m2): B is [N, K] (wgmma reads FP8 only K-major) and a K step is 128
+    # bytes, the 128B swizzle row, as in gen_gemm_tma.py; the per-tensor scales multiply the
+    # accumulator before the store.
+    fp8 = dtype in ("e4m3", "e5m2")
+    bm, bk = 128, (128 if fp8 else 64)
     assert m % bm == 0 and n % bn == 0 and k % (bk * stages) == 0 and bn % 64 == 0, \
-        "whole tiles: M % 128, N % BN, K % (64 S) == 0"
-    e, o = "f16", MLIR[out]
+        "whole tiles: M % 128, N % BN, K % (BK S) == 0"
+    e, o = MLIR[dtype], MLIR[out]
     tiles_m, tiles_n = m // bm, n // bn
     tiles = tiles_m * tiles_n
     rounds = k // (bk * stages)
     grid = min(tiles, sms) if persistent else tiles
     ga = f"!axe.tensor<{m}x{k}x{e}, global, #axe.layout<({m}, {k}) : ({k}, 1)>>"
-    gb = f"!axe.tensor<{k}x{n}x{e}, global, #axe.layout<({k}, {n}) : ({n}, 1)>>"
+    gb = (f"!axe.tensor<{n}x{k}x{e}, global, #axe.layout<({n}, {k}) : ({k}, 1)>>" if fp8
+          else f"!axe.tensor<{k}x{n}x{e}, global, #axe.layout<({k}, {n}) : ({n}, 1)>>")
     gc = f"!axe.tensor<{m}x{n}x{o}, global, #axe.layout<({m}, {n}) : ({n}, 1)>>"
     ar = f"!axe.tensor<{bm}x{k}x{e}, global, ?>"
-    bc = f"!axe.tensor<{k}x{bn}x{e}, global, ?>"
+    bc = f"!axe.tensor<{bn}x{k}x{e}, global, ?>" if fp8 else f"!axe.tensor<{k}x{bn}x{e}, global, ?>"
     at = f"!axe.tensor<{bm}x{bk}x{e}, global, ?>"
-    bt = f"!axe.tensor<{bk}x{bn}x{e}, global, ?>"
-    swz = "#axe.swizzle<3, 3, 3>"
+    bt = f"!axe.tensor<{bn}x{bk}x{e}, global, ?>" if fp8 else f"!axe.tensor<{bk}x{bn}x{e}, global, ?>"
+    swz = "#axe.swizzle<3, 4, 3>" if fp8 else "#axe.swizzle<3, 3, 3>"
     sa = f"!axe.tensor<{bm}x{bk}x{e}, shared, #axe.layout<({bm}, {bk}) : ({bk}, 1)>, {swz}>"
     sah = f"!axe.tensor<64x{bk}x{e}, shared, ?, {swz}>"
-    sb = f"!axe.tensor<{bk}x{bn}x{e}, shared, #axe.layout<({bk}, {bn // 64}, 64) : (64, {bk * 64}, 1)>, {swz}>"
+    sb = (f"!axe.tensor<{bn}x{bk}x{e}, shared, #axe.layout<({bn}, {bk}) : ({bk}, 1)>, {swz}>" if fp8
+          else f"!axe.tensor<{bk}x{bn}x{e}, shared, #axe.layout<({bk}, {bn // 64}, 64) : (64, {bk * 64}, 1)>, {swz}>")
+    gemm_attr = " {transpose_b}" if fp8 else ""
     acc = f"!axe.tensor<64x{bn}xf32, register, ?>"
     res = f"!axe.tensor<64x{bn}x{o}, register, ?>"
     ct = f"!axe.tensor<64x{bn}x{o}, global, ?>"
     tok = "!axe.token"
-    fname = name(m, n, k, bn, stages, out, persistent, group, sms, regs, tma_store)
+    fname = name(m, n, k, bn, stages, out, persistent, group, sms, regs, tma_store, dtype)
     L = []
     i2, i3, i4, i5 = (" " * w for w in (6, 8, 10, 12))
-    L.append(f"// Generated by bench/gpu/gen_gemm_ws.py {m} {n} {k} {bn} {stages} {out} {persistent} {group} {sms} {regs} {tma_store}.")
+    L.append(f"// Generated by bench/gpu/gen_gemm_ws.py {m} {n} {k} {bn} {stages} {out} {persistent} {group} {sms} {regs} {tma_store} {dtype}.")
     L.append('module attributes {axe.target = #axe.target<"sm_90a">} {')
-    L.append(f"  func.func @{fname}(%a: memref<{m * k}x{e}> {{axe.align = 16 : i64}}, %b: memref<{k * n}x{e}> {{axe.align = 16 : i64}}, %c: memref<{m * n}x{o}> {{axe.align = 16 : i64}}) {{")
+    scales = ", %scale_a: memref<1xf32>, %scale_b: memref<1xf32>" if fp8 else ""
+    L.append(f"  func.func @{fname}(%a: memref<{m * k}x{e}> {{axe.align = 16 : i64}}, %b: memref<{k * n}x{e}> {{axe.align = 16 : i64}}, %c: memref<{m * n}x{o}> {{axe.align = 16 : i64}}{scales}) {{")
     L.append(f"    %A = axe.view %a : memref<{m * k}x{e}> to {ga}")
     L.append(f"    %B = axe.view %b : memref<{k * n}x{e}> to {gb}")
     L.append(f"    %C = axe.view %c : memref<{m * n}x{o}> to {gc}")
+    sg = "!axe.tensor<1x1xf32, global, #axe.layout<(1, 1) : (1, 1)>>"
+    sr = "!axe.tensor<1x1xf32, register, ?>"
+    if fp8:
+        L.append(f"    %SA = axe.view %scale_a : memref<1xf32> to {sg}")
+        L.append(f"    %SB = axe.view %scale_b : memref<1xf32> to {sg}")
     L.append(f"    axe.kernel grid [{grid}] threads [384] {{")
     L.append(f"{i2}%cta = axe.unit_id cta")
     for nm, v in (("c0", 0), ("c1", 1), ("cbm", bm), ("cbn", bn), ("ctn", tiles_n), ("ctiles", tiles),
@@ -159,7 +184,10 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
 
     def produce(j):
         L.append(f"{j}%arows = axe.slice %A [%om : +{bm}, 0 : {k}] : {ga} to {ar}")
-        L.append(f"{j}%bcols = axe.slice %B [0 : {k}, %on : +{bn}] : {gb} to {bc}")
+        if fp8:
+            L.append(f"{j}%bcols = axe.slice %B [%on : +{bn}, 0 : {k}] : {gb} to {bc}")
+        else:
+            L.append(f"{j}%bcols = axe.slice %B [0 : {k}, %on : +{bn}] : {gb} to {bc}")
         L.append(f"{j}scf.for %r = %c0 to %crounds step %c1 {{")
         q = j + "  "
         phase(q, "")
@@ -172,7 +200,10 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                 L.append(f"{q}%ko{s} = arith.constant {s * bk} : index")
                 L.append(f"{q}%k{s} = arith.addi %k0, %ko{s} : index")
             L.append(f"{q}%at{s} = axe.slice %arows [0 : {bm}, %k{s} : +{bk}] : {ar} to {at}")
-            L.append(f"{q}%bt{s} = axe.slice %bcols [%k{s} : +{bk}, 0 : {bn}] : {bc} to {bt}")
+            if fp8:
+                L.append(f"{q}%bt{s} = axe.slice %bcols [0 : {bn}, %k{s} : +{bk}] : {bc} to {bt}")
+            else:
+                L.append(f"{q}%bt{s} = axe.slice %bcols [%k{s} : +{bk}, 0 : {bn}] : {bc} to {bt}")
             L.append(f"{q}axe.copy async %at{s}, %sa{s} schedule tma barrier %full{s} : {at}, {sa}")
             L.append(f"{q}axe.copy async %bt{s}, %sb{s} schedule tma barrier %full{s} : {bt}, {sb}")
         L.append(f"{j}}}")
@@ -205,6 +236,13 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
         if tma_store:
             L.append(f"{i3}%st = axe.alloc : {stage}")
         L.append(f"{i3}%z = arith.constant 0.0 : f32")
+        if fp8:
+            # The product of the per-tensor scales, once per warpgroup.
+            L.append(f"{i3}%sa_r = axe.alloc : {sr}")
+            L.append(f"{i3}%sb_r = axe.alloc : {sr}")
+            L.append(f"{i3}axe.copy %SA, %sa_r : {sg}, {sr}")
+            L.append(f"{i3}axe.copy %SB, %sb_r : {sg}, {sr}")
+            L.append(f"{i3}axe.binary mul %sa_r, %sb_r, %sa_r : {sr}, {sr}, {sr}")
 
         def consume(j):
             L.append(f"{j}axe.fill %acc, %z : {acc}, f32")
@@ -214,7 +252,7 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             L.append(f"{q}%notfirst = arith.cmpi ne, %r, %c0 : index")
             for s in range(stages):
                 L.append(f"{q}axe.mbarrier_wait %full{s}, %pf")
-                L.append(f"{q}%gm{s} = axe.gemm async %sh{s}, %sb{s}, %acc : {sah}, {sb}, {acc} -> {tok}")
+                L.append(f"{q}%gm{s} = axe.gemm async %sh{s}, %sb{s}, %acc{gemm_attr} : {sah}, {sb}, {acc} -> {tok}")
                 L.append(f"{q}axe.wait %gm{s} outstanding 1")
                 # The previous K step's gemm is done: its stage may be refilled. (At a tile's
                 # first step that stage was released after the previous tile.)
@@ -227,6 +265,8 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             L.append(f"{j}}}")
             L.append(f"{j}axe.wait")
             L.append(f"{j}axe.mbarrier_arrive %empty{stages - 1}")
+            if fp8:
+                L.append(f"{j}axe.binary mul %acc, %sa_r, %acc : {acc}, {sr}, {acc}")
             # The epilogue: this warpgroup's 64 rows, from registers.
             L.append(f"{j}%crow = arith.constant {row0} : index")
             L.append(f"{j}%omw = arith.addi %om, %crow : index")
@@ -257,11 +297,11 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
 if __name__ == "__main__":
     if sys.argv[1] == "--all":
         sys.path.insert(0, __import__("os").path.dirname(__file__))
-        for v in dict.fromkeys(VARIANTS + figure10_variants()):
+        for v in dict.fromkeys(VARIANTS + figure10_variants() + figure10_fp8_variants()):
             with open(f"{sys.argv[2]}/{name(*v)}.mlir", "w") as f:
                 f.write(kernel(*v))
     else:
         a = sys.argv[1:]
         ints = [int(x) for x in a[:5]]
         rest = a[5:]
-        print(kernel(*ints, *(rest[:1]), *[int(x) for x in rest[1:]]), end="")
+        print(kernel(*ints, *(rest[:1]), *[int(x) for x in rest[1:6]], *rest[6:7]), end="")

@@ -8,7 +8,8 @@ and B [N, K], f32 accumulation, per-tensor scales, bf16/f32 output — what
 
 --figure10 runs gen_gemm_tma.FIGURE10 instead: every projection of the paper's Figure 10 models
 at M = 8192 (f16 and FP8), tiles chosen by gen_gemm_tma.choose. --ws runs the warp-specialized,
-persistent GEMMs of gen_gemm_ws.VARIANTS (f16 in; with --figure10, gen_gemm_ws.figure10_variants) and, with --bench, also times the
+persistent GEMMs of gen_gemm_ws.VARIANTS (with --figure10, gen_gemm_ws.figure10_variants, or
+with --fp8 too, figure10_fp8_variants) and, with --bench, also times the
 non-specialized kernel of the same shape (gen_gemm_tma.choose's tiles) where DIR has it.
 
 DIR is test/gpu/build.sh's output (<entry>.json manifests). Inputs are made by torch on the
@@ -76,7 +77,10 @@ def main():
     passed = failed = 0
     ws = "--ws" in sys.argv
     if ws:
-        variants = gen_gemm_ws.figure10_variants() if "--figure10" in sys.argv else gen_gemm_ws.VARIANTS
+        if "--figure10" in sys.argv:
+            variants = gen_gemm_ws.figure10_fp8_variants() if "--fp8" in sys.argv else gen_gemm_ws.figure10_variants()
+        else:
+            variants = gen_gemm_ws.VARIANTS
     else:
         variants = gen_gemm_tma.FIGURE10 if "--figure10" in sys.argv else gen_gemm_tma.TYPED_VARIANTS
     shapes = {(m, n, k): f"{model} {proj}" for model, proj, m, n, k in gen_gemm_tma.figure10_shapes()}
@@ -85,7 +89,7 @@ def main():
         if rest and not any(s in name for s in rest):
             continue
         m, n, k = v[:3]
-        dtype, out = ("f16", v[5]) if ws else (v[9], v[10])
+        dtype, out = ((v[11] if len(v) > 11 else "f16"), v[5]) if ws else (v[9], v[10])
         fp8 = dtype in ("e4m3", "e5m2")
         try:
             kernel = axe_runtime.load(f"{d}/{name}.json", entry=name)

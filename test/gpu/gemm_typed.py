@@ -4,7 +4,7 @@
 and B [N, K], f32 accumulation, per-tensor scales, bf16/f32 output — what
 `torch._scaled_mm` computes).
 
-    python3 gemm_typed.py DIR [--bench] [--reps R] [--figure10 | --ws] [SUBSTRING]
+    python3 gemm_typed.py DIR [--bench [--triton]] [--reps R] [--figure10] [--ws [--fp8]] [SUBSTRING]
 
 --figure10 runs gen_gemm_tma.FIGURE10 instead: every projection of the paper's Figure 10 models
 at M = 8192 (f16 and FP8), tiles chosen by gen_gemm_tma.choose. --ws runs the warp-specialized,
@@ -20,7 +20,8 @@ rounding (relative to the largest |entry|) plus the summation-order difference.
 Baselines, timed paired in one process (CUDA events, median of 30 runs per measurement,
 R alternating measurements; the ratio's median and spread are printed):
   16-bit in/out: torch.matmul (cuBLAS) in that type;
-  FP8: torch._scaled_mm(a, b.t(), scale_a, scale_b, out_dtype) (cuBLASLt FP8).
+  FP8: torch._scaled_mm(a, b.t(), scale_a, scale_b, out_dtype) (cuBLASLt FP8);
+  with --triton, f16 in/out also: bench/gpu/triton_matmul.py (autotuned per shape).
 """
 import os
 import statistics
@@ -33,6 +34,16 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "gpu"))
 from runtime_path import axe_runtime  # noqa: E402
 import gen_gemm_tma  # noqa: E402
 import gen_gemm_ws  # noqa: E402
+import triton_matmul  # noqa: E402
+
+_TRITON = []
+
+
+def triton_run():
+    """The tuned Triton matmul, built once (None without Triton)."""
+    if not _TRITON:
+        _TRITON.append(triton_matmul.matmul())
+    return _TRITON[0]
 import timing  # noqa: E402
 
 TORCH = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32,
@@ -148,6 +159,16 @@ def main():
                 base_name = f"torch.matmul ({dtype}, out {dtype})"
                 base = lambda: torch.matmul(a, b)
             baselines = [(base_name, base)]
+            if "--triton" in sys.argv and dtype == "f16" and out == "f16":
+                # A tuned Triton matmul (autotuned per shape on its first call; its own result
+                # is checked against the same oracle).
+                tri = triton_run()
+                if tri is not None:
+                    tc = torch.empty(m, n, device="cuda", dtype=torch.float16)
+                    tri(a, b, tc)
+                    torch.cuda.synchronize()
+                    line += f"; tuned Triton max abs error {(tc.float() - want).abs().max().item():.3g}"
+                    baselines.append(("Triton (tuned, f16 out)", lambda: tri(a, b, tc)))
             if ws:
                 # The non-specialized TMA + wgmma kernel of this shape (the tiles
                 # gen_gemm_tma.choose picks), where build.sh made it.

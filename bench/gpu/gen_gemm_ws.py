@@ -24,8 +24,9 @@ grid, ... in GROUP-grouped raster order (as Triton's GROUP_M); 0 launches one CT
     gen_gemm_ws.py M N K [BN [S [OUT [PERSISTENT [GROUP [SMS [REGS [TMA_STORE [DTYPE]]]]]]]]] > gemm_MxNxK_ws.mlir
     gen_gemm_ws.py --all DIR          (VARIANTS and figure10_variants(), as DIR/<name>.mlir)
 
-Whole tiles only (M % 128, N % BN, K % (64 S) == 0): each tile is a whole number of rounds of
-the S stages, so stage s of round r is K step r S + s on every tile.
+Each tile is a whole number of rounds of the S stages (stage s of round r is K step r S + s on
+every tile); shapes that are not tile multiples use `{clip}` tiles (TMA's zero fill, clipped
+stores), the K steps past K reading zeros.
 """
 import sys
 
@@ -45,6 +46,12 @@ VARIANTS = [
     (8192, 4096, 14336, 256, 4, "f16", 1, 8, 132, 1, 1), (8192, 4096, 7168, 256, 4, "f16", 1, 8, 132, 1, 1),
     (8192, 8192, 28672, 256, 4, "f16", 1, 8, 132, 1, 1), (8192, 8192, 14336, 256, 4, "f16", 1, 8, 132, 1, 1),
     (8192, 14336, 4096, 256, 4, "f16", 1, 8, 132, 1, 1),
+    # Any shape: M, N, K that are not tile multiples ({clip} tiles), down to a batch of 8 rows.
+    (1000, 1000, 1000, 128, 4, "f16", 1, 8, 132, 1, 1), (8, 4096, 4096, 256, 4, "f16", 1, 8, 132, 1, 1),
+    (4000, 4104, 4072, 256, 4, "f32", 1, 8, 132, 1, 0), (1000, 1000, 1008, 256, 4, "bf16", 1, 8, 132, 1, 1, "e4m3"),
+    # One tile per CTA (M = 64: 16 tiles on 16 CTAs), the case where ptxas hoisted the
+    # conversions of a whole accumulator above the wgmma wait (see the epilogue).
+    (64, 4096, 4096, 256, 4, "f16", 1, 8, 132, 1, 1), (256, 4096, 4096, 256, 4, "f16", 1, 1, 132, 1, 1),
     # FP8 (e4m3 A and B [N, K], per-tensor scales, bf16 out).
     (512, 512, 1024, 256, 4, "bf16", 1, 8, 2, 1, 1, "e4m3"), (4096, 4096, 4096, 256, 4, "bf16", 1, 8, 132, 1, 1, "e4m3"),
     (8192, 4096, 14336, 256, 4, "bf16", 1, 8, 132, 1, 1, "e4m3"),
@@ -89,12 +96,16 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
     # accumulator before the store.
     fp8 = dtype in ("e4m3", "e5m2")
     bm, bk = 128, (128 if fp8 else 64)
-    assert m % bm == 0 and n % bn == 0 and k % (bk * stages) == 0 and bn % 64 == 0, \
-        "whole tiles: M % 128, N % BN, K % (BK S) == 0"
+    assert bn % 64 == 0
+    # Any M, N, K: tiles that reach past A, B or C are `{clip}` slices, which TMA fills with
+    # zeros (zeros add nothing along K) and whose stores write only what exists; K is walked
+    # in whole rounds of the S stages, the steps past K reading only zeros.
+    ragged = m % bm != 0 or n % bn != 0 or k % (bk * stages) != 0
+    clip = " {clip}" if ragged else ""
     e, o = MLIR[dtype], MLIR[out]
-    tiles_m, tiles_n = m // bm, n // bn
+    tiles_m, tiles_n = -(-m // bm), -(-n // bn)
     tiles = tiles_m * tiles_n
-    rounds = k // (bk * stages)
+    rounds = -(-k // (bk * stages))
     grid = min(tiles, sms) if persistent else tiles
     ga = f"!axe.tensor<{m}x{k}x{e}, global, #axe.layout<({m}, {k}) : ({k}, 1)>>"
     gb = (f"!axe.tensor<{n}x{k}x{e}, global, #axe.layout<({n}, {k}) : ({k}, 1)>>" if fp8
@@ -183,10 +194,13 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
     L.append(f"{i3}axe.scope warp [0 : 1] {{")
 
     def produce(j):
-        L.append(f"{j}%arows = axe.slice %A [%om : +{bm}, 0 : {k}] : {ga} to {ar}")
-        if fp8:
+        if ragged:
+            pass  # two-dimensional {clip} tiles per K step, below
+        elif fp8:
+            L.append(f"{j}%arows = axe.slice %A [%om : +{bm}, 0 : {k}] : {ga} to {ar}")
             L.append(f"{j}%bcols = axe.slice %B [%on : +{bn}, 0 : {k}] : {gb} to {bc}")
         else:
+            L.append(f"{j}%arows = axe.slice %A [%om : +{bm}, 0 : {k}] : {ga} to {ar}")
             L.append(f"{j}%bcols = axe.slice %B [0 : {k}, %on : +{bn}] : {gb} to {bc}")
         L.append(f"{j}scf.for %r = %c0 to %crounds step %c1 {{")
         q = j + "  "
@@ -199,10 +213,17 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             if s:
                 L.append(f"{q}%ko{s} = arith.constant {s * bk} : index")
                 L.append(f"{q}%k{s} = arith.addi %k0, %ko{s} : index")
-            L.append(f"{q}%at{s} = axe.slice %arows [0 : {bm}, %k{s} : +{bk}] : {ar} to {at}")
-            if fp8:
+            if ragged:
+                L.append(f"{q}%at{s} = axe.slice %A [%om : +{bm}, %k{s} : +{bk}] {{clip}} : {ga} to {at}")
+                if fp8:
+                    L.append(f"{q}%bt{s} = axe.slice %B [%on : +{bn}, %k{s} : +{bk}] {{clip}} : {gb} to {bt}")
+                else:
+                    L.append(f"{q}%bt{s} = axe.slice %B [%k{s} : +{bk}, %on : +{bn}] {{clip}} : {gb} to {bt}")
+            elif fp8:
+                L.append(f"{q}%at{s} = axe.slice %arows [0 : {bm}, %k{s} : +{bk}] : {ar} to {at}")
                 L.append(f"{q}%bt{s} = axe.slice %bcols [0 : {bn}, %k{s} : +{bk}] : {bc} to {bt}")
             else:
+                L.append(f"{q}%at{s} = axe.slice %arows [0 : {bm}, %k{s} : +{bk}] : {ar} to {at}")
                 L.append(f"{q}%bt{s} = axe.slice %bcols [%k{s} : +{bk}, 0 : {bn}] : {bc} to {bt}")
             L.append(f"{q}axe.copy async %at{s}, %sa{s} schedule tma barrier %full{s} : {at}, {sa}")
             L.append(f"{q}axe.copy async %bt{s}, %sb{s} schedule tma barrier %full{s} : {bt}, {sb}")
@@ -220,7 +241,7 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
         for s in range(stages):
             L.append(f"{i3}%sh{s} = axe.slice %sa{s} [{row0} : {row0 + 64}, 0 : {bk}] : {sa} to {sah}")
         L.append(f"{i3}%acc = axe.alloc : {acc}")
-        if out != "f32":
+        if out != "f32" and not tma_store:
             L.append(f"{i3}%res = axe.alloc : {res}")
         # TMA_STORE: the warpgroup's 64 output rows go out 256 bytes of each row at a time
         # through its own shared tile (128-byte swizzled rows in two blocks, as wgmma's B:
@@ -270,19 +291,29 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             # The epilogue: this warpgroup's 64 rows, from registers.
             L.append(f"{j}%crow = arith.constant {row0} : index")
             L.append(f"{j}%omw = arith.addi %om, %crow : index")
-            L.append(f"{j}%ct = axe.slice %C [%omw : +64, %on : +{bn}] : {gc} to {ct}")
+            L.append(f"{j}%ct = axe.slice %C [%omw : +64, %on : +{bn}]{clip} : {gc} to {ct}")
             src, src_t = ("%acc", acc) if out == "f32" else ("%res", res)
-            if out != "f32":
-                L.append(f"{j}axe.cast %acc, %res : {acc}, {res}")
             if tma_store:
+                # Each part is converted right before it goes to shared memory (a register
+                # slice of the accumulator, then its cast), not the whole tile up front: with
+                # the whole tile converted after the wait, ptxas (CUDA 13.0) placed the
+                # conversions of half the accumulator registers above `wgmma.wait_group 0`
+                # (SASS: F2FP before WARPGROUP.DEPBAR.LE gsb0, 0x0) in kernels where each CTA
+                # had one tile, and those columns missed the last K step (bench/RESULTS.md).
                 for c in range(bn // sw):
-                    L.append(f"{j}%part{c} = axe.slice {src} [0 : 64, {c * sw} : {(c + 1) * sw}] : {src_t} to {part if out != 'f32' else part_acc}")
+                    L.append(f"{j}%pacc{c} = axe.slice %acc [0 : 64, {c * sw} : {(c + 1) * sw}] : {acc} to {part_acc}")
+                    if out != "f32":
+                        L.append(f"{j}%part{c} = axe.alloc : {part}")
+                        L.append(f"{j}axe.cast %pacc{c}, %part{c} : {part_acc}, {part}")
+                    psrc = f"%part{c}" if out != "f32" else f"%pacc{c}"
                     L.append(f"{j}%co{c} = arith.constant {c * sw} : index")
                     L.append(f"{j}%onc{c} = arith.addi %on, %co{c} : index")
-                    L.append(f"{j}%ctp{c} = axe.slice %C [%omw : +64, %onc{c} : +{sw}] : {gc} to {part_ct}")
-                    L.append(f"{j}axe.copy %part{c}, %st : {part if out != 'f32' else part_acc}, {stage}")
+                    L.append(f"{j}%ctp{c} = axe.slice %C [%omw : +64, %onc{c} : +{sw}]{clip} : {gc} to {part_ct}")
+                    L.append(f"{j}axe.copy {psrc}, %st : {part if out != 'f32' else part_acc}, {stage}")
                     L.append(f"{j}axe.copy %st, %ctp{c} schedule tma : {stage}, {part_ct}")
             else:
+                if out != "f32":
+                    L.append(f"{j}axe.cast %acc, %res : {acc}, {res}")
                 L.append(f"{j}axe.copy {src}, %ct : {src_t}, {ct}")
 
         tile_loop(i3, consume)

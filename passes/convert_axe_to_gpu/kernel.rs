@@ -209,6 +209,9 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         dead: Vec::new(),
         tma: tma_state,
         wgmma_async: Default::default(),
+        async_accumulators: Vec::new(),
+        scope_id: 0,
+        scope_ids: 0,
         has_async_gemm: crate::infer_layout::gemm::has_wgmma(kernel)
             && ir::collect(kernel, &[ods::ops::GEMM])
                 .iter()
@@ -620,6 +623,9 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     let all = tokens.is_empty();
                     if ctx.has_async_gemm && (all || kinds.gemm) {
                         super::wgmma::wait_groups(&b, outstanding);
+                        if outstanding == 0 {
+                            super::wgmma::fence_accumulators(&b, ctx);
+                        }
                     }
                     if ctx.has_cp_async && (all || kinds.copy) {
                         copy::wait_groups(&b, outstanding);
@@ -789,8 +795,11 @@ fn lower_scope(op: MlirOperation, ctx: &mut Ctx, outer: ScopeKind) -> R<()> {
             move_before(o, y);
         }
         let outer = std::mem::replace(&mut ctx.in_sliced_scope, true);
+        ctx.scope_ids += 1;
+        let outer_id = std::mem::replace(&mut ctx.scope_id, ctx.scope_ids);
         let lowered = lower_block(unsafe { mlirOperationGetBlock(y) }, ctx, kind);
         ctx.in_sliced_scope = outer;
+        ctx.scope_id = outer_id;
         lowered?;
     } else {
         lower_block(inner, ctx, kind)?;

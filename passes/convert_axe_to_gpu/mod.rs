@@ -104,6 +104,12 @@ pub struct Ctx {
     /// Async gemms lowered to wgmma groups left in flight (their tokens are waited with
     /// `wgmma.wait_group`).
     pub wgmma_async: std::collections::HashSet<usize>,
+    /// The accumulators of the async wgmma gemms lowered so far (buffer, register indices,
+    /// the sliced scope they were lowered in): a wait for all gemms fences them.
+    pub async_accumulators: Vec<(MlirValue, Vec<i64>, usize)>,
+    /// The sliced scope being lowered (0: none) and the last id given to one.
+    pub scope_id: usize,
+    pub scope_ids: usize,
     /// Whether any gemm of the kernel is async (a plain `axe.wait` then also waits for gemms).
     pub has_async_gemm: bool,
     /// Whether the kernel issues cp.async copies (waits then also wait for their groups).

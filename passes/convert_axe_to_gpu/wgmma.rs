@@ -496,25 +496,72 @@ pub fn lower(
     b.op("nvvm.wgmma.commit.group.sync.aligned", &[], &[], &[], vec![]);
     // An async gemm leaves its group in flight: `axe.wait` on its token waits for it. The
     // accumulator values stored below are then only renamed registers until that wait.
-    if super::builder::has_attr(op, ods::gemm::ASYNC) {
+    let is_async = super::builder::has_attr(op, ods::gemm::ASYNC);
+    if is_async {
         ctx.wgmma_async.insert(op.ptr as usize);
+        let all: Vec<i64> = regs.iter().flatten().flatten().copied().collect();
+        if !ctx
+            .async_accumulators
+            .iter()
+            .any(|(buf, _, id)| buf.ptr == c.buf.ptr && *id == ctx.scope_id)
+        {
+            ctx.async_accumulators.push((c.buf, all, ctx.scope_id));
+        }
     } else {
         wait_groups(&b, 0);
     }
     for (i, row) in regs.iter().enumerate() {
         for (j, tile) in row.iter().enumerate() {
             for (r, &reg) in tile.iter().enumerate() {
-                let e = b.val(
+                let mut e = b.val(
                     "llvm.extractvalue",
                     &[acc[i][j]],
                     c.elt,
                     &[("position", b.attr(&format!("array<i64: {r}>")))],
                 );
+                if !is_async {
+                    e = fence(&b, e);
+                }
                 b.store(e, c.buf, &[b.cidx(reg)]);
             }
         }
     }
     Ok(())
+}
+
+/// An accumulator register after `wgmma.wait_group`: passed through an empty side-effecting
+/// inline asm that reads and redefines it (CUTLASS's `warpgroup_fence_operand`). The wgmma
+/// results are ordinary SSA values to LLVM, which may otherwise schedule their uses — the
+/// epilogue's conversions — above the wait, reading registers the tensor cores are still
+/// writing. (This orders LLVM only; ptxas schedules the SASS itself — see
+/// bench/gpu/gen_gemm_ws.py's epilogue for a case where it did not keep the order.)
+fn fence(b: &B, v: MlirValue) -> MlirValue {
+    let t = ir::value_type(v);
+    b.val(
+        "llvm.inline_asm",
+        &[v],
+        t,
+        &[
+            ("asm_string", b.attr("\"\"")),
+            ("constraints", b.attr("\"=f,0\"")),
+            ("has_side_effects", b.attr("unit")),
+        ],
+    )
+}
+
+/// After a wait for every gemm (`axe.wait ... outstanding 0`): fences the accumulators of the
+/// async gemms lowered so far in the current scope, so that nothing reads them before the wait.
+pub fn fence_accumulators(b: &B, ctx: &Ctx) {
+    for (buf, regs, id) in &ctx.async_accumulators {
+        if *id != ctx.scope_id {
+            continue;
+        }
+        for &r in regs {
+            let v = b.load(*buf, &[b.cidx(r)]);
+            let f = fence(b, v);
+            b.store(f, *buf, &[b.cidx(r)]);
+        }
+    }
 }
 
 /// `wgmma.wait_group N`: at most N of this warpgroup's committed wgmma groups in flight.

@@ -123,6 +123,25 @@ def name(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release=0
             + ("_ts" if tma_store else ""))
 
 
+def raster(out, ind, tile, tiles_m, tiles_n, group):
+    """Appends the ops that give tile index `tile` its row and column tile, %bm and %bn (%ctn
+    must hold `tiles_n`). Grouped raster (as Triton's GROUP_M) where `group` divides the row
+    tiles: consecutive tiles walk `group` row tiles of A down one column tile of B before moving
+    right, so both stay in L2; else row-major order."""
+    if group > 1 and tiles_m % group == 0:
+        out.append(f"{ind}%cgn = arith.constant {group * tiles_n} : index")
+        out.append(f"{ind}%cg = arith.constant {group} : index")
+        out.append(f"{ind}%gid = arith.divui {tile}, %cgn : index")
+        out.append(f"{ind}%gfirst = arith.muli %gid, %cg : index")
+        out.append(f"{ind}%gr = arith.remui {tile}, %cgn : index")
+        out.append(f"{ind}%gm = arith.remui %gr, %cg : index")
+        out.append(f"{ind}%bm = arith.addi %gfirst, %gm : index")
+        out.append(f"{ind}%bn = arith.divui %gr, %cg : index")
+    else:
+        out.append(f"{ind}%bm = arith.divui {tile}, %ctn : index")
+        out.append(f"{ind}%bn = arith.remui {tile}, %ctn : index")
+
+
 def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release=0, dtype="f16", out="f32",
            tma_store=0, experts=0, swiglu=False, fname=None, ranks=0):
     """`experts` > 0: the grouped GEMM of a Mixture-of-Experts layer. B holds one [K, N] matrix
@@ -240,20 +259,7 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
     out.append(f"{i6}%ctn = arith.constant {tiles_n} : index")
     out.append(f"{i6}%kend = arith.constant {loop_end * bk} : index")
     out.append(f"{i6}%kstep = arith.constant {stages * bk} : index")
-    if group > 1 and tiles_m % group == 0:
-        # Grouped raster (as Triton's GROUP_M): consecutive CTAs walk `group` row tiles of A
-        # down one column tile of B before moving right, so both stay in L2.
-        out.append(f"{i6}%cgn = arith.constant {group * tiles_n} : index")
-        out.append(f"{i6}%cg = arith.constant {group} : index")
-        out.append(f"{i6}%gid = arith.divui %cta, %cgn : index")
-        out.append(f"{i6}%gfirst = arith.muli %gid, %cg : index")
-        out.append(f"{i6}%gr = arith.remui %cta, %cgn : index")
-        out.append(f"{i6}%gm = arith.remui %gr, %cg : index")
-        out.append(f"{i6}%bm = arith.addi %gfirst, %gm : index")
-        out.append(f"{i6}%bn = arith.divui %gr, %cg : index")
-    else:
-        out.append(f"{i6}%bm = arith.divui %cta, %ctn : index")
-        out.append(f"{i6}%bn = arith.remui %cta, %ctn : index")
+    raster(out, i6, "%cta", tiles_m, tiles_n, group)
     if ranks:
         # Every device walks the other devices' row tiles first and its own last: the last
         # M / R rows of the walk are rotated onto its own. Its own tiles wait for the peers'

@@ -28,7 +28,11 @@ Each tile is a whole number of rounds of the S stages (stage s of round r is K s
 every tile); shapes that are not tile multiples use `{clip}` tiles (TMA's zero fill, clipped
 stores), the K steps past K reading zeros.
 """
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_gemm_tma  # noqa: E402  (the grouped raster, Figure 10's shapes)
 
 # (M, N, K, BN, S, OUT, PERSISTENT, GROUP) that test/gpu/build.sh lowers and
 # test/gpu/gemm_typed.py --ws runs: a small one (correctness, every role boundary), 4096^3,
@@ -70,14 +74,12 @@ def figure10_variants():
     f16 out, with one configuration: 128x256 tiles, 4 stages, persistent, grouped raster of 8,
     setmaxnreg and the TMA-store epilogue (the fastest measured at 4096^3 and the Llama-3.1
     shapes, bench/RESULTS.md). Every such shape is whole tiles of it."""
-    import gen_gemm_tma
     return [(m, n, k, 256, 4, "f16", 1, 8, 132, 1, 1) for (_, _, m, n, k) in gen_gemm_tma.figure10_shapes()]
 
 
 def figure10_fp8_variants():
     """The same shapes in FP8: e4m3 A [M, K] and B [N, K], bf16 out (what torch._scaled_mm
     computes), 128-wide K steps."""
-    import gen_gemm_tma
     return [(m, n, k, 256, 4, "bf16", 1, 8, 132, 1, 1, "e4m3") for (_, _, m, n, k) in gen_gemm_tma.figure10_shapes()]
 
 
@@ -167,19 +169,7 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
         j = ind + "  "
         L.append(f"{j}%tl = arith.subi %t, %cta : index")
         L.append(f"{j}%it = arith.divui %tl, %cgrid : index")
-        if group > 1 and tiles_m % group == 0:
-            # Grouped raster: `group` row tiles of A down one column tile of B, then right.
-            L.append(f"{j}%cgn = arith.constant {group * tiles_n} : index")
-            L.append(f"{j}%cg = arith.constant {group} : index")
-            L.append(f"{j}%gid = arith.divui %t, %cgn : index")
-            L.append(f"{j}%gfirst = arith.muli %gid, %cg : index")
-            L.append(f"{j}%gr = arith.remui %t, %cgn : index")
-            L.append(f"{j}%gm = arith.remui %gr, %cg : index")
-            L.append(f"{j}%bm = arith.addi %gfirst, %gm : index")
-            L.append(f"{j}%bn = arith.divui %gr, %cg : index")
-        else:
-            L.append(f"{j}%bm = arith.divui %t, %ctn : index")
-            L.append(f"{j}%bn = arith.remui %t, %ctn : index")
+        gen_gemm_tma.raster(L, j, "%t", tiles_m, tiles_n, group)
         L.append(f"{j}%om = arith.muli %bm, %cbm : index")
         L.append(f"{j}%on = arith.muli %bn, %cbn : index")
         body(j)
@@ -332,7 +322,6 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
 
 if __name__ == "__main__":
     if sys.argv[1] == "--all":
-        sys.path.insert(0, __import__("os").path.dirname(__file__))
         for v in dict.fromkeys(VARIANTS + figure10_variants() + figure10_fp8_variants() + RASTER_SWEEP):
             with open(f"{sys.argv[2]}/{name(*v)}.mlir", "w") as f:
                 f.write(kernel(*v))

@@ -39,7 +39,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
             op,
             "emulate-threads-on-cpu supports only `axe.barrier cta` at the top level of the kernel (it splits the kernel into phases)",
         )),
-        Some(ScopeKind::Cta) if ctx.in_sliced_scope => Err(AxeError::at(
+        Some(ScopeKind::Cta) if ctx.scope_id != 0 => Err(AxeError::at(
             op,
             "axe.barrier cta inside a sliced scope: the threads outside the slice never reach it (synchronize roles with axe.mbarrier)",
         )),

@@ -379,6 +379,21 @@ impl B {
         Ok(self.insert_built(op))
     }
 
+    /// `fence.proxy.async.shared::cta`: this thread's generic-proxy writes to shared memory
+    /// become visible to the async proxy (TMA, wgmma) that reads them next.
+    pub fn fence_proxy_async_shared(&self) {
+        self.op(
+            "nvvm.fence.proxy",
+            &[],
+            &[],
+            &[
+                ("kind", self.attr("#nvvm.proxy_kind<async.shared>")),
+                ("space", self.attr("#nvvm.shared_space<cta>")),
+            ],
+            vec![],
+        );
+    }
+
     /// `scf.while` that repeats `cond` (built in the loop's "before" region) as long as the
     /// `i1` it returns is true: a spin loop.
     pub fn spin_while(&self, cond: impl FnOnce(B) -> MlirValue) -> MlirOperation {

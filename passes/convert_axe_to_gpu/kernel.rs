@@ -200,7 +200,6 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
     let grid_size: i64 = grid.iter().product();
     let mut ctx = Ctx {
         emulate: opts.emulate,
-        in_sliced_scope: false,
         tid: null,
         threads: num_threads,
         bid: null,
@@ -794,11 +793,9 @@ fn lower_scope(op: MlirOperation, ctx: &mut Ctx, outer: ScopeKind) -> R<()> {
         for o in block_ops(inner) {
             move_before(o, y);
         }
-        let outer = std::mem::replace(&mut ctx.in_sliced_scope, true);
         ctx.scope_ids += 1;
         let outer_id = std::mem::replace(&mut ctx.scope_id, ctx.scope_ids);
         let lowered = lower_block(unsafe { mlirOperationGetBlock(y) }, ctx, kind);
-        ctx.in_sliced_scope = outer;
         ctx.scope_id = outer_id;
         lowered?;
     } else {

@@ -86,9 +86,6 @@ impl Tensor {
 /// Per-kernel lowering state.
 pub struct Ctx {
     pub emulate: bool,
-    /// Lowering the body of a sliced scope (`axe.scope warp [lo : hi]`): only some of the
-    /// CTA's threads run it, so a CTA barrier there would never complete.
-    pub in_sliced_scope: bool,
     /// Linear thread id in the CTA (the loop variable when emulating).
     pub tid: MlirValue,
     pub threads: i64,
@@ -107,7 +104,9 @@ pub struct Ctx {
     /// The accumulators of the async wgmma gemms lowered so far (buffer, register indices,
     /// the sliced scope they were lowered in): a wait for all gemms fences them.
     pub async_accumulators: Vec<(MlirValue, Vec<i64>, usize)>,
-    /// The sliced scope being lowered (0: none) and the last id given to one.
+    /// The sliced scope (`axe.scope warp [lo : hi]`) being lowered, 0 outside any, and the
+    /// last id given to one. Only some of the CTA's threads run a sliced scope, so a CTA
+    /// barrier there would never complete.
     pub scope_id: usize,
     pub scope_ids: usize,
     /// Whether any gemm of the kernel is async (a plain `axe.wait` then also waits for gemms).

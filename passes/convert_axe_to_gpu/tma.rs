@@ -156,9 +156,7 @@ pub fn plan(kernel: MlirOperation, threads: i64) -> R<State> {
             continue;
         }
         if let Some(bar) = (!arrive).then(|| copy_barrier(op)).flatten() {
-            let id = ir::defining_op(bar)
-                .and_then(|d| st.explicit.get(&(d.ptr as usize)).copied())
-                .ok_or_else(|| AxeError::at(op, "a TMA copy's barrier must be defined by an axe.mbarrier"))?;
+            let id = explicit_index(&st.explicit, op, bar)?;
             let mut site = plan_site(op, kernel, &mut st.maps, id)?;
             site.explicit = true;
             st.sites.insert(op.ptr as usize, site);
@@ -212,12 +210,16 @@ pub fn copy_barrier(op: MlirOperation) -> Option<MlirValue> {
         .find(|&v| unsafe { crate::dialect::ffi::axeTypeIsAMBarrier(ir::value_type(v)) })
 }
 
-/// The barrier index of an `!axe.mbarrier` operand.
-fn explicit_barrier(op: MlirOperation, ctx: &Ctx, v: MlirValue) -> R<i64> {
+/// The barrier index of `op`'s `!axe.mbarrier` operand `v` (the verifier guarantees an
+/// `axe.mbarrier` defines it; planning gave each one its index).
+fn explicit_index(explicit: &HashMap<usize, usize>, op: MlirOperation, v: MlirValue) -> R<usize> {
     ir::defining_op(v)
-        .and_then(|d| ctx.tma.explicit.get(&(d.ptr as usize)).copied())
-        .map(|i| i as i64)
+        .and_then(|d| explicit.get(&(d.ptr as usize)).copied())
         .ok_or_else(|| AxeError::at(op, "the barrier must be defined by an axe.mbarrier of this kernel"))
+}
+
+fn explicit_barrier(op: MlirOperation, ctx: &Ctx, v: MlirValue) -> R<i64> {
+    explicit_index(&ctx.tma.explicit, op, v).map(|i| i as i64)
 }
 
 /// `axe.mbarrier_arrive %b`: one arrival on `%b` by each executing thread (release).
@@ -905,16 +907,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
         if wait_release {
             wait(&ib, ctx_ro, release.unwrap());
         }
-        ib.op(
-            "nvvm.fence.proxy",
-            &[],
-            &[],
-            &[
-                ("kind", ib.attr("#nvvm.proxy_kind<async.shared>")),
-                ("space", ib.attr("#nvvm.shared_space<cta>")),
-            ],
-            vec![],
-        );
+        ib.fence_proxy_async_shared();
         ib.op(
             "nvvm.mbarrier.arrive.expect_tx",
             &[bar, ib.ci32(bytes)],
@@ -967,18 +960,6 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
 /// shared buffer free when the op ends.
 fn lower_store(b: &B, ctx: &Ctx, site: &Site, smem: MlirValue, scope: ScopeKind) {
     let (i64t, i32t) = (b.ty("i64"), b.ty("i32"));
-    let fence = |g: &B| {
-        g.op(
-            "nvvm.fence.proxy",
-            &[],
-            &[],
-            &[
-                ("kind", g.attr("#nvvm.proxy_kind<async.shared>")),
-                ("space", g.attr("#nvvm.shared_space<cta>")),
-            ],
-            vec![],
-        );
-    };
     let sync = |g: &B| {
         if scope == ScopeKind::Warpgroup {
             super::barrier::warpgroup(g, ctx);
@@ -986,7 +967,7 @@ fn lower_store(b: &B, ctx: &Ctx, site: &Site, smem: MlirValue, scope: ScopeKind)
             g.op("gpu.barrier", &[], &[], &[], vec![]);
         }
     };
-    fence(b);
+    b.fence_proxy_async_shared();
     sync(b);
     let origin: Vec<MlirValue> = site
         .origin

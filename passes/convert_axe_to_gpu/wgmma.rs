@@ -401,16 +401,7 @@ pub fn lower(
     // Emission.
     let i64t = b.ty("i64");
     let c64 = |v: i64| b.constant(&format!("{v} : i64"), i64t);
-    b.op(
-        "nvvm.fence.proxy",
-        &[],
-        &[],
-        &[
-            ("kind", b.attr("#nvvm.proxy_kind<async.shared>")),
-            ("space", b.attr("#nvvm.shared_space<cta>")),
-        ],
-        vec![],
-    );
+    b.fence_proxy_async_shared();
     // Shared addresses >> 4 of the two buffers (the descriptors' start fields add the tile's).
     let base = |t: &Tensor| {
         let p = b.extract_aligned_pointer_as_index(t.buf);

@@ -856,3 +856,25 @@ func.func @nested_slice_past_the_warpgroup() {
   }
   return
 }
+
+// -----
+
+module attributes {axe.target = #axe.target<"sm_80">} {
+  func.func @mbarrier_on_sm_80() {
+    axe.kernel grid [1] threads [128] {
+      // expected-error @+1 {{'axe.mbarrier' op mbarriers need sm_90 or newer, target is 'sm_80'}}
+      %b = axe.mbarrier arrivals 128
+    }
+    return
+  }
+}
+
+// -----
+
+func.func @mbarrier_arrive_block_argument(%b: !axe.mbarrier) {
+  axe.kernel grid [1] threads [128] {
+    // expected-error @+1 {{'axe.mbarrier_arrive' op takes a barrier defined by axe.mbarrier (not a block argument or another op's result)}}
+    axe.mbarrier_arrive %b
+  }
+  return
+}

@@ -21,7 +21,7 @@ producer waits for parity (g & 1) ^ 1 on the empty one (on a fresh barrier, pari
 PERSISTENT 1 launches one CTA per SM (132 on H100 and H200) that walks tiles t = cta, cta +
 grid, ... in GROUP-grouped raster order (as Triton's GROUP_M); 0 launches one CTA per tile.
 
-    gen_gemm_ws.py M N K [BN [S [OUT [PERSISTENT [GROUP [SMS [REGS [TMA_STORE [DTYPE]]]]]]]]] > gemm_MxNxK_ws.mlir
+    gen_gemm_ws.py M N K [BN [S [OUT [PERSISTENT [GROUP [SMS [REGS [TMA_STORE [DTYPE [CLUSTER]]]]]]]]]] > gemm_MxNxK_ws.mlir
     gen_gemm_ws.py --all DIR          (VARIANTS and figure10_variants(), as DIR/<name>.mlir)
 
 Each tile is a whole number of rounds of the S stages (stage s of round r is K step r S + s on
@@ -59,6 +59,13 @@ VARIANTS = [
     # FP8 (e4m3 A and B [N, K], per-tensor scales, bf16 out).
     (512, 512, 1024, 256, 4, "bf16", 1, 8, 2, 1, 1, "e4m3"), (4096, 4096, 4096, 256, 4, "bf16", 1, 8, 132, 1, 1, "e4m3"),
     (8192, 4096, 14336, 256, 4, "bf16", 1, 8, 132, 1, 1, "e4m3"),
+    # Clusters of two CTAs sharing B by TMA multicast: small (one cluster walking two cluster
+    # tiles), an odd number of row tiles (the last CTA's rows all past M), 4096^3, the Llama-3.1
+    # shapes, FP8.
+    (256, 256, 512, 128, 2, "f32", 1, 8, 2, 1, 1, "f16", 2), (384, 512, 1024, 256, 4, "f16", 1, 8, 132, 1, 1, "f16", 2),
+    (4096, 4096, 4096, 256, 4, "f16", 1, 8, 132, 1, 1, "f16", 2),
+    (8192, 14336, 4096, 256, 4, "f16", 1, 8, 132, 1, 1, "f16", 2), (8192, 4096, 14336, 256, 4, "f16", 1, 8, 132, 1, 1, "f16", 2),
+    (512, 512, 1024, 256, 4, "bf16", 1, 8, 2, 1, 1, "e4m3", 2), (4096, 4096, 4096, 256, 4, "bf16", 1, 8, 132, 1, 1, "e4m3", 2),
 ]
 
 # The raster-group sweep of bench/gpu/ws_raster_sweep.py: the three Figure 10 shapes that came
@@ -69,26 +76,29 @@ RASTER_SWEEP = [(m, n, k, 256, 4, "f16", 1, g, 132, 1, 1) for (m, n, k) in RASTE
 MLIR = {"f16": "f16", "bf16": "bf16", "f32": "f32", "e4m3": "f8E4M3FN", "e5m2": "f8E5M2"}
 
 
-def figure10_variants():
+def figure10_variants(cluster=1):
     """Every f16 projection of the paper's Figure 10 (gen_gemm_tma.figure10_shapes: M = 8192),
     f16 out, with one configuration: 128x256 tiles, 4 stages, persistent, grouped raster of 8,
     setmaxnreg and the TMA-store epilogue (the fastest measured at 4096^3 and the Llama-3.1
     shapes, bench/RESULTS.md). Every such shape is whole tiles of it."""
-    return [(m, n, k, 256, 4, "f16", 1, 8, 132, 1, 1) for (_, _, m, n, k) in gen_gemm_tma.figure10_shapes()]
+    return [(m, n, k, 256, 4, "f16", 1, 8, 132, 1, 1) + (() if cluster == 1 else ("f16", cluster))
+            for (_, _, m, n, k) in gen_gemm_tma.figure10_shapes()]
 
 
-def figure10_fp8_variants():
+def figure10_fp8_variants(cluster=1):
     """The same shapes in FP8: e4m3 A [M, K] and B [N, K], bf16 out (what torch._scaled_mm
     computes), 128-wide K steps."""
-    return [(m, n, k, 256, 4, "bf16", 1, 8, 132, 1, 1, "e4m3") for (_, _, m, n, k) in gen_gemm_tma.figure10_shapes()]
+    return [(m, n, k, 256, 4, "bf16", 1, 8, 132, 1, 1, "e4m3") + (() if cluster == 1 else (cluster,))
+            for (_, _, m, n, k) in gen_gemm_tma.figure10_shapes()]
 
 
-def name(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132, regs=1, tma_store=0, dtype="f16"):
+def name(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132, regs=1, tma_store=0, dtype="f16",
+         cluster=1):
     return (f"gemm_{m}x{n}x{k}_ws_bn{bn}_s{stages}" + ("" if dtype == "f16" else f"_{dtype}")
             + ("" if out == "f32" else f"_o{out}")
             + ("_p" if persistent else "") + ("" if group == 8 else f"_g{group}")
             + ("" if sms == 132 or not persistent else f"_sm{sms}") + ("" if regs else "_nr")
-            + ("_ts" if tma_store else ""))
+            + ("_ts" if tma_store else "") + ("" if cluster == 1 else f"_c{cluster}"))
 
 
 # setmaxnreg: the producer warpgroup keeps 40 registers per thread, the consumers get 232
@@ -97,23 +107,30 @@ PRODUCER_REGS, CONSUMER_REGS = 40, 232
 
 
 def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132, regs=1, tma_store=0,
-           dtype="f16"):
+           dtype="f16", cluster=1):
     # FP8 (DTYPE e4m3 / e5m2): B is [N, K] (wgmma reads FP8 only K-major) and a K step is 128
     # bytes, the 128B swizzle row, as in gen_gemm_tma.py; the per-tensor scales multiply the
     # accumulator before the store.
     fp8 = dtype in ("e4m3", "e5m2")
     bm, bk = 128, (128 if fp8 else 64)
-    assert bn % 64 == 0
+    assert bn % 64 == 0 and cluster in (1, 2)
+    # CLUSTER 2: pairs of CTAs (a cluster, `axe.kernel ... cluster [2]`) compute two row tiles
+    # of one column tile; the B tile they share is loaded once for both, half by each CTA
+    # (`axe.copy ... multicast [0]`), and a stage is refilled only once the consumers of both
+    # CTAs released it: in each consumer warp, lane r arrives on the empty barrier of the CTA
+    # of rank r (`axe.mbarrier_arrive %empty cta %lane`), 8 warps x 2 CTAs = 16 arrivals.
     # Any M, N, K: tiles that reach past A, B or C are `{clip}` slices, which TMA fills with
     # zeros (zeros add nothing along K) and whose stores write only what exists; K is walked
     # in whole rounds of the S stages, the steps past K reading only zeros.
-    ragged = m % bm != 0 or n % bn != 0 or k % (bk * stages) != 0
+    ragged = m % bm != 0 or n % bn != 0 or k % (bk * stages) != 0 or -(-m // bm) % cluster != 0
     clip = " {clip}" if ragged else ""
     e, o = MLIR[dtype], MLIR[out]
     tiles_m, tiles_n = -(-m // bm), -(-n // bn)
-    tiles = tiles_m * tiles_n
+    # With clusters, a "tile" of the walk is a cluster's: `cluster` row tiles, one column tile.
+    tiles_mc = -(-tiles_m // cluster)
+    tiles = tiles_mc * tiles_n
     rounds = -(-k // (bk * stages))
-    grid = min(tiles, sms) if persistent else tiles
+    grid = min(tiles, sms // cluster) if persistent else tiles  # in clusters
     ga = f"!axe.tensor<{m}x{k}x{e}, global, #axe.layout<({m}, {k}) : ({k}, 1)>>"
     gb = (f"!axe.tensor<{n}x{k}x{e}, global, #axe.layout<({n}, {k}) : ({k}, 1)>>" if fp8
           else f"!axe.tensor<{k}x{n}x{e}, global, #axe.layout<({k}, {n}) : ({n}, 1)>>")
@@ -147,8 +164,13 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
     if fp8:
         L.append(f"    %SA = axe.view %scale_a : memref<1xf32> to {sg}")
         L.append(f"    %SB = axe.view %scale_b : memref<1xf32> to {sg}")
-    L.append(f"    axe.kernel grid [{grid}] threads [384] {{")
-    L.append(f"{i2}%cta = axe.unit_id cta")
+    clustered = f" cluster [{cluster}]" if cluster > 1 else ""
+    L.append(f"    axe.kernel grid [{grid * cluster}] threads [384]{clustered} {{")
+    if cluster > 1:
+        L.append(f"{i2}%cta = axe.unit_id cluster")
+        L.append(f"{i2}%rank = axe.unit_id cta in_cluster")
+    else:
+        L.append(f"{i2}%cta = axe.unit_id cta")
     for nm, v in (("c0", 0), ("c1", 1), ("cbm", bm), ("cbn", bn), ("ctn", tiles_n), ("ctiles", tiles),
                   ("cgrid", grid), ("crounds", rounds)):
         L.append(f"{i2}%{nm} = arith.constant {v} : index")
@@ -160,7 +182,7 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
         L.append(f"{i2}%sb{s} = axe.alloc : {sb}")
     for s in range(stages):
         L.append(f"{i2}%full{s} = axe.mbarrier arrivals 2")
-        L.append(f"{i2}%empty{s} = axe.mbarrier arrivals 256")
+        L.append(f"{i2}%empty{s} = axe.mbarrier arrivals {256 if cluster == 1 else 8 * cluster}")
 
     def tile_loop(ind, body):
         """The CTA's tiles: t = cta, cta + grid, ...; `body(ind, it)` with `it` the number of
@@ -169,8 +191,15 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
         j = ind + "  "
         L.append(f"{j}%tl = arith.subi %t, %cta : index")
         L.append(f"{j}%it = arith.divui %tl, %cgrid : index")
-        gen_gemm_tma.raster(L, j, "%t", tiles_m, tiles_n, group)
-        L.append(f"{j}%om = arith.muli %bm, %cbm : index")
+        gen_gemm_tma.raster(L, j, "%t", tiles_mc, tiles_n, group)
+        if cluster > 1:
+            # This CTA's row tile of its cluster's.
+            L.append(f"{j}%ccl = arith.constant {cluster} : index")
+            L.append(f"{j}%bmc = arith.muli %bm, %ccl : index")
+            L.append(f"{j}%bmr = arith.addi %bmc, %rank : index")
+            L.append(f"{j}%om = arith.muli %bmr, %cbm : index")
+        else:
+            L.append(f"{j}%om = arith.muli %bm, %cbm : index")
         L.append(f"{j}%on = arith.muli %bn, %cbn : index")
         body(j)
         L.append(f"{ind}}}")
@@ -221,7 +250,8 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                 L.append(f"{q}%at{s} = axe.slice %arows [0 : {bm}, %k{s} : +{bk}] : {ar} to {at}")
                 L.append(f"{q}%bt{s} = axe.slice %bcols [%k{s} : +{bk}, 0 : {bn}] : {bc} to {bt}")
             L.append(f"{q}axe.copy async %at{s}, %sa{s} schedule tma barrier %full{s} : {at}, {sa}")
-            L.append(f"{q}axe.copy async %bt{s}, %sb{s} schedule tma barrier %full{s} : {bt}, {sb}")
+            mc = " multicast [0]" if cluster > 1 else ""
+            L.append(f"{q}axe.copy async %bt{s}, %sb{s} schedule tma barrier %full{s}{mc} : {bt}, {sb}")
         L.append(f"{j}}}")
 
     tile_loop(i4, produce)
@@ -260,6 +290,23 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             L.append(f"{i3}axe.copy %SB, %sb_r : {sg}, {sr}")
             L.append(f"{i3}axe.binary mul %sa_r, %sb_r, %sa_r : {sr}, {sr}, {sr}")
 
+        if cluster > 1:
+            L.append(f"{i3}%tid = axe.unit_id thread")
+            L.append(f"{i3}%c32 = arith.constant 32 : index")
+            L.append(f"{i3}%lane = arith.remui %tid, %c32 : index")
+            L.append(f"{i3}%ccl2 = arith.constant {cluster} : index")
+            L.append(f"{i3}%signal = arith.cmpi ult, %lane, %ccl2 : index")
+
+        def release(ind, s):
+            """The consumers are done with stage s: every thread arrives on its barrier, or with
+            clusters lane r of each warp on the barrier of the CTA of rank r."""
+            if cluster == 1:
+                L.append(f"{ind}axe.mbarrier_arrive %empty{s}")
+            else:
+                L.append(f"{ind}scf.if %signal {{")
+                L.append(f"{ind}  axe.mbarrier_arrive %empty{s} cta %lane")
+                L.append(f"{ind}}}")
+
         def consume(j):
             L.append(f"{j}axe.fill %acc, %z : {acc}, f32")
             L.append(f"{j}scf.for %r = %c0 to %crounds step %c1 {{")
@@ -273,14 +320,14 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                 # The previous K step's gemm is done: its stage may be refilled. (At a tile's
                 # first step that stage was released after the previous tile.)
                 if s:
-                    L.append(f"{q}axe.mbarrier_arrive %empty{s - 1}")
+                    release(q, s - 1)
                 else:
                     L.append(f"{q}scf.if %notfirst {{")
-                    L.append(f"{q}  axe.mbarrier_arrive %empty{stages - 1}")
+                    release(q + "  ", stages - 1)
                     L.append(f"{q}}}")
             L.append(f"{j}}}")
             L.append(f"{j}axe.wait")
-            L.append(f"{j}axe.mbarrier_arrive %empty{stages - 1}")
+            release(j, stages - 1)
             if fp8:
                 L.append(f"{j}axe.binary mul %acc, %sa_r, %acc : {acc}, {sr}, {acc}")
             # The epilogue: this warpgroup's 64 rows, from registers.
@@ -322,11 +369,12 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
 
 if __name__ == "__main__":
     if sys.argv[1] == "--all":
-        for v in dict.fromkeys(VARIANTS + figure10_variants() + figure10_fp8_variants() + RASTER_SWEEP):
+        for v in dict.fromkeys(VARIANTS + figure10_variants() + figure10_fp8_variants() + RASTER_SWEEP
+                               + figure10_variants(2) + figure10_fp8_variants(2)):
             with open(f"{sys.argv[2]}/{name(*v)}.mlir", "w") as f:
                 f.write(kernel(*v))
     else:
         a = sys.argv[1:]
         ints = [int(x) for x in a[:5]]
         rest = a[5:]
-        print(kernel(*ints, *(rest[:1]), *[int(x) for x in rest[1:6]], *rest[6:7]), end="")
+        print(kernel(*ints, *(rest[:1]), *[int(x) for x in rest[1:6]], *rest[6:7], *[int(x) for x in rest[7:8]]), end="")

@@ -231,25 +231,22 @@ LogicalResult KernelOp::verify() {
   if (failed(positive(getGrid(), "grid")) ||
       failed(positive(getThreads(), "threads")))
     return failure();
+  std::optional<ArrayRef<int64_t>> cluster = getCluster();
+  if (cluster && failed(positive(*cluster, "cluster")))
+    return failure();
+  ArrayRef<int64_t> clusterDims = cluster ? *cluster : ArrayRef<int64_t>();
   if (TargetAttr target = findTarget(*this); isGpuTarget(target)) {
     StringRef name = target.getName();
     std::string reason;
     if (!rustHooks().checkLaunch(name.data(), name.size(), getGrid().data(),
                                  getGrid().size(), getThreads().data(),
-                                 getThreads().size(), appendToString, &reason))
+                                 getThreads().size(), clusterDims.data(),
+                                 clusterDims.size(), appendToString, &reason))
       return emitOpError() << "launch exceeds the limits of '" << name
                            << "': " << reason;
   } else if (getNumThreads() > 1024) {
     return emitOpError() << "a CTA has at most 1024 threads, got "
                          << getNumThreads();
-  }
-  if (auto cluster = getCluster()) {
-    if (failed(positive(*cluster, "cluster")))
-      return failure();
-    TargetAttr target = findTarget(*this);
-    if (target && (target.getName() == "sm_80"))
-      return emitOpError() << "clusters need sm_90 or newer, target is '"
-                           << target.getName() << "'";
   }
   if ((*this)->getParentOfType<KernelOp>())
     return emitOpError() << "kernels cannot nest";
@@ -499,7 +496,19 @@ static LogicalResult verifyBarrierOperand(Operation *op, Value barrier) {
   return success();
 }
 
+/// The kernel around `op` launches clusters (`axe.kernel ... cluster [...]`).
+static LogicalResult requireCluster(Operation *op, StringRef what) {
+  auto kernel = op->getParentOfType<KernelOp>();
+  if (!kernel || !kernel.getCluster())
+    return op->emitOpError() << what
+                             << " needs a kernel launched in clusters "
+                                "(axe.kernel ... cluster [...])";
+  return success();
+}
+
 LogicalResult MBarrierArriveOp::verify() {
+  if (getCta() && failed(requireCluster(*this, "an arrival on a peer CTA's barrier ('cta')")))
+    return failure();
   return verifyBarrierOperand(*this, getBarrier());
 }
 
@@ -521,6 +530,13 @@ LogicalResult SetMaxRegistersOp::verify() {
 LogicalResult UnitIdOp::verify() {
   if (!(*this)->getParentOfType<KernelOp>())
     return emitOpError() << "must be inside an axe.kernel";
+  if (getInCluster()) {
+    if (getKind() != ScopeKind::Cta)
+      return emitOpError() << "'in_cluster' numbers the CTAs of a cluster; "
+                              "use it with 'cta', not '"
+                           << stringifyScopeKind(getKind()) << "'";
+    return requireCluster(*this, "a CTA's rank in its cluster ('in_cluster')");
+  }
   return success();
 }
 
@@ -555,9 +571,30 @@ LogicalResult CopyOp::verify() {
         dst.getScope() != MemoryScope::Shared)
       return emitOpError() << "only a tma load (global to shared) completes "
                               "on a barrier";
+  } else if (getMulticast()) {
+    return emitOpError() << "a multicast copy is a tma load on a barrier "
+                            "('barrier %b'): each CTA of the group counts its "
+                            "bytes there";
   } else if (getAsync() != (getToken() != nullptr))
     return emitOpError() << "an async copy returns exactly one token, and only "
                             "an async copy does";
+  if (std::optional<ArrayRef<int64_t>> dims = getMulticast()) {
+    if (failed(requireCluster(*this, "a multicast copy")))
+      return failure();
+    size_t rank = (*this)->getParentOfType<KernelOp>().getCluster()->size();
+    if (dims->empty())
+      return emitOpError() << "multicast names at least one cluster dimension";
+    llvm::SmallVector<bool, 3> seen(rank, false);
+    for (int64_t d : *dims) {
+      if (d < 0 || d >= static_cast<int64_t>(rank))
+        return emitOpError() << "multicast dimension " << d
+                             << " is not a dimension of the kernel's "
+                             << rank << "-d cluster";
+      if (seen[d])
+        return emitOpError() << "multicast dimension " << d << " is repeated";
+      seen[d] = true;
+    }
+  }
   if (getAfter() && getSchedule() != CopySchedule::Tma)
     return emitOpError() << "only a tma copy is ordered after an axe.arrive";
   if (getAfter() && !getAfter().getDefiningOp<ArriveOp>())

@@ -200,8 +200,8 @@ unsafe extern "C" fn check_allocation(
 
 /// # Safety
 /// Called by the C++ dialect through [`HOOKS`]: `target`/`target_len` is a string it owns for
-/// the call (as for [`text`]), `grid` and `threads` point to `grid_rank` and `threads_rank`
-/// readable `i64`s (or the rank is 0), and `sink`/`user` are its sink and that sink's data.
+/// the call (as for [`text`]), `grid`, `threads` and `cluster` point to `grid_rank`,
+/// `threads_rank` and `cluster_rank` readable `i64`s (or the rank is 0), and `sink`/`user` are its sink and that sink's data.
 unsafe extern "C" fn check_launch(
     target: *const c_char,
     target_len: usize,
@@ -209,6 +209,8 @@ unsafe extern "C" fn check_launch(
     grid_rank: usize,
     threads: *const i64,
     threads_rank: usize,
+    cluster: *const i64,
+    cluster_rank: usize,
     sink: AxeStringSink,
     user: *mut c_void,
 ) -> bool {
@@ -222,7 +224,11 @@ unsafe extern "C" fn check_launch(
                 unsafe { std::slice::from_raw_parts(p, n) }
             }
         };
-        target.check_launch(slice(grid, grid_rank), slice(threads, threads_rank))
+        target.check_launch(
+            slice(grid, grid_rank),
+            slice(threads, threads_rank),
+            slice(cluster, cluster_rank),
+        )
     })
 }
 

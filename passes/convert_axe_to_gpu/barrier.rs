@@ -1,8 +1,9 @@
 //! `axe.barrier`: `cta` → `gpu.barrier` (bar.sync 0), `warpgroup` → the warpgroup's named
 //! barrier (`bar.sync 1 + w, 128` for warpgroup w: barrier 0 is the CTA's, and a CTA of at
 //! most 1024 threads has at most 8 warpgroups of the 15 other hardware barriers), `warp` →
-//! `nvvm.bar.warp.sync` with a full mask, `thread` → nothing. Cluster barriers are refused
-//! (not implemented). When emulating on the CPU, top-level
+//! `nvvm.bar.warp.sync` with a full mask, `thread` → nothing, `cluster` → `barrier.cluster`
+//! arrive (release) and wait (acquire), every thread of every CTA of the cluster (a CTA
+//! barrier in a kernel without clusters). When emulating on the CPU, top-level
 //! CTA barriers split the kernel into phases (kernel.rs); any other barrier is refused.
 
 use crate::error::AxeError;
@@ -30,6 +31,14 @@ pub fn warpgroup(b: &B, ctx: &Ctx) {
     );
 }
 
+/// Synchronizes every thread of the cluster's CTAs: `barrier.cluster.arrive` (release: this
+/// thread's writes, shared memory included, are visible to the cluster) then
+/// `barrier.cluster.wait` (acquire).
+pub fn cluster(b: &B) {
+    b.op("nvvm.cluster.arrive", &[], &[], &[], vec![]);
+    b.op("nvvm.cluster.wait", &[], &[], &[], vec![]);
+}
+
 pub fn lower(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
     let kind = ir::enum_attr::<ScopeKind>(op, ods::barrier::KIND)?;
     let b = B::before(op);
@@ -39,11 +48,18 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
             op,
             "emulate-threads-on-cpu supports only `axe.barrier cta` at the top level of the kernel (it splits the kernel into phases)",
         )),
-        Some(ScopeKind::Cta) if ctx.scope_id != 0 => Err(AxeError::at(
+        Some(k @ (ScopeKind::Cta | ScopeKind::Cluster)) if ctx.scope_id != 0 => Err(AxeError::at(
             op,
-            "axe.barrier cta inside a sliced scope: the threads outside the slice never reach it (synchronize roles with axe.mbarrier)",
+            format!(
+                "axe.barrier {} inside a sliced scope: the threads outside the slice never reach it (synchronize roles with axe.mbarrier)",
+                k.as_str()
+            ),
         )),
-        Some(ScopeKind::Cta) => {
+        Some(ScopeKind::Cluster) if ctx.cluster.is_some() => {
+            cluster(&b);
+            Ok(())
+        }
+        Some(ScopeKind::Cta | ScopeKind::Cluster) => {
             b.op("gpu.barrier", &[], &[], &[], vec![]);
             Ok(())
         }
@@ -56,14 +72,6 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
             warpgroup(&b, ctx);
             Ok(())
         }
-        Some(k) => Err(AxeError::at(
-            op,
-            format!(
-                "{} {} is not lowered by convert-axe-to-gpu yet (needs named/cluster barriers)",
-                ods::barrier::NAME,
-                k.as_str()
-            ),
-        )),
         None => Err(AxeError::at(op, "bad barrier kind")),
     }
 }

@@ -161,14 +161,37 @@ fn padded3(v: &[i64]) -> [i64; 3] {
     out
 }
 
+/// The executing CTA's rank in its cluster and its cluster's index in the grid (both x
+/// fastest), from the linear CTA id: a cluster is a box of `cluster` CTAs of the grid. A
+/// kernel without clusters has clusters of one CTA.
+pub fn cluster_coords(b: &B, ctx: &Ctx) -> (Ix, Ix) {
+    let Some(cl) = ctx.cluster else {
+        return (Ix::C(0), Ix::V(ctx.bid));
+    };
+    let g = ctx.grid;
+    let bid = Ix::V(ctx.bid);
+    let (mut rank, mut id) = (Ix::C(0), Ix::C(0));
+    let (mut rank_w, mut id_w, mut below) = (1, 1, 1);
+    for d in 0..3 {
+        // The CTA's coordinate along d, then its place within and among the clusters.
+        let c = match g[d] {
+            1 => Ix::C(0),
+            _ if g[d + 1..].iter().all(|&x| x == 1) => b.div(bid, below),
+            n => b.rem(b.div(bid, below), n),
+        };
+        rank = b.add(rank, b.mul(b.rem(c, cl[d]), rank_w));
+        id = b.add(id, b.mul(b.div(c, cl[d]), id_w));
+        rank_w *= cl[d];
+        id_w *= g[d] / cl[d];
+        below *= g[d];
+    }
+    (rank, id)
+}
+
 /// Lowers one kernel.
 pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<()> {
-    if !ir::i64_array(kernel, ods::kernel::CLUSTER).is_empty() {
-        return Err(AxeError::at(
-            kernel,
-            "cluster launches (axe.kernel ... cluster [...]) are not lowered by convert-axe-to-gpu yet",
-        ));
-    }
+    let cluster_dims = ir::i64_array(kernel, ods::kernel::CLUSTER);
+    let cluster = (!cluster_dims.is_empty()).then(|| padded3(&cluster_dims));
     let grid = padded3(&ir::i64_array(kernel, ods::kernel::GRID));
     let threads = padded3(&ir::i64_array(kernel, ods::kernel::THREADS));
     if grid.len() > 3
@@ -182,6 +205,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
     }
     let num_threads: i64 = threads.iter().product();
     let allocs = allocations(kernel)?;
+    let has_mbarriers = !ir::collect(kernel, &[ods::ops::MBARRIER]).is_empty();
     // Tokens flow as i32 (TMA barrier indices; -1 for other copies) once lowered.
     tma::retype_tokens(kernel);
     if opts.emulate {
@@ -204,6 +228,8 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         threads: num_threads,
         bid: null,
         ctas: grid_size,
+        grid,
+        cluster,
         allocs: HashMap::new(),
         dead: Vec::new(),
         tma: tma_state,
@@ -225,7 +251,13 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         // Tensor maps are built on the host, before the launch.
         let map_ptrs = tma::build_maps(&b, &ctx.tma);
         let idx = b.index();
-        let mut sizes: Vec<MlirValue> = grid.iter().chain(threads.iter()).map(|&n| b.cidx(n)).collect();
+        // Grid, CTA and (for a clustered kernel) cluster sizes: gpu.launch's operand order.
+        let mut sizes: Vec<MlirValue> = grid
+            .iter()
+            .chain(threads.iter())
+            .chain(cluster.iter().flatten())
+            .map(|&n| b.cidx(n))
+            .collect();
         // Shared tensors beyond the 48 KiB of static shared memory go to dynamic shared memory
         // (the launch asks for it; a runtime must allow it for the kernel).
         let shared_bytes = |a: &Alloc| a.bytes;
@@ -240,22 +272,29 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
                 &[("value", b.attr(&format!("{total} : i32")))],
             ));
         }
-        let (region, block) = b.region(&[idx; 12]);
-        let segments = if dynamic {
-            "array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1>"
-        } else {
-            "array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>"
-        };
+        // The body's arguments: block ids, thread ids, grid and CTA sizes, then (clustered)
+        // cluster ids and cluster sizes.
+        let (region, block) = b.region(&[idx; 18][..if cluster.is_some() { 18 } else { 12 }]);
+        let segments = format!(
+            "array<i32: 0, 1, 1, 1, 1, 1, 1, {c}, {c}, {c}, {d}>",
+            c = i32::from(cluster.is_some()),
+            d = i32::from(dynamic)
+        );
         b.op(
             "gpu.launch",
             &sizes,
             &[],
-            &[("operandSegmentSizes", b.attr(segments))],
+            &[("operandSegmentSizes", b.attr(&segments))],
             vec![region],
         );
         let term = b.at_end(block).op("gpu.terminator", &[], &[], &[], vec![]);
         for op in block_ops(body) {
             move_before(op, term);
+        }
+        // A clustered kernel with barriers: peers multicast into this CTA's shared memory and
+        // arrive on its barriers, so no CTA may leave while a peer can still do so.
+        if cluster.is_some() && has_mbarriers {
+            super::barrier::cluster(&B::before(term));
         }
         let lb = b.at_start(block);
         let arg = |i: isize| unsafe { mlirBlockGetArgument(block, i) };
@@ -666,17 +705,15 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             ods::ops::UNIT_ID => {
                 let b = super::builder::B::before(op);
                 let tid = Ix::V(ctx.tid);
+                let in_cluster = ir::has_attr(op, ods::unit_id::IN_CLUSTER);
                 let v = match int_attr(op, ods::unit_id::KIND).and_then(ScopeKind::from_i64) {
+                    Some(ScopeKind::Cta) if in_cluster => cluster_coords(&b, ctx).0,
                     Some(ScopeKind::Cta) => Ix::V(ctx.bid),
+                    Some(ScopeKind::Cluster) => cluster_coords(&b, ctx).1,
                     Some(ScopeKind::Warpgroup) => b.div(tid, 128),
                     Some(ScopeKind::Warp) => b.div(tid, 32),
                     Some(ScopeKind::Thread) => tid,
-                    _ => {
-                        return Err(AxeError::at(
-                            op,
-                            "axe.unit_id cluster is not lowered (clusters are not launched)",
-                        ))
-                    }
+                    None => return Err(AxeError::at(op, "internal: axe.unit_id without a kind")),
                 };
                 // SAFETY: the unit id is an index, computed right before the op.
                 unsafe { ir::replace_all_uses(ir::result(op, 0), b.ix(v)) };

@@ -92,6 +92,10 @@ pub struct Ctx {
     /// Linear CTA id in the grid (the grid loop's variable when emulating): the `cta` axis.
     pub bid: MlirValue,
     pub ctas: i64,
+    /// The grid and, for a clustered kernel (`axe.kernel ... cluster [...]`), the cluster
+    /// shape, each padded to 3 dimensions (x fastest).
+    pub grid: [i64; 3],
+    pub cluster: Option<[i64; 3]>,
     /// `axe.alloc` result → storage.
     pub allocs: HashMap<usize, (MlirValue, bool)>,
     /// Lowered Axe ops, erased (in reverse) once the kernel is done.

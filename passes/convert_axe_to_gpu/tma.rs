@@ -90,6 +90,17 @@ pub struct Site {
     pub boxes: Vec<(Vec<i64>, i64)>,
     pub bytes: i64,
     pub elt_bytes: i64,
+    /// `multicast [d, ...]`: the cluster dimensions along which the CTAs share the tile.
+    pub multicast: Option<Multicast>,
+}
+
+/// The group of CTAs a multicast copy shares its tile with: those of the cluster that differ
+/// from the executing CTA only along `dims`; there are `parts` of them, and member j issues
+/// boxes j, j + parts, ... of the tile, each written into every member's shared memory.
+#[derive(Clone, Debug)]
+pub struct Multicast {
+    pub dims: Vec<usize>,
+    pub parts: i64,
 }
 
 /// The TMA state of one kernel.
@@ -222,12 +233,26 @@ fn explicit_barrier(op: MlirOperation, ctx: &Ctx, v: MlirValue) -> R<i64> {
     explicit_index(&ctx.tma.explicit, op, v).map(|i| i as i64)
 }
 
-/// `axe.mbarrier_arrive %b`: one arrival on `%b` by each executing thread (release).
+/// `axe.mbarrier_arrive %b [cta %r]`: one arrival on `%b` by each executing thread (release),
+/// or on barrier `%b` of the cluster's CTA of rank `%r` (its address in that CTA's shared
+/// memory from `mapa`; release at cluster scope).
 pub fn mbarrier_arrive(op: MlirOperation, ctx: &Ctx) -> R<()> {
     let b = B::before(op);
     let id = explicit_barrier(op, ctx, ir::operand(op, ods::mbarrier_arrive::operands::BARRIER))?;
     let bar = barrier_ptr(&b, ctx, b.ci32(id));
-    b.op("nvvm.mbarrier.arrive", &[bar], &[], &[], vec![]);
+    if ir::num_operands(op) > ods::mbarrier_arrive::MIN_OPERANDS {
+        let rank = b.index_cast(ir::operand(op, ods::mbarrier_arrive::MIN_OPERANDS), b.ty("i32"));
+        let remote = b.val("nvvm.mapa", &[bar, rank], b.ty("!llvm.ptr<7>"), &[]);
+        b.op(
+            "nvvm.mbarrier.arrive",
+            &[remote],
+            &[],
+            &[("scope", b.attr("#nvvm.mem_scope<cluster>"))],
+            vec![],
+        );
+    } else {
+        b.op("nvvm.mbarrier.arrive", &[bar], &[], &[], vec![]);
+    }
     Ok(())
 }
 
@@ -420,12 +445,25 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
         }
         offsets[flatten(&x, &tile).unwrap() as usize]
     };
-    let (boxes_outer_first, box_list) = tile_boxes(&ext, &off, elt_bytes, span).map_err(|e| {
+    let multicast = multicast_group(op, kernel)?;
+    let box_error = |e: AxeError| {
         AxeError::at(
             op,
             format!("the TMA destination layout {ls} cannot be written by TMA boxes: {e}"),
         )
-    })?;
+    };
+    let mut bx = choose_box(&ext, &off, elt_bytes, span).map_err(box_error)?;
+    if let Some(m) = &multicast {
+        // Each member of the group issues an equal share of the boxes: where the box count
+        // does not divide, the outermost box dimension that the group divides is cut.
+        let count: i64 = ext.iter().zip(&bx).map(|(e, b)| e / b).product();
+        if count % m.parts != 0 {
+            if let Some(j) = (0..bx.len() - 1).find(|&j| bx[j] % m.parts == 0) {
+                bx[j] /= m.parts;
+            }
+        }
+    }
+    let (boxes_outer_first, box_list) = list_boxes(&ext, bx, &off, elt_bytes, span).map_err(box_error)?;
     let bytes = tile.iter().product::<i64>() * elt_bytes;
     if !store && bytes >= 1 << 20 {
         return err(
@@ -464,7 +502,32 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
         boxes: box_list,
         bytes,
         elt_bytes,
+        multicast,
     })
+}
+
+/// The multicast group of a copy (`multicast [d, ...]`, verified against the kernel's
+/// cluster), None for a copy into this CTA alone.
+fn multicast_group(op: MlirOperation, kernel: MlirOperation) -> R<Option<Multicast>> {
+    let dims = ir::i64_array(op, ods::copy::MULTICAST);
+    if dims.is_empty() {
+        return Ok(None);
+    }
+    let cluster = ir::i64_array(kernel, ods::kernel::CLUSTER);
+    let mut out = Vec::new();
+    let mut parts = 1;
+    for d in dims {
+        let n = usize::try_from(d)
+            .ok()
+            .and_then(|i| cluster.get(i))
+            .ok_or_else(|| AxeError::at(op, format!("multicast dimension {d} is not a dimension of the cluster")))?;
+        out.push(d as usize);
+        parts *= n;
+    }
+    if parts > 16 {
+        return err(op, format!("a TMA multicast reaches at most 16 CTAs, this group has {parts}"));
+    }
+    Ok((parts > 1).then_some(Multicast { dims: out, parts }))
 }
 
 /// One TMA dimension: an iter of the root layout's logical dimension `dim`, whose index
@@ -612,28 +675,31 @@ fn shared_offsets(ls: &Layout, tile: &[i64]) -> Result<Vec<i64>, AxeError> {
 /// A TMA box (extent per TMA dimension) and every box of a tile: origin, shared offset.
 pub type Boxes = (Vec<i64>, Vec<(Vec<i64>, i64)>);
 
-/// Chooses the TMA box and lists every box of the tile with its shared offset. `ext`: the
-/// tile's extent per TMA dimension (outermost first); `offsets`: the unswizzled shared offset
-/// of a tile point given in TMA coordinates. Boxes and their origins are in TMA coordinates.
-pub fn tile_boxes(ext: &[i64], offsets: &dyn Fn(&[i64]) -> i64, elt_bytes: i64, span: i64) -> Result<Boxes, AxeError> {
-    let r = ext.len();
-    // Is the box starting at `o` one row-major run of the shared layout?
-    let run = |bx: &[i64], o: &[i64]| -> bool {
-        let base = offsets(o);
-        let vol: i64 = bx.iter().product();
-        let mut c = o.to_vec();
-        for i in 0..vol {
-            let mut rem = i;
-            for j in (0..r).rev() {
-                c[j] = o[j] + rem % bx[j];
-                rem /= bx[j];
-            }
-            if offsets(&c) != base + i {
-                return false;
-            }
+/// Is the box `bx` starting at `o` one row-major run of the shared layout (`offsets`, as for
+/// [`tile_boxes`])?
+fn is_run(offsets: &dyn Fn(&[i64]) -> i64, bx: &[i64], o: &[i64]) -> bool {
+    let r = bx.len();
+    let base = offsets(o);
+    let vol: i64 = bx.iter().product();
+    let mut c = o.to_vec();
+    for i in 0..vol {
+        let mut rem = i;
+        for j in (0..r).rev() {
+            c[j] = o[j] + rem % bx[j];
+            rem /= bx[j];
         }
-        true
-    };
+        if offsets(&c) != base + i {
+            return false;
+        }
+    }
+    true
+}
+
+/// Chooses the TMA box of a tile: `ext`, the tile's extent per TMA dimension (outermost
+/// first); `offsets`, the unswizzled shared offset of a tile point given in TMA coordinates.
+fn choose_box(ext: &[i64], offsets: &dyn Fn(&[i64]) -> i64, elt_bytes: i64, span: i64) -> Result<Vec<i64>, AxeError> {
+    let r = ext.len();
+    let run = |bx: &[i64], o: &[i64]| is_run(offsets, bx, o);
     let zero = vec![0i64; r];
     let mut bx = vec![1i64; r];
     let inner = ext[r - 1];
@@ -677,6 +743,22 @@ pub fn tile_boxes(ext: &[i64], offsets: &dyn Fn(&[i64]) -> i64, elt_bytes: i64, 
             .unwrap_or(1);
         bx[j] = b;
     }
+    Ok(bx)
+}
+
+/// Chooses the TMA box and lists every box of the tile with its shared offset (see
+/// [`choose_box`]). Boxes and their origins are in TMA coordinates.
+pub fn tile_boxes(ext: &[i64], offsets: &dyn Fn(&[i64]) -> i64, elt_bytes: i64, span: i64) -> Result<Boxes, AxeError> {
+    let bx = choose_box(ext, offsets, elt_bytes, span)?;
+    list_boxes(ext, bx, offsets, elt_bytes, span)
+}
+
+/// Every box `bx` of the tile `ext`, with its shared offset; each must be one run of the
+/// shared layout, aligned as TMA needs.
+fn list_boxes(ext: &[i64], bx: Vec<i64>, offsets: &dyn Fn(&[i64]) -> i64, elt_bytes: i64, span: i64) -> Result<Boxes, AxeError> {
+    let r = ext.len();
+    let zero = vec![0i64; r];
+    let run = |bx: &[i64], o: &[i64]| is_run(offsets, bx, o);
     let align = if span > 0 { 8 * span } else { 128 };
     let counts: Vec<i64> = (0..r).map(|j| ext[j] / bx[j]).collect();
     let total: i64 = counts.iter().product();
@@ -798,7 +880,13 @@ pub fn prologue(b: &B, module: MlirOperation, ctx: &mut Ctx, map_ptrs: Vec<MlirV
         Ok::<(), AxeError>(())
     })
     .expect("static body");
-    b.op("gpu.barrier", &[], &[], &[], vec![]);
+    // In a cluster, peers multicast into this CTA and arrive on its barriers: they all start
+    // once every CTA's barriers are initialized (fence.mbarrier_init is release.cluster).
+    if ctx.cluster.is_some() && n > 0 {
+        super::barrier::cluster(b);
+    } else {
+        b.op("gpu.barrier", &[], &[], &[], vec![]);
+    }
     ctx.tma.bars = bars;
     ctx.tma.state = Some(state);
     ctx.tma.map_ptrs = map_ptrs;
@@ -902,6 +990,11 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
         }
         None => false,
     };
+    // A multicast copy: this CTA's place in its group and the group's CTA mask.
+    let multicast = site.multicast.clone().map(|m| {
+        let (member, mask) = multicast_member(&b, ctx, &m);
+        (m, member, mask)
+    });
     let ctx_ro: &Ctx = ctx;
     b.if_(tid0, |ib| {
         if wait_release {
@@ -915,27 +1008,52 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
             &[],
             vec![],
         );
-        for (o, off) in &boxes {
-            let a = ib.addi(dst_base, i64c(&ib, off * elt_bytes));
-            let p3 = ib.val("llvm.inttoptr", &[a], ib.ty("!llvm.ptr<3>"), &[]);
-            let p7 = ib.val("llvm.addrspacecast", &[p3], ib.ty("!llvm.ptr<7>"), &[]);
+        // One box: a TMA load into this CTA's shared memory, or with a multicast mask into
+        // every member's (at the same offset, completing on the same barrier there).
+        let issue = |g: &B, o: &[i64], off: i64, mask: Option<MlirValue>| {
+            let a = g.addi(dst_base, i64c(g, off * elt_bytes));
+            let p3 = g.val("llvm.inttoptr", &[a], g.ty("!llvm.ptr<3>"), &[]);
+            let p7 = g.val("llvm.addrspacecast", &[p3], g.ty("!llvm.ptr<7>"), &[]);
             // Coordinates innermost first.
             let mut coords = Vec::new();
             for j in (0..tdims.len()).rev() {
-                let c = ib.addi(tile_coord[j], ib.cidx(o[j]));
-                coords.push(ib.index_cast(c, i32t));
+                let c = g.addi(tile_coord[j], g.cidx(o[j]));
+                coords.push(g.index_cast(c, i32t));
             }
             let mut operands = vec![p7, map_ptr];
             operands.extend(&coords);
             operands.push(bar);
-            let seg = format!("array<i32: 1, 1, {}, 1, 0, 0, 0, 0>", coords.len());
-            ib.op(
+            operands.extend(mask);
+            let seg = format!(
+                "array<i32: 1, 1, {}, 1, 0, {}, 0, 0>",
+                coords.len(),
+                i32::from(mask.is_some())
+            );
+            g.op(
                 "nvvm.cp.async.bulk.tensor.shared.cluster.global",
                 &operands,
                 &[],
-                &[("operandSegmentSizes", ib.attr(&seg))],
+                &[("operandSegmentSizes", g.attr(&seg))],
                 vec![],
             );
+        };
+        match &multicast {
+            None => {
+                for (o, off) in &boxes {
+                    issue(&ib, o, *off, None);
+                }
+            }
+            Some((m, member, mask)) => {
+                for j in 0..m.parts {
+                    let mine = ib.cmp(0, Ix::V(*member), Ix::C(j));
+                    ib.if_(mine, |jb| {
+                        for (o, off) in boxes.iter().skip(j as usize).step_by(m.parts as usize) {
+                            issue(&jb, o, *off, Some(*mask));
+                        }
+                        Ok::<(), AxeError>(())
+                    })?;
+                }
+            }
         }
         Ok::<(), AxeError>(())
     })
@@ -950,6 +1068,31 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
         wait(&b, ctx, id);
     }
     Ok(id)
+}
+
+/// The executing CTA's index in the multicast group `m` (index, the group's first dimension
+/// fastest) and the group's CTA mask (i16, bit r for the CTA of cluster rank r).
+fn multicast_member(b: &B, ctx: &Ctx, m: &Multicast) -> (MlirValue, MlirValue) {
+    let cl = ctx.cluster.unwrap_or([1; 3]);
+    let stride = [1, cl[0], cl[0] * cl[1]];
+    let rank = super::kernel::cluster_coords(b, ctx).0;
+    let (mut member, mut base) = (Ix::C(0), rank);
+    let mut w = 1;
+    // The group's ranks relative to its member 0: every combination of the group's
+    // coordinates.
+    let mut pattern: Vec<i64> = vec![0];
+    for &d in &m.dims {
+        let c = b.rem(b.div(rank, stride[d]), cl[d]);
+        member = b.add(member, b.mul(c, w));
+        base = b.sub(base, b.mul(c, stride[d]));
+        w *= cl[d];
+        pattern = (0..cl[d]).flat_map(|k| pattern.iter().map(move |p| p + k * stride[d])).collect();
+    }
+    let bits: i64 = pattern.iter().map(|p| 1i64 << p).sum();
+    let i16t = b.ty("i16");
+    let base16 = b.arith_cast(melior::dialect::arith::index_cast, b.ix(base), i16t);
+    let mask = b.shli(b.constant(&format!("{bits} : i16"), i16t), base16);
+    (b.ix(member), mask)
 }
 
 /// A TMA store (shared → global): every thread makes its writes of the tile visible to the

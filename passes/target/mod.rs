@@ -32,6 +32,9 @@ pub struct Target {
     /// 32-bit registers per SM, shared by the CTA's threads at launch (CUDA programming guide,
     /// "Technical Specifications per Compute Capability"); 0 without a register file.
     pub registers_per_sm: i64,
+    /// The most CTAs a cluster may have (the portable cluster size, CUDA programming guide,
+    /// "Thread Block Clusters"); 0 where the target has no clusters.
+    pub max_cluster_ctas: i64,
     /// Whether `axe-to-nki` emits NKI (Neuron Kernel Interface) kernels for the target.
     pub nki: bool,
 }
@@ -82,6 +85,7 @@ pub static TARGETS: &[Target] = &[
         has_wgmma: false,
         has_setmaxnreg: false,
         registers_per_sm: 65536,
+        max_cluster_ctas: 0,
         nki: false,
     },
     Target {
@@ -92,6 +96,7 @@ pub static TARGETS: &[Target] = &[
         has_wgmma: false,
         has_setmaxnreg: false,
         registers_per_sm: 65536,
+        max_cluster_ctas: 8,
         nki: false,
     },
     Target {
@@ -102,6 +107,7 @@ pub static TARGETS: &[Target] = &[
         has_wgmma: true,
         has_setmaxnreg: true,
         registers_per_sm: 65536,
+        max_cluster_ctas: 8,
         nki: false,
     },
     Target {
@@ -112,6 +118,7 @@ pub static TARGETS: &[Target] = &[
         has_wgmma: false,
         has_setmaxnreg: false,
         registers_per_sm: 65536,
+        max_cluster_ctas: 8,
         nki: false,
     },
     Target {
@@ -122,6 +129,7 @@ pub static TARGETS: &[Target] = &[
         has_wgmma: false,
         has_setmaxnreg: false,
         registers_per_sm: 0,
+        max_cluster_ctas: 0,
         nki: true,
     },
 ];
@@ -264,7 +272,7 @@ impl Target {
     }
 
     /// Checks a launch shape (`grid`, `threads`, 1 to 3 positive dimensions) against CUDA's limits.
-    pub fn check_launch(&self, grid: &[i64], threads: &[i64]) -> Result<()> {
+    pub fn check_launch(&self, grid: &[i64], threads: &[i64], cluster: &[i64]) -> Result<()> {
         let mut total = 1i64;
         for (d, (&t, max)) in threads.iter().zip(MAX_CTA_DIMS).enumerate() {
             if t > max {
@@ -283,6 +291,27 @@ impl Target {
             if g > max {
                 return Err(AxeError::Message(format!(
                     "grid dimension {d} is {g}, beyond the limit of {max}"
+                )));
+            }
+        }
+        if cluster.is_empty() {
+            return Ok(());
+        }
+        if self.max_cluster_ctas == 0 {
+            return Err(AxeError::Message(format!("'{}' has no thread-block clusters", self.name)));
+        }
+        let ctas = cluster.iter().fold(1i64, |n, &c| n.saturating_mul(c));
+        if ctas > self.max_cluster_ctas {
+            return Err(AxeError::Message(format!(
+                "a cluster has at most {} CTAs, got {ctas}",
+                self.max_cluster_ctas
+            )));
+        }
+        for (d, &c) in cluster.iter().enumerate() {
+            let g = grid.get(d).copied().unwrap_or(1);
+            if g % c != 0 {
+                return Err(AxeError::Message(format!(
+                    "grid dimension {d} ({g}) is not a whole number of clusters of {c}"
                 )));
             }
         }

@@ -4,7 +4,7 @@
 and B [N, K], f32 accumulation, per-tensor scales, bf16/f32 output — what
 `torch._scaled_mm` computes).
 
-    python3 gemm_typed.py DIR [--bench [--triton]] [--reps R] [--figure10] [--ws [--fp8]] [SUBSTRING]
+    python3 gemm_typed.py DIR [--bench [--triton]] [--reps R] [--figure10] [--ws [--fp8] [--cluster]] [SUBSTRING]
 
 --figure10 runs gen_gemm_tma.FIGURE10 instead: every projection of the paper's Figure 10 models
 at M = 8192 (f16 and FP8), tiles chosen by gen_gemm_tma.choose. --ws runs the warp-specialized,
@@ -88,8 +88,11 @@ def main():
     passed = failed = 0
     ws = "--ws" in sys.argv
     if ws:
+        # --cluster: the kernels with clusters of two CTAs (B multicast), timed beside the same
+        # kernel without clusters.
+        cl = 2 if "--cluster" in sys.argv else 1
         if "--figure10" in sys.argv:
-            variants = gen_gemm_ws.figure10_fp8_variants() if "--fp8" in sys.argv else gen_gemm_ws.figure10_variants()
+            variants = gen_gemm_ws.figure10_fp8_variants(cl) if "--fp8" in sys.argv else gen_gemm_ws.figure10_variants(cl)
         else:
             variants = gen_gemm_ws.VARIANTS
     else:
@@ -169,6 +172,11 @@ def main():
                     torch.cuda.synchronize()
                     line += f"; tuned Triton max abs error {(tc.float() - want).abs().max().item():.3g}"
                     baselines.append(("Triton (tuned, f16 out)", lambda: tri(a, b, tc)))
+            if ws and len(v) > 12 and v[12] > 1:
+                single = gen_gemm_ws.name(*v[:12]) + "_kernel"
+                if os.path.exists(f"{d}/{single}.json"):
+                    baselines.append((f"axe WS without clusters {single}",
+                                      axe_runtime.load(f"{d}/{single}.json", entry=single).launcher(*args)))
             if ws:
                 # The non-specialized TMA + wgmma kernel of this shape (the tiles
                 # gen_gemm_tma.choose picks), where build.sh made it.

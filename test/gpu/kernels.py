@@ -143,6 +143,13 @@ KERNELS = {
         lambda a: a[0].reshape(8, 8192)[:, :4096].reshape(-1),
         1, (0, 0), 0, None,
     ),
+    # TMA multicast in clusters of two CTAs, and arrivals on the peer's barrier: O is A's rows
+    # 0-63 twice (each CTA of each cluster writes what both received), then rows 64-127 twice.
+    "copy_tma_multicast_kernel": (
+        lambda: [RNG.standard_normal(16384).astype(np.float16), np.full(32768, np.nan, np.float16)],
+        lambda a: np.concatenate([a[0].reshape(128, 128)[r:r + 64] for r in (0, 0, 64, 64)]).reshape(-1),
+        1, (0, 0), 0, None,
+    ),
     "copy_tma_colmajor_kernel": (
         lambda: [RNG.standard_normal(65536, dtype=np.float32), np.full(65536, np.nan, np.float32)],
         # X(i, j) = x[i + 256 j]; Y(i, j) = y[256 i + j].

@@ -62,11 +62,13 @@ typedef struct AxeRustHooks {
                           int32_t swizzleLog2, AxeStringSink sink,
                           void *userData);
   /// Checks a kernel's launch shape (`grid`, `threads`: 1 to 3 positive
-  /// sizes each) against the target's launch limits. Returns false and sends
-  /// the reason to `sink` when it exceeds them.
+  /// sizes each; `cluster`: none, or 1 to 3 positive sizes) against the
+  /// target's launch limits. Returns false and sends the reason to `sink`
+  /// when it exceeds them.
   bool (*checkLaunch)(const char *target, size_t targetLength,
                       const int64_t *grid, size_t gridRank,
                       const int64_t *threads, size_t threadsRank,
+                      const int64_t *cluster, size_t clusterRank,
                       AxeStringSink sink, void *userData);
   /// Whether `target` names a known target; when not, sends the list of
   /// known targets to `sink`.

@@ -28,9 +28,16 @@ def Axe_KernelOp : Axe_Op<"kernel", [
   let summary = "a GPU kernel: the outermost execution scope";
   let description = [{
     Everything inside runs on a grid of CTAs (`grid`), each of `threads`
-    threads, optionally grouped into clusters (`cluster`, sm_90+). Shared
-    memory and registers exist only inside a kernel. Lowered by
-    `convert-axe-to-gpu` into a `gpu.launch`.
+    threads, optionally grouped into clusters (`cluster`, sm_90+: at most 8
+    CTAs, and the grid a whole number of clusters along each dimension). The
+    CTAs of a cluster run at the same time and reach each other's shared
+    memory: TMA multicast (`axe.copy ... multicast`), arrivals on a peer's
+    barrier (`axe.mbarrier_arrive ... cta %r`) and `axe.barrier cluster`.
+    Shared memory and registers exist only inside a kernel. Lowered by
+    `convert-axe-to-gpu` into a `gpu.launch` (with `clusters` when
+    clustered); a clustered kernel with barriers synchronizes its cluster
+    once its barriers are set up and again before it exits, so that no peer
+    multicasts into or arrives on a CTA that has not started or has ended.
 
     ```mlir
     axe.kernel grid [128, 1] threads [256] {
@@ -38,6 +45,7 @@ def Axe_KernelOp : Axe_Op<"kernel", [
         ...
       }
     }
+    axe.kernel grid [132] threads [384] cluster [2] { ... }
     ```
   }];
   let arguments = (ins DenseI64ArrayAttr:$grid, DenseI64ArrayAttr:$threads,
@@ -193,16 +201,21 @@ def Axe_UnitIdOp : Axe_Op<"unit_id", [Pure]> {
   let description = [{
     The index of the unit of `kind` that executes this op: `cta` — the CTA
     in the grid (x fastest); `warpgroup`, `warp`, `thread` — within the CTA;
-    `cluster` — the cluster in the grid. Used to compute run-time tile
-    origins (`axe.slice %t [%o : +128, ...]`).
+    `cluster` — the cluster in the grid (x fastest; a kernel without
+    `cluster` has clusters of one CTA). `cta in_cluster` is the CTA's rank in
+    its cluster (x fastest, 0 to the cluster's size - 1): which peer it is,
+    e.g. which part of a multicast tile it loads or which of the cluster's
+    tiles it computes. Used to compute run-time tile origins
+    (`axe.slice %t [%o : +128, ...]`).
 
     ```mlir
     %c = axe.unit_id cta
+    %r = axe.unit_id cta in_cluster
     ```
   }];
-  let arguments = (ins Axe_ScopeKind:$kind);
+  let arguments = (ins Axe_ScopeKind:$kind, UnitAttr:$in_cluster);
   let results = (outs Index:$result);
-  let assemblyFormat = "$kind attr-dict";
+  let assemblyFormat = "$kind (`in_cluster` $in_cluster^)? attr-dict";
   let hasVerifier = 1;
 }
 
@@ -245,11 +258,23 @@ def Axe_CopyOp : Axe_Op<"copy", [AttrSizedOperandSegments]> {
     data. It is issued once per unit of the executing scope (by the unit's
     first thread): the producer role of a warp-specialized pipeline.
 
+    `multicast [d, ...]` (a barrier copy in a kernel with `cluster`) shares
+    the tile among the CTAs of the cluster that differ from this one only
+    along cluster dimensions `d, ...` (TMA multicast, sm_90): every one of
+    them executes the copy with the same source tile, each loads a part of
+    it, and every part lands in the shared memory of every one of them, at
+    the destination's offset, completing on their barriers `%b` (each
+    counts one arrival and the whole tile's bytes). The tile is read from
+    global memory once per group instead of once per CTA. Before a
+    producer refills a multicast stage, the consumers of every CTA in the
+    group must have released it (`axe.mbarrier_arrive %empty cta %peer`).
+
     ```mlir
     axe.copy %g, %s : !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (4096, 1)>>, !axe.tensor<64x64xf16, shared, ?>
     %tok = axe.copy async %g, %s schedule cp_async : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, shared, ?> -> !axe.token
     %t2 = axe.copy async %g, %s schedule tma after %r : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, shared, ?> -> !axe.token
     axe.copy async %g, %s schedule tma barrier %full : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, shared, ?>
+    axe.copy async %g, %s schedule tma barrier %full multicast [0] : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, shared, ?>
     ```
   }];
   let arguments = (ins Arg<Axe_AnyTensor, "", [MemRead]>:$source,
@@ -257,11 +282,12 @@ def Axe_CopyOp : Axe_Op<"copy", [AttrSizedOperandSegments]> {
                        Optional<Axe_Token>:$after,
                        Optional<Axe_MBarrier>:$barrier,
                        UnitAttr:$async,
-                       DefaultValuedAttr<Axe_CopySchedule, "::mlir::axe::CopySchedule::Auto">:$schedule);
+                       DefaultValuedAttr<Axe_CopySchedule, "::mlir::axe::CopySchedule::Auto">:$schedule,
+                       OptionalAttr<DenseI64ArrayAttr>:$multicast);
   let results = (outs Optional<Axe_Token>:$token);
   let assemblyFormat = [{
     (`async` $async^)? $source `,` $dest (`schedule` $schedule^)? (`after` $after^)?
-    (`barrier` $barrier^)? attr-dict `:`
+    (`barrier` $barrier^)? (`multicast` $multicast^)? attr-dict `:`
     qualified(type($source)) `,` qualified(type($dest)) (`->` type($token)^)?
   }];
   let hasVerifier = 1;
@@ -350,12 +376,18 @@ def Axe_MBarrierArriveOp : Axe_Op<"mbarrier_arrive"> {
     `arrivals`: e.g. two consumer warpgroups releasing a stage arrive 256
     times.
 
+    With `cta %r` (a kernel with `cluster`), the arrival is on barrier `%b`
+    of the CTA of rank `%r` in this CTA's cluster (`axe.unit_id cta
+    in_cluster`), released at cluster scope: how the consumers of every CTA
+    in a multicast group release a stage to each producer that writes it.
+
     ```mlir
     axe.mbarrier_arrive %empty
+    axe.mbarrier_arrive %empty cta %peer
     ```
   }];
-  let arguments = (ins Axe_MBarrier:$barrier);
-  let assemblyFormat = "$barrier attr-dict";
+  let arguments = (ins Axe_MBarrier:$barrier, Optional<Index>:$cta);
+  let assemblyFormat = "$barrier (`cta` $cta^)? attr-dict";
   let hasVerifier = 1;
 }
 

@@ -34,7 +34,7 @@ func.func @kernel_nest() {
 
 module attributes {axe.target = #axe.target<"sm_80">} {
   func.func @cluster_sm80() {
-    // expected-error @+1 {{'axe.kernel' op clusters need sm_90 or newer, target is 'sm_80'}}
+    // expected-error @+1 {{'axe.kernel' op launch exceeds the limits of 'sm_80': 'sm_80' has no thread-block clusters}}
     axe.kernel grid [2] threads [32] cluster [2] {
     }
     return

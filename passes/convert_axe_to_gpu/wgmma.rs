@@ -402,11 +402,14 @@ pub fn lower(
     let i64t = b.ty("i64");
     let c64 = |v: i64| b.constant(&format!("{v} : i64"), i64t);
     b.fence_proxy_async_shared();
-    // Shared addresses >> 4 of the two buffers (the descriptors' start fields add the tile's).
+    // Shared addresses >> 4 of the two buffers (the descriptors' start fields add the tile's),
+    // cut to the start field's 14 bits: in a cluster launch a CTA's shared addresses carry more
+    // than its offset above bit 18 (seen on an H100: unmasked, the bits of CTAs of odd rank
+    // spilled into the leading byte offset, and N-major B tiles read wrong column blocks).
     let base = |t: &Tensor| {
         let p = b.extract_aligned_pointer_as_index(t.buf);
         let p = b.index_cast(p, i64t);
-        b.shrui(p, c64(4))
+        b.andi(b.shrui(p, c64(4)), c64(0x3fff))
     };
     let (base_a, base_b) = (base(a), base(bt));
     // The warpgroup index within the scope (a select chain; warpgroups differ only in A's rows).

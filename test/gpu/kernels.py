@@ -150,6 +150,12 @@ KERNELS = {
         lambda a: np.concatenate([a[0].reshape(128, 128)[r:r + 64] for r in (0, 0, 64, 64)]).reshape(-1),
         1, (0, 0), 0, None,
     ),
+    # The f16 GEMM's B tile (four column blocks, four boxes) multicast to a pair: O = [B; B].
+    "copy_tma_multicast_blocks_kernel": (
+        lambda: [RNG.standard_normal(16384).astype(np.float16), np.full(32768, np.nan, np.float16)],
+        lambda a: np.concatenate([a[0], a[0]]),
+        1, (0, 0), 0, None,
+    ),
     "copy_tma_colmajor_kernel": (
         lambda: [RNG.standard_normal(65536, dtype=np.float32), np.full(65536, np.nan, np.float32)],
         # X(i, j) = x[i + 256 j]; Y(i, j) = y[256 i + j].

@@ -8,12 +8,17 @@
 // One warpgroup, C 64x64, K 32, A [M, K] and B [N, K] K-major with the 64-byte swizzle: the
 // accumulator gets the m64n64k16 D fragment; two wgmma (one per 16 of K). The descriptor of
 // A's first tile is (start >> 4) + (LBO 16 B >> 4) << 16 + (SBO 512 B >> 4) << 32 + 2 << 62
-// (64B swizzle); the buffers are realigned to the swizzle's 512-byte period.
+// (64B swizzle); the buffers are realigned to the swizzle's 512-byte period. The start field
+// keeps 14 bits of the shared address >> 4 (in a cluster launch, shared addresses have bits
+// above the CTA's offset, which must not reach the offsets' fields).
 // CHECK: memref.global "private" @{{.*}} : memref<2048xf16, 3> = uninitialized {alignment = 512 : i64}
 // CHECK-LABEL: func.func @warpgroup_wgmma
 // CHECK: %[[ACC:.*]] = memref.alloca() : memref<32xf32>
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: memref.extract_aligned_pointer_as_index
+// CHECK: arith.shrui %{{.*}}, %c4_i64
+// CHECK-NEXT: arith.constant 16383 : i64
+// CHECK-NEXT: arith.andi
 // CHECK: memref.load %[[ACC]]
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: %[[D0:.*]] = arith.constant -9223371899415756800 : i64

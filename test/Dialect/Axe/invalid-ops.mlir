@@ -878,3 +878,112 @@ func.func @mbarrier_arrive_block_argument(%b: !axe.mbarrier) {
   }
   return
 }
+
+// -----
+
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @cluster_too_large() {
+    // expected-error @+1 {{'axe.kernel' op launch exceeds the limits of 'sm_90a': a cluster has at most 8 CTAs, got 16}}
+    axe.kernel grid [16] threads [32] cluster [16] {
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @grid_not_whole_clusters() {
+    // expected-error @+1 {{'axe.kernel' op launch exceeds the limits of 'sm_90a': grid dimension 0 (3) is not a whole number of clusters of 2}}
+    axe.kernel grid [3] threads [32] cluster [2] {
+    }
+    return
+  }
+}
+
+// -----
+
+func.func @in_cluster_without_cluster() {
+  axe.kernel grid [2] threads [32] {
+    // expected-error @+1 {{'axe.unit_id' op a CTA's rank in its cluster ('in_cluster') needs a kernel launched in clusters (axe.kernel ... cluster [...])}}
+    %r = axe.unit_id cta in_cluster
+  }
+  return
+}
+
+// -----
+
+func.func @in_cluster_of_a_warp() {
+  axe.kernel grid [2] threads [32] cluster [2] {
+    // expected-error @+1 {{'axe.unit_id' op 'in_cluster' numbers the CTAs of a cluster; use it with 'cta', not 'warp'}}
+    %r = axe.unit_id warp in_cluster
+  }
+  return
+}
+
+// -----
+
+func.func @remote_arrive_without_cluster(%r: index) {
+  axe.kernel grid [2] threads [32] {
+    %b = axe.mbarrier arrivals 1
+    // expected-error @+1 {{'axe.mbarrier_arrive' op an arrival on a peer CTA's barrier ('cta') needs a kernel launched in clusters}}
+    axe.mbarrier_arrive %b cta %r
+  }
+  return
+}
+
+// -----
+
+!g = !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
+!s = !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>>
+func.func @multicast_without_barrier(%g: !g) {
+  axe.kernel grid [2] threads [32] cluster [2] {
+    %s = axe.alloc : !s
+    // expected-error @+1 {{'axe.copy' op a multicast copy is a tma load on a barrier ('barrier %b'): each CTA of the group counts its bytes there}}
+    %t = axe.copy async %g, %s schedule tma multicast [0] : !g, !s -> !axe.token
+    axe.wait %t
+  }
+  return
+}
+
+// -----
+
+!g = !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
+!s = !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>>
+func.func @multicast_without_cluster(%g: !g) {
+  axe.kernel grid [2] threads [32] {
+    %s = axe.alloc : !s
+    %b = axe.mbarrier arrivals 1
+    // expected-error @+1 {{'axe.copy' op a multicast copy needs a kernel launched in clusters}}
+    axe.copy async %g, %s schedule tma barrier %b multicast [0] : !g, !s
+  }
+  return
+}
+
+// -----
+
+!g = !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
+!s = !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>>
+func.func @multicast_dimension_out_of_range(%g: !g) {
+  axe.kernel grid [2] threads [32] cluster [2] {
+    %s = axe.alloc : !s
+    %b = axe.mbarrier arrivals 1
+    // expected-error @+1 {{'axe.copy' op multicast dimension 1 is not a dimension of the kernel's 1-d cluster}}
+    axe.copy async %g, %s schedule tma barrier %b multicast [1] : !g, !s
+  }
+  return
+}
+
+// -----
+
+!g = !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
+!s = !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>>
+func.func @multicast_dimension_repeated(%g: !g) {
+  axe.kernel grid [4, 2] threads [32] cluster [2, 2] {
+    %s = axe.alloc : !s
+    %b = axe.mbarrier arrivals 1
+    // expected-error @+1 {{'axe.copy' op multicast dimension 0 is repeated}}
+    axe.copy async %g, %s schedule tma barrier %b multicast [0, 0] : !g, !s
+  }
+  return
+}

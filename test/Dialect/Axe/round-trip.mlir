@@ -76,6 +76,28 @@ func.func @warp_roles(%g: !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : 
   return
 }
 
+// Clusters: a CTA's rank in its cluster, a TMA copy multicast to the cluster's CTAs, an
+// arrival on a peer's barrier, a cluster barrier.
+// CHECK-LABEL: func.func @cluster_pair
+// CHECK: axe.kernel grid [4] threads [128] cluster [2] {
+// CHECK: %[[R:.*]] = axe.unit_id cta in_cluster
+// CHECK: axe.unit_id cluster
+// CHECK: axe.copy async %{{.*}}, %{{.*}} schedule tma barrier %[[B:.*]] multicast [0] :
+// CHECK: axe.mbarrier_arrive %[[B]] cta %[[R]]
+// CHECK: axe.barrier cluster
+func.func @cluster_pair(%g: !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>) {
+  axe.kernel grid [4] threads [128] cluster [2] {
+    %s = axe.alloc : !axe.tensor<64x64xf16, shared, ?>
+    %b = axe.mbarrier arrivals 2
+    %r = axe.unit_id cta in_cluster
+    %c = axe.unit_id cluster
+    axe.copy async %g, %s schedule tma barrier %b multicast [0] : !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>, !axe.tensor<64x64xf16, shared, ?>
+    axe.mbarrier_arrive %b cta %r
+    axe.barrier cluster
+  }
+  return
+}
+
 // A kernel in a mesh: the device's rank, flags set and awaited across devices.
 // CHECK-LABEL: func.func @flags_in_a_mesh
 // CHECK: axe.mesh [2] {

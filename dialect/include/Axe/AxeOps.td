@@ -378,8 +378,11 @@ def Axe_MBarrierArriveOp : Axe_Op<"mbarrier_arrive"> {
 
     With `cta %r` (a kernel with `cluster`), the arrival is on barrier `%b`
     of the CTA of rank `%r` in this CTA's cluster (`axe.unit_id cta
-    in_cluster`), released at cluster scope: how the consumers of every CTA
-    in a multicast group release a stage to each producer that writes it.
+    in_cluster`): how the consumers of every CTA in a multicast group
+    release a stage to each producer that writes it. It is released at CTA
+    scope (as CUTLASS's cluster pipelines arrive): the thread's earlier
+    reads are done, so the peer may overwrite what they read, but its
+    writes are not published to the peer (`axe.barrier cluster` does that).
 
     ```mlir
     axe.mbarrier_arrive %empty

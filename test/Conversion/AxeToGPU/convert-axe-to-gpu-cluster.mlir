@@ -4,7 +4,7 @@
 // its cluster's index come from its block id; a multicast TMA copy splits the tile's boxes
 // among the group (member j issues boxes j, j + n, ...) and sends each with the group's CTA
 // mask; an arrival on a peer's barrier maps the barrier's address into the peer (mapa) and
-// arrives there with cluster scope.
+// arrives there (release at CTA scope, as CUTLASS does).
 // RUN: axe-opt %s --convert-axe-to-gpu --split-input-file --verify-diagnostics | FileCheck %s
 
 // CHECK-LABEL: func.func @multicast
@@ -31,7 +31,7 @@
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}] multicast_mask = %[[MASK]] : !llvm.ptr<7>, !llvm.ptr
 // Arrivals on the barrier of CTA 1 of the cluster.
 // CHECK: %[[PEER:.*]] = nvvm.mapa %{{.*}}, %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
-// CHECK: nvvm.mbarrier.arrive %[[PEER]] {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
+// CHECK: nvvm.mbarrier.arrive %[[PEER]] : !llvm.ptr<7>
 // axe.barrier cluster.
 // CHECK: nvvm.cluster.arrive
 // CHECK-NEXT: nvvm.cluster.wait

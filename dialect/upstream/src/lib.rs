@@ -1,0 +1,25 @@
+//! Typed builders of the upstream ops that Axe's lowering creates, generated from LLVM 22's ODS
+//! (the `.td` files under the LLVM include directory) by melior's `dialect!` macro.
+//!
+//! `gpu`, `llvm` and `vector` (and `arith` and `func`, whose op names the passes query) are
+//! melior's own generated modules (its `ods-dialects` feature);
+//! melior has no `nvvm` module, so this crate expands `nvvm` itself, with the same macro (whose
+//! output needs that feature's type-state markers). Being a crate of its own, the expansion
+//! compiles once: a change to the passes relinks without re-expanding it.
+//!
+//! Each op `foo.bar_baz` becomes `<dialect>::BarBazOperation` with a type-state builder
+//! (`BarBazOperation::builder(context, location)`, one setter per operand, result and
+//! attribute, `build()` once every required one is set), a `bar_baz(context, ...)` constructor
+//! taking the required ones, and `BarBazOperation::name()`, the op name.
+
+pub use melior::dialect::ods::{arith, func, gpu, llvm, vector};
+
+#[allow(clippy::all, missing_docs, unused)]
+mod generated {
+    melior::dialect! {
+        name: "nvvm",
+        files: ["mlir/Dialect/LLVMIR/NVVMOps.td"],
+    }
+}
+
+pub use generated::nvvm;

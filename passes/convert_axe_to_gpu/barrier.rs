@@ -21,6 +21,8 @@ pub fn warpgroup(b: &B, ctx: &Ctx) {
     let i32t = b.ty("i32");
     let id = b.index_cast(b.ix(id), i32t);
     let n = b.ci32(128);
+    // By name, not through `axe_upstream_ods`: an op with `AttrSizedOperandSegments`, and the
+    // generated builders never set `operandSegmentSizes` (see [`B::op`]).
     b.op(
         "nvvm.barrier",
         &[id, n],
@@ -44,12 +46,12 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
             "axe.barrier cta inside a sliced scope: the threads outside the slice never reach it (synchronize roles with axe.mbarrier)",
         )),
         Some(ScopeKind::Cta) => {
-            b.op("gpu.barrier", &[], &[], &[], vec![]);
+            b.gpu_barrier();
             Ok(())
         }
         Some(ScopeKind::Warp) => {
             let mask = b.ci32(-1);
-            b.op("nvvm.bar.warp.sync", &[mask], &[], &[], vec![]);
+            b.bar_warp_sync(mask);
             Ok(())
         }
         Some(ScopeKind::Warpgroup) => {

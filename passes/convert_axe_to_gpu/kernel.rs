@@ -22,6 +22,8 @@ pub fn launch(b: &B, grid: [i64; 3], threads: [i64; 3], body: impl FnOnce(B, Mli
     let idx = b.index();
     let sizes: Vec<MlirValue> = grid.iter().chain(threads.iter()).map(|&n| b.cidx(n)).collect();
     let (region, block) = b.region(&[idx; 12]);
+    // By name, not through `axe_upstream_ods`: an op with `AttrSizedOperandSegments`, and the
+    // generated builders never set `operandSegmentSizes` (see [`B::op`]).
     b.op(
         "gpu.launch",
         &sizes,
@@ -32,7 +34,7 @@ pub fn launch(b: &B, grid: [i64; 3], threads: [i64; 3], body: impl FnOnce(B, Mli
         )],
         vec![region],
     );
-    let term = b.at_end(block).op("gpu.terminator", &[], &[], &[], vec![]);
+    let term = b.at_end(block).gpu_terminator();
     // SAFETY: `block` is the launch body just built; its arguments are the ids and sizes.
     let (bid, tid) = unsafe { (mlirBlockGetArgument(block, 0), mlirBlockGetArgument(block, 3)) };
     body(B::before(term), tid, bid)
@@ -232,13 +234,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         let total = shared_total(kernel, &allocs, opts)?;
         let dynamic = total > 48 * 1024;
         if dynamic {
-            let i32t = b.ty("i32");
-            sizes.push(b.val(
-                "arith.constant",
-                &[],
-                i32t,
-                &[("value", b.attr(&format!("{total} : i32")))],
-            ));
+            sizes.push(b.ci32(total));
         }
         let (region, block) = b.region(&[idx; 12]);
         let segments = if dynamic {
@@ -246,6 +242,8 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         } else {
             "array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>"
         };
+        // By name, not through `axe_upstream_ods`: an op with `AttrSizedOperandSegments`, and the
+        // generated builders never set `operandSegmentSizes` (see [`B::op`]).
         b.op(
             "gpu.launch",
             &sizes,
@@ -253,7 +251,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
             &[("operandSegmentSizes", b.attr(segments))],
             vec![region],
         );
-        let term = b.at_end(block).op("gpu.terminator", &[], &[], &[], vec![]);
+        let term = b.at_end(block).gpu_terminator();
         for op in block_ops(body) {
             move_before(op, term);
         }
@@ -279,14 +277,8 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         ctx.bid = lb.ix(bid);
         // Shared tensors: module-level workgroup globals (address space 3), 16-byte aligned
         // so that vector accesses proven aligned relative to the base are aligned.
-        let dyn_base = dynamic.then(|| {
-            lb.val(
-                "gpu.dynamic_shared_memory",
-                &[],
-                lb.ty("memref<?xi8, #gpu.address_space<workgroup>>"),
-                &[],
-            )
-        });
+        let dyn_base =
+            dynamic.then(|| lb.gpu_dynamic_shared_memory(lb.ty("memref<?xi8, #gpu.address_space<workgroup>>")));
         let mut dyn_offset = 0i64;
         for a in &allocs {
             let v = if a.shared && dynamic {
@@ -740,16 +732,7 @@ fn set_max_registers(op: MlirOperation, ctx: &Ctx) -> R<()> {
     let at_launch = (per_sm / (warps * 32)).min(255) / 8 * 8;
     let action = if count >= at_launch { "increase" } else { "decrease" };
     let b = B::before(op);
-    b.op(
-        "nvvm.setmaxregister",
-        &[],
-        &[],
-        &[
-            ("action", b.attr(&format!("#nvvm<action {action}>"))),
-            ("regCount", b.attr(&format!("{count} : i32"))),
-        ],
-        vec![],
-    );
+    b.setmaxregister(action, count);
     Ok(())
 }
 

@@ -227,7 +227,7 @@ pub fn mbarrier_arrive(op: MlirOperation, ctx: &Ctx) -> R<()> {
     let b = B::before(op);
     let id = explicit_barrier(op, ctx, ir::operand(op, ods::mbarrier_arrive::operands::BARRIER))?;
     let bar = barrier_ptr(&b, ctx, b.ci32(id));
-    b.op("nvvm.mbarrier.arrive", &[bar], &[], &[], vec![]);
+    b.mbarrier_arrive(bar);
     Ok(())
 }
 
@@ -243,7 +243,7 @@ pub fn mbarrier_wait(op: MlirOperation, ctx: &Ctx) -> R<()> {
     // a role need not be (a producer warp's lane 0 issues copies while the others wait on).
     let ticks = b.ci32(TRY_WAIT_TICKS);
     b.spin_while(|w| {
-        let done = w.val("nvvm.mbarrier.try_wait", &[bar, parity, ticks], w.ty("i1"), &[]);
+        let done = w.mbarrier_try_wait(bar, parity, ticks);
         w.cmpi(CmpiPredicate::Eq, done, w.constant("false", w.ty("i1")))
     });
     Ok(())
@@ -266,7 +266,7 @@ pub fn arrive(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<MlirValue> {
         .ok_or_else(|| AxeError::at(op, "internal: unplanned axe.arrive"))?;
     let idv = b.ci32(id as i64);
     let bar = barrier_ptr(&b, ctx, idv);
-    b.op("nvvm.mbarrier.arrive", &[bar], &[], &[], vec![]);
+    b.mbarrier_arrive(bar);
     Ok(idv)
 }
 
@@ -745,7 +745,7 @@ pub fn build_maps(b: &B, st: &State) -> Vec<MlirValue> {
                 ir::defining_op(d).expect("just built"),
                 &crate::launch_manifest::RecordedMap { memref: m.memref, dtype: &e, dims: &m.dims, strides: &m.strides, boxes: &m.boxes, swizzle: m.span },
             );
-            b.val("builtin.unrealized_conversion_cast", &[d], b.ty("!llvm.ptr"), &[])
+            b.val("builtin.unrealized_conversion_cast", &[d], b.llvm_ptr(0), &[])
         })
         .collect()
 }
@@ -778,27 +778,21 @@ pub fn prologue(b: &B, module: MlirOperation, ctx: &mut Ctx, map_ptrs: Vec<MlirV
         b.store(b.ci32(0), state, &[b.cidx(i)]);
     }
     let is0 = b.cmp(0, Ix::V(ctx.tid), Ix::C(0));
-    let sptr = b.ty("!llvm.ptr<3>");
+    let sptr = b.llvm_ptr(3);
     b.if_(is0, |ib| {
         for k in 0..n {
             let Some(bars) = bars else { break };
-            let a = ib.val("llvm.inttoptr", &[ib.addi(bars, i64c(&ib, 8 * k))], sptr, &[]);
-            ib.op(
-                "nvvm.mbarrier.init",
-                &[a, ib.ci32(counts[k as usize])],
-                &[],
-                &[],
-                vec![],
-            );
+            let a = ib.inttoptr(ib.addi(bars, i64c(&ib, 8 * k)), sptr);
+            ib.mbarrier_init(a, ib.ci32(counts[k as usize]));
         }
         for &m in &map_ptrs {
-            ib.op("nvvm.prefetch", &[m], &[], &[("tensormap", ib.attr("unit"))], vec![]);
+            ib.prefetch_tensormap(m);
         }
-        ib.op("nvvm.fence.mbarrier.init", &[], &[], &[], vec![]);
+        ib.fence_mbarrier_init();
         Ok::<(), AxeError>(())
     })
     .expect("static body");
-    b.op("gpu.barrier", &[], &[], &[], vec![]);
+    b.gpu_barrier();
     ctx.tma.bars = bars;
     ctx.tma.state = Some(state);
     ctx.tma.map_ptrs = map_ptrs;
@@ -809,7 +803,7 @@ fn barrier_ptr(b: &B, ctx: &Ctx, id: MlirValue) -> MlirValue {
     let id64 = b.extui(id, i64t);
     let off = b.muli(id64, i64c(b, 8));
     let a = b.addi(ctx.tma.bars.expect("prologue"), off);
-    b.val("llvm.inttoptr", &[a], b.ty("!llvm.ptr<3>"), &[])
+    b.inttoptr(a, b.llvm_ptr(3))
 }
 
 fn update_bits(b: &B, ctx: &Ctx, slot: i64, f: impl FnOnce(&B, MlirValue) -> MlirValue) {
@@ -908,17 +902,11 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
             wait(&ib, ctx_ro, release.unwrap());
         }
         ib.fence_proxy_async_shared();
-        ib.op(
-            "nvvm.mbarrier.arrive.expect_tx",
-            &[bar, ib.ci32(bytes)],
-            &[],
-            &[],
-            vec![],
-        );
+        ib.mbarrier_arrive_expect_tx(bar, ib.ci32(bytes));
         for (o, off) in &boxes {
             let a = ib.addi(dst_base, i64c(&ib, off * elt_bytes));
-            let p3 = ib.val("llvm.inttoptr", &[a], ib.ty("!llvm.ptr<3>"), &[]);
-            let p7 = ib.val("llvm.addrspacecast", &[p3], ib.ty("!llvm.ptr<7>"), &[]);
+            let p3 = ib.inttoptr(a, ib.llvm_ptr(3));
+            let p7 = ib.addrspacecast(p3, ib.llvm_ptr(7));
             // Coordinates innermost first.
             let mut coords = Vec::new();
             for j in (0..tdims.len()).rev() {
@@ -929,6 +917,8 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
             operands.extend(&coords);
             operands.push(bar);
             let seg = format!("array<i32: 1, 1, {}, 1, 0, 0, 0, 0>", coords.len());
+            // By name, not through `axe_upstream_ods`: an op with `AttrSizedOperandSegments`, and the
+            // generated builders never set `operandSegmentSizes` (see [`B::op`]).
             ib.op(
                 "nvvm.cp.async.bulk.tensor.shared.cluster.global",
                 &operands,
@@ -964,7 +954,7 @@ fn lower_store(b: &B, ctx: &Ctx, site: &Site, smem: MlirValue, scope: ScopeKind)
         if scope == ScopeKind::Warpgroup {
             super::barrier::warpgroup(g, ctx);
         } else {
-            g.op("gpu.barrier", &[], &[], &[], vec![]);
+            g.gpu_barrier();
         }
     };
     b.fence_proxy_async_shared();
@@ -991,13 +981,15 @@ fn lower_store(b: &B, ctx: &Ctx, site: &Site, smem: MlirValue, scope: ScopeKind)
     let issued = b.if_(tid0, |ib| {
         for (o, off) in &site.boxes {
             let a = ib.addi(base, i64c(&ib, off * site.elt_bytes));
-            let p3 = ib.val("llvm.inttoptr", &[a], ib.ty("!llvm.ptr<3>"), &[]);
+            let p3 = ib.inttoptr(a, ib.llvm_ptr(3));
             let mut operands = vec![map_ptr, p3];
             for j in (0..site.dims.len()).rev() {
                 let c = ib.addi(tile_coord[j], ib.cidx(o[j]));
                 operands.push(ib.index_cast(c, i32t));
             }
             let seg = format!("array<i32: 1, 1, {}, 0, 0>", site.dims.len());
+            // By name, not through `axe_upstream_ods`: an op with `AttrSizedOperandSegments`, and the
+            // generated builders never set `operandSegmentSizes` (see [`B::op`]).
             ib.op(
                 "nvvm.cp.async.bulk.tensor.global.shared.cta",
                 &operands,
@@ -1006,14 +998,8 @@ fn lower_store(b: &B, ctx: &Ctx, site: &Site, smem: MlirValue, scope: ScopeKind)
                 vec![],
             );
         }
-        ib.op("nvvm.cp.async.bulk.commit.group", &[], &[], &[], vec![]);
-        ib.op(
-            "nvvm.cp.async.bulk.wait_group",
-            &[],
-            &[],
-            &[("group", ib.attr("0 : i32"))],
-            vec![],
-        );
+        ib.cp_async_bulk_commit_group();
+        ib.cp_async_bulk_wait_group(0);
         Ok::<(), AxeError>(())
     });
     debug_assert!(issued.is_ok(), "the store's body cannot fail");
@@ -1028,13 +1014,7 @@ pub fn wait(b: &B, ctx: &Ctx, id: MlirValue) {
     let state = ctx.tma.state.expect("prologue");
     let phases = b.load(state, &[b.cidx(0)]);
     let phase = b.andi(b.shrui(phases, id), one);
-    b.op(
-        "nvvm.mbarrier.try_wait.parity",
-        &[bar, phase, b.ci32(TRY_WAIT_TICKS)],
-        &[],
-        &[],
-        vec![],
-    );
+    b.mbarrier_try_wait_parity(bar, phase, b.ci32(TRY_WAIT_TICKS));
     b.store(b.xori(phases, bit), state, &[b.cidx(0)]);
     update_bits(b, ctx, 1, |b, cur| b.andi(cur, b.xori(bit, b.ci32(-1))));
 }

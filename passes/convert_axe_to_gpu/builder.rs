@@ -13,12 +13,14 @@
 //! pass manager verifies the IR after the pass, before any other pass reads it); the lowering
 //! builds only forms of registered ops that it knows to be valid.
 
-use axe_upstream_ods::{gpu, llvm, nvvm, vector};
+use axe_upstream_ods::{builtin, gpu, llvm, memref as memref_ods, nvgpu, nvvm, vector};
 use melior::dialect::{arith, memref, scf};
-use melior::ir::attribute::{IntegerAttribute, StringAttribute};
+use melior::ir::attribute::{
+    ArrayAttribute, BoolAttribute, FlatSymbolRefAttribute, IntegerAttribute, StringAttribute, TypeAttribute,
+};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::Operation;
-use melior::ir::r#type::TypeLike;
+use melior::ir::r#type::{MemRefType, TypeLike};
 use melior::ir::{Attribute, Block, Location, Region, RegionLike, Type, Value};
 use melior::{Context, ContextRef};
 use mlir_sys::*;
@@ -680,6 +682,14 @@ impl B {
         Type::vector(shape, Self::type_(element)).to_raw()
     }
 
+    /// `memref<size x element, 3>`: a rank-1 buffer in shared memory (address space 3, an
+    /// `i64` attribute as the memref syntax's bare `3` is).
+    pub fn shared_memref_type(&self, element: MlirType, size: i64) -> MlirType {
+        let i64t = self.int_type(64);
+        let space: Attribute = IntegerAttribute::new(Self::type_(i64t), 3).into();
+        MemRefType::new(Self::type_(element), &[size], None, Some(space)).to_raw()
+    }
+
     /// A type built by one of melior's type constructors, which need the context.
     fn build_type<'c>(&self, build: impl FnOnce(&'c Context) -> Type<'c>) -> MlirType {
         // SAFETY: as in `build`: the view borrows `context_ref`, alive for this call.
@@ -1000,6 +1010,82 @@ impl B {
                 .layout_a(a(attrs.layout_a))
                 .layout_b(a(attrs.layout_b))
                 .build()
+        })
+    }
+
+    /// `memref.global "private" @name : t` with no initial value (the attribute `unit`, as
+    /// the generic form spells an uninitialized global) and `alignment` bytes.
+    pub fn memref_global_uninitialized(&self, name: &str, t: MlirType, alignment: i64) {
+        let i64t = self.int_type(64);
+        self.build(|c, l| {
+            memref_ods::GlobalOperation::builder(c, l)
+                .sym_name(StringAttribute::new(c, name))
+                .sym_visibility(StringAttribute::new(c, "private"))
+                .r#type(TypeAttribute::new(Self::type_(t)))
+                .initial_value(Attribute::unit(c))
+                .alignment(IntegerAttribute::new(Self::type_(i64t), alignment))
+                .build()
+        });
+    }
+
+    /// `memref.get_global @name : t`.
+    pub fn memref_get_global(&self, name: &str, t: MlirType) -> MlirValue {
+        self.build_value(|c, l| memref_ods::get_global(c, Self::type_(t), FlatSymbolRefAttribute::new(c, name), l))
+    }
+
+    /// `builtin.unrealized_conversion_cast %v : ... to t`.
+    pub fn unrealized_conversion_cast(&self, v: MlirValue, t: MlirType) -> MlirValue {
+        self.build_value(|c, l| {
+            // SAFETY: `v` is a live value visible here (module and builder contracts).
+            let v = unsafe { value(v) };
+            builtin::unrealized_conversion_cast(c, &[Self::type_(t)], &[v], l)
+        })
+    }
+
+    /// `nvgpu.ldmatrix %memref[%indices] {transpose, numTiles} : ... -> t`.
+    pub fn nvgpu_ldmatrix(
+        &self,
+        memref: MlirValue,
+        indices: &[MlirValue],
+        t: MlirType,
+        transpose: bool,
+        num_tiles: i64,
+    ) -> MlirValue {
+        let i32t = self.int_type(32);
+        self.build_value(|c, l| {
+            // SAFETY: live values visible here (module and builder contracts).
+            let (memref, indices) = unsafe { (value(memref), values(indices)) };
+            let tiles = IntegerAttribute::new(Self::type_(i32t), num_tiles);
+            let transpose = BoolAttribute::new(c, transpose).into();
+            nvgpu::ldmatrix(c, Self::type_(t), memref, &indices, transpose, tiles, l)
+        })
+    }
+
+    /// `nvgpu.mma.sync(%a, %b, %c) {mmaShape = shape} : ... -> t`.
+    pub fn nvgpu_mma_sync(&self, a: MlirValue, b: MlirValue, c_: MlirValue, t: MlirType, shape: [i64; 3]) -> MlirValue {
+        let i64t = self.int_type(64);
+        self.build_value(|c, l| {
+            // SAFETY: live values visible here (module and builder contracts).
+            let (a, b, c_) = unsafe { (value(a), value(b), value(c_)) };
+            let shape: Vec<Attribute> = shape
+                .iter()
+                .map(|&x| IntegerAttribute::new(Self::type_(i64t), x).into())
+                .collect();
+            nvgpu::mma_sync(c, Self::type_(t), a, b, c_, ArrayAttribute::new(c, &shape), l)
+        })
+    }
+
+    /// `nvgpu.tma.create.descriptor %tensor box[%box] : ... -> t`.
+    pub fn nvgpu_tma_create_descriptor(
+        &self,
+        tensor: MlirValue,
+        box_dimensions: &[MlirValue],
+        t: MlirType,
+    ) -> MlirValue {
+        self.build_value(|c, l| {
+            // SAFETY: live values visible here (module and builder contracts).
+            let (tensor, box_dimensions) = unsafe { (value(tensor), values(box_dimensions)) };
+            nvgpu::tma_create_descriptor(c, Self::type_(t), tensor, &box_dimensions, l)
         })
     }
 

@@ -488,15 +488,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         if let Some(s) = &t.swizzle {
             off = super::swizzled(&b, s, off);
         }
-        Ok(b.val(
-            "nvgpu.ldmatrix",
-            &[t.buf, b.ix(off)],
-            ty,
-            &[
-                ("transpose", b.attr(if ld.transpose { "true" } else { "false" })),
-                ("numTiles", b.attr(&format!("{} : i32", ld.tiles))),
-            ],
-        ))
+        Ok(b.nvgpu_ldmatrix(t.buf, &[b.ix(off)], ty, ld.transpose, ld.tiles))
     };
     for st in &sched {
         let (ar, br, cr) = st.regs;
@@ -528,12 +520,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             _ => unreachable!(),
         };
         let c2 = gather(&c, cr, 4, f32_vty);
-        let d2 = b.val(
-            "nvgpu.mma.sync",
-            &[a2, b2, c2],
-            f32_vty,
-            &[("mmaShape", b.attr("[16, 8, 16]"))],
-        );
+        let d2 = b.nvgpu_mma_sync(a2, b2, c2, f32_vty, [16, 8, 16]);
         for i in 0..4i64 {
             let e = b.vector_extract(d2, &[i / 2, i % 2]);
             b.store(e, c.buf, &[b.cidx(cr + i)]);

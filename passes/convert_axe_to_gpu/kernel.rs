@@ -407,26 +407,9 @@ pub fn shared_global_aligned(
 ) -> MlirValue {
     let mb = b.at_start(region_block(module, 0));
     let name = fresh_symbol(module, base);
-    let ty = format!("memref<{size}x{}, 3>", crate::ir::type_to_string(elt));
-    mb.op(
-        "memref.global",
-        &[],
-        &[],
-        &[
-            ("sym_name", mb.attr(&format!("\"{name}\""))),
-            ("sym_visibility", mb.attr("\"private\"")),
-            ("type", mb.attr(&ty)),
-            ("initial_value", mb.attr("unit")),
-            ("alignment", mb.attr(&format!("{align} : i64"))),
-        ],
-        vec![],
-    );
-    b.val(
-        "memref.get_global",
-        &[],
-        b.ty(&ty),
-        &[("name", b.attr(&format!("@{name}")))],
-    )
+    let ty = b.shared_memref_type(elt, size);
+    mb.memref_global_uninitialized(&name, ty, align);
+    b.memref_get_global(&name, ty)
 }
 
 fn set_attr(op: MlirOperation, name: &str, a: MlirAttribute) {

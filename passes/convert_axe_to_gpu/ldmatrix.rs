@@ -208,15 +208,7 @@ pub fn lower(op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &Tensor, dst: 
         if let Some(s) = &src.swizzle {
             off = super::swizzled(&b, s, off);
         }
-        let v = b.val(
-            "nvgpu.ldmatrix",
-            &[src.buf, b.ix(off)],
-            vty,
-            &[
-                ("transpose", b.attr(if pl.transpose { "true" } else { "false" })),
-                ("numTiles", b.attr(&format!("{} : i32", pl.tiles))),
-            ],
-        );
+        let v = b.nvgpu_ldmatrix(src.buf, &[b.ix(off)], vty, pl.transpose, pl.tiles);
         for j in 0..pl.tiles {
             for e in 0..2 {
                 let x = b.vector_extract(v, &[j, e]);

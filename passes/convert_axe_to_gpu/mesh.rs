@@ -168,7 +168,7 @@ pub fn peer_buffer(b: &B, peers: MlirValue, device: Ix, buffer_ty: MlirType) -> 
     desc = field(desc, zero, &[2]);
     desc = field(desc, size, &[3, 0]);
     desc = field(desc, one, &[4, 0]);
-    b.val("builtin.unrealized_conversion_cast", &[desc], buffer_ty, &[])
+    b.unrealized_conversion_cast(desc, buffer_ty)
 }
 
 /// A distributed operand: its symmetric buffer (a function argument), layout and shape.

@@ -740,12 +740,12 @@ pub fn build_maps(b: &B, st: &State) -> Vec<MlirValue> {
             let desc_ty = b.ty(&format!(
                 "!nvgpu.tensormap.descriptor<tensor = memref<{shape}x{e}, 3>, swizzle = {swz}, l2promo = none, oob = zero, interleave = none>"
             ));
-            let d = b.val("nvgpu.tma.create.descriptor", &ops, desc_ty, &[]);
+            let d = b.nvgpu_tma_create_descriptor(ops[0], &ops[1..], desc_ty);
             crate::launch_manifest::record_tensor_map(
                 ir::defining_op(d).expect("just built"),
                 &crate::launch_manifest::RecordedMap { memref: m.memref, dtype: &e, dims: &m.dims, strides: &m.strides, boxes: &m.boxes, swizzle: m.span },
             );
-            b.val("builtin.unrealized_conversion_cast", &[d], b.llvm_ptr(0), &[])
+            b.unrealized_conversion_cast(d, b.llvm_ptr(0))
         })
         .collect()
 }

@@ -1,9 +1,9 @@
 //! Typed builders of the upstream ops that Axe's lowering creates, generated from LLVM 22's ODS
 //! (the `.td` files under the LLVM include directory) by melior's `dialect!` macro.
 //!
-//! `gpu`, `llvm` and `vector` (and `arith` and `func`, whose op names the passes query) are
-//! melior's own generated modules (its `ods-dialects` feature);
-//! melior has no `nvvm` module, so this crate expands `nvvm` itself, with the same macro (whose
+//! `builtin`, `gpu`, `llvm`, `memref` and `vector` (and `arith` and `func`, whose op names the
+//! passes query) are melior's own generated modules (its `ods-dialects` feature). melior has no
+//! `nvvm` or `nvgpu` module, so this crate expands those itself, with the same macro (whose
 //! output needs that feature's type-state markers). Being a crate of its own, the expansion
 //! compiles once: a change to the passes relinks without re-expanding it.
 //!
@@ -12,7 +12,7 @@
 //! attribute, `build()` once every required one is set), a `bar_baz(context, ...)` constructor
 //! taking the required ones, and `BarBazOperation::name()`, the op name.
 
-pub use melior::dialect::ods::{arith, func, gpu, llvm, vector};
+pub use melior::dialect::ods::{arith, builtin, func, gpu, llvm, memref, vector};
 
 #[allow(clippy::all, missing_docs, unused)]
 mod generated {
@@ -20,6 +20,11 @@ mod generated {
         name: "nvvm",
         files: ["mlir/Dialect/LLVMIR/NVVMOps.td"],
     }
+
+    melior::dialect! {
+        name: "nvgpu",
+        files: ["mlir/Dialect/NVGPU/IR/NVGPUOps.td"],
+    }
 }
 
-pub use generated::nvvm;
+pub use generated::{nvgpu, nvvm};

@@ -682,6 +682,11 @@ impl B {
         Type::vector(shape, Self::type_(element)).to_raw()
     }
 
+    /// `memref<shape x element>` (identity layout, default memory space).
+    pub fn memref_type(&self, element: MlirType, shape: &[i64]) -> MlirType {
+        MemRefType::new(Self::type_(element), shape, None, None).to_raw()
+    }
+
     /// `memref<size x element, 3>`: a rank-1 buffer in shared memory (address space 3, an
     /// `i64` attribute as the memref syntax's bare `3` is).
     pub fn shared_memref_type(&self, element: MlirType, size: i64) -> MlirType {
@@ -1013,6 +1018,16 @@ impl B {
         })
     }
 
+    /// `memref.alloca() : t` (static shape), with `alignment` bytes when given. By name, not
+    /// through `axe_upstream_ods`: an op with `AttrSizedOperandSegments` (see [`B::op`]).
+    pub fn alloca(&self, t: MlirType, alignment: Option<i64>) -> MlirValue {
+        let mut attrs = vec![("operandSegmentSizes", self.attr("array<i32: 0, 0>"))];
+        if let Some(a) = alignment {
+            attrs.push(("alignment", self.i64_attr(a)));
+        }
+        self.val("memref.alloca", &[], t, &attrs)
+    }
+
     /// `memref.global "private" @name : t` with no initial value (the attribute `unit`, as
     /// the generic form spells an uninitialized global) and `alignment` bytes.
     pub fn memref_global_uninitialized(&self, name: &str, t: MlirType, alignment: i64) {
@@ -1178,37 +1193,41 @@ pub struct WgmmaAttrs {
     pub layout_b: MlirAttribute,
 }
 
-/// `arith` and `memref` ops melior's typed modules lack, built as melior builds its own (fixed
-/// operand and result shapes, no hand-written attributes).
+/// `arith` and `memref` ops that melior's hand-written modules lack (or build with an outdated
+/// attribute), through melior's ODS-generated ones. Their signature is that of melior's
+/// hand-written builders (no context: it is the location's), so that [`ArithBinary`] and the
+/// builder's call sites take either.
 pub mod ops {
+    use axe_upstream_ods::{arith, memref};
     use melior::ir::operation::OperationBuilder;
     use melior::ir::{Location, Operation, Type, Value};
 
+    /// Runs `build` with melior's view of `location`'s context.
+    pub(super) fn with_context<'c, O: Into<Operation<'c>>>(
+        location: Location<'c>,
+        build: impl FnOnce(&'c melior::Context) -> O,
+    ) -> Operation<'c> {
+        let context_ref = location.context();
+        // SAFETY: the location's context is live (it owns the location), and the `&Context` view
+        // borrows `context_ref`, alive until the op is built.
+        let context = unsafe { context_ref.to_ref() };
+        build(context).into()
+    }
+
     /// `arith.maximumf`: result type inferred (`SameOperandsAndResultType`).
     pub fn maximumf<'c>(lhs: Value<'c, '_>, rhs: Value<'c, '_>, location: Location<'c>) -> Operation<'c> {
-        OperationBuilder::new("arith.maximumf", location)
-            .add_operands(&[lhs, rhs])
-            .enable_result_type_inference()
-            .build()
-            .expect("valid operation")
+        with_context(location, |c| arith::maximumf(c, lhs, rhs, location))
     }
 
     /// `arith.minimumf`: result type inferred (`SameOperandsAndResultType`).
     pub fn minimumf<'c>(lhs: Value<'c, '_>, rhs: Value<'c, '_>, location: Location<'c>) -> Operation<'c> {
-        OperationBuilder::new("arith.minimumf", location)
-            .add_operands(&[lhs, rhs])
-            .enable_result_type_inference()
-            .build()
-            .expect("valid operation")
+        with_context(location, |c| arith::minimumf(c, lhs, rhs, location))
     }
 
-    /// `memref.cast` to any memref type (melior's `memref::cast` takes only ranked ones).
+    /// `memref.cast` to any memref type (melior's hand-written `memref::cast` takes only ranked
+    /// ones).
     pub fn memref_cast<'c>(value: Value<'c, '_>, to: Type<'c>, location: Location<'c>) -> Operation<'c> {
-        OperationBuilder::new("memref.cast", location)
-            .add_operands(&[value])
-            .add_results(&[to])
-            .build()
-            .expect("valid operation")
+        with_context(location, |c| memref::cast(c, to, value, location))
     }
 
     /// `memref.extract_aligned_pointer_as_index`: an `index` result.
@@ -1217,15 +1236,15 @@ pub mod ops {
         index: Type<'c>,
         location: Location<'c>,
     ) -> Operation<'c> {
-        OperationBuilder::new("memref.extract_aligned_pointer_as_index", location)
-            .add_operands(&[memref])
-            .add_results(&[index])
-            .build()
-            .expect("valid operation")
+        with_context(location, |c| {
+            memref::extract_aligned_pointer_as_index(c, index, memref, location)
+        })
     }
 
-    /// `memref.view` with no dynamic sizes (melior's `memref::view` adds an
-    /// `operand_segment_sizes` attribute that `memref.view` does not have).
+    /// `memref.view` with no dynamic sizes, by name: melior's hand-written `memref::view` adds
+    /// an `operand_segment_sizes` attribute that `memref.view` does not have, and the generated
+    /// one cannot set the result type (the op's ODS result is unnamed, and melior's generator
+    /// makes setters for named results only).
     pub fn view<'c>(
         source: Value<'c, '_>,
         byte_shift: Value<'c, '_>,
@@ -1240,25 +1259,23 @@ pub mod ops {
     }
 }
 
-/// The unary `math` ops used here (melior has no `math` module), built as melior builds its
-/// own unary ops.
+/// The unary `math` ops used here (melior has no hand-written `math` module), through melior's
+/// ODS-generated one, with the signature of melior's hand-written unary builders.
 pub mod math {
-    use melior::ir::operation::OperationBuilder;
-    use melior::ir::{Location, Operation, Value, ValueLike};
+    use axe_upstream_ods::math as ods;
+    use melior::ir::{Location, Operation, Value};
 
+    // `op => generated`: the generated constructors are the op names in snake case (`exp2`
+    // becomes `exp_2`).
     macro_rules! math_unary {
-        ($($name:ident),*) => {$(
+        ($($name:ident => $ods:ident),*) => {$(
             #[doc = concat!("`math.", stringify!($name), "`: the result type is the operand's.")]
             pub fn $name<'c>(value: Value<'c, '_>, location: Location<'c>) -> Operation<'c> {
-                OperationBuilder::new(concat!("math.", stringify!($name)), location)
-                    .add_operands(&[value])
-                    .add_results(&[value.r#type()])
-                    .build()
-                    .expect("valid operation")
+                super::ops::with_context(location, |c| ods::$ods(c, value, location))
             }
         )*};
     }
-    math_unary!(exp, exp2, log, sqrt, rsqrt, absf, absi);
+    math_unary!(exp => exp, exp2 => exp_2, log => log, sqrt => sqrt, rsqrt => rsqrt, absf => absf, absi => absi);
 }
 
 /// A unary op of [`math`] ([`math::exp`], ...).

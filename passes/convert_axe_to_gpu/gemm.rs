@@ -258,13 +258,7 @@ fn fragment_registers(b: &B, layout: &Layout, shape: Vec<i64>, elt: MlirType) ->
         .ok()
         .and_then(|s| s.get(&Axis::from("reg")).copied())
         .unwrap_or(1);
-    let t = b.ty(&format!("memref<{span}x{}>", ir::type_to_string(elt)));
-    let buf = b.val(
-        "memref.alloca",
-        &[],
-        t,
-        &[("operandSegmentSizes", b.attr("array<i32: 0, 0>"))],
-    );
+    let buf = b.alloca(b.memref_type(elt, &[span]), None);
     Tensor {
         buf,
         mem: Mem::Register,

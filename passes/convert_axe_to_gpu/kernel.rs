@@ -3,6 +3,7 @@
 use crate::error::{AtOp, AxeError};
 use std::collections::HashMap;
 
+use axe_upstream_ods::{arith, memref};
 use mlir_sys::*;
 
 use super::builder::{block_ops, int_attr, move_before, region_block, Ix, B};
@@ -121,15 +122,7 @@ const MAX_EMULATED_ELEMENTS: i64 = 1 << 26;
 /// An alloca aligned like every other allocation ([`ALLOCATION_ALIGN`]), so that the vector
 /// accesses the lowering proves aligned relative to the base are aligned on the CPU too.
 fn aligned_alloca(b: &B, t: MlirType) -> MlirValue {
-    b.val(
-        "memref.alloca",
-        &[],
-        t,
-        &[
-            ("operandSegmentSizes", b.attr("array<i32: 0, 0>")),
-            ("alignment", b.i64_attr(ALLOCATION_ALIGN)),
-        ],
-    )
+    b.alloca(t, Some(ALLOCATION_ALIGN))
 }
 
 /// The bytes of shared memory the kernel's allocations take, checked against the target.
@@ -295,13 +288,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
             } else {
                 // Registers: accessed element by element (`super::load`), so no alignment is
                 // needed, and SROA promotes the alloca to registers.
-                let t = lb.ty(&format!("memref<{}x{}>", a.size, ir::type_to_string(a.elt)));
-                lb.val(
-                    "memref.alloca",
-                    &[],
-                    t,
-                    &[("operandSegmentSizes", lb.attr("array<i32: 0, 0>"))],
-                )
+                lb.alloca(lb.memref_type(a.elt, &[a.size]), None)
             };
             ctx.allocs.insert(ir::result(a.op, 0).ptr as usize, (v, false));
         }
@@ -322,15 +309,14 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         // Emulation: storage hoisted before the loops (shared memory is reused by the
         // sequential CTAs, as a GPU reuses it: uninitialized at CTA start).
         for a in &allocs {
-            let elt = ir::type_to_string(a.elt);
             let (t, pt) = if a.shared {
-                (b.ty(&format!("memref<{}x{elt}>", a.size)), false)
+                (b.memref_type(a.elt, &[a.size]), false)
             } else {
                 let per_thread = num_threads.checked_mul(a.size).filter(|n| *n <= MAX_EMULATED_ELEMENTS).ok_or_else(|| {
                 AxeError::at(a.op, format!("emulating {num_threads} threads' registers of this tensor needs more than {MAX_EMULATED_ELEMENTS} elements"))
             })?;
                 let _ = per_thread;
-                (b.ty(&format!("memref<{num_threads}x{}x{elt}>", a.size)), true)
+                (b.memref_type(a.elt, &[num_threads, a.size]), true)
             };
             let v = aligned_alloca(&b, t);
             ctx.allocs.insert(ir::result(a.op, 0).ptr as usize, (v, pt));
@@ -453,7 +439,7 @@ pub fn align_buffer(b: &B, op: MlirOperation, buf: MlirValue, align: i64) -> R<(
             while let Some(p) = ir::parent(module) {
                 module = p;
             }
-            let global = ir::collect(module, &["memref.global"])
+            let global = ir::collect(module, &[memref::GlobalOperation::name()])
                 .into_iter()
                 .find(|g| ir::string_attr(*g, "sym_name").as_deref() == Some(sym.as_str()));
             let Some(g) = global else {
@@ -470,7 +456,7 @@ pub fn align_buffer(b: &B, op: MlirOperation, buf: MlirValue, align: i64) -> R<(
         }
         "memref.view" => {
             let off = ir::defining_op(ir::operand(def, 1)).and_then(|c| {
-                (ir::name(c) == "arith.constant")
+                (ir::name(c) == arith::ConstantOperation::name())
                     .then(|| ir::int_attr(c, "value"))
                     .flatten()
             });

@@ -284,7 +284,7 @@ fn peers_arg(func: MlirOperation, args: &mut MeshArgs, arg: usize, devices: i64)
         let b = B::before(func);
         append_argument(
             func,
-            b.ty(&format!("memref<{devices}xi64>")),
+            b.memref_type(b.int_type(64), &[devices]),
             (ods::discardable_attrs::PEERS_OF, b.i64_attr(arg as i64)),
         )
     })

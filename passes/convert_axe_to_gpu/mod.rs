@@ -29,6 +29,7 @@ use std::collections::HashMap;
 
 use axe_layout::swizzle::Swizzle;
 use axe_layout::Layout;
+use axe_upstream_ods::func;
 use melior::ir::operation::OperationRefMut;
 use mlir_sys::*;
 
@@ -573,7 +574,7 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
         }
     }
     // The functions that launch kernels (their axe.kernel ops and axe.mesh regions).
-    let launching: Vec<MlirOperation> = ir::collect(root, &["func.func"])
+    let launching: Vec<MlirOperation> = ir::collect(root, &[func::FuncOperation::name()])
         .into_iter()
         .filter(|f| !ir::collect(*f, &[ods::ops::KERNEL, ods::ops::MESH]).is_empty())
         .collect();

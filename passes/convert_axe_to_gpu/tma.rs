@@ -37,6 +37,7 @@ use crate::error::{AtOp, AxeError};
 use std::collections::HashMap;
 
 use axe_layout::{eval::flatten, Layout};
+use axe_upstream_ods::{arith, scf};
 use mlir_sys::*;
 
 use super::builder::{Ix, B};
@@ -768,12 +769,7 @@ pub fn prologue(b: &B, module: MlirOperation, ctx: &mut Ctx, map_ptrs: Vec<MlirV
         let p = b.extract_aligned_pointer_as_index(bars_ref);
         b.index_cast(p, i64t)
     });
-    let state = b.val(
-        "memref.alloca",
-        &[],
-        b.ty("memref<2xi32>"),
-        &[("operandSegmentSizes", b.attr("array<i32: 0, 0>"))],
-    );
+    let state = b.alloca(b.memref_type(b.int_type(32), &[2]), None);
     for i in 0..2 {
         b.store(b.ci32(0), state, &[b.cidx(i)]);
     }
@@ -1148,7 +1144,7 @@ pub fn token_kinds(v: MlirValue, emulate: bool) -> Kinds {
             let block = mlirBlockArgumentGetOwner(v);
             let owner = mlirBlockGetParentOperation(block);
             let n = mlirBlockArgumentGetArgNumber(v) as usize;
-            if owner.ptr.is_null() || ir::name(owner) != "scf.for" || n == 0 {
+            if owner.ptr.is_null() || ir::name(owner) != scf::ForOperation::name() || n == 0 {
                 return Kinds::ALL;
             }
             let y = mlirBlockGetTerminator(block);
@@ -1161,7 +1157,7 @@ pub fn token_kinds(v: MlirValue, emulate: bool) -> Kinds {
 /// The value of an `arith.constant : i32`.
 pub fn constant_i32(v: MlirValue) -> Option<i64> {
     let d = ir::defining_op(v)?;
-    if ir::name(d) != "arith.constant" {
+    if ir::name(d) != arith::ConstantOperation::name() {
         return None;
     }
     ir::int_attr(d, "value")

@@ -1,8 +1,8 @@
 //! Typed builders of the upstream ops that Axe's lowering creates, generated from LLVM 22's ODS
 //! (the `.td` files under the LLVM include directory) by melior's `dialect!` macro.
 //!
-//! `builtin`, `gpu`, `llvm`, `memref` and `vector` (and `arith` and `func`, whose op names the
-//! passes query) are melior's own generated modules (its `ods-dialects` feature). melior has no
+//! `arith`, `builtin`, `gpu`, `llvm`, `math`, `memref` and `vector` (and `func` and `scf`, whose op
+//! names the passes query) are melior's own generated modules (its `ods-dialects` feature). melior has no
 //! `nvvm` or `nvgpu` module, so this crate expands those itself, with the same macro (whose
 //! output needs that feature's type-state markers). Being a crate of its own, the expansion
 //! compiles once: a change to the passes relinks without re-expanding it.
@@ -12,7 +12,7 @@
 //! attribute, `build()` once every required one is set), a `bar_baz(context, ...)` constructor
 //! taking the required ones, and `BarBazOperation::name()`, the op name.
 
-pub use melior::dialect::ods::{arith, builtin, func, gpu, llvm, memref, vector};
+pub use melior::dialect::ods::{arith, builtin, func, gpu, llvm, math, memref, scf, vector};
 
 #[allow(clippy::all, missing_docs, unused)]
 mod generated {

@@ -21,6 +21,7 @@
 use std::ffi::c_void;
 
 use axe_layout::Layout;
+use axe_upstream_ods::func;
 use melior::ir::r#type::Type;
 use mlir_sys::*;
 
@@ -398,7 +399,7 @@ pub fn declared_flag(v: MlirValue, name: &str) -> bool {
 pub fn enclosing_function(op: MlirOperation) -> Option<MlirOperation> {
     let mut p = parent(op);
     while let Some(o) = p {
-        if name(o) == "func.func" {
+        if name(o) == func::FuncOperation::name() {
             return Some(o);
         }
         p = parent(o);

@@ -2,6 +2,7 @@
 //! (`{axe.align = N}`: the base alignment the lowering relied on for vector and bulk
 //! accesses) checked against the buffers a launcher is about to pass.
 
+use axe_upstream_ods::func;
 use melior::ir::Module;
 use mlir_sys::MlirOperation;
 
@@ -48,7 +49,7 @@ pub fn check_alignment(module: &Module, name: &str, addresses: &[usize]) -> crat
 }
 
 fn find_function(root: MlirOperation, name: &str) -> Option<MlirOperation> {
-    ir::collect(root, &["func.func"])
+    ir::collect(root, &[func::FuncOperation::name()])
         .into_iter()
         .find(|f| ir::string_attr(*f, "sym_name").as_deref() == Some(name))
 }

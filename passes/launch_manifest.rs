@@ -16,6 +16,7 @@
 //!   is the aligned pointer of an argument's memref descriptor, or the result of the n-th
 //!   `mgpuTensorMapEncodeTiledMemref` call (the n-th recorded map).
 
+use axe_upstream_ods::{arith, func, gpu, llvm};
 use mlir_sys::*;
 use serde_json::{json, Map, Value};
 
@@ -264,7 +265,11 @@ fn constant(user: MlirOperation, v: MlirValue, what: &str) -> R<i64> {
         ));
     };
     match ir::int_attr(d, "value") {
-        Some(c) if matches!(ir::name(d).as_str(), "llvm.mlir.constant" | "arith.constant") => Ok(c),
+        Some(c)
+            if [llvm::ConstantOperation::name(), arith::ConstantOperation::name()].contains(&ir::name(d).as_str()) =>
+        {
+            Ok(c)
+        }
         _ => Err(AxeError::at(
             user,
             format!(
@@ -284,7 +289,7 @@ struct Ptx {
 
 fn binaries(root: MlirOperation) -> R<Vec<(String, Ptx)>> {
     let mut out = Vec::new();
-    for bin in ir::collect(root, &["gpu.binary"]) {
+    for bin in ir::collect(root, &[gpu::BinaryOperation::name()]) {
         let name = ir::string_attr(bin, "sym_name").unwrap_or_default();
         // SAFETY: `bin` is live; `objects` is read as an array only when non-null and an array,
         // its first element only when it has one, and that element is tested before it is
@@ -396,11 +401,11 @@ fn host_positions(arguments: &[Value]) -> Vec<usize> {
 pub fn manifest(root: MlirOperation) -> R<Value> {
     let ptx = binaries(root)?;
     let mut kernels = Vec::new();
-    for launch in ir::collect(root, &["gpu.launch_func"]) {
+    for launch in ir::collect(root, &[gpu::LaunchFuncOperation::name()]) {
         let host =
             ir::parent(launch).ok_or_else(|| AxeError::at(launch, "a launch outside any function".to_string()))?;
         let mut host = host;
-        while ir::name(host) != "llvm.func" && ir::name(host) != "func.func" {
+        while ![llvm::LLVMFuncOperation::name(), func::FuncOperation::name()].contains(&ir::name(host).as_str()) {
             host = ir::parent(host).ok_or_else(|| AxeError::at(launch, "a launch outside any function".to_string()))?;
         }
         // SAFETY: `host` is live (module contract); a missing attribute is null, which
@@ -415,7 +420,7 @@ pub fn manifest(root: MlirOperation) -> R<Value> {
             _ => Vec::new(),
         };
         let positions = host_positions(&arguments);
-        let encoders: Vec<MlirOperation> = ir::collect(host, &["llvm.call"])
+        let encoders: Vec<MlirOperation> = ir::collect(host, &[llvm::CallOperation::name()])
             .into_iter()
             .filter(|c| callee(*c).as_deref() == Some(TENSOR_MAP_ENCODER))
             .collect();

@@ -22,6 +22,8 @@ pub fn warpgroup(b: &B, ctx: &Ctx) {
     let i32t = b.ty("i32");
     let id = b.index_cast(b.ix(id), i32t);
     let n = b.ci32(128);
+    // By name, not through `axe_upstream_ods`: an op with `AttrSizedOperandSegments`, and the
+    // generated builders never set `operandSegmentSizes` (see [`B::op`]).
     b.op(
         "nvvm.barrier",
         &[id, n],
@@ -35,8 +37,8 @@ pub fn warpgroup(b: &B, ctx: &Ctx) {
 /// thread's writes, shared memory included, are visible to the cluster) then
 /// `barrier.cluster.wait` (acquire).
 pub fn cluster(b: &B) {
-    b.op("nvvm.cluster.arrive", &[], &[], &[], vec![]);
-    b.op("nvvm.cluster.wait", &[], &[], &[], vec![]);
+    b.cluster_arrive();
+    b.cluster_wait();
 }
 
 pub fn lower(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
@@ -60,12 +62,12 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
             Ok(())
         }
         Some(ScopeKind::Cta | ScopeKind::Cluster) => {
-            b.op("gpu.barrier", &[], &[], &[], vec![]);
+            b.gpu_barrier();
             Ok(())
         }
         Some(ScopeKind::Warp) => {
             let mask = b.ci32(-1);
-            b.op("nvvm.bar.warp.sync", &[mask], &[], &[], vec![]);
+            b.bar_warp_sync(mask);
             Ok(())
         }
         Some(ScopeKind::Warpgroup) => {

@@ -10,6 +10,7 @@
 use crate::error::AxeError;
 use std::collections::HashSet;
 
+use axe_upstream_ods::func;
 use mlir_sys::*;
 
 use super::builder::B;
@@ -61,7 +62,7 @@ fn buffer_type(op: MlirOperation, t: MlirType) -> R<Option<MlirType>> {
     }
     let elt = super::element_type(t);
     let b = B::before(op);
-    Ok(Some(b.ty(&format!("memref<{}x{}>", hi + 1, ir::type_to_string(elt)))))
+    Ok(Some(b.memref_type(elt, &[hi + 1])))
 }
 
 /// The buffer a tensor value is a view of, when its type is `want`.
@@ -87,7 +88,7 @@ fn viewed_buffer(user: MlirOperation, v: MlirValue, want: MlirType) -> R<MlirVal
 /// Rewrites every function signature, return and call that carries global tensors.
 pub fn lower(root: MlirOperation) -> R<()> {
     let mut converted: HashSet<String> = HashSet::new();
-    for f in ir::collect(root, &["func.func"]) {
+    for f in ir::collect(root, &[func::FuncOperation::name()]) {
         let fty = function_type(f)?;
         // SAFETY: `fty` is a live function type (checked by `function_type`); its inputs and
         // results are read at indices below their numbers.
@@ -144,7 +145,7 @@ pub fn lower(root: MlirOperation) -> R<()> {
                 // SAFETY: as above: the view's operand is the buffer it views.
                 unsafe { ir::set_operand(view_op, 0, arg) };
             }
-            for ret in ir::collect(f, &["func.return"]) {
+            for ret in ir::collect(f, &[func::ReturnOperation::name()]) {
                 for (j, (&old, &new)) in results.iter().zip(&new_results).enumerate() {
                     // SAFETY: live types (module contract); comparing them only reads them.
                     if !unsafe { mlirTypeEqual(old, new) } {
@@ -173,7 +174,7 @@ pub fn lower(root: MlirOperation) -> R<()> {
         // match it.
         unsafe { mlirOperationSetAttributeByName(f, sref("function_type"), mlirTypeAttrGet(new_fty)) };
     }
-    for call in ir::collect(root, &["func.call"]) {
+    for call in ir::collect(root, &[func::CallOperation::name()]) {
         // SAFETY: `call` is live (module contract).
         let callee = unsafe { mlirOperationGetAttributeByName(call, sref("callee")) };
         // SAFETY: `callee` is non-null when tested (short-circuit).

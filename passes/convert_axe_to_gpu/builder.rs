@@ -13,13 +13,19 @@
 //! pass manager verifies the IR after the pass, before any other pass reads it); the lowering
 //! builds only forms of registered ops that it knows to be valid.
 
+use axe_upstream_ods::{builtin, gpu, llvm, memref as memref_ods, nvgpu, nvvm, vector};
 use melior::dialect::{arith, memref, scf};
+use melior::ir::attribute::{
+    ArrayAttribute, BoolAttribute, FlatSymbolRefAttribute, IntegerAttribute, StringAttribute, TypeAttribute,
+};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::Operation;
+use melior::ir::r#type::{MemRefType, TypeLike};
 use melior::ir::{Attribute, Block, Location, Region, RegionLike, Type, Value};
 use melior::{Context, ContextRef};
 use mlir_sys::*;
 
+use crate::ir;
 use crate::ir::string_ref as sref;
 
 /// melior's view of a raw value, for melior's typed dialect builders.
@@ -163,7 +169,15 @@ impl B {
         unsafe { mlirIndexTypeGet(self.ctx) }
     }
 
-    /// Creates and inserts a generic operation.
+    /// Creates and inserts a generic operation, by name.
+    ///
+    /// Upstream ops are built through the typed `axe_upstream_ods` builders below, except
+    /// those with `AttrSizedOperandSegments` (`gpu.launch`, `nvvm.barrier`, the TMA copies,
+    /// `llvm.call_intrinsic`): melior's generated builders (melior-macro 0.20.8) add the
+    /// operands but never the `operandSegmentSizes` attribute that splits them into groups
+    /// (and their accessors read the pre-LLVM-18 name `operand_segment_sizes`), so an op built
+    /// with one would carry no segments. Those are built here, by name, with their segment
+    /// sizes spelled at the call site.
     pub fn op(
         &self,
         name: &str,
@@ -379,21 +393,6 @@ impl B {
         Ok(self.insert_built(op))
     }
 
-    /// `fence.proxy.async.shared::cta`: this thread's generic-proxy writes to shared memory
-    /// become visible to the async proxy (TMA, wgmma) that reads them next.
-    pub fn fence_proxy_async_shared(&self) {
-        self.op(
-            "nvvm.fence.proxy",
-            &[],
-            &[],
-            &[
-                ("kind", self.attr("#nvvm.proxy_kind<async.shared>")),
-                ("space", self.attr("#nvvm.shared_space<cta>")),
-            ],
-            vec![],
-        );
-    }
-
     /// `scf.while` that repeats `cond` (built in the loop's "before" region) as long as the
     /// `i1` it returns is true: a spin loop.
     pub fn spin_while(&self, cond: impl FnOnce(B) -> MlirValue) -> MlirOperation {
@@ -607,6 +606,587 @@ impl B {
         self.insert_built(op)
     }
 
+    // ----- Upstream ops through the ODS-generated builders of `axe_upstream_ods` -----
+    //
+    // Each builds one op of the gpu, llvm, nvvm or vector dialect through the typed builder
+    // that melior's `dialect!` macro generated from LLVM 22's ODS (operand, result and
+    // attribute names and their presence checked by the compiler), and inserts it. Attributes
+    // of those dialects' own enums (`#nvvm.proxy_kind<...>`, ...) have no typed constructor in
+    // melior or the C API and are still parsed from their text.
+
+    /// Builds one op with melior's views of the context and location (`build` gets them) and
+    /// inserts it.
+    fn build<'c, O: Into<Operation<'c>>>(&self, build: impl FnOnce(&'c Context, Location<'c>) -> O) -> MlirOperation {
+        // SAFETY: `ctx` is live for the whole pass (builder contract), and the `&Context` view
+        // borrows `context_ref`, alive until the op is built and inserted below.
+        let context_ref = unsafe { ContextRef::from_raw(self.ctx) };
+        // SAFETY: as above.
+        let context: &'c Context = unsafe { context_ref.to_ref() };
+        let op = build(context, self.location()).into();
+        self.insert_built(op)
+    }
+
+    /// [`B::build`] of an op with one result, which it returns.
+    fn build_value<'c, O: Into<Operation<'c>>>(&self, build: impl FnOnce(&'c Context, Location<'c>) -> O) -> MlirValue {
+        Self::first_result(self.build(build))
+    }
+
+    /// melior's view of `a`, an attribute of the builder's context.
+    fn attribute<'c>(a: MlirAttribute) -> Attribute<'c> {
+        // SAFETY: `a` is live (builder contract); the view is used only to build one operation.
+        unsafe { Attribute::from_raw(a) }
+    }
+
+    /// melior's view of `t`, a type of the builder's context.
+    fn type_<'c>(t: MlirType) -> Type<'c> {
+        // SAFETY: `t` is live (builder contract); the view is used only to build one operation.
+        unsafe { Type::from_raw(t) }
+    }
+
+    /// A `DenseI64ArrayAttr` of `values` (`array<i64: ...>`).
+    pub fn i64_array(&self, values: &[i64]) -> MlirAttribute {
+        // SAFETY: `ctx` is live (builder contract); `values` is borrowed for the call.
+        unsafe { mlirDenseI64ArrayGet(self.ctx, values.len() as isize, values.as_ptr()) }
+    }
+
+    /// `f32`.
+    pub fn f32_type(&self) -> MlirType {
+        // SAFETY: `ctx` is live (builder contract).
+        unsafe { mlirF32TypeGet(self.ctx) }
+    }
+
+    /// The signless integer type of `bits` bits.
+    pub fn int_type(&self, bits: u32) -> MlirType {
+        // SAFETY: `ctx` is live (builder contract).
+        unsafe { mlirIntegerTypeGet(self.ctx, bits) }
+    }
+
+    /// `!llvm.ptr<address_space>` (`!llvm.ptr` for 0).
+    pub fn llvm_ptr(&self, address_space: u32) -> MlirType {
+        self.build_type(|c| melior::dialect::llvm::r#type::pointer(c, address_space))
+    }
+
+    /// `!llvm.struct<(fields)>` (a literal, unpacked struct).
+    pub fn llvm_struct(&self, fields: &[MlirType]) -> MlirType {
+        let fields: Vec<Type> = fields.iter().map(|&t| Self::type_(t)).collect();
+        self.build_type(|c| melior::dialect::llvm::r#type::r#struct(c, &fields, false))
+    }
+
+    /// `!llvm.array<len x element>`.
+    pub fn llvm_array(&self, element: MlirType, len: u32) -> MlirType {
+        melior::dialect::llvm::r#type::array(Self::type_(element), len).to_raw()
+    }
+
+    /// `vector<shape x element>`.
+    pub fn vector_type(&self, element: MlirType, shape: &[u64]) -> MlirType {
+        Type::vector(shape, Self::type_(element)).to_raw()
+    }
+
+    /// `memref<shape x element>` (identity layout, default memory space).
+    pub fn memref_type(&self, element: MlirType, shape: &[i64]) -> MlirType {
+        MemRefType::new(Self::type_(element), shape, None, None).to_raw()
+    }
+
+    /// `memref<size x element, 3>`: a rank-1 buffer in shared memory (address space 3, an
+    /// `i64` attribute as the memref syntax's bare `3` is).
+    pub fn shared_memref_type(&self, element: MlirType, size: i64) -> MlirType {
+        let i64t = self.int_type(64);
+        let space: Attribute = IntegerAttribute::new(Self::type_(i64t), 3).into();
+        MemRefType::new(Self::type_(element), &[size], None, Some(space)).to_raw()
+    }
+
+    /// A type built by one of melior's type constructors, which need the context.
+    fn build_type<'c>(&self, build: impl FnOnce(&'c Context) -> Type<'c>) -> MlirType {
+        // SAFETY: as in `build`: the view borrows `context_ref`, alive for this call.
+        let context_ref = unsafe { ContextRef::from_raw(self.ctx) };
+        // SAFETY: as above.
+        let context: &'c Context = unsafe { context_ref.to_ref() };
+        build(context).to_raw()
+    }
+
+    /// `gpu.barrier`.
+    pub fn gpu_barrier(&self) -> MlirOperation {
+        self.build(gpu::barrier)
+    }
+
+    /// `gpu.terminator`.
+    pub fn gpu_terminator(&self) -> MlirOperation {
+        self.build(gpu::terminator)
+    }
+
+    /// `gpu.shuffle xor %value, %offset, %width`: the shuffled value and its `i1` validity.
+    pub fn gpu_shuffle_xor(&self, value_: MlirValue, offset: MlirValue, width: MlirValue) -> (MlirValue, MlirValue) {
+        let t = ir::value_type(value_);
+        let i1 = self.int_type(1);
+        let mode = self.attr("#gpu<shuffle_mode xor>");
+        let op = self.build(|c, l| {
+            // SAFETY: live values visible here (module and builder contracts).
+            let (v, o, w) = unsafe { (value(value_), value(offset), value(width)) };
+            gpu::shuffle(c, Self::type_(t), Self::type_(i1), v, o, w, Self::attribute(mode), l)
+        });
+        // SAFETY: `op` was just built with two results.
+        unsafe { (mlirOperationGetResult(op, 0), mlirOperationGetResult(op, 1)) }
+    }
+
+    /// `gpu.dynamic_shared_memory : t`.
+    pub fn gpu_dynamic_shared_memory(&self, t: MlirType) -> MlirValue {
+        self.build_value(|c, l| gpu::dynamic_shared_memory(c, Self::type_(t), l))
+    }
+
+    /// `llvm.inttoptr %v : ... to t`.
+    pub fn inttoptr(&self, v: MlirValue, t: MlirType) -> MlirValue {
+        // SAFETY: `v` is a live value visible here (module and builder contracts).
+        self.build_value(|c, l| llvm::inttoptr(c, Self::type_(t), unsafe { value(v) }, l))
+    }
+
+    /// `llvm.addrspacecast %v : ... to t`.
+    pub fn addrspacecast(&self, v: MlirValue, t: MlirType) -> MlirValue {
+        // SAFETY: `v` is a live value visible here (module and builder contracts).
+        self.build_value(|c, l| llvm::addrspacecast(c, Self::type_(t), unsafe { value(v) }, l))
+    }
+
+    /// `llvm.load %ptr : ... -> t`, atomic with `ordering` (an `i64` attribute holding an
+    /// `llvm::AtomicOrdering`) and `alignment` bytes when given.
+    pub fn llvm_load(&self, ptr: MlirValue, t: MlirType, atomic: Option<(MlirAttribute, i64)>) -> MlirValue {
+        let i64t = self.int_type(64);
+        self.build_value(|c, l| {
+            // SAFETY: `ptr` is a live value visible here (module and builder contracts).
+            let op = llvm::LoadOperation::builder(c, l)
+                .res(Self::type_(t))
+                .addr(unsafe { value(ptr) });
+            match atomic {
+                None => op.build(),
+                Some((ordering, alignment)) => op
+                    .alignment(IntegerAttribute::new(Self::type_(i64t), alignment))
+                    .ordering(Self::attribute(ordering))
+                    .build(),
+            }
+        })
+    }
+
+    /// `llvm.store %v, %ptr`, atomic with `ordering` and `alignment` bytes.
+    pub fn llvm_store_atomic(&self, v: MlirValue, ptr: MlirValue, ordering: MlirAttribute, alignment: i64) {
+        let i64t = self.int_type(64);
+        self.build(|c, l| {
+            // SAFETY: live values visible here (module and builder contracts).
+            let (v, ptr) = unsafe { (value(v), value(ptr)) };
+            llvm::StoreOperation::builder(c, l)
+                .value(v)
+                .addr(ptr)
+                .alignment(IntegerAttribute::new(Self::type_(i64t), alignment))
+                .ordering(Self::attribute(ordering))
+                .build()
+        });
+    }
+
+    /// `llvm.fence` with `ordering` (an `i64` attribute holding an `llvm::AtomicOrdering`).
+    pub fn llvm_fence(&self, ordering: MlirAttribute) {
+        self.build(|c, l| llvm::fence(c, Self::attribute(ordering), l));
+    }
+
+    /// `llvm.mlir.poison : t`.
+    pub fn poison(&self, t: MlirType) -> MlirValue {
+        self.build_value(|c, l| llvm::mlir_poison(c, Self::type_(t), l))
+    }
+
+    /// `llvm.mlir.undef : t`.
+    pub fn undef(&self, t: MlirType) -> MlirValue {
+        self.build_value(|c, l| llvm::mlir_undef(c, Self::type_(t), l))
+    }
+
+    /// `llvm.insertvalue %v, %container[position]`.
+    pub fn insertvalue(&self, container: MlirValue, v: MlirValue, position: &[i64]) -> MlirValue {
+        let t = ir::value_type(container);
+        let position = self.i64_array(position);
+        self.build_value(|c, l| {
+            // SAFETY: live values visible here (module and builder contracts).
+            let (container, v) = unsafe { (value(container), value(v)) };
+            llvm::insertvalue(c, Self::type_(t), container, v, Self::attribute(position), l)
+        })
+    }
+
+    /// `llvm.extractvalue %container[position] : t`.
+    pub fn extractvalue(&self, container: MlirValue, position: &[i64], t: MlirType) -> MlirValue {
+        let position = self.i64_array(position);
+        self.build_value(|c, l| {
+            // SAFETY: `container` is a live value visible here (module and builder contracts).
+            let container = unsafe { value(container) };
+            llvm::extractvalue(c, Self::type_(t), container, Self::attribute(position), l)
+        })
+    }
+
+    /// `llvm.intr.exp2 %v`.
+    pub fn llvm_exp2(&self, v: MlirValue) -> MlirValue {
+        // SAFETY: `v` is a live value visible here (module and builder contracts).
+        self.build_value(|c, l| llvm::intr_exp_2(c, unsafe { value(v) }, l))
+    }
+
+    /// `llvm.intr.sqrt %v`.
+    pub fn llvm_sqrt(&self, v: MlirValue) -> MlirValue {
+        // SAFETY: `v` is a live value visible here (module and builder contracts).
+        self.build_value(|c, l| llvm::intr_sqrt(c, unsafe { value(v) }, l))
+    }
+
+    /// `llvm.inline_asm has_side_effects asm_string, constraints (%operands) -> t`.
+    pub fn inline_asm_side_effects(
+        &self,
+        asm: &str,
+        constraints: &str,
+        operands: &[MlirValue],
+        t: MlirType,
+    ) -> MlirValue {
+        self.build_value(|c, l| {
+            // SAFETY: live values visible here (module and builder contracts).
+            let operands = unsafe { values(operands) };
+            llvm::InlineAsmOperation::builder(c, l)
+                .res(Self::type_(t))
+                .operands(&operands)
+                .asm_string(StringAttribute::new(c, asm))
+                .constraints(StringAttribute::new(c, constraints))
+                .has_side_effects(Attribute::unit(c))
+                .build()
+        })
+    }
+
+    /// `nvvm.fence.proxy` of kind `async.shared` in the CTA's shared space
+    /// (`fence.proxy.async.shared::cta`): this thread's generic-proxy writes to shared memory
+    /// become visible to the async proxy (TMA, wgmma) that reads them next.
+    pub fn fence_proxy_async_shared(&self) {
+        let kind = self.attr("#nvvm.proxy_kind<async.shared>");
+        let space = self.attr("#nvvm.shared_space<cta>");
+        self.build(|c, l| {
+            nvvm::FenceProxyOperation::builder(c, l)
+                .kind(Self::attribute(kind))
+                .space(Self::attribute(space))
+                .build()
+        });
+    }
+
+    /// `nvvm.fence.mbarrier.init`.
+    pub fn fence_mbarrier_init(&self) {
+        self.build(nvvm::fence_mbarrier_init);
+    }
+
+    /// `nvvm.mbarrier.init %bar, %count`.
+    pub fn mbarrier_init(&self, bar: MlirValue, count: MlirValue) {
+        // SAFETY: live values visible here (module and builder contracts).
+        self.build(|c, l| unsafe { nvvm::mbarrier_init(c, value(bar), value(count), l) });
+    }
+
+    /// `nvvm.mbarrier.arrive %bar` (no result: the arrival's state is not used).
+    pub fn mbarrier_arrive(&self, bar: MlirValue) {
+        // SAFETY: `bar` is a live value visible here (module and builder contracts).
+        self.build(|c, l| nvvm::mbarrier_arrive(c, unsafe { value(bar) }, l));
+    }
+
+    /// `nvvm.cluster.arrive` (barrier.cluster.arrive: release).
+    pub fn cluster_arrive(&self) {
+        self.build(nvvm::cluster_arrive);
+    }
+
+    /// `nvvm.cluster.wait` (barrier.cluster.wait: acquire).
+    pub fn cluster_wait(&self) {
+        self.build(nvvm::cluster_wait);
+    }
+
+    /// `nvvm.mapa %ptr, %rank : ... -> t`: the address of `ptr`'s bytes in the shared memory
+    /// of the cluster's CTA of rank `rank` (an i32).
+    pub fn mapa(&self, ptr: MlirValue, rank: MlirValue, t: MlirType) -> MlirValue {
+        // SAFETY: live values visible here (module and builder contracts).
+        self.build_value(|c, l| unsafe { nvvm::mapa(c, Self::type_(t), value(ptr), value(rank), l) })
+    }
+
+    /// `nvvm.mbarrier.arrive.expect_tx %bar, %bytes` (no result).
+    pub fn mbarrier_arrive_expect_tx(&self, bar: MlirValue, bytes: MlirValue) {
+        // SAFETY: live values visible here (module and builder contracts).
+        self.build(|c, l| unsafe { nvvm::mbarrier_arrive_expect_tx(c, value(bar), value(bytes), l) });
+    }
+
+    /// `nvvm.mbarrier.try_wait %bar, %phase, %ticks -> i1`.
+    pub fn mbarrier_try_wait(&self, bar: MlirValue, phase: MlirValue, ticks: MlirValue) -> MlirValue {
+        let i1 = self.int_type(1);
+        self.build_value(|c, l| {
+            // SAFETY: live values visible here (module and builder contracts).
+            let (bar, phase, ticks) = unsafe { (value(bar), value(phase), value(ticks)) };
+            nvvm::MBarrierTryWaitOperation::builder(c, l)
+                .res(Self::type_(i1))
+                .addr(bar)
+                .state_or_phase(phase)
+                .ticks(ticks)
+                .build()
+        })
+    }
+
+    /// `nvvm.mbarrier.try_wait.parity %bar, %phase, %ticks` (a loop until the phase completes).
+    pub fn mbarrier_try_wait_parity(&self, bar: MlirValue, phase: MlirValue, ticks: MlirValue) {
+        // SAFETY: live values visible here (module and builder contracts).
+        self.build(|c, l| unsafe { nvvm::mbarrier_try_wait_parity(c, value(bar), value(phase), value(ticks), l) });
+    }
+
+    /// `nvvm.prefetch tensormap, %ptr`.
+    pub fn prefetch_tensormap(&self, ptr: MlirValue) {
+        self.build(|c, l| {
+            // SAFETY: `ptr` is a live value visible here (module and builder contracts).
+            nvvm::PrefetchOperation::builder(c, l)
+                .addr(unsafe { value(ptr) })
+                .tensormap(Attribute::unit(c))
+                .build()
+        });
+    }
+
+    /// `nvvm.bar.warp.sync %mask`.
+    pub fn bar_warp_sync(&self, mask: MlirValue) {
+        // SAFETY: `mask` is a live value visible here (module and builder contracts).
+        self.build(|c, l| nvvm::bar_warp_sync(c, unsafe { value(mask) }, l));
+    }
+
+    /// `nvvm.cp.async.shared.global %dst, %src, size, cache = modifier`.
+    pub fn cp_async_shared_global(&self, dst: MlirValue, src: MlirValue, size: i64, modifier: MlirAttribute) {
+        let i32t = self.int_type(32);
+        self.build(|c, l| {
+            // SAFETY: live values visible here (module and builder contracts).
+            let (dst, src) = unsafe { (value(dst), value(src)) };
+            let size = IntegerAttribute::new(Self::type_(i32t), size);
+            nvvm::cp_async_shared_global(c, dst, src, size, Self::attribute(modifier), l)
+        });
+    }
+
+    /// `nvvm.cp.async.commit.group`.
+    pub fn cp_async_commit_group(&self) {
+        self.build(nvvm::cp_async_commit_group);
+    }
+
+    /// `nvvm.cp.async.wait.group n`.
+    pub fn cp_async_wait_group(&self, n: i64) {
+        // An `n` beyond `i32` (the verifier bounds it to [0, 2^31)) is built as an `i64`, for
+        // the op's verifier to report, not truncated.
+        let t = self.int_type(if i32::try_from(n).is_ok() { 32 } else { 64 });
+        self.build(|c, l| nvvm::cp_async_wait_group(c, IntegerAttribute::new(Self::type_(t), n), l));
+    }
+
+    /// `nvvm.cp.async.bulk.commit.group`.
+    pub fn cp_async_bulk_commit_group(&self) {
+        self.build(nvvm::cp_async_bulk_commit_group);
+    }
+
+    /// `nvvm.cp.async.bulk.wait_group group`.
+    pub fn cp_async_bulk_wait_group(&self, group: i32) {
+        let i32t = self.int_type(32);
+        self.build(|c, l| {
+            nvvm::cp_async_bulk_wait_group(c, IntegerAttribute::new(Self::type_(i32t), i64::from(group)), l)
+        });
+    }
+
+    /// `nvvm.setmaxregister action regCount` (`action` is `increase` or `decrease`).
+    pub fn setmaxregister(&self, action: &str, count: i64) {
+        let i32t = self.int_type(32);
+        let action = self.attr(&format!("#nvvm<action {action}>"));
+        self.build(|c, l| {
+            let count = IntegerAttribute::new(Self::type_(i32t), count);
+            nvvm::setmaxregister(c, count, Self::attribute(action), l)
+        });
+    }
+
+    /// `nvvm.wgmma.fence.aligned`.
+    pub fn wgmma_fence_aligned(&self) {
+        self.build(nvvm::wgmma_fence_aligned);
+    }
+
+    /// `nvvm.wgmma.commit.group.sync.aligned`.
+    pub fn wgmma_commit_group_sync_aligned(&self) {
+        self.build(nvvm::wgmma_commit_group_sync_aligned);
+    }
+
+    /// `nvvm.wgmma.wait.group.sync.aligned group`.
+    pub fn wgmma_wait_group_sync_aligned(&self, group: i64) {
+        let i64t = self.int_type(64);
+        self.build(|c, l| nvvm::wgmma_wait_group_sync_aligned(c, IntegerAttribute::new(Self::type_(i64t), group), l));
+    }
+
+    /// `nvvm.wgmma.mma_async %inouts, %descriptor_a, %descriptor_b` with `attrs`: the
+    /// accumulator struct after one warpgroup MMA.
+    pub fn wgmma_mma_async(
+        &self,
+        inouts: MlirValue,
+        descriptor_a: MlirValue,
+        descriptor_b: MlirValue,
+        attrs: &WgmmaAttrs,
+    ) -> MlirValue {
+        let t = ir::value_type(inouts);
+        let a = |x: MlirAttribute| Self::attribute(x);
+        self.build_value(|c, l| {
+            // SAFETY: live values visible here (module and builder contracts).
+            let (inouts, da, db) = unsafe { (value(inouts), value(descriptor_a), value(descriptor_b)) };
+            nvvm::WgmmaMmaAsyncOperation::builder(c, l)
+                .results(Self::type_(t))
+                .inouts(inouts)
+                .descriptor_a(da)
+                .descriptor_b(db)
+                .shape(a(attrs.shape))
+                .type_a(a(attrs.type_a))
+                .type_b(a(attrs.type_b))
+                .type_d(a(attrs.type_d))
+                .scale_d(a(attrs.scale_d))
+                .scale_a(a(attrs.scale_a))
+                .scale_b(a(attrs.scale_b))
+                .layout_a(a(attrs.layout_a))
+                .layout_b(a(attrs.layout_b))
+                .build()
+        })
+    }
+
+    /// `memref.alloca() : t` (static shape), with `alignment` bytes when given. By name, not
+    /// through `axe_upstream_ods`: an op with `AttrSizedOperandSegments` (see [`B::op`]).
+    pub fn alloca(&self, t: MlirType, alignment: Option<i64>) -> MlirValue {
+        let mut attrs = vec![("operandSegmentSizes", self.attr("array<i32: 0, 0>"))];
+        if let Some(a) = alignment {
+            attrs.push(("alignment", self.i64_attr(a)));
+        }
+        self.val("memref.alloca", &[], t, &attrs)
+    }
+
+    /// `memref.global "private" @name : t` with no initial value (the attribute `unit`, as
+    /// the generic form spells an uninitialized global) and `alignment` bytes.
+    pub fn memref_global_uninitialized(&self, name: &str, t: MlirType, alignment: i64) {
+        let i64t = self.int_type(64);
+        self.build(|c, l| {
+            memref_ods::GlobalOperation::builder(c, l)
+                .sym_name(StringAttribute::new(c, name))
+                .sym_visibility(StringAttribute::new(c, "private"))
+                .r#type(TypeAttribute::new(Self::type_(t)))
+                .initial_value(Attribute::unit(c))
+                .alignment(IntegerAttribute::new(Self::type_(i64t), alignment))
+                .build()
+        });
+    }
+
+    /// `memref.get_global @name : t`.
+    pub fn memref_get_global(&self, name: &str, t: MlirType) -> MlirValue {
+        self.build_value(|c, l| memref_ods::get_global(c, Self::type_(t), FlatSymbolRefAttribute::new(c, name), l))
+    }
+
+    /// `builtin.unrealized_conversion_cast %v : ... to t`.
+    pub fn unrealized_conversion_cast(&self, v: MlirValue, t: MlirType) -> MlirValue {
+        self.build_value(|c, l| {
+            // SAFETY: `v` is a live value visible here (module and builder contracts).
+            let v = unsafe { value(v) };
+            builtin::unrealized_conversion_cast(c, &[Self::type_(t)], &[v], l)
+        })
+    }
+
+    /// `nvgpu.ldmatrix %memref[%indices] {transpose, numTiles} : ... -> t`.
+    pub fn nvgpu_ldmatrix(
+        &self,
+        memref: MlirValue,
+        indices: &[MlirValue],
+        t: MlirType,
+        transpose: bool,
+        num_tiles: i64,
+    ) -> MlirValue {
+        let i32t = self.int_type(32);
+        self.build_value(|c, l| {
+            // SAFETY: live values visible here (module and builder contracts).
+            let (memref, indices) = unsafe { (value(memref), values(indices)) };
+            let tiles = IntegerAttribute::new(Self::type_(i32t), num_tiles);
+            let transpose = BoolAttribute::new(c, transpose).into();
+            nvgpu::ldmatrix(c, Self::type_(t), memref, &indices, transpose, tiles, l)
+        })
+    }
+
+    /// `nvgpu.mma.sync(%a, %b, %c) {mmaShape = shape} : ... -> t`.
+    pub fn nvgpu_mma_sync(&self, a: MlirValue, b: MlirValue, c_: MlirValue, t: MlirType, shape: [i64; 3]) -> MlirValue {
+        let i64t = self.int_type(64);
+        self.build_value(|c, l| {
+            // SAFETY: live values visible here (module and builder contracts).
+            let (a, b, c_) = unsafe { (value(a), value(b), value(c_)) };
+            let shape: Vec<Attribute> = shape
+                .iter()
+                .map(|&x| IntegerAttribute::new(Self::type_(i64t), x).into())
+                .collect();
+            nvgpu::mma_sync(c, Self::type_(t), a, b, c_, ArrayAttribute::new(c, &shape), l)
+        })
+    }
+
+    /// `nvgpu.tma.create.descriptor %tensor box[%box] : ... -> t`.
+    pub fn nvgpu_tma_create_descriptor(
+        &self,
+        tensor: MlirValue,
+        box_dimensions: &[MlirValue],
+        t: MlirType,
+    ) -> MlirValue {
+        self.build_value(|c, l| {
+            // SAFETY: live values visible here (module and builder contracts).
+            let (tensor, box_dimensions) = unsafe { (value(tensor), values(box_dimensions)) };
+            nvgpu::tma_create_descriptor(c, Self::type_(t), tensor, &box_dimensions, l)
+        })
+    }
+
+    /// `vector.load %memref[%indices] : ... , t`, with `alignment` bytes when given.
+    pub fn vector_load(
+        &self,
+        memref: MlirValue,
+        indices: &[MlirValue],
+        t: MlirType,
+        alignment: Option<i64>,
+    ) -> MlirValue {
+        let i64t = self.int_type(64);
+        self.build_value(|c, l| {
+            // SAFETY: live values visible here (module and builder contracts).
+            let (memref, indices) = unsafe { (value(memref), values(indices)) };
+            let op = vector::LoadOperation::builder(c, l)
+                .result(Self::type_(t))
+                .base(memref)
+                .indices(&indices);
+            match alignment {
+                None => op.build(),
+                Some(a) => op.alignment(IntegerAttribute::new(Self::type_(i64t), a)).build(),
+            }
+        })
+    }
+
+    /// `vector.store %v, %memref[%indices]`, with `alignment` bytes when given.
+    pub fn vector_store(&self, v: MlirValue, memref: MlirValue, indices: &[MlirValue], alignment: Option<i64>) {
+        let i64t = self.int_type(64);
+        self.build(|c, l| {
+            // SAFETY: live values visible here (module and builder contracts).
+            let (v, memref, indices) = unsafe { (value(v), value(memref), values(indices)) };
+            let op = vector::StoreOperation::builder(c, l)
+                .value_to_store(v)
+                .base(memref)
+                .indices(&indices);
+            match alignment {
+                None => op.build(),
+                Some(a) => op.alignment(IntegerAttribute::new(Self::type_(i64t), a)).build(),
+            }
+        });
+    }
+
+    /// `vector.extract %v[position]` (static positions).
+    pub fn vector_extract(&self, v: MlirValue, position: &[i64]) -> MlirValue {
+        let position = self.i64_array(position);
+        self.build_value(|c, l| {
+            // SAFETY: `v` is a live value visible here (module and builder contracts).
+            let v = unsafe { value(v) };
+            vector::ExtractOperation::builder(c, l)
+                .source(v)
+                .dynamic_position(&[])
+                .static_position(Self::attribute(position))
+                .build()
+        })
+    }
+
+    /// `vector.from_elements %elements : t`.
+    pub fn vector_from_elements(&self, elements: &[MlirValue], t: MlirType) -> MlirValue {
+        // SAFETY: live values visible here (module and builder contracts).
+        self.build_value(|c, l| vector::from_elements(c, Self::type_(t), &unsafe { values(elements) }, l))
+    }
+
+    /// `vector.broadcast %v : ... to t`.
+    pub fn vector_broadcast(&self, v: MlirValue, t: MlirType) -> MlirValue {
+        // SAFETY: `v` is a live value visible here (module and builder contracts).
+        self.build_value(|c, l| vector::broadcast(c, Self::type_(t), unsafe { value(v) }, l))
+    }
+
     /// Runs `body` directly, or inside `scf.if %cond` when a condition is given.
     pub fn guarded<E>(&self, cond: Option<MlirValue>, body: impl FnOnce(B) -> Result<(), E>) -> Result<(), E> {
         match cond {
@@ -616,37 +1196,55 @@ impl B {
     }
 }
 
-/// `arith` and `memref` ops melior's typed modules lack, built as melior builds its own (fixed
-/// operand and result shapes, no hand-written attributes).
+/// The attributes of one `nvvm.wgmma.mma_async` (its shape, operand types, scales and
+/// layouts): values of NVVM's enum and struct attributes, which have no typed constructors.
+pub struct WgmmaAttrs {
+    pub shape: MlirAttribute,
+    pub type_a: MlirAttribute,
+    pub type_b: MlirAttribute,
+    pub type_d: MlirAttribute,
+    pub scale_d: MlirAttribute,
+    pub scale_a: MlirAttribute,
+    pub scale_b: MlirAttribute,
+    pub layout_a: MlirAttribute,
+    pub layout_b: MlirAttribute,
+}
+
+/// `arith` and `memref` ops that melior's hand-written modules lack (or build with an outdated
+/// attribute), through melior's ODS-generated ones. Their signature is that of melior's
+/// hand-written builders (no context: it is the location's), so that [`ArithBinary`] and the
+/// builder's call sites take either.
 pub mod ops {
+    use axe_upstream_ods::{arith, memref};
     use melior::ir::operation::OperationBuilder;
     use melior::ir::{Location, Operation, Type, Value};
 
+    /// Runs `build` with melior's view of `location`'s context.
+    pub(super) fn with_context<'c, O: Into<Operation<'c>>>(
+        location: Location<'c>,
+        build: impl FnOnce(&'c melior::Context) -> O,
+    ) -> Operation<'c> {
+        let context_ref = location.context();
+        // SAFETY: the location's context is live (it owns the location), and the `&Context` view
+        // borrows `context_ref`, alive until the op is built.
+        let context = unsafe { context_ref.to_ref() };
+        build(context).into()
+    }
+
     /// `arith.maximumf`: result type inferred (`SameOperandsAndResultType`).
     pub fn maximumf<'c>(lhs: Value<'c, '_>, rhs: Value<'c, '_>, location: Location<'c>) -> Operation<'c> {
-        OperationBuilder::new("arith.maximumf", location)
-            .add_operands(&[lhs, rhs])
-            .enable_result_type_inference()
-            .build()
-            .expect("valid operation")
+        with_context(location, |c| arith::maximumf(c, lhs, rhs, location))
     }
 
     /// `arith.minimumf`: result type inferred (`SameOperandsAndResultType`).
     pub fn minimumf<'c>(lhs: Value<'c, '_>, rhs: Value<'c, '_>, location: Location<'c>) -> Operation<'c> {
-        OperationBuilder::new("arith.minimumf", location)
-            .add_operands(&[lhs, rhs])
-            .enable_result_type_inference()
-            .build()
-            .expect("valid operation")
+        with_context(location, |c| arith::minimumf(c, lhs, rhs, location))
     }
 
-    /// `memref.cast` to any memref type (melior's `memref::cast` takes only ranked ones).
+    /// `memref.cast` to any memref type (melior's hand-written `memref::cast` takes only ranked
+    /// ones).
     pub fn memref_cast<'c>(value: Value<'c, '_>, to: Type<'c>, location: Location<'c>) -> Operation<'c> {
-        OperationBuilder::new("memref.cast", location)
-            .add_operands(&[value])
-            .add_results(&[to])
-            .build()
-            .expect("valid operation")
+        with_context(location, |c| memref::cast(c, to, value, location))
     }
 
     /// `memref.extract_aligned_pointer_as_index`: an `index` result.
@@ -655,15 +1253,15 @@ pub mod ops {
         index: Type<'c>,
         location: Location<'c>,
     ) -> Operation<'c> {
-        OperationBuilder::new("memref.extract_aligned_pointer_as_index", location)
-            .add_operands(&[memref])
-            .add_results(&[index])
-            .build()
-            .expect("valid operation")
+        with_context(location, |c| {
+            memref::extract_aligned_pointer_as_index(c, index, memref, location)
+        })
     }
 
-    /// `memref.view` with no dynamic sizes (melior's `memref::view` adds an
-    /// `operand_segment_sizes` attribute that `memref.view` does not have).
+    /// `memref.view` with no dynamic sizes, by name: melior's hand-written `memref::view` adds
+    /// an `operand_segment_sizes` attribute that `memref.view` does not have, and the generated
+    /// one cannot set the result type (the op's ODS result is unnamed, and melior's generator
+    /// makes setters for named results only).
     pub fn view<'c>(
         source: Value<'c, '_>,
         byte_shift: Value<'c, '_>,
@@ -678,25 +1276,23 @@ pub mod ops {
     }
 }
 
-/// The unary `math` ops used here (melior has no `math` module), built as melior builds its
-/// own unary ops.
+/// The unary `math` ops used here (melior has no hand-written `math` module), through melior's
+/// ODS-generated one, with the signature of melior's hand-written unary builders.
 pub mod math {
-    use melior::ir::operation::OperationBuilder;
-    use melior::ir::{Location, Operation, Value, ValueLike};
+    use axe_upstream_ods::math as ods;
+    use melior::ir::{Location, Operation, Value};
 
+    // `op => generated`: the generated constructors are the op names in snake case (`exp2`
+    // becomes `exp_2`).
     macro_rules! math_unary {
-        ($($name:ident),*) => {$(
+        ($($name:ident => $ods:ident),*) => {$(
             #[doc = concat!("`math.", stringify!($name), "`: the result type is the operand's.")]
             pub fn $name<'c>(value: Value<'c, '_>, location: Location<'c>) -> Operation<'c> {
-                OperationBuilder::new(concat!("math.", stringify!($name)), location)
-                    .add_operands(&[value])
-                    .add_results(&[value.r#type()])
-                    .build()
-                    .expect("valid operation")
+                super::ops::with_context(location, |c| ods::$ods(c, value, location))
             }
         )*};
     }
-    math_unary!(exp, exp2, log, sqrt, rsqrt, absf, absi);
+    math_unary!(exp => exp, exp2 => exp_2, log => log, sqrt => sqrt, rsqrt => rsqrt, absf => absf, absi => absi);
 }
 
 /// A unary op of [`math`] ([`math::exp`], ...).

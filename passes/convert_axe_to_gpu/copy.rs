@@ -156,11 +156,11 @@ fn through_shared(
     let sync = |b: &B| -> R<()> {
         match scope {
             ScopeKind::Cta => {
-                b.op("gpu.barrier", &[], &[], &[], vec![]);
+                b.gpu_barrier();
             }
             ScopeKind::Warp => {
                 let mask = b.ci32(-1);
-                b.op("nvvm.bar.warp.sync", &[mask], &[], &[], vec![]);
+                b.bar_warp_sync(mask);
             }
             other => {
                 return Err(AxeError::at(op, format!(
@@ -200,9 +200,7 @@ fn through_shared(
 /// order) are in flight (`cp.async.wait_group N`); the CTA barrier that makes the data visible
 /// to other threads stays the program's `axe.barrier`.
 pub fn wait_groups(b: &B, outstanding: i64) {
-    // The verifier bounds `outstanding` to [0, 2^31); `i32_attr` cannot fail on it.
-    let n = b.i32_attr(outstanding).unwrap_or_else(|| b.i64_attr(outstanding));
-    b.op("nvvm.cp.async.wait.group", &[], &[], &[("n", n)], vec![]);
+    b.cp_async_wait_group(outstanding);
 }
 
 /// Global → shared with `cp.async` (`nvvm.cp.async.shared.global`, 4/8/16 bytes per thread
@@ -263,12 +261,7 @@ fn async_copy(
     let elt_bytes = bits / 8;
     let base_of = |t: &Tensor| b.extract_aligned_pointer_as_index(t.buf);
     let (src_base, dst_base) = (base_of(src), base_of(dst));
-    let (i64t, gptr, sptr, gen) = (
-        b.ty("i64"),
-        b.ty("!llvm.ptr<1>"),
-        b.ty("!llvm.ptr<3>"),
-        b.ty("!llvm.ptr"),
-    );
+    let (i64t, gptr, sptr, gen) = (b.ty("i64"), b.llvm_ptr(1), b.llvm_ptr(3), b.llvm_ptr(0));
     b.for_(tid, Ix::C(n / v), Ix::C(units), |g, q| {
         let q = Ix::V(q);
         let mut addr = [Ix::C(0), Ix::C(0)];
@@ -290,8 +283,8 @@ fn async_copy(
         let byte_addr = |base: MlirValue, elem: Ix| g.ix(g.add(Ix::V(base), g.mul(elem, elt_bytes)));
         let as_i64 = |x: MlirValue| g.index_cast(x, i64t);
         let s_elem = g.add(g.add(addr[0], Ix::C(address::offset(&src.layout, "m"))), src.dyn_offset);
-        let s_gen = g.val("llvm.inttoptr", &[as_i64(byte_addr(src_base, s_elem))], gen, &[]);
-        let s_ptr = g.val("llvm.addrspacecast", &[s_gen], gptr, &[]);
+        let s_gen = g.inttoptr(as_i64(byte_addr(src_base, s_elem)), gen);
+        let s_ptr = g.addrspacecast(s_gen, gptr);
         let base = g.add(g.add(addr[1], Ix::C(address::offset(&dst.layout, "m"))), dst.dyn_offset);
         let cache = if bytes == 16 { "cg" } else { "ca" };
         for r in address::replica_offsets(&dst.layout, "m") {
@@ -299,23 +292,15 @@ fn async_copy(
             if let Some(s) = &dst.swizzle {
                 elem = super::swizzled(&g, s, elem);
             }
-            let d_ptr = g.val("llvm.inttoptr", &[as_i64(byte_addr(dst_base, elem))], sptr, &[]);
-            g.op(
-                "nvvm.cp.async.shared.global",
-                &[d_ptr, s_ptr],
-                &[],
-                &[
-                    ("size", g.attr(&format!("{bytes} : i32"))),
-                    ("modifier", g.attr(&format!("#nvvm<load_cache_modifier {cache}>"))),
-                ],
-                vec![],
-            );
+            let d_ptr = g.inttoptr(as_i64(byte_addr(dst_base, elem)), sptr);
+            let modifier = g.attr(&format!("#nvvm<load_cache_modifier {cache}>"));
+            g.cp_async_shared_global(d_ptr, s_ptr, bytes, modifier);
         }
         Ok::<(), String>(())
     })
     .at(op)?;
     // One group per copy (an empty group for a thread with nothing to copy completes at once).
-    b.op("nvvm.cp.async.commit.group", &[], &[], &[], vec![]);
+    b.cp_async_commit_group();
     Ok(())
 }
 
@@ -489,14 +474,8 @@ pub fn distributed(
     let align = v * bits / 8;
     let (tid, units) = unit_linear(b, ctx, scope);
     let nv = n / v;
-    let vec_ty = b.ty(&format!("vector<{v}x{}>", ir::type_to_string(dst.elt)));
-    let splat = value.map(|x| {
-        if v > 1 {
-            b.val("vector.broadcast", &[x], vec_ty, &[])
-        } else {
-            x
-        }
-    });
+    let vec_ty = b.vector_type(dst.elt, &[v as u64]);
+    let splat = value.map(|x| if v > 1 { b.vector_broadcast(x, vec_ty) } else { x });
     b.for_(tid, Ix::C(nv), Ix::C(units), |g, q| {
         let q = Ix::V(q);
         let mut addr = [Ix::C(0); 2];

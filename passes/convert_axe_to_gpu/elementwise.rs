@@ -128,6 +128,9 @@ fn f32_intrinsic(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -
     if !unsafe { mlirTypeIsAF32(t) } {
         return None;
     }
+    // By name, not through `axe_upstream_ods`: `llvm.call_intrinsic` has
+    // `AttrSizedOperandSegments`, which the generated builders never set (see [`B::op`]), and a
+    // variadic-of-variadic operand (`op_bundle_operands`) that melior's generator skips.
     let call = |name: &str, v: MlirValue| {
         b.val(
             "llvm.call_intrinsic",
@@ -144,10 +147,10 @@ fn f32_intrinsic(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -
         if gpu {
             call("llvm.nvvm.ex2.approx.f32", v)
         } else {
-            b.val("llvm.intr.exp2", &[v], t, &[])
+            b.llvm_exp2(v)
         }
     };
-    let sqrt = |v: MlirValue| b.val("llvm.intr.sqrt", &[v], t, &[]);
+    let sqrt = |v: MlirValue| b.llvm_sqrt(v);
     let mul = |v: MlirValue, c: &str| b.mulf(v, b.constant(&format!("{c} : f32"), t));
     Some(match kind {
         // e^x = 2^(x log2 e)

@@ -258,13 +258,7 @@ fn fragment_registers(b: &B, layout: &Layout, shape: Vec<i64>, elt: MlirType) ->
         .ok()
         .and_then(|s| s.get(&Axis::from("reg")).copied())
         .unwrap_or(1);
-    let t = b.ty(&format!("memref<{span}x{}>", ir::type_to_string(elt)));
-    let buf = b.val(
-        "memref.alloca",
-        &[],
-        t,
-        &[("operandSegmentSizes", b.attr("array<i32: 0, 0>"))],
-    );
+    let buf = b.alloca(b.memref_type(elt, &[span]), None);
     Tensor {
         buf,
         mem: Mem::Register,
@@ -321,7 +315,6 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             format!("a {m}x{n}x{k} gemm is not a multiple of the m16n8k16 atom"),
         ));
     }
-    let ae = ir::type_to_string(a.elt);
     let warps = coords(&b, ctx, scope).warps;
     // The fragments of A and B follow from the accumulator's layout, whatever tiling of the
     // atom over warps and registers it is (paper §3.4); where it is none, the error names the
@@ -394,7 +387,12 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     } else {
         None
     };
-    let vty = |s: &str| b.ty(s);
+    // The mma.sync fragment vectors: A 4x2, B 2x2 of the input type, C and D 2x2 of f32.
+    let (a_vty, b_vty, f32_vty) = (
+        b.vector_type(a.elt, &[4, 2]),
+        b.vector_type(a.elt, &[2, 2]),
+        b.vector_type(b.f32_type(), &[2, 2]),
+    );
     // The warp's atom offsets relative to warp 0 (the schedule is warp-uniform): a select chain
     // over the warp id, shared by every step.
     let warp = b.div(Ix::V(ctx.tid), 32);
@@ -467,27 +465,25 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         .map_err(|e| AxeError::at(op, format!("internal error: {e}")))?;
     }
     let lane = b.rem(Ix::V(ctx.tid), 32);
-    let gather = |t: &Tensor, base: i64, count: i64, ty: &str| {
+    let gather = |t: &Tensor, base: i64, count: i64, ty: MlirType| {
         let elems: Vec<MlirValue> = (0..count).map(|i| b.load(t.buf, &[b.cidx(base + i)])).collect();
-        b.val("vector.from_elements", &elems, vty(ty), &[])
+        b.vector_from_elements(&elems, ty)
     };
-    let ldmatrix =
-        |t: &Tensor, ld: &Ldmatrix, is_a: bool, stored_transposed: bool, o0: Ix, o1: Ix, ty: &str| -> R<MlirValue> {
-            let (row, col) = lane_address(is_a, stored_transposed, o0, o1, lane, &b);
-            let mut off = b.add(eval_dynamic(&b, &t.layout, &t.shape, &[row, col]).at(op)?, t.dyn_offset);
-            if let Some(s) = &t.swizzle {
-                off = super::swizzled(&b, s, off);
-            }
-            Ok(b.val(
-                "nvgpu.ldmatrix",
-                &[t.buf, b.ix(off)],
-                vty(ty),
-                &[
-                    ("transpose", b.attr(if ld.transpose { "true" } else { "false" })),
-                    ("numTiles", b.attr(&format!("{} : i32", ld.tiles))),
-                ],
-            ))
-        };
+    let ldmatrix = |t: &Tensor,
+                    ld: &Ldmatrix,
+                    is_a: bool,
+                    stored_transposed: bool,
+                    o0: Ix,
+                    o1: Ix,
+                    ty: MlirType|
+     -> R<MlirValue> {
+        let (row, col) = lane_address(is_a, stored_transposed, o0, o1, lane, &b);
+        let mut off = b.add(eval_dynamic(&b, &t.layout, &t.shape, &[row, col]).at(op)?, t.dyn_offset);
+        if let Some(s) = &t.swizzle {
+            off = super::swizzled(&b, s, off);
+        }
+        Ok(b.nvgpu_ldmatrix(t.buf, &[b.ix(off)], ty, ld.transpose, ld.tiles))
+    };
     for st in &sched {
         let (ar, br, cr) = st.regs;
         let (mi, ni, ki) = st.atoms[0];
@@ -499,9 +495,9 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 false,
                 b.add(dm, Ix::C(mi * mma::M)),
                 Ix::C(ki * mma::K),
-                &format!("vector<4x2x{ae}>"),
+                a_vty,
             )?,
-            (None, Some(r)) => gather(r, ar, 8, &format!("vector<4x2x{ae}>")),
+            (None, Some(r)) => gather(r, ar, 8, a_vty),
             _ => unreachable!(),
         };
         let b2 = match (&b_ld, &rb) {
@@ -512,25 +508,15 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 tb,
                 Ix::C(ki * mma::K),
                 b.add(dn, Ix::C(ni * mma::N)),
-                &format!("vector<2x2x{ae}>"),
+                b_vty,
             )?,
-            (None, Some(r)) => gather(r, br, 4, &format!("vector<2x2x{ae}>")),
+            (None, Some(r)) => gather(r, br, 4, b_vty),
             _ => unreachable!(),
         };
-        let c2 = gather(&c, cr, 4, "vector<2x2xf32>");
-        let d2 = b.val(
-            "nvgpu.mma.sync",
-            &[a2, b2, c2],
-            vty("vector<2x2xf32>"),
-            &[("mmaShape", b.attr("[16, 8, 16]"))],
-        );
+        let c2 = gather(&c, cr, 4, f32_vty);
+        let d2 = b.nvgpu_mma_sync(a2, b2, c2, f32_vty, [16, 8, 16]);
         for i in 0..4i64 {
-            let e = b.val(
-                "vector.extract",
-                &[d2],
-                c.elt,
-                &[("static_position", b.attr(&format!("array<i64: {}, {}>", i / 2, i % 2)))],
-            );
+            let e = b.vector_extract(d2, &[i / 2, i % 2]);
             b.store(e, c.buf, &[b.cidx(cr + i)]);
         }
     }

@@ -3,6 +3,7 @@
 use crate::error::{AtOp, AxeError};
 use std::collections::HashMap;
 
+use axe_upstream_ods::{arith, memref};
 use mlir_sys::*;
 
 use super::builder::{block_ops, int_attr, move_before, region_block, Ix, B};
@@ -22,6 +23,8 @@ pub fn launch(b: &B, grid: [i64; 3], threads: [i64; 3], body: impl FnOnce(B, Mli
     let idx = b.index();
     let sizes: Vec<MlirValue> = grid.iter().chain(threads.iter()).map(|&n| b.cidx(n)).collect();
     let (region, block) = b.region(&[idx; 12]);
+    // By name, not through `axe_upstream_ods`: an op with `AttrSizedOperandSegments`, and the
+    // generated builders never set `operandSegmentSizes` (see [`B::op`]).
     b.op(
         "gpu.launch",
         &sizes,
@@ -32,7 +35,7 @@ pub fn launch(b: &B, grid: [i64; 3], threads: [i64; 3], body: impl FnOnce(B, Mli
         )],
         vec![region],
     );
-    let term = b.at_end(block).op("gpu.terminator", &[], &[], &[], vec![]);
+    let term = b.at_end(block).gpu_terminator();
     // SAFETY: `block` is the launch body just built; its arguments are the ids and sizes.
     let (bid, tid) = unsafe { (mlirBlockGetArgument(block, 0), mlirBlockGetArgument(block, 3)) };
     body(B::before(term), tid, bid)
@@ -119,15 +122,7 @@ const MAX_EMULATED_ELEMENTS: i64 = 1 << 26;
 /// An alloca aligned like every other allocation ([`ALLOCATION_ALIGN`]), so that the vector
 /// accesses the lowering proves aligned relative to the base are aligned on the CPU too.
 fn aligned_alloca(b: &B, t: MlirType) -> MlirValue {
-    b.val(
-        "memref.alloca",
-        &[],
-        t,
-        &[
-            ("operandSegmentSizes", b.attr("array<i32: 0, 0>")),
-            ("alignment", b.i64_attr(ALLOCATION_ALIGN)),
-        ],
-    )
+    b.alloca(t, Some(ALLOCATION_ALIGN))
 }
 
 /// The bytes of shared memory the kernel's allocations take, checked against the target.
@@ -264,13 +259,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         let total = shared_total(kernel, &allocs, opts)?;
         let dynamic = total > 48 * 1024;
         if dynamic {
-            let i32t = b.ty("i32");
-            sizes.push(b.val(
-                "arith.constant",
-                &[],
-                i32t,
-                &[("value", b.attr(&format!("{total} : i32")))],
-            ));
+            sizes.push(b.ci32(total));
         }
         // The body's arguments: block ids, thread ids, grid and CTA sizes, then (clustered)
         // cluster ids and cluster sizes.
@@ -280,6 +269,8 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
             c = i32::from(cluster.is_some()),
             d = i32::from(dynamic)
         );
+        // By name, not through `axe_upstream_ods`: an op with `AttrSizedOperandSegments`, and the
+        // generated builders never set `operandSegmentSizes` (see [`B::op`]).
         b.op(
             "gpu.launch",
             &sizes,
@@ -287,7 +278,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
             &[("operandSegmentSizes", b.attr(&segments))],
             vec![region],
         );
-        let term = b.at_end(block).op("gpu.terminator", &[], &[], &[], vec![]);
+        let term = b.at_end(block).gpu_terminator();
         for op in block_ops(body) {
             move_before(op, term);
         }
@@ -318,14 +309,8 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         ctx.bid = lb.ix(bid);
         // Shared tensors: module-level workgroup globals (address space 3), 16-byte aligned
         // so that vector accesses proven aligned relative to the base are aligned.
-        let dyn_base = dynamic.then(|| {
-            lb.val(
-                "gpu.dynamic_shared_memory",
-                &[],
-                lb.ty("memref<?xi8, #gpu.address_space<workgroup>>"),
-                &[],
-            )
-        });
+        let dyn_base =
+            dynamic.then(|| lb.gpu_dynamic_shared_memory(lb.ty("memref<?xi8, #gpu.address_space<workgroup>>")));
         let mut dyn_offset = 0i64;
         for a in &allocs {
             let v = if a.shared && dynamic {
@@ -342,13 +327,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
             } else {
                 // Registers: accessed element by element (`super::load`), so no alignment is
                 // needed, and SROA promotes the alloca to registers.
-                let t = lb.ty(&format!("memref<{}x{}>", a.size, ir::type_to_string(a.elt)));
-                lb.val(
-                    "memref.alloca",
-                    &[],
-                    t,
-                    &[("operandSegmentSizes", lb.attr("array<i32: 0, 0>"))],
-                )
+                lb.alloca(lb.memref_type(a.elt, &[a.size]), None)
             };
             ctx.allocs.insert(ir::result(a.op, 0).ptr as usize, (v, false));
         }
@@ -369,15 +348,14 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         // Emulation: storage hoisted before the loops (shared memory is reused by the
         // sequential CTAs, as a GPU reuses it: uninitialized at CTA start).
         for a in &allocs {
-            let elt = ir::type_to_string(a.elt);
             let (t, pt) = if a.shared {
-                (b.ty(&format!("memref<{}x{elt}>", a.size)), false)
+                (b.memref_type(a.elt, &[a.size]), false)
             } else {
                 let per_thread = num_threads.checked_mul(a.size).filter(|n| *n <= MAX_EMULATED_ELEMENTS).ok_or_else(|| {
                 AxeError::at(a.op, format!("emulating {num_threads} threads' registers of this tensor needs more than {MAX_EMULATED_ELEMENTS} elements"))
             })?;
                 let _ = per_thread;
-                (b.ty(&format!("memref<{num_threads}x{}x{elt}>", a.size)), true)
+                (b.memref_type(a.elt, &[num_threads, a.size]), true)
             };
             let v = aligned_alloca(&b, t);
             ctx.allocs.insert(ir::result(a.op, 0).ptr as usize, (v, pt));
@@ -454,26 +432,9 @@ pub fn shared_global_aligned(
 ) -> MlirValue {
     let mb = b.at_start(region_block(module, 0));
     let name = fresh_symbol(module, base);
-    let ty = format!("memref<{size}x{}, 3>", crate::ir::type_to_string(elt));
-    mb.op(
-        "memref.global",
-        &[],
-        &[],
-        &[
-            ("sym_name", mb.attr(&format!("\"{name}\""))),
-            ("sym_visibility", mb.attr("\"private\"")),
-            ("type", mb.attr(&ty)),
-            ("initial_value", mb.attr("unit")),
-            ("alignment", mb.attr(&format!("{align} : i64"))),
-        ],
-        vec![],
-    );
-    b.val(
-        "memref.get_global",
-        &[],
-        b.ty(&ty),
-        &[("name", b.attr(&format!("@{name}")))],
-    )
+    let ty = b.shared_memref_type(elt, size);
+    mb.memref_global_uninitialized(&name, ty, align);
+    b.memref_get_global(&name, ty)
 }
 
 fn set_attr(op: MlirOperation, name: &str, a: MlirAttribute) {
@@ -517,7 +478,7 @@ pub fn align_buffer(b: &B, op: MlirOperation, buf: MlirValue, align: i64) -> R<(
             while let Some(p) = ir::parent(module) {
                 module = p;
             }
-            let global = ir::collect(module, &["memref.global"])
+            let global = ir::collect(module, &[memref::GlobalOperation::name()])
                 .into_iter()
                 .find(|g| ir::string_attr(*g, "sym_name").as_deref() == Some(sym.as_str()));
             let Some(g) = global else {
@@ -534,7 +495,7 @@ pub fn align_buffer(b: &B, op: MlirOperation, buf: MlirValue, align: i64) -> R<(
         }
         "memref.view" => {
             let off = ir::defining_op(ir::operand(def, 1)).and_then(|c| {
-                (ir::name(c) == "arith.constant")
+                (ir::name(c) == arith::ConstantOperation::name())
                     .then(|| ir::int_attr(c, "value"))
                     .flatten()
             });
@@ -777,16 +738,7 @@ fn set_max_registers(op: MlirOperation, ctx: &Ctx) -> R<()> {
     let at_launch = (per_sm / (warps * 32)).min(255) / 8 * 8;
     let action = if count >= at_launch { "increase" } else { "decrease" };
     let b = B::before(op);
-    b.op(
-        "nvvm.setmaxregister",
-        &[],
-        &[],
-        &[
-            ("action", b.attr(&format!("#nvvm<action {action}>"))),
-            ("regCount", b.attr(&format!("{count} : i32"))),
-        ],
-        vec![],
-    );
+    b.setmaxregister(action, count);
     Ok(())
 }
 

@@ -19,7 +19,6 @@ use mlir_sys::*;
 
 use super::builder::{Ix, B};
 use super::{bit_width, coords, store, Ctx, Mem, Tensor, R};
-use crate::ir;
 use crate::target::ScopeKind;
 
 /// How the copy is done: transpose or not, matrices per instruction, and per instruction `g`
@@ -202,30 +201,17 @@ pub fn lower(op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &Tensor, dst: 
             }
         }
     }
-    let ety = ir::type_to_string(src.elt);
-    let vty = b.ty(&format!("vector<{}x2x{ety}>", pl.tiles));
+    // `tiles` is 1, 2 or 4 (a planned ldmatrix), positive.
+    let vty = b.vector_type(src.elt, &[pl.tiles as u64, 2]);
     for (g, base) in pl.base.iter().enumerate() {
         let mut off = b.add(part, Ix::C(*base));
         if let Some(s) = &src.swizzle {
             off = super::swizzled(&b, s, off);
         }
-        let v = b.val(
-            "nvgpu.ldmatrix",
-            &[src.buf, b.ix(off)],
-            vty,
-            &[
-                ("transpose", b.attr(if pl.transpose { "true" } else { "false" })),
-                ("numTiles", b.attr(&format!("{} : i32", pl.tiles))),
-            ],
-        );
+        let v = b.nvgpu_ldmatrix(src.buf, &[b.ix(off)], vty, pl.transpose, pl.tiles);
         for j in 0..pl.tiles {
             for e in 0..2 {
-                let x = b.val(
-                    "vector.extract",
-                    &[v],
-                    src.elt,
-                    &[("static_position", b.attr(&format!("array<i64: {j}, {e}>")))],
-                );
+                let x = b.vector_extract(v, &[j, e]);
                 let reg = 2 * (g as i64 * pl.tiles + j) + e;
                 store(&b, ctx, dst, x, Ix::C(reg), 1, 2);
             }

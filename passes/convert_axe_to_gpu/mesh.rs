@@ -151,29 +151,24 @@ pub fn peer_table(buffer: MlirValue) -> Option<MlirValue> {
 /// LLVM descriptors, and `reconcile-unrealized-casts` removes both.)
 pub fn peer_buffer(b: &B, peers: MlirValue, device: Ix, buffer_ty: MlirType) -> MlirValue {
     let base = b.load(peers, &[b.ix(device)]);
-    let ptr_ty = b.ty("!llvm.ptr");
-    let ptr = b.val("llvm.inttoptr", &[base], ptr_ty, &[]);
+    let ptr_ty = b.llvm_ptr(0);
+    let ptr = b.inttoptr(base, ptr_ty);
     let n = ir::shape(buffer_ty).first().copied().unwrap_or(0);
-    let i64t = b.ty("i64");
-    let desc_ty = b.ty("!llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>");
-    let mut desc = b.val("llvm.mlir.poison", &[], desc_ty, &[]);
-    let field = |desc: MlirValue, v: MlirValue, pos: &str| {
-        b.val(
-            "llvm.insertvalue",
-            &[desc, v],
-            desc_ty,
-            &[("position", b.attr(&format!("array<i64: {pos}>")))],
-        )
-    };
+    let i64t = b.int_type(64);
+    // The rank-1 memref descriptor: allocated and aligned pointers, offset, sizes, strides.
+    let sizes = b.llvm_array(i64t, 1);
+    let desc_ty = b.llvm_struct(&[ptr_ty, ptr_ty, i64t, sizes, sizes]);
+    let mut desc = b.poison(desc_ty);
+    let field = |desc: MlirValue, v: MlirValue, pos: &[i64]| b.insertvalue(desc, v, pos);
     let zero = b.constant("0 : i64", i64t);
     let size = b.constant(&format!("{n} : i64"), i64t);
     let one = b.constant("1 : i64", i64t);
-    desc = field(desc, ptr, "0");
-    desc = field(desc, ptr, "1");
-    desc = field(desc, zero, "2");
-    desc = field(desc, size, "3, 0");
-    desc = field(desc, one, "4, 0");
-    b.val("builtin.unrealized_conversion_cast", &[desc], buffer_ty, &[])
+    desc = field(desc, ptr, &[0]);
+    desc = field(desc, ptr, &[1]);
+    desc = field(desc, zero, &[2]);
+    desc = field(desc, size, &[3, 0]);
+    desc = field(desc, one, &[4, 0]);
+    b.unrealized_conversion_cast(desc, buffer_ty)
 }
 
 /// A distributed operand: its symmetric buffer (a function argument), layout and shape.
@@ -289,7 +284,7 @@ fn peers_arg(func: MlirOperation, args: &mut MeshArgs, arg: usize, devices: i64)
         let b = B::before(func);
         append_argument(
             func,
-            b.ty(&format!("memref<{devices}xi64>")),
+            b.memref_type(b.int_type(64), &[devices]),
             (ods::discardable_attrs::PEERS_OF, b.i64_attr(arg as i64)),
         )
     })
@@ -507,7 +502,7 @@ fn pull(
     let rank = rank_arg(func, args);
 
     let b = B::before(mesh);
-    let ptr_ty = b.ty(if opts.emulate { "!llvm.ptr" } else { "!llvm.ptr<1>" });
+    let ptr_ty = b.llvm_ptr(if opts.emulate { 0 } else { 1 });
     let f32t = b.ty("f32");
     let i64t = b.ty("i64");
     let elt_bytes = bits / 8;
@@ -564,8 +559,8 @@ fn pull(
             let base = g.load(peers, &[g.ix(dev)]);
             let off = g.index_cast(g.ix(g.mul(m_x, elt_bytes)), i64t);
             let addr = g.addi(base, off);
-            let ptr = g.val("llvm.inttoptr", &[addr], ptr_ty, &[]);
-            let v = g.val("llvm.load", &[ptr], y.elt, &[]);
+            let ptr = g.inttoptr(addr, ptr_ty);
+            let v = g.llvm_load(ptr, y.elt, None);
             let v = if summing && bits < 32 { g.extf(v, f32t) } else { v };
             acc = Some(match acc {
                 None => v,

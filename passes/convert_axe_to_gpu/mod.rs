@@ -29,6 +29,7 @@ use std::collections::HashMap;
 
 use axe_layout::swizzle::Swizzle;
 use axe_layout::Layout;
+use axe_upstream_ods::func;
 use melior::ir::operation::OperationRefMut;
 use mlir_sys::*;
 
@@ -391,7 +392,8 @@ fn tile_origin_offset(b: &B, slice: MlirOperation, src: &Tensor) -> R<(Ix, Ix)> 
 }
 
 fn vec_type(b: &B, elt: MlirType, v: i64) -> MlirType {
-    b.ty(&format!("vector<{v}x{}>", ir::type_to_string(elt)))
+    // `v` is a vector width (2, 4 or 8), positive.
+    b.vector_type(elt, &[v as u64])
 }
 
 /// `o ^ (((o >> (M + S)) & (2^B - 1)) << M)`: the swizzled element offset.
@@ -424,50 +426,41 @@ fn indices(b: &B, ctx: &Ctx, t: &Tensor, idx: Ix) -> Vec<MlirValue> {
 /// Loads `v` consecutive elements (a scalar when `v == 1`) at element index `idx`; `align`
 /// is the proven byte alignment of a vector access.
 pub fn load(b: &B, ctx: &Ctx, t: &Tensor, idx: Ix, v: i64, align: i64) -> MlirValue {
-    let mut ops = vec![t.buf];
-    ops.extend(indices(b, ctx, t, idx));
+    let ops = indices(b, ctx, t, idx);
     if v == 1 {
-        b.load(t.buf, &ops[1..])
+        b.load(t.buf, &ops)
     } else if t.mem == Mem::Register {
         // Register storage is accessed element-wise (a vector is assembled from scalars):
         // mixing vector and scalar accesses to one alloca keeps LLVM's SROA from promoting
         // it to registers, which spills it to local memory.
         let Ix::C(base) = idx else {
-            return b.val("vector.load", &ops, vec_type(b, t.elt, v), &[]);
+            return b.vector_load(t.buf, &ops, vec_type(b, t.elt, v), None);
         };
         let elems: Vec<MlirValue> = (0..v)
             .map(|i| b.load(t.buf, &indices(b, ctx, t, Ix::C(base + i))))
             .collect();
-        b.val("vector.from_elements", &elems, vec_type(b, t.elt, v), &[])
+        b.vector_from_elements(&elems, vec_type(b, t.elt, v))
     } else {
-        let a = b.attr(&format!("{align} : i64"));
-        b.val("vector.load", &ops, vec_type(b, t.elt, v), &[("alignment", a)])
+        b.vector_load(t.buf, &ops, vec_type(b, t.elt, v), Some(align))
     }
 }
 
 pub fn store(b: &B, ctx: &Ctx, t: &Tensor, value: MlirValue, idx: Ix, v: i64, align: i64) {
-    let mut ops = vec![value, t.buf];
-    ops.extend(indices(b, ctx, t, idx));
+    let ops = indices(b, ctx, t, idx);
     if v == 1 {
-        b.store(value, t.buf, &ops[2..]);
+        b.store(value, t.buf, &ops);
     } else if t.mem == Mem::Register {
         // Element-wise, as in `load`.
         let Ix::C(base) = idx else {
-            b.op("vector.store", &ops, &[], &[], vec![]);
+            b.vector_store(value, t.buf, &ops, None);
             return;
         };
         for i in 0..v {
-            let e = b.val(
-                "vector.extract",
-                &[value],
-                t.elt,
-                &[("static_position", b.attr(&format!("array<i64: {i}>")))],
-            );
+            let e = b.vector_extract(value, &[i]);
             b.store(e, t.buf, &indices(b, ctx, t, Ix::C(base + i)));
         }
     } else {
-        let a = b.attr(&format!("{align} : i64"));
-        b.op("vector.store", &ops, &[], &[("alignment", a)], vec![]);
+        b.vector_store(value, t.buf, &ops, Some(align));
     }
 }
 
@@ -585,7 +578,7 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
         }
     }
     // The functions that launch kernels (their axe.kernel ops and axe.mesh regions).
-    let launching: Vec<MlirOperation> = ir::collect(root, &["func.func"])
+    let launching: Vec<MlirOperation> = ir::collect(root, &[func::FuncOperation::name()])
         .into_iter()
         .filter(|f| !ir::collect(*f, &[ods::ops::KERNEL, ods::ops::MESH]).is_empty())
         .collect();

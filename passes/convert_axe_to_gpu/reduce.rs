@@ -199,16 +199,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 while off < s * factors[k].extent {
                     let o = g.ci32(off);
                     let w = g.ci32(32);
-                    let i1 = g.ty("i1");
-                    let sh = g.op(
-                        "gpu.shuffle",
-                        &[acc, o, w],
-                        &[t, i1],
-                        &[("mode", g.attr("#gpu<shuffle_mode xor>"))],
-                        vec![],
-                    );
-                    // SAFETY: `sh` was just created with two results.
-                    let other = unsafe { mlirOperationGetResult(sh, 0) };
+                    let (other, _valid) = g.gpu_shuffle_xor(acc, o, w);
                     acc = binary(&g, kind, acc, other, t);
                     off *= 2;
                 }
@@ -251,7 +242,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         for (i, (_, acc)) in partials.iter().enumerate() {
             store(&b, ctx, &scratch_t, *acc, b.add(b.mul(warp, nk), Ix::C(i as i64)), 1, 1);
         }
-        b.op("gpu.barrier", &[], &[], &[], vec![]);
+        b.gpu_barrier();
         // My group's first warp: subtract my reduced warp digits.
         let mut group = warp;
         for &(_, s, digit) in &red_warps {

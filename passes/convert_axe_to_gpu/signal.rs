@@ -37,8 +37,8 @@ enum Ordering {
     AcqRel = 6,
 }
 
-fn ordering(b: &B, o: Ordering) -> (&'static str, MlirAttribute) {
-    ("ordering", b.i64_attr(o as i64))
+fn ordering(b: &B, o: Ordering) -> MlirAttribute {
+    b.i64_attr(o as i64)
 }
 
 /// The flag's address, as a generic LLVM pointer.
@@ -52,12 +52,12 @@ fn flag_pointer(b: &B, ctx: &Ctx, op: MlirOperation) -> R<MlirValue> {
     let at = b.add(Ix::V(base), b.mul(element, 4));
     let i64t = b.ty("i64");
     let addr = b.index_cast(b.ix(at), i64t);
-    Ok(b.val("llvm.inttoptr", &[addr], b.ty("!llvm.ptr"), &[]))
+    Ok(b.inttoptr(addr, b.llvm_ptr(0)))
 }
 
 /// An LLVM fence with acquire-release ordering at system scope.
 fn fence(b: &B) {
-    b.op("llvm.fence", &[], &[], &[ordering(b, Ordering::AcqRel)], vec![]);
+    b.llvm_fence(ordering(b, Ordering::AcqRel));
 }
 
 fn refuse_emulation(op: MlirOperation, ctx: &Ctx) -> R<()> {
@@ -79,17 +79,11 @@ pub fn signal(op: MlirOperation, ctx: &Ctx) -> R<()> {
     let b = B::before(op);
     let ptr = flag_pointer(&b, ctx, op)?;
     let value = ir::operand(op, ods::signal::operands::VALUE);
-    b.op("gpu.barrier", &[], &[], &[], vec![]);
+    b.gpu_barrier();
     let first = b.cmp(0, Ix::V(ctx.tid), Ix::C(0)); // eq
     b.if_(first, |t| -> R<()> {
         fence(&t);
-        t.op(
-            "llvm.store",
-            &[value, ptr],
-            &[],
-            &[ordering(&t, Ordering::Release), ("alignment", t.i64_attr(4))],
-            vec![],
-        );
+        t.llvm_store_atomic(value, ptr, ordering(&t, Ordering::Release), 4);
         Ok(())
     })?;
     Ok(())
@@ -105,16 +99,11 @@ pub fn wait(op: MlirOperation, ctx: &Ctx) -> R<()> {
     let first = b.cmp(0, Ix::V(ctx.tid), Ix::C(0)); // eq
     b.if_(first, |t| -> R<()> {
         t.spin_while(|g| {
-            let v = g.val(
-                "llvm.load",
-                &[ptr],
-                i32t,
-                &[ordering(&g, Ordering::Acquire), ("alignment", g.i64_attr(4))],
-            );
+            let v = g.llvm_load(ptr, i32t, Some((ordering(&g, Ordering::Acquire), 4)));
             g.cmpi(melior::dialect::arith::CmpiPredicate::Ne, v, value)
         });
         Ok(())
     })?;
-    b.op("gpu.barrier", &[], &[], &[], vec![]);
+    b.gpu_barrier();
     Ok(())
 }

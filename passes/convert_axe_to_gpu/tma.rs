@@ -37,6 +37,7 @@ use crate::error::{AtOp, AxeError};
 use std::collections::HashMap;
 
 use axe_layout::{eval::flatten, Layout};
+use axe_upstream_ods::{arith, scf};
 use mlir_sys::*;
 
 use super::builder::{Ix, B};
@@ -241,15 +242,15 @@ pub fn mbarrier_arrive(op: MlirOperation, ctx: &Ctx) -> R<()> {
     let id = explicit_barrier(op, ctx, ir::operand(op, ods::mbarrier_arrive::operands::BARRIER))?;
     let bar = barrier_ptr(&b, ctx, b.ci32(id));
     if ir::num_operands(op) > ods::mbarrier_arrive::MIN_OPERANDS {
-        let rank = b.index_cast(ir::operand(op, ods::mbarrier_arrive::MIN_OPERANDS), b.ty("i32"));
-        let remote = b.val("nvvm.mapa", &[bar, rank], b.ty("!llvm.ptr<7>"), &[]);
+        let rank = b.index_cast(ir::operand(op, ods::mbarrier_arrive::MIN_OPERANDS), b.int_type(32));
+        let remote = b.mapa(bar, rank, b.llvm_ptr(7));
         // Release at CTA scope (the instruction's default, as CUTLASS's cluster barriers
         // arrive): what a peer must not overwrite is read by this CTA's own async copies and
         // wgmma, complete once they were waited for. A cluster-scope release here cost the
         // clustered f16 GEMM about a quarter of its throughput on an H100.
-        b.op("nvvm.mbarrier.arrive", &[remote], &[], &[], vec![]);
+        b.mbarrier_arrive(remote);
     } else {
-        b.op("nvvm.mbarrier.arrive", &[bar], &[], &[], vec![]);
+        b.mbarrier_arrive(bar);
     }
     Ok(())
 }
@@ -266,7 +267,7 @@ pub fn mbarrier_wait(op: MlirOperation, ctx: &Ctx) -> R<()> {
     // a role need not be (a producer warp's lane 0 issues copies while the others wait on).
     let ticks = b.ci32(TRY_WAIT_TICKS);
     b.spin_while(|w| {
-        let done = w.val("nvvm.mbarrier.try_wait", &[bar, parity, ticks], w.ty("i1"), &[]);
+        let done = w.mbarrier_try_wait(bar, parity, ticks);
         w.cmpi(CmpiPredicate::Eq, done, w.constant("false", w.ty("i1")))
     });
     Ok(())
@@ -289,7 +290,7 @@ pub fn arrive(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<MlirValue> {
         .ok_or_else(|| AxeError::at(op, "internal: unplanned axe.arrive"))?;
     let idv = b.ci32(id as i64);
     let bar = barrier_ptr(&b, ctx, idv);
-    b.op("nvvm.mbarrier.arrive", &[bar], &[], &[], vec![]);
+    b.mbarrier_arrive(bar);
     Ok(idv)
 }
 
@@ -523,7 +524,10 @@ fn multicast_group(op: MlirOperation, kernel: MlirOperation) -> R<Option<Multica
         parts *= n;
     }
     if parts > 16 {
-        return err(op, format!("a TMA multicast reaches at most 16 CTAs, this group has {parts}"));
+        return err(
+            op,
+            format!("a TMA multicast reaches at most 16 CTAs, this group has {parts}"),
+        );
     }
     Ok((parts > 1).then_some(Multicast { dims: out, parts }))
 }
@@ -753,7 +757,13 @@ pub fn tile_boxes(ext: &[i64], offsets: &dyn Fn(&[i64]) -> i64, elt_bytes: i64, 
 
 /// Every box `bx` of the tile `ext`, with its shared offset; each must be one run of the
 /// shared layout, aligned as TMA needs.
-fn list_boxes(ext: &[i64], bx: Vec<i64>, offsets: &dyn Fn(&[i64]) -> i64, elt_bytes: i64, span: i64) -> Result<Boxes, AxeError> {
+fn list_boxes(
+    ext: &[i64],
+    bx: Vec<i64>,
+    offsets: &dyn Fn(&[i64]) -> i64,
+    elt_bytes: i64,
+    span: i64,
+) -> Result<Boxes, AxeError> {
     let r = ext.len();
     let zero = vec![0i64; r];
     let run = |bx: &[i64], o: &[i64]| is_run(offsets, bx, o);
@@ -820,12 +830,12 @@ pub fn build_maps(b: &B, st: &State) -> Vec<MlirValue> {
             let desc_ty = b.ty(&format!(
                 "!nvgpu.tensormap.descriptor<tensor = memref<{shape}x{e}, 3>, swizzle = {swz}, l2promo = none, oob = zero, interleave = none>"
             ));
-            let d = b.val("nvgpu.tma.create.descriptor", &ops, desc_ty, &[]);
+            let d = b.nvgpu_tma_create_descriptor(ops[0], &ops[1..], desc_ty);
             crate::launch_manifest::record_tensor_map(
                 ir::defining_op(d).expect("just built"),
                 &crate::launch_manifest::RecordedMap { memref: m.memref, dtype: &e, dims: &m.dims, strides: &m.strides, boxes: &m.boxes, swizzle: m.span },
             );
-            b.val("builtin.unrealized_conversion_cast", &[d], b.ty("!llvm.ptr"), &[])
+            b.unrealized_conversion_cast(d, b.llvm_ptr(0))
         })
         .collect()
 }
@@ -848,33 +858,22 @@ pub fn prologue(b: &B, module: MlirOperation, ctx: &mut Ctx, map_ptrs: Vec<MlirV
         let p = b.extract_aligned_pointer_as_index(bars_ref);
         b.index_cast(p, i64t)
     });
-    let state = b.val(
-        "memref.alloca",
-        &[],
-        b.ty("memref<2xi32>"),
-        &[("operandSegmentSizes", b.attr("array<i32: 0, 0>"))],
-    );
+    let state = b.alloca(b.memref_type(b.int_type(32), &[2]), None);
     for i in 0..2 {
         b.store(b.ci32(0), state, &[b.cidx(i)]);
     }
     let is0 = b.cmp(0, Ix::V(ctx.tid), Ix::C(0));
-    let sptr = b.ty("!llvm.ptr<3>");
+    let sptr = b.llvm_ptr(3);
     b.if_(is0, |ib| {
         for k in 0..n {
             let Some(bars) = bars else { break };
-            let a = ib.val("llvm.inttoptr", &[ib.addi(bars, i64c(&ib, 8 * k))], sptr, &[]);
-            ib.op(
-                "nvvm.mbarrier.init",
-                &[a, ib.ci32(counts[k as usize])],
-                &[],
-                &[],
-                vec![],
-            );
+            let a = ib.inttoptr(ib.addi(bars, i64c(&ib, 8 * k)), sptr);
+            ib.mbarrier_init(a, ib.ci32(counts[k as usize]));
         }
         for &m in &map_ptrs {
-            ib.op("nvvm.prefetch", &[m], &[], &[("tensormap", ib.attr("unit"))], vec![]);
+            ib.prefetch_tensormap(m);
         }
-        ib.op("nvvm.fence.mbarrier.init", &[], &[], &[], vec![]);
+        ib.fence_mbarrier_init();
         Ok::<(), AxeError>(())
     })
     .expect("static body");
@@ -883,7 +882,7 @@ pub fn prologue(b: &B, module: MlirOperation, ctx: &mut Ctx, map_ptrs: Vec<MlirV
     if ctx.cluster.is_some() && n > 0 {
         super::barrier::cluster(b);
     } else {
-        b.op("gpu.barrier", &[], &[], &[], vec![]);
+        b.gpu_barrier();
     }
     ctx.tma.bars = bars;
     ctx.tma.state = Some(state);
@@ -895,7 +894,7 @@ fn barrier_ptr(b: &B, ctx: &Ctx, id: MlirValue) -> MlirValue {
     let id64 = b.extui(id, i64t);
     let off = b.muli(id64, i64c(b, 8));
     let a = b.addi(ctx.tma.bars.expect("prologue"), off);
-    b.val("llvm.inttoptr", &[a], b.ty("!llvm.ptr<3>"), &[])
+    b.inttoptr(a, b.llvm_ptr(3))
 }
 
 fn update_bits(b: &B, ctx: &Ctx, slot: i64, f: impl FnOnce(&B, MlirValue) -> MlirValue) {
@@ -999,19 +998,13 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
             wait(&ib, ctx_ro, release.unwrap());
         }
         ib.fence_proxy_async_shared();
-        ib.op(
-            "nvvm.mbarrier.arrive.expect_tx",
-            &[bar, ib.ci32(bytes)],
-            &[],
-            &[],
-            vec![],
-        );
+        ib.mbarrier_arrive_expect_tx(bar, ib.ci32(bytes));
         // One box: a TMA load into this CTA's shared memory, or with a multicast mask into
         // every member's (at the same offset, completing on the same barrier there).
         let issue = |g: &B, o: &[i64], off: i64, mask: Option<MlirValue>| {
             let a = g.addi(dst_base, i64c(g, off * elt_bytes));
-            let p3 = g.val("llvm.inttoptr", &[a], g.ty("!llvm.ptr<3>"), &[]);
-            let p7 = g.val("llvm.addrspacecast", &[p3], g.ty("!llvm.ptr<7>"), &[]);
+            let p3 = g.inttoptr(a, g.llvm_ptr(3));
+            let p7 = g.addrspacecast(p3, g.llvm_ptr(7));
             // Coordinates innermost first.
             let mut coords = Vec::new();
             for j in (0..tdims.len()).rev() {
@@ -1027,6 +1020,8 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
                 coords.len(),
                 i32::from(mask.is_some())
             );
+            // By name, not through `axe_upstream_ods`: an op with `AttrSizedOperandSegments`, and the
+            // generated builders never set `operandSegmentSizes` (see [`B::op`]).
             g.op(
                 "nvvm.cp.async.bulk.tensor.shared.cluster.global",
                 &operands,
@@ -1084,10 +1079,12 @@ fn multicast_member(b: &B, ctx: &Ctx, m: &Multicast) -> (MlirValue, MlirValue) {
         member = b.add(member, b.mul(c, w));
         base = b.sub(base, b.mul(c, stride[d]));
         w *= cl[d];
-        pattern = (0..cl[d]).flat_map(|k| pattern.iter().map(move |p| p + k * stride[d])).collect();
+        pattern = (0..cl[d])
+            .flat_map(|k| pattern.iter().map(move |p| p + k * stride[d]))
+            .collect();
     }
     let bits: i64 = pattern.iter().map(|p| 1i64 << p).sum();
-    let i16t = b.ty("i16");
+    let i16t = b.int_type(16);
     let base16 = b.arith_cast(melior::dialect::arith::index_cast, b.ix(base), i16t);
     let mask = b.shli(b.constant(&format!("{bits} : i16"), i16t), base16);
     (b.ix(member), mask)
@@ -1105,7 +1102,7 @@ fn lower_store(b: &B, ctx: &Ctx, site: &Site, smem: MlirValue, scope: ScopeKind)
         if scope == ScopeKind::Warpgroup {
             super::barrier::warpgroup(g, ctx);
         } else {
-            g.op("gpu.barrier", &[], &[], &[], vec![]);
+            g.gpu_barrier();
         }
     };
     b.fence_proxy_async_shared();
@@ -1132,13 +1129,15 @@ fn lower_store(b: &B, ctx: &Ctx, site: &Site, smem: MlirValue, scope: ScopeKind)
     let issued = b.if_(tid0, |ib| {
         for (o, off) in &site.boxes {
             let a = ib.addi(base, i64c(&ib, off * site.elt_bytes));
-            let p3 = ib.val("llvm.inttoptr", &[a], ib.ty("!llvm.ptr<3>"), &[]);
+            let p3 = ib.inttoptr(a, ib.llvm_ptr(3));
             let mut operands = vec![map_ptr, p3];
             for j in (0..site.dims.len()).rev() {
                 let c = ib.addi(tile_coord[j], ib.cidx(o[j]));
                 operands.push(ib.index_cast(c, i32t));
             }
             let seg = format!("array<i32: 1, 1, {}, 0, 0>", site.dims.len());
+            // By name, not through `axe_upstream_ods`: an op with `AttrSizedOperandSegments`, and the
+            // generated builders never set `operandSegmentSizes` (see [`B::op`]).
             ib.op(
                 "nvvm.cp.async.bulk.tensor.global.shared.cta",
                 &operands,
@@ -1147,14 +1146,8 @@ fn lower_store(b: &B, ctx: &Ctx, site: &Site, smem: MlirValue, scope: ScopeKind)
                 vec![],
             );
         }
-        ib.op("nvvm.cp.async.bulk.commit.group", &[], &[], &[], vec![]);
-        ib.op(
-            "nvvm.cp.async.bulk.wait_group",
-            &[],
-            &[],
-            &[("group", ib.attr("0 : i32"))],
-            vec![],
-        );
+        ib.cp_async_bulk_commit_group();
+        ib.cp_async_bulk_wait_group(0);
         Ok::<(), AxeError>(())
     });
     debug_assert!(issued.is_ok(), "the store's body cannot fail");
@@ -1169,13 +1162,7 @@ pub fn wait(b: &B, ctx: &Ctx, id: MlirValue) {
     let state = ctx.tma.state.expect("prologue");
     let phases = b.load(state, &[b.cidx(0)]);
     let phase = b.andi(b.shrui(phases, id), one);
-    b.op(
-        "nvvm.mbarrier.try_wait.parity",
-        &[bar, phase, b.ci32(TRY_WAIT_TICKS)],
-        &[],
-        &[],
-        vec![],
-    );
+    b.mbarrier_try_wait_parity(bar, phase, b.ci32(TRY_WAIT_TICKS));
     b.store(b.xori(phases, bit), state, &[b.cidx(0)]);
     update_bits(b, ctx, 1, |b, cur| b.andi(cur, b.xori(bit, b.ci32(-1))));
 }
@@ -1309,7 +1296,7 @@ pub fn token_kinds(v: MlirValue, emulate: bool) -> Kinds {
             let block = mlirBlockArgumentGetOwner(v);
             let owner = mlirBlockGetParentOperation(block);
             let n = mlirBlockArgumentGetArgNumber(v) as usize;
-            if owner.ptr.is_null() || ir::name(owner) != "scf.for" || n == 0 {
+            if owner.ptr.is_null() || ir::name(owner) != scf::ForOperation::name() || n == 0 {
                 return Kinds::ALL;
             }
             let y = mlirBlockGetTerminator(block);
@@ -1322,7 +1309,7 @@ pub fn token_kinds(v: MlirValue, emulate: bool) -> Kinds {
 /// The value of an `arith.constant : i32`.
 pub fn constant_i32(v: MlirValue) -> Option<i64> {
     let d = ir::defining_op(v)?;
-    if ir::name(d) != "arith.constant" {
+    if ir::name(d) != arith::ConstantOperation::name() {
         return None;
     }
     ir::int_attr(d, "value")

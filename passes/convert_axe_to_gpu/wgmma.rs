@@ -35,7 +35,7 @@ use axe_layout::swizzle::Swizzle;
 use axe_layout::Axis;
 use mlir_sys::*;
 
-use super::builder::{Ix, B};
+use super::builder::{Ix, WgmmaAttrs, B};
 use super::{bit_width, Ctx, Mem, Tensor, R};
 use crate::dialect::ods;
 use crate::infer_layout::gemm::{has_wgmma, wgmma_accumulator, wgmma_n, WgmmaInput, WGMMA_M};
@@ -426,27 +426,21 @@ pub fn lower(
         }
         b.addi(basev, w)
     };
-    let fields = format!("({})", vec!["f32"; (ni_n / 2) as usize].join(", "));
-    let sty = b.ty(&format!("!llvm.struct<{fields}>"));
+    let sty = b.llvm_struct(&vec![b.f32_type(); (ni_n / 2) as usize]);
     let mut acc: Vec<Vec<MlirValue>> = Vec::new();
     for row in &regs {
         let mut v = Vec::new();
         for tile in row {
-            let mut s = b.val("llvm.mlir.undef", &[], sty, &[]);
+            let mut s = b.undef(sty);
             for (r, &reg) in tile.iter().enumerate() {
                 let e = b.load(c.buf, &[b.cidx(reg)]);
-                s = b.val(
-                    "llvm.insertvalue",
-                    &[s, e],
-                    sty,
-                    &[("position", b.attr(&format!("array<i64: {r}>")))],
-                );
+                s = b.insertvalue(s, e, &[r as i64]);
             }
             v.push(s);
         }
         acc.push(v);
     }
-    b.op("nvvm.wgmma.fence.aligned", &[], &[], &[], vec![]);
+    b.wgmma_fence_aligned();
     let layout_attr = |k_major: bool, is_a: bool| {
         // A: row = K-major (no transpose); B: col = K-major.
         let row = k_major == is_a;
@@ -456,20 +450,17 @@ pub fn lower(
             "#nvvm.mma_layout<col>"
         })
     };
-    let attrs = [
-        (
-            "shape",
-            b.attr(&format!("#nvvm.shape<m = 64, n = {ni_n}, k = {k_inst}>")),
-        ),
-        ("typeA", b.attr(&format!("#nvvm.wgmma_type<{}>", ia.nvvm()))),
-        ("typeB", b.attr(&format!("#nvvm.wgmma_type<{}>", ib.nvvm()))),
-        ("typeD", b.attr("#nvvm.wgmma_type<f32>")),
-        ("scaleD", b.attr("#nvvm.wgmma_scale_out<one>")),
-        ("scaleA", b.attr("#nvvm.wgmma_scale_in<one>")),
-        ("scaleB", b.attr("#nvvm.wgmma_scale_in<one>")),
-        ("layoutA", layout_attr(da.k_major, true)),
-        ("layoutB", layout_attr(db.k_major, false)),
-    ];
+    let attrs = WgmmaAttrs {
+        shape: b.attr(&format!("#nvvm.shape<m = 64, n = {ni_n}, k = {k_inst}>")),
+        type_a: b.attr(&format!("#nvvm.wgmma_type<{}>", ia.nvvm())),
+        type_b: b.attr(&format!("#nvvm.wgmma_type<{}>", ib.nvvm())),
+        type_d: b.attr("#nvvm.wgmma_type<f32>"),
+        scale_d: b.attr("#nvvm.wgmma_scale_out<one>"),
+        scale_a: b.attr("#nvvm.wgmma_scale_in<one>"),
+        scale_b: b.attr("#nvvm.wgmma_scale_in<one>"),
+        layout_a: layout_attr(da.k_major, true),
+        layout_b: layout_attr(db.k_major, false),
+    };
     for ki in 0..kn {
         for i in 0..rm {
             let words: Vec<i64> = (0..wg)
@@ -483,11 +474,11 @@ pub fn lower(
                 let (x, kk) = b_origin(j, ki);
                 let dbv = desc(base_b, &[db.word(eb * opb.offset(x, kk).unwrap_or(0))]);
                 let s = acc[i as usize][j as usize];
-                acc[i as usize][j as usize] = b.val("nvvm.wgmma.mma_async", &[s, dav, dbv], sty, &attrs);
+                acc[i as usize][j as usize] = b.wgmma_mma_async(s, dav, dbv, &attrs);
             }
         }
     }
-    b.op("nvvm.wgmma.commit.group.sync.aligned", &[], &[], &[], vec![]);
+    b.wgmma_commit_group_sync_aligned();
     // An async gemm leaves its group in flight: `axe.wait` on its token waits for it. The
     // accumulator values stored below are then only renamed registers until that wait.
     let is_async = super::builder::has_attr(op, ods::gemm::ASYNC);
@@ -507,12 +498,7 @@ pub fn lower(
     for (i, row) in regs.iter().enumerate() {
         for (j, tile) in row.iter().enumerate() {
             for (r, &reg) in tile.iter().enumerate() {
-                let mut e = b.val(
-                    "llvm.extractvalue",
-                    &[acc[i][j]],
-                    c.elt,
-                    &[("position", b.attr(&format!("array<i64: {r}>")))],
-                );
+                let mut e = b.extractvalue(acc[i][j], &[r as i64], c.elt);
                 if !is_async {
                     e = fence(&b, e);
                 }
@@ -531,16 +517,7 @@ pub fn lower(
 /// bench/gpu/gen_gemm_ws.py's epilogue for a case where it did not keep the order.)
 fn fence(b: &B, v: MlirValue) -> MlirValue {
     let t = ir::value_type(v);
-    b.val(
-        "llvm.inline_asm",
-        &[v],
-        t,
-        &[
-            ("asm_string", b.attr("\"\"")),
-            ("constraints", b.attr("\"=f,0\"")),
-            ("has_side_effects", b.attr("unit")),
-        ],
-    )
+    b.inline_asm_side_effects("", "=f,0", &[v], t)
 }
 
 /// After a wait for every gemm (`axe.wait ... outstanding 0`): fences the accumulators of the
@@ -560,13 +537,7 @@ pub fn fence_accumulators(b: &B, ctx: &Ctx) {
 
 /// `wgmma.wait_group N`: at most N of this warpgroup's committed wgmma groups in flight.
 pub fn wait_groups(b: &B, outstanding: i64) {
-    b.op(
-        "nvvm.wgmma.wait.group.sync.aligned",
-        &[],
-        &[],
-        &[("group", b.i64_attr(outstanding))],
-        vec![],
-    );
+    b.wgmma_wait_group_sync_aligned(outstanding);
 }
 
 #[cfg(test)]

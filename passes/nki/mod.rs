@@ -22,6 +22,7 @@ pub mod plan;
 use std::collections::HashMap;
 
 use axe_layout::{Axis, Layout};
+use axe_upstream_ods::{arith, func};
 use melior::ir::operation::OperationRefMut;
 use mlir_sys::*;
 
@@ -216,7 +217,7 @@ use crate::ir::{block_ops, key};
 /// any other value, and for a float that is not finite).
 fn constant_literal(v: MlirValue) -> Option<String> {
     let def = ir::defining_op(v)?;
-    if ir::name(def) != "arith.constant" {
+    if ir::name(def) != arith::ConstantOperation::name() {
         return None;
     }
     let x = ir::float_or_int_attr(def, "value")?;
@@ -227,7 +228,7 @@ fn constant_literal(v: MlirValue) -> Option<String> {
 
 fn translate_module(module: MlirOperation) -> Res<String> {
     check_target(module)?;
-    let funcs = ir::collect(module, &["func.func"]);
+    let funcs = ir::collect(module, &[func::FuncOperation::name()]);
     if funcs.is_empty() {
         return diag(module, "axe-to-nki: the module has no func.func kernel to emit");
     }

@@ -298,7 +298,10 @@ impl Target {
             return Ok(());
         }
         if self.max_cluster_ctas == 0 {
-            return Err(AxeError::Message(format!("'{}' has no thread-block clusters", self.name)));
+            return Err(AxeError::Message(format!(
+                "'{}' has no thread-block clusters",
+                self.name
+            )));
         }
         let ctas = cluster.iter().fold(1i64, |n, &c| n.saturating_mul(c));
         if ctas > self.max_cluster_ctas {

@@ -394,8 +394,10 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         b.vector_type(b.f32_type(), &[2, 2]),
     );
     // The warp's atom offsets relative to warp 0 (the schedule is warp-uniform): a select chain
-    // over the warp id, shared by every step.
-    let warp = b.div(Ix::V(ctx.tid), 32);
+    // over the warp's index in the executing scope (in a warpgroup scope, 0-3 whichever
+    // warpgroup runs it: the CTA's warp id left warpgroups other than the first computing the
+    // first warp's rows), shared by every step.
+    let warp = coords(&b, ctx, scope).warp.unwrap_or(Ix::C(0));
     let shifts = |f: &dyn Fn(&Triple) -> i64| -> R<(Ix, Vec<i64>)> {
         let first = &sched[0];
         let delta: Vec<i64> = (0..warps as usize)

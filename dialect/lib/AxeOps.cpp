@@ -114,7 +114,10 @@ static TargetAttr findTarget(Operation *op) {
 }
 
 static bool isGpuTarget(TargetAttr target) {
-  return target && target.getName().starts_with("sm_");
+  if (!target)
+    return false;
+  StringRef name = target.getName();
+  return rustHooks().isGpuTarget(name.data(), name.size());
 }
 
 /// How fine a scope is: cluster < cta < warpgroup < warp < thread.

@@ -7,6 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Axe/AxeDialect.h"
+#include "Axe/AxePasses.h"
+#include "RustHooks.h"
+
 #include "mlir/Dialect/GPU/Pipelines/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -14,14 +18,74 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+namespace mlir::axe {
+#define GEN_PASS_DEF_AXELOWERTONVVM
+#include "Axe/AxePasses.h.inc"
+} // namespace mlir::axe
+
 using namespace mlir;
 
 namespace {
+/// The chip a module is compiled for: `chip` when given, else the module's
+/// #axe.target, else sm_90 (what a module that names no target gets).
+static std::string chipOf(ModuleOp module, StringRef chip) {
+  if (!chip.empty())
+    return chip.str();
+  if (auto *dialect = module->getContext()->getLoadedDialect<axe::AxeDialect>())
+    if (auto target = dialect->getTargetAttrHelper().getAttr(module))
+      return target.getName().str();
+  return "sm_90";
+}
+
+/// upstream's GPU-to-NVVM pipeline for `chip`, emitting PTX ("isa").
+static void buildUpstreamPipeline(OpPassManager &pm, StringRef chip,
+                                  StringRef features, int optLevel,
+                                  bool barePtr) {
+  gpu::GPUToNVVMPipelineOptions gpuOptions;
+  gpuOptions.cubinChip = chip.str();
+  gpuOptions.cubinFeatures = features.str();
+  gpuOptions.cubinFormat = "isa";
+  gpuOptions.optLevel = optLevel;
+  gpuOptions.kernelUseBarePtrCallConv = barePtr;
+  gpuOptions.hostUseBarePtrCallConv = barePtr;
+  gpu::buildLowerToNVVMPassPipeline(pm, gpuOptions);
+}
+
+/// axe-lower-to-nvvm: the upstream pipeline, built when the pass runs (a
+/// dynamic pipeline), for the chip the module asks for.
+struct AxeLowerToNVVMPass
+    : public axe::impl::AxeLowerToNVVMBase<AxeLowerToNVVMPass> {
+  using AxeLowerToNVVMBase::AxeLowerToNVVMBase;
+  void getDependentDialects(DialectRegistry &registry) const override {
+    // A dynamic pipeline's dialects must be loaded before it runs: those of
+    // the upstream pipeline (the same for every chip).
+    OpPassManager pm(ModuleOp::getOperationName());
+    buildUpstreamPipeline(pm, "sm_90", "+ptx80", 2, true);
+    pm.getDependentDialects(registry);
+  }
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::string target = chipOf(module, chip);
+    if (!axe::rustHooks().isGpuTarget(target.data(), target.size())) {
+      module.emitError() << "axe-lower-to-nvvm: '" << target
+                         << "' is not a GPU target (no PTX lowering; a GPU chip= "
+                            "or #axe.target selects one)";
+      return signalPassFailure();
+    }
+    OpPassManager pm(ModuleOp::getOperationName());
+    buildUpstreamPipeline(pm, target, features, optLevel, barePtr);
+    if (failed(runPipeline(pm, module)))
+      signalPassFailure();
+  }
+};
+
 struct AxeToNVVMPipelineOptions
     : public PassPipelineOptions<AxeToNVVMPipelineOptions> {
   PassOptions::Option<std::string> chip{
-      *this, "chip", llvm::cl::desc("Target SM (nvvm-attach-target chip)"),
-      llvm::cl::init("sm_90")};
+      *this, "chip",
+      llvm::cl::desc("Target SM (nvvm-attach-target chip); empty: the module's "
+                     "#axe.target, else sm_90"),
+      llvm::cl::init("")};
   PassOptions::Option<std::string> features{
       *this, "features",
       llvm::cl::desc("PTX features (nvvm-attach-target features)"),
@@ -48,24 +112,24 @@ void buildAxeToNVVMPipeline(OpPassManager &pm,
   // reconcile-unrealized-casts; then gpu-to-llvm, gpu-module-to-binary{isa},
   // convert-math-to-llvm, canonicalize, cse, reconcile-unrealized-casts.
   // convert-axe-to-gpu checks that the module's #axe.target runs on the chip (NVPTX would
-  // otherwise abort on an instruction the chip lacks, e.g. TMA on sm_80).
+  // otherwise abort on an instruction the chip lacks, e.g. TMA on sm_80); without a chip
+  // option both it and axe-lower-to-nvvm take the module's target.
+  std::string chip = options.chip.getValue();
+  std::string convert =
+      chip.empty() ? "convert-axe-to-gpu" : "convert-axe-to-gpu{chip=" + chip + "}";
   if (failed(parsePassPipeline(
-          "axe-slice,axe-infer-layout,axe-canonicalize,convert-axe-to-gpu{chip=" +
-              options.chip.getValue() + "}",
-          pm)))
+          "axe-slice,axe-infer-layout,axe-canonicalize," + convert, pm)))
     llvm::report_fatal_error("axe-to-nvvm-pipeline: Axe passes not registered");
   pm.addPass(createCanonicalizerPass());
   // canonicalize hoists constants out of gpu.launch; sink them back so that register
   // indices stay constant in the outlined kernel (and registers stay in registers).
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
-  gpu::GPUToNVVMPipelineOptions gpuOptions;
-  gpuOptions.cubinChip = options.chip;
-  gpuOptions.cubinFeatures = options.features;
-  gpuOptions.cubinFormat = "isa";
-  gpuOptions.optLevel = options.optLevel;
-  gpuOptions.kernelUseBarePtrCallConv = options.barePtr;
-  gpuOptions.hostUseBarePtrCallConv = options.barePtr;
-  gpu::buildLowerToNVVMPassPipeline(pm, gpuOptions);
+  axe::AxeLowerToNVVMOptions lower;
+  lower.chip = chip;
+  lower.features = options.features;
+  lower.optLevel = options.optLevel;
+  lower.barePtr = options.barePtr;
+  pm.addPass(axe::createAxeLowerToNVVM(lower));
 }
 } // namespace
 
@@ -75,8 +139,9 @@ void registerAxePipelines() {
       "axe-to-nvvm-pipeline",
       "Lower Axe kernels to NVVM and PTX: axe-slice, axe-infer-layout, axe-canonicalize, "
       "convert-axe-to-gpu, canonicalize, then upstream's GPU-to-NVVM lowering "
-      "(outlining, nvvm-attach-target{chip,features}, convert-gpu-to-nvvm, "
-      "gpu-to-llvm, gpu-module-to-binary{format=isa})",
+      "(axe-lower-to-nvvm: outlining, nvvm-attach-target{chip,features}, "
+      "convert-gpu-to-nvvm, gpu-to-llvm, gpu-module-to-binary{format=isa}) for "
+      "`chip`, by default the module's #axe.target",
       buildAxeToNVVMPipeline);
 }
 } // namespace mlir::axe

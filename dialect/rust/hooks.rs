@@ -19,6 +19,7 @@ pub(super) static HOOKS: AxeRustHooks = AxeRustHooks {
     checkAllocation: Some(check_allocation),
     checkLaunch: Some(check_launch),
     isKnownTarget: Some(is_known_target),
+    isGpuTarget: Some(is_gpu_target),
     runPass: Some(run_pass),
     translate: Some(translate),
 };
@@ -196,6 +197,15 @@ unsafe extern "C" fn check_allocation(
         let bytes = crate::target::shared_footprint(&layout, element_bits, swizzle)?;
         target.check_shared_bytes(bytes)
     })
+}
+
+/// # Safety
+/// Called by the C++ dialect through [`HOOKS`]: `target`/`len` is a string it owns for the call
+/// (as for [`text`]).
+unsafe extern "C" fn is_gpu_target(target: *const c_char, len: usize) -> bool {
+    text(target, len)
+        .and_then(crate::target::lookup)
+        .is_some_and(|t| t.is_gpu())
 }
 
 /// # Safety

@@ -529,7 +529,7 @@ fn parse_options(s: &str) -> Result<Options, String> {
     for item in s.split([' ', ',']).filter(|i| !i.is_empty()) {
         let (k, v) = item.split_once('=').unwrap_or((item, "true"));
         if k == "chip" {
-            if crate::target::lookup(v).is_none_or(|t| t.warp_size == 0) {
+            if crate::target::lookup(v).is_none_or(|t| !t.is_gpu()) {
                 return Err(format!(
                     "chip '{v}' is not a GPU target ({})",
                     crate::target::known_targets()
@@ -566,6 +566,16 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
     // an older chip when they use nothing it lacks; what needs sm_90, mbarriers for TMA and
     // split barriers, is checked per kernel.)
     if let (Some(chip), Some(target)) = (&opts.chip, crate::target::of(root)) {
+        if !target.is_gpu() {
+            ir::error(
+                root,
+                &format!(
+                    "the module targets {} (#axe.target), not a GPU: it cannot be compiled for {chip}",
+                    target.name
+                ),
+            );
+            return false;
+        }
         if target.name.ends_with('a') && !crate::target::runs_on(target.name, chip) {
             ir::error(
                 root,

@@ -272,6 +272,11 @@ impl Target {
     }
 
     /// Checks a launch shape (`grid`, `threads`, 1 to 3 positive dimensions) against CUDA's limits.
+    /// Whether the GPU lowering compiles for the target (it has warps, shared memory, PTX).
+    pub fn is_gpu(&self) -> bool {
+        self.warp_size > 0
+    }
+
     pub fn check_launch(&self, grid: &[i64], threads: &[i64], cluster: &[i64]) -> Result<()> {
         let mut total = 1i64;
         for (d, (&t, max)) in threads.iter().zip(MAX_CTA_DIMS).enumerate() {

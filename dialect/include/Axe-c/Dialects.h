@@ -74,6 +74,9 @@ typedef struct AxeRustHooks {
   /// known targets to `sink`.
   bool (*isKnownTarget)(const char *target, size_t length, AxeStringSink sink,
                         void *userData);
+  /// Whether `target` names a GPU target (one the GPU lowering compiles for:
+  /// warps, shared memory, PTX); false for other or unknown targets.
+  bool (*isGpuTarget)(const char *target, size_t length);
   /// Runs the Rust body of the pass whose flag is `passArgument` on `op`;
   /// `options` is the pass's option string ("k=v k2=v2"). Returns false when
   /// the pass failed (diagnostics have been emitted on the operation).

@@ -132,7 +132,7 @@ def ConvertAxeToGPU : Pass<"convert-axe-to-gpu", "::mlir::ModuleOp"> {
     axe-infer-layout first), as is every unsupported case, with a located
     error.
 
-    What lowers: `axe.kernel` (grid/threads, no cluster) to `gpu.launch`;
+    What lowers: `axe.kernel` (grid/threads, clusters) to `gpu.launch`;
     register tensors to per-thread `memref.alloca`, shared tensors to
     workgroup globals or dynamic shared memory; `axe.scope` (sliced ones
     under `scf.if`); `axe.copy`/`axe.convert_layout` between global, shared
@@ -162,7 +162,16 @@ def ConvertAxeToGPU : Pass<"convert-axe-to-gpu", "::mlir::ModuleOp"> {
     decrease against the launch allocation); `axe.barrier warpgroup` is the
     warpgroup's named barrier (`bar.sync 1 + w, 128`), which also brackets
     a TMA store issued at warpgroup scope.
-    Refused with a located error: cluster launches, other ops in a mesh,
+    Clusters (sm_90): `gpu.launch` with `clusters`; a clustered kernel with
+    barriers synchronizes its cluster (`barrier.cluster` arrive and wait)
+    after initializing them and before it exits; `axe.unit_id cta in_cluster`
+    and `cluster` come from the block id; `axe.copy ... multicast [d]` splits
+    the tile's TMA boxes among the CTAs that share it and sends each with
+    their CTA mask (`.multicast::cluster`), each CTA expecting the whole
+    tile's bytes on its barrier; `axe.mbarrier_arrive %b cta %r` arrives on
+    the peer's barrier through `mapa`; `axe.barrier cluster` is
+    `barrier.cluster` (a CTA barrier without clusters).
+    Refused with a located error: other ops in a mesh,
     kernel operands spread over several devices, TMA copies of a peer's
     memory, flags and mbarriers when emulating on the CPU, CTA barriers
     inside sliced scopes,
@@ -190,6 +199,30 @@ def ConvertAxeToGPU : Pass<"convert-axe-to-gpu", "::mlir::ModuleOp"> {
                            "::mlir::vector::VectorDialect", "::mlir::nvgpu::NVGPUDialect",
                            "::mlir::NVVM::NVVMDialect", "::mlir::math::MathDialect",
                            "::mlir::func::FuncDialect"];
+}
+
+def AxeLowerToNVVM : Pass<"axe-lower-to-nvvm", "::mlir::ModuleOp"> {
+  let summary = "Lower convert-axe-to-gpu's output to NVVM and PTX for the module's chip";
+  let description = [{
+    The second half of `axe-to-nvvm-pipeline`: upstream's GPU-to-NVVM
+    pipeline (the one `gpu-lower-to-nvvm-pipeline` registers: kernel
+    outlining, `nvvm-attach-target`, `convert-gpu-to-nvvm`, `gpu-to-llvm`,
+    `gpu-module-to-binary`) with the PTX ("isa") binary format, run on the
+    module as a dynamic pipeline so that the chip can come from the module:
+    `chip` when given, else the module's `#axe.target` (a module without one
+    needs `chip`). A chip that the module's target does not run on is
+    refused by `convert-axe-to-gpu` before this pass.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"\"",
+           "Target SM (nvvm-attach-target chip); empty: the module's #axe.target">,
+    Option<"features", "features", "std::string", "\"+ptx80\"",
+           "PTX features (nvvm-attach-target features)">,
+    Option<"barePtr", "bare-ptr-call-conv", "bool", "true",
+           "Pass each memref to the kernel as one bare pointer">,
+    Option<"optLevel", "opt-level", "int", "2",
+           "LLVM optimization level for the kernel">
+  ];
 }
 
 #endif // AXE_PASSES_TD

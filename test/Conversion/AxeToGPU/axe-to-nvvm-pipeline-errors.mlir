@@ -36,3 +36,13 @@ module {
     return
   }
 }
+
+// -----
+
+// A module for another kind of target is no GPU program, whatever the chip.
+// CHECK: error: the module targets trn1 (#axe.target), not a GPU: it cannot be compiled for sm_80
+module attributes {axe.target = #axe.target<"trn1">} {
+  func.func @nki_module() {
+    return
+  }
+}

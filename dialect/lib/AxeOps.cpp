@@ -113,6 +113,12 @@ static TargetAttr findTarget(Operation *op) {
   return {};
 }
 
+/// Whether `target` has `feature` (a fact of the Rust target table).
+static bool targetHas(TargetAttr target, AxeTargetFeature feature) {
+  StringRef name = target.getName();
+  return rustHooks().targetHasFeature(name.data(), name.size(), feature);
+}
+
 static bool isGpuTarget(TargetAttr target) {
   if (!target)
     return false;
@@ -329,18 +335,13 @@ LogicalResult AllocOp::verify() {
   if (onChip && !(*this)->getParentOfType<KernelOp>())
     return emitOpError() << "a " << stringifyMemoryScope(scope)
                          << " tensor can only be allocated inside an axe.kernel";
-  if ((scope == MemoryScope::SBuf || scope == MemoryScope::PSum) && target &&
-      target.getName() != "trn1")
-    return emitOpError() << stringifyMemoryScope(scope)
-                         << " memory exists only on Trainium (target 'trn1'), "
-                            "not on '"
-                         << target.getName() << "'";
-  if (onChip && target && !isGpuTarget(target))
-    return emitOpError() << stringifyMemoryScope(scope)
-                         << " memory does not exist on target '"
-                         << target.getName() << "'";
-  if (scope == MemoryScope::TMem && target && target.getName() != "sm_100")
-    return emitOpError() << "tensor memory needs target 'sm_100'";
+  if (target) {
+    StringRef name = target.getName();
+    if (!rustHooks().targetHasMemory(name.data(), name.size(),
+                                     static_cast<int32_t>(scope)))
+      return emitOpError() << "target '" << name << "' has no "
+                           << stringifyMemoryScope(scope) << " memory";
+  }
   if (failed(verifyTensorUses(*this)))
     return failure();
   // What the allocation occupies must fit the target (shared memory per CTA).
@@ -483,8 +484,8 @@ LogicalResult MBarrierOp::verify() {
     return emitOpError() << "must be an op of an axe.kernel's body (not "
                             "nested in a scope or a loop): every thread of "
                             "the CTA shares the barrier";
-  TargetAttr target = findTarget(*this);
-  if (target && target.getName() == "sm_80")
+  if (TargetAttr target = findTarget(*this);
+      target && !targetHas(target, AxeTargetFeatureMBarrier))
     return emitOpError() << "mbarriers need sm_90 or newer, target is '"
                          << target.getName() << "'";
   return success();
@@ -619,7 +620,7 @@ LogicalResult CopyOp::verify() {
                               "not "
                            << scopeName(s) << " to " << scopeName(d);
     TargetAttr target = findTarget(*this);
-    if (target && (target.getName() == "sm_80"))
+    if (target && !targetHas(target, AxeTargetFeatureTma))
       return emitOpError() << "tma needs sm_90 or newer, target is '"
                            << target.getName() << "'";
     if (exec && *exec == ScopeKind::Thread)

@@ -20,6 +20,8 @@ pub(super) static HOOKS: AxeRustHooks = AxeRustHooks {
     checkLaunch: Some(check_launch),
     isKnownTarget: Some(is_known_target),
     isGpuTarget: Some(is_gpu_target),
+    targetHasFeature: Some(target_has_feature),
+    targetHasMemory: Some(target_has_memory),
     runPass: Some(run_pass),
     translate: Some(translate),
 };
@@ -206,6 +208,33 @@ unsafe extern "C" fn is_gpu_target(target: *const c_char, len: usize) -> bool {
     text(target, len)
         .and_then(crate::target::lookup)
         .is_some_and(|t| t.is_gpu())
+}
+
+/// # Safety
+/// Called by the C++ dialect through [`HOOKS`]: `target`/`len` is a string it owns for the call
+/// (as for [`text`]).
+unsafe extern "C" fn target_has_feature(target: *const c_char, len: usize, feature: i32) -> bool {
+    let Some(t) = text(target, len).and_then(crate::target::lookup) else {
+        return false;
+    };
+    match feature as u32 {
+        super::ffi::AxeTargetFeature_AxeTargetFeatureTma => t.has_tma,
+        super::ffi::AxeTargetFeature_AxeTargetFeatureMBarrier => t.has_mbarrier,
+        _ => false,
+    }
+}
+
+/// # Safety
+/// Called by the C++ dialect through [`HOOKS`]: `target`/`len` is a string it owns for the call
+/// (as for [`text`]).
+unsafe extern "C" fn target_has_memory(target: *const c_char, len: usize, scope: i32) -> bool {
+    let (Some(t), Some(scope)) = (
+        text(target, len).and_then(crate::target::lookup),
+        MemoryScope::from_i64(scope.into()),
+    ) else {
+        return false;
+    };
+    t.memories.contains(&scope)
 }
 
 /// # Safety

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use axe_layout::{Axis, Layout};
 
+use crate::dialect::ods::MemoryScope;
 use crate::error::{AxeError, Result};
 
 pub mod mma;
@@ -32,6 +33,13 @@ pub struct Target {
     /// 32-bit registers per SM, shared by the CTA's threads at launch (CUDA programming guide,
     /// "Technical Specifications per Compute Capability"); 0 without a register file.
     pub registers_per_sm: i64,
+    /// The memories the target has (an `axe.alloc` of any other scope is refused).
+    pub memories: &'static [MemoryScope],
+    /// Whether the target has the Tensor Memory Accelerator (bulk tensor copies).
+    pub has_tma: bool,
+    /// Whether the target has mbarriers (shared-memory barriers with phases and transaction
+    /// counts: TMA completion, split barriers, warp-specialized stages).
+    pub has_mbarrier: bool,
     /// The most CTAs a cluster may have (the portable cluster size, CUDA programming guide,
     /// "Thread Block Clusters"); 0 where the target has no clusters.
     pub max_cluster_ctas: i64,
@@ -73,6 +81,16 @@ const BLACKWELL_AXES: &[(&str, Option<i64>)] = &[
     ("tmem_lane", Some(128)),
     ("tmem_col", Some(512)),
 ];
+const GPU_MEMORIES: &[MemoryScope] = &[MemoryScope::Global, MemoryScope::Shared, MemoryScope::Register];
+/// Blackwell adds tensor memory (TMEM), the accumulator store of its tensor cores.
+const BLACKWELL_MEMORIES: &[MemoryScope] = &[
+    MemoryScope::Global,
+    MemoryScope::Shared,
+    MemoryScope::Register,
+    MemoryScope::TMem,
+];
+/// Trainium's on-chip memories: the state buffer (SBUF) and the matmul accumulators (PSUM).
+const TRN1_MEMORIES: &[MemoryScope] = &[MemoryScope::Global, MemoryScope::SBuf, MemoryScope::PSum];
 /// Trainium 1: SBUF/PSUM are 2-D with 128 partitions (`P`) and a free axis (`F`).
 const TRN1_AXES: &[(&str, Option<i64>)] = &[("m", None), ("P", Some(128)), ("F", None), ("gpuid", None)];
 
@@ -85,6 +103,9 @@ pub static TARGETS: &[Target] = &[
         has_wgmma: false,
         has_setmaxnreg: false,
         registers_per_sm: 65536,
+        memories: GPU_MEMORIES,
+        has_tma: false,
+        has_mbarrier: false,
         max_cluster_ctas: 0,
         nki: false,
     },
@@ -96,6 +117,9 @@ pub static TARGETS: &[Target] = &[
         has_wgmma: false,
         has_setmaxnreg: false,
         registers_per_sm: 65536,
+        memories: GPU_MEMORIES,
+        has_tma: true,
+        has_mbarrier: true,
         max_cluster_ctas: 8,
         nki: false,
     },
@@ -107,6 +131,9 @@ pub static TARGETS: &[Target] = &[
         has_wgmma: true,
         has_setmaxnreg: true,
         registers_per_sm: 65536,
+        memories: GPU_MEMORIES,
+        has_tma: true,
+        has_mbarrier: true,
         max_cluster_ctas: 8,
         nki: false,
     },
@@ -118,6 +145,9 @@ pub static TARGETS: &[Target] = &[
         has_wgmma: false,
         has_setmaxnreg: false,
         registers_per_sm: 65536,
+        memories: BLACKWELL_MEMORIES,
+        has_tma: true,
+        has_mbarrier: true,
         max_cluster_ctas: 8,
         nki: false,
     },
@@ -129,6 +159,9 @@ pub static TARGETS: &[Target] = &[
         has_wgmma: false,
         has_setmaxnreg: false,
         registers_per_sm: 0,
+        memories: TRN1_MEMORIES,
+        has_tma: false,
+        has_mbarrier: false,
         max_cluster_ctas: 0,
         nki: true,
     },
@@ -375,6 +408,43 @@ pub fn check_register_layout_in_scope(layout: &Layout, scope: ScopeKind) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The facts of the table agree with each other: TMA completes on mbarriers, GPUs have
+    /// shared memory and registers and Trainium has neither, tensor memory is Blackwell's, a
+    /// chip that runs another's code has what that one has.
+    #[test]
+    fn target_facts_are_consistent() {
+        for t in TARGETS {
+            assert!(!t.has_tma || t.has_mbarrier, "{}", t.name);
+            assert!(t.memories.contains(&MemoryScope::Global), "{}", t.name);
+            assert_eq!(t.memories.contains(&MemoryScope::Shared), t.is_gpu(), "{}", t.name);
+            assert_eq!(t.memories.contains(&MemoryScope::SBuf), t.nki, "{}", t.name);
+            assert_eq!(
+                t.memories.contains(&MemoryScope::TMem),
+                t.name == "sm_100",
+                "{}",
+                t.name
+            );
+            assert_eq!(t.max_cluster_ctas > 0, t.has_mbarrier, "{}", t.name);
+            for u in TARGETS
+                .iter()
+                .filter(|u| u.is_gpu() && t.is_gpu() && runs_on(t.name, u.name))
+            {
+                assert!(
+                    u.has_tma >= t.has_tma && u.has_mbarrier >= t.has_mbarrier,
+                    "{} on {}",
+                    t.name,
+                    u.name
+                );
+                assert!(
+                    t.memories.iter().all(|m| u.memories.contains(m)),
+                    "{} on {}",
+                    t.name,
+                    u.name
+                );
+            }
+        }
+    }
 
     #[test]
     fn which_targets_run_on_which_chips() {

@@ -24,6 +24,14 @@ MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Axe, axe);
 /// Receives a string (not NUL-terminated) produced by the callee.
 typedef void (*AxeStringSink)(const char *data, size_t length, void *userData);
 
+/// Hardware features the dialect's verifiers ask a target about.
+enum AxeTargetFeature {
+  /// Bulk tensor copies (TMA).
+  AxeTargetFeatureTma = 0,
+  /// mbarriers (phased shared-memory barriers with transaction counts).
+  AxeTargetFeatureMBarrier = 1,
+};
+
 /// Functions implemented in Rust and called by the C++ dialect and passes.
 typedef struct AxeRustHooks {
   /// Parses layout text (DESIGN.md §3, without the `#axe.layout<>` wrapper).
@@ -77,6 +85,12 @@ typedef struct AxeRustHooks {
   /// Whether `target` names a GPU target (one the GPU lowering compiles for:
   /// warps, shared memory, PTX); false for other or unknown targets.
   bool (*isGpuTarget)(const char *target, size_t length);
+  /// Whether `target` has `feature` (an AxeTargetFeature); false for unknown
+  /// targets.
+  bool (*targetHasFeature)(const char *target, size_t length, int32_t feature);
+  /// Whether `target` has memory of scope `scope` (an mlir::axe::MemoryScope
+  /// value); false for unknown targets.
+  bool (*targetHasMemory)(const char *target, size_t length, int32_t scope);
   /// Runs the Rust body of the pass whose flag is `passArgument` on `op`;
   /// `options` is the pass's option string ("k=v k2=v2"). Returns false when
   /// the pass failed (diagnostics have been emitted on the operation).

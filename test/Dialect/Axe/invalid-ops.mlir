@@ -107,7 +107,7 @@ func.func @shared_outside_kernel() {
 
 module attributes {axe.target = #axe.target<"sm_90">} {
   func.func @sbuf_on_gpu() {
-    // expected-error @+1 {{'axe.alloc' op sbuf memory exists only on Trainium (target 'trn1'), not on 'sm_90'}}
+    // expected-error @+1 {{'axe.alloc' op target 'sm_90' has no sbuf memory}}
     %a = axe.alloc : !axe.tensor<128x4xf16, sbuf, ?>
     return
   }
@@ -118,7 +118,7 @@ module attributes {axe.target = #axe.target<"sm_90">} {
 module attributes {axe.target = #axe.target<"sm_90">} {
   func.func @tmem_on_hopper() {
     axe.kernel grid [1] threads [128] {
-      // expected-error @+1 {{'axe.alloc' op tensor memory needs target 'sm_100'}}
+      // expected-error @+1 {{'axe.alloc' op target 'sm_90' has no tmem memory}}
       %a = axe.alloc : !axe.tensor<128x4xf32, tmem, ?>
     }
     return
@@ -986,4 +986,17 @@ func.func @multicast_dimension_repeated(%g: !g) {
     axe.copy async %g, %s schedule tma barrier %b multicast [0, 0] : !g, !s
   }
   return
+}
+
+// -----
+
+// Trainium has no shared memory (its on-chip memories are SBUF and PSUM).
+module attributes {axe.target = #axe.target<"trn1">} {
+  func.func @shared_on_trainium() {
+    axe.kernel grid [1] threads [1] {
+      // expected-error @+1 {{'axe.alloc' op target 'trn1' has no shared memory}}
+      %a = axe.alloc : !axe.tensor<16xf16, shared, ?>
+    }
+    return
+  }
 }

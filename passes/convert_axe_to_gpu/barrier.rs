@@ -17,7 +17,7 @@ use crate::target::ScopeKind;
 
 /// Synchronizes the 128 threads of the executing thread's warpgroup (named barrier 1 + w).
 pub fn warpgroup(b: &B, ctx: &Ctx) {
-    let w = b.div(super::builder::Ix::V(ctx.tid), 128);
+    let w = b.div(super::builder::Ix::V(ctx.tid), crate::target::WARPGROUP_THREADS);
     let id = b.add(w, super::builder::Ix::C(1));
     let i32t = b.ty("i32");
     let id = b.index_cast(b.ix(id), i32t);

@@ -466,7 +466,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         )
         .map_err(|e| AxeError::at(op, format!("internal error: {e}")))?;
     }
-    let lane = b.rem(Ix::V(ctx.tid), 32);
+    let lane = b.rem(Ix::V(ctx.tid), crate::target::WARP_THREADS);
     let gather = |t: &Tensor, base: i64, count: i64, ty: MlirType| {
         let elems: Vec<MlirValue> = (0..count).map(|i| b.load(t.buf, &[b.cidx(base + i)])).collect();
         b.vector_from_elements(&elems, ty)

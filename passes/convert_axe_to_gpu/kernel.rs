@@ -10,7 +10,9 @@ use super::builder::{block_ops, int_attr, move_before, region_block, Ix, B};
 use super::{barrier, copy, elementwise, gemm, reduce, tma, Ctx, Options, R};
 use crate::dialect::ods::{self, CopySchedule, MemoryScope};
 use crate::ir;
-use crate::target::{coordinate_range, ScopeKind};
+use crate::target::{
+    coordinate_range, ScopeKind, MAX_REGISTERS_PER_THREAD, REGISTER_GRANULE, WARPGROUP_THREADS, WARP_THREADS,
+};
 
 /// The byte alignment of every buffer an `axe.alloc` becomes (shared globals, offsets into
 /// dynamic shared memory, CPU-emulation allocas): vector accesses up to 16 bytes proven
@@ -671,8 +673,8 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     Some(ScopeKind::Cta) if in_cluster => cluster_coords(&b, ctx).0,
                     Some(ScopeKind::Cta) => Ix::V(ctx.bid),
                     Some(ScopeKind::Cluster) => cluster_coords(&b, ctx).1,
-                    Some(ScopeKind::Warpgroup) => b.div(tid, 128),
-                    Some(ScopeKind::Warp) => b.div(tid, 32),
+                    Some(ScopeKind::Warpgroup) => b.div(tid, WARPGROUP_THREADS),
+                    Some(ScopeKind::Warp) => b.div(tid, WARP_THREADS),
                     Some(ScopeKind::Thread) => tid,
                     None => return Err(AxeError::at(op, "internal: axe.unit_id without a kind")),
                 };
@@ -734,8 +736,9 @@ fn set_max_registers(op: MlirOperation, ctx: &Ctx) -> R<()> {
     }
     let count = int_attr(op, ods::set_max_registers::COUNT).ok_or_else(|| AxeError::at(op, "bad count"))?;
     let per_sm = target.map_or(0, |t| t.registers_per_sm);
-    let warps = (ctx.threads + 31) / 32;
-    let at_launch = (per_sm / (warps * 32)).min(255) / 8 * 8;
+    let warps = (ctx.threads + WARP_THREADS - 1) / WARP_THREADS;
+    let at_launch =
+        (per_sm / (warps * WARP_THREADS)).min(MAX_REGISTERS_PER_THREAD) / REGISTER_GRANULE * REGISTER_GRANULE;
     let action = if count >= at_launch { "increase" } else { "decrease" };
     let b = B::before(op);
     b.setmaxregister(action, count);
@@ -753,8 +756,8 @@ fn lower_scope(op: MlirOperation, ctx: &mut Ctx, outer: ScopeKind) -> R<()> {
         let b = B::before(op);
         let per = match kind {
             ScopeKind::Thread => 1,
-            ScopeKind::Warp => 32,
-            ScopeKind::Warpgroup => 128,
+            ScopeKind::Warp => WARP_THREADS,
+            ScopeKind::Warpgroup => WARPGROUP_THREADS,
             _ => {
                 return Err(AxeError::at(
                     op,
@@ -764,8 +767,8 @@ fn lower_scope(op: MlirOperation, ctx: &mut Ctx, outer: ScopeKind) -> R<()> {
         };
         let within = match outer {
             ScopeKind::Thread => Ix::C(0),
-            ScopeKind::Warp => b.rem(Ix::V(ctx.tid), 32),
-            ScopeKind::Warpgroup => b.rem(Ix::V(ctx.tid), 128),
+            ScopeKind::Warp => b.rem(Ix::V(ctx.tid), WARP_THREADS),
+            ScopeKind::Warpgroup => b.rem(Ix::V(ctx.tid), WARPGROUP_THREADS),
             ScopeKind::Cta | ScopeKind::Cluster => Ix::V(ctx.tid),
         };
         let unit = b.div(within, per);

@@ -35,7 +35,7 @@ use mlir_sys::*;
 
 use crate::dialect::ods;
 use crate::ir::{self, MemoryScope};
-use crate::target::ScopeKind;
+use crate::target::{ScopeKind, WARPGROUP_THREADS, WARPGROUP_WARPS, WARP_THREADS};
 use address::Coords;
 use builder::{Ix, B};
 
@@ -467,7 +467,7 @@ pub fn store(b: &B, ctx: &Ctx, t: &Tensor, value: MlirValue, idx: Ix, v: i64, al
 /// The executing unit's thread coordinates (lane, warp within the unit).
 pub fn coords(b: &B, ctx: &Ctx, scope: ScopeKind) -> Coords {
     let tid = Ix::V(ctx.tid);
-    let warps = (ctx.threads + 31) / 32;
+    let warps = (ctx.threads + WARP_THREADS - 1) / WARP_THREADS;
     // Every unit lives in exactly one CTA, so the `cta` coordinate is known at every scope.
     let (cta, ctas) = (Some(Ix::V(ctx.bid)), ctx.ctas);
     match scope {
@@ -480,25 +480,25 @@ pub fn coords(b: &B, ctx: &Ctx, scope: ScopeKind) -> Coords {
             ctas,
         },
         ScopeKind::Warp => Coords {
-            lane: Some(b.rem(tid, 32)),
+            lane: Some(b.rem(tid, WARP_THREADS)),
             warp: None,
-            lanes: 32.min(ctx.threads),
+            lanes: WARP_THREADS.min(ctx.threads),
             warps: 1,
             cta,
             ctas,
         },
         ScopeKind::Warpgroup => Coords {
-            lane: Some(b.rem(tid, 32)),
-            warp: Some(b.rem(b.div(tid, 32), 4)),
-            lanes: 32,
-            warps: 4,
+            lane: Some(b.rem(tid, WARP_THREADS)),
+            warp: Some(b.rem(b.div(tid, WARP_THREADS), WARPGROUP_WARPS)),
+            lanes: WARP_THREADS,
+            warps: WARPGROUP_WARPS,
             cta,
             ctas,
         },
         ScopeKind::Cta | ScopeKind::Cluster => Coords {
-            lane: Some(b.rem(tid, 32)),
-            warp: Some(b.div(tid, 32)),
-            lanes: 32.min(ctx.threads),
+            lane: Some(b.rem(tid, WARP_THREADS)),
+            warp: Some(b.div(tid, WARP_THREADS)),
+            lanes: WARP_THREADS.min(ctx.threads),
             warps,
             cta,
             ctas,
@@ -511,8 +511,8 @@ pub fn unit_linear(b: &B, ctx: &Ctx, scope: ScopeKind) -> (Ix, i64) {
     let tid = Ix::V(ctx.tid);
     match scope {
         ScopeKind::Thread => (Ix::C(0), 1),
-        ScopeKind::Warp => (b.rem(tid, 32), 32.min(ctx.threads)),
-        ScopeKind::Warpgroup => (b.rem(tid, 128), 128.min(ctx.threads)),
+        ScopeKind::Warp => (b.rem(tid, WARP_THREADS), WARP_THREADS.min(ctx.threads)),
+        ScopeKind::Warpgroup => (b.rem(tid, WARPGROUP_THREADS), WARPGROUP_THREADS.min(ctx.threads)),
         ScopeKind::Cta | ScopeKind::Cluster => (tid, ctx.threads),
     }
 }

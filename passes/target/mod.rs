@@ -47,6 +47,17 @@ pub struct Target {
     pub nki: bool,
 }
 
+/// Threads of a warp, on every NVIDIA GPU target (the PTX ISA's `WARP_SZ`).
+pub const WARP_THREADS: i64 = 32;
+/// Warps of a warpgroup: the unit of sm_90's wgmma and setmaxnreg, and of `axe.scope warpgroup`.
+pub const WARPGROUP_WARPS: i64 = 4;
+/// Threads of a warpgroup.
+pub const WARPGROUP_THREADS: i64 = WARP_THREADS * WARPGROUP_WARPS;
+/// The most 32-bit registers a thread may have (PTX ISA, `.maxnreg`), and the granule in which
+/// they are allocated and `setmaxnreg` counts them.
+pub const MAX_REGISTERS_PER_THREAD: i64 = 255;
+pub const REGISTER_GRANULE: i64 = 8;
+
 /// CUDA's launch limits, the same on every GPU target: threads per CTA and per CTA
 /// dimension, CTAs per grid dimension.
 pub const MAX_THREADS_PER_CTA: i64 = 1024;

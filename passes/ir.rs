@@ -605,6 +605,46 @@ pub fn block_ops(block: MlirBlock) -> Vec<MlirOperation> {
     out
 }
 
+/// The number of regions of `op`.
+pub fn num_regions(op: MlirOperation) -> usize {
+    // SAFETY: `op` is live (module contract); the count is only read.
+    unsafe { mlirOperationGetNumRegions(op) as usize }
+}
+
+/// Every block of every region of `op`, in order.
+pub fn region_blocks(op: MlirOperation) -> Vec<MlirBlock> {
+    let mut out = Vec::new();
+    for r in 0..num_regions(op) {
+        // SAFETY: `op` is live and `r` in range; the block list is only read, each block
+        // followed only while non-null.
+        unsafe {
+            let mut blk = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r as isize));
+            while !blk.ptr.is_null() {
+                out.push(blk);
+                blk = mlirBlockGetNextInRegion(blk);
+            }
+        }
+    }
+    out
+}
+
+/// The arguments of `block`.
+pub fn block_arguments(block: MlirBlock) -> Vec<MlirValue> {
+    // SAFETY: `block` is live (module contract); its arguments are only read, by index in range.
+    unsafe {
+        (0..mlirBlockGetNumArguments(block))
+            .map(|a| mlirBlockGetArgument(block, a))
+            .collect()
+    }
+}
+
+/// The terminator of `block`, if it has one.
+pub fn terminator(block: MlirBlock) -> Option<MlirOperation> {
+    // SAFETY: `block` is live (module contract); a null terminator is mapped to None.
+    let t = unsafe { mlirBlockGetTerminator(block) };
+    (!t.ptr.is_null()).then_some(t)
+}
+
 /// The first block of `op`'s `i`-th region (null when the region is empty; panics when `op`
 /// has no such region).
 pub fn region_block(op: MlirOperation, i: usize) -> MlirBlock {

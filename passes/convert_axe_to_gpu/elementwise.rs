@@ -235,6 +235,7 @@ fn cast(b: &B, x: MlirValue, from: MlirType, to: MlirType) -> Result<MlirValue, 
         (false, false) if fw > tw => arith::trunci,
         (false, true) => arith::sitofp,
         (true, false) => arith::fptosi,
+        // SAFETY: both types are live (module contract); they are only compared.
         _ if unsafe { mlirTypeEqual(from, to) } => return Ok(x),
         _ => {
             return Err(AxeError::Message(format!(

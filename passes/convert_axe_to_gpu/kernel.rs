@@ -217,7 +217,10 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
     };
     let body = region_block(kernel, 0);
     let b = B::before(kernel);
-    let null = unsafe { ir_null_value() };
+    // Set once the launch (or the emulation loops) gives the thread and block ids.
+    let null = MlirValue {
+        ptr: std::ptr::null_mut(),
+    };
     let grid_size: i64 = grid.iter().product();
     let mut ctx = Ctx {
         emulate: opts.emulate,
@@ -290,7 +293,8 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
             super::barrier::cluster(&B::before(term));
         }
         let lb = b.at_start(block);
-        let arg = |i: isize| unsafe { mlirBlockGetArgument(block, i) };
+        let args = ir::block_arguments(block);
+        let arg = |i: usize| args[i];
         // Linear thread id: x fastest.
         let mut tid = Ix::V(arg(3));
         if threads[1] > 1 {
@@ -366,7 +370,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         let mut phases: Vec<Vec<MlirOperation>> = vec![Vec::new()];
         for op in block_ops(body) {
             let n = ir::name(op);
-            let no_operands = ir::num_operands(op) == 0 && unsafe { mlirOperationGetNumRegions(op) } == 0;
+            let no_operands = ir::num_operands(op) == 0 && ir::num_regions(op) == 0;
             if n == ods::ops::BARRIER && int_attr(op, ods::barrier::KIND) == Some(ScopeKind::Cta.as_i64()) {
                 phases.push(Vec::new());
                 ctx.dead.push(op);
@@ -393,7 +397,9 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
             }
             ctx.tid = tid;
             ctx.bid = bid;
-            lower_block(unsafe { mlirOperationGetBlock(y) }, &mut ctx, ScopeKind::Cta)?;
+            let block =
+                ir::block_of(y).ok_or_else(|| AxeError::at(kernel, "internal: emulation loop without a body"))?;
+            lower_block(block, &mut ctx, ScopeKind::Cta)?;
         }
     }
     // SAFETY: the lowered Axe ops are erased last-first, so each one's users (later ops, or
@@ -402,6 +408,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
     for &op in ctx.dead.iter().rev() {
         unsafe { ir::erase(op) };
     }
+    // SAFETY: as above; the kernel's body is empty and the kernel has no results.
     unsafe { ir::erase(kernel) };
     Ok(())
 }
@@ -439,7 +446,13 @@ pub fn shared_global_aligned(
     b.memref_get_global(&name, ty)
 }
 
-fn set_attr(op: MlirOperation, name: &str, a: MlirAttribute) {
+/// Sets attribute `name` of `op` to `a`.
+///
+/// # Safety
+/// `op` is a live op of the IR the pass owns (the module contract of [`crate::ir`]) and `a` an
+/// attribute of its context; nothing relies on the attribute's old value.
+unsafe fn set_attr(op: MlirOperation, name: &str, a: MlirAttribute) {
+    // SAFETY: the caller's guarantee; the name's bytes live for the call.
     unsafe {
         mlirOperationSetAttributeByName(
             op,
@@ -491,7 +504,9 @@ pub fn align_buffer(b: &B, op: MlirOperation, buf: MlirValue, align: i64) -> R<(
             };
             let have = ir::int_attr(g, "alignment").unwrap_or(1);
             if have < align {
-                set_attr(g, "alignment", b.attr(&format!("{align} : i64")));
+                // SAFETY: `g` is the live memref.global of the operand's buffer; raising its
+                // alignment only strengthens what every use of it may assume.
+                unsafe { set_attr(g, "alignment", b.attr(&format!("{align} : i64"))) };
             }
             Ok(())
         }
@@ -518,26 +533,12 @@ pub fn align_buffer(b: &B, op: MlirOperation, buf: MlirValue, align: i64) -> R<(
 fn fresh_symbol(module: MlirOperation, base: &str) -> String {
     let taken: std::collections::HashSet<String> = block_ops(region_block(module, 0))
         .into_iter()
-        .filter_map(|op| {
-            let a =
-                unsafe { mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(c"sym_name".as_ptr())) };
-            (!a.ptr.is_null() && unsafe { mlirAttributeIsAString(a) }).then(|| {
-                let r = unsafe { mlirStringAttrGetValue(a) };
-                String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(r.data as *const u8, r.length) })
-                    .into_owned()
-            })
-        })
+        .filter_map(|op| ir::string_attr(op, "sym_name"))
         .collect();
     (0..)
         .map(|i| format!("{base}_{i}"))
         .find(|n| !taken.contains(n))
         .unwrap()
-}
-
-unsafe fn ir_null_value() -> MlirValue {
-    MlirValue {
-        ptr: std::ptr::null_mut(),
-    }
 }
 
 /// Lowers every Axe op in `block` in place, for units of `scope`.
@@ -705,13 +706,8 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 ))
             }
             _ => {
-                let nr = unsafe { mlirOperationGetNumRegions(op) } as usize;
-                for r in 0..nr {
-                    let mut blk = unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r as isize)) };
-                    while !blk.ptr.is_null() {
-                        lower_block(blk, ctx, scope)?;
-                        blk = unsafe { mlirBlockGetNextInRegion(blk) };
-                    }
+                for blk in ir::region_blocks(op) {
+                    lower_block(blk, ctx, scope)?;
                 }
             }
         }
@@ -787,7 +783,10 @@ fn lower_scope(op: MlirOperation, ctx: &mut Ctx, outer: ScopeKind) -> R<()> {
         }
         ctx.scope_ids += 1;
         let outer_id = std::mem::replace(&mut ctx.scope_id, ctx.scope_ids);
-        let lowered = lower_block(unsafe { mlirOperationGetBlock(y) }, ctx, kind);
+        let lowered = match ir::block_of(y) {
+            Some(block) => lower_block(block, ctx, kind),
+            None => Err(AxeError::at(op, "internal: a sliced scope's branch without a body")),
+        };
         ctx.scope_id = outer_id;
         lowered?;
     } else {

@@ -121,11 +121,14 @@ pub struct Ctx {
 }
 
 pub fn element_type(t: MlirType) -> MlirType {
+    // SAFETY: `t` is a live shaped type (every caller passes a tensor or memref type).
     unsafe { mlirShapedTypeGetElementType(t) }
 }
 
 /// Bit width of a scalar int/float type (0 for anything else).
 pub fn bit_width(t: MlirType) -> i64 {
+    // SAFETY: `t` is a live type (module contract); the width is read only after the kind
+    // check that makes the accessor valid.
     unsafe {
         if mlirTypeIsAFloat(t) {
             mlirFloatTypeGetWidth(t) as i64
@@ -138,6 +141,7 @@ pub fn bit_width(t: MlirType) -> i64 {
 }
 
 pub fn is_float(t: MlirType) -> bool {
+    // SAFETY: `t` is a live type (module contract).
     unsafe { mlirTypeIsAFloat(t) }
 }
 
@@ -619,7 +623,7 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
     for &op in left.iter().rev() {
         let n = ir::name(op);
         let dead = (n == ods::ops::VIEW || n == ods::ops::SLICE || n == ods::ops::ALLOC)
-            && (0..unsafe { mlirOperationGetNumResults(op) } as usize).all(|i| !ir::has_uses(ir::result(op, i)));
+            && (0..ir::num_results(op)).all(|i| !ir::has_uses(ir::result(op, i)));
         if dead {
             // SAFETY: none of its results has uses (checked above); `left` is visited last
             // first, so ops nested in or using it are gone already.

@@ -180,7 +180,7 @@ pub fn plan(kernel: MlirOperation, threads: i64) -> R<State> {
         if arrive {
             // Its token orders TMA copies of one block (the issuing thread waits once).
             let users = ir::users(ir::result(op, 0));
-            let block = |o: MlirOperation| unsafe { mlirOperationGetBlock(o) }.ptr;
+            let block = |o: MlirOperation| ir::block_of(o).map(|b| b.ptr);
             for &u in &users {
                 if ir::name(u) != ods::ops::COPY {
                     return err(
@@ -974,7 +974,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
     // `after %r`: the issuing thread first waits until every thread arrived at %r (once per
     // token and block: later copies after the same token follow in program order).
     let release = copy_after(op);
-    let block = unsafe { mlirOperationGetBlock(op) }.ptr as usize;
+    let block = ir::block_of(op).map_or(0, |b| b.ptr as usize);
     let wait_release = match release {
         Some(r) => {
             if constant_i32(r).is_none() {
@@ -1282,13 +1282,16 @@ pub fn token_kinds(v: MlirValue, emulate: bool) -> Kinds {
                     let i = (0..ir::num_results(d))
                         .find(|&i| ir::result(d, i).ptr == v.ptr)
                         .unwrap_or(0);
-                    let body = ir::region_block(d, 0);
-                    let y = unsafe { mlirBlockGetTerminator(body) };
+                    let Some(y) = ir::terminator(ir::region_block(d, 0)) else {
+                        return Kinds::ALL;
+                    };
                     go(ir::operand(d, 3 + i), emulate, seen).union(go(ir::operand(y, i), emulate, seen))
                 }
                 _ => Kinds::ALL,
             };
         }
+        // SAFETY: `v` is live (module contract); its owner block, that block's parent op and
+        // terminator are only read, null ones refused before use.
         unsafe {
             if !mlirValueIsABlockArgument(v) {
                 return Kinds::ALL;
@@ -1299,7 +1302,9 @@ pub fn token_kinds(v: MlirValue, emulate: bool) -> Kinds {
             if owner.ptr.is_null() || ir::name(owner) != scf::ForOperation::name() || n == 0 {
                 return Kinds::ALL;
             }
-            let y = mlirBlockGetTerminator(block);
+            let Some(y) = ir::terminator(block) else {
+                return Kinds::ALL;
+            };
             go(ir::operand(owner, 3 + n - 1), emulate, seen).union(go(ir::operand(y, n - 1), emulate, seen))
         }
     }
@@ -1318,6 +1323,7 @@ pub fn constant_i32(v: MlirValue) -> Option<i64> {
 /// Tokens become `i32` (barrier indices) inside the kernel: every token-typed block argument
 /// and non-Axe result (loop-carried tokens) is retyped before the ops are lowered.
 pub fn retype_tokens(kernel: MlirOperation) {
+    // SAFETY: `kernel` is live (module contract); the type is uniqued in its context.
     let i32t = unsafe { mlirIntegerTypeGet(mlirOperationGetContext(kernel), 32) };
     // SAFETY: the value types are live (module contract); the predicate only reads them.
     let is_token = |v: MlirValue| unsafe { crate::dialect::ffi::axeTypeIsAToken(ir::value_type(v)) };
@@ -1332,19 +1338,12 @@ pub fn retype_tokens(kernel: MlirOperation) {
                 }
             }
         }
-        let nr = unsafe { mlirOperationGetNumRegions(op) };
-        for r in 0..nr {
-            let mut blk = unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r)) };
-            while !blk.ptr.is_null() {
-                let na = unsafe { mlirBlockGetNumArguments(blk) };
-                for a in 0..na {
-                    let arg = unsafe { mlirBlockGetArgument(blk, a) };
-                    if is_token(arg) {
-                        // SAFETY: as for results: every token of the kernel becomes i32.
-                        unsafe { ir::set_value_type(arg, i32t) };
-                    }
+        for blk in ir::region_blocks(op) {
+            for arg in ir::block_arguments(blk) {
+                if is_token(arg) {
+                    // SAFETY: as for results: every token of the kernel becomes i32.
+                    unsafe { ir::set_value_type(arg, i32t) };
                 }
-                blk = unsafe { mlirBlockGetNextInRegion(blk) };
             }
         }
     }

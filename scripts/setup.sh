@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what Axe needs on Debian 12 (DESIGN.md §1): LLVM/MLIR 22.1.8 from Debian's security
+# Installs what Axe needs on Debian 12: LLVM/MLIR 22.1.8 from Debian's security
 # suite, CMake, Ninja, and the libraries LLVM's CMake package refers to. Idempotent: does nothing
 # when everything is present. The Rust toolchain (cargo) must already be installed.
 set -euo pipefail

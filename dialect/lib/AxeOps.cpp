@@ -3,7 +3,7 @@
 // Structural invariants of the scoped tensor ops: shapes and element types
 // agree, slices stay in bounds, ops run in scopes that can execute them,
 // register tensors stay in the scope that owns them, and every layout fits
-// the target (the target facts themselves live in Rust, passes/target.rs).
+// the target (the target facts themselves live in Rust, passes/target/mod.rs).
 //
 //===----------------------------------------------------------------------===//
 
@@ -184,7 +184,7 @@ static LogicalResult verifyTensorUses(Operation *op) {
       return failure();
   // An op executing at a fine scope sees only part of a register tensor: a
   // thread its own registers, a warp its lanes' registers (hardware facts in
-  // passes/target.rs). SSA dominance already keeps a register tensor inside
+  // passes/target/mod.rs). SSA dominance already keeps a register tensor inside
   // the scope that allocated it.
   std::optional<ScopeKind> exec = executingScope(op);
   if (!exec)

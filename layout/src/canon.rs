@@ -10,7 +10,7 @@
 //!   moving `(e − 1)·s` into the offset; **C2** absorbs `(E_j, q·σ@a)` into `(E_i, σ@a)` as
 //!   `(E_i + q(E_j − 1), σ@a)` when `1 ≤ q ≤ E_i`. The paper typesets `q < E_i`; the
 //!   saturation condition and the exactness proof of C2 both use `q ≤ E_i`, which is what
-//!   is implemented (papers/README.md errata).
+//!   is implemented (an erratum of the paper).
 //!
 //! Without the gap condition (GC) the replica rules are not confluent:
 //! `[(3, 2, 2) : (2, 3, 6)]` reduces to `[(6, 2) : (2, 3)]` or `[(3, 4) : (2, 3)]`. We fix one

@@ -148,7 +148,7 @@ mod tests {
         agrees("(2, 3) : (-1@lane, 5) + [(3) : (2@warp)] + -4@lane");
         let l = Layout::parse("(8, 2, 4, 2) : (4@lane, 1@warp, 1@lane, 1@reg) + [(2) : (4@warp)] + 5@warp").unwrap();
         let c = Compiled::new(&l).unwrap();
-        // Paper 001: logical (2, 9) of the 8x16 tile is at warp 6 and warp 10, lane 8, reg 1.
+        // The Axe paper's §2.2 tile: logical (2, 9) of the 8x16 tile is at warp 6 and warp 10, lane 8, reg 1.
         assert!(c.contains(2 * 16 + 9, &[("warp", 6), ("lane", 8), ("reg", 1)]));
         assert!(c.contains(2 * 16 + 9, &[("warp", 10), ("lane", 8), ("reg", 1)]));
         assert!(!c.contains(2 * 16 + 9, &[("warp", 6), ("lane", 8), ("reg", 1), ("cta", 1)]));

@@ -1,12 +1,13 @@
-//! CuTe layouts (paper `003`) and their conversion to and from Axe layouts.
+//! CuTe layouts (Cecka, *CuTe Layout Representation and Algebra*: "the CuTe paper") and their
+//! conversion to and from Axe layouts.
 //!
 //! A CuTe layout is a hierarchical shape with a congruent hierarchical stride, e.g.
 //! `(4,(2,3)):(1,(8,16))`. An integer index is unflattened **colexicographically** (first mode
 //! fastest) over the flattened leaves, the last leaf being unbounded (CuTe's extended domain),
 //! and the digits are dotted with the strides. Axe unflattens lexicographically, so
-//! [`import`] reverses the leaf order (errata in `papers/README.md`).
+//! [`import`] reverses the leaf order.
 //!
-//! Operations follow `003` §3 (checked against brute-force evaluation in the tests):
+//! Operations follow the CuTe paper's §3 (checked against brute-force evaluation in the tests):
 //! [`CuteLayout::coalesce`], [`CuteLayout::compose`] (with the stride and shape divisibility
 //! conditions (20)/(21), truncation of the left operand, and the distributivity condition (23)),
 //! [`CuteLayout::complement`], [`CuteLayout::right_inverse`], [`CuteLayout::left_inverse`],
@@ -364,7 +365,7 @@ fn eval_modes(modes: &[(i64, i64)], i: i64, size: impl FnOnce() -> i64) -> Resul
     i64::try_from(acc).map_err(|_| LayoutError::Overflow)
 }
 
-/// Coalesce (003 §3.2) on flat modes, appended to `out`: shape-1 modes dropped, adjacent modes
+/// Coalesce (CuTe paper §3.2) on flat modes, appended to `out`: shape-1 modes dropped, adjacent modes
 /// with `s_i·d_i = d_{i+1}` merged, `(1, 0)` when nothing is left.
 fn coalesce_into(modes: &[(i64, i64)], out: &mut Modes) {
     // The mode being merged into, pushed once the next one does not merge.
@@ -407,7 +408,7 @@ fn coalesce_ext(m: &[(i64, i64)], out: &mut Modes) {
     }
 }
 
-/// Base case of composition (003 Eq. (19)–(21)): the modes of the coalesced `a ∘ s:d`, for a
+/// Base case of composition (CuTe paper Eq. (19)–(21)): the modes of the coalesced `a ∘ s:d`, for a
 /// coalesced flat `a` (as [`coalesce_ext`] gives it: non-empty), appended to `out`; `scratch`
 /// holds the modes before coalescing.
 fn compose_leaf(a: &[(i64, i64)], s: i64, d: i64, scratch: &mut Modes, out: &mut Modes) -> Result<(), LayoutError> {
@@ -591,7 +592,7 @@ fn compose_modes(
         }
     } else if !provably {
         return Err(LayoutError::Unsupported(format!(
-            "composition {}: the right operand's modes may carry into each other in the left operand's modes (003 Eq. 23), and it is too large to check element by element",
+            "composition {}: the right operand's modes may carry into each other in the left operand's modes (CuTe paper Eq. 23), and it is too large to check element by element",
             describe()
         )));
     }
@@ -785,7 +786,7 @@ impl CuteLayout {
         eval_modes(&self.modes_small(), i, || self.size())
     }
 
-    /// Coalesce (003 §3.2): the minimal-rank flat layout with the same integral evaluation.
+    /// Coalesce (CuTe paper §3.2): the minimal-rank flat layout with the same integral evaluation.
     /// Shape-1 modes are dropped; adjacent modes with `s_i·d_i = d_{i+1}` merge.
     pub fn coalesce(&self) -> CuteLayout {
         let (mut m, mut c) = (Modes::new(), Modes::new());
@@ -794,11 +795,11 @@ impl CuteLayout {
         layout_of(&c)
     }
 
-    /// Group composition `R = self ∘ b` (003 §3.3): `R` has `b`'s shape hierarchy and
+    /// Group composition `R = self ∘ b` (CuTe paper §3.3): `R` has `b`'s shape hierarchy and
     /// `R(i) = self(b(i))` for every `i < |b|` (with `self`'s extended domain).
     ///
     /// Each leaf of `b` is composed by the base case (after coalescing and truncating `self`);
-    /// `Unsupported` when a divisibility condition fails. Distributing over `b`'s leaves (003
+    /// `Unsupported` when a divisibility condition fails. Distributing over `b`'s leaves (CuTe
     /// Eq. (23)) is proved when the leaves add without carries in `self`'s mixed radix
     /// (`distributes`); otherwise the result is checked by enumeration (when
     /// `|b| ≤ VERIFY_LIMIT`) and refused if it differs. Debug builds also re-check proved results.
@@ -809,7 +810,7 @@ impl CuteLayout {
         compose_modes(&am, Rhs::Layout(b), &bm, &|| format!("{self} ∘ {b}"), &mut all)
     }
 
-    /// Complement with respect to `cotarget` (003 §3.5): a layout `L*` whose images are
+    /// Complement with respect to `cotarget` (CuTe paper §3.5): a layout `L*` whose images are
     /// disjoint from `L`'s (except at 0), strictly increasing, and whose size reaches `cotarget`:
     /// the modes of `L` sorted by stride, each gap `d_i / current` filled by a mode of stride
     /// `current`, then a final mode `(⌈cotarget / current⌉, current)`. Shape-1 gap modes are
@@ -823,7 +824,7 @@ impl CuteLayout {
         Ok(layout_of(&out))
     }
 
-    /// Right inverse (003 §3.4.1, Table 5): the largest `R` with `L(R(k)) = k` for `k < |R|`,
+    /// Right inverse (CuTe paper §3.4.1, Table 5): the largest `R` with `L(R(k)) = k` for `k < |R|`,
     /// built by following the strides 1, `s_0·d_0`, … of the coalesced layout; `1:0` when no
     /// mode has stride 1.
     pub fn right_inverse(&self) -> Result<CuteLayout, LayoutError> {
@@ -848,7 +849,7 @@ impl CuteLayout {
         Ok(layout_of(&out))
     }
 
-    /// Left inverse (003 §3.4.3, Table 6): `L†` with `L(L†(L(k))) = L(k)` for all `k < |L|`.
+    /// Left inverse (CuTe paper §3.4.3, Table 6): `L†` with `L(L†(L(k))) = L(k)` for all `k < |L|`.
     /// The offsets are unflattened in the radix of `L`'s modes sorted by stride
     /// (`d_0, d_1/d_0, …, s_last`); each digit is sent to its mode's logical weight. A leading
     /// mode `d_0 : 0` absorbs a first stride above 1; stride-0 modes are skipped.
@@ -899,7 +900,7 @@ impl CuteLayout {
         Ok(layout_of(&out))
     }
 
-    /// Logical divide `A ⊘ B = A ∘ (B, B*_{|A|})` (003 §3.5.2), a rank-2 layout (tile, rest).
+    /// Logical divide `A ⊘ B = A ∘ (B, B*_{|A|})` (CuTe paper §3.5.2), a rank-2 layout (tile, rest).
     pub fn logical_divide(&self, b: &CuteLayout) -> Result<CuteLayout, LayoutError> {
         let (mut am, mut tm, mut bc, mut comp) = (Modes::new(), Modes::new(), Modes::new(), Modes::new());
         self.validate_into(&mut am)?;
@@ -922,7 +923,7 @@ impl CuteLayout {
     }
 
     /// Logical product `A ⊗ B = (A, A* ∘ B)` with `A* = complement(A, |A|·cosize(B))`
-    /// (003 §3.5.1), a rank-2 layout (tile, grid).
+    /// (CuTe paper §3.5.1), a rank-2 layout (tile, grid).
     pub fn logical_product(&self, b: &CuteLayout) -> Result<CuteLayout, LayoutError> {
         let (mut am, mut bm, mut cm) = (Modes::new(), Modes::new(), Modes::new());
         self.validate_into(&mut am)?;

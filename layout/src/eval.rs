@@ -160,7 +160,7 @@ mod tests {
 
     #[test]
     fn tensor_core_tile_at_2_9() {
-        // Paper 001 / §2.2: logical (2, 9) of the 8x16 tile.
+        // The Axe paper's §2.2 tile: logical (2, 9) of the 8x16 tile.
         let l = Layout::parse("(8, 2, 4, 2) : (4@lane, 1@warp, 1@lane, 1@reg) + [(2) : (4@warp)] + 5@warp").unwrap();
         let got = l.eval_set(&[2, 9], &[8, 16]).unwrap();
         assert_eq!(

@@ -5,7 +5,7 @@
 //! preserves the map (Lemma B.1), so the blocks are found by peeling, left to right, the
 //! factor `gcd(e, rem)` each block still needs.
 //!
-//! Two errata fixes (papers/README.md): unit-extent iters are dropped first (Algorithm 1 fails
+//! Two errata of the paper fixed: unit-extent iters are dropped first (Algorithm 1 fails
 //! on them because `gcd(1, rem) = 1`, e.g. `(2, 1, 2) : (2, 5@warp, 1)` by `(4)`), and
 //! mergeable chains are D1-merged first (`(2, 3) : (3, 1)` by `(3, 2)` needs the merged
 //! `(6) : (1)`). Starting from the canonical shard makes the search complete: every shard

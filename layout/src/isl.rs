@@ -1,7 +1,8 @@
-//! Export a layout as an ISL integer relation (paper `002`), so a Presburger solver can check
-//! layout operations independently of this crate.
+//! Export a layout as an ISL integer relation (as Bhaskaracharya et al., *Modeling Layout
+//! Abstractions Using Integer Set Relations*, "the ISL paper", do), so a Presburger solver can
+//! check layout operations independently of this crate.
 //!
-//! Paper `002` writes the coordinate map of a shape with floor/mod expressions; we state the
+//! The ISL paper writes the coordinate map of a shape with floor/mod expressions; we state the
 //! same thing with existential digits, which keeps the relation affine and easy to read:
 //!
 //! ```text

@@ -1,6 +1,6 @@
 //! The layout type `(D, R, O)` over named axes and its canonical printing.
 //!
-//! Printing follows DESIGN.md §3 exactly, so FileCheck lines stay stable:
+//! Printing is canonical (one fixed spacing), so FileCheck lines stay stable:
 //! `(8, 2) : (4@lane, 1@warp) + [(2) : (4@warp)] + 5@warp`. A stride or offset on the
 //! memory axis `m` prints without `@m`; zero offsets and an empty replica are omitted.
 
@@ -182,7 +182,7 @@ impl Layout {
         v
     }
 
-    /// Parse the DESIGN.md §3 syntax (without the `#axe.layout<…>` wrapper).
+    /// Parse the layout text (the grammar of [`crate::parse`], without the `#axe.layout<…>` wrapper).
     pub fn parse(text: &str) -> Result<Self, crate::ParseError> {
         crate::parse::parse_layout(text)
     }

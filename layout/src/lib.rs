@@ -28,7 +28,8 @@
 //! A CuTe layout is the special case with one memory axis, no replica, no offset, and
 //! colexicographic unflattening (first mode fastest); the `cute` module converts by reversing modes.
 //!
-//! This crate has no MLIR dependency: the dialect hands it the attribute text (DESIGN.md §1).
+//! This crate has no MLIR dependency: the dialect hands it the attribute text (through the C ABI
+//! of `dialect/rust/`) and prints the canonical text back.
 
 pub mod error;
 pub mod eval;

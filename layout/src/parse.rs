@@ -1,4 +1,4 @@
-//! The one grammar of the layout text (DESIGN.md §3), shared by the dialect's attribute
+//! The one grammar of the layout text, shared by the dialect's attribute
 //! parser (through the C ABI), the `axe-layout` tool and error messages.
 //!
 //! ```text
@@ -212,7 +212,7 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// Parse a layout in DESIGN.md §3 syntax.
+/// Parse a layout in the syntax above (without the `#axe.layout<…>` wrapper).
 pub fn parse_layout(text: &str) -> Result<Layout, ParseError> {
     Parser { text, pos: 0 }.layout()
 }

@@ -1,5 +1,5 @@
-//! Slicing `L[R:S]` (Axe paper §3.3 and Appendix E, Algorithm 4), with the errata fixes of
-//! `papers/README.md`:
+//! Slicing `L[R:S]` (Axe paper §3.3 and Appendix E, Algorithm 4), with the paper's errata
+//! fixed:
 //!
 //! * the early exit after peeling fires on `rem = 1` (the typeset `rem = 0` never fires);
 //! * the one-wrap form needs the *strict* immediate-left capacity `d_{k-1} + 1 < E_{k-1}`

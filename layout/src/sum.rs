@@ -8,7 +8,7 @@
 //! Construction F.2: group both shards, interleave the blocks `A(0) ‖ B(0) ‖ … ‖ A(r-1) ‖ B(r-1)`,
 //! concatenate the replicas, add the offsets.
 //!
-//! Errata (papers/README.md): F.4 prints the example's sum as `(8, 2, 4, 1)`; the construction
+//! Errata of the paper: F.4 prints the example's sum as `(8, 2, 4, 1)`; the construction
 //! gives `(8, 4, 2, 1)`. F.3's `(A·W) + B = A ⊗ B` is false when `A` has an offset or a replica
 //! (`A = (2) : (1) + 1`, `B = (2) : (1)`): the tiling scales `A`'s offset by `W`, the sum does not.
 

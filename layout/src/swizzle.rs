@@ -1,4 +1,5 @@
-//! CuTe swizzles `Swizzle<B, M, S>` (paper `003`, `002`) as a layout-level transform.
+//! CuTe swizzles `Swizzle<B, M, S>` (the CuTe paper; the ISL paper models them as relations) as a
+//! layout-level transform.
 //!
 //! `Swizzle<B, M, S>` XORs the `B` bits starting at bit `M + max(0, S)` into the `B` bits starting
 //! at bit `M - min(0, S)` (a right shift by `S`, a left shift for negative `S`):
@@ -6,8 +7,8 @@
 //!
 //! * it is a bijection on the integers whenever `S ≠ 0` (the map is unipotent over `F_2`), and it
 //!   permutes every aligned block of `2^(M + B + |S|)` offsets;
-//! * it is an involution only when `|S| ≥ B` (source and target bits disjoint); the `002` claim
-//!   of an involution in general is wrong (errata), e.g. `Swizzle<2,0,1>`.
+//! * it is an involution only when `|S| ≥ B` (source and target bits disjoint); the ISL paper's
+//!   claim of an involution in general is wrong (an erratum), e.g. `Swizzle<2,0,1>`.
 //!
 //! A [`SwizzledLayout`] applies the swizzle to the memory-axis coordinate of every point of an
 //! Axe layout (after shard, replica and offset: CuTe's `Swizzle ∘ offset ∘ Layout`).

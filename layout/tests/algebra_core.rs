@@ -1,7 +1,7 @@
 //! Golden and property tests for span, canonicalize, equivalence, group, tile, tile-of and the
 //! ISL export. Every property is checked against brute-force enumeration of the induced map
 //! (`Layout::table`); every worked example of the Axe paper on these operations and every
-//! errata counterexample of papers/README.md that concerns them has a golden test.
+//! counterexample to an erratum of the paper that concerns them has a golden test.
 
 mod common;
 
@@ -731,7 +731,7 @@ fn tile_of_shape_errors() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// ISL export (paper 002)
+// ISL export (the ISL paper, Bhaskaracharya et al.)
 
 #[test]
 fn isl_golden() {

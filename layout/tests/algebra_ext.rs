@@ -1,5 +1,5 @@
 //! Slicing, direct sum, iter intersection, CuTe interop/algebra and swizzles: golden tests from
-//! the papers (with the errata of `papers/README.md`) and property tests against brute-force
+//! the papers (with their errata corrected) and property tests against brute-force
 //! enumeration of each operation's definition.
 
 mod common;
@@ -524,7 +524,7 @@ fn cute_composition_golden() {
     for (a, b, want) in cases {
         assert_eq!(c(a).compose(&c(b)).unwrap().to_string(), want, "{a} o {b}");
     }
-    // 002 Table 2: ((4,2),(2,4)):((2,16),(1,8)) o ((4,8),2):((16,1),8) = ((4,(4,2)),2):((8,(2,16)),1)
+    // ISL paper, Table 2: ((4,2),(2,4)):((2,16),(1,8)) o ((4,8),2):((16,1),8) = ((4,(4,2)),2):((8,(2,16)),1)
     let a = c("((4,2),(2,4)):((2,16),(1,8))");
     let b = c("((4,8),2):((16,1),8)");
     let r = a.compose(&b).unwrap();
@@ -549,7 +549,7 @@ fn cute_composition_golden() {
 
 #[test]
 fn cute_complement_golden() {
-    // 003 Table 7 (integer strides), complement without a target (cotarget 1).
+    // CuTe paper, Table 7 (integer strides), complement without a target (cotarget 1).
     let cases = [
         ("(4,8):(1,4)", "1:32"),
         ("(4,8):(8,1)", "1:32"),
@@ -813,7 +813,7 @@ proptest! {
 
 #[test]
 fn swizzle_known_values() {
-    // 002 Table 2: swizzle(1,2,1) = c - c mod 8 + (c + 4⌊c/8⌋) mod 8 on [0, 16).
+    // ISL paper, Table 2: swizzle(1,2,1) = c - c mod 8 + (c + 4⌊c/8⌋) mod 8 on [0, 16).
     let s = Swizzle::new(1, 2, 1).unwrap();
     for o in 0..16 {
         assert_eq!(s.apply(o), o - o % 8 + (o + 4 * (o / 8)) % 8);
@@ -878,7 +878,7 @@ fn swizzle_bijective_and_involution_iff_shift_covers_bits() {
             }
         }
     }
-    // 002's involution claim fails for |S| < B:
+    // The ISL paper's involution claim fails for |S| < B:
     let sw = Swizzle::new(2, 0, 1).unwrap();
     assert_ne!(sw.apply(sw.apply(4)), 4);
 }

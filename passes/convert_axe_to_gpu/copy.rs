@@ -55,8 +55,7 @@ pub fn vector_width(factors: &[Factor], k: usize, mem_ops: &[(usize, &Tensor)], 
     1
 }
 
-fn flat(t: &Tensor, n: i64) -> Operand<'_> {
-    let _ = n;
+fn flat(t: &Tensor) -> Operand<'_> {
     Operand {
         layout: &t.layout,
         shape: vec![t.size()],
@@ -110,7 +109,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     if src.size() != n {
         return Err(AxeError::at(op, "source and destination have different element counts"));
     }
-    let ops = [flat(&src, n), flat(&dst, n)];
+    let ops = [flat(&src), flat(&dst)];
     let factors = refine(&[n], &ops).at(op)?;
     let bits = bit_width(dst.elt);
     // Register to register where elements change threads: through shared memory.
@@ -186,11 +185,11 @@ fn through_shared(
         clip: Vec::new(),
         remote: false,
     };
-    let ops1 = [flat(src, n), flat(&scratch, n)];
+    let ops1 = [flat(src), flat(&scratch)];
     let f1 = refine(&[n], &ops1).at(op)?;
     thread_bound(b, op, ctx, scope, &f1, &ops1, src, &scratch, 0, bits)?;
     sync(b)?;
-    let ops2 = [flat(&scratch, n), flat(dst, n)];
+    let ops2 = [flat(&scratch), flat(dst)];
     let f2 = refine(&[n], &ops2).at(op)?;
     thread_bound(b, op, ctx, scope, &f2, &ops2, &scratch, dst, 1, bits)?;
     sync(b)
@@ -308,7 +307,7 @@ fn async_copy(
 /// materialize mma fragments from shared or global memory).
 pub fn into_registers(b: &B, op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &Tensor, dst: &Tensor) -> R<()> {
     let n = dst.size();
-    let ops = [flat(src, n), flat(dst, n)];
+    let ops = [flat(src), flat(dst)];
     let factors = refine(&[n], &ops).at(op)?;
     thread_bound(b, op, ctx, scope, &factors, &ops, src, dst, 1, bit_width(dst.elt))
 }

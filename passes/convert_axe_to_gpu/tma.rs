@@ -808,6 +808,8 @@ pub fn build_maps(b: &B, st: &State) -> Vec<MlirValue> {
             let e = ir::type_to_string(m.elt);
             let list = |v: &[i64]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ");
             let ranked = format!("memref<{}x{e}, strided<[{}]>>", m.dims.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("x"), list(&m.strides));
+            // By name, not through `axe_upstream_ods`: an op with `AttrSizedOperandSegments`, and the
+            // generated builders never set `operandSegmentSizes` (see [`B::op`]).
             let rc = b.val(
                 "memref.reinterpret_cast",
                 &[m.memref],

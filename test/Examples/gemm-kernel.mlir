@@ -53,7 +53,7 @@
 // axe-infer-layout would pick). Per warp and gemm: 4 m-atoms x 8 n-atoms x 2 k-steps = 64
 // mma.sync, 4 gemms; A fragments by ldmatrix.x4, B by ldmatrix.x2.trans; the tiles by cp.async.
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: axe-opt %s --axe-to-nvvm-pipeline=chip=sm_80 2>/dev/null | axe-translate --axe-to-launch-manifest | %python %S/../Target/GPU/Inputs/manifest_summary.py %t | FileCheck %s --check-prefix=MANIFEST
+// RUN: axe-opt %s --axe-to-nvvm-pipeline=chip=sm_80 | axe-translate --axe-to-launch-manifest | %python %S/../Target/GPU/Inputs/manifest_summary.py %t | FileCheck %s --check-prefix=MANIFEST
 // RUN: FileCheck %s --check-prefix=PTX < %t/gemm_kernel.ptx
 // MANIFEST: "entry": "gemm_kernel"
 // MANIFEST-SAME: "grid": [1, 1, 1]

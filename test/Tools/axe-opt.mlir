@@ -10,7 +10,7 @@
 // RUN: axe-opt --help | FileCheck %s --check-prefix=HELP
 // Every malformed layout fails with file:line:col and exit code 1, one per split chunk.
 // RUN: not axe-opt --allow-unregistered-dialect --split-input-file %S/Inputs/malformed-layouts.mlir 2>&1 | FileCheck %s --check-prefix=BAD
-// RUN: axe-opt --allow-unregistered-dialect %S/Inputs/malformed-layouts.mlir 2>/dev/null; test $? -eq 1
+// RUN: axe-opt --allow-unregistered-dialect %S/Inputs/malformed-layouts.mlir; test $? -eq 1
 
 // AFTER: // -----// IR Dump After AxeCanonicalize (axe-canonicalize)
 // HELP: --axe-canonicalize {{ *}}- Put every Axe layout into canonical form

@@ -1,6 +1,6 @@
 // axe-infer-layout{check-only}: verify layouts without rewriting. Everything the inference
 // produces passes the check; each inconsistency below is reported at its op.
-// RUN: axe-opt %S/axe-infer-layout.mlir --split-input-file --axe-infer-layout 2>/dev/null | axe-opt --split-input-file --axe-infer-layout='check-only=true'
+// RUN: axe-opt %S/axe-infer-layout.mlir --split-input-file --axe-infer-layout | axe-opt --split-input-file --axe-infer-layout='check-only=true'
 // RUN: axe-opt %s --split-input-file --axe-infer-layout='check-only=true' --verify-diagnostics
 
 func.func @pointwise_mismatch() {

@@ -81,3 +81,19 @@ func.func @escapes(%g: !axe.tensor<32xf32, global, #axe.layout<(32) : (1)>>) -> 
   %s = axe.slice %g [0 : 32] : !axe.tensor<32xf32, global, #axe.layout<(32) : (1)>> to !axe.tensor<32xf32, global, ?>
   return %s : !axe.tensor<32xf32, global, ?>
 }
+
+// -----
+
+// Refused: FP8 on a target without wgmma (sm_90: no mma.sync atom takes FP8 here).
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @fp8_without_wgmma() {
+    axe.kernel grid [1] threads [128] {
+      %a = axe.alloc : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>
+      %b = axe.alloc : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>
+      %c = axe.alloc : !axe.tensor<64x64xf32, register, ?>
+      // expected-error@+1 {{no tensor-core atom for f8E4M3FN inputs with a f32 accumulator (mma.sync m16n8k16 takes f16/bf16 into f32; wgmma also takes FP8 into f32, on an sm_90a target with A and B in shared memory)}}
+      axe.gemm %a, %b, %c {transpose_b} : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>, !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>, !axe.tensor<64x64xf32, register, ?>
+    }
+    return
+  }
+}

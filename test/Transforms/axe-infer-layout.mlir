@@ -1,9 +1,9 @@
 // axe-infer-layout on real kernels. Every expected layout below was derived by hand from
 // its definition (noted per case), not copied from the pass's output.
-// RUN: axe-opt %s --axe-infer-layout --split-input-file 2>/dev/null | FileCheck %s
+// RUN: axe-opt %s --axe-infer-layout --split-input-file | FileCheck %s
 // RUN: axe-opt %s --axe-infer-layout --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 // Idempotent: inferring again changes nothing, and the result verifies.
-// RUN: axe-opt %s --axe-infer-layout --split-input-file 2>/dev/null | axe-opt --axe-infer-layout --split-input-file 2>/dev/null | FileCheck %s
+// RUN: axe-opt %s --axe-infer-layout --split-input-file | axe-opt --axe-infer-layout --split-input-file | FileCheck %s
 
 // GEMM main loop, 4 warps, C = 64x32 f32. Anchor: mma.sync m16n8k16 tiled over a 2x2 warp
 // grid. From the PTX ISA C fragment (row 8h + g, col 2q + b, lane 4g + q, reg 2h + b) and

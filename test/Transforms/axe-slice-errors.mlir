@@ -2,7 +2,8 @@
 // RUN: axe-opt %s --axe-slice --split-input-file --verify-diagnostics
 
 // The one-wrap step of region 2:6 of (2, 4) : (1@warp, 1) goes from m = 3 back to m = 0 on
-// warp 1: it spans two axes, so no single iter can express it (papers/README.md errata).
+// warp 1: it spans two axes, so no single iter can express it (an erratum of the Axe paper:
+// Lemma E.2's one-wrap stride can span two axes, and the slice must then be refused).
 func.func @two_axes(%t: !axe.tensor<8xf16, global, #axe.layout<(2, 4) : (1@warp, 1)>>) {
   // expected-error @+1 {{region [2:6] of layout (2, 4) : (1@warp, 1) admits no slice layout: no slice layout: the one-wrap step}}
   %s = axe.slice %t [2 : 6] : !axe.tensor<8xf16, global, #axe.layout<(2, 4) : (1@warp, 1)>> to !axe.tensor<4xf16, global, ?>

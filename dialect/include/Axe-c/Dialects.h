@@ -34,7 +34,8 @@ enum AxeTargetFeature {
 
 /// Functions implemented in Rust and called by the C++ dialect and passes.
 typedef struct AxeRustHooks {
-  /// Parses layout text (DESIGN.md §3, without the `#axe.layout<>` wrapper).
+  /// Parses layout text (the grammar of layout/src/parse.rs, without the
+  /// `#axe.layout<>` wrapper).
   /// On success sends the canonical printing to `sink` and returns true; on
   /// failure sets `*errorOffset` (byte offset into `text`), sends the message
   /// to `sink` and returns false.

@@ -11,10 +11,11 @@ def Axe_LayoutAttr : AttrDef<Axe_Dialect, "Layout"> {
   let summary = "an Axe layout (D, R, O) over named hardware axes";
   let description = [{
     A thin, verified carrier of an Axe layout. The parameter is the layout's
-    canonical text (DESIGN.md §3), produced by the Rust `axe-layout` parser,
-    so two attributes are equal exactly when their layouts are structurally
-    equal. All semantics (evaluation, canonicalization, tiling, slicing) live
-    in the `axe-layout` crate; this attribute never interprets the text.
+    canonical text (one fixed spacing; `@m`, zero offsets and an empty replica
+    omitted), produced by the Rust `axe-layout` parser, so two attributes are
+    equal exactly when their layouts are structurally equal. All semantics
+    (evaluation, canonicalization, tiling, slicing) live in the `axe-layout`
+    crate; this attribute never interprets the text.
 
     ```mlir
     #axe.layout<(16, 8) : (8, 1)>
@@ -126,7 +127,7 @@ def Axe_TargetAttr : AttrDef<Axe_Dialect, "Target"> {
     `#axe.target<"sm_90">` (also `sm_80`, `sm_90a`, `sm_100`, `trn1`), usually
     set as the `axe.target` attribute of the module. The axes a target offers
     and their bounds are hardware facts kept in one Rust module
-    (`passes/target.rs`), not in the verifiers:
+    (`passes/target/mod.rs`), not in the verifiers:
 
     | target | axes (bound) |
     |--------|--------------|

@@ -46,11 +46,14 @@ def AxeSlice : Pass<"axe-slice"> {
   let description = [{
     Every `axe.slice` whose source has a layout gets the layout of the region
     it selects, computed by the Axe paper's Algorithm 4 (Appendix E, with the
-    errata of `papers/README.md`): the sliced layout `L[R:S]`, whose offset
-    is the source's value at the region's first element. Chains of slices
-    compose: a slice of a slice is first folded into one slice of the
-    original tensor. A region that admits no slice layout (neither of
-    Theorem E.3's sufficient forms holds) is reported with a located error.
+    paper's errata corrected as listed in `layout/src/slice.rs`: the early
+    exit fires on `rem = 1`, Lemma E.2's capacity condition is strict, and a
+    one-wrap stride that spans two axes or is zero is refused): the sliced
+    layout `L[R:S]`, whose offset is the source's value at the region's first
+    element. Chains of slices compose: a slice of a slice is first folded into
+    one slice of the original tensor. A region that admits no slice layout
+    (neither of Theorem E.3's sufficient forms holds) is reported with a
+    located error.
 
     Before / after:
 

@@ -122,7 +122,7 @@ impl RefLayout {
         i64::try_from(acc).map_err(|_| LayoutError::Overflow)
     }
 
-    /// Coalesce (003 §3.2): the minimal-rank flat layout with the same integral evaluation.
+    /// Coalesce (CuTe paper §3.2): the minimal-rank flat layout with the same integral evaluation.
     /// Shape-1 modes are dropped; adjacent modes with `s_i·d_i = d_{i+1}` merge.
     pub fn coalesce(&self) -> RefLayout {
         let mut out: Vec<(i64, i64)> = Vec::new();
@@ -170,7 +170,7 @@ impl RefLayout {
         modes
     }
 
-    /// Base case of composition (003 Eq. (19)–(21)): `self ∘ s:d` for a coalesced flat `self`.
+    /// Base case of composition (CuTe paper Eq. (19)–(21)): `self ∘ s:d` for a coalesced flat `self`.
     fn compose_leaf(a: &[(i64, i64)], s: i64, d: i64) -> Result<RefLayout, LayoutError> {
         if s == 1 {
             return Self::from_modes(&[(1, 0)]);
@@ -244,11 +244,11 @@ impl RefLayout {
         }
     }
 
-    /// Group composition `R = self ∘ b` (003 §3.3): `R` has `b`'s shape hierarchy and
+    /// Group composition `R = self ∘ b` (CuTe paper §3.3): `R` has `b`'s shape hierarchy and
     /// `R(i) = self(b(i))` for every `i < |b|` (with `self`'s extended domain).
     ///
     /// Each leaf of `b` is composed by the base case (after coalescing and truncating `self`);
-    /// `Unsupported` when a divisibility condition fails. Distributing over `b`'s leaves (003
+    /// `Unsupported` when a divisibility condition fails. Distributing over `b`'s leaves (CuTe
     /// Eq. (23)) is proved when the leaves add without carries in `self`'s mixed radix
     /// ([`distributes`]); otherwise the result is checked by enumeration (when
     /// `|b| ≤ VERIFY_LIMIT`) and refused if it differs. Debug builds also re-check proved results.
@@ -273,13 +273,13 @@ impl RefLayout {
             }
         } else if !provably {
             return Err(LayoutError::Unsupported(format!(
-                "composition {self} ∘ {b}: the right operand's modes may carry into each other in the left operand's modes (003 Eq. 23), and it is too large to check element by element"
+                "composition {self} ∘ {b}: the right operand's modes may carry into each other in the left operand's modes (CuTe paper Eq. 23), and it is too large to check element by element"
             )));
         }
         Ok(r)
     }
 
-    /// Complement with respect to `cotarget` (003 §3.5): a layout `L*` whose images are
+    /// Complement with respect to `cotarget` (CuTe paper §3.5): a layout `L*` whose images are
     /// disjoint from `L`'s (except at 0), strictly increasing, and whose size reaches `cotarget`:
     /// the modes of `L` sorted by stride, each gap `d_i / current` filled by a mode of stride
     /// `current`, then a final mode `(⌈cotarget / current⌉, current)`. Shape-1 gap modes are
@@ -321,7 +321,7 @@ impl RefLayout {
         Self::from_modes(&out)
     }
 
-    /// Right inverse (003 §3.4.1, Table 5): the largest `R` with `L(R(k)) = k` for `k < |R|`,
+    /// Right inverse (CuTe paper §3.4.1, Table 5): the largest `R` with `L(R(k)) = k` for `k < |R|`,
     /// built by following the strides 1, `s_0·d_0`, … of the coalesced layout; `1:0` when no
     /// mode has stride 1.
     pub fn right_inverse(&self) -> Result<RefLayout, LayoutError> {
@@ -344,7 +344,7 @@ impl RefLayout {
         Self::from_modes(&out)
     }
 
-    /// Left inverse (003 §3.4.3, Table 6): `L†` with `L(L†(L(k))) = L(k)` for all `k < |L|`.
+    /// Left inverse (CuTe paper §3.4.3, Table 6): `L†` with `L(L†(L(k))) = L(k)` for all `k < |L|`.
     /// The offsets are unflattened in the radix of `L`'s modes sorted by stride
     /// (`d_0, d_1/d_0, …, s_last`); each digit is sent to its mode's logical weight. A leading
     /// mode `d_0 : 0` absorbs a first stride above 1; stride-0 modes are skipped.
@@ -390,7 +390,7 @@ impl RefLayout {
         Self::from_modes(&out)
     }
 
-    /// Logical divide `A ⊘ B = A ∘ (B, B*_{|A|})` (003 §3.5.2), a rank-2 layout (tile, rest).
+    /// Logical divide `A ⊘ B = A ∘ (B, B*_{|A|})` (CuTe paper §3.5.2), a rank-2 layout (tile, rest).
     pub fn logical_divide(&self, b: &RefLayout) -> Result<RefLayout, LayoutError> {
         self.validate()?;
         // Coalescing B* is safe here: the tiler (B, B*) is only evaluated inside its domain.
@@ -403,7 +403,7 @@ impl RefLayout {
     }
 
     /// Logical product `A ⊗ B = (A, A* ∘ B)` with `A* = complement(A, |A|·cosize(B))`
-    /// (003 §3.5.1), a rank-2 layout (tile, grid).
+    /// (CuTe paper §3.5.1), a rank-2 layout (tile, grid).
     pub fn logical_product(&self, b: &RefLayout) -> Result<RefLayout, LayoutError> {
         self.validate()?;
         b.validate()?;

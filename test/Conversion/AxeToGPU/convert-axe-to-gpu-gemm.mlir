@@ -2,8 +2,9 @@
 // 16-bit operands whose 8-element chunks are contiguous and aligned are read with ldmatrix
 // (x4 for A; x2 with .trans for B stored [K, N]); others are copied into fragment registers
 // through their layouts.
-// RUN: axe-opt %s --axe-infer-layout --convert-axe-to-gpu --split-input-file 2>/dev/null | FileCheck %s
-// RUN: axe-opt %s --axe-to-nvvm-pipeline='chip=sm_80' --split-input-file 2>/dev/null | FileCheck %s --check-prefix=PTX
+// The layouts are those axe-infer-layout gives (the PTX run infers them again, unchanged).
+// RUN: axe-opt %s --convert-axe-to-gpu --split-input-file | FileCheck %s
+// RUN: axe-opt %s --axe-to-nvvm-pipeline='chip=sm_80' --split-input-file | FileCheck %s --check-prefix=PTX
 
 // One warp, C 16x16 (2 n atoms), K 32 (2 k atoms): 4 mma.sync, each fed by ldmatrix.
 // CHECK-LABEL: func.func @warp_gemm
@@ -18,22 +19,25 @@
 // CHECK: gpu.terminator
 // PTX-COUNT-2: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // PTX-COUNT-4: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+!sa = !axe.tensor<16x32xf16, shared, #axe.layout<(16, 32) : (32, 1)>, #axe.swizzle<2, 3, 2>>
+!sb = !axe.tensor<32x16xf16, shared, #axe.layout<(32, 16) : (16, 1)>>
+!acc = !axe.tensor<16x16xf32, register, #axe.layout<(2, 8, 2, 4, 2) : (2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>
 module attributes {axe.target = #axe.target<"sm_80">} {
   func.func @warp_gemm(%a: memref<512xf16> {axe.align = 16 : i64}, %b: memref<512xf16> {axe.align = 16 : i64}, %c: memref<256xf32> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<512xf16> to !axe.tensor<16x32xf16, global, #axe.layout<(16, 32) : (32, 1)>>
     %B = axe.view %b : memref<512xf16> to !axe.tensor<32x16xf16, global, #axe.layout<(32, 16) : (16, 1)>>
     %C = axe.view %c : memref<256xf32> to !axe.tensor<16x16xf32, global, #axe.layout<(16, 16) : (16, 1)>>
     axe.kernel grid [1] threads [32] {
-      %sa = axe.alloc : !axe.tensor<16x32xf16, shared, ?>
-      %sb = axe.alloc : !axe.tensor<32x16xf16, shared, ?>
-      %acc = axe.alloc : !axe.tensor<16x16xf32, register, ?>
+      %sa = axe.alloc : !sa
+      %sb = axe.alloc : !sb
+      %acc = axe.alloc : !acc
       %z = arith.constant 0.0 : f32
-      axe.fill %acc, %z : !axe.tensor<16x16xf32, register, ?>, f32
-      axe.copy %A, %sa : !axe.tensor<16x32xf16, global, #axe.layout<(16, 32) : (32, 1)>>, !axe.tensor<16x32xf16, shared, ?>
-      axe.copy %B, %sb : !axe.tensor<32x16xf16, global, #axe.layout<(32, 16) : (16, 1)>>, !axe.tensor<32x16xf16, shared, ?>
+      axe.fill %acc, %z : !acc, f32
+      axe.copy %A, %sa : !axe.tensor<16x32xf16, global, #axe.layout<(16, 32) : (32, 1)>>, !sa
+      axe.copy %B, %sb : !axe.tensor<32x16xf16, global, #axe.layout<(32, 16) : (16, 1)>>, !sb
       axe.barrier cta
-      axe.gemm %sa, %sb, %acc : !axe.tensor<16x32xf16, shared, ?>, !axe.tensor<32x16xf16, shared, ?>, !axe.tensor<16x16xf32, register, ?>
-      axe.copy %acc, %C : !axe.tensor<16x16xf32, register, ?>, !axe.tensor<16x16xf32, global, #axe.layout<(16, 16) : (16, 1)>>
+      axe.gemm %sa, %sb, %acc : !sa, !sb, !acc
+      axe.copy %acc, %C : !acc, !axe.tensor<16x16xf32, global, #axe.layout<(16, 16) : (16, 1)>>
     }
     return
   }
@@ -46,6 +50,7 @@ module attributes {axe.target = #axe.target<"sm_80">} {
 // CHECK-LABEL: func.func @fragment_copy
 // CHECK-DAG: memref.alloca() : memref<16xf16>
 // CHECK-COUNT-4: nvgpu.mma.sync
+!acc = !axe.tensor<16x16xf32, register, #axe.layout<(2, 8, 2, 4, 2) : (2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>
 module attributes {axe.target = #axe.target<"sm_80">} {
   func.func @fragment_copy(%a: memref<512xf16> {axe.align = 16 : i64}, %b: memref<512xf16> {axe.align = 16 : i64}, %c: memref<256xf32> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<512xf16> to !axe.tensor<32x16xf16, global, #axe.layout<(32, 16) : (16, 1)>>
@@ -54,14 +59,14 @@ module attributes {axe.target = #axe.target<"sm_80">} {
     axe.kernel grid [1] threads [32] {
       %sa = axe.alloc : !axe.tensor<32x16xf16, shared, #axe.layout<(32, 16) : (16, 1)>>
       %sb = axe.alloc : !axe.tensor<32x16xf16, shared, #axe.layout<(32, 16) : (16, 1)>>
-      %acc = axe.alloc : !axe.tensor<16x16xf32, register, ?>
+      %acc = axe.alloc : !acc
       %z = arith.constant 0.0 : f32
-      axe.fill %acc, %z : !axe.tensor<16x16xf32, register, ?>, f32
+      axe.fill %acc, %z : !acc, f32
       axe.copy %A, %sa : !axe.tensor<32x16xf16, global, #axe.layout<(32, 16) : (16, 1)>>, !axe.tensor<32x16xf16, shared, #axe.layout<(32, 16) : (16, 1)>>
       axe.copy %B, %sb : !axe.tensor<32x16xf16, global, #axe.layout<(32, 16) : (16, 1)>>, !axe.tensor<32x16xf16, shared, #axe.layout<(32, 16) : (16, 1)>>
       axe.barrier cta
-      axe.gemm %sa, %sb, %acc {transpose_a} : !axe.tensor<32x16xf16, shared, #axe.layout<(32, 16) : (16, 1)>>, !axe.tensor<32x16xf16, shared, #axe.layout<(32, 16) : (16, 1)>>, !axe.tensor<16x16xf32, register, ?>
-      axe.copy %acc, %C : !axe.tensor<16x16xf32, register, ?>, !axe.tensor<16x16xf32, global, #axe.layout<(16, 16) : (16, 1)>>
+      axe.gemm %sa, %sb, %acc {transpose_a} : !axe.tensor<32x16xf16, shared, #axe.layout<(32, 16) : (16, 1)>>, !axe.tensor<32x16xf16, shared, #axe.layout<(32, 16) : (16, 1)>>, !acc
+      axe.copy %acc, %C : !acc, !axe.tensor<16x16xf32, global, #axe.layout<(16, 16) : (16, 1)>>
     }
     return
   }

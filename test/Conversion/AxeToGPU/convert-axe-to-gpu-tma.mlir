@@ -1,4 +1,5 @@
-// RUN: axe-opt %s --split-input-file --axe-slice --axe-infer-layout --convert-axe-to-gpu | FileCheck %s
+// RUN: axe-opt %s --split-input-file --convert-axe-to-gpu | FileCheck %s
+// The slices' layouts are those axe-slice and axe-infer-layout give.
 
 // TMA: a 32x256 f16 tile of a row-major 256x256 tensor into a 128B-swizzled shared tile made of
 // four 64-column blocks: the tensor map (built on the host, before the launch) has 32x64
@@ -30,6 +31,7 @@
 // CHECK: arith.xori
 // CHECK-NOT: nvvm.cp.async.wait.group
 // CHECK: gpu.terminator
+!tile = !axe.tensor<32x256xf16, global, #axe.layout<(32, 256) : (256, 1)>>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @copy(%x: memref<65536xf16> {axe.align = 16 : i64}, %y: memref<65536xf16> {axe.align = 16 : i64}) {
     %X = axe.view %x : memref<65536xf16> to !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>>
@@ -39,11 +41,11 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
       %c32 = arith.constant 32 : index
       %r = arith.muli %cta, %c32 : index
       %s = axe.alloc : !axe.tensor<32x256xf16, shared, #axe.layout<(32, 4, 64) : (64, 2048, 1)>, #axe.swizzle<3, 3, 3>>
-      %xt = axe.slice %X [%r : +32, 0 : 256] : !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>> to !axe.tensor<32x256xf16, global, ?>
-      %t = axe.copy async %xt, %s schedule tma : !axe.tensor<32x256xf16, global, ?>, !axe.tensor<32x256xf16, shared, #axe.layout<(32, 4, 64) : (64, 2048, 1)>, #axe.swizzle<3, 3, 3>> -> !axe.token
+      %xt = axe.slice %X [%r : +32, 0 : 256] : !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>> to !tile
+      %t = axe.copy async %xt, %s schedule tma : !tile, !axe.tensor<32x256xf16, shared, #axe.layout<(32, 4, 64) : (64, 2048, 1)>, #axe.swizzle<3, 3, 3>> -> !axe.token
       axe.wait %t
-      %yt = axe.slice %Y [%r : +32, 0 : 256] : !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>> to !axe.tensor<32x256xf16, global, ?>
-      axe.copy %s, %yt : !axe.tensor<32x256xf16, shared, #axe.layout<(32, 4, 64) : (64, 2048, 1)>, #axe.swizzle<3, 3, 3>>, !axe.tensor<32x256xf16, global, ?>
+      %yt = axe.slice %Y [%r : +32, 0 : 256] : !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>> to !tile
+      axe.copy %s, %yt : !axe.tensor<32x256xf16, shared, #axe.layout<(32, 4, 64) : (64, 2048, 1)>, #axe.swizzle<3, 3, 3>>, !tile
     }
     return
   }
@@ -69,6 +71,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // CHECK: %[[J:[^ ]+]] = arith.index_cast %[[AJ]] : index to i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}} box[%[[I]], %[[J]]]
 // CHECK: nvvm.mbarrier.try_wait.parity
+!xt = !axe.tensor<64x32xf32, global, #axe.layout<(64, 32) : (1, 256)>>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @colmajor(%x: memref<65536xf32> {axe.align = 16 : i64}) {
     %X = axe.view %x : memref<65536xf32> to !axe.tensor<256x256xf32, global, #axe.layout<(256, 256) : (1, 256)>>
@@ -82,8 +85,8 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
       %oi = arith.muli %bi, %c64 : index
       %oj = arith.muli %bj, %c32 : index
       %s = axe.alloc : !axe.tensor<64x32xf32, shared, #axe.layout<(64, 32) : (1, 64)>>
-      %xt = axe.slice %X [%oi : +64, %oj : +32] : !axe.tensor<256x256xf32, global, #axe.layout<(256, 256) : (1, 256)>> to !axe.tensor<64x32xf32, global, ?>
-      axe.copy %xt, %s schedule tma : !axe.tensor<64x32xf32, global, ?>, !axe.tensor<64x32xf32, shared, #axe.layout<(64, 32) : (1, 64)>>
+      %xt = axe.slice %X [%oi : +64, %oj : +32] : !axe.tensor<256x256xf32, global, #axe.layout<(256, 256) : (1, 256)>> to !xt
+      axe.copy %xt, %s schedule tma : !xt, !axe.tensor<64x32xf32, shared, #axe.layout<(64, 32) : (1, 64)>>
     }
     return
   }
@@ -112,6 +115,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // CHECK: arith.andi
 // CHECK: scf.if
 // CHECK:   nvvm.mbarrier.try_wait.parity
+!tile = !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @pipeline(%x: memref<16384xf16> {axe.align = 16 : i64}) {
     %X = axe.view %x : memref<16384xf16> to !axe.tensor<256x64xf16, global, #axe.layout<(256, 64) : (64, 1)>>
@@ -120,14 +124,14 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
       %c64 = arith.constant 64 : index
       %c192 = arith.constant 192 : index
       %s = axe.alloc : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
-      %x0 = axe.slice %X [%c0 : +64, 0 : 64] : !axe.tensor<256x64xf16, global, #axe.layout<(256, 64) : (64, 1)>> to !axe.tensor<64x64xf16, global, ?>
-      %t0 = axe.copy async %x0, %s schedule tma : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>> -> !axe.token
+      %x0 = axe.slice %X [%c0 : +64, 0 : 64] : !axe.tensor<256x64xf16, global, #axe.layout<(256, 64) : (64, 1)>> to !tile
+      %t0 = axe.copy async %x0, %s schedule tma : !tile, !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>> -> !axe.token
       %last = scf.for %r = %c0 to %c192 step %c64 iter_args(%t = %t0) -> (!axe.token) {
         axe.wait %t
         axe.barrier cta
         %r1 = arith.addi %r, %c64 : index
-        %xn = axe.slice %X [%r1 : +64, 0 : 64] : !axe.tensor<256x64xf16, global, #axe.layout<(256, 64) : (64, 1)>> to !axe.tensor<64x64xf16, global, ?>
-        %tn = axe.copy async %xn, %s schedule tma : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>> -> !axe.token
+        %xn = axe.slice %X [%r1 : +64, 0 : 64] : !axe.tensor<256x64xf16, global, #axe.layout<(256, 64) : (64, 1)>> to !tile
+        %tn = axe.copy async %xn, %s schedule tma : !tile, !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>> -> !axe.token
         scf.yield %tn : !axe.token
       }
       axe.wait
@@ -157,19 +161,21 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // CHECK: scf.if
 // CHECK-NOT: nvvm.mbarrier.try_wait.parity
 // CHECK:   nvvm.mbarrier.arrive.expect_tx
+!x0 = !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
+!x1 = !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1) + 4096>>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @release(%x: memref<16384xf16> {axe.align = 16 : i64}) {
     %X = axe.view %x : memref<16384xf16> to !axe.tensor<256x64xf16, global, #axe.layout<(256, 64) : (64, 1)>>
     axe.kernel grid [1] threads [128] {
       %s = axe.alloc : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
       %s2 = axe.alloc : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
-      %x0 = axe.slice %X [0 : 64, 0 : 64] : !axe.tensor<256x64xf16, global, #axe.layout<(256, 64) : (64, 1)>> to !axe.tensor<64x64xf16, global, ?>
-      %x1 = axe.slice %X [64 : 128, 0 : 64] : !axe.tensor<256x64xf16, global, #axe.layout<(256, 64) : (64, 1)>> to !axe.tensor<64x64xf16, global, ?>
-      %t0 = axe.copy async %x0, %s schedule tma : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>> -> !axe.token
+      %x0 = axe.slice %X [0 : 64, 0 : 64] : !axe.tensor<256x64xf16, global, #axe.layout<(256, 64) : (64, 1)>> to !x0
+      %x1 = axe.slice %X [64 : 128, 0 : 64] : !axe.tensor<256x64xf16, global, #axe.layout<(256, 64) : (64, 1)>> to !x1
+      %t0 = axe.copy async %x0, %s schedule tma : !x0, !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>> -> !axe.token
       axe.wait %t0
       %r = axe.arrive
-      %t1 = axe.copy async %x1, %s schedule tma after %r : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>> -> !axe.token
-      %t2 = axe.copy async %x0, %s2 schedule tma after %r : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>> -> !axe.token
+      %t1 = axe.copy async %x1, %s schedule tma after %r : !x1, !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>> -> !axe.token
+      %t2 = axe.copy async %x0, %s2 schedule tma after %r : !x0, !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>> -> !axe.token
       axe.wait %t1, %t2
     }
     return

@@ -2,8 +2,9 @@
 // fence, the accumulator registers packed into one struct per instruction tile, wgmma.fence,
 // the wgmma chain (K innermost), commit, wait 0, the structs stored back. Descriptors are read
 // off the shared layouts and checked against them element by element at compile time.
-// RUN: axe-opt %s --axe-infer-layout --convert-axe-to-gpu --split-input-file --verify-diagnostics 2>/dev/null | FileCheck %s
-// RUN: axe-opt %s --axe-to-nvvm-pipeline='chip=sm_90a features=+ptx80' --split-input-file --verify-diagnostics 2>/dev/null | FileCheck %s --check-prefix=PTX
+// The layouts are those axe-infer-layout gives (the PTX run infers them again, unchanged).
+// RUN: axe-opt %s --convert-axe-to-gpu --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: axe-opt %s --axe-to-nvvm-pipeline='chip=sm_90a features=+ptx80' --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=PTX
 
 // One warpgroup, C 64x64, K 32, A [M, K] and B [N, K] K-major with the 64-byte swizzle: the
 // accumulator gets the m64n64k16 D fragment; two wgmma (one per 16 of K). The descriptor of
@@ -37,6 +38,7 @@
 // PTX-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // PTX: wgmma.commit_group.sync.aligned
 // PTX: wgmma.wait_group.sync.aligned
+!acc = !axe.tensor<64x64xf32, register, #axe.layout<(4, 2, 8, 8, 4, 2) : (1@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @warpgroup_wgmma(%a: memref<2048xf16> {axe.align = 16 : i64}, %b: memref<2048xf16> {axe.align = 16 : i64}, %c: memref<4096xf32> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<2048xf16> to !axe.tensor<64x32xf16, global, #axe.layout<(64, 32) : (32, 1)>>
@@ -45,16 +47,16 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     axe.kernel grid [1] threads [128] {
       %sa = axe.alloc : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>
       %sb = axe.alloc : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>
-      %acc = axe.alloc : !axe.tensor<64x64xf32, register, ?>
+      %acc = axe.alloc : !acc
       %z = arith.constant 0.0 : f32
-      axe.fill %acc, %z : !axe.tensor<64x64xf32, register, ?>, f32
+      axe.fill %acc, %z : !acc, f32
       axe.copy %A, %sa : !axe.tensor<64x32xf16, global, #axe.layout<(64, 32) : (32, 1)>>, !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>
       axe.copy %B, %sb : !axe.tensor<64x32xf16, global, #axe.layout<(64, 32) : (32, 1)>>, !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>
       axe.barrier cta
       axe.scope warpgroup [0 : 1] {
-        axe.gemm %sa, %sb, %acc {transpose_b} : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>, !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>, !axe.tensor<64x64xf32, register, ?>
+        axe.gemm %sa, %sb, %acc {transpose_b} : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>, !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>, !acc
       }
-      axe.copy %acc, %C : !axe.tensor<64x64xf32, register, ?>, !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>
+      axe.copy %acc, %C : !acc, !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>
     }
     return
   }
@@ -83,6 +85,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // PTX: wgmma.wait_group.sync.aligned \091;
 // PTX: wgmma.wait_group.sync.aligned \090;
 // PTX: st.global
+!acc = !axe.tensor<64x64xf32, register, #axe.layout<(4, 2, 8, 8, 4, 2) : (1@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @async_wgmma(%a: memref<2048xf16> {axe.align = 16 : i64}, %b: memref<2048xf16> {axe.align = 16 : i64}, %c: memref<4096xf32> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<2048xf16> to !axe.tensor<64x32xf16, global, #axe.layout<(64, 32) : (32, 1)>>
@@ -91,17 +94,17 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     axe.kernel grid [1] threads [128] {
       %sa = axe.alloc : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>
       %sb = axe.alloc : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>
-      %acc = axe.alloc : !axe.tensor<64x64xf32, register, ?>
+      %acc = axe.alloc : !acc
       %z = arith.constant 0.0 : f32
-      axe.fill %acc, %z : !axe.tensor<64x64xf32, register, ?>, f32
+      axe.fill %acc, %z : !acc, f32
       axe.copy %A, %sa : !axe.tensor<64x32xf16, global, #axe.layout<(64, 32) : (32, 1)>>, !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>
       axe.copy %B, %sb : !axe.tensor<64x32xf16, global, #axe.layout<(64, 32) : (32, 1)>>, !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>
       axe.barrier cta
-      %g0 = axe.gemm async %sa, %sb, %acc {transpose_b} : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>, !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>, !axe.tensor<64x64xf32, register, ?> -> !axe.token
-      %g1 = axe.gemm async %sa, %sb, %acc {transpose_b} : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>, !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>, !axe.tensor<64x64xf32, register, ?> -> !axe.token
+      %g0 = axe.gemm async %sa, %sb, %acc {transpose_b} : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>, !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>, !acc -> !axe.token
+      %g1 = axe.gemm async %sa, %sb, %acc {transpose_b} : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>, !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>, !acc -> !axe.token
       axe.wait %g1 outstanding 1
       axe.wait %g1
-      axe.copy %acc, %C : !axe.tensor<64x64xf32, register, ?>, !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>
+      axe.copy %acc, %C : !acc, !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>
     }
     return
   }
@@ -123,6 +126,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // PTX: .shared .align 1024
 // PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+!acc = !axe.tensor<128x128xf32, register, #axe.layout<(8, 2, 8, 16, 4, 2) : (1@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @gemm_wgmma(%a: memref<8192xf16> {axe.align = 16 : i64}, %b: memref<8192xf16> {axe.align = 16 : i64}, %c: memref<16384xf32> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<8192xf16> to !axe.tensor<128x64xf16, global, #axe.layout<(128, 64) : (64, 1)>>
@@ -131,14 +135,14 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     axe.kernel grid [1] threads [256] {
       %sa = axe.alloc : !axe.tensor<128x64xf16, shared, #axe.layout<(128, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
       %sb = axe.alloc : !axe.tensor<64x128xf16, shared, #axe.layout<(64, 2, 64) : (64, 4096, 1)>, #axe.swizzle<3, 3, 3>>
-      %acc = axe.alloc : !axe.tensor<128x128xf32, register, ?>
+      %acc = axe.alloc : !acc
       %z = arith.constant 0.0 : f32
-      axe.fill %acc, %z : !axe.tensor<128x128xf32, register, ?>, f32
+      axe.fill %acc, %z : !acc, f32
       axe.copy %A, %sa : !axe.tensor<128x64xf16, global, #axe.layout<(128, 64) : (64, 1)>>, !axe.tensor<128x64xf16, shared, #axe.layout<(128, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
       axe.copy %B, %sb : !axe.tensor<64x128xf16, global, #axe.layout<(64, 128) : (128, 1)>>, !axe.tensor<64x128xf16, shared, #axe.layout<(64, 2, 64) : (64, 4096, 1)>, #axe.swizzle<3, 3, 3>>
       axe.barrier cta
-      axe.gemm %sa, %sb, %acc : !axe.tensor<128x64xf16, shared, #axe.layout<(128, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>, !axe.tensor<64x128xf16, shared, #axe.layout<(64, 2, 64) : (64, 4096, 1)>, #axe.swizzle<3, 3, 3>>, !axe.tensor<128x128xf32, register, ?>
-      axe.copy %acc, %C : !axe.tensor<128x128xf32, register, ?>, !axe.tensor<128x128xf32, global, #axe.layout<(128, 128) : (128, 1)>>
+      axe.gemm %sa, %sb, %acc : !axe.tensor<128x64xf16, shared, #axe.layout<(128, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>, !axe.tensor<64x128xf16, shared, #axe.layout<(64, 2, 64) : (64, 4096, 1)>, #axe.swizzle<3, 3, 3>>, !acc
+      axe.copy %acc, %C : !acc, !axe.tensor<128x128xf32, global, #axe.layout<(128, 128) : (128, 1)>>
     }
     return
   }
@@ -189,6 +193,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // PTX: .entry fp8_wgmma_kernel
 // PTX-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3
+!acc = !axe.tensor<64x64xf32, register, #axe.layout<(4, 2, 8, 8, 4, 2) : (1@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @fp8_wgmma(%a: memref<4096xf8E4M3FN> {axe.align = 16 : i64}, %b: memref<4096xf8E4M3FN> {axe.align = 16 : i64}, %c: memref<4096xf32> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<4096xf8E4M3FN> to !axe.tensor<64x64xf8E4M3FN, global, #axe.layout<(64, 64) : (64, 1)>>
@@ -197,14 +202,14 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     axe.kernel grid [1] threads [128] {
       %sa = axe.alloc : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>
       %sb = axe.alloc : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>
-      %acc = axe.alloc : !axe.tensor<64x64xf32, register, ?>
+      %acc = axe.alloc : !acc
       %z = arith.constant 0.0 : f32
-      axe.fill %acc, %z : !axe.tensor<64x64xf32, register, ?>, f32
+      axe.fill %acc, %z : !acc, f32
       axe.copy %A, %sa : !axe.tensor<64x64xf8E4M3FN, global, #axe.layout<(64, 64) : (64, 1)>>, !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>
       axe.copy %B, %sb : !axe.tensor<64x64xf8E4M3FN, global, #axe.layout<(64, 64) : (64, 1)>>, !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>
       axe.barrier cta
-      axe.gemm %sa, %sb, %acc {transpose_b} : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>, !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>, !axe.tensor<64x64xf32, register, ?>
-      axe.copy %acc, %C : !axe.tensor<64x64xf32, register, ?>, !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>
+      axe.gemm %sa, %sb, %acc {transpose_b} : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>, !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>, !acc
+      axe.copy %acc, %C : !acc, !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>
     }
     return
   }
@@ -218,17 +223,18 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<f32>, <one>], A[<e5m2>, <one>, <row>], B[<e5m2>, <one>, <col>]
 // PTX: .entry fp8_e5m2_kernel
 // PTX: wgmma.mma_async.sync.aligned.m64n64k32.f32.e5m2.e5m2
+!acc = !axe.tensor<64x64xf32, register, #axe.layout<(4, 2, 8, 8, 4, 2) : (1@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @fp8_e5m2(%c: memref<4096xf32> {axe.align = 16 : i64}) {
     %C = axe.view %c : memref<4096xf32> to !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>
     axe.kernel grid [1] threads [128] {
       %sa = axe.alloc : !axe.tensor<64x32xf8E5M2, shared, #axe.layout<(8, 8, 2, 16) : (128, 16, 1024, 1)>>
       %sb = axe.alloc : !axe.tensor<64x32xf8E5M2, shared, #axe.layout<(8, 8, 2, 16) : (128, 16, 1024, 1)>>
-      %acc = axe.alloc : !axe.tensor<64x64xf32, register, ?>
+      %acc = axe.alloc : !acc
       %z = arith.constant 0.0 : f32
-      axe.fill %acc, %z : !axe.tensor<64x64xf32, register, ?>, f32
-      axe.gemm %sa, %sb, %acc {transpose_b} : !axe.tensor<64x32xf8E5M2, shared, #axe.layout<(8, 8, 2, 16) : (128, 16, 1024, 1)>>, !axe.tensor<64x32xf8E5M2, shared, #axe.layout<(8, 8, 2, 16) : (128, 16, 1024, 1)>>, !axe.tensor<64x64xf32, register, ?>
-      axe.copy %acc, %C : !axe.tensor<64x64xf32, register, ?>, !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>
+      axe.fill %acc, %z : !acc, f32
+      axe.gemm %sa, %sb, %acc {transpose_b} : !axe.tensor<64x32xf8E5M2, shared, #axe.layout<(8, 8, 2, 16) : (128, 16, 1024, 1)>>, !axe.tensor<64x32xf8E5M2, shared, #axe.layout<(8, 8, 2, 16) : (128, 16, 1024, 1)>>, !acc
+      axe.copy %acc, %C : !acc, !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>
     }
     return
   }
@@ -237,14 +243,15 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // -----
 
 // Refused: an FP8 B contiguous along N (wgmma transposes only 16-bit operands).
+!c = !axe.tensor<64x64xf32, register, #axe.layout<(4, 2, 8, 8, 4, 2) : (1@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @fp8_mn_major() {
     axe.kernel grid [1] threads [128] {
       %a = axe.alloc : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>
       %b = axe.alloc : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>
-      %c = axe.alloc : !axe.tensor<64x64xf32, register, ?>
+      %c = axe.alloc : !c
       // expected-error@+1 {{is contiguous along M/N; wgmma reads 8-bit operands only K-major (contiguous along K)}}
-      axe.gemm %a, %b, %c : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>, !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>, !axe.tensor<64x64xf32, register, ?>
+      axe.gemm %a, %b, %c : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>, !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>, !c
     }
     return
   }
@@ -253,30 +260,15 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // -----
 
 // Refused: the 16-bit element swizzle on FP8 tiles (the 128-byte mode on bytes is <3, 4, 3>).
+!c = !axe.tensor<64x64xf32, register, #axe.layout<(4, 2, 8, 8, 4, 2) : (1@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @fp8_swizzle_mismatch() {
     axe.kernel grid [1] threads [128] {
       %a = axe.alloc : !axe.tensor<64x128xf8E4M3FN, shared, #axe.layout<(64, 128) : (128, 1)>, #axe.swizzle<3, 3, 3>>
       %b = axe.alloc : !axe.tensor<64x128xf8E4M3FN, shared, #axe.layout<(64, 128) : (128, 1)>, #axe.swizzle<3, 3, 3>>
-      %c = axe.alloc : !axe.tensor<64x64xf32, register, ?>
+      %c = axe.alloc : !c
       // expected-error@+1 {{A has #axe.swizzle<3, 3, 3>, which no wgmma descriptor swizzle mode matches for 8-bit elements (none, #axe.swizzle<1|2|3, 4, 3>)}}
-      axe.gemm %a, %b, %c {transpose_b} : !axe.tensor<64x128xf8E4M3FN, shared, #axe.layout<(64, 128) : (128, 1)>, #axe.swizzle<3, 3, 3>>, !axe.tensor<64x128xf8E4M3FN, shared, #axe.layout<(64, 128) : (128, 1)>, #axe.swizzle<3, 3, 3>>, !axe.tensor<64x64xf32, register, ?>
-    }
-    return
-  }
-}
-
-// -----
-
-// Refused: FP8 on a target without wgmma (sm_90: no mma.sync atom takes FP8 here).
-module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @fp8_without_wgmma() {
-    axe.kernel grid [1] threads [128] {
-      %a = axe.alloc : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>
-      %b = axe.alloc : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>
-      %c = axe.alloc : !axe.tensor<64x64xf32, register, ?>
-      // expected-error@+1 {{no tensor-core atom for f8E4M3FN inputs with a f32 accumulator (mma.sync m16n8k16 takes f16/bf16 into f32; wgmma also takes FP8 into f32, on an sm_90a target with A and B in shared memory)}}
-      axe.gemm %a, %b, %c {transpose_b} : !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>, !axe.tensor<64x64xf8E4M3FN, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<2, 4, 3>>, !axe.tensor<64x64xf32, register, ?>
+      axe.gemm %a, %b, %c {transpose_b} : !axe.tensor<64x128xf8E4M3FN, shared, #axe.layout<(64, 128) : (128, 1)>, #axe.swizzle<3, 3, 3>>, !axe.tensor<64x128xf8E4M3FN, shared, #axe.layout<(64, 128) : (128, 1)>, #axe.swizzle<3, 3, 3>>, !c
     }
     return
   }

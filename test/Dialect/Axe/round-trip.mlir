@@ -4,7 +4,8 @@
 // RUN: axe-opt %s --allow-unregistered-dialect --mlir-print-op-generic | axe-opt --allow-unregistered-dialect | FileCheck %s
 // RUN: axe-opt %s --allow-unregistered-dialect --verify-roundtrip
 
-// The paper's tensor-core tile (§2.2) prints exactly as written (DESIGN.md §3).
+// The paper's tensor-core tile (§2.2) prints exactly as written: printing is canonical, with
+// the spacing below.
 // CHECK-LABEL: "test.tile"
 // CHECK-SAME: l = #axe.layout<(8, 2, 4, 2) : (4@lane, 1@warp, 1@lane, 1@reg) + [(2) : (4@warp)] + 5@warp>
 "test.tile"() {l = #axe.layout<(8, 2, 4, 2) : (4@lane, 1@warp, 1@lane, 1@reg) + [(2) : (4@warp)] + 5@warp>} : () -> ()

@@ -1,4 +1,4 @@
-// Row softmax of a 32768x4096 f16 matrix (DESIGN.md's torch.softmax fp16 baseline shape), one
+// Row softmax of a 32768x4096 f16 matrix (the shape of the torch.softmax fp16 baseline), one
 // CTA (8 warps) per row: 16-byte f16 loads, computed in f32 registers (axe.cast both ways),
 // max and sum reduced in-thread, by shuffles, then across warps through shared memory.
 module attributes {axe.target = #axe.target<"sm_90">} {

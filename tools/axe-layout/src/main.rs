@@ -1,9 +1,10 @@
 //! `axe-layout`: inspect and transform Axe layouts from the command line.
 //!
 //! A thin driver over the `axe-layout` crate: every verb parses its inputs (layouts in the
-//! DESIGN.md §3 syntax, shapes, regions, points), calls one operation of the algebra and prints
-//! the result as text or, with `--json`, as one JSON object. The exit code is part of the
-//! contract other checks rely on: 0 success, 1 no result for these inputs, 2 malformed input.
+//! syntax of `#axe.layout<…>` without the wrapper, shapes, regions, points), calls one operation
+//! of the algebra and prints the result as text or, with `--json`, as one JSON object. The exit
+//! code is part of the contract other checks rely on: 0 success, 1 no result for these inputs,
+//! 2 malformed input.
 
 mod args;
 mod draw;
@@ -26,7 +27,7 @@ const OUTPUT_LIMIT: i64 = 1 << 22;
 const DRAW_LIMIT: i64 = 1 << 14;
 
 const AFTER_HELP: &str = "\
-Layouts use the DESIGN.md §3 syntax without the #axe.layout wrapper, e.g.
+Layouts use the syntax of #axe.layout<...> without the wrapper, e.g.
   '(8, 2, 4, 2) : (4@lane, 1@warp, 1@lane, 1@reg) + [(2) : (4@warp)] + 5@warp'
 Shapes are written --shape 16,24 (default: the 1-D shape of the layout's size), regions
 --region 0:8,8:24 (half-open), points --point lane=8,warp=6. Binary verbs take each

@@ -101,7 +101,7 @@ unsafe fn target_arg(p: *const c_char, len: usize) -> crate::error::Result<&'sta
 unsafe fn layout_arg(p: *const c_char, len: usize) -> crate::error::Result<Layout> {
     // SAFETY: the caller's guarantee.
     unsafe { text(p, len) }
-        .and_then(|t| Layout::parse(t).ok())
+        .and_then(super::parse_canonical)
         .ok_or_else(|| "invalid layout".into())
 }
 

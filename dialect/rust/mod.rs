@@ -92,7 +92,32 @@ pub fn layout_of_attr(attr: Attribute) -> Option<Layout> {
     // SAFETY: `attr` is a live `#axe.layout` (checked above), which the C++ casts to.
     let text = string_of(unsafe { ffi::axeLayoutAttrGetText(attr.to_raw()) });
     // The attribute's verifier guarantees the text parses.
-    Layout::parse(&text).ok()
+    parse_canonical(&text)
+}
+
+/// Parses the canonical text of a layout attribute, once per text and thread: verifiers and
+/// rewrites ask for the same few layouts again and again (one op's layout used to be parsed
+/// up to four times in its verification). Keyed by the text itself, not by the uniqued
+/// attribute's address, which a later context may reuse for another attribute.
+pub fn parse_canonical(text: &str) -> Option<Layout> {
+    /// Distinct layouts kept per thread; past it the cache starts over.
+    const CAPACITY: usize = 4096;
+    thread_local! {
+        static PARSED: std::cell::RefCell<std::collections::HashMap<Box<str>, Option<Layout>>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    PARSED.with(|cache| {
+        if let Some(hit) = cache.borrow().get(text) {
+            return hit.clone();
+        }
+        let parsed = Layout::parse(text).ok();
+        let mut cache = cache.borrow_mut();
+        if cache.len() >= CAPACITY {
+            cache.clear();
+        }
+        cache.insert(text.into(), parsed.clone());
+        parsed
+    })
 }
 
 /// Builds the `#axe.layout` attribute of `layout` in `context` (loading the dialect when it is

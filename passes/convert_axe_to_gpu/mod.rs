@@ -528,16 +528,16 @@ pub struct Options {
     pub chip: Option<String>,
 }
 
-fn parse_options(s: &str) -> Result<Options, String> {
+fn parse_options(s: &str) -> Result<Options, AxeError> {
     let mut o = Options::default();
     for item in s.split([' ', ',']).filter(|i| !i.is_empty()) {
         let (k, v) = item.split_once('=').unwrap_or((item, "true"));
         if k == "chip" {
             if crate::target::lookup(v).is_none_or(|t| !t.is_gpu()) {
-                return Err(format!(
+                return Err(AxeError::Message(format!(
                     "chip '{v}' is not a GPU target ({})",
                     crate::target::known_targets()
-                ));
+                )));
             }
             o.chip = Some(v.to_string());
             continue;
@@ -545,11 +545,11 @@ fn parse_options(s: &str) -> Result<Options, String> {
         let flag = match v {
             "1" | "true" => true,
             "0" | "false" => false,
-            _ => return Err(format!("option '{k}' expects a boolean, got '{v}'")),
+            _ => return Err(AxeError::Message(format!("option '{k}' expects a boolean, got '{v}'"))),
         };
         match k {
             "emulate-threads-on-cpu" => o.emulate = flag,
-            _ => return Err(format!("unknown option '{k}'")),
+            _ => return Err(AxeError::Message(format!("unknown option '{k}'"))),
         }
     }
     Ok(o)

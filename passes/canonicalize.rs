@@ -76,7 +76,8 @@ fn overwrites(op: MlirOperation, v: MlirValue) -> bool {
 
 /// `axe.copy %x, %x` (synchronous) does nothing.
 fn fold_self_copy(op: MlirOperation) -> bool {
-    if ir::num_results(op) != 0 || ir::key(ir::operand(op, 0)) != ir::key(ir::operand(op, 1)) {
+    let (src, dst) = (ods::copy::operands::SOURCE, ods::copy::operands::DEST);
+    if ir::num_results(op) != 0 || ir::key(ir::operand(op, src)) != ir::key(ir::operand(op, dst)) {
         return false;
     }
     // SAFETY: the copy has no results (checked above) and is not kept anywhere else; the
@@ -88,7 +89,7 @@ fn fold_self_copy(op: MlirOperation) -> bool {
 /// A fill of a fresh allocation, overwritten by the next op in the same block that touches the
 /// tensor, with no slice aliasing it.
 fn fold_dead_fill(op: MlirOperation) -> bool {
-    let t = ir::operand(op, 0);
+    let t = ir::operand(op, ods::fill::operands::DEST);
     let Some(def) = ir::defining_op(t) else { return false };
     if ir::name(def) != ods::ops::ALLOC {
         return false;
@@ -118,7 +119,10 @@ fn fold_dead_fill(op: MlirOperation) -> bool {
 /// `axe.convert_layout %src, %dst` between identical types, `%dst` a fresh allocation only
 /// read afterwards and `%src` never written afterwards: `%dst` is `%src`.
 fn fold_trivial_conversion(op: MlirOperation) -> bool {
-    let (src, dst) = (ir::operand(op, 0), ir::operand(op, 1));
+    let (src, dst) = (
+        ir::operand(op, ods::convert_layout::operands::SOURCE),
+        ir::operand(op, ods::convert_layout::operands::DEST),
+    );
     // SAFETY: both types are live (module contract); comparing them only reads them.
     if !unsafe { mlir_sys::mlirTypeEqual(ir::value_type(src), ir::value_type(dst)) } {
         return false;

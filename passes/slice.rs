@@ -82,7 +82,7 @@ pub fn sliced_layout(layout: &Layout, shape: &[i64], op: mlir_sys::MlirOperation
 pub(crate) fn fold_chain(op: mlir_sys::MlirOperation) -> bool {
     let mut changed = false;
     loop {
-        let source = ir::operand(op, 0);
+        let source = ir::operand(op, ods::slice::operands::SOURCE);
         let Some(inner) = ir::defining_op(source).filter(|d| ir::name(*d) == ods::ops::SLICE) else {
             return changed;
         };
@@ -102,7 +102,11 @@ pub(crate) fn fold_chain(op: mlir_sys::MlirOperation) -> bool {
         // defined before both) by the composed bounds (DenseI64ArrayAttrs, as ODS declares);
         // the inner slice is erased only without uses, and is not held elsewhere.
         unsafe {
-            ir::set_operand(op, 0, ir::operand(inner, 0));
+            ir::set_operand(
+                op,
+                ods::slice::operands::SOURCE,
+                ir::operand(inner, ods::slice::operands::SOURCE),
+            );
             ir::set_i64_array(op, ods::slice::LOWER, &lower);
             ir::set_i64_array(op, ods::slice::UPPER, &upper);
             if !ir::has_uses(ir::result(inner, 0)) {
@@ -114,7 +118,7 @@ pub(crate) fn fold_chain(op: mlir_sys::MlirOperation) -> bool {
 
 /// Gives one slice its layout; false (after a diagnostic) when no slice layout exists.
 fn slice_layout(op: mlir_sys::MlirOperation) -> bool {
-    let source_type = ir::value_type(ir::operand(op, 0));
+    let source_type = ir::value_type(ir::operand(op, ods::slice::operands::SOURCE));
     let Some(layout) = ir::tensor_layout(source_type) else {
         return true; // `?` source: left for axe-infer-layout.
     };

@@ -69,7 +69,7 @@ fn buffer_type(op: MlirOperation, t: MlirType) -> R<Option<MlirType>> {
 fn viewed_buffer(user: MlirOperation, v: MlirValue, want: MlirType) -> R<MlirValue> {
     match ir::defining_op(v) {
         Some(d) if ir::name(d) == ods::ops::VIEW => {
-            let m = ir::operand(d, 0);
+            let m = ir::operand(d, ods::view::operands::SOURCE);
             // SAFETY: both types are live (module contract); comparing them only reads them.
             if unsafe { mlirTypeEqual(ir::value_type(m), want) } {
                 Ok(m)

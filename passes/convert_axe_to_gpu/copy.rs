@@ -80,8 +80,8 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         ));
     }
     let cp_async = schedule == CopySchedule::CpAsync && !ctx.emulate;
-    let src = tensor(ctx, op, ir::operand(op, 0))?;
-    let dst = tensor(ctx, op, ir::operand(op, 1))?;
+    let src = tensor(ctx, op, ir::operand(op, ods::copy::operands::SOURCE))?;
+    let dst = tensor(ctx, op, ir::operand(op, ods::copy::operands::DEST))?;
     // `{clip}` tiles: TMA copies read them (tma.rs, zero fill past the tensor) and
     // register-to-global copies write them (predicated stores, `thread_bound`); nothing else.
     if !src.clip.is_empty() {

@@ -17,8 +17,8 @@ use melior::dialect::arith;
 
 pub fn fill(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     let b = B::before(op);
-    let dst = tensor(ctx, op, ir::operand(op, 0))?;
-    let value = ir::operand(op, 1);
+    let dst = tensor(ctx, op, ir::operand(op, ods::fill::operands::DEST))?;
+    let value = ir::operand(op, ods::fill::operands::VALUE);
     let n = dst.size();
     let ops = [Operand {
         layout: &dst.layout,

@@ -286,9 +286,9 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         has_attr(op, ods::gemm::TRANSPOSE_A),
         has_attr(op, ods::gemm::TRANSPOSE_B),
     );
-    let a = tensor(ctx, op, ir::operand(op, 0))?;
-    let bt = tensor(ctx, op, ir::operand(op, 1))?;
-    let c = tensor(ctx, op, ir::operand(op, 2))?;
+    let a = tensor(ctx, op, ir::operand(op, ods::gemm::operands::A))?;
+    let bt = tensor(ctx, op, ir::operand(op, ods::gemm::operands::B))?;
+    let c = tensor(ctx, op, ir::operand(op, ods::gemm::operands::C))?;
     let (m, n) = (c.shape[0], c.shape[1]);
     let k = if ta { a.shape[0] } else { a.shape[1] };
     // wgmma (sm_90a, shared A and B, the D-fragment accumulator) checks its own types: it

@@ -187,7 +187,7 @@ fn distributed(user: MlirOperation, func: MlirOperation, v: MlirValue) -> R<Dist
     let view = ir::defining_op(v).filter(|d| ir::name(*d) == ods::ops::VIEW).ok_or_else(|| {
         AxeError::at(user, "a distributed operand must be an axe.view of a function argument (a symmetric buffer every rank passes)")
     })?;
-    let buf = ir::operand(view, 0);
+    let buf = ir::operand(view, ods::view::operands::SOURCE);
     // SAFETY: `buf` is a live value of the function being lowered.
     let is_arg = unsafe {
         mlirValueIsABlockArgument(buf) && mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(buf)).ptr == func.ptr

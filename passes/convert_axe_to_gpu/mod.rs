@@ -221,7 +221,7 @@ fn resolve(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<(Tensor, Option<Sp
     let mut layout = layout;
     let (buf, per_thread) = match ir::defining_op(v) {
         Some(d) if ir::name(d) == ods::ops::VIEW => {
-            let m = ir::operand(d, 0);
+            let m = ir::operand(d, ods::view::operands::SOURCE);
             let mt = ir::value_type(m);
             if ir::shape(mt).len() != 1 {
                 return Err(AxeError::at(d, format!(
@@ -249,7 +249,7 @@ fn resolve(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<(Tensor, Option<Sp
         }
         Some(d) if ir::name(d) == ods::ops::SLICE => {
             // A slice addresses its source's storage, swizzle included.
-            let (src, src_spread) = resolve(ctx, user, ir::operand(d, 0))?;
+            let (src, src_spread) = resolve(ctx, user, ir::operand(d, ods::slice::operands::SOURCE))?;
             swizzle = src.swizzle;
             dyn_offset = src.dyn_offset;
             base_align = src.base_align;

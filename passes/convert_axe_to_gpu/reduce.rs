@@ -24,8 +24,8 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         ReduceKind::Max => BinaryKind::Max,
         ReduceKind::Min => BinaryKind::Min,
     };
-    let src = tensor(ctx, op, ir::operand(op, 0))?;
-    let dst = tensor(ctx, op, ir::operand(op, 1))?;
+    let src = tensor(ctx, op, ir::operand(op, ods::reduce::operands::SOURCE))?;
+    let dst = tensor(ctx, op, ir::operand(op, ods::reduce::operands::DEST))?;
     if src.mem != Mem::Register || dst.mem != Mem::Register {
         return Err(AxeError::at(
             op,

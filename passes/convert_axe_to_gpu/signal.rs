@@ -43,7 +43,8 @@ fn ordering(b: &B, o: Ordering) -> MlirAttribute {
 
 /// The flag's address, as a generic LLVM pointer.
 fn flag_pointer(b: &B, ctx: &Ctx, op: MlirOperation) -> R<MlirValue> {
-    let t = tensor(ctx, op, ir::operand(op, 0))?;
+    // axe.signal and axe.signal_wait both take the flag first.
+    let t = tensor(ctx, op, ir::operand(op, ods::signal::operands::FLAG))?;
     if t.swizzle.is_some() || t.per_thread {
         return Err(AxeError::at(op, "a flag is a plain global tensor"));
     }

@@ -323,9 +323,15 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
     }
     // The global operand (the tensor map's view) and the shared one (the boxes' buffer).
     let (src, dst) = if store {
-        (ir::operand(op, 1), ir::operand(op, 0))
+        (
+            ir::operand(op, ods::copy::operands::DEST),
+            ir::operand(op, ods::copy::operands::SOURCE),
+        )
     } else {
-        (ir::operand(op, 0), ir::operand(op, 1))
+        (
+            ir::operand(op, ods::copy::operands::SOURCE),
+            ir::operand(op, ods::copy::operands::DEST),
+        )
     };
     // Every issue of a site must be waited for once (the phase bit each thread keeps would
     // fall out of step with the mbarrier otherwise): an async TMA copy's token must be used.
@@ -373,13 +379,13 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
                         origin[i].0 += l;
                     }
                 }
-                v = ir::operand(d, 0);
+                v = ir::operand(d, ods::slice::operands::SOURCE);
             }
             Some(d) if ir::name(d) == ods::ops::VIEW => break d,
             _ => return err(op, "the source of a TMA copy must be an axe.view of a kernel argument, or slices of one (the tensor map describes that view)"),
         }
     };
-    let memref = ir::operand(view, 0);
+    let memref = ir::operand(view, ods::view::operands::SOURCE);
     if let Some(d) = ir::defining_op(memref) {
         if ir::is_ancestor(kernel, d) {
             return err(op, "the TMA source's memref is defined inside the kernel; the host builds the tensor map, so it must come from outside");
@@ -419,7 +425,7 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
                         "a TMA destination with a run-time origin is not supported (its alignment cannot be checked)",
                     );
                 }
-                v = ir::operand(d, 0);
+                v = ir::operand(d, ods::slice::operands::SOURCE);
             }
             Some(d) if ir::name(d) == ods::ops::ALLOC => break d,
             _ => {

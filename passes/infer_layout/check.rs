@@ -49,7 +49,11 @@ fn check_pointwise(op: MlirOperation, inputs: &[usize], dst: usize) -> bool {
 }
 
 fn check_gemm(op: MlirOperation) -> bool {
-    let (a, b, c) = (ir::operand(op, 0), ir::operand(op, 1), ir::operand(op, 2));
+    let (a, b, c) = (
+        ir::operand(op, ods::gemm::operands::A),
+        ir::operand(op, ods::gemm::operands::B),
+        ir::operand(op, ods::gemm::operands::C),
+    );
     if scope(c) != Some(MemoryScope::Register) {
         return true;
     }
@@ -105,10 +109,19 @@ pub fn run(root: MlirOperation) -> bool {
             }
         }
         ok &= match ir::name(op).as_str() {
-            ods::ops::UNARY | ods::ops::CAST => check_pointwise(op, &[0], 1),
-            ods::ops::BINARY => check_pointwise(op, &[0, 1], 2),
+            ods::ops::UNARY | ods::ops::CAST => {
+                check_pointwise(op, &[ods::cast::operands::SOURCE], ods::cast::operands::DEST)
+            }
+            ods::ops::BINARY => check_pointwise(
+                op,
+                &[ods::binary::operands::LHS, ods::binary::operands::RHS],
+                ods::binary::operands::DEST,
+            ),
             ods::ops::REDUCE => {
-                let (s, d) = (ir::operand(op, 0), ir::operand(op, 1));
+                let (s, d) = (
+                    ir::operand(op, ods::reduce::operands::SOURCE),
+                    ir::operand(op, ods::reduce::operands::DEST),
+                );
                 match (layout(s), layout(d)) {
                     (Some(sl), Some(dl)) => {
                         let dims: Vec<usize> = ir::i64_array(op, ods::reduce::DIMS)
@@ -128,7 +141,10 @@ pub fn run(root: MlirOperation) -> bool {
                 }
             }
             ods::ops::SLICE => {
-                let (s, r) = (ir::operand(op, 0), ir::result(op, 0));
+                let (s, r) = (
+                    ir::operand(op, ods::slice::operands::SOURCE),
+                    ir::result(op, ods::slice::results::RESULT),
+                );
                 match (layout(s), layout(r)) {
                     (Some(sl), Some(rl)) => match crate::slice::sliced_layout(&sl, &shape(s), op) {
                         Ok(w) if !equal(&rl, &w) => bad(op, format!("the slice's layout {rl} is not L[R:S] = {w}")),

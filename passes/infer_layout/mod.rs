@@ -126,7 +126,11 @@ pub(crate) fn equal(a: &Layout, b: &Layout) -> bool {
 /// Phase 1: the gemm anchors. Returns the A/B atom layouts per gemm (used to score shared
 /// memory accesses in phase 4).
 fn anchor_gemm(inf: &mut Inference, op: MlirOperation) -> Option<(Layout, Layout)> {
-    let (a, b, c) = (ir::operand(op, 0), ir::operand(op, 1), ir::operand(op, 2));
+    let (a, b, c) = (
+        ir::operand(op, ods::gemm::operands::A),
+        ir::operand(op, ods::gemm::operands::B),
+        ir::operand(op, ods::gemm::operands::C),
+    );
     let (ta, tb) = (
         ir::has_attr(op, ods::gemm::TRANSPOSE_A),
         ir::has_attr(op, ods::gemm::TRANSPOSE_B),
@@ -329,7 +333,10 @@ fn propagate(inf: &mut Inference, op: MlirOperation, choose: bool) -> bool {
     let name = ir::name(op);
     match name.as_str() {
         ods::ops::COPY => {
-            let (src, dst) = (ir::operand(op, 0), ir::operand(op, 1));
+            let (src, dst) = (
+                ir::operand(op, ods::copy::operands::SOURCE),
+                ir::operand(op, ods::copy::operands::DEST),
+            );
             for (from, to) in [(src, dst), (dst, src)] {
                 if inf.layout(to).is_some() || scope(to) != Some(MemoryScope::Register) {
                     continue;
@@ -355,7 +362,11 @@ fn propagate(inf: &mut Inference, op: MlirOperation, choose: bool) -> bool {
         }
         _ if choose => false,
         ods::ops::UNARY | ods::ops::CAST => {
-            let (src, dst) = (ir::operand(op, 0), ir::operand(op, 1));
+            // Both are (source, dest).
+            let (src, dst) = (
+                ir::operand(op, ods::cast::operands::SOURCE),
+                ir::operand(op, ods::cast::operands::DEST),
+            );
             match (inf.layout(src).cloned(), inf.layout(dst).cloned()) {
                 (Some(l), None) => inf.set(dst, l),
                 (None, Some(l)) => inf.set(src, l),
@@ -363,7 +374,11 @@ fn propagate(inf: &mut Inference, op: MlirOperation, choose: bool) -> bool {
             }
         }
         ods::ops::BINARY => {
-            let (lhs, rhs, dst) = (ir::operand(op, 0), ir::operand(op, 1), ir::operand(op, 2));
+            let (lhs, rhs, dst) = (
+                ir::operand(op, ods::binary::operands::LHS),
+                ir::operand(op, ods::binary::operands::RHS),
+                ir::operand(op, ods::binary::operands::DEST),
+            );
             let dshape = shape(dst);
             let mut changed = false;
             if inf.layout(dst).is_none() {
@@ -396,7 +411,10 @@ fn propagate(inf: &mut Inference, op: MlirOperation, choose: bool) -> bool {
             changed
         }
         ods::ops::REDUCE => {
-            let (src, dst) = (ir::operand(op, 0), ir::operand(op, 1));
+            let (src, dst) = (
+                ir::operand(op, ods::reduce::operands::SOURCE),
+                ir::operand(op, ods::reduce::operands::DEST),
+            );
             if inf.layout(dst).is_some() {
                 return false;
             }
@@ -416,7 +434,10 @@ fn propagate(inf: &mut Inference, op: MlirOperation, choose: bool) -> bool {
             }
         }
         ods::ops::SLICE => {
-            let (src, res) = (ir::operand(op, 0), ir::result(op, 0));
+            let (src, res) = (
+                ir::operand(op, ods::slice::operands::SOURCE),
+                ir::result(op, ods::slice::results::RESULT),
+            );
             if inf.layout(res).is_some() {
                 return false;
             }
@@ -451,8 +472,14 @@ fn coalesced(op: MlirOperation, memory: &Layout, shape: &[i64], bits: u32) -> cr
 fn resolve_pointwise(inf: &mut Inference, op: MlirOperation) {
     let name = ir::name(op);
     let (inputs, dst): (Vec<usize>, MlirValue) = match name.as_str() {
-        ods::ops::UNARY | ods::ops::CAST => (vec![0], ir::operand(op, 1)),
-        ods::ops::BINARY => (vec![0, 1], ir::operand(op, 2)),
+        ods::ops::UNARY | ods::ops::CAST => (
+            vec![ods::cast::operands::SOURCE],
+            ir::operand(op, ods::cast::operands::DEST),
+        ),
+        ods::ops::BINARY => (
+            vec![ods::binary::operands::LHS, ods::binary::operands::RHS],
+            ir::operand(op, ods::binary::operands::DEST),
+        ),
         _ => return,
     };
     let Some(dl) = inf.layout(dst).cloned() else { return };

@@ -397,13 +397,13 @@ fn translate_op(k: &mut Kernel, op: MlirOperation) -> Res<()> {
             if ir::has_attr(op, ods::copy::ASYNC) {
                 return diag(op, "axe-to-nki: asynchronous copies are not supported (NKI schedules DMA itself)");
             }
-            let src = k.tensor(op, ir::operand(op, 0))?;
-            let dst = k.tensor(op, ir::operand(op, 1))?;
+            let src = k.tensor(op, ir::operand(op, ods::copy::operands::SOURCE))?;
+            let dst = k.tensor(op, ir::operand(op, ods::copy::operands::DEST))?;
             plan::emit_copy(k, op, &src, &dst)
         }
         ods::ops::FILL => {
-            let dst = k.tensor(op, ir::operand(op, 0))?;
-            let Some(value) = constant_literal(ir::operand(op, 1)) else {
+            let dst = k.tensor(op, ir::operand(op, ods::fill::operands::DEST))?;
+            let Some(value) = constant_literal(ir::operand(op, ods::fill::operands::VALUE)) else {
                 return diag(op, "axe-to-nki: the fill value must be an arith.constant");
             };
             plan::emit_fill(k, op, &dst, &value)
@@ -529,8 +529,8 @@ fn dims(s: &[i64]) -> String {
 /// `axe.slice` of an on-chip tensor with an explicit result layout: a view of the same
 /// buffer. The given layout must place every element where the parent's layout does.
 fn slice(k: &mut Kernel, op: MlirOperation) -> Res<()> {
-    let parent = k.tensor(op, ir::operand(op, 0))?;
-    let v = ir::result(op, 0);
+    let parent = k.tensor(op, ir::operand(op, ods::slice::operands::SOURCE))?;
+    let v = ir::result(op, ods::slice::results::RESULT);
     let t = tensor_from_type(op, ir::value_type(v), parent.buf.clone(), "the slice")?;
     if parent.scope == Scope::Hbm {
         return diag(

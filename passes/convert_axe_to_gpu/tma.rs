@@ -59,8 +59,7 @@ const MAX_BARRIERS: usize = 31;
 /// `mbarrier.try_wait` suspend-time hint (ns), as CUTLASS uses.
 const TRY_WAIT_TICKS: i64 = 0x989680;
 
-/// The alignment of a tensor map's global address (CUDA driver API, `cuTensorMapEncodeTiled`).
-const TMA_GLOBAL_ALIGN: i64 = 16;
+use crate::target::{MBARRIER_MAX_TX_BYTES, TMA_GLOBAL_ALIGN, TMA_MAX_MULTICAST_CTAS};
 
 /// A tensor map: one global tensor (a kernel argument) seen as TMA dimensions.
 pub struct TensorMap {
@@ -470,7 +469,7 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
     }
     let (boxes_outer_first, box_list) = list_boxes(&ext, bx, &off, elt_bytes, span).map_err(box_error)?;
     let bytes = tile.iter().product::<i64>() * elt_bytes;
-    if !store && bytes >= 1 << 20 {
+    if !store && bytes > MBARRIER_MAX_TX_BYTES {
         return err(
             op,
             format!("a TMA copy of {bytes} bytes exceeds an mbarrier's transaction count (< 2^20 bytes)"),
@@ -529,10 +528,10 @@ fn multicast_group(op: MlirOperation, kernel: MlirOperation) -> R<Option<Multica
         out.push(d as usize);
         parts *= n;
     }
-    if parts > 16 {
+    if parts > TMA_MAX_MULTICAST_CTAS {
         return err(
             op,
-            format!("a TMA multicast reaches at most 16 CTAs, this group has {parts}"),
+            format!("a TMA multicast reaches at most {TMA_MAX_MULTICAST_CTAS} CTAs, this group has {parts}"),
         );
     }
     Ok((parts > 1).then_some(Multicast { dims: out, parts }))

@@ -214,9 +214,7 @@ impl WgmmaInput {
     }
 }
 
-/// `wgmma.mma_async` atom: every warpgroup issues m64nNkK (N a multiple of 8, at most 256).
-pub const WGMMA_M: i64 = 64;
-pub const WGMMA_MAX_N: i64 = 256;
+pub use crate::target::{WGMMA_M, WGMMA_MAX_N};
 
 /// The N of one `wgmma` instruction for an accumulator `n` columns wide: all of it up to 256,
 /// otherwise the widest multiple of 8 (at most 256) that divides it.

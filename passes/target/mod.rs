@@ -57,6 +57,16 @@ pub const WARPGROUP_THREADS: i64 = WARP_THREADS * WARPGROUP_WARPS;
 /// they are allocated and `setmaxnreg` counts them.
 pub const MAX_REGISTERS_PER_THREAD: i64 = 255;
 pub const REGISTER_GRANULE: i64 = 8;
+/// The `wgmma.mma_async` atom of sm_90a: each warpgroup issues m64nNkK, N a multiple of 8 up to
+/// 256 (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate").
+pub const WGMMA_M: i64 = 64;
+pub const WGMMA_MAX_N: i64 = 256;
+/// TMA: the alignment of a tensor map's global address (CUDA driver API,
+/// `cuTensorMapEncodeTiled`), the bytes one mbarrier phase can expect (its transaction count is
+/// below 2^20), and the most CTAs one multicast copy reaches (its 16-bit CTA mask).
+pub const TMA_GLOBAL_ALIGN: i64 = 16;
+pub const MBARRIER_MAX_TX_BYTES: i64 = (1 << 20) - 1;
+pub const TMA_MAX_MULTICAST_CTAS: i64 = 16;
 
 /// CUDA's launch limits, the same on every GPU target: threads per CTA and per CTA
 /// dimension, CTAs per grid dimension.

@@ -53,9 +53,11 @@ pub mod sum;
 pub mod swizzle;
 
 // Operator-level layout math: the common refinement of an operator's operands over its
-// iteration space, and the projection of a layout that a reduction or broadcast leaves.
+// iteration space, the check that a schedule built on it gives every thread what it needs,
+// and the projection of a layout that a reduction or broadcast leaves.
 pub mod project;
 pub mod refine;
+pub mod schedule;
 
 pub use canon::Canonical;
 pub use equiv::{equivalent, EquivMethod, Equivalence};

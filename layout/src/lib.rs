@@ -53,11 +53,20 @@ pub mod slice;
 pub mod sum;
 pub mod swizzle;
 
+// Operator-level layout math: the common refinement of an operator's operands over its
+// iteration space, the check that a schedule built on it gives every thread what it needs,
+// and the projection of a layout that a reduction or broadcast leaves.
+pub mod project;
+pub mod refine;
+pub mod schedule;
+
 pub use canon::Canonical;
 pub use equiv::{equivalent, EquivMethod, Equivalence};
 pub use error::{LayoutError, ParseError};
 pub use group::Grouped;
 pub use layout::{Axis, Iter, Layout, Point, MEMORY_AXIS};
+pub use project::project;
+pub use refine::{refine, Factor, Operand, Place};
 pub use slice::TiledRegion;
 pub use tile::tile;
 pub use tile_of::tile_of;

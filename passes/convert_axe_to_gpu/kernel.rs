@@ -1,6 +1,7 @@
 //! `axe.kernel` → `gpu.launch`, scopes, and the CPU emulation of a launch.
 
 use crate::error::{AtOp, AxeError};
+use melior::dialect::arith::CmpiPredicate;
 use std::collections::HashMap;
 
 use axe_upstream_ods::{arith, memref};
@@ -31,10 +32,7 @@ pub fn launch(b: &B, grid: [i64; 3], threads: [i64; 3], body: impl FnOnce(B, Mli
         "gpu.launch",
         &sizes,
         &[],
-        &[(
-            "operandSegmentSizes",
-            b.attr("array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>"),
-        )],
+        &[("operandSegmentSizes", b.i32_array(&[0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0]))],
         vec![region],
     );
     let term = b.at_end(block).gpu_terminator();
@@ -506,7 +504,7 @@ pub fn align_buffer(b: &B, op: MlirOperation, buf: MlirValue, align: i64) -> R<(
             if have < align {
                 // SAFETY: `g` is the live memref.global of the operand's buffer; raising its
                 // alignment only strengthens what every use of it may assume.
-                unsafe { set_attr(g, "alignment", b.attr(&format!("{align} : i64"))) };
+                unsafe { set_attr(g, "alignment", b.i64_attr(align)) };
             }
             Ok(())
         }
@@ -768,8 +766,8 @@ fn lower_scope(op: MlirOperation, ctx: &mut Ctx, outer: ScopeKind) -> R<()> {
             ScopeKind::Cta | ScopeKind::Cluster => Ix::V(ctx.tid),
         };
         let unit = b.div(within, per);
-        let ge = b.cmp(9, unit, Ix::C(lo));
-        let lt = b.cmp(6, unit, Ix::C(hi));
+        let ge = b.cmp(CmpiPredicate::Uge, unit, Ix::C(lo));
+        let lt = b.cmp(CmpiPredicate::Ult, unit, Ix::C(hi));
         let cond = b.and(ge, lt);
         let mut then_yield = None;
         b.if_(cond, |ib| {

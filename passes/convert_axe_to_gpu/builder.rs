@@ -136,6 +136,8 @@ impl B {
         }
     }
 
+    /// A type parsed from text. Only for types that neither melior nor the MLIR C API can
+    /// build (`!nvgpu.tensormap.descriptor<...>`); every other type has a constructor below.
     pub fn ty(&self, s: &str) -> MlirType {
         // SAFETY: `ctx` is live (builder contract); the text is borrowed for the call; a parse
         // failure is a null type, checked below.
@@ -144,6 +146,12 @@ impl B {
         t
     }
 
+    /// An attribute parsed from text. Only for attributes that neither melior nor the MLIR C
+    /// API can build: the dialect enum and parameter attributes of `nvvm` and `gpu`
+    /// (`#nvvm.proxy_kind<...>`, `#nvvm.shared_space<...>`, `#nvvm<action ...>`,
+    /// `#nvvm.wgmma_type<...>`, `#nvvm.shape<...>`, `#nvvm.mma_layout<...>`,
+    /// `#gpu<shuffle_mode ...>`, `#gpu.address_space<...>`, ...) have no C constructor. Integer,
+    /// float, string and dense-array attributes are built by the typed helpers below.
     pub fn attr(&self, s: &str) -> MlirAttribute {
         // SAFETY: as for `ty`.
         let a = unsafe { mlirAttributeParseGet(self.ctx, sref(s)) };
@@ -732,6 +740,21 @@ impl B {
         let i64t = self.int_type(64);
         let space: Attribute = IntegerAttribute::new(Self::type_(i64t), 3).into();
         MemRefType::new(Self::type_(element), &[size], None, Some(space)).to_raw()
+    }
+
+    /// `memref<size x element, #gpu.address_space<workgroup>>`, or `memref<?x element, ...>`
+    /// when `size` is `None` (the GPU dialect's workgroup address space, parsed: see [`B::attr`]).
+    pub fn workgroup_memref_type(&self, element: MlirType, size: Option<i64>) -> MlirType {
+        // SAFETY: no argument; the dynamic-size sentinel of shaped types.
+        let size = size.unwrap_or_else(|| unsafe { mlirShapedTypeGetDynamicSize() });
+        let space = self.attr("#gpu.address_space<workgroup>");
+        MemRefType::new(Self::type_(element), &[size], None, Some(Self::attribute(space))).to_raw()
+    }
+
+    /// A string attribute of `s`.
+    pub fn str_attr(&self, s: &str) -> MlirAttribute {
+        // SAFETY: `ctx` is live (builder contract); the text is borrowed for the call and copied.
+        unsafe { mlirStringAttrGet(self.ctx, sref(s)) }
     }
 
     /// A type built by one of melior's type constructors, which need the context.

@@ -138,7 +138,7 @@ fn f32_intrinsic(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -
             &[v],
             t,
             &[
-                ("intrin", b.attr(&format!("\"{name}\""))),
+                ("intrin", b.str_attr(name)),
                 ("op_bundle_sizes", b.i32_array(&[])),
                 ("operandSegmentSizes", b.i32_array(&[1, 0])),
             ],

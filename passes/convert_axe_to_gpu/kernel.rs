@@ -267,18 +267,15 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         // The body's arguments: block ids, thread ids, grid and CTA sizes, then (clustered)
         // cluster ids and cluster sizes.
         let (region, block) = b.region(&[idx; 18][..if cluster.is_some() { 18 } else { 12 }]);
-        let segments = format!(
-            "array<i32: 0, 1, 1, 1, 1, 1, 1, {c}, {c}, {c}, {d}>",
-            c = i32::from(cluster.is_some()),
-            d = i32::from(dynamic)
-        );
+        let (c, d) = (i32::from(cluster.is_some()), i32::from(dynamic));
+        let segments = b.i32_array(&[0, 1, 1, 1, 1, 1, 1, c, c, c, d]);
         // By name, not through `axe_upstream_ods`: an op with `AttrSizedOperandSegments`, and the
         // generated builders never set `operandSegmentSizes` (see [`B::op`]).
         b.op(
             "gpu.launch",
             &sizes,
             &[],
-            &[("operandSegmentSizes", b.attr(&segments))],
+            &[("operandSegmentSizes", segments)],
             vec![region],
         );
         let term = b.at_end(block).gpu_terminator();
@@ -313,19 +310,14 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         ctx.bid = lb.ix(bid);
         // Shared tensors: module-level workgroup globals (address space 3), 16-byte aligned
         // so that vector accesses proven aligned relative to the base are aligned.
-        let dyn_base =
-            dynamic.then(|| lb.gpu_dynamic_shared_memory(lb.ty("memref<?xi8, #gpu.address_space<workgroup>>")));
+        let dyn_base = dynamic.then(|| lb.gpu_dynamic_shared_memory(lb.workgroup_memref_type(lb.int_type(8), None)));
         let mut dyn_offset = 0i64;
         for a in &allocs {
             let v = if a.shared && dynamic {
-                let ty = format!(
-                    "memref<{}x{}, #gpu.address_space<workgroup>>",
-                    a.size,
-                    ir::type_to_string(a.elt)
-                );
+                let ty = lb.workgroup_memref_type(a.elt, Some(a.size));
                 let off = lb.cidx(dyn_offset);
                 dyn_offset += shared_bytes(a);
-                lb.view(dyn_base.expect("dynamic"), off, lb.ty(&ty))
+                lb.view(dyn_base.expect("dynamic"), off, ty)
             } else if a.shared {
                 shared_global(&lb, module, "__axe_shared", a.elt, a.size)
             } else {

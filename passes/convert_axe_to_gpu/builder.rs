@@ -1,5 +1,6 @@
 //! A small IR builder over raw MLIR handles: generic operation creation (types and
-//! attributes given as text, parsed once by MLIR), index arithmetic that folds constants
+//! attributes built by typed constructors, text only for those without one: see [`B::attr`]),
+//! index arithmetic that folds constants
 //! while building (so static register offsets never materialize as ops), and structured
 //! control flow (`scf.for`, `scf.if`).
 //!
@@ -226,14 +227,6 @@ impl B {
         let op = self.op(name, operands, &[result], attrs, vec![]);
         // SAFETY: `op` is live and was created with exactly one result.
         unsafe { mlirOperationGetResult(op, 0) }
-    }
-
-    /// `arith.constant value_attr` (the attribute text carries the type, `t`).
-    pub fn constant(&self, value_attr: &str, t: MlirType) -> MlirValue {
-        let a = self.attr(value_attr);
-        // SAFETY: `a` was just parsed in `ctx`; the attribute's type is the constant's.
-        debug_assert!(unsafe { mlirTypeEqual(mlirAttributeGetType(a), t) });
-        self.constant_attr(a)
     }
 
     /// `arith.constant a` (a typed attribute of the builder's context).

@@ -9,6 +9,7 @@
 //! lane/warp digits) is computed once and every register's static part folds to a constant.
 
 use crate::error::AxeError;
+use melior::dialect::arith::CmpiPredicate;
 
 use axe_layout::schedule::ThreadAxes;
 use axe_layout::{Layout, LayoutError};
@@ -115,9 +116,9 @@ pub fn plan_threads(
             }
         }
         if !full {
-            let mut ok = b.cmp(0, c, recon);
+            let mut ok = b.cmp(CmpiPredicate::Eq, c, recon);
             if off > 0 {
-                let ge = b.cmp(9, coord, Ix::C(off));
+                let ge = b.cmp(CmpiPredicate::Uge, coord, Ix::C(off));
                 ok = b.and(ge, ok);
             }
             valid = Some(match valid {

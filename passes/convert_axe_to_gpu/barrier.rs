@@ -19,7 +19,7 @@ use crate::target::ScopeKind;
 pub fn warpgroup(b: &B, ctx: &Ctx) {
     let w = b.div(super::builder::Ix::V(ctx.tid), crate::target::WARPGROUP_THREADS);
     let id = b.add(w, super::builder::Ix::C(1));
-    let i32t = b.ty("i32");
+    let i32t = b.int_type(32);
     let id = b.index_cast(b.ix(id), i32t);
     let n = b.ci32(128);
     // By name, not through `axe_upstream_ods`: an op with `AttrSizedOperandSegments`, and the
@@ -28,7 +28,7 @@ pub fn warpgroup(b: &B, ctx: &Ctx) {
         "nvvm.barrier",
         &[id, n],
         &[],
-        &[("operandSegmentSizes", b.attr("array<i32: 1, 1, 0>"))],
+        &[("operandSegmentSizes", b.i32_array(&[1, 1, 0]))],
         vec![],
     );
 }

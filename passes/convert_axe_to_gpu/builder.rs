@@ -1,5 +1,6 @@
 //! A small IR builder over raw MLIR handles: generic operation creation (types and
-//! attributes given as text, parsed once by MLIR), index arithmetic that folds constants
+//! attributes built by typed constructors, text only for those without one: see [`B::attr`]),
+//! index arithmetic that folds constants
 //! while building (so static register offsets never materialize as ops), and structured
 //! control flow (`scf.for`, `scf.if`).
 //!
@@ -136,6 +137,8 @@ impl B {
         }
     }
 
+    /// A type parsed from text. Only for types that neither melior nor the MLIR C API can
+    /// build (`!nvgpu.tensormap.descriptor<...>`); every other type has a constructor below.
     pub fn ty(&self, s: &str) -> MlirType {
         // SAFETY: `ctx` is live (builder contract); the text is borrowed for the call; a parse
         // failure is a null type, checked below.
@@ -144,6 +147,12 @@ impl B {
         t
     }
 
+    /// An attribute parsed from text. Only for attributes that neither melior nor the MLIR C
+    /// API can build: the dialect enum and parameter attributes of `nvvm` and `gpu`
+    /// (`#nvvm.proxy_kind<...>`, `#nvvm.shared_space<...>`, `#nvvm<action ...>`,
+    /// `#nvvm.wgmma_type<...>`, `#nvvm.shape<...>`, `#nvvm.mma_layout<...>`,
+    /// `#gpu<shuffle_mode ...>`, `#gpu.address_space<...>`, ...) have no C constructor. Integer,
+    /// float, string and dense-array attributes are built by the typed helpers below.
     pub fn attr(&self, s: &str) -> MlirAttribute {
         // SAFETY: as for `ty`.
         let a = unsafe { mlirAttributeParseGet(self.ctx, sref(s)) };
@@ -220,11 +229,8 @@ impl B {
         unsafe { mlirOperationGetResult(op, 0) }
     }
 
-    /// `arith.constant value_attr` (the attribute text carries the type, `t`).
-    pub fn constant(&self, value_attr: &str, t: MlirType) -> MlirValue {
-        let a = self.attr(value_attr);
-        // SAFETY: `a` was just parsed in `ctx`; the attribute's type is the constant's.
-        debug_assert!(unsafe { mlirTypeEqual(mlirAttributeGetType(a), t) });
+    /// `arith.constant a` (a typed attribute of the builder's context).
+    pub fn constant_attr(&self, a: MlirAttribute) -> MlirValue {
         // SAFETY: `ctx` is live for the whole pass (builder contract), and the `&Context` view
         // borrows `context_ref`, alive for this call only; `a` is an attribute of `ctx`.
         let op = unsafe {
@@ -235,13 +241,42 @@ impl B {
         Self::first_result(self.insert_built(op))
     }
 
+    /// `arith.constant v : index`.
     pub fn cidx(&self, v: i64) -> MlirValue {
-        self.constant(&format!("{v} : index"), self.index())
+        // SAFETY: `ctx` is live (builder contract); the attribute is owned by it.
+        self.constant_attr(unsafe { mlirIntegerAttrGet(self.index(), v) })
     }
 
+    /// `arith.constant v : i<bits>` (`v` two's-complement truncated to `bits`, as the
+    /// attribute parser reads `-1 : i32`).
+    pub fn cint(&self, v: i64, bits: u32) -> MlirValue {
+        let t = self.int_type(bits);
+        // The low `bits` bits, as an unsigned number: the value the signless attribute holds.
+        let v = if bits >= 64 { v } else { v & ((1i64 << bits) - 1) };
+        // SAFETY: `ctx` is live (builder contract); the attribute is owned by it.
+        self.constant_attr(unsafe { mlirIntegerAttrGet(t, v) })
+    }
+
+    /// `arith.constant v : i32`.
     pub fn ci32(&self, v: i64) -> MlirValue {
-        // SAFETY: `ctx` is live (builder contract).
-        self.constant(&format!("{v} : i32"), unsafe { mlirIntegerTypeGet(self.ctx, 32) })
+        self.cint(v, 32)
+    }
+
+    /// `arith.constant v : i64`.
+    pub fn ci64(&self, v: i64) -> MlirValue {
+        self.cint(v, 64)
+    }
+
+    /// `arith.constant v : t` for a float type `t` (`v` rounded to `t`).
+    pub fn cfloat(&self, v: f64, t: MlirType) -> MlirValue {
+        // SAFETY: `ctx` and `t` are live (builder contract); the attribute is owned by `ctx`.
+        self.constant_attr(unsafe { mlirFloatAttrDoubleGet(self.ctx, t, v) })
+    }
+
+    /// `arith.constant false`/`true` (`i1`).
+    pub fn cbool(&self, v: bool) -> MlirValue {
+        // SAFETY: `ctx` is live (builder contract); the attribute is owned by it.
+        self.constant_attr(unsafe { mlirBoolAttrGet(self.ctx, i32::from(v)) })
     }
 
     pub fn ix(&self, i: Ix) -> MlirValue {
@@ -299,24 +334,10 @@ impl B {
         }
     }
 
-    /// `arith.cmpi` with predicate number `pred` (eq 0, ne 1, slt 2, sle 3, sgt 4, sge 5,
-    /// ult 6, ule 7, ugt 8, uge 9).
-    pub fn cmp(&self, pred: i64, a: Ix, b: Ix) -> MlirValue {
-        use arith::CmpiPredicate::*;
+    /// `arith.cmpi predicate, a, b` on index values.
+    pub fn cmp(&self, predicate: arith::CmpiPredicate, a: Ix, b: Ix) -> MlirValue {
         let (a, b) = (self.ix(a), self.ix(b));
-        let predicate = [Eq, Ne, Slt, Sle, Sgt, Sge, Ult, Ule, Ugt, Uge]
-            .into_iter()
-            .find(|&p| p as i64 == pred);
-        match predicate {
-            Some(p) => self.cmpi(p, a, b),
-            // Not a predicate: built as given, for the verifier to report.
-            None => {
-                // SAFETY: `ctx` is live (builder contract).
-                let i1 = unsafe { mlirIntegerTypeGet(self.ctx, 1) };
-                let p = self.attr(&format!("{pred} : i64"));
-                self.val("arith.cmpi", &[a, b], i1, &[("predicate", p)])
-            }
-        }
+        self.cmpi(predicate, a, b)
     }
 
     pub fn and(&self, a: MlirValue, b: MlirValue) -> MlirValue {
@@ -649,6 +670,12 @@ impl B {
         unsafe { mlirDenseI64ArrayGet(self.ctx, values.len() as isize, values.as_ptr()) }
     }
 
+    /// A `DenseI32ArrayAttr` of `values` (`array<i32: ...>`), as `operandSegmentSizes` is.
+    pub fn i32_array(&self, values: &[i32]) -> MlirAttribute {
+        // SAFETY: `ctx` is live (builder contract); `values` is borrowed for the call.
+        unsafe { mlirDenseI32ArrayGet(self.ctx, values.len() as isize, values.as_ptr()) }
+    }
+
     /// `f32`.
     pub fn f32_type(&self) -> MlirType {
         // SAFETY: `ctx` is live (builder contract).
@@ -687,12 +714,40 @@ impl B {
         MemRefType::new(Self::type_(element), shape, None, None).to_raw()
     }
 
+    /// `memref<shape x element, strided<[strides]>>` (offset 0, default memory space).
+    pub fn strided_memref_type(&self, element: MlirType, shape: &[i64], strides: &[i64]) -> MlirType {
+        // SAFETY: `ctx` is live (builder contract); `strides` is borrowed for the call.
+        let layout = unsafe { mlirStridedLayoutAttrGet(self.ctx, 0, strides.len() as isize, strides.as_ptr()) };
+        MemRefType::new(Self::type_(element), shape, Some(Self::attribute(layout)), None).to_raw()
+    }
+
+    /// `memref<*x element>` (default memory space).
+    pub fn unranked_memref_type(&self, element: MlirType) -> MlirType {
+        // SAFETY: `element` is live (builder contract); a null memory space is the default one.
+        unsafe { mlirUnrankedMemRefTypeGet(element, MlirAttribute { ptr: std::ptr::null() }) }
+    }
+
     /// `memref<size x element, 3>`: a rank-1 buffer in shared memory (address space 3, an
     /// `i64` attribute as the memref syntax's bare `3` is).
     pub fn shared_memref_type(&self, element: MlirType, size: i64) -> MlirType {
         let i64t = self.int_type(64);
         let space: Attribute = IntegerAttribute::new(Self::type_(i64t), 3).into();
         MemRefType::new(Self::type_(element), &[size], None, Some(space)).to_raw()
+    }
+
+    /// `memref<size x element, #gpu.address_space<workgroup>>`, or `memref<?x element, ...>`
+    /// when `size` is `None` (the GPU dialect's workgroup address space, parsed: see [`B::attr`]).
+    pub fn workgroup_memref_type(&self, element: MlirType, size: Option<i64>) -> MlirType {
+        // SAFETY: no argument; the dynamic-size sentinel of shaped types.
+        let size = size.unwrap_or_else(|| unsafe { mlirShapedTypeGetDynamicSize() });
+        let space = self.attr("#gpu.address_space<workgroup>");
+        MemRefType::new(Self::type_(element), &[size], None, Some(Self::attribute(space))).to_raw()
+    }
+
+    /// A string attribute of `s`.
+    pub fn str_attr(&self, s: &str) -> MlirAttribute {
+        // SAFETY: `ctx` is live (builder contract); the text is borrowed for the call and copied.
+        unsafe { mlirStringAttrGet(self.ctx, sref(s)) }
     }
 
     /// A type built by one of melior's type constructors, which need the context.
@@ -1038,7 +1093,7 @@ impl B {
     /// `memref.alloca() : t` (static shape), with `alignment` bytes when given. By name, not
     /// through `axe_upstream_ods`: an op with `AttrSizedOperandSegments` (see [`B::op`]).
     pub fn alloca(&self, t: MlirType, alignment: Option<i64>) -> MlirValue {
-        let mut attrs = vec![("operandSegmentSizes", self.attr("array<i32: 0, 0>"))];
+        let mut attrs = vec![("operandSegmentSizes", self.i32_array(&[0, 0]))];
         if let Some(a) = alignment {
             attrs.push(("alignment", self.i64_attr(a)));
         }

@@ -12,6 +12,7 @@
 //! width); otherwise accesses are scalar.
 
 use crate::error::{AtOp, AxeError};
+use melior::dialect::arith::CmpiPredicate;
 use mlir_sys::*;
 
 use super::address::{self, check_schedule, combos, dynamic_part, plan_threads, refine, static_part, Factor, Operand};
@@ -260,7 +261,7 @@ fn async_copy(
     let elt_bytes = bits / 8;
     let base_of = |t: &Tensor| b.extract_aligned_pointer_as_index(t.buf);
     let (src_base, dst_base) = (base_of(src), base_of(dst));
-    let (i64t, gptr, sptr, gen) = (b.ty("i64"), b.llvm_ptr(1), b.llvm_ptr(3), b.llvm_ptr(0));
+    let (i64t, gptr, sptr, gen) = (b.int_type(64), b.llvm_ptr(1), b.llvm_ptr(3), b.llvm_ptr(0));
     b.for_(tid, Ix::C(n / v), Ix::C(units), |g, q| {
         let q = Ix::V(q);
         let mut addr = [Ix::C(0), Ix::C(0)];
@@ -427,7 +428,7 @@ fn thread_bound(
                         let coord = g.rem(g.div(flat, dim_stride(d)), ot.shape[d]);
                         // coord < bound (signed: a bound is at most the tile size, and may be
                         // negative for a tile wholly past the tensor).
-                        let lt = g.cmp(2, coord, bound);
+                        let lt = g.cmp(CmpiPredicate::Slt, coord, bound);
                         inside = Some(match inside {
                             None => lt,
                             Some(p) => g.and(p, lt),

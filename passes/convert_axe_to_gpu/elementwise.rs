@@ -109,11 +109,12 @@ pub fn per_element(
 }
 
 fn zero(b: &B, t: MlirType) -> MlirValue {
-    let ts = ir::type_to_string(t);
     if is_float(t) {
-        b.constant(&format!("0.0 : {ts}"), t)
+        b.cfloat(0.0, t)
     } else {
-        b.constant(&format!("0 : {ts}"), t)
+        // SAFETY: `t` is a live integer or index type (module contract); the attribute is owned
+        // by its context.
+        b.constant_attr(unsafe { mlirIntegerAttrGet(t, 0) })
     }
 }
 
@@ -137,9 +138,9 @@ fn f32_intrinsic(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -
             &[v],
             t,
             &[
-                ("intrin", b.attr(&format!("\"{name}\""))),
-                ("op_bundle_sizes", b.attr("array<i32>")),
-                ("operandSegmentSizes", b.attr("array<i32: 1, 0>")),
+                ("intrin", b.str_attr(name)),
+                ("op_bundle_sizes", b.i32_array(&[])),
+                ("operandSegmentSizes", b.i32_array(&[1, 0])),
             ],
         )
     };
@@ -151,19 +152,19 @@ fn f32_intrinsic(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -
         }
     };
     let sqrt = |v: MlirValue| b.llvm_sqrt(v);
-    let mul = |v: MlirValue, c: &str| b.mulf(v, b.constant(&format!("{c} : f32"), t));
+    let mul = |v: MlirValue, c: f64| b.mulf(v, b.cfloat(c, t));
     Some(match kind {
         // e^x = 2^(x log2 e)
-        UnaryKind::Exp => exp2(mul(x, "1.44269504088896340736")),
+        UnaryKind::Exp => exp2(mul(x, std::f64::consts::LOG2_E)),
         UnaryKind::Exp2 => exp2(x),
         // ln x = log2(x) ln 2
-        UnaryKind::Log if gpu => mul(call("llvm.nvvm.lg2.approx.f", x), "0.69314718055994530942"),
+        UnaryKind::Log if gpu => mul(call("llvm.nvvm.lg2.approx.f", x), std::f64::consts::LN_2),
         UnaryKind::Sqrt => sqrt(x),
-        UnaryKind::Rsqrt => b.divf(b.constant("1.0 : f32", t), sqrt(x)),
+        UnaryKind::Rsqrt => b.divf(b.cfloat(1.0, t), sqrt(x)),
         // sigmoid x = 1 / (1 + e^-x); silu x = x sigmoid x (the gate of SwiGLU MLPs).
         UnaryKind::Sigmoid | UnaryKind::Silu => {
-            let e = exp2(mul(x, "-1.44269504088896340736"));
-            let one = b.constant("1.0 : f32", t);
+            let e = exp2(mul(x, -std::f64::consts::LOG2_E));
+            let one = b.cfloat(1.0, t);
             let den = b.addf(one, e);
             let num = if kind == UnaryKind::Silu { x } else { one };
             b.divf(num, den)
@@ -192,7 +193,7 @@ pub fn unary(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -> Re
         (Neg, false) => return Ok(b.subi(zero(b, t), x)),
         (Sigmoid | Silu, true) => {
             let e = b.math_unary(math::exp, b.negf(x));
-            let one = b.constant(&format!("1.0 : {}", ir::type_to_string(t)), t);
+            let one = b.cfloat(1.0, t);
             let den = b.addf(one, e);
             let num = if kind == Silu { x } else { one };
             return Ok(b.divf(num, den));

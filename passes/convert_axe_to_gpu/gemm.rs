@@ -11,6 +11,7 @@
 //! so one straight-line sequence of `mma.sync` over register offsets serves every warp.
 
 use crate::error::{AtOp, AxeError};
+use melior::dialect::arith::CmpiPredicate;
 use std::collections::BTreeSet;
 
 use axe_layout::{equivalent, Axis, Layout};
@@ -415,7 +416,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         let mut v = Ix::C(0);
         for (w, d) in delta.iter().enumerate().skip(1) {
             if *d != 0 {
-                let is_w = b.cmp(0, warp, Ix::C(w as i64));
+                let is_w = b.cmp(CmpiPredicate::Eq, warp, Ix::C(w as i64));
                 v = Ix::V(b.select(is_w, b.ix(Ix::C(*d)), b.ix(v)));
             }
         }

@@ -1,6 +1,7 @@
 //! `axe.kernel` → `gpu.launch`, scopes, and the CPU emulation of a launch.
 
 use crate::error::{AtOp, AxeError};
+use melior::dialect::arith::CmpiPredicate;
 use std::collections::HashMap;
 
 use axe_upstream_ods::{arith, memref};
@@ -31,10 +32,7 @@ pub fn launch(b: &B, grid: [i64; 3], threads: [i64; 3], body: impl FnOnce(B, Mli
         "gpu.launch",
         &sizes,
         &[],
-        &[(
-            "operandSegmentSizes",
-            b.attr("array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>"),
-        )],
+        &[("operandSegmentSizes", b.i32_array(&[0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0]))],
         vec![region],
     );
     let term = b.at_end(block).gpu_terminator();
@@ -269,18 +267,15 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         // The body's arguments: block ids, thread ids, grid and CTA sizes, then (clustered)
         // cluster ids and cluster sizes.
         let (region, block) = b.region(&[idx; 18][..if cluster.is_some() { 18 } else { 12 }]);
-        let segments = format!(
-            "array<i32: 0, 1, 1, 1, 1, 1, 1, {c}, {c}, {c}, {d}>",
-            c = i32::from(cluster.is_some()),
-            d = i32::from(dynamic)
-        );
+        let (c, d) = (i32::from(cluster.is_some()), i32::from(dynamic));
+        let segments = b.i32_array(&[0, 1, 1, 1, 1, 1, 1, c, c, c, d]);
         // By name, not through `axe_upstream_ods`: an op with `AttrSizedOperandSegments`, and the
         // generated builders never set `operandSegmentSizes` (see [`B::op`]).
         b.op(
             "gpu.launch",
             &sizes,
             &[],
-            &[("operandSegmentSizes", b.attr(&segments))],
+            &[("operandSegmentSizes", segments)],
             vec![region],
         );
         let term = b.at_end(block).gpu_terminator();
@@ -315,19 +310,14 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         ctx.bid = lb.ix(bid);
         // Shared tensors: module-level workgroup globals (address space 3), 16-byte aligned
         // so that vector accesses proven aligned relative to the base are aligned.
-        let dyn_base =
-            dynamic.then(|| lb.gpu_dynamic_shared_memory(lb.ty("memref<?xi8, #gpu.address_space<workgroup>>")));
+        let dyn_base = dynamic.then(|| lb.gpu_dynamic_shared_memory(lb.workgroup_memref_type(lb.int_type(8), None)));
         let mut dyn_offset = 0i64;
         for a in &allocs {
             let v = if a.shared && dynamic {
-                let ty = format!(
-                    "memref<{}x{}, #gpu.address_space<workgroup>>",
-                    a.size,
-                    ir::type_to_string(a.elt)
-                );
+                let ty = lb.workgroup_memref_type(a.elt, Some(a.size));
                 let off = lb.cidx(dyn_offset);
                 dyn_offset += shared_bytes(a);
-                lb.view(dyn_base.expect("dynamic"), off, lb.ty(&ty))
+                lb.view(dyn_base.expect("dynamic"), off, ty)
             } else if a.shared {
                 shared_global(&lb, module, "__axe_shared", a.elt, a.size)
             } else {
@@ -506,7 +496,7 @@ pub fn align_buffer(b: &B, op: MlirOperation, buf: MlirValue, align: i64) -> R<(
             if have < align {
                 // SAFETY: `g` is the live memref.global of the operand's buffer; raising its
                 // alignment only strengthens what every use of it may assume.
-                unsafe { set_attr(g, "alignment", b.attr(&format!("{align} : i64"))) };
+                unsafe { set_attr(g, "alignment", b.i64_attr(align)) };
             }
             Ok(())
         }
@@ -768,8 +758,8 @@ fn lower_scope(op: MlirOperation, ctx: &mut Ctx, outer: ScopeKind) -> R<()> {
             ScopeKind::Cta | ScopeKind::Cluster => Ix::V(ctx.tid),
         };
         let unit = b.div(within, per);
-        let ge = b.cmp(9, unit, Ix::C(lo));
-        let lt = b.cmp(6, unit, Ix::C(hi));
+        let ge = b.cmp(CmpiPredicate::Uge, unit, Ix::C(lo));
+        let lt = b.cmp(CmpiPredicate::Ult, unit, Ix::C(hi));
         let cond = b.and(ge, lt);
         let mut then_yield = None;
         b.if_(cond, |ib| {

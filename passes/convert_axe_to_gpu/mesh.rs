@@ -22,6 +22,7 @@
 //! host orders ranks, e.g. with a process-group barrier around the launch); the reduction
 //! itself needs no cross-device flags because no rank writes what another reads.
 
+use melior::dialect::arith::CmpiPredicate;
 use std::collections::HashMap;
 
 use axe_layout::{Axis, Layout};
@@ -160,9 +161,9 @@ pub fn peer_buffer(b: &B, peers: MlirValue, device: Ix, buffer_ty: MlirType) -> 
     let desc_ty = b.llvm_struct(&[ptr_ty, ptr_ty, i64t, sizes, sizes]);
     let mut desc = b.poison(desc_ty);
     let field = |desc: MlirValue, v: MlirValue, pos: &[i64]| b.insertvalue(desc, v, pos);
-    let zero = b.constant("0 : i64", i64t);
-    let size = b.constant(&format!("{n} : i64"), i64t);
-    let one = b.constant("1 : i64", i64t);
+    let zero = b.ci64(0);
+    let size = b.ci64(n);
+    let one = b.ci64(1);
     desc = field(desc, ptr, &[0]);
     desc = field(desc, ptr, &[1]);
     desc = field(desc, zero, &[2]);
@@ -503,8 +504,8 @@ fn pull(
 
     let b = B::before(mesh);
     let ptr_ty = b.llvm_ptr(if opts.emulate { 0 } else { 1 });
-    let f32t = b.ty("f32");
-    let i64t = b.ty("i64");
+    let f32t = b.f32_type();
+    let i64t = b.int_type(64);
     let elt_bytes = bits / 8;
     // Per owned element u (0 <= u < count): its Y coordinates, its local Y offset, and the sum.
     let body = |g: &B, u: Ix| -> R<()> {
@@ -584,7 +585,7 @@ fn pull(
         let ctas = crate::target::ceil_div(count, THREADS);
         super::kernel::launch(&b, [ctas, 1, 1], [THREADS, 1, 1], |g, tid, bid| {
             let u = g.add(g.mul(Ix::V(bid), THREADS), Ix::V(tid));
-            let inside = g.cmp(6, u, Ix::C(count)); // ult
+            let inside = g.cmp(CmpiPredicate::Ult, u, Ix::C(count));
             g.if_(inside, |t| body(&t, u))?;
             Ok(())
         })?;

@@ -19,6 +19,7 @@
 //! orderings are LLVM's atomic orderings at the default (system) scope, which the NVPTX
 //! backend emits as the instructions above.
 
+use melior::dialect::arith::CmpiPredicate;
 use mlir_sys::*;
 
 use super::builder::{Ix, B};
@@ -51,7 +52,7 @@ fn flag_pointer(b: &B, ctx: &Ctx, op: MlirOperation) -> R<MlirValue> {
     let element = b.add(Ix::C(address::offset(&t.layout, "m")), t.dyn_offset);
     let base = b.extract_aligned_pointer_as_index(t.buf);
     let at = b.add(Ix::V(base), b.mul(element, 4));
-    let i64t = b.ty("i64");
+    let i64t = b.int_type(64);
     let addr = b.index_cast(b.ix(at), i64t);
     Ok(b.inttoptr(addr, b.llvm_ptr(0)))
 }
@@ -81,7 +82,7 @@ pub fn signal(op: MlirOperation, ctx: &Ctx) -> R<()> {
     let ptr = flag_pointer(&b, ctx, op)?;
     let value = ir::operand(op, ods::signal::operands::VALUE);
     b.gpu_barrier();
-    let first = b.cmp(0, Ix::V(ctx.tid), Ix::C(0)); // eq
+    let first = b.cmp(CmpiPredicate::Eq, Ix::V(ctx.tid), Ix::C(0));
     b.if_(first, |t| -> R<()> {
         fence(&t);
         t.llvm_store_atomic(value, ptr, ordering(&t, Ordering::Release), 4);
@@ -96,8 +97,8 @@ pub fn wait(op: MlirOperation, ctx: &Ctx) -> R<()> {
     let b = B::before(op);
     let ptr = flag_pointer(&b, ctx, op)?;
     let value = ir::operand(op, ods::signal_wait::operands::VALUE);
-    let i32t = b.ty("i32");
-    let first = b.cmp(0, Ix::V(ctx.tid), Ix::C(0)); // eq
+    let i32t = b.int_type(32);
+    let first = b.cmp(CmpiPredicate::Eq, Ix::V(ctx.tid), Ix::C(0));
     b.if_(first, |t| -> R<()> {
         t.spin_while(|g| {
             let v = g.llvm_load(ptr, i32t, Some((ordering(&g, Ordering::Acquire), 4)));

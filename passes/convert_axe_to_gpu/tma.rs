@@ -260,14 +260,14 @@ pub fn mbarrier_wait(op: MlirOperation, ctx: &Ctx) -> R<()> {
     let b = B::before(op);
     let id = explicit_barrier(op, ctx, ir::operand(op, ods::mbarrier_wait::operands::BARRIER))?;
     let bar = barrier_ptr(&b, ctx, b.ci32(id));
-    let parity = b.extui(ir::operand(op, ods::mbarrier_wait::operands::PARITY), b.ty("i32"));
+    let parity = b.extui(ir::operand(op, ods::mbarrier_wait::operands::PARITY), b.int_type(32));
     // A loop around the non-looping try_wait, not `nvvm.mbarrier.try_wait.parity`: that op's
     // PTX loop branches with `bra.uni`, which asserts the warp is converged, and the lanes of
     // a role need not be (a producer warp's lane 0 issues copies while the others wait on).
     let ticks = b.ci32(TRY_WAIT_TICKS);
     b.spin_while(|w| {
         let done = w.mbarrier_try_wait(bar, parity, ticks);
-        w.cmpi(CmpiPredicate::Eq, done, w.constant("false", w.ty("i1")))
+        w.cmpi(CmpiPredicate::Eq, done, w.cbool(false))
     });
     Ok(())
 }
@@ -811,22 +811,21 @@ pub fn build_maps(b: &B, st: &State) -> Vec<MlirValue> {
         .iter()
         .map(|m| {
             let e = ir::type_to_string(m.elt);
-            let list = |v: &[i64]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ");
-            let ranked = format!("memref<{}x{e}, strided<[{}]>>", m.dims.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("x"), list(&m.strides));
+            let ranked = b.strided_memref_type(m.elt, &m.dims, &m.strides);
             // By name, not through `axe_upstream_ods`: an op with `AttrSizedOperandSegments`, and the
             // generated builders never set `operandSegmentSizes` (see [`B::op`]).
             let rc = b.val(
                 "memref.reinterpret_cast",
                 &[m.memref],
-                b.ty(&ranked),
+                ranked,
                 &[
-                    ("static_offsets", b.attr("array<i64: 0>")),
-                    ("static_sizes", b.attr(&format!("array<i64: {}>", list(&m.dims)))),
-                    ("static_strides", b.attr(&format!("array<i64: {}>", list(&m.strides)))),
-                    ("operandSegmentSizes", b.attr("array<i32: 1, 0, 0, 0>")),
+                    ("static_offsets", b.i64_array(&[0])),
+                    ("static_sizes", b.i64_array(&m.dims)),
+                    ("static_strides", b.i64_array(&m.strides)),
+                    ("operandSegmentSizes", b.i32_array(&[1, 0, 0, 0])),
                 ],
             );
-            let unranked = b.memref_cast(rc, b.ty(&format!("memref<*x{e}>")));
+            let unranked = b.memref_cast(rc, b.unranked_memref_type(m.elt));
             let mut ops = vec![unranked];
             ops.extend(m.boxes.iter().map(|&x| b.cidx(x)));
             let swz = match m.span {
@@ -848,7 +847,7 @@ pub fn build_maps(b: &B, st: &State) -> Vec<MlirValue> {
 }
 
 fn i64c(b: &B, v: i64) -> MlirValue {
-    b.constant(&format!("{v} : i64"), b.ty("i64"))
+    b.ci64(v)
 }
 
 /// Kernel prologue (in the launch body, after the thread id): the barrier array, the
@@ -858,7 +857,7 @@ fn i64c(b: &B, v: i64) -> MlirValue {
 pub fn prologue(b: &B, module: MlirOperation, ctx: &mut Ctx, map_ptrs: Vec<MlirValue>) {
     let n = ctx.tma.counts.len() as i64;
     let counts = ctx.tma.counts.clone();
-    let i64t = b.ty("i64");
+    let i64t = b.int_type(64);
     // The barrier array (none when the kernel's only TMA copies are stores).
     let bars = (n > 0).then(|| {
         let bars_ref = super::kernel::shared_global_aligned(b, module, "__axe_mbarriers", i64t, n, 8);
@@ -869,7 +868,7 @@ pub fn prologue(b: &B, module: MlirOperation, ctx: &mut Ctx, map_ptrs: Vec<MlirV
     for i in 0..2 {
         b.store(b.ci32(0), state, &[b.cidx(i)]);
     }
-    let is0 = b.cmp(0, Ix::V(ctx.tid), Ix::C(0));
+    let is0 = b.cmp(CmpiPredicate::Eq, Ix::V(ctx.tid), Ix::C(0));
     let sptr = b.llvm_ptr(3);
     b.if_(is0, |ib| {
         for k in 0..n {
@@ -897,7 +896,7 @@ pub fn prologue(b: &B, module: MlirOperation, ctx: &mut Ctx, map_ptrs: Vec<MlirV
 }
 
 fn barrier_ptr(b: &B, ctx: &Ctx, id: MlirValue) -> MlirValue {
-    let i64t = b.ty("i64");
+    let i64t = b.int_type(64);
     let id64 = b.extui(id, i64t);
     let off = b.muli(id64, i64c(b, 8));
     let a = b.addi(ctx.tma.bars.expect("prologue"), off);
@@ -945,7 +944,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
         return Ok(b.ci32(-1));
     }
     let id = b.ci32(site.barrier as i64);
-    let (i64t, i32t) = (b.ty("i64"), b.ty("i32"));
+    let (i64t, i32t) = (b.int_type(64), b.int_type(32));
     // Tile origin per root dimension (index).
     let origin: Vec<Ix> = site
         .origin
@@ -960,7 +959,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
     } else {
         Ix::V(ctx.tid)
     };
-    let tid0 = b.cmp(0, first, Ix::C(0));
+    let tid0 = b.cmp(CmpiPredicate::Eq, first, Ix::C(0));
     let map_ptr = ctx.tma.map_ptrs[site.map];
     let bar = barrier_ptr(&b, ctx, id);
     let dst_base = {
@@ -1022,18 +1021,14 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
             operands.extend(&coords);
             operands.push(bar);
             operands.extend(mask);
-            let seg = format!(
-                "array<i32: 1, 1, {}, 1, 0, {}, 0, 0>",
-                coords.len(),
-                i32::from(mask.is_some())
-            );
+            let seg = g.i32_array(&[1, 1, coords.len() as i32, 1, 0, i32::from(mask.is_some()), 0, 0]);
             // By name, not through `axe_upstream_ods`: an op with `AttrSizedOperandSegments`, and the
             // generated builders never set `operandSegmentSizes` (see [`B::op`]).
             g.op(
                 "nvvm.cp.async.bulk.tensor.shared.cluster.global",
                 &operands,
                 &[],
-                &[("operandSegmentSizes", g.attr(&seg))],
+                &[("operandSegmentSizes", seg)],
                 vec![],
             );
         };
@@ -1045,7 +1040,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
             }
             Some((m, member, mask)) => {
                 for j in 0..m.parts {
-                    let mine = ib.cmp(0, Ix::V(*member), Ix::C(j));
+                    let mine = ib.cmp(CmpiPredicate::Eq, Ix::V(*member), Ix::C(j));
                     ib.if_(mine, |jb| {
                         for (o, off) in boxes.iter().skip(j as usize).step_by(m.parts as usize) {
                             issue(&jb, o, *off, Some(*mask));
@@ -1093,7 +1088,7 @@ fn multicast_member(b: &B, ctx: &Ctx, m: &Multicast) -> (MlirValue, MlirValue) {
     let bits: i64 = pattern.iter().map(|p| 1i64 << p).sum();
     let i16t = b.int_type(16);
     let base16 = b.arith_cast(melior::dialect::arith::index_cast, b.ix(base), i16t);
-    let mask = b.shli(b.constant(&format!("{bits} : i16"), i16t), base16);
+    let mask = b.shli(b.cint(bits, 16), base16);
     (b.ix(member), mask)
 }
 
@@ -1104,7 +1099,7 @@ fn multicast_member(b: &B, ctx: &Ctx, m: &Multicast) -> (MlirValue, MlirValue) {
 /// group and waits for it, and the unit synchronizes again, so the tile is written and its
 /// shared buffer free when the op ends.
 fn lower_store(b: &B, ctx: &Ctx, site: &Site, smem: MlirValue, scope: ScopeKind) {
-    let (i64t, i32t) = (b.ty("i64"), b.ty("i32"));
+    let (i64t, i32t) = (b.int_type(64), b.int_type(32));
     let sync = |g: &B| {
         if scope == ScopeKind::Warpgroup {
             super::barrier::warpgroup(g, ctx);
@@ -1132,7 +1127,7 @@ fn lower_store(b: &B, ctx: &Ctx, site: &Site, smem: MlirValue, scope: ScopeKind)
         b.index_cast(p, i64t)
     };
     let map_ptr = ctx.tma.map_ptrs[site.map];
-    let tid0 = b.cmp(0, super::unit_linear(b, ctx, scope).0, Ix::C(0));
+    let tid0 = b.cmp(CmpiPredicate::Eq, super::unit_linear(b, ctx, scope).0, Ix::C(0));
     let issued = b.if_(tid0, |ib| {
         for (o, off) in &site.boxes {
             let a = ib.addi(base, i64c(&ib, off * site.elt_bytes));
@@ -1142,14 +1137,14 @@ fn lower_store(b: &B, ctx: &Ctx, site: &Site, smem: MlirValue, scope: ScopeKind)
                 let c = ib.addi(tile_coord[j], ib.cidx(o[j]));
                 operands.push(ib.index_cast(c, i32t));
             }
-            let seg = format!("array<i32: 1, 1, {}, 0, 0>", site.dims.len());
+            let seg = ib.i32_array(&[1, 1, site.dims.len() as i32, 0, 0]);
             // By name, not through `axe_upstream_ods`: an op with `AttrSizedOperandSegments`, and the
             // generated builders never set `operandSegmentSizes` (see [`B::op`]).
             ib.op(
                 "nvvm.cp.async.bulk.tensor.global.shared.cta",
                 &operands,
                 &[],
-                &[("operandSegmentSizes", ib.attr(&seg))],
+                &[("operandSegmentSizes", seg)],
                 vec![],
             );
         }

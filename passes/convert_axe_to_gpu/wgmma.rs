@@ -33,6 +33,7 @@
 use crate::error::{AtOp, AxeError};
 use axe_layout::swizzle::Swizzle;
 use axe_layout::Axis;
+use melior::dialect::arith::CmpiPredicate;
 use mlir_sys::*;
 
 use super::builder::{Ix, WgmmaAttrs, B};
@@ -399,8 +400,8 @@ pub fn lower(
     }
 
     // Emission.
-    let i64t = b.ty("i64");
-    let c64 = |v: i64| b.constant(&format!("{v} : i64"), i64t);
+    let i64t = b.int_type(64);
+    let c64 = |v: i64| b.ci64(v);
     b.fence_proxy_async_shared();
     // Shared addresses >> 4 of the two buffers (the descriptors' start fields add the tile's),
     // cut to the start field's 14 bits: in a cluster launch a CTA's shared addresses carry more
@@ -419,7 +420,7 @@ pub fn lower(
         if let Some(gv) = g {
             for (gi, word) in words.iter().enumerate().skip(1) {
                 if *word != words[0] {
-                    let is_g = b.cmp(0, gv, Ix::C(gi as i64));
+                    let is_g = b.cmp(CmpiPredicate::Eq, gv, Ix::C(gi as i64));
                     w = b.select(is_g, c64(*word), w);
                 }
             }

@@ -172,7 +172,7 @@ fn through_shared(
     };
     let n = dst.size();
     let layout = axe_layout::Layout::row_major(&dst.shape).at(op)?;
-    let buf = super::kernel::shared_scratch(b, op, dst.elt, n);
+    let buf = super::shared::shared_scratch(b, op, dst.elt, n);
     let scratch = Tensor {
         buf,
         mem: Mem::Shared,
@@ -182,7 +182,7 @@ fn through_shared(
         per_thread: false,
         swizzle: None,
         dyn_offset: Ix::C(0),
-        base_align: super::kernel::ALLOCATION_ALIGN,
+        base_align: super::shared::ALLOCATION_ALIGN,
         clip: Vec::new(),
         remote: false,
     };

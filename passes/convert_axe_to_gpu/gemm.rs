@@ -269,7 +269,7 @@ fn fragment_registers(b: &B, layout: &Layout, shape: Vec<i64>, elt: MlirType) ->
         per_thread: false,
         swizzle: None,
         dyn_offset: Ix::C(0),
-        base_align: super::kernel::ALLOCATION_ALIGN,
+        base_align: super::shared::ALLOCATION_ALIGN,
         clip: Vec::new(),
         remote: false,
     }

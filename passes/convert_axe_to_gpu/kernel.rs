@@ -4,7 +4,6 @@ use crate::error::{AtOp, AxeError};
 use melior::dialect::arith::CmpiPredicate;
 use std::collections::HashMap;
 
-use axe_upstream_ods::{arith, memref};
 use mlir_sys::*;
 
 use super::builder::{block_ops, int_attr, move_before, region_block, Ix, B};
@@ -15,10 +14,7 @@ use crate::target::{
     coordinate_range, ScopeKind, MAX_REGISTERS_PER_THREAD, REGISTER_GRANULE, WARPGROUP_THREADS, WARP_THREADS,
 };
 
-/// The byte alignment of every buffer an `axe.alloc` becomes (shared globals, offsets into
-/// dynamic shared memory, CPU-emulation allocas): vector accesses up to 16 bytes proven
-/// aligned relative to the base are then aligned.
-pub const ALLOCATION_ALIGN: i64 = 16;
+use super::shared::ALLOCATION_ALIGN;
 
 /// A `gpu.launch` of `grid` CTAs of `threads` threads (x only: y and z are 1) before `b`'s
 /// insertion point; `body` builds the launch body with the thread and CTA ids (x).
@@ -319,7 +315,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
                 dyn_offset += shared_bytes(a);
                 lb.view(dyn_base.expect("dynamic"), off, ty)
             } else if a.shared {
-                shared_global(&lb, module, "__axe_shared", a.elt, a.size)
+                super::shared::shared_global(&lb, module, "__axe_shared", a.elt, a.size)
             } else {
                 // Registers: accessed element by element (`super::load`), so no alignment is
                 // needed, and SROA promotes the alloca to registers.
@@ -401,134 +397,6 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
     // SAFETY: as above; the kernel's body is empty and the kernel has no results.
     unsafe { ir::erase(kernel) };
     Ok(())
-}
-
-/// A symbol name `base_N` not yet defined at the top level of `module`.
-/// A fresh 16-byte aligned workgroup (shared memory) buffer of `size` elements of `elt`,
-/// declared at module level; returns the `memref.get_global` of it, built by `b`.
-pub fn shared_scratch(b: &B, op: MlirOperation, elt: MlirType, size: i64) -> MlirValue {
-    let mut module = op;
-    while let Some(p) = crate::ir::parent(module) {
-        module = p;
-    }
-    shared_global(b, module, "__axe_scratch", elt, size)
-}
-
-/// Declares a 16-byte aligned `memref.global` of `size` elements in address space 3 at the
-/// start of `module` (a fresh name from `base`) and returns its `memref.get_global`, built by `b`.
-fn shared_global(b: &B, module: MlirOperation, base: &str, elt: MlirType, size: i64) -> MlirValue {
-    shared_global_aligned(b, module, base, elt, size, 16)
-}
-
-/// `shared_global` with a given alignment (bytes).
-pub fn shared_global_aligned(
-    b: &B,
-    module: MlirOperation,
-    base: &str,
-    elt: MlirType,
-    size: i64,
-    align: i64,
-) -> MlirValue {
-    let mb = b.at_start(region_block(module, 0));
-    let name = fresh_symbol(module, base);
-    let ty = b.shared_memref_type(elt, size);
-    mb.memref_global_uninitialized(&name, ty, align);
-    b.memref_get_global(&name, ty)
-}
-
-/// Sets attribute `name` of `op` to `a`.
-///
-/// # Safety
-/// `op` is a live op of the IR the pass owns (the module contract of [`crate::ir`]) and `a` an
-/// attribute of its context; nothing relies on the attribute's old value.
-unsafe fn set_attr(op: MlirOperation, name: &str, a: MlirAttribute) {
-    // SAFETY: the caller's guarantee; the name's bytes live for the call.
-    unsafe {
-        mlirOperationSetAttributeByName(
-            op,
-            MlirStringRef {
-                data: name.as_ptr() as *const _,
-                length: name.len(),
-            },
-            a,
-        );
-    }
-}
-
-/// Makes sure the shared buffer `buf` starts at a multiple of `align` bytes (what the
-/// hardware's swizzles and bulk copies need of absolute addresses): a static buffer's
-/// `memref.global` gets that alignment; a view of dynamic shared memory must have a constant
-/// offset that is a multiple of it (the dynamic shared memory itself starts 1024-aligned).
-pub fn align_buffer(b: &B, op: MlirOperation, buf: MlirValue, align: i64) -> R<()> {
-    let Some(def) = ir::defining_op(buf) else {
-        return Err(AxeError::at(
-            op,
-            "the operand's shared buffer is a block argument; its alignment is unknown",
-        ));
-    };
-    match ir::name(def).as_str() {
-        "memref.get_global" => {
-            // SAFETY: `def` is a live `memref.get_global`; its `name` is read only when it is
-            // a FlatSymbolRefAttr.
-            let sym = unsafe {
-                let a = mlirOperationGetAttributeByName(def, mlirStringRefCreateFromCString(c"name".as_ptr()));
-                (!a.ptr.is_null() && mlirAttributeIsAFlatSymbolRef(a)).then(|| {
-                    melior::StringRef::from_raw(mlirFlatSymbolRefAttrGetValue(a))
-                        .as_str()
-                        .map(str::to_owned)
-                })
-            };
-            let sym = sym.and_then(Result::ok).unwrap_or_default();
-            let mut module = def;
-            while let Some(p) = ir::parent(module) {
-                module = p;
-            }
-            let global = ir::collect(module, &[memref::GlobalOperation::name()])
-                .into_iter()
-                .find(|g| ir::string_attr(*g, "sym_name").as_deref() == Some(sym.as_str()));
-            let Some(g) = global else {
-                return Err(AxeError::at(
-                    op,
-                    format!("internal error: no memref.global @{sym} for a wgmma operand"),
-                ));
-            };
-            let have = ir::int_attr(g, "alignment").unwrap_or(1);
-            if have < align {
-                // SAFETY: `g` is the live memref.global of the operand's buffer; raising its
-                // alignment only strengthens what every use of it may assume.
-                unsafe { set_attr(g, "alignment", b.i64_attr(align)) };
-            }
-            Ok(())
-        }
-        "memref.view" => {
-            let off = ir::defining_op(ir::operand(def, 1)).and_then(|c| {
-                (ir::name(c) == arith::ConstantOperation::name())
-                    .then(|| ir::int_attr(c, "value"))
-                    .flatten()
-            });
-            match off {
-                Some(o) if o % align == 0 => Ok(()),
-                _ => Err(AxeError::at(op, format!(
-                    "an operand in dynamic shared memory that the hardware swizzles or bulk-copies must start at a constant multiple of {align} bytes"
-                ))),
-            }
-        }
-        other => Err(AxeError::at(
-            op,
-            format!("the operand's shared buffer comes from '{other}'; its alignment is unknown"),
-        )),
-    }
-}
-
-fn fresh_symbol(module: MlirOperation, base: &str) -> String {
-    let taken: std::collections::HashSet<String> = block_ops(region_block(module, 0))
-        .into_iter()
-        .filter_map(|op| ir::string_attr(op, "sym_name"))
-        .collect();
-    (0..)
-        .map(|i| format!("{base}_{i}"))
-        .find(|n| !taken.contains(n))
-        .unwrap()
 }
 
 /// Lowers every Axe op in `block` in place, for units of `scope`.

@@ -20,6 +20,7 @@ pub mod kernel;
 pub mod ldmatrix;
 pub mod mesh;
 pub mod reduce;
+pub mod shared;
 pub mod signal;
 pub mod tma;
 pub mod wgmma;
@@ -214,7 +215,7 @@ fn resolve(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<(Tensor, Option<Sp
     let mut dyn_offset = Ix::C(0);
     // Allocations are laid out 16-byte aligned (shared globals, dynamic shared memory offsets,
     // emulation allocas with an explicit alignment): see `kernel.rs`.
-    let mut base_align = kernel::ALLOCATION_ALIGN;
+    let mut base_align = shared::ALLOCATION_ALIGN;
     let mut clip = Vec::new();
     let mut spread = None;
     let mut remote = false;

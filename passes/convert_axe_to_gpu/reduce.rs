@@ -224,7 +224,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     if !red_warps.is_empty() {
         let warps = (ctx.threads + 31) / 32;
         let nk = kcombos.len() as i64;
-        let scratch = super::kernel::shared_scratch(&b, op, t, nk * warps);
+        let scratch = super::shared::shared_scratch(&b, op, t, nk * warps);
         let scratch_t = super::Tensor {
             buf: scratch,
             mem: Mem::Shared,
@@ -234,7 +234,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             per_thread: false,
             swizzle: None,
             dyn_offset: Ix::C(0),
-            base_align: super::kernel::ALLOCATION_ALIGN,
+            base_align: super::shared::ALLOCATION_ALIGN,
             clip: Vec::new(),
             remote: false,
         };

@@ -860,7 +860,7 @@ pub fn prologue(b: &B, module: MlirOperation, ctx: &mut Ctx, map_ptrs: Vec<MlirV
     let i64t = b.int_type(64);
     // The barrier array (none when the kernel's only TMA copies are stores).
     let bars = (n > 0).then(|| {
-        let bars_ref = super::kernel::shared_global_aligned(b, module, "__axe_mbarriers", i64t, n, 8);
+        let bars_ref = super::shared::shared_global_aligned(b, module, "__axe_mbarriers", i64t, n, 8);
         let p = b.extract_aligned_pointer_as_index(bars_ref);
         b.index_cast(p, i64t)
     });
@@ -935,9 +935,9 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
         .ok_or_else(|| AxeError::at(op, "internal: unplanned TMA copy"))?;
     let map = &ctx.tma.maps[site.map];
     if map.span > 0 {
-        super::kernel::align_buffer(&b, op, dst.buf, 8 * map.span)?;
+        super::shared::align_buffer(&b, op, dst.buf, 8 * map.span)?;
     } else {
-        super::kernel::align_buffer(&b, op, dst.buf, 128)?;
+        super::shared::align_buffer(&b, op, dst.buf, 128)?;
     }
     if site.store {
         lower_store(&b, ctx, site, dst.buf, scope);

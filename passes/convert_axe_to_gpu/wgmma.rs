@@ -358,8 +358,8 @@ pub fn lower(
     let b_origins: Vec<(i64, i64)> = (0..nn).flat_map(|j| (0..kn).map(move |ki| b_origin(j, ki))).collect();
     let da = opa.descriptor(WGMMA_M, &a_origins).at(op)?;
     let db = opb.descriptor(ni_n, &b_origins).at(op)?;
-    super::kernel::align_buffer(&b, op, a.buf, da.mode.period())?;
-    super::kernel::align_buffer(&b, op, bt.buf, db.mode.period())?;
+    super::shared::align_buffer(&b, op, a.buf, da.mode.period())?;
+    super::shared::align_buffer(&b, op, bt.buf, db.mode.period())?;
     // The accumulator register of D element r of instruction tile (i, j), from the layout:
     // the same for every warp and lane (checked), by the PTX ISA's D-fragment formula.
     let (warp_ax, lane_ax, reg_ax) = (Axis::from("warp"), Axis::from("lane"), Axis::from("reg"));

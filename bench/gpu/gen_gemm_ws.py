@@ -226,15 +226,14 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
         L.append(f"{i3}axe.set_max_registers {PRODUCER_REGS}")
     L.append(f"{i3}axe.scope warp [0 : 1] {{")
 
+    def bidx(n_part, k_part):
+        """B's slice bounds: B is [N, K] for FP8 (K-major, what wgmma reads), else [K, N]."""
+        return f"[{n_part}, {k_part}]" if fp8 else f"[{k_part}, {n_part}]"
+
     def produce(j):
-        if ragged:
-            pass  # two-dimensional {clip} tiles per K step, below
-        elif fp8:
+        if not ragged:  # ragged: two-dimensional {clip} tiles per K step, below
             L.append(f"{j}%arows = axe.slice %A [%om : +{bm}, 0 : {k}] : {ga} to {ar}")
-            L.append(f"{j}%bcols = axe.slice %B [%on : +{bn}, 0 : {k}] : {gb} to {bc}")
-        else:
-            L.append(f"{j}%arows = axe.slice %A [%om : +{bm}, 0 : {k}] : {ga} to {ar}")
-            L.append(f"{j}%bcols = axe.slice %B [0 : {k}, %on : +{bn}] : {gb} to {bc}")
+            L.append(f"{j}%bcols = axe.slice %B {bidx(f'%on : +{bn}', f'0 : {k}')} : {gb} to {bc}")
         L.append(f"{j}scf.for %r = %c0 to %crounds step %c1 {{")
         q = j + "  "
         phase(q, "")
@@ -248,16 +247,10 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                 L.append(f"{q}%k{s} = arith.addi %k0, %ko{s} : index")
             if ragged:
                 L.append(f"{q}%at{s} = axe.slice %A [%om : +{bm}, %k{s} : +{bk}] {{clip}} : {ga} to {at}")
-                if fp8:
-                    L.append(f"{q}%bt{s} = axe.slice %B [%on : +{bn}, %k{s} : +{bk}] {{clip}} : {gb} to {bt}")
-                else:
-                    L.append(f"{q}%bt{s} = axe.slice %B [%k{s} : +{bk}, %on : +{bn}] {{clip}} : {gb} to {bt}")
-            elif fp8:
-                L.append(f"{q}%at{s} = axe.slice %arows [0 : {bm}, %k{s} : +{bk}] : {ar} to {at}")
-                L.append(f"{q}%bt{s} = axe.slice %bcols [0 : {bn}, %k{s} : +{bk}] : {bc} to {bt}")
+                L.append(f"{q}%bt{s} = axe.slice %B {bidx(f'%on : +{bn}', f'%k{s} : +{bk}')} {{clip}} : {gb} to {bt}")
             else:
                 L.append(f"{q}%at{s} = axe.slice %arows [0 : {bm}, %k{s} : +{bk}] : {ar} to {at}")
-                L.append(f"{q}%bt{s} = axe.slice %bcols [%k{s} : +{bk}, 0 : {bn}] : {bc} to {bt}")
+                L.append(f"{q}%bt{s} = axe.slice %bcols {bidx(f'0 : {bn}', f'%k{s} : +{bk}')} : {bc} to {bt}")
             L.append(f"{q}axe.copy async %at{s}, %sa{s} schedule tma barrier %full{s} : {at}, {sa}")
             mc = " multicast [0]" if cluster > 1 else ""
             L.append(f"{q}axe.copy async %bt{s}, %sb{s} schedule tma barrier %full{s}{mc} : {bt}, {sb}")

@@ -10,27 +10,13 @@ use std::collections::BTreeMap;
 use axe_layout::eval::{flatten, unflatten};
 use axe_layout::refine::{combos, offset, replica_offsets, suffix_products};
 use axe_layout::{project, refine, Axis, Factor, Iter, Layout, LayoutError, Operand, Point};
-use common::{arb_layout_and_shape, cases, Gen, AXES};
+use common::{arb_layout_and_shape, cases, primes, Gen, AXES};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
 
 fn l(s: &str) -> Layout {
     Layout::parse(s).unwrap_or_else(|e| panic!("{s}: {e}"))
-}
-
-/// The prime factors of `n`, smallest first.
-fn primes(mut n: i64) -> Vec<i64> {
-    let mut out = Vec::new();
-    let mut p = 2;
-    while n > 1 {
-        while n % p == 0 {
-            out.push(p);
-            n /= p;
-        }
-        p += 1;
-    }
-    out
 }
 
 /// Every point of the replica `R` (with zeros kept), by enumeration of its digits.

@@ -145,19 +145,24 @@ pub fn arb_layout_and_shape(g: Gen, rank: RangeInclusive<usize>) -> BoxedStrateg
         .boxed()
 }
 
-/// Every factorization-respecting shape of rank `rank` for `size` is hard to enumerate; this
-/// draws a random shape of that size by distributing its prime factors over `rank` dims.
-pub fn arb_shape_of_size(size: i64, rank: usize) -> BoxedStrategy<Vec<i64>> {
-    let mut primes = Vec::new();
-    let mut n = size;
+/// The prime factors of `n`, smallest first (none for `n` <= 1).
+pub fn primes(mut n: i64) -> Vec<i64> {
+    let mut out = Vec::new();
     let mut p = 2;
     while n > 1 {
         while n % p == 0 {
-            primes.push(p);
+            out.push(p);
             n /= p;
         }
         p += 1;
     }
+    out
+}
+
+/// Every factorization-respecting shape of rank `rank` for `size` is hard to enumerate; this
+/// draws a random shape of that size by distributing its prime factors over `rank` dims.
+pub fn arb_shape_of_size(size: i64, rank: usize) -> BoxedStrategy<Vec<i64>> {
+    let primes = primes(size);
     let rank = rank.max(1);
     prop::collection::vec(0..rank, primes.len())
         .prop_map(move |slots| {

@@ -917,6 +917,18 @@ impl B {
         });
     }
 
+    /// `nvvm.fence.proxy` of kind `async.global` (`fence.proxy.async.global`): orders this
+    /// thread's generic-proxy accesses to global memory (an acquire that made another CTA's
+    /// writes visible) before the async-proxy accesses (TMA loads) it issues next.
+    pub fn fence_proxy_async_global(&self) {
+        let kind = self.attr("#nvvm.proxy_kind<async.global>");
+        self.build(|c, l| {
+            nvvm::FenceProxyOperation::builder(c, l)
+                .kind(Self::attribute(kind))
+                .build()
+        });
+    }
+
     /// `nvvm.fence.mbarrier.init`.
     pub fn fence_mbarrier_init(&self) {
         self.build(nvvm::fence_mbarrier_init);

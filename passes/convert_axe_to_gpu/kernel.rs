@@ -444,11 +444,11 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 ctx.dead.push(op);
             }
             ods::ops::SIGNAL => {
-                super::signal::signal(op, ctx)?;
+                super::signal::signal(op, ctx, scope)?;
                 ctx.dead.push(op);
             }
             ods::ops::SIGNAL_WAIT => {
-                super::signal::wait(op, ctx)?;
+                super::signal::wait(op, ctx, scope)?;
                 ctx.dead.push(op);
             }
             // cp.async copies committed groups; other copies are synchronous.

@@ -27,6 +27,7 @@ use super::{address, tensor, Ctx, R};
 use crate::dialect::ods;
 use crate::error::AxeError;
 use crate::ir;
+use crate::target::{ScopeKind, WARPGROUP_THREADS, WARP_THREADS};
 
 /// LLVM's atomic orderings, as the LLVM dialect's `ordering` attribute holds them (an `i64`
 /// enum attribute with no textual form of its own: the values of `llvm::AtomicOrdering`,
@@ -75,37 +76,95 @@ fn refuse_emulation(op: MlirOperation, ctx: &Ctx) -> R<()> {
     Ok(())
 }
 
-/// `axe.signal %flag, %value`.
-pub fn signal(op: MlirOperation, ctx: &Ctx) -> R<()> {
-    refuse_emulation(op, ctx)?;
-    let b = B::before(op);
-    let ptr = flag_pointer(&b, ctx, op)?;
-    let value = ir::operand(op, ods::signal::operands::VALUE);
-    b.gpu_barrier();
-    let first = b.cmp(CmpiPredicate::Eq, Ix::V(ctx.tid), Ix::C(0));
+/// The threads that execute a signal or a wait in a scope of `kind`: every thread of the
+/// executing unit (the CTA, a warpgroup, a warp, one thread).
+fn unit_threads(op: MlirOperation, ctx: &Ctx, kind: ScopeKind) -> R<i64> {
+    match kind {
+        ScopeKind::Thread => Ok(1),
+        ScopeKind::Warp => Ok(WARP_THREADS),
+        ScopeKind::Warpgroup => Ok(WARPGROUP_THREADS),
+        // A sliced scope's threads are not the whole CTA: a CTA barrier would never complete.
+        ScopeKind::Cta | ScopeKind::Cluster if ctx.scope_id != 0 => Err(AxeError::at(
+            op,
+            format!(
+                "'{}' at CTA granularity inside a sliced scope: the threads outside the slice never reach its CTA barrier (put it in a warp or warpgroup scope)",
+                ir::name(op)
+            ),
+        )),
+        ScopeKind::Cta | ScopeKind::Cluster => Ok(ctx.threads),
+    }
+}
+
+/// Synchronizes the executing unit of `threads` threads (a CTA barrier, the warpgroup's named
+/// barrier, a warp barrier; nothing for one thread).
+fn sync_unit(b: &B, ctx: &Ctx, threads: i64) {
+    match threads {
+        1 => {}
+        WARP_THREADS => {
+            let mask = b.ci32(-1);
+            b.bar_warp_sync(mask);
+        }
+        WARPGROUP_THREADS if threads != ctx.threads => super::barrier::warpgroup(b, ctx),
+        _ => {
+            b.gpu_barrier();
+        }
+    }
+}
+
+/// Runs `body` on the unit's first thread only (the one that stores or polls the flag); a
+/// unit of one thread runs it unconditionally.
+fn on_first_of_unit(b: &B, ctx: &Ctx, threads: i64, body: impl FnOnce(&B)) -> R<()> {
+    if threads == 1 {
+        body(b);
+        return Ok(());
+    }
+    let within = if threads >= ctx.threads {
+        Ix::V(ctx.tid)
+    } else {
+        b.rem(Ix::V(ctx.tid), threads)
+    };
+    let first = b.cmp(CmpiPredicate::Eq, within, Ix::C(0));
     b.if_(first, |t| -> R<()> {
-        fence(&t);
-        t.llvm_store_atomic(value, ptr, ordering(&t, Ordering::Release), 4);
+        body(&t);
         Ok(())
     })?;
     Ok(())
 }
 
-/// `axe.signal_wait %flag, %value`.
-pub fn wait(op: MlirOperation, ctx: &Ctx) -> R<()> {
+/// `axe.signal %flag, %value`, executed by every thread of the enclosing scope's unit.
+pub fn signal(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()> {
     refuse_emulation(op, ctx)?;
+    let threads = unit_threads(op, ctx, scope)?;
+    let b = B::before(op);
+    let ptr = flag_pointer(&b, ctx, op)?;
+    let value = ir::operand(op, ods::signal::operands::VALUE);
+    // The barrier orders every thread's prior writes before the first thread's fence, which
+    // is cumulative: the release store publishes them all.
+    sync_unit(&b, ctx, threads);
+    on_first_of_unit(&b, ctx, threads, |t| {
+        fence(t);
+        t.llvm_store_atomic(value, ptr, ordering(t, Ordering::Release), 4);
+    })?;
+    Ok(())
+}
+
+/// `axe.signal_wait %flag, %value`, executed by every thread of the enclosing scope's unit.
+pub fn wait(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()> {
+    refuse_emulation(op, ctx)?;
+    let threads = unit_threads(op, ctx, scope)?;
     let b = B::before(op);
     let ptr = flag_pointer(&b, ctx, op)?;
     let value = ir::operand(op, ods::signal_wait::operands::VALUE);
     let i32t = b.int_type(32);
-    let first = b.cmp(CmpiPredicate::Eq, Ix::V(ctx.tid), Ix::C(0));
-    b.if_(first, |t| -> R<()> {
+    on_first_of_unit(&b, ctx, threads, |t| {
         t.spin_while(|g| {
             let v = g.llvm_load(ptr, i32t, Some((ordering(&g, Ordering::Acquire), 4)));
-            g.cmpi(melior::dialect::arith::CmpiPredicate::Ne, v, value)
+            g.cmpi(CmpiPredicate::Ne, v, value)
         });
-        Ok(())
     })?;
-    b.gpu_barrier();
+    sync_unit(&b, ctx, threads);
+    // The flagged data may next be read by TMA (the async proxy), which the acquire above
+    // does not order: each thread orders its generic-proxy view before its async-proxy reads.
+    b.fence_proxy_async_global();
     Ok(())
 }

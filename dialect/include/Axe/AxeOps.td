@@ -450,13 +450,16 @@ def Axe_BarrierOp : Axe_Op<"barrier"> {
 }
 
 def Axe_SignalOp : Axe_Op<"signal"> {
-  let summary = "publish a value at a flag, after the CTA's writes (release, system scope)";
+  let summary = "publish a value at a flag, after the unit's writes (release, system scope)";
   let description = [{
-    Every thread of the CTA executes it. Once all of them have reached it,
-    the value is stored at `flag` (a one-element `i32` tensor in global
+    Every thread of the executing unit runs it: the CTA, or the warpgroup,
+    warp or thread of the innermost enclosing `axe.scope` (so a role of a
+    warp-specialized kernel can publish its tiles; a sliced scope of CTA
+    granularity is refused, as its CTA barrier could not complete). Once all
+    of them have reached it, the value is stored at `flag` (a one-element `i32` tensor in global
     memory, which may live on a peer device of the mesh) with release
     semantics at system scope: a device that observes the value with
-    `axe.signal_wait` also observes every write the CTA made before the
+    `axe.signal_wait` also observes every write the unit made before the
     signal, on any device. This is how a producer tile tells its consumers,
     on this or another GPU, that its output is complete; with a value that
     changes per launch (an epoch), flags need no reset.
@@ -473,11 +476,15 @@ def Axe_SignalOp : Axe_Op<"signal"> {
 def Axe_SignalWaitOp : Axe_Op<"signal_wait"> {
   let summary = "wait until a flag holds a value (acquire, system scope)";
   let description = [{
-    Every thread of the CTA executes it. One thread polls `flag` (a
-    one-element `i32` tensor in global memory, on this or a peer device)
-    with acquire loads at system scope until it holds `value`; then the CTA
-    synchronizes. Every write that the signalling CTA made before its
-    `axe.signal` is visible to every thread after the wait. The producer
+    Every thread of the executing unit runs it (the CTA, or the warpgroup,
+    warp or thread of the innermost enclosing `axe.scope`, as for
+    `axe.signal`). One thread polls `flag` (a one-element `i32` tensor in
+    global memory, on this or a peer device) with acquire loads at system
+    scope until it holds `value`; then the unit synchronizes and each of its
+    threads fences the async proxy (`fence.proxy.async.global`). Every write
+    that the signalling unit made before its `axe.signal` is visible to
+    every thread after the wait, to its loads and to the TMA copies it
+    issues next. The producer
     must not itself wait for this CTA (no cycles), and it must be able to
     run while this CTA waits: on one device, a producer tile is dispatched
     before its consumers (a lower CTA index).

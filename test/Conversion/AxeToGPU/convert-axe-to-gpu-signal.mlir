@@ -1,0 +1,75 @@
+// RUN: axe-opt --convert-axe-to-gpu --split-input-file --verify-diagnostics %s | FileCheck %s
+
+// Flags between the roles of a warp-specialized kernel: axe.signal and axe.signal_wait run at
+// the granularity of their innermost scope. In a warp scope the warp's first lane polls with
+// acquire loads, then the warp synchronizes and fences the async proxy (the data it waited
+// for is read next by TMA). In a warpgroup scope the warpgroup's named barrier (1 + w, 128
+// threads) orders its threads' writes before thread 0 of the warpgroup fences and stores the
+// value with release ordering; no CTA barrier appears (the other roles never reach one).
+// CHECK-LABEL: func.func @roles
+// CHECK: gpu.launch
+// CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %c32
+// CHECK: %[[FIRST_LANE:.*]] = arith.cmpi eq, %[[LANE]], %{{.*}}
+// CHECK: scf.if %[[FIRST_LANE]] {
+// CHECK: scf.while
+// CHECK: llvm.load %{{.*}} atomic acquire {alignment = 4 : i64} : !llvm.ptr -> i32
+// CHECK: }
+// CHECK: nvvm.bar.warp.sync
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.global>}
+// CHECK: %[[BASE:.*]] = memref.extract_aligned_pointer_as_index
+// CHECK: %[[AT:.*]] = arith.addi %[[BASE]], %c4 : index
+// CHECK: %[[AT64:.*]] = arith.index_cast %[[AT]] : index to i64
+// CHECK: %[[FLAG:.*]] = llvm.inttoptr %[[AT64]] : i64 to !llvm.ptr
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// CHECK: %[[IN_WG:.*]] = arith.remui %{{.*}}, %c128
+// CHECK: %[[FIRST_T:.*]] = arith.cmpi eq, %[[IN_WG]], %{{.*}}
+// CHECK: scf.if %[[FIRST_T]] {
+// CHECK-NEXT: llvm.fence acq_rel
+// CHECK-NEXT: llvm.store %{{.*}}, %[[FLAG]] atomic release {alignment = 4 : i64} : i32, !llvm.ptr
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.terminator
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @roles(%f: memref<4xi32>, %epoch: i32) {
+    %F = axe.view %f : memref<4xi32> to !axe.tensor<4xi32, global, #axe.layout<(4) : (1)>>
+    axe.kernel grid [1] threads [384] {
+      axe.scope warpgroup [0 : 1] {
+        axe.scope warp [0 : 1] {
+          %f0 = axe.slice %F [0 : 1] : !axe.tensor<4xi32, global, #axe.layout<(4) : (1)>> to !axe.tensor<1xi32, global, #axe.layout<(1) : (1)>>
+          axe.signal_wait %f0, %epoch : !axe.tensor<1xi32, global, #axe.layout<(1) : (1)>>, i32
+        }
+      }
+      axe.scope warpgroup [1 : 2] {
+        %f1 = axe.slice %F [1 : 2] : !axe.tensor<4xi32, global, #axe.layout<(4) : (1)>> to !axe.tensor<1xi32, global, #axe.layout<(1) : (1) + 1>>
+        axe.signal %f1, %epoch : !axe.tensor<1xi32, global, #axe.layout<(1) : (1) + 1>>, i32
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+// One thread (a thread scope): no synchronization at all, the thread itself polls.
+// CHECK-LABEL: func.func @one_thread
+// CHECK: gpu.launch
+// CHECK-NOT: nvvm.bar
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.if
+// CHECK-NOT: scf.if
+// CHECK: scf.while
+// CHECK: llvm.load %{{.*}} atomic acquire
+// CHECK-NOT: nvvm.bar
+// CHECK-NOT: gpu.barrier
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.global>}
+// CHECK: gpu.terminator
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @one_thread(%f: memref<1xi32>, %epoch: i32) {
+    %F = axe.view %f : memref<1xi32> to !axe.tensor<1xi32, global, #axe.layout<(1) : (1)>>
+    axe.kernel grid [1] threads [64] {
+      axe.scope thread [0 : 1] {
+        axe.signal_wait %F, %epoch : !axe.tensor<1xi32, global, #axe.layout<(1) : (1)>>, i32
+      }
+    }
+    return
+  }
+}

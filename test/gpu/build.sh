@@ -57,6 +57,9 @@ python3 bench/gpu/gen_gemm_ws.py --all target/gpu/gen
 # The grouped GEMMs of the MoE layer (sm_90a), one pair per token count.
 rm -f target/gpu/gen/moe_*.mlir
 python3 bench/gpu/gen_moe.py target/gpu/gen
+# The fused layer: both grouped GEMMs in one warp-specialized persistent kernel (and, for the
+# ablation, each phase alone).
+python3 bench/gpu/gen_moe_ws.py target/gpu/gen
 for chip in sm_90 sm_80; do
   mkdir -p "target/gpu/$chip"
   for k in test/gpu/kernels/*.mlir target/gpu/gen/*.mlir test/Examples/gemm-kernel.mlir test/Examples/reduce-scatter.mlir; do
@@ -66,9 +69,9 @@ for chip in sm_90 sm_80; do
   done
 done
 # wgmma and TMA kernels (#axe.target<"sm_90a">) need chip=sm_90a; their PTX runs with the sm_90 set.
-for k in test/gpu/kernels/*wgmma*.mlir test/gpu/kernels/*_tma*.mlir target/gpu/gen/*_tma*.mlir target/gpu/gen/*_ws_*.mlir target/gpu/gen/moe_*.mlir target/gpu/gen/gemm_rs_*.mlir; do
+for k in test/gpu/kernels/*wgmma*.mlir test/gpu/kernels/*_tma*.mlir target/gpu/gen/*_tma*.mlir target/gpu/gen/gemm_*_ws_*.mlir target/gpu/gen/moe_*.mlir target/gpu/gen/gemm_rs_*.mlir; do
   lower "$k" target/gpu/sm_90 "chip=sm_90a features=+ptx80"
 done
-cp test/gpu/run.py test/gpu/gemm_typed.py test/gpu/moe.py test/gpu/timing.py test/gpu/runtime_path.py test/gpu/mesh_sim.py test/gpu/mesh_dist.py test/gpu/kernels.py test/gpu/profile_one.py test/gpu/profile_gemm.py bench/gpu/bench.py bench/gpu/gen_gemm_tma.py bench/gpu/gen_gemm_ws.py bench/gpu/triton_matmul.py bench/gpu/ws_raster_sweep.py bench/gpu/gen_moe.py bench/gpu/dist_gemm_rs.py bench/gpu/gen_gemm_rs.py test/gpu/axe_dist.py bench/gpu/cluster_occupancy.py bench/gpu/mma_sync_ceiling.py target/gpu/
+cp test/gpu/run.py test/gpu/gemm_typed.py test/gpu/moe.py test/gpu/timing.py test/gpu/runtime_path.py test/gpu/mesh_sim.py test/gpu/mesh_dist.py test/gpu/kernels.py test/gpu/profile_one.py test/gpu/profile_gemm.py bench/gpu/bench.py bench/gpu/gen_gemm_tma.py bench/gpu/gen_gemm_ws.py bench/gpu/triton_matmul.py bench/gpu/ws_raster_sweep.py bench/gpu/gen_moe.py bench/gpu/gen_moe_ws.py bench/gpu/dist_gemm_rs.py bench/gpu/gen_gemm_rs.py test/gpu/axe_dist.py bench/gpu/cluster_occupancy.py bench/gpu/mma_sync_ceiling.py target/gpu/
 rm -rf target/gpu/axe_runtime && cp -r python/axe_runtime target/gpu/
 ls target/gpu/sm_90/*.json

@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """The FP16 Mixture-of-Experts layer of the Axe paper's §4.2 (Qwen3-30B-A3B: hidden 2048, 128
-experts, top-8 routing, expert intermediate size 768) with Axe's grouped GEMMs
-(bench/gpu/gen_moe.py): checked against a float32 PyTorch reference of the layer, and with
---bench timed against PyTorch baselines, at the paper's token counts (Figure 11's axis).
+experts, top-8 routing, expert intermediate size 768) with Axe's grouped GEMMs: checked against
+a float32 PyTorch reference of the layer, and with --bench timed against PyTorch baselines, at
+the paper's token counts (Figure 11's axis). Three Axe layers, each checked:
+  - "fused" (bench/gpu/gen_moe_ws.py): both grouped GEMMs in ONE warp-specialized persistent
+    kernel, GEMM2's tiles waiting only for the GEMM1 tiles whose H columns they read (flags);
+  - "two kernels": the same generator's phases as two launches (the ablation of the pipeline);
+  - "tma": the two non-specialized grouped GEMMs of bench/gpu/gen_moe.py (session 4).
 
     python3 moe.py DIR [--bench] [--reps R] [T ...]
 
@@ -21,8 +25,8 @@ measurements; the ratio's median and spread are printed), eagerly and, for Axe's
     combine (the floor; it synchronizes to read the counts, as a loop must);
   - torch._grouped_mm (CUTLASS grouped GEMM, bf16: it takes no fp16) composed into the same
     layer with torch's silu * up, when this torch has it.
-SGLang's Triton `fused_moe` is not installed on the GPU machine (no package index); it is
-reported as unavailable.
+SGLang's Triton `fused_moe` (eager and in a graph) when a standalone copy of its kernel file
+is found (see sglang_layer); else it is reported as unavailable.
 
 Random routing with a fixed seed; `skew` routes most tokens to 8 of the 128 experts.
 """
@@ -37,6 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "gpu"))
 from runtime_path import axe_runtime  # noqa: E402
 import gen_moe  # noqa: E402
+import gen_moe_ws  # noqa: E402
 import timing  # noqa: E402
 
 H, I, E, TOPK, BM = gen_moe.HIDDEN, gen_moe.INTER, gen_moe.EXPERTS, gen_moe.TOPK, gen_moe.BM
@@ -72,7 +77,9 @@ def expert_counts(flat):
 
 
 def plan(ids, t):
-    """Assignment (t, k) -> row of the expert-grouped, tile-padded matrix; row tile -> expert."""
+    """Assignment (t, k) -> row of the expert-grouped, tile-padded matrix; row tile -> expert
+    (-1 past the last used tile); the number of row tiles in use (a one-element int32 tensor:
+    no host synchronization)."""
     flat = ids.reshape(-1)
     counts = expert_counts(flat)
     padded = (counts + BM - 1) // BM * BM
@@ -89,7 +96,14 @@ def plan(ids, t):
     tile_rows = torch.arange(tiles, device="cuda") * BM
     tile_e = torch.searchsorted(ends, tile_rows, right=True)
     tile_e = torch.where(tile_e < E, tile_e, -1).to(torch.int32)
-    return pos, tile_e
+    used = (ends[-1:] // BM).to(torch.int32)
+    return pos, tile_e, used
+
+
+def combine(yp, pos, w, t):
+    """out[token] = sum_k w[token, k] * Y[row of (token, k)], in float32: one gather of each
+    token's 8 rows (rows of assignment order are token-major), a weighted sum."""
+    return (yp[pos].view(t, TOPK, H).float() * w.unsqueeze(-1)).sum(1).half()
 
 
 class AxeLayer:
@@ -110,7 +124,7 @@ class AxeLayer:
         self.down = down.launcher(self.hmid.view(-1), w2.view(-1), self.yp.view(-1), self.tile_e, stream=stream)
 
     def __call__(self, x, ids, w):
-        pos, tile_e = plan(ids, self.t)
+        pos, tile_e, _ = plan(ids, self.t)
         self.tile_e.copy_(tile_e)
         self.xp.index_copy_(0, pos, x[self.token])
         self.gemms()
@@ -121,6 +135,40 @@ class AxeLayer:
     def gemms(self):
         self.up()
         self.down()
+
+
+class AxeFusedLayer:
+    """The layer with gen_moe_ws.py's kernels: `fused` (one launch: both grouped GEMMs with the
+    per-tile pipeline between them) or, for the ablation, `up` then `down` (the same code as
+    two launches). Workspace as AxeLayer's, plus the row-tile count and the flags, which are
+    zeroed before each launch (the kernel waits for the value 1)."""
+
+    def __init__(self, t, kernels, w1, w2, stream=None):
+        self.t, self.rows = t, gen_moe.max_tiles(t) * BM
+        self.xp = torch.zeros(self.rows, H, device="cuda", dtype=torch.half)
+        self.hmid = torch.empty(self.rows, I, device="cuda", dtype=torch.half)
+        self.yp = torch.empty(self.rows, H, device="cuda", dtype=torch.half)
+        self.tile_e = torch.zeros(gen_moe.max_tiles(t), device="cuda", dtype=torch.int32)
+        self.used = torch.zeros(1, device="cuda", dtype=torch.int32)
+        bn = gen_moe_ws.tile_width(t)
+        self.flags = torch.zeros(gen_moe.max_tiles(t) * 2 * (2 * I // bn), device="cuda", dtype=torch.int32)
+        self.token = torch.arange(t, device="cuda").repeat_interleave(TOPK)
+        args = (self.xp.view(-1), w1.view(-1), self.hmid.view(-1), w2.view(-1), self.yp.view(-1), self.tile_e,
+                self.used, self.flags, 1)
+        self.launches = [k.launcher(*args, stream=stream) for k in kernels]
+
+    def __call__(self, x, ids, w):
+        pos, tile_e, used = plan(ids, self.t)
+        self.tile_e.copy_(tile_e)
+        self.used.copy_(used)
+        self.xp.index_copy_(0, pos, x[self.token])
+        self.gemms()
+        return combine(self.yp, pos, w, self.t)
+
+    def gemms(self):
+        self.flags.zero_()
+        for launch in self.launches:
+            launch()
 
 
 def reference(x, ids, w, g, u, d):
@@ -178,17 +226,63 @@ def grouped_mm_layer(bf):
     return layer
 
 
+def sglang_layer(g, u, d):
+    """SGLang's Triton `fused_moe` (its own token alignment, the Triton grouped GEMMs with its
+    tuned H100 configs for E = 128, N = 768, SiLU-and-mul, the top-k sum) as a layer, or None.
+    The GPU machine has no package index, so this takes a standalone copy of the kernel file:
+    sglang_fused_moe.py (SGLang's python/sglang/srt/layers/moe/fused_moe_triton/fused_moe.py
+    with its sgl-kernel imports replaced by Triton/torch equivalents; not part of this
+    repository) from $AXE_SGLANG_MOE or sglang_moe/ beside this script."""
+    for where in (os.environ.get("AXE_SGLANG_MOE"), os.path.join(HERE, "sglang_moe")):
+        if where and os.path.exists(os.path.join(where, "sglang_fused_moe.py")):
+            sys.path.insert(0, where)
+            break
+    try:
+        import sglang_fused_moe
+    except ImportError:
+        return None
+    # SGLang's weight layout: w1 [E, 2 I, H] (gate rows, then up rows), w2 [E, H, I].
+    w1 = torch.cat([g.transpose(1, 2), u.transpose(1, 2)], dim=1).contiguous()
+    w2 = d.transpose(1, 2).contiguous()
+
+    def layer(x, ids, w):
+        return sglang_fused_moe.fused_moe(x, w1, w2, w.float().contiguous(), ids.to(torch.int32).contiguous())
+    return layer
+
+
 def graphed(fn, stream):
     """`fn` captured once in a CUDA graph on `stream` (after a warm-up there): returns the
     replay, which launches every kernel of `fn` with no host work in between — what serving
     engines do for small batches. Its outputs are the captured tensors."""
+    # The side stream must not run ahead of work queued on the current one (the inputs, the
+    # layer's freshly zeroed workspace): without this the warm-up raced the routing step.
+    torch.cuda.synchronize()
+    stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream):
         fn()
     torch.cuda.synchronize()
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g, stream=stream):
         fn()
-    return g.replay
+    torch.cuda.synchronize()
+
+    def replay():
+        g.replay()
+    # The graph holds raw addresses of whatever `fn` uses (a layer's workspace, its kernels'
+    # tensor maps): the replay keeps `fn`, and with it those, alive.
+    replay.keeps = fn
+    return replay
+
+
+def check(got, want):
+    """f16 inputs, f32 accumulation; H and the output rounded to f16."""
+    scale = want.abs().max().item()
+    err = (got.float() - want).abs().max().item()
+    return err <= 1e-2 * scale and not torch.isnan(got).any(), err, scale
+
+
+def load(d, name):
+    return axe_runtime.load(f"{d}/{name}_kernel.json", entry=f"{name}_kernel")
 
 
 def main():
@@ -200,68 +294,85 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = False
     gen = torch.Generator(device="cuda").manual_seed(0)
     g, u, dn, w1, w2 = weights(gen)
-    gm = None
+    gm = sgl = None
     if bench:
         gm = grouped_mm_layer((g.to(torch.bfloat16), u.to(torch.bfloat16), dn.to(torch.bfloat16)))
-        try:
-            import sglang  # noqa: F401
-            print("note: sglang is importable, but its fused_moe baseline is not wired here")
-        except ImportError:
-            print("note: SGLang (Triton fused_moe) is not installed on this machine: no such baseline")
+        sgl = sglang_layer(g, u, dn)
+        if sgl is None:
+            print("note: SGLang's Triton fused_moe is not available (neither sglang nor a standalone copy "
+                  "in $AXE_SGLANG_MOE / sglang_moe/ next to this script): no such baseline")
     passed = failed = 0
     for t in counts:
         for skew in (False, True):
             tag = f"T={t}{' skewed' if skew else ''}"
-            try:
-                up = axe_runtime.load(f"{d}/moe_up_t{t}_kernel.json", entry=f"moe_up_t{t}_kernel")
-                down = axe_runtime.load(f"{d}/moe_down_t{t}_kernel.json", entry=f"moe_down_t{t}_kernel")
-                x = (torch.randn(t, H, device="cuda", generator=gen)).half()
-                ids, w = route(t, skew, gen)
-                layer = AxeLayer(t, up, down, w1, w2)
-                got = layer(x, ids, w)
-                torch.cuda.synchronize()
-            except Exception as e:  # a bad manifest, a refused argument, a launch error
-                print(f"FAIL {tag}: {type(e).__name__}: {e}", flush=True)
-                failed += 1
-                continue
+            x = (torch.randn(t, H, device="cuda", generator=gen)).half()
+            ids, w = route(t, skew, gen)
             want = reference(x, ids, w, g, u, dn)
-            scale = want.abs().max().item()
-            err = (got.float() - want).abs().max().item()
-            # f16 inputs, f32 accumulation; H and the output rounded to f16.
-            ok = err <= 1e-2 * scale and not torch.isnan(got).any()
-            line = f"{'ok  ' if ok else 'FAIL'} {tag}: max abs error {err:.3g} (entries up to {scale:.3g}, bound {1e-2 * scale:.3g})"
-            passed += ok
-            failed += not ok
-            if bench and ok:
-                fns = {"axe": lambda: layer(x, ids, w),
-                       "torch loop": lambda: torch_loop(x, ids, w, g, u, dn)}
-                if gm is not None:
-                    try:
-                        gm(x, ids, w)
-                        fns["torch._grouped_mm"] = lambda: gm(x, ids, w)
-                    except Exception as e:  # noqa: BLE001 (an unsupported build)
-                        line += f"; torch._grouped_mm unavailable ({type(e).__name__}: {str(e)[:80]})"
-                # The same layers captured in CUDA graphs (the loop synchronizes: it cannot be).
-                cap = torch.cuda.Stream()
-                glayer = AxeLayer(t, up, down, w1, w2, stream=cap)
-                fns["axe (graph)"] = graphed(lambda: glayer(x, ids, w), cap)
-                if "torch._grouped_mm" in fns:
-                    fns["torch._grouped_mm (graph)"] = graphed(lambda: gm(x, ids, w), cap)
-                times = {k: [] for k in fns}
-                for _ in range(reps):
-                    for k, fn in fns.items():
-                        times[k].append(time_ms(fn))
-                ta = statistics.median(times["axe"])
-                tg = time_ms(layer.gemms)
-                line += (f"\n     axe layer {ta * 1e3:.0f} us (its two grouped GEMMs {tg * 1e3:.0f} us), "
-                         f"in a CUDA graph {statistics.median(times['axe (graph)']) * 1e3:.0f} us")
-                for k, ts in times.items():
-                    if k.startswith("axe"):
-                        continue
-                    mine = times["axe (graph)"] if k.endswith("(graph)") else times["axe"]
-                    r = [b / a for a, b in zip(mine, ts)]
-                    line += (f"; {k} {statistics.median(ts) * 1e3:.0f} us, ratio {statistics.median(r):.2f} "
-                             f"(min {min(r):.2f}, max {max(r):.2f})")
+            # Each Axe layer: how to build it (on a stream), checked on its own.
+            makers = {
+                "fused": lambda stream=None: AxeFusedLayer(t, [load(d, gen_moe_ws.name(t, "fused"))], w1, w2, stream),
+                "two kernels": lambda stream=None: AxeFusedLayer(
+                    t, [load(d, gen_moe_ws.name(t, "up")), load(d, gen_moe_ws.name(t, "down"))], w1, w2, stream),
+                "tma": lambda stream=None: AxeLayer(t, load(d, f"moe_up_t{t}"), load(d, f"moe_down_t{t}"), w1, w2, stream),
+            }
+            layers = {}
+            for kind, make in makers.items():
+                try:
+                    layer = make()
+                    got = layer(x, ids, w)
+                    torch.cuda.synchronize()
+                except Exception as e:  # a bad manifest, a refused argument, a launch error
+                    print(f"FAIL {tag} {kind}: {type(e).__name__}: {e}", flush=True)
+                    failed += 1
+                    continue
+                ok, err, scale = check(got, want)
+                if ok and kind == "fused":
+                    # Again, after the flags are reset: every launch must wait afresh.
+                    for _ in range(3):
+                        ok2, err2, _ = check(layer(x, ids, w), want)
+                        ok, err = ok and ok2, max(err, err2)
+                print(f"{'ok  ' if ok else 'FAIL'} {tag} {kind}: max abs error {err:.3g} (entries up to {scale:.3g}, "
+                      f"bound {1e-2 * scale:.3g})", flush=True)
+                passed += ok
+                failed += not ok
+                if ok:
+                    layers[kind] = (layer, make)
+            if not bench or "fused" not in layers:
+                continue
+            fns = {"fused": lambda: layers["fused"][0](x, ids, w),
+                   "torch loop": lambda: torch_loop(x, ids, w, g, u, dn)}
+            if gm is not None:
+                try:
+                    gm(x, ids, w)
+                    fns["torch._grouped_mm"] = lambda: gm(x, ids, w)
+                except Exception as e:  # noqa: BLE001 (an unsupported build)
+                    print(f"     torch._grouped_mm unavailable ({type(e).__name__}: {str(e)[:80]})")
+            if sgl is not None:
+                ok_s, err_s, _ = check(sgl(x, ids, w), want)
+                print(f"     SGLang fused_moe: {'correct' if ok_s else 'WRONG'} (max abs error {err_s:.3g})")
+                if ok_s:
+                    fns["sglang fused_moe"] = lambda: sgl(x, ids, w)
+            # The layers captured in CUDA graphs (the loop synchronizes: it cannot be).
+            cap = torch.cuda.Stream()
+            for kind, (_, make) in layers.items():
+                fns[f"{kind} (graph)"] = graphed(lambda lay=make(cap): lay(x, ids, w), cap)
+            if "torch._grouped_mm" in fns:
+                fns["torch._grouped_mm (graph)"] = graphed(lambda: gm(x, ids, w), cap)
+            if "sglang fused_moe" in fns:
+                fns["sglang fused_moe (graph)"] = graphed(lambda: sgl(x, ids, w), cap)
+            times = {k: [] for k in fns}
+            for _ in range(reps):
+                for k, fn in fns.items():
+                    times[k].append(time_ms(fn))
+            gemm_us = {k: time_ms(lay.gemms) * 1e3 for k, (lay, _) in layers.items()}
+            line = f"     {tag}: " + ", ".join(f"{k} {statistics.median(ts) * 1e3:.0f} us" for k, ts in times.items())
+            line += "\n     GEMMs alone: " + ", ".join(f"{k} {v:.0f} us" for k, v in gemm_us.items())
+            for k, ts in times.items():
+                if k.startswith("fused"):
+                    continue
+                mine = times["fused (graph)"] if k.endswith("(graph)") else times["fused"]
+                r = [b / a for a, b in zip(mine, ts)]
+                line += (f"\n     {k} / fused: {statistics.median(r):.2f} (min {min(r):.2f}, max {max(r):.2f})")
             print(line, flush=True)
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)

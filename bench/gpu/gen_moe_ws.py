@@ -1,0 +1,324 @@
+#!/usr/bin/env python3
+"""Writes the fused FP16 Mixture-of-Experts layer of the Axe paper's §4.2 (Qwen3-30B-A3B:
+hidden 2048, 128 experts, top-8 routing, expert intermediate size 768) as ONE warp-specialized,
+persistent Axe kernel that runs both grouped GEMMs, with a tile-level pipeline between them:
+
+  phase 1 (GEMM1):  H[rows, 768]  = silu(X[rows, 2048] W1_gate[e]) * (X W1_up[e])
+  phase 2 (GEMM2):  Y[rows, 2048] = H[rows, 768] W2[e]
+
+`rows` are the token-expert assignments grouped by expert, each expert's group padded to whole
+128-row tiles (the routing step, test/gpu/moe.py); `%map` gives each row tile's expert and
+`%used` the number of row tiles in use (run-time data: the grid is sized once per batch size).
+W1's columns alternate 64 gate and 64 up columns (gen_moe.SWIGLU_BLOCK), so every column tile
+holds whole (gate, up) pairs.
+
+The roles are Axe scopes of a 384-thread CTA, as in gen_gemm_ws.py: a producer warp issuing TMA
+copies into S shared stages (full / empty mbarriers), two consumer warpgroups running async
+wgmma on 64 rows each. Every CTA walks the tiles t = cta, cta + grid, ... of one sequence: the
+phase-1 tiles (row tile, column tile of W1; row-major, so the column tiles of one row tile run
+side by side and share its A rows in L2), then the phase-2 tiles. The pipeline between the
+phases is per tile, in Axe IR:
+  * a phase-1 consumer warpgroup stores its 64 rows of H, then `axe.signal`s its flag
+    F[row tile, 2 c + w] (release: its stores are visible to whoever acquires the flag);
+  * the phase-2 producer, before the TMA copies of a K step of H, `axe.signal_wait`s the flags
+    of the phase-1 tile that wrote those H columns (acquire, then a proxy fence: TMA reads
+    what the generic stores wrote). A phase-2 tile thus starts as soon as the H columns it
+    reads exist, not after a kernel boundary.
+No deadlock: the grid is at most one CTA per SM (all CTAs resident at once), and every CTA
+finishes its phase-1 tiles, which wait for nothing, before any phase-2 tile; so every flag a
+phase-2 tile waits for is eventually set. Flags hold the launch's `%epoch` (the caller zeroes
+them, or changes the epoch, between launches).
+
+PHASES: "fused" (both phases, the layer), "up" (phase 1 only, no flags) or "down" (phase 2
+only, no waits): "up" then "down" is the same code as two kernels, the ablation that shows what
+the pipeline between them gains.
+
+    gen_moe_ws.py DIR [T ...]     (default: the paper's token counts; writes every PHASES kernel)
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_moe  # noqa: E402  (the layer's shapes, the routing's row-tile bound)
+
+HIDDEN, INTER, EXPERTS, BM, BK = gen_moe.HIDDEN, gen_moe.INTER, gen_moe.EXPERTS, gen_moe.BM, 64
+SWIGLU_BLOCK = gen_moe.SWIGLU_BLOCK
+STAGES = 4
+SMS = 132  # H100 and H200: one resident CTA per SM (the no-deadlock argument above)
+PRODUCER_REGS, CONSUMER_REGS = 40, 232
+PHASES = ("fused", "up", "down")
+
+
+def tile_width(t):
+    """Column tile width, both phases (they share the shared-memory stages): 128 for small
+    batches (twice the tiles to stream the experts' weights with, the bottleneck there), 256
+    from 256 tokens up (half the reloads of A)."""
+    return 128 if t <= 128 else 256
+
+
+def name(t, phases="fused"):
+    return f"moe_ws_{phases}_t{t}"
+
+
+def kernel(t, phases="fused", bn=None, stages=STAGES, sms=SMS):
+    bn = bn or tile_width(t)
+    assert phases in PHASES and bn % (2 * SWIGLU_BLOCK) == 0 and (bn // 2) % BK == 0
+    run1, run2, flags = phases != "down", phases != "up", phases == "fused"
+    tiles_m = gen_moe.max_tiles(t)
+    rows = tiles_m * BM
+    n1, n2 = 2 * INTER, HIDDEN  # B's columns: W1 (gate and up), W2
+    tn1, tn2 = n1 // bn, n2 // bn
+    rounds1, rounds2 = HIDDEN // (BK * stages), INTER // (BK * stages)
+    assert HIDDEN % (BK * stages) == 0 and INTER % (BK * stages) == 0
+    hb = bn // 2  # H columns one phase-1 tile writes
+    steps_per_h = hb // BK  # phase-2 K steps per phase-1 column tile
+    assert stages % steps_per_h == 0
+    nf = 2 * tn1  # flags per row tile: one per phase-1 column tile and consumer warpgroup
+    grid = min(sms, tiles_m * (tn1 + tn2))
+    f16 = "f16"
+    gx = f"!axe.tensor<{rows}x{HIDDEN}x{f16}, global, #axe.layout<({rows}, {HIDDEN}) : ({HIDDEN}, 1)>>"
+    gw1 = f"!axe.tensor<{EXPERTS * HIDDEN}x{n1}x{f16}, global, #axe.layout<({EXPERTS * HIDDEN}, {n1}) : ({n1}, 1)>>"
+    gh = f"!axe.tensor<{rows}x{INTER}x{f16}, global, #axe.layout<({rows}, {INTER}) : ({INTER}, 1)>>"
+    gw2 = f"!axe.tensor<{EXPERTS * INTER}x{n2}x{f16}, global, #axe.layout<({EXPERTS * INTER}, {n2}) : ({n2}, 1)>>"
+    gy = f"!axe.tensor<{rows}x{HIDDEN}x{f16}, global, #axe.layout<({rows}, {HIDDEN}) : ({HIDDEN}, 1)>>"
+    gf = f"!axe.tensor<{tiles_m}x{nf}xi32, global, #axe.layout<({tiles_m}, {nf}) : ({nf}, 1)>>"
+    ft = "!axe.tensor<1x1xi32, global, ?>"
+    at = f"!axe.tensor<{BM}x{BK}x{f16}, global, ?>"
+    bt = f"!axe.tensor<{BK}x{bn}x{f16}, global, ?>"
+    swz = "#axe.swizzle<3, 3, 3>"
+    sa = f"!axe.tensor<{BM}x{BK}x{f16}, shared, #axe.layout<({BM}, {BK}) : ({BK}, 1)>, {swz}>"
+    sah = f"!axe.tensor<64x{BK}x{f16}, shared, ?, {swz}>"
+    sb = f"!axe.tensor<{BK}x{bn}x{f16}, shared, #axe.layout<({BK}, {bn // 64}, 64) : (64, {BK * 64}, 1)>, {swz}>"
+    acc = f"!axe.tensor<64x{bn}xf32, register, ?>"
+    tok = "!axe.token"
+    L = []
+    i2, i3, i4 = (" " * w for w in (6, 8, 10))
+    L.append(f"// Generated by bench/gpu/gen_moe_ws.py: the MoE layer for {t} tokens, {phases}, {bn}-wide tiles.")
+    L.append('module attributes {axe.target = #axe.target<"sm_90a">} {')
+    align = "{axe.align = 16 : i64}"
+    L.append(f"  func.func @{name(t, phases)}(%x: memref<{rows * HIDDEN}x{f16}> {align}, "
+             f"%w1: memref<{EXPERTS * HIDDEN * n1}x{f16}> {align}, %h: memref<{rows * INTER}x{f16}> {align}, "
+             f"%w2: memref<{EXPERTS * INTER * n2}x{f16}> {align}, %y: memref<{rows * HIDDEN}x{f16}> {align}, "
+             f"%map: memref<{tiles_m}xi32>, %used: memref<1xi32>, %flags: memref<{tiles_m * nf}xi32>, %epoch: i32) {{")
+    for v, mem, ty in (("X", f"%x: memref<{rows * HIDDEN}x{f16}>", gx), ("W1", f"%w1: memref<{EXPERTS * HIDDEN * n1}x{f16}>", gw1),
+                       ("H", f"%h: memref<{rows * INTER}x{f16}>", gh), ("W2", f"%w2: memref<{EXPERTS * INTER * n2}x{f16}>", gw2),
+                       ("Y", f"%y: memref<{rows * HIDDEN}x{f16}>", gy), ("F", f"%flags: memref<{tiles_m * nf}xi32>", gf)):
+        arg, mt = mem.split(": ")
+        L.append(f"    %{v} = axe.view {arg} : {mt} to {ty}")
+    L.append(f"    axe.kernel grid [{grid}] threads [384] {{")
+    L.append(f"{i2}%cta = axe.unit_id cta")
+    for nm, v in (("c0", 0), ("c1", 1), ("cbm", BM), ("cbn", bn), ("ctn1", tn1), ("ctn2", tn2), ("cgrid", grid),
+                  ("crounds1", rounds1), ("crounds2", rounds2), ("chid", HIDDEN), ("cint", INTER)):
+        L.append(f"{i2}%{nm} = arith.constant {v} : index")
+    L.append(f"{i2}%true = arith.constant true")
+    # The walk: U row tiles in use (run-time), phase-1 tiles [0, T1), phase-2 tiles [T1, T1 + T2).
+    L.append(f"{i2}%u32 = memref.load %used[%c0] : memref<1xi32>")
+    L.append(f"{i2}%u = arith.index_cast %u32 : i32 to index")
+    L.append(f"{i2}%t1 = arith.muli %u, %ctn1 : index" if run1 else f"{i2}%t1 = arith.constant 0 : index")
+    L.append(f"{i2}%t2 = arith.muli %u, %ctn2 : index" if run2 else f"{i2}%t2 = arith.constant 0 : index")
+    L.append(f"{i2}%tall = arith.addi %t1, %t2 : index")
+    # n1: this CTA's phase-1 tiles, ceil((T1 - cta) / grid) (0 past T1); its first phase-2 tile
+    # continues its walk at cta + n1 * grid.
+    L.append(f"{i2}%t1m = arith.maxui %t1, %cta : index")
+    L.append(f"{i2}%d1 = arith.subi %t1m, %cta : index")
+    L.append(f"{i2}%cgm1 = arith.constant {grid - 1} : index")
+    L.append(f"{i2}%d1r = arith.addi %d1, %cgm1 : index")
+    L.append(f"{i2}%n1 = arith.divui %d1r, %cgrid : index")
+    L.append(f"{i2}%n1g = arith.muli %n1, %cgrid : index")
+    L.append(f"{i2}%start2 = arith.addi %cta, %n1g : index")
+    # Stage uses before phase 2 (the barrier phases continue across the phases).
+    L.append(f"{i2}%base2 = arith.muli %n1, %crounds1 : index")
+    for s in range(stages):
+        L.append(f"{i2}%sa{s} = axe.alloc : {sa}")
+        L.append(f"{i2}%sb{s} = axe.alloc : {sb}")
+    for s in range(stages):
+        L.append(f"{i2}%full{s} = axe.mbarrier arrivals 2")
+        L.append(f"{i2}%empty{s} = axe.mbarrier arrivals 256")
+
+    def walk(ind, phase, body):
+        """The CTA's tiles of `phase`; `body(ind)` sees %it (this CTA's earlier tiles of the
+        phase), %rt / %ct (row and column tile), %om / %on, %eoff (the expert's first row of B)."""
+        lo, hi = ("%cta", "%t1") if phase == 1 else ("%start2", "%tall")
+        L.append(f"{ind}scf.for %t = {lo} to {hi} step %cgrid {{")
+        j = ind + "  "
+        L.append(f"{j}%tl = arith.subi %t, {lo} : index")
+        L.append(f"{j}%it = arith.divui %tl, %cgrid : index")
+        tn = "%ctn1" if phase == 1 else "%ctn2"
+        local = "%t" if phase == 1 else "%tp"
+        if phase == 2:
+            L.append(f"{j}%tp = arith.subi %t, %t1 : index")
+        L.append(f"{j}%rt = arith.divui {local}, {tn} : index")
+        L.append(f"{j}%ct = arith.remui {local}, {tn} : index")
+        L.append(f"{j}%om = arith.muli %rt, %cbm : index")
+        L.append(f"{j}%on = arith.muli %ct, %cbn : index")
+        L.append(f"{j}%e32 = memref.load %map[%rt] : memref<{tiles_m}xi32>")
+        L.append(f"{j}%ex = arith.index_cast %e32 : i32 to index")
+        L.append(f"{j}%eoff = arith.muli %ex, {'%chid' if phase == 1 else '%cint'} : index")
+        body(j)
+        L.append(f"{ind}}}")
+
+    def phase_bit(ind, phase):
+        """%pf: the parity of the current stage use g (phase 1: it R1 + r; phase 2: after the
+        CTA's n1 R1 phase-1 uses, it R2 + r)."""
+        rounds = "%crounds1" if phase == 1 else "%crounds2"
+        L.append(f"{ind}%g0 = arith.muli %it, {rounds} : index")
+        if phase == 2:
+            L.append(f"{ind}%g1 = arith.addi %g0, %r : index")
+            L.append(f"{ind}%g = arith.addi %g1, %base2 : index")
+        else:
+            L.append(f"{ind}%g = arith.addi %g0, %r : index")
+        L.append(f"{ind}%gb = arith.andi %g, %c1 : index")
+        L.append(f"{ind}%pf = arith.cmpi ne, %gb, %c0 : index")
+
+    # Producer.
+    L.append(f"{i2}axe.scope warpgroup [0 : 1] {{")
+    L.append(f"{i3}axe.set_max_registers {PRODUCER_REGS}")
+    L.append(f"{i3}axe.scope warp [0 : 1] {{")
+
+    def produce(phase):
+        A, ga, B, gb, rounds = (("%X", gx, "%W1", gw1, "%crounds1") if phase == 1
+                                else ("%H", gh, "%W2", gw2, "%crounds2"))
+
+        def body(j):
+            L.append(f"{j}scf.for %r = %c0 to {rounds} step %c1 {{")
+            q = j + "  "
+            phase_bit(q, phase)
+            L.append(f"{q}%pe = arith.xori %pf, %true : i1")
+            L.append(f"{q}%cstep = arith.constant {stages * BK} : index")
+            L.append(f"{q}%k0 = arith.muli %r, %cstep : index")
+            for s in range(stages):
+                L.append(f"{q}axe.mbarrier_wait %empty{s}, %pe")
+                if s:
+                    L.append(f"{q}%ko{s} = arith.constant {s * BK} : index")
+                    L.append(f"{q}%k{s} = arith.addi %k0, %ko{s} : index")
+                if phase == 2 and flags and s % steps_per_h == 0:
+                    # H's columns k .. k + BK come from phase-1 column tile k / (BN / 2): wait
+                    # for both of its warpgroups' flags.
+                    L.append(f"{q}%chb{s} = arith.constant {hb} : index")
+                    L.append(f"{q}%c1t{s} = arith.divui %k{s}, %chb{s} : index")
+                    L.append(f"{q}%c2f{s} = arith.constant 2 : index")
+                    L.append(f"{q}%fa{s} = arith.muli %c1t{s}, %c2f{s} : index")
+                    L.append(f"{q}%fb{s} = arith.addi %fa{s}, %c1 : index")
+                    for tag in ("a", "b"):
+                        L.append(f"{q}%fl{tag}{s} = axe.slice %F [%rt : +1, %f{tag}{s} : +1] : {gf} to {ft}")
+                        L.append(f"{q}axe.signal_wait %fl{tag}{s}, %epoch : {ft}, i32")
+                L.append(f"{q}%at{s} = axe.slice {A} [%om : +{BM}, %k{s} : +{BK}] : {ga} to {at}")
+                L.append(f"{q}%kb{s} = arith.addi %eoff, %k{s} : index")
+                L.append(f"{q}%bt{s} = axe.slice {B} [%kb{s} : +{BK}, %on : +{bn}] : {gb} to {bt}")
+                L.append(f"{q}axe.copy async %at{s}, %sa{s} schedule tma barrier %full{s} : {at}, {sa}")
+                L.append(f"{q}axe.copy async %bt{s}, %sb{s} schedule tma barrier %full{s} : {bt}, {sb}")
+            L.append(f"{j}}}")
+        return body
+
+    if run1:
+        walk(i4, 1, produce(1))
+    if run2:
+        walk(i4, 2, produce(2))
+    L.append(f"{i3}}}")
+    L.append(f"{i2}}}")
+
+    # Consumers: warpgroup 1 computes rows 0-63 of every tile, warpgroup 2 rows 64-127.
+    for w in (1, 2):
+        L.append(f"{i2}axe.scope warpgroup [{w} : {w + 1}] {{")
+        L.append(f"{i3}axe.set_max_registers {CONSUMER_REGS}")
+        row0 = (w - 1) * 64
+        for s in range(stages):
+            L.append(f"{i3}%sh{s} = axe.slice %sa{s} [{row0} : {row0 + 64}, 0 : {BK}] : {sa} to {sah}")
+        L.append(f"{i3}%acc = axe.alloc : {acc}")
+        L.append(f"{i3}%z = arith.constant 0.0 : f32")
+        L.append(f"{i3}%crow = arith.constant {row0} : index")
+        sw = 128  # the TMA-store tile's columns (256-byte f16 rows, as gen_gemm_ws.py's)
+        stage = (f"!axe.tensor<64x{sw}x{f16}, shared, #axe.layout<(64, 2, 64) : (64, {64 * 64}, 1)>, "
+                 f"#axe.swizzle<3, 3, 3>>")
+        if run2:
+            L.append(f"{i3}%st = axe.alloc : {stage}")
+
+        def mainloop(j, phase):
+            rounds = "%crounds1" if phase == 1 else "%crounds2"
+            L.append(f"{j}axe.fill %acc, %z : {acc}, f32")
+            L.append(f"{j}scf.for %r = %c0 to {rounds} step %c1 {{")
+            q = j + "  "
+            phase_bit(q, phase)
+            L.append(f"{q}%notfirst = arith.cmpi ne, %r, %c0 : index")
+            for s in range(stages):
+                L.append(f"{q}axe.mbarrier_wait %full{s}, %pf")
+                L.append(f"{q}%gm{s} = axe.gemm async %sh{s}, %sb{s}, %acc : {sah}, {sb}, {acc} -> {tok}")
+                L.append(f"{q}axe.wait %gm{s} outstanding 1")
+                if s:
+                    L.append(f"{q}axe.mbarrier_arrive %empty{s - 1}")
+                else:
+                    L.append(f"{q}scf.if %notfirst {{")
+                    L.append(f"{q}  axe.mbarrier_arrive %empty{stages - 1}")
+                    L.append(f"{q}}}")
+            L.append(f"{j}}}")
+            L.append(f"{j}axe.wait")
+            L.append(f"{j}axe.mbarrier_arrive %empty{stages - 1}")
+            L.append(f"{j}%omw = arith.addi %om, %crow : index")
+
+        def consume1(j):
+            mainloop(j, 1)
+            # SwiGLU on register slices of the accumulator (no data moves): per (gate, up)
+            # pair of 64-column blocks, silu(gate) * up, cast to f16, stored at the pair's H
+            # columns.
+            blk = SWIGLU_BLOCK
+            hr = f"!axe.tensor<64x{blk}xf32, register, ?>"
+            hh = f"!axe.tensor<64x{blk}x{f16}, register, ?>"
+            hg = f"!axe.tensor<64x{blk}x{f16}, global, ?>"
+            L.append(f"{j}%chalf = arith.constant {hb} : index")
+            L.append(f"{j}%onh = arith.muli %ct, %chalf : index")
+            for p in range(bn // (2 * blk)):
+                g0 = 2 * p * blk
+                L.append(f"{j}%gate{p} = axe.slice %acc [0 : 64, {g0} : {g0 + blk}] : {acc} to {hr}")
+                L.append(f"{j}%up{p} = axe.slice %acc [0 : 64, {g0 + blk} : {g0 + 2 * blk}] : {acc} to {hr}")
+                L.append(f"{j}%act{p} = axe.alloc : {hr}")
+                L.append(f"{j}axe.unary silu %gate{p}, %act{p} : {hr}, {hr}")
+                L.append(f"{j}axe.binary mul %act{p}, %up{p}, %act{p} : {hr}, {hr}, {hr}")
+                L.append(f"{j}%hv{p} = axe.alloc : {hh}")
+                L.append(f"{j}axe.cast %act{p}, %hv{p} : {hr}, {hh}")
+                L.append(f"{j}%cp{p} = arith.constant {p * blk} : index")
+                L.append(f"{j}%onp{p} = arith.addi %onh, %cp{p} : index")
+                L.append(f"{j}%ht{p} = axe.slice %H [%omw : +64, %onp{p} : +{blk}] : {gh} to {hg}")
+                L.append(f"{j}axe.copy %hv{p}, %ht{p} : {hh}, {hg}")
+            if flags:
+                # This warpgroup's rows of the tile's H columns are stored: publish them.
+                L.append(f"{j}%cf2 = arith.constant 2 : index")
+                L.append(f"{j}%fw0 = arith.muli %ct, %cf2 : index")
+                L.append(f"{j}%fw = arith.addi %fw0, %c{w - 1} : index")
+                L.append(f"{j}%flw = axe.slice %F [%rt : +1, %fw : +1] : {gf} to {ft}")
+                L.append(f"{j}axe.signal %flw, %epoch : {ft}, i32")
+
+        def consume2(j):
+            mainloop(j, 2)
+            # Y's rows through the shared tile and TMA stores, 128 columns at a time; each part
+            # converted right before it goes out (see gen_gemm_ws.py's epilogue).
+            part_acc = f"!axe.tensor<64x{sw}xf32, register, ?>"
+            part = f"!axe.tensor<64x{sw}x{f16}, register, ?>"
+            part_ct = f"!axe.tensor<64x{sw}x{f16}, global, ?>"
+            for c in range(bn // sw):
+                L.append(f"{j}%pacc{c} = axe.slice %acc [0 : 64, {c * sw} : {(c + 1) * sw}] : {acc} to {part_acc}")
+                L.append(f"{j}%part{c} = axe.alloc : {part}")
+                L.append(f"{j}axe.cast %pacc{c}, %part{c} : {part_acc}, {part}")
+                L.append(f"{j}%co{c} = arith.constant {c * sw} : index")
+                L.append(f"{j}%onc{c} = arith.addi %on, %co{c} : index")
+                L.append(f"{j}%ctp{c} = axe.slice %Y [%omw : +64, %onc{c} : +{sw}] : {gy} to {part_ct}")
+                L.append(f"{j}axe.copy %part{c}, %st : {part}, {stage}")
+                L.append(f"{j}axe.copy %st, %ctp{c} schedule tma : {stage}, {part_ct}")
+
+        if run1:
+            walk(i3, 1, consume1)
+        if run2:
+            walk(i3, 2, consume2)
+        L.append(f"{i2}}}")
+    L.append("    }")
+    L.append("    return")
+    L.append("  }")
+    L.append("}")
+    return "\n".join(L) + "\n"
+
+
+if __name__ == "__main__":
+    out = sys.argv[1]
+    for t in [int(a) for a in sys.argv[2:]] or gen_moe.TOKENS:
+        for ph in PHASES:
+            with open(os.path.join(out, name(t, ph) + ".mlir"), "w") as f:
+                f.write(kernel(t, ph))

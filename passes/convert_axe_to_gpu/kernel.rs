@@ -199,12 +199,12 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
     let has_mbarriers = !ir::collect(kernel, &[ods::ops::MBARRIER]).is_empty();
     // Tokens flow as i32 (TMA barrier indices; -1 for other copies) once lowered.
     tma::retype_tokens(kernel);
-    if opts.emulate {
+    if opts.emulate_threads_on_cpu {
         if let Some(&a) = ir::collect(kernel, &[ods::ops::ARRIVE]).first() {
             return Err(AxeError::at(a, "emulate-threads-on-cpu runs threads one after another; axe.arrive (a split CTA barrier) cannot be emulated"));
         }
     }
-    let tma_state = if opts.emulate {
+    let tma_state = if opts.emulate_threads_on_cpu {
         tma::State::default()
     } else {
         tma::plan(kernel, num_threads)?
@@ -217,7 +217,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
     };
     let grid_size: i64 = grid.iter().product();
     let mut ctx = Ctx {
-        emulate: opts.emulate,
+        emulate: opts.emulate_threads_on_cpu,
         tid: null,
         threads: num_threads,
         bid: null,
@@ -235,13 +235,13 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
             && ir::collect(kernel, &[ods::ops::GEMM])
                 .iter()
                 .any(|g| ir::has_attr(*g, ods::gemm::ASYNC)),
-        has_cp_async: !opts.emulate
+        has_cp_async: !opts.emulate_threads_on_cpu
             && ir::collect(kernel, &[ods::ops::COPY])
                 .iter()
                 .any(|c| ir::copy_schedule(*c) == Some(CopySchedule::CpAsync)),
     };
 
-    if !opts.emulate {
+    if !opts.emulate_threads_on_cpu {
         // Tensor maps are built on the host, before the launch.
         let map_ptrs = tma::build_maps(&b, &ctx.tma);
         let idx = b.index();
@@ -328,7 +328,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         if ctx.tma.active() {
             // TMA copies and split barriers complete on mbarriers, which need sm_90 (NVPTX
             // aborts on them for older chips instead of reporting an error).
-            if let Some(chip) = opts.chip.as_deref().filter(|c| !crate::target::runs_on("sm_90", c)) {
+            if let Some(chip) = opts.chip().filter(|c| !crate::target::runs_on("sm_90", c)) {
                 return Err(AxeError::at(kernel, format!(
                     "this kernel's TMA copies or axe.arrive barriers need mbarriers (sm_90 or newer), but the pipeline compiles for {chip}"
                 )));

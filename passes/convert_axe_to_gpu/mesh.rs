@@ -503,7 +503,7 @@ fn pull(
     let rank = rank_arg(func, args);
 
     let b = B::before(mesh);
-    let ptr_ty = b.llvm_ptr(if opts.emulate { 0 } else { 1 });
+    let ptr_ty = b.llvm_ptr(if opts.emulate_threads_on_cpu { 0 } else { 1 });
     let f32t = b.f32_type();
     let i64t = b.int_type(64);
     let elt_bytes = bits / 8;
@@ -579,7 +579,7 @@ fn pull(
         g.store(sum, y.buf, &[idx]);
         Ok(())
     };
-    if opts.emulate {
+    if opts.emulate_threads_on_cpu {
         b.for_(Ix::C(0), Ix::C(count), Ix::C(1), |g, u| body(&g, Ix::V(u)))?;
     } else {
         let ctas = crate::target::ceil_div(count, THREADS);

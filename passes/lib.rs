@@ -23,20 +23,31 @@ pub mod target;
 
 pub use axe_layout as layout;
 
+use dialect::ods::{passes, PassOptions};
 use melior::ir::operation::OperationRefMut;
 use mlir_sys::MlirOperation;
 
-/// Dispatches to the Rust body of the pass with flag `pass`. Returns false on failure
+/// Dispatches to the Rust body of the pass with flag `pass` (the arguments generated from
+/// `AxePasses.td`, [`dialect::ods::passes`]), with its options read strictly from `options`,
+/// the `key=value` words of the C++ shell ([`PassOptions::parse`]). Returns false on failure
 /// (diagnostics already emitted).
-pub(crate) fn run_pass(pass: &str, op: MlirOperation, _options: &str) -> bool {
+pub(crate) fn run_pass(pass: &str, op: MlirOperation, options: &str) -> bool {
     // SAFETY: the pass manager hands us the operation it is running on; it is valid and
     // exclusively ours for the duration of the pass.
     let op = unsafe { OperationRefMut::from_raw(op) };
+    /// The pass's options, or None after an error at `op` naming the pass and option.
+    fn read<O: PassOptions>(op: &OperationRefMut, options: &str) -> Option<O> {
+        O::parse(options)
+            .map_err(|e| diagnostics::emit_error(op, &e.to_string()))
+            .ok()
+    }
     match pass {
-        "axe-canonicalize" => canonicalize::run(op),
-        "axe-slice" => slice::run(op),
-        "convert-axe-to-gpu" => convert_axe_to_gpu::run(op, _options),
-        "axe-infer-layout" => infer_layout::run(op, _options),
+        passes::AXE_CANONICALIZE => {
+            read::<passes::AxeCanonicalizeOptions>(&op, options).is_some_and(|_| canonicalize::run(op))
+        }
+        passes::AXE_SLICE => read::<passes::AxeSliceOptions>(&op, options).is_some_and(|_| slice::run(op)),
+        passes::CONVERT_AXE_TO_GPU => read(&op, options).is_some_and(|o| convert_axe_to_gpu::run(op, &o)),
+        passes::AXE_INFER_LAYOUT => read(&op, options).is_some_and(|o| infer_layout::run(op, &o)),
         // A pass body with a bug, for the test that a panic becomes an error at the op.
         #[cfg(test)]
         "axe-test-panic" => panic!("attempt to multiply with overflow"),

@@ -41,7 +41,10 @@ static bool runRustPass(llvm::StringRef argument, Operation *op,
 namespace {
 
 /// The pass's option values as `key=value` words, taken from its textual
-/// pipeline form `name{key=value ...}` (empty when it has no options).
+/// pipeline form `name{key=value ...}` (empty when it has no options): every
+/// option, sorted by name, booleans as true/false, a string holding a space
+/// wrapped in `{...}`. Rust reads them strictly into the pass's options struct
+/// generated from AxePasses.td (PassOptions::parse in dialect/rust/ods.rs).
 static std::string optionText(Pass &pass) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -66,19 +69,7 @@ static std::string optionText(Pass &pass) {
 AXE_RUST_PASS(AxeCanonicalize)
 AXE_RUST_PASS(AxeSlice)
 AXE_RUST_PASS(AxeInferLayout)
-/// convert-axe-to-gpu forwards its options to the Rust body as text.
-struct ConvertAxeToGPUPass
-    : public mlir::axe::impl::ConvertAxeToGPUBase<ConvertAxeToGPUPass> {
-  using ConvertAxeToGPUBase::ConvertAxeToGPUBase;
-  void runOnOperation() override {
-    std::string options =
-        emulateThreadsOnCpu ? "emulate-threads-on-cpu=1" : "";
-    if (!chip.empty())
-      options += (options.empty() ? "chip=" : " chip=") + chip;
-    if (!runRustPass(getArgument(), getOperation(), options))
-      signalPassFailure();
-  }
-};
+AXE_RUST_PASS(ConvertAxeToGPU)
 } // namespace
 
 namespace mlir::axe {

@@ -114,12 +114,15 @@ void buildAxeToNVVMPipeline(OpPassManager &pm,
   // convert-axe-to-gpu checks that the module's #axe.target runs on the chip (NVPTX would
   // otherwise abort on an instruction the chip lacks, e.g. TMA on sm_80); without a chip
   // option both it and axe-lower-to-nvvm take the module's target.
+  // The Axe passes through the constructors and options structs ODS generates from
+  // AxePasses.td, so that a renamed pass or option is a compile error here.
   std::string chip = options.chip.getValue();
-  std::string convert =
-      chip.empty() ? "convert-axe-to-gpu" : "convert-axe-to-gpu{chip=" + chip + "}";
-  if (failed(parsePassPipeline(
-          "axe-slice,axe-infer-layout,axe-canonicalize," + convert, pm)))
-    llvm::report_fatal_error("axe-to-nvvm-pipeline: Axe passes not registered");
+  pm.addPass(axe::createAxeSlice());
+  pm.addPass(axe::createAxeInferLayout());
+  pm.addPass(axe::createAxeCanonicalize());
+  axe::ConvertAxeToGPUOptions convert;
+  convert.chip = chip;
+  pm.addPass(axe::createConvertAxeToGPU(convert));
   pm.addPass(createCanonicalizerPass());
   // canonicalize hoists constants out of gpu.launch; sink them back so that register
   // indices stay constant in the outlined kernel (and registers stay in registers).

@@ -384,4 +384,43 @@ mod tests {
             seen[0]
         );
     }
+
+    /// Option text the pass's options struct cannot read (what the C++ shell would hand over
+    /// if it drifted from AxePasses.td) fails the pass with an error at the operation naming
+    /// the pass and the option, and the pass body does not run.
+    #[test]
+    fn unreadable_options_fail_the_pass_with_a_located_error() {
+        let context = melior::Context::new();
+        context.append_dialect_registry(&crate::dialect::registry_with_everything());
+        context.load_all_available_dialects();
+        let seen = Arc::new(Mutex::new(Vec::<String>::new()));
+        let sink = seen.clone();
+        context.attach_diagnostic_handler(move |d| {
+            sink.lock().unwrap().push(format!("{}: {d}", d.location()));
+            true
+        });
+        let module = Module::parse(&context, "module {}").unwrap();
+        let pass = crate::dialect::ods::passes::CONVERT_AXE_TO_GPU;
+        for opts in ["emulate-threads-on-cpu=yes chip=", "chip=sm_90 bogus=1"] {
+            // SAFETY: both strings are live locals, and the module is alive until the end of
+            // the test.
+            let ok = unsafe {
+                super::run_pass(
+                    pass.as_ptr() as _,
+                    pass.len(),
+                    module.as_operation().to_raw(),
+                    opts.as_ptr() as _,
+                    opts.len(),
+                )
+            };
+            assert!(!ok, "{opts}");
+        }
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [
+                "loc(\"-\":1:1): convert-axe-to-gpu: option 'emulate-threads-on-cpu' expects a boolean (true or false), got 'yes'",
+                "loc(\"-\":1:1): convert-axe-to-gpu: unknown option 'bogus' (its options: emulate-threads-on-cpu, chip)",
+            ]
+        );
+    }
 }

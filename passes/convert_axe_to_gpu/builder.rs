@@ -12,7 +12,9 @@
 //! `at_end`/`at_start`/`with_loc_of` derive one from another with a live block or op of the
 //! same IR; every `unsafe` block below relies on that. Operations are created unverified (the
 //! pass manager verifies the IR after the pass, before any other pass reads it); the lowering
-//! builds only forms of registered ops that it knows to be valid.
+//! builds only forms of registered ops that it knows to be valid. Creating and inserting new
+//! operations is safe under this contract; moving an existing one ([`move_before`]) can
+//! invalidate the IR's structure and is an `unsafe fn`, like the mutations of [`crate::ir`].
 
 use axe_upstream_ods::{builtin, gpu, llvm, memref as memref_ods, nvgpu, nvvm, vector};
 use melior::dialect::{arith, memref, scf};
@@ -1367,13 +1369,29 @@ pub type MathUnary = for<'c, 'a> fn(Value<'c, 'a>, Location<'c>) -> Operation<'c
 
 pub use crate::ir::{block_ops, region_block};
 
-/// Moves `op` right before `anchor`.
+/// Moves `op` right before `anchor` (unlinking it from its block and relinking it in
+/// `anchor`'s; the handles of `op`, its results and its regions stay valid).
 ///
-/// The callers move operand-free, region-free ops of other dialects (constants) out of an
-/// `axe.mesh` to before it, which keeps every use dominated.
-pub fn move_before(op: MlirOperation, anchor: MlirOperation) {
-    // SAFETY: `op` and `anchor` are live ops of the IR the pass owns (module contract), `op`
-    // not an ancestor of `anchor`; MLIR unlinks `op` and relinks it in `anchor`'s block.
+/// The callers hoist constants (operand- and region-free ops of other dialects), views and
+/// kernels out of an `axe.mesh`, the body of an `axe.kernel` or `axe.scope` (`NoTerminator`
+/// regions) into the op that replaces it, and a kernel's phases into its emulation loops.
+///
+/// # Safety
+/// * `op` and `anchor` are live operations of the IR the running pass owns (the module
+///   contract of [`crate::ir`]), and `anchor` is in a block;
+/// * `op` is neither `anchor` nor an ancestor of it (nor the operation the pass runs on):
+///   moving an op into its own region makes a cycle that MLIR's walks and destructors follow
+///   forever or free twice;
+/// * `op` is not a terminator: moving one leaves its block without the terminator C++ code
+///   reads as the block's last op (with an unchecked cast), and puts one mid-block;
+/// * no MLIR iterator over `op`'s old block is in use across the call (the callers iterate
+///   over a collected `Vec`, such as [`block_ops`]).
+///
+/// Not a safety condition but the caller's duty for valid IR (the verifier checks it after
+/// the pass): the new position is dominated by `op`'s operands and dominates its results'
+/// uses, and it is not inside an `IsolatedFromAbove` op when `op` uses values from outside.
+pub unsafe fn move_before(op: MlirOperation, anchor: MlirOperation) {
+    // SAFETY: the caller's guarantees.
     unsafe { mlirOperationMoveBefore(op, anchor) }
 }
 

@@ -199,12 +199,12 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
     let has_mbarriers = !ir::collect(kernel, &[ods::ops::MBARRIER]).is_empty();
     // Tokens flow as i32 (TMA barrier indices; -1 for other copies) once lowered.
     tma::retype_tokens(kernel);
-    if opts.emulate {
+    if opts.emulate_threads_on_cpu {
         if let Some(&a) = ir::collect(kernel, &[ods::ops::ARRIVE]).first() {
             return Err(AxeError::at(a, "emulate-threads-on-cpu runs threads one after another; axe.arrive (a split CTA barrier) cannot be emulated"));
         }
     }
-    let tma_state = if opts.emulate {
+    let tma_state = if opts.emulate_threads_on_cpu {
         tma::State::default()
     } else {
         tma::plan(kernel, num_threads)?
@@ -217,7 +217,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
     };
     let grid_size: i64 = grid.iter().product();
     let mut ctx = Ctx {
-        emulate: opts.emulate,
+        emulate: opts.emulate_threads_on_cpu,
         tid: null,
         threads: num_threads,
         bid: null,
@@ -235,13 +235,13 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
             && ir::collect(kernel, &[ods::ops::GEMM])
                 .iter()
                 .any(|g| ir::has_attr(*g, ods::gemm::ASYNC)),
-        has_cp_async: !opts.emulate
+        has_cp_async: !opts.emulate_threads_on_cpu
             && ir::collect(kernel, &[ods::ops::COPY])
                 .iter()
                 .any(|c| ir::copy_schedule(*c) == Some(CopySchedule::CpAsync)),
     };
 
-    if !opts.emulate {
+    if !opts.emulate_threads_on_cpu {
         // Tensor maps are built on the host, before the launch.
         let map_ptrs = tma::build_maps(&b, &ctx.tma);
         let idx = b.index();
@@ -276,7 +276,11 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         );
         let term = b.at_end(block).gpu_terminator();
         for op in block_ops(body) {
-            move_before(op, term);
+            // SAFETY: each op of the kernel's body (collected beforehand; `NoTerminator`, so none
+            // is a terminator) moves, in order, before the new launch's terminator, which is
+            // in a block of the launch and so not inside `op`. The launch is not isolated from
+            // above: values from outside the kernel stay visible.
+            unsafe { move_before(op, term) };
         }
         // A clustered kernel with barriers: peers multicast into this CTA's shared memory and
         // arrive on its barriers, so no CTA may leave while a peer can still do so.
@@ -328,7 +332,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         if ctx.tma.active() {
             // TMA copies and split barriers complete on mbarriers, which need sm_90 (NVPTX
             // aborts on them for older chips instead of reporting an error).
-            if let Some(chip) = opts.chip.as_deref().filter(|c| !crate::target::runs_on("sm_90", c)) {
+            if let Some(chip) = opts.chip().filter(|c| !crate::target::runs_on("sm_90", c)) {
                 return Err(AxeError::at(kernel, format!(
                     "this kernel's TMA copies or axe.arrive barriers need mbarriers (sm_90 or newer), but the pipeline compiles for {chip}"
                 )));
@@ -361,7 +365,10 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
                 phases.push(Vec::new());
                 ctx.dead.push(op);
             } else if no_operands && !ods::is_axe_op(&n) {
-                move_before(op, kernel);
+                // SAFETY: a live, operand- and region-free op of the kernel's body (collected
+                // beforehand; the body has no terminator) moves before the live `kernel`, its
+                // ancestor, never the other way round; its uses are all in the kernel.
+                unsafe { move_before(op, kernel) };
             } else {
                 phases.last_mut().unwrap().push(op);
             }
@@ -379,7 +386,10 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         .at(kernel)?;
         for (ops, (y, tid, bid)) in phases.iter().zip(yields) {
             for &op in ops {
-                move_before(op, y);
+                // SAFETY: the ops of this phase, live body ops collected in order (no terminator:
+                // the body has none), move before the yield of the phase's innermost loop,
+                // which was built before the kernel, outside every one of them.
+                unsafe { move_before(op, y) };
             }
             ctx.tid = tid;
             ctx.bid = bid;
@@ -637,7 +647,10 @@ fn lower_scope(op: MlirOperation, ctx: &mut Ctx, outer: ScopeKind) -> R<()> {
         .at(op)?;
         let y = then_yield.unwrap();
         for o in block_ops(inner) {
-            move_before(o, y);
+            // SAFETY: the scope's body ops (collected beforehand; `NoTerminator`, so none is a
+            // terminator) move in order before the yield of the `scf.if` built before the
+            // scope, so outside every one of them.
+            unsafe { move_before(o, y) };
         }
         ctx.scope_ids += 1;
         let outer_id = std::mem::replace(&mut ctx.scope_id, ctx.scope_ids);
@@ -650,7 +663,10 @@ fn lower_scope(op: MlirOperation, ctx: &mut Ctx, outer: ScopeKind) -> R<()> {
     } else {
         lower_block(inner, ctx, kind)?;
         for o in block_ops(inner) {
-            move_before(o, op);
+            // SAFETY: the lowered body's ops (collected after lowering; no terminator, as the
+            // scope is `NoTerminator`) move in order before the live scope `op`, their
+            // ancestor, which is in a block.
+            unsafe { move_before(o, op) };
         }
     }
     // SAFETY: an axe.scope has no results, its body has been moved out (or lowered in

@@ -74,18 +74,28 @@ pub fn lower(root: MlirOperation, opts: &Options) -> R<()> {
             // SAFETY: `op` is a live op of the mesh body (module contract).
             let regions = unsafe { mlirOperationGetNumRegions(op) };
             if !ods::is_axe_op(&name) && ir::num_operands(op) == 0 && regions == 0 {
-                super::builder::move_before(op, mesh);
+                // SAFETY: `op` (live, in the mesh's body, so not an ancestor of the mesh, and
+                // no terminator: the body has none) moves before the live `mesh`, which is in
+                // the function's body; `block_ops` collected the body beforehand. Operand-free,
+                // it is valid anywhere before its uses, all in the mesh.
+                unsafe { super::builder::move_before(op, mesh) };
                 continue;
             }
             match name.as_str() {
                 // Views move out of the mesh (kernels below use them); the unused ones are
                 // erased after the lowering.
-                ods::ops::VIEW => super::builder::move_before(op, mesh),
+                // SAFETY: as for the constants above. The view's source, a memref, is defined
+                // outside the mesh or by a non-Axe op of the body hoisted above (the body is
+                // visited in order, and a non-Axe op with operands is refused when reached).
+                ods::ops::VIEW => unsafe { super::builder::move_before(op, mesh) },
                 ods::ops::REDUCE => reduce(op, func, mesh, devices, args, opts)?,
                 ods::ops::COPY => copy(op, func, mesh, devices, args, opts)?,
                 ods::ops::KERNEL => {
                     kernel_in_mesh(op, func, devices, args)?;
-                    super::builder::move_before(op, mesh);
+                    // SAFETY: as for the views: a live body op, not an ancestor of the mesh,
+                    // moved before it; the values it uses are defined outside the mesh or
+                    // hoisted above.
+                    unsafe { super::builder::move_before(op, mesh) };
                 }
                 other => {
                     return Err(AxeError::at(op, format!(
@@ -503,7 +513,7 @@ fn pull(
     let rank = rank_arg(func, args);
 
     let b = B::before(mesh);
-    let ptr_ty = b.llvm_ptr(if opts.emulate { 0 } else { 1 });
+    let ptr_ty = b.llvm_ptr(if opts.emulate_threads_on_cpu { 0 } else { 1 });
     let f32t = b.f32_type();
     let i64t = b.int_type(64);
     let elt_bytes = bits / 8;
@@ -579,7 +589,7 @@ fn pull(
         g.store(sum, y.buf, &[idx]);
         Ok(())
     };
-    if opts.emulate {
+    if opts.emulate_threads_on_cpu {
         b.for_(Ix::C(0), Ix::C(count), Ix::C(1), |g, u| body(&g, Ix::V(u)))?;
     } else {
         let ctas = crate::target::ceil_div(count, THREADS);

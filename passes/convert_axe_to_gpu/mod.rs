@@ -522,55 +522,38 @@ pub fn unit_linear(b: &B, ctx: &Ctx, scope: ScopeKind) -> (Ix, i64) {
     }
 }
 
-#[derive(Default)]
-pub struct Options {
-    pub emulate: bool,
-    /// The chip the code is compiled for (`chip=`), when the pipeline says.
-    pub chip: Option<String>,
-}
+/// The pass's options, generated from `AxePasses.td` (read by [`crate::run_pass`]).
+pub type Options = ods::passes::ConvertAxeToGPUOptions;
 
-fn parse_options(s: &str) -> Result<Options, AxeError> {
-    let mut o = Options::default();
-    for item in s.split([' ', ',']).filter(|i| !i.is_empty()) {
-        let (k, v) = item.split_once('=').unwrap_or((item, "true"));
-        if k == "chip" {
-            if crate::target::lookup(v).is_none_or(|t| !t.is_gpu()) {
-                return Err(AxeError::Message(format!(
-                    "chip '{v}' is not a GPU target ({})",
-                    crate::target::known_targets()
-                )));
-            }
-            o.chip = Some(v.to_string());
-            continue;
-        }
-        let flag = match v {
-            "1" | "true" => true,
-            "0" | "false" => false,
-            _ => return Err(AxeError::Message(format!("option '{k}' expects a boolean, got '{v}'"))),
-        };
-        match k {
-            "emulate-threads-on-cpu" => o.emulate = flag,
-            _ => return Err(AxeError::Message(format!("unknown option '{k}'"))),
-        }
+impl Options {
+    /// The chip the code is compiled for (`chip=`), when the pipeline says (empty: not given).
+    pub fn chip(&self) -> Option<&str> {
+        Some(self.chip.as_str()).filter(|c| !c.is_empty())
     }
-    Ok(o)
 }
 
 /// The pass body.
-pub fn run(root: OperationRefMut, options: &str) -> bool {
+pub fn run(root: OperationRefMut, opts: &Options) -> bool {
     let root = root.to_raw();
-    let opts = match parse_options(options) {
-        Ok(o) => o,
-        Err(e) => {
-            ir::error(root, &format!("convert-axe-to-gpu: {e}"));
-            return false;
-        }
-    };
+    if let Some(chip) = opts
+        .chip()
+        .filter(|c| crate::target::lookup(c).is_none_or(|t| !t.is_gpu()))
+    {
+        ir::error(
+            root,
+            &format!(
+                "{}: chip '{chip}' is not a GPU target ({})",
+                ods::passes::CONVERT_AXE_TO_GPU,
+                crate::target::known_targets()
+            ),
+        );
+        return false;
+    }
     // An arch-specific target (sm_90a: its gemms become wgmma) must be compiled for exactly
     // that chip: NVPTX aborts on instructions a chip lacks. (Other targets may be compiled for
     // an older chip when they use nothing it lacks; what needs sm_90, mbarriers for TMA and
     // split barriers, is checked per kernel.)
-    if let (Some(chip), Some(target)) = (&opts.chip, crate::target::of(root)) {
+    if let (Some(chip), Some(target)) = (opts.chip(), crate::target::of(root)) {
         if !target.is_gpu() {
             ir::error(
                 root,
@@ -602,19 +585,19 @@ pub fn run(root: OperationRefMut, options: &str) -> bool {
         return false;
     }
     // Device meshes first: they add the rank and peer-table arguments.
-    if let Err(e) = mesh::lower(root, &opts) {
+    if let Err(e) = mesh::lower(root, opts) {
         e.emit(root);
         return false;
     }
     // The launch contract: what each launching function's arguments must be (read back by
     // `axe-translate --axe-to-launch-manifest` after the whole pipeline).
-    if !opts.emulate {
+    if !opts.emulate_threads_on_cpu {
         for &f in &launching {
             crate::launch_manifest::record_arguments(f);
         }
     }
     for k in ir::collect(root, &[ods::ops::KERNEL]) {
-        if let Err(e) = kernel::lower(root, k, &opts) {
+        if let Err(e) = kernel::lower(root, k, opts) {
             e.emit(k);
             return false;
         }

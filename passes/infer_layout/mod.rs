@@ -571,13 +571,11 @@ fn infer_shared(inf: &mut Inference, v: MlirValue, ops: &[MlirOperation], atoms:
     }
 }
 
-/// The pass body; `options` is the pass's `key=value` option text.
-pub fn run(root: OperationRefMut, options: &str) -> bool {
+/// The pass body, with its options (generated from `AxePasses.td`, read by
+/// [`crate::run_pass`]).
+pub fn run(root: OperationRefMut, options: &ods::passes::AxeInferLayoutOptions) -> bool {
     let root = root.to_raw();
-    if options
-        .split_whitespace()
-        .any(|o| o == "check-only=true" || o == "check-only=1" || o == "check-only")
-    {
+    if options.check_only {
         return check::run(root);
     }
     let mut inf = Inference {

@@ -2,6 +2,10 @@
 // produces passes the check; each inconsistency below is reported at its op.
 // RUN: axe-opt %S/axe-infer-layout.mlir --split-input-file --axe-infer-layout | axe-opt --split-input-file --axe-infer-layout='check-only=true'
 // RUN: axe-opt %s --split-input-file --axe-infer-layout='check-only=true' --verify-diagnostics
+// An ill-typed option value is refused before the pass runs, with a non-zero exit (the Rust body
+// reads `check-only` strictly too: passes/lib.rs, PassOptions::parse).
+// RUN: not axe-opt %s --split-input-file --axe-infer-layout='check-only=yes' 2>&1 | FileCheck %s --check-prefix=BADOPT
+// BADOPT: for the --check-only option: 'yes' is invalid value for boolean argument
 
 func.func @pointwise_mismatch() {
   axe.kernel grid [1] threads [32] {

@@ -198,7 +198,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, emulate: bool, chip: 
     };
     let grid_size: i64 = grid.iter().product();
     let mut ctx = Ctx {
-        emulate: emulate,
+        emulate,
         tid: null,
         threads: num_threads,
         bid: null,

@@ -12,7 +12,7 @@ use crate::error::AxeError;
 use melior::dialect::arith::CmpiPredicate;
 
 use axe_layout::schedule::ThreadAxes;
-use axe_layout::{Layout, LayoutError};
+use axe_layout::{equivalent, Layout, LayoutError};
 use mlir_sys::MlirValue;
 
 pub use axe_layout::refine::{combos, offset, refine, replica_offsets, suffix_products, Factor, Operand};
@@ -183,4 +183,9 @@ pub fn check_schedule(
     written: &[bool],
 ) -> Result<(), LayoutError> {
     axe_layout::schedule::check_schedule(factors, operands, driver, written, GPU_THREADS)
+}
+
+/// Whether two layouts are the same map (equal, or equivalent as functions).
+pub fn same(a: &Layout, b: &Layout) -> bool {
+    a == b || equivalent(a, b).map(|e| e.equal).unwrap_or(false)
 }

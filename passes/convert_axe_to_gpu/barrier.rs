@@ -10,7 +10,7 @@ use crate::error::AxeError;
 use mlir_sys::MlirOperation;
 
 use super::builder::B;
-use super::{Ctx, R};
+use super::context::{Ctx, R};
 use crate::dialect::ods;
 use crate::ir;
 use crate::target::ScopeKind;

@@ -14,7 +14,7 @@ use axe_upstream_ods::func;
 use mlir_sys::*;
 
 use super::builder::B;
-use super::R;
+use super::context::R;
 use crate::dialect::ods;
 use crate::ir::{self, MemoryScope};
 use crate::target::coordinate_range;
@@ -60,7 +60,7 @@ fn buffer_type(op: MlirOperation, t: MlirType) -> R<Option<MlirType>> {
             ),
         ));
     }
-    let elt = super::element_type(t);
+    let elt = super::types::element_type(t);
     let b = B::before(op);
     Ok(Some(b.memref_type(elt, &[hi + 1])))
 }

@@ -1,68 +1,21 @@
-//! Copy schedules (also `axe.convert_layout` between register layouts).
-//!
-//! * into registers (`global|shared|register → register`): thread-bound — each thread
-//!   computes its lane/warp digits once, then walks the registers it owns (the `reg`
-//!   factors, unrolled) with the source address `base + constant`;
-//! * out of registers (`register → global|shared`): the same, driven by the source;
-//! * memory to memory (`global ↔ shared`): the unit's threads stride over the elements.
-//!
-//! A factor that is contiguous on both sides (register stride 1 and memory stride 1)
-//! becomes vector loads/stores of 2, 4 or 8 elements (at most 16 bytes) when the memory side
-//! is provably aligned (every other memory stride and the offset are multiples of the
-//! width); otherwise accesses are scalar.
+//! `axe.copy` (and `axe.convert_layout` between register layouts): picks the schedule from
+//! the operands' memories and the copy's `schedule` — into or out of registers thread-bound,
+//! memory to memory distributed over the unit's threads (both in `distribute.rs`), register to
+//! register through shared memory where elements change threads, global to shared with
+//! `cp.async`, and `ldmatrix` (`ldmatrix.rs`). TMA copies are `tma.rs`'s.
 
 use crate::error::{AtOp, AxeError};
-use melior::dialect::arith::CmpiPredicate;
 use mlir_sys::*;
 
-use super::address::{self, check_schedule, combos, dynamic_part, plan_threads, refine, static_part, Factor, Operand};
+use super::address::{self, check_schedule, refine, Factor};
 use super::builder::{has_attr, Ix, B};
-use super::{bit_width, coords, load, store, tensor, unit_linear, Ctx, Mem, Tensor, R};
+use super::context::{unit_linear, Ctx, R};
+use super::distribute::{distributed, flat, thread_bound, vector_width};
+use super::tensor::{swizzled, tensor, Mem, Tensor};
+use super::types::bit_width;
 use crate::dialect::ods::{self, CopySchedule};
 use crate::ir;
 use crate::target::ScopeKind;
-
-/// The widest vector (2, 4 or 8 elements, ≤ 16 bytes) along factor `k` that keeps every
-/// memory operand in `mem_ops` aligned — relative to its base, and the base itself aligned at
-/// least as much (`Tensor::base_align`); 1 when none does.
-pub fn vector_width(factors: &[Factor], k: usize, mem_ops: &[(usize, &Tensor)], elt_bits: i64) -> i64 {
-    // A swizzle keeps runs of 2^M elements together, and no longer ones.
-    let swizzle_cap = mem_ops
-        .iter()
-        .filter_map(|(_, t)| t.swizzle.map(|s| 1i64 << s.base))
-        .min()
-        .unwrap_or(i64::MAX);
-    for v in [8i64, 4, 2] {
-        if v * elt_bits > 128 || factors[k].extent % v != 0 || elt_bits % 8 != 0 || v > swizzle_cap {
-            continue;
-        }
-        let ok = mem_ops.iter().all(|(o, t)| {
-            // The access is aligned relative to the base; the base must be at least as aligned.
-            v * elt_bits / 8 <= t.base_align
-                && factors[k].places[*o]
-                    .as_ref()
-                    .is_some_and(|p| p.axis.name() == "m" && p.stride == 1)
-                && factors
-                    .iter()
-                    .enumerate()
-                    .all(|(j, f)| j == k || f.places[*o].as_ref().is_none_or(|p| p.stride % v == 0))
-                && address::offset(&t.layout, "m") % v == 0
-                && address::replica_offsets(&t.layout, "m").iter().all(|r| r % v == 0)
-        });
-        if ok {
-            return v;
-        }
-    }
-    1
-}
-
-fn flat(t: &Tensor) -> Operand<'_> {
-    Operand {
-        layout: &t.layout,
-        shape: vec![t.size()],
-        dim_map: vec![Some(0)],
-    }
-}
 
 pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     let b = B::before(op);
@@ -290,7 +243,7 @@ fn async_copy(
         for r in address::replica_offsets(&dst.layout, "m") {
             let mut elem = g.add(base, Ix::C(r));
             if let Some(s) = &dst.swizzle {
-                elem = super::swizzled(&g, s, elem);
+                elem = swizzled(&g, s, elem);
             }
             let d_ptr = g.inttoptr(as_i64(byte_addr(dst_base, elem)), sptr);
             let modifier = g.attr(&format!("#nvvm<load_cache_modifier {cache}>"));
@@ -301,213 +254,5 @@ fn async_copy(
     .at(op)?;
     // One group per copy (an empty group for a thread with nothing to copy completes at once).
     b.cp_async_commit_group();
-    Ok(())
-}
-
-/// Copies `src` (any memory) into the register tensor `dst` (used by the gemm lowering to
-/// materialize mma fragments from shared or global memory).
-pub fn into_registers(b: &B, op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &Tensor, dst: &Tensor) -> R<()> {
-    let n = dst.size();
-    let ops = [flat(src), flat(dst)];
-    let factors = refine(&[n], &ops).at(op)?;
-    thread_bound(b, op, ctx, scope, &factors, &ops, src, dst, 1, bit_width(dst.elt))
-}
-
-/// Copies driven by the register operand `driver` (0: source, 1: destination).
-#[allow(clippy::too_many_arguments)]
-fn thread_bound(
-    b: &B,
-    op: MlirOperation,
-    ctx: &Ctx,
-    scope: ScopeKind,
-    factors: &[Factor],
-    ops: &[Operand],
-    src: &Tensor,
-    dst: &Tensor,
-    driver: usize,
-    bits: i64,
-) -> R<()> {
-    let other = 1 - driver;
-    let (dt, ot) = if driver == 1 { (dst, src) } else { (src, dst) };
-    check_schedule(factors, ops, driver, &[false, true]).at(op)?;
-    let c = coords(b, ctx, scope);
-    let plan = plan_threads(b, &c, factors, driver, &dt.layout).at(op)?;
-    // Vectorize along the fastest static factor contiguous in registers and memory.
-    let statics: Vec<usize> = (0..factors.len()).filter(|&k| plan.digits[k].is_none()).collect();
-    let mut vk = None;
-    let mut v = 1;
-    if ot.mem != Mem::Register {
-        if let Some(&k) = statics.last() {
-            let reg_unit = factors[k].places[driver]
-                .as_ref()
-                .is_some_and(|p| p.axis.name() == "reg" && p.stride == 1);
-            if reg_unit {
-                v = vector_width(factors, k, &[(other, ot)], bits);
-                if v > 1 {
-                    vk = Some(k);
-                }
-            }
-        }
-    }
-    // A `{clip}` destination (the partial last tile of a ragged output): every store is
-    // predicated on its logical coordinates lying inside the tensor. A vector is stored whole
-    // or not at all, so along a clipped dimension it must not straddle the tensor's end:
-    // vectors start at multiples of `v`, hence the extent must be one too (else scalars).
-    let clipped: Vec<(usize, Ix, i64)> = if driver == 0 {
-        ot.clip
-            .iter()
-            .enumerate()
-            .filter_map(|(d, c)| c.as_ref().map(|(bound, extent)| (d, *bound, *extent)))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let dim_strides = address::suffix_products(&ot.shape);
-    let dim_stride = |d: usize| dim_strides[d];
-    if let Some(k) = vk {
-        let w = factors[k].weight;
-        let straddles = clipped.iter().any(|&(d, _, extent)| {
-            let st = dim_stride(d);
-            w >= st && w < st * ot.shape[d] && (w != st || extent % v != 0)
-        });
-        if straddles {
-            v = 1;
-            vk = None;
-        }
-    }
-    let align = v * bits / 8;
-    b.guarded(plan.valid, |g| {
-        let base = if ot.mem == Mem::Register {
-            Ix::C(0)
-        } else {
-            dynamic_part(&g, &plan, factors, other, "m")
-        };
-        let extents: Vec<i64> = statics.iter().map(|&k| factors[k].extent).collect();
-        let steps: Vec<i64> = statics.iter().map(|&k| if Some(k) == vk { v } else { 1 }).collect();
-        for combo in combos(&extents, &steps) {
-            let mut digits = vec![0i64; factors.len()];
-            for (&k, d) in statics.iter().zip(&combo) {
-                digits[k] = *d;
-            }
-            let reg = static_part(&plan, factors, driver, &dt.layout, "reg", &digits);
-            let other_ix = if ot.mem == Mem::Register {
-                Ix::C(static_part(&plan, factors, other, &ot.layout, "reg", &digits))
-            } else {
-                g.add(
-                    base,
-                    Ix::C(static_part(&plan, factors, other, &ot.layout, "m", &digits)),
-                )
-            };
-            if driver == 1 {
-                let val = load(&g, ctx, ot, other_ix, v, align);
-                for r in address::replica_offsets(&dt.layout, "reg") {
-                    store(&g, ctx, dt, val, Ix::C(reg + r), v, align);
-                }
-            } else {
-                let val = load(&g, ctx, dt, Ix::C(reg), v, align);
-                let axis = if ot.mem == Mem::Register { "reg" } else { "m" };
-                let emit = |g: &B| {
-                    for r in address::replica_offsets(&ot.layout, axis) {
-                        store(g, ctx, ot, val, g.add(other_ix, Ix::C(r)), v, align);
-                    }
-                };
-                if clipped.is_empty() {
-                    emit(&g);
-                } else {
-                    // The logical index of the (first) element: the digits times their weights.
-                    let mut flat = Ix::C(0);
-                    for (k, f) in factors.iter().enumerate() {
-                        let dg = match plan.digits[k] {
-                            Some(t) => t,
-                            None => Ix::C(digits[k]),
-                        };
-                        flat = g.add(flat, g.mul(dg, f.weight));
-                    }
-                    let mut inside: Option<MlirValue> = None;
-                    for &(d, bound, _) in &clipped {
-                        let coord = g.rem(g.div(flat, dim_stride(d)), ot.shape[d]);
-                        // coord < bound (signed: a bound is at most the tile size, and may be
-                        // negative for a tile wholly past the tensor).
-                        let lt = g.cmp(CmpiPredicate::Slt, coord, bound);
-                        inside = Some(match inside {
-                            None => lt,
-                            Some(p) => g.and(p, lt),
-                        });
-                    }
-                    if let Some(inside) = inside {
-                        g.if_(inside, |ig| {
-                            emit(&ig);
-                            Ok::<(), String>(())
-                        })?;
-                    }
-                }
-            }
-        }
-        Ok::<(), String>(())
-    })
-    .at(op)
-}
-
-/// Memory-to-memory copies and fills: the unit's threads stride over the elements
-/// (vectors of `v` when contiguous and aligned). `value` is a fill's scalar.
-#[allow(clippy::too_many_arguments)]
-pub fn distributed(
-    b: &B,
-    op: MlirOperation,
-    ctx: &Ctx,
-    scope: ScopeKind,
-    factors: &[Factor],
-    src: Option<&Tensor>,
-    dst: &Tensor,
-    value: Option<MlirValue>,
-    bits: i64,
-) -> R<()> {
-    // Operand indices in `factors`: with a source, 0 = source, 1 = destination.
-    let d_ix = if src.is_some() { 1 } else { 0 };
-    let n: i64 = factors.iter().map(|f| f.extent).product();
-    let mut mem_ops: Vec<(usize, &Tensor)> = vec![(d_ix, dst)];
-    if let Some(s) = src {
-        mem_ops.push((0, s));
-    }
-    let last = factors.len().checked_sub(1);
-    let v = last.map(|k| vector_width(factors, k, &mem_ops, bits)).unwrap_or(1);
-    let align = v * bits / 8;
-    let (tid, units) = unit_linear(b, ctx, scope);
-    let nv = n / v;
-    let vec_ty = b.vector_type(dst.elt, &[v as u64]);
-    let splat = value.map(|x| if v > 1 { b.vector_broadcast(x, vec_ty) } else { x });
-    b.for_(tid, Ix::C(nv), Ix::C(units), |g, q| {
-        let q = Ix::V(q);
-        let mut addr = [Ix::C(0); 2];
-        for (k, f) in factors.iter().enumerate() {
-            let (w, e, scale) = if Some(k) == last {
-                (1, f.extent / v, v)
-            } else {
-                (f.weight / v, f.extent, 1)
-            };
-            let qd = g.div(q, w);
-            let d = if k == 0 { qd } else { g.rem(qd, e) };
-            for &(o, _) in &mem_ops {
-                if let Some(p) = &f.places[o] {
-                    addr[o] = g.add(addr[o], g.mul(d, p.stride * scale));
-                }
-            }
-        }
-        let val = match (src, splat) {
-            (Some(s), _) => {
-                let a = g.add(addr[0], Ix::C(address::offset(&s.layout, "m")));
-                load(&g, ctx, s, a, v, align)
-            }
-            (None, Some(x)) => x,
-            // The callers pass a source (a copy) or a value (a fill).
-            (None, None) => return Err("internal: a distributed copy with neither a source nor a value".to_string()),
-        };
-        let base = g.add(addr[d_ix], Ix::C(address::offset(&dst.layout, "m")));
-        for r in address::replica_offsets(&dst.layout, "m") {
-            store(&g, ctx, dst, val, g.add(base, Ix::C(r)), v, align);
-        }
-        Ok::<(), String>(())
-    })
-    .at(op)?;
     Ok(())
 }

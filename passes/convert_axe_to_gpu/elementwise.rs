@@ -8,8 +8,10 @@ use mlir_sys::*;
 
 use super::address::{self, check_schedule, combos, plan_threads, refine, static_part, Operand};
 use super::builder::{math, ops, ArithBinary, ArithCast, Ix, MathUnary, B};
-use super::copy::distributed;
-use super::{bit_width, coords, is_float, load, store, tensor, Ctx, Mem, Tensor, R};
+use super::context::{coords, Ctx, R};
+use super::distribute::distributed;
+use super::tensor::{load, store, tensor, Mem, Tensor};
+use super::types::{bit_width, is_float};
 use crate::dialect::ods::{self, BinaryKind, OdsEnum, UnaryKind};
 use crate::ir;
 use crate::target::ScopeKind;

@@ -6,7 +6,7 @@
 //! grid (what `axe-infer-layout` produces; recognised here by comparing with every warp grid
 //! of the executing scope). A and B take the matching fragment layouts: register operands
 //! must already have them; shared or global operands are first copied into per-thread
-//! fragment registers (layout-driven loads, see `copy.rs`). The layouts are warp-uniform —
+//! fragment registers (layout-driven loads, see `distribute.rs`). The layouts are warp-uniform —
 //! every warp holds its atoms at the same register offsets — which is checked by enumeration,
 //! so one straight-line sequence of `mma.sync` over register offsets serves every warp.
 
@@ -14,20 +14,19 @@ use crate::error::{AtOp, AxeError};
 use melior::dialect::arith::CmpiPredicate;
 use std::collections::BTreeSet;
 
-use axe_layout::{equivalent, Axis, Layout};
+use axe_layout::{Axis, Layout};
 use mlir_sys::*;
 
+use super::address::same;
 use super::builder::{has_attr, Ix, B};
-use super::copy::into_registers;
-use super::{bit_width, coords, tensor, Ctx, Mem, Tensor, R};
+use super::context::{coords, Ctx, R};
+use super::distribute::into_registers;
+use super::tensor::{swizzled, tensor, Mem, Tensor};
+use super::types::{bit_width, is_float};
 use crate::dialect::ods;
 use crate::infer_layout::gemm::{fragments_for, mma_layouts, transpose, warp_grid, WgmmaInput};
 use crate::ir;
 use crate::target::{mma, ScopeKind};
-
-pub(super) fn same(a: &Layout, b: &Layout) -> bool {
-    a == b || equivalent(a, b).map(|e| e.equal).unwrap_or(false)
-}
 
 /// For each warp, the register offset at which it holds the atom starting at `origin` (only
 /// warps that hold it), over a 2-D `shape`.
@@ -298,7 +297,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         return super::wgmma::lower(op, ctx, wg, &a, &bt, &c, ta, tb);
     }
     let sixteen_bit = matches!(WgmmaInput::of(a.elt), Some(WgmmaInput::F16 | WgmmaInput::BF16));
-    let f32_acc = super::is_float(c.elt) && super::bit_width(c.elt) == 32;
+    let f32_acc = is_float(c.elt) && bit_width(c.elt) == 32;
     if !sixteen_bit || WgmmaInput::of(bt.elt) != WgmmaInput::of(a.elt) || !f32_acc || c.mem != Mem::Register {
         let fp8 = matches!(WgmmaInput::of(a.elt), Some(WgmmaInput::E4M3 | WgmmaInput::E5M2));
         return Err(AxeError::at(op, format!(
@@ -483,7 +482,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         let (row, col) = lane_address(is_a, stored_transposed, o0, o1, lane, &b);
         let mut off = b.add(eval_dynamic(&b, &t.layout, &t.shape, &[row, col]).at(op)?, t.dyn_offset);
         if let Some(s) = &t.swizzle {
-            off = super::swizzled(&b, s, off);
+            off = swizzled(&b, s, off);
         }
         Ok(b.nvgpu_ldmatrix(t.buf, &[b.ix(off)], ty, ld.transpose, ld.tiles))
     };

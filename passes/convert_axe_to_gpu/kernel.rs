@@ -7,14 +7,17 @@ use std::collections::HashMap;
 use mlir_sys::*;
 
 use super::builder::{block_ops, int_attr, move_before, region_block, Ix, B};
-use super::{barrier, copy, elementwise, gemm, reduce, tma, Ctx, Options, R};
+use super::context::{cluster_coords, Ctx, R};
+use super::tokens::{Kinds, Tokens, GEMM_TOKEN};
+use super::types::{bit_width, element_type};
+use super::{barrier, copy, elementwise, gemm, reduce, shared, signal, tma, tma_plan, tokens, wgmma};
 use crate::dialect::ods::{self, CopySchedule, MemoryScope};
 use crate::ir;
 use crate::target::{
     coordinate_range, ScopeKind, MAX_REGISTERS_PER_THREAD, REGISTER_GRANULE, WARPGROUP_THREADS, WARP_THREADS,
 };
 
-use super::shared::ALLOCATION_ALIGN;
+use shared::ALLOCATION_ALIGN;
 
 /// A `gpu.launch` of `grid` CTAs of `threads` threads (x only: y and z are 1) before `b`'s
 /// insertion point; `body` builds the launch body with the thread and CTA ids (x).
@@ -36,9 +39,6 @@ pub fn launch(b: &B, grid: [i64; 3], threads: [i64; 3], body: impl FnOnce(B, Mli
     let (bid, tid) = unsafe { (mlirBlockGetArgument(block, 0), mlirBlockGetArgument(block, 3)) };
     body(B::before(term), tid, bid)
 }
-
-/// The i32 an async wgmma gemm's token becomes.
-pub const GEMM_TOKEN: i64 = -2;
 
 /// An allocation hoisted to the kernel's entry: its result, memory scope, element count,
 /// element type.
@@ -87,10 +87,10 @@ fn allocations(kernel: MlirOperation) -> R<Vec<Alloc>> {
         // The XOR of a swizzle moves offsets within blocks of 2^(M + B + S) elements: whole
         // blocks are allocated.
         let swizzle_log2 = ir::tensor_swizzle(t).map(|s| s.base + s.bits + s.shift as u32);
-        let elt = super::element_type(t);
+        let elt = element_type(t);
         let shared = scope == Some(MemoryScope::Shared);
         let bytes = if shared {
-            crate::target::shared_footprint(&layout, super::bit_width(elt), swizzle_log2)
+            crate::target::shared_footprint(&layout, bit_width(elt), swizzle_log2)
                 .map_err(|e| AxeError::at(op, format!("cannot lay out this shared tensor: {e}")))?
         } else {
             0
@@ -122,14 +122,13 @@ fn aligned_alloca(b: &B, t: MlirType) -> MlirValue {
 }
 
 /// The bytes of shared memory the kernel's allocations take, checked against the target.
-fn shared_total(kernel: MlirOperation, allocs: &[Alloc], opts: &Options) -> R<i64> {
+fn shared_total(kernel: MlirOperation, allocs: &[Alloc]) -> R<i64> {
     let mut total = 0i64;
     for a in allocs.iter().filter(|a| a.shared) {
         total = total
             .checked_add(a.bytes)
             .ok_or_else(|| AxeError::at(kernel, "the kernel's shared memory size overflows a 64-bit integer"))?;
     }
-    let _ = opts;
     if let Some(target) = crate::target::of(kernel) {
         target
             .check_shared_bytes(total)
@@ -152,35 +151,10 @@ fn padded3(v: &[i64]) -> [i64; 3] {
     out
 }
 
-/// The executing CTA's rank in its cluster and its cluster's index in the grid (both x
-/// fastest), from the linear CTA id: a cluster is a box of `cluster` CTAs of the grid. A
-/// kernel without clusters has clusters of one CTA.
-pub fn cluster_coords(b: &B, ctx: &Ctx) -> (Ix, Ix) {
-    let Some(cl) = ctx.cluster else {
-        return (Ix::C(0), Ix::V(ctx.bid));
-    };
-    let g = ctx.grid;
-    let bid = Ix::V(ctx.bid);
-    let (mut rank, mut id) = (Ix::C(0), Ix::C(0));
-    let (mut rank_w, mut id_w, mut below) = (1, 1, 1);
-    for d in 0..3 {
-        // The CTA's coordinate along d, then its place within and among the clusters.
-        let c = match g[d] {
-            1 => Ix::C(0),
-            _ if g[d + 1..].iter().all(|&x| x == 1) => b.div(bid, below),
-            n => b.rem(b.div(bid, below), n),
-        };
-        rank = b.add(rank, b.mul(b.rem(c, cl[d]), rank_w));
-        id = b.add(id, b.mul(b.div(c, cl[d]), id_w));
-        rank_w *= cl[d];
-        id_w *= g[d] / cl[d];
-        below *= g[d];
-    }
-    (rank, id)
-}
-
 /// Lowers one kernel.
-pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<()> {
+/// `emulate`: the CPU emulation (`emulate-threads-on-cpu`); `chip`: the chip compiled for,
+/// when the pipeline says.
+pub fn lower(module: MlirOperation, kernel: MlirOperation, emulate: bool, chip: Option<&str>) -> R<()> {
     let cluster_dims = ir::i64_array(kernel, ods::kernel::CLUSTER);
     let cluster = (!cluster_dims.is_empty()).then(|| padded3(&cluster_dims));
     let grid = padded3(&ir::i64_array(kernel, ods::kernel::GRID));
@@ -197,17 +171,24 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
     let num_threads: i64 = threads.iter().product();
     let allocs = allocations(kernel)?;
     let has_mbarriers = !ir::collect(kernel, &[ods::ops::MBARRIER]).is_empty();
-    // Tokens flow as i32 (TMA barrier indices; -1 for other copies) once lowered.
-    tma::retype_tokens(kernel);
-    if opts.emulate_threads_on_cpu {
+    // What each wait's tokens come from, read off the Axe ops before any is rewritten (only
+    // a GPU kernel's waits do anything). Then tokens flow as i32 (TMA barrier indices; -1 for
+    // other copies) once lowered.
+    let tokens = if emulate {
+        Tokens::default()
+    } else {
+        Tokens::analyze(kernel)?
+    };
+    tokens::retype_tokens(kernel);
+    if emulate {
         if let Some(&a) = ir::collect(kernel, &[ods::ops::ARRIVE]).first() {
             return Err(AxeError::at(a, "emulate-threads-on-cpu runs threads one after another; axe.arrive (a split CTA barrier) cannot be emulated"));
         }
     }
-    let tma_state = if opts.emulate_threads_on_cpu {
-        tma::State::default()
+    let tma_state = if emulate {
+        tma_plan::State::default()
     } else {
-        tma::plan(kernel, num_threads)?
+        tma_plan::plan(kernel, num_threads)?
     };
     let body = region_block(kernel, 0);
     let b = B::before(kernel);
@@ -217,7 +198,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
     };
     let grid_size: i64 = grid.iter().product();
     let mut ctx = Ctx {
-        emulate: opts.emulate_threads_on_cpu,
+        emulate,
         tid: null,
         threads: num_threads,
         bid: null,
@@ -227,6 +208,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         allocs: HashMap::new(),
         dead: Vec::new(),
         tma: tma_state,
+        tokens,
         wgmma_async: Default::default(),
         async_accumulators: Vec::new(),
         scope_id: 0,
@@ -235,13 +217,13 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
             && ir::collect(kernel, &[ods::ops::GEMM])
                 .iter()
                 .any(|g| ir::has_attr(*g, ods::gemm::ASYNC)),
-        has_cp_async: !opts.emulate_threads_on_cpu
+        has_cp_async: !emulate
             && ir::collect(kernel, &[ods::ops::COPY])
                 .iter()
                 .any(|c| ir::copy_schedule(*c) == Some(CopySchedule::CpAsync)),
     };
 
-    if !opts.emulate_threads_on_cpu {
+    if !emulate {
         // Tensor maps are built on the host, before the launch.
         let map_ptrs = tma::build_maps(&b, &ctx.tma);
         let idx = b.index();
@@ -255,7 +237,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         // Shared tensors beyond the 48 KiB of static shared memory go to dynamic shared memory
         // (the launch asks for it; a runtime must allow it for the kernel).
         let shared_bytes = |a: &Alloc| a.bytes;
-        let total = shared_total(kernel, &allocs, opts)?;
+        let total = shared_total(kernel, &allocs)?;
         let dynamic = total > 48 * 1024;
         if dynamic {
             sizes.push(b.ci32(total));
@@ -285,7 +267,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         // A clustered kernel with barriers: peers multicast into this CTA's shared memory and
         // arrive on its barriers, so no CTA may leave while a peer can still do so.
         if cluster.is_some() && has_mbarriers {
-            super::barrier::cluster(&B::before(term));
+            barrier::cluster(&B::before(term));
         }
         let lb = b.at_start(block);
         let args = ir::block_arguments(block);
@@ -319,9 +301,9 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
                 dyn_offset += shared_bytes(a);
                 lb.view(dyn_base.expect("dynamic"), off, ty)
             } else if a.shared {
-                super::shared::shared_global(&lb, module, "__axe_shared", a.elt, a.size)
+                shared::shared_global(&lb, module, "__axe_shared", a.elt, a.size)
             } else {
-                // Registers: accessed element by element (`super::load`), so no alignment is
+                // Registers: accessed element by element (`tensor::load`), so no alignment is
                 // needed, and SROA promotes the alloca to registers.
                 lb.alloca(lb.memref_type(a.elt, &[a.size]), None)
             };
@@ -332,7 +314,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, opts: &Options) -> R<
         if ctx.tma.active() {
             // TMA copies and split barriers complete on mbarriers, which need sm_90 (NVPTX
             // aborts on them for older chips instead of reporting an error).
-            if let Some(chip) = opts.chip().filter(|c| !crate::target::runs_on("sm_90", c)) {
+            if let Some(chip) = chip.filter(|c| !crate::target::runs_on("sm_90", c)) {
                 return Err(AxeError::at(kernel, format!(
                     "this kernel's TMA copies or axe.arrive barriers need mbarriers (sm_90 or newer), but the pipeline compiles for {chip}"
                 )));
@@ -454,11 +436,11 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 ctx.dead.push(op);
             }
             ods::ops::SIGNAL => {
-                super::signal::signal(op, ctx, scope)?;
+                signal::signal(op, ctx, scope)?;
                 ctx.dead.push(op);
             }
             ods::ops::SIGNAL_WAIT => {
-                super::signal::wait(op, ctx, scope)?;
+                signal::wait(op, ctx, scope)?;
                 ctx.dead.push(op);
             }
             // cp.async copies committed groups; other copies are synchronous.
@@ -469,9 +451,10 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     let b = B::before(op);
                     let outstanding = int_attr(op, ods::wait::OUTSTANDING).unwrap_or(0);
                     let tokens: Vec<MlirValue> = (0..ir::num_operands(op)).map(|i| ir::operand(op, i)).collect();
+                    let token_kinds = ctx.tokens.of_wait(op)?;
                     if ctx.tma.active() {
-                        for &t in &tokens {
-                            if tma::token_kinds(t, ctx.emulate).tma {
+                        for (&t, k) in tokens.iter().zip(token_kinds) {
+                            if k.tma {
                                 tma::wait_token(&b, ctx, op, t)?;
                             }
                         }
@@ -481,9 +464,7 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     }
                     // What each token can come from decides which completion mechanisms the
                     // wait uses (a loop-carried token: everything it can come from).
-                    let kinds = tokens
-                        .iter()
-                        .fold(tma::Kinds::default(), |k, &t| k.union(tma::token_kinds(t, ctx.emulate)));
+                    let kinds = token_kinds.iter().fold(Kinds::default(), |k, &t| k.union(t));
                     if kinds.release {
                         return Err(AxeError::at(
                             op,
@@ -492,9 +473,9 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     }
                     let all = tokens.is_empty();
                     if ctx.has_async_gemm && (all || kinds.gemm) {
-                        super::wgmma::wait_groups(&b, outstanding);
+                        wgmma::wait_groups(&b, outstanding);
                         if outstanding == 0 {
-                            super::wgmma::fence_accumulators(&b, ctx);
+                            wgmma::fence_accumulators(&b, ctx);
                         }
                     }
                     if ctx.has_cp_async && (all || kinds.copy) {
@@ -535,7 +516,7 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             }
             ods::ops::ALLOC | ods::ops::VIEW | ods::ops::SLICE => {}
             ods::ops::UNIT_ID => {
-                let b = super::builder::B::before(op);
+                let b = B::before(op);
                 let tid = Ix::V(ctx.tid);
                 let in_cluster = ir::has_attr(op, ods::unit_id::IN_CLUSTER);
                 let v = match int_attr(op, ods::unit_id::KIND).and_then(ScopeKind::from_i64) {

@@ -18,7 +18,9 @@ use axe_layout::Axis;
 use mlir_sys::*;
 
 use super::builder::{Ix, B};
-use super::{bit_width, coords, store, Ctx, Mem, Tensor, R};
+use super::context::{coords, Ctx, R};
+use super::tensor::{store, swizzled, Mem, Tensor};
+use super::types::bit_width;
 use crate::target::ScopeKind;
 
 /// How the copy is done: transpose or not, matrices per instruction, and per instruction `g`
@@ -206,7 +208,7 @@ pub fn lower(op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &Tensor, dst: 
     for (g, base) in pl.base.iter().enumerate() {
         let mut off = b.add(part, Ix::C(*base));
         if let Some(s) = &src.swizzle {
-            off = super::swizzled(&b, s, off);
+            off = swizzled(&b, s, off);
         }
         let v = b.nvgpu_ldmatrix(src.buf, &[b.ix(off)], vty, pl.transpose, pl.tiles);
         for j in 0..pl.tiles {

@@ -29,7 +29,8 @@ use axe_layout::{Axis, Layout};
 use mlir_sys::*;
 
 use super::builder::{Ix, B};
-use super::{element_type, Options, R};
+use super::context::R;
+use super::types::{bit_width, element_type};
 use crate::dialect::ods::{self, ReduceKind};
 use crate::error::AxeError;
 use crate::ir;
@@ -48,7 +49,7 @@ struct MeshArgs {
 }
 
 /// Lowers every `axe.mesh` under `root`.
-pub fn lower(root: MlirOperation, opts: &Options) -> R<()> {
+pub fn lower(root: MlirOperation, emulate: bool) -> R<()> {
     let mut added: HashMap<usize, MeshArgs> = HashMap::new();
     for mesh in ir::collect(root, &[ods::ops::MESH]) {
         let func = ir::enclosing_function(mesh).ok_or_else(|| AxeError::at(mesh, "an axe.mesh outside a function"))?;
@@ -88,8 +89,8 @@ pub fn lower(root: MlirOperation, opts: &Options) -> R<()> {
                 // outside the mesh or by a non-Axe op of the body hoisted above (the body is
                 // visited in order, and a non-Axe op with operands is refused when reached).
                 ods::ops::VIEW => unsafe { super::builder::move_before(op, mesh) },
-                ods::ops::REDUCE => reduce(op, func, mesh, devices, args, opts)?,
-                ods::ops::COPY => copy(op, func, mesh, devices, args, opts)?,
+                ods::ops::REDUCE => reduce(op, func, mesh, devices, args, emulate)?,
+                ods::ops::COPY => copy(op, func, mesh, devices, args, emulate)?,
                 ods::ops::KERNEL => {
                     kernel_in_mesh(op, func, devices, args)?;
                     // SAFETY: as for the views: a live body op, not an ancestor of the mesh,
@@ -114,7 +115,7 @@ pub fn lower(root: MlirOperation, opts: &Options) -> R<()> {
 /// An `axe.kernel` in a mesh: every rank launches it (SPMD). Its distributed tensors (views
 /// over `gpuid` that it uses, sliced there to one device) are addressed through their
 /// buffers' peer tables, added here; the kernel itself is lowered with the others
-/// (`kernel.rs`, which finds the tables with [`peer_table`]).
+/// (`kernel.rs`, which finds the tables with [`super::peers::peer_table`]).
 fn kernel_in_mesh(kernel: MlirOperation, func: MlirOperation, devices: i64, args: &mut MeshArgs) -> R<()> {
     // Peer tables in the order of their buffers' arguments (a stable calling convention).
     let mut buffers = std::collections::BTreeSet::new();
@@ -137,49 +138,6 @@ fn kernel_in_mesh(kernel: MlirOperation, func: MlirOperation, devices: i64, args
         peers_arg(func, args, arg, devices);
     }
     Ok(())
-}
-
-/// The peer table of a symmetric buffer (a function argument of a mesh function): the
-/// argument the mesh lowering added for it (`{axe.peers_of = k}`), if any.
-pub fn peer_table(buffer: MlirValue) -> Option<MlirValue> {
-    // SAFETY: `buffer` is live (module contract); every handle is checked before it is used.
-    unsafe {
-        if !mlirValueIsABlockArgument(buffer) {
-            return None;
-        }
-        let index = mlirBlockArgumentGetArgNumber(buffer) as i64;
-        let block = mlirBlockArgumentGetOwner(buffer);
-        (0..mlirBlockGetNumArguments(block))
-            .map(|i| mlirBlockGetArgument(block, i))
-            .find(|&a| ir::declared_int(a, ods::discardable_attrs::PEERS_OF) == Some(index))
-    }
-}
-
-/// `buffer_ty` (a rank-1 memref, the symmetric buffer's type) at the address that `peers`
-/// holds for `device`: a memref descriptor built around the peer's pointer, so that every
-/// access to it is the same layout-driven code as for a local buffer. (The
-/// `unrealized_conversion_cast` from the descriptor meets its inverse when memrefs become
-/// LLVM descriptors, and `reconcile-unrealized-casts` removes both.)
-pub fn peer_buffer(b: &B, peers: MlirValue, device: Ix, buffer_ty: MlirType) -> MlirValue {
-    let base = b.load(peers, &[b.ix(device)]);
-    let ptr_ty = b.llvm_ptr(0);
-    let ptr = b.inttoptr(base, ptr_ty);
-    let n = ir::shape(buffer_ty).first().copied().unwrap_or(0);
-    let i64t = b.int_type(64);
-    // The rank-1 memref descriptor: allocated and aligned pointers, offset, sizes, strides.
-    let sizes = b.llvm_array(i64t, 1);
-    let desc_ty = b.llvm_struct(&[ptr_ty, ptr_ty, i64t, sizes, sizes]);
-    let mut desc = b.poison(desc_ty);
-    let field = |desc: MlirValue, v: MlirValue, pos: &[i64]| b.insertvalue(desc, v, pos);
-    let zero = b.ci64(0);
-    let size = b.ci64(n);
-    let one = b.ci64(1);
-    desc = field(desc, ptr, &[0]);
-    desc = field(desc, ptr, &[1]);
-    desc = field(desc, zero, &[2]);
-    desc = field(desc, size, &[3, 0]);
-    desc = field(desc, one, &[4, 0]);
-    b.unrealized_conversion_cast(desc, buffer_ty)
 }
 
 /// A distributed operand: its symmetric buffer (a function argument), layout and shape.
@@ -331,7 +289,7 @@ fn reduce(
     mesh: MlirOperation,
     devices: i64,
     args: &mut MeshArgs,
-    opts: &Options,
+    emulate: bool,
 ) -> R<()> {
     match ir::enum_attr::<ReduceKind>(op, ods::reduce::KIND)? {
         Some(ReduceKind::Sum) => {}
@@ -382,9 +340,9 @@ fn reduce(
             ),
         ));
     }
-    let bits = super::bit_width(y.elt);
+    let bits = bit_width(y.elt);
     // SAFETY: `y.elt` is a live type (module contract); the test only reads it.
-    if bits % 8 != 0 || super::bit_width(x.elt) != bits || !unsafe { mlirTypeIsAFloat(y.elt) } {
+    if bits % 8 != 0 || bit_width(x.elt) != bits || !unsafe { mlirTypeIsAFloat(y.elt) } {
         return Err(AxeError::at(
             op,
             "a mesh reduction sums floating-point tensors of one element type",
@@ -396,7 +354,7 @@ fn reduce(
         mesh,
         devices,
         args,
-        opts,
+        emulate,
         &x,
         &y,
         Some(Reduced {
@@ -416,7 +374,7 @@ fn copy(
     mesh: MlirOperation,
     devices: i64,
     args: &mut MeshArgs,
-    opts: &Options,
+    emulate: bool,
 ) -> R<()> {
     if ir::has_attr(op, ods::copy::ASYNC) {
         return Err(AxeError::at(op, "an async copy in a mesh is not lowered yet"));
@@ -430,11 +388,11 @@ fn copy(
             "a copy in a mesh moves tensors of one shape and element type",
         ));
     }
-    let bits = super::bit_width(y.elt);
+    let bits = bit_width(y.elt);
     if bits % 8 != 0 || bits == 0 {
         return Err(AxeError::at(op, "a copy in a mesh moves whole-byte elements"));
     }
-    pull(op, func, mesh, devices, args, opts, &x, &y, None)
+    pull(op, func, mesh, devices, args, emulate, &x, &y, None)
 }
 
 /// The dimension a mesh reduction sums over.
@@ -454,12 +412,12 @@ fn pull(
     mesh: MlirOperation,
     devices: i64,
     args: &mut MeshArgs,
-    opts: &Options,
+    emulate: bool,
     x: &Distributed,
     y: &Distributed,
     reduced: Option<Reduced>,
 ) -> R<()> {
-    let bits = super::bit_width(y.elt);
+    let bits = bit_width(y.elt);
     let (d, rx, dropped) = match &reduced {
         Some(r) => (r.dim, r.extent, r.dropped),
         None => (0, 1, false),
@@ -513,7 +471,7 @@ fn pull(
     let rank = rank_arg(func, args);
 
     let b = B::before(mesh);
-    let ptr_ty = b.llvm_ptr(if opts.emulate_threads_on_cpu { 0 } else { 1 });
+    let ptr_ty = b.llvm_ptr(if emulate { 0 } else { 1 });
     let f32t = b.f32_type();
     let i64t = b.int_type(64);
     let elt_bytes = bits / 8;
@@ -589,7 +547,7 @@ fn pull(
         g.store(sum, y.buf, &[idx]);
         Ok(())
     };
-    if opts.emulate_threads_on_cpu {
+    if emulate {
         b.for_(Ix::C(0), Ix::C(count), Ix::C(1), |g, u| body(&g, Ix::V(u)))?;
     } else {
         let ctas = crate::target::ceil_div(count, THREADS);

@@ -11,8 +11,10 @@ use mlir_sys::*;
 
 use super::address::{check_schedule, combos, plan_threads, refine, replica_offsets, static_part, Operand};
 use super::builder::{Ix, B};
+use super::context::{coords, Ctx, R};
 use super::elementwise::{binary, kind_of};
-use super::{bit_width, coords, load, store, tensor, Ctx, Mem, R};
+use super::tensor::{load, store, tensor, Mem, Tensor};
+use super::types::bit_width;
 use crate::dialect::ods::{self, BinaryKind, ReduceKind};
 use crate::ir;
 use crate::target::ScopeKind;
@@ -225,7 +227,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         let warps = (ctx.threads + 31) / 32;
         let nk = kcombos.len() as i64;
         let scratch = super::shared::shared_scratch(&b, op, t, nk * warps);
-        let scratch_t = super::Tensor {
+        let scratch_t = Tensor {
             buf: scratch,
             mem: Mem::Shared,
             layout: src.layout.clone(),

@@ -6,8 +6,8 @@ use axe_upstream_ods::{arith, memref};
 use mlir_sys::*;
 
 use super::builder::B;
-use super::R;
 use crate::error::AxeError;
+use crate::error::Result as R;
 use crate::ir::{self, block_ops, region_block};
 
 /// The byte alignment of every buffer an `axe.alloc` becomes (shared globals, offsets into

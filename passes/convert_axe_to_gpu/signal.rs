@@ -22,8 +22,10 @@
 use melior::dialect::arith::CmpiPredicate;
 use mlir_sys::*;
 
+use super::address;
 use super::builder::{Ix, B};
-use super::{address, tensor, Ctx, R};
+use super::context::{Ctx, R};
+use super::tensor::tensor;
 use crate::dialect::ods;
 use crate::error::AxeError;
 use crate::ir;

@@ -36,8 +36,11 @@ use axe_layout::Axis;
 use melior::dialect::arith::CmpiPredicate;
 use mlir_sys::*;
 
+use super::address::same;
 use super::builder::{Ix, WgmmaAttrs, B};
-use super::{bit_width, Ctx, Mem, Tensor, R};
+use super::context::{Ctx, R};
+use super::tensor::{Mem, Tensor};
+use super::types::{bit_width, is_float};
 use crate::dialect::ods;
 use crate::infer_layout::gemm::{has_wgmma, wgmma_accumulator, wgmma_n, WgmmaInput, WGMMA_M};
 use crate::ir;
@@ -54,7 +57,7 @@ pub fn selected(op: MlirOperation, ctx: &Ctx, scope: ScopeKind, a: &Tensor, b: &
         _ => return None,
     };
     let l = wgmma_accumulator(c.shape[0], c.shape[1], wg).ok()?;
-    super::gemm::same(&l, &c.layout).then_some(wg)
+    same(&l, &c.layout).then_some(wg)
 }
 
 /// The swizzle modes of a matrix descriptor (bits 62–63).
@@ -297,7 +300,7 @@ pub fn lower(
     let k = if ta { a.shape[0] } else { a.shape[1] };
     let types = (WgmmaInput::of(a.elt), WgmmaInput::of(bt.elt));
     let (ia, ib) = match types {
-        (Some(ia), Some(ib)) if ia.bytes() == ib.bytes() && (ia == ib || ia.bytes() == 1) && bit_width(c.elt) == 32 && super::is_float(c.elt) => (ia, ib),
+        (Some(ia), Some(ib)) if ia.bytes() == ib.bytes() && (ia == ib || ia.bytes() == 1) && bit_width(c.elt) == 32 && is_float(c.elt) => (ia, ib),
         _ => {
             return Err(AxeError::at(
                 op,

@@ -145,7 +145,7 @@ fn anchor_gemm(inf: &mut Inference, op: MlirOperation) -> Option<(Layout, Layout
     let shared = |v: MlirValue| scope(v) == Some(MemoryScope::Shared);
     // FP8 (e4m3/e5m2) has no mma.sync atom here, only wgmma (sm_90a, A and B in shared
     // memory, m64nNk32): the accumulator is the same D fragment as for 16-bit inputs.
-    let elt = |v: MlirValue| crate::convert_axe_to_gpu::element_type(ir::value_type(v));
+    let elt = |v: MlirValue| crate::convert_axe_to_gpu::types::element_type(ir::value_type(v));
     if let (Some(ia), Some(ib)) = (gemm::WgmmaInput::of(elt(a)), gemm::WgmmaInput::of(elt(b))) {
         if ia.bytes() == 1 && ib.bytes() == 1 && acc_bits == 32 && gemm::has_wgmma(op) && shared(a) && shared(b) {
             return anchor_wgmma_accumulator(inf, op, c, m, n, k, ia.k(), threads.warps);

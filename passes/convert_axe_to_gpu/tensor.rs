@@ -1,0 +1,379 @@
+//! Axe tensors resolved to their storage ([`Tensor`]: a view, an allocation, or a slice of
+//! either, down to a buffer, a layout and a swizzle) and the element accesses every schedule
+//! is made of ([`load`], [`store`], at a layout-given element index, swizzled).
+
+use crate::error::AxeError;
+
+use axe_layout::swizzle::Swizzle;
+use axe_layout::Layout;
+use mlir_sys::*;
+
+use super::builder::{Ix, B};
+use super::context::{Ctx, R};
+use super::types::element_type;
+use super::{peers, shared};
+use crate::dialect::ods;
+use crate::ir::{self, key, MemoryScope};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mem {
+    Global,
+    Shared,
+    Register,
+}
+
+/// An Axe tensor resolved to its storage.
+#[derive(Clone)]
+pub struct Tensor {
+    pub buf: MlirValue,
+    pub mem: Mem,
+    pub layout: Layout,
+    pub shape: Vec<i64>,
+    pub elt: MlirType,
+    /// Emulation: register storage is `memref<threads x N>`, indexed by the thread id first.
+    pub per_thread: bool,
+    /// A shared tensor's XOR swizzle, applied to every element offset it is accessed at.
+    pub swizzle: Option<Swizzle>,
+    /// The run-time part of the element offset (slices with run-time origins), added to every
+    /// memory offset before the swizzle.
+    pub dyn_offset: Ix,
+    /// The proven byte alignment of the buffer's base: what the allocation guarantees, what a
+    /// function argument declares (`axe.align`), else the element's natural alignment.
+    pub base_align: i64,
+    /// A `{clip}` slice's bounds: per dimension where the last tile may be partial, the
+    /// number of the tile's rows that exist (the tensor's extent minus the tile origin, a
+    /// run-time value) and the tensor's extent; empty for every other tensor. Elements at or
+    /// past a bound are not accessed: TMA fills them with zeros, register-to-global copies
+    /// skip them.
+    pub clip: Vec<Option<(Ix, i64)>>,
+    /// Whether `buf` is a peer device's buffer (a slice of a distributed tensor at one
+    /// device, in a mesh): addressed like any global buffer, through the peer's address.
+    pub remote: bool,
+}
+
+impl Tensor {
+    pub fn size(&self) -> i64 {
+        self.shape.iter().product()
+    }
+}
+
+/// A distributed tensor of a mesh not yet narrowed to one device: its buffer's peer table
+/// (every rank's address of the symmetric buffer) and the device index that the slices taken
+/// so far select (`gpuid` digits of their run-time origins).
+#[derive(Clone, Copy)]
+struct Spread {
+    peers: MlirValue,
+    device: Ix,
+}
+
+/// Resolves an Axe tensor value (a view, an allocation, or a slice of either) to its
+/// storage and layout. A distributed tensor (a layout over `gpuid`, in a mesh) must be
+/// sliced down to one device: its storage is then that device's buffer, addressed through
+/// the peer table (paper §3.2: element `x` lives at `m(x)` on device `gpuid(x)`).
+pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
+    let (t, spread) = resolve(ctx, user, v)?;
+    if spread.is_some() {
+        return Err(AxeError::at(
+            user,
+            format!(
+                "this operand is a distributed tensor spread over several devices (layout {}): slice it to one device first (extent 1 along its gpuid-sharded dimension, e.g. `axe.slice %t [%peer : +1, ...]`)",
+                t.layout
+            ),
+        ));
+    }
+    Ok(t)
+}
+
+fn resolve(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<(Tensor, Option<Spread>)> {
+    let t = ir::value_type(v);
+    let Some(layout) = ir::tensor_layout(t) else {
+        return Err(AxeError::at(
+            user,
+            format!(
+                "operand of type {} has layout '?': run axe-infer-layout first",
+                ir::type_to_string(t)
+            ),
+        ));
+    };
+    // (Only a tensor has a layout, hence a scope.)
+    let scope = ir::tensor_scope(t).map_or("", MemoryScope::as_str);
+    let mem = match ir::tensor_scope(t) {
+        Some(MemoryScope::Global) => Mem::Global,
+        Some(MemoryScope::Shared) => Mem::Shared,
+        Some(MemoryScope::Register) => Mem::Register,
+        _ => {
+            return Err(AxeError::at(
+                user,
+                format!("tensors in memory scope '{scope}' are not lowered to gpu"),
+            ))
+        }
+    };
+    let allowed: &[&str] = match mem {
+        Mem::Register => &["reg", "lane", "warp", "cta"],
+        // Distributed tensors of a mesh (checked to be one below).
+        Mem::Global => &["m", "gpuid"],
+        Mem::Shared => &["m"],
+    };
+    if let Some(a) = layout.axes().into_iter().find(|a| !allowed.contains(&a.name())) {
+        return Err(AxeError::at(user, format!(
+            "layout {layout} of a {scope} tensor uses axis '{a}'; convert-axe-to-gpu lowers {scope} tensors on axes {} only",
+            allowed.join(", ")
+        )));
+    }
+    let mut swizzle = ir::tensor_swizzle(t);
+    let mut dyn_offset = Ix::C(0);
+    // Allocations are laid out 16-byte aligned (shared globals, dynamic shared memory offsets,
+    // emulation allocas with an explicit alignment): see `kernel.rs`.
+    let mut base_align = shared::ALLOCATION_ALIGN;
+    let mut clip = Vec::new();
+    let mut spread = None;
+    let mut remote = false;
+    let mut layout = layout;
+    let (buf, per_thread) = match ir::defining_op(v) {
+        Some(d) if ir::name(d) == ods::ops::VIEW => {
+            let m = ir::operand(d, ods::view::operands::SOURCE);
+            let mt = ir::value_type(m);
+            if ir::shape(mt).len() != 1 {
+                return Err(AxeError::at(d, format!(
+                    "convert-axe-to-gpu lowers views of rank-1 memrefs only (got {}); layouts address elements linearly",
+                    ir::type_to_string(mt)
+                )));
+            }
+            // A user's buffer is aligned as its argument declares; otherwise only element-aligned.
+            base_align = ir::argument_alignment(m);
+            if layout.axes().iter().any(|a| a.name() == "gpuid") {
+                let peers = peers::peer_table(m).ok_or_else(|| {
+                    AxeError::at(
+                        d,
+                        format!(
+                            "layout {layout} distributes this tensor over devices (gpuid): view it inside an axe.mesh, of a function argument (a symmetric buffer every rank passes)"
+                        ),
+                    )
+                })?;
+                spread = Some(Spread {
+                    peers,
+                    device: Ix::C(0),
+                });
+            }
+            (m, false)
+        }
+        Some(d) if ir::name(d) == ods::ops::SLICE => {
+            // A slice addresses its source's storage, swizzle included.
+            let (src, src_spread) = resolve(ctx, user, ir::operand(d, ods::slice::operands::SOURCE))?;
+            swizzle = src.swizzle;
+            dyn_offset = src.dyn_offset;
+            base_align = src.base_align;
+            remote = src.remote;
+            spread = src_spread;
+            if crate::slice::region_sizes(d).1 {
+                let b = B::before(user);
+                let (own, device) = tile_origin_offset(&b, d, &src)?;
+                dyn_offset = b.add(dyn_offset, own);
+                if let Some(s) = spread.as_mut() {
+                    s.device = b.add(s.device, device);
+                }
+            }
+            if !src.clip.is_empty() {
+                return Err(AxeError::at(
+                    d,
+                    "a slice of a {clip} slice is not lowered: slice the tensor itself",
+                ));
+            }
+            if crate::slice::is_clipped(d) {
+                if ir::name(user) != ods::ops::COPY {
+                    return Err(AxeError::at(user, format!(
+                        "a {{clip}} slice (a tile that may reach past its tensor) is lowered as an axe.copy operand only (TMA copies and register-to-global stores), not of '{}'",
+                        ir::name(user)
+                    )));
+                }
+                clip = clip_bounds(&B::before(user), d, &src);
+            }
+            (src.buf, src.per_thread)
+        }
+        Some(d) if ir::name(d) == ods::ops::ALLOC => match ctx.allocs.get(&key(v)) {
+            Some(&(buf, pt)) => (buf, pt),
+            None => return Err(AxeError::at(d, "allocation outside the kernel being lowered")),
+        },
+        _ => {
+            return Err(AxeError::at(
+                user,
+                "tensor operand is not an axe.view, axe.alloc or axe.slice result",
+            ))
+        }
+    };
+    let mut buf = buf;
+    let elt = element_type(t);
+    if let Some(s) = spread {
+        let gpuid = axe_layout::Axis::new("gpuid");
+        let spans = layout.shard.iter().any(|it| it.axis == gpuid && it.extent > 1);
+        if !spans && layout.replica.iter().any(|it| it.axis == gpuid) {
+            // Replicated over the devices: every device reads and writes its own copy.
+            layout.replica.retain(|it| it.axis != gpuid);
+            layout.shard.retain(|it| it.axis != gpuid);
+            spread = None;
+        } else if !spans {
+            // One device: a static device index is the layout's gpuid offset (a static slice),
+            // and what is left addresses that device's buffer like any global tensor.
+            let b = B::before(user);
+            let device = b.add(s.device, Ix::C(layout.offset.get(&gpuid).copied().unwrap_or(0)));
+            layout.offset.remove(&gpuid);
+            layout.shard.retain(|it| it.axis != gpuid);
+            layout.replica.retain(|it| it.axis != gpuid);
+            buf = peers::peer_buffer(&b, s.peers, device, ir::value_type(buf));
+            spread = None;
+            remote = true;
+        }
+    }
+    Ok((
+        Tensor {
+            buf,
+            mem,
+            layout,
+            shape: ir::shape(t),
+            elt,
+            per_thread,
+            swizzle,
+            dyn_offset,
+            base_align,
+            clip,
+            remote,
+        },
+        spread,
+    ))
+}
+
+/// The bounds of a `{clip}` slice's tile: for each run-time-origin dimension that its tile
+/// size does not divide, the rows of the tile inside the tensor (`extent - origin`, at most the
+/// tile size: only the last tile is partial, and it is bounded by this value).
+fn clip_bounds(b: &B, slice: MlirOperation, src: &Tensor) -> Vec<Option<(Ix, i64)>> {
+    let (sizes, _) = crate::slice::region_sizes(slice);
+    crate::slice::run_time_origins(slice)
+        .into_iter()
+        .enumerate()
+        .map(|(d, origin)| {
+            let origin = origin.filter(|_| src.shape[d] % sizes[d] != 0)?;
+            let extent = b.cidx(src.shape[d]);
+            Some((Ix::V(b.subi(extent, origin)), src.shape[d]))
+        })
+        .collect()
+}
+
+/// The memory offset of a slice's run-time tile origin: the tile index of each dynamic
+/// dimension (origin / size) through the tiling's outer iters (`Layout::tiled_region`); and
+/// the device index, for the outer iters on `gpuid` (a distributed tensor sliced at a device).
+fn tile_origin_offset(b: &B, slice: MlirOperation, src: &Tensor) -> R<(Ix, Ix)> {
+    let (sizes, _) = crate::slice::region_sizes(slice);
+    let origins = crate::slice::run_time_origins(slice);
+    let tiled = crate::slice::tiling(&src.layout, &src.shape, slice).map_err(|e| {
+        AxeError::at(
+            slice,
+            format!(
+                "the tiles of this slice are not separable in layout {}: {e}",
+                src.layout
+            ),
+        )
+    })?;
+    let mut off = Ix::C(0);
+    let mut device = Ix::C(0);
+    for (d, outer) in tiled.outer.iter().enumerate() {
+        let Some(origin) = origins[d].map(Ix::V) else {
+            continue;
+        };
+        let mut t = b.div(origin, sizes[d]);
+        // Unflatten the tile index over the outer iters (slowest first).
+        for (i, it) in outer.iter().enumerate().rev() {
+            if it.axis.name() == "gpuid" {
+                let digit = if i == 0 { t } else { b.rem(t, it.extent) };
+                device = b.add(device, b.mul(digit, it.stride));
+                t = b.div(t, it.extent);
+                continue;
+            }
+            if !it.axis.is_memory() {
+                return Err(AxeError::at(
+                    slice,
+                    format!(
+                        "run-time origins address memory, but layout {} tiles dimension {d} on axis '{}'",
+                        src.layout, it.axis
+                    ),
+                ));
+            }
+            let digit = if i == 0 { t } else { b.rem(t, it.extent) };
+            off = b.add(off, b.mul(digit, it.stride));
+            t = b.div(t, it.extent);
+        }
+    }
+    Ok((off, device))
+}
+
+fn vec_type(b: &B, elt: MlirType, v: i64) -> MlirType {
+    // `v` is a vector width (2, 4 or 8), positive.
+    b.vector_type(elt, &[v as u64])
+}
+
+/// `o ^ (((o >> (M + S)) & (2^B - 1)) << M)`: the swizzled element offset.
+pub fn swizzled(b: &B, s: &Swizzle, idx: Ix) -> Ix {
+    if let Ix::C(c) = idx {
+        return Ix::C(s.apply(c));
+    }
+    let x = b.ix(idx);
+    let c = |v: i64| b.cidx(v);
+    let hi = b.shrui(x, c((s.base as i64) + s.shift as i64));
+    let bits = b.andi(hi, c((1i64 << s.bits) - 1));
+    let moved = b.shli(bits, c(s.base as i64));
+    Ix::V(b.xori(x, moved))
+}
+
+fn indices(b: &B, ctx: &Ctx, t: &Tensor, idx: Ix) -> Vec<MlirValue> {
+    let idx = b.add(idx, t.dyn_offset);
+    let idx = match &t.swizzle {
+        Some(s) => swizzled(b, s, idx),
+        None => idx,
+    };
+    let i = b.ix(idx);
+    if t.per_thread {
+        vec![ctx.tid, i]
+    } else {
+        vec![i]
+    }
+}
+
+/// Loads `v` consecutive elements (a scalar when `v == 1`) at element index `idx`; `align`
+/// is the proven byte alignment of a vector access.
+pub fn load(b: &B, ctx: &Ctx, t: &Tensor, idx: Ix, v: i64, align: i64) -> MlirValue {
+    let ops = indices(b, ctx, t, idx);
+    if v == 1 {
+        b.load(t.buf, &ops)
+    } else if t.mem == Mem::Register {
+        // Register storage is accessed element-wise (a vector is assembled from scalars):
+        // mixing vector and scalar accesses to one alloca keeps LLVM's SROA from promoting
+        // it to registers, which spills it to local memory.
+        let Ix::C(base) = idx else {
+            return b.vector_load(t.buf, &ops, vec_type(b, t.elt, v), None);
+        };
+        let elems: Vec<MlirValue> = (0..v)
+            .map(|i| b.load(t.buf, &indices(b, ctx, t, Ix::C(base + i))))
+            .collect();
+        b.vector_from_elements(&elems, vec_type(b, t.elt, v))
+    } else {
+        b.vector_load(t.buf, &ops, vec_type(b, t.elt, v), Some(align))
+    }
+}
+
+pub fn store(b: &B, ctx: &Ctx, t: &Tensor, value: MlirValue, idx: Ix, v: i64, align: i64) {
+    let ops = indices(b, ctx, t, idx);
+    if v == 1 {
+        b.store(value, t.buf, &ops);
+    } else if t.mem == Mem::Register {
+        // Element-wise, as in `load`.
+        let Ix::C(base) = idx else {
+            b.vector_store(value, t.buf, &ops, None);
+            return;
+        };
+        for i in 0..v {
+            let e = b.vector_extract(value, &[i]);
+            b.store(e, t.buf, &indices(b, ctx, t, Ix::C(base + i)));
+        }
+    } else {
+        b.vector_store(value, t.buf, &ops, Some(align));
+    }
+}

@@ -20,10 +20,10 @@ side by side and share its A rows in L2), then the phase-2 tiles. The pipeline b
 phases is per tile, in Axe IR:
   * a phase-1 consumer warpgroup stores its 64 rows of H, then `axe.signal`s its flag
     F[row tile, 2 c + w] (release: its stores are visible to whoever acquires the flag);
-  * the phase-2 producer, before the TMA copies of a K step of H, `axe.signal_wait`s the flags
-    of the phase-1 tile that wrote those H columns (acquire, then a proxy fence: TMA reads
-    what the generic stores wrote). A phase-2 tile thus starts as soon as the H columns it
-    reads exist, not after a kernel boundary.
+  * the phase-2 producer, before the TMA copies of a round of S K steps of H, `axe.signal_wait`s
+    on the flags of the phase-1 tiles that wrote those H columns, all at once (acquire, then a
+    proxy fence: TMA reads what the generic stores wrote). A phase-2 tile thus starts as soon
+    as the H columns it reads exist, not after a kernel boundary.
 No deadlock: the grid is at most one CTA per SM (all CTAs resident at once), and every CTA
 finishes its phase-1 tiles, which wait for nothing, before any phase-2 tile; so every flag a
 phase-2 tile waits for is eventually set. Flags hold the launch's `%epoch` (the caller zeroes
@@ -74,6 +74,8 @@ def kernel(t, phases="fused", bn=None, stages=STAGES, sms=SMS):
     steps_per_h = hb // BK  # phase-2 K steps per phase-1 column tile
     assert stages % steps_per_h == 0
     nf = 2 * tn1  # flags per row tile: one per phase-1 column tile and consumer warpgroup
+    round_flags = 2 * stages // steps_per_h  # the flags of the H columns one phase-2 round reads
+    assert nf % round_flags == 0
     grid = min(sms, tiles_m * (tn1 + tn2))
     f16 = "f16"
     gx = f"!axe.tensor<{rows}x{HIDDEN}x{f16}, global, #axe.layout<({rows}, {HIDDEN}) : ({HIDDEN}, 1)>>"
@@ -83,6 +85,7 @@ def kernel(t, phases="fused", bn=None, stages=STAGES, sms=SMS):
     gy = f"!axe.tensor<{rows}x{HIDDEN}x{f16}, global, #axe.layout<({rows}, {HIDDEN}) : ({HIDDEN}, 1)>>"
     gf = f"!axe.tensor<{tiles_m}x{nf}xi32, global, #axe.layout<({tiles_m}, {nf}) : ({nf}, 1)>>"
     ft = "!axe.tensor<1x1xi32, global, ?>"
+    frt = f"!axe.tensor<1x{round_flags}xi32, global, ?>"
     at = f"!axe.tensor<{BM}x{BK}x{f16}, global, ?>"
     bt = f"!axe.tensor<{BK}x{bn}x{f16}, global, ?>"
     swz = "#axe.swizzle<3, 3, 3>"
@@ -186,22 +189,19 @@ def kernel(t, phases="fused", bn=None, stages=STAGES, sms=SMS):
             L.append(f"{q}%pe = arith.xori %pf, %true : i1")
             L.append(f"{q}%cstep = arith.constant {stages * BK} : index")
             L.append(f"{q}%k0 = arith.muli %r, %cstep : index")
+            if phase == 2 and flags:
+                # This round reads H's columns [S BK r, S BK (r + 1)): phase-1 column tiles
+                # S BK r / (BN / 2) on, whose flags (two per tile, one per warpgroup) are the
+                # row's flags [rf r, rf (r + 1)). One wait watches them all.
+                L.append(f"{q}%crf = arith.constant {round_flags} : index")
+                L.append(f"{q}%f0 = arith.muli %r, %crf : index")
+                L.append(f"{q}%flr = axe.slice %F [%rt : +1, %f0 : +{round_flags}] : {gf} to {frt}")
+                L.append(f"{q}axe.signal_wait %flr, %epoch : {frt}, i32")
             for s in range(stages):
                 L.append(f"{q}axe.mbarrier_wait %empty{s}, %pe")
                 if s:
                     L.append(f"{q}%ko{s} = arith.constant {s * BK} : index")
                     L.append(f"{q}%k{s} = arith.addi %k0, %ko{s} : index")
-                if phase == 2 and flags and s % steps_per_h == 0:
-                    # H's columns k .. k + BK come from phase-1 column tile k / (BN / 2): wait
-                    # for both of its warpgroups' flags.
-                    L.append(f"{q}%chb{s} = arith.constant {hb} : index")
-                    L.append(f"{q}%c1t{s} = arith.divui %k{s}, %chb{s} : index")
-                    L.append(f"{q}%c2f{s} = arith.constant 2 : index")
-                    L.append(f"{q}%fa{s} = arith.muli %c1t{s}, %c2f{s} : index")
-                    L.append(f"{q}%fb{s} = arith.addi %fa{s}, %c1 : index")
-                    for tag in ("a", "b"):
-                        L.append(f"{q}%fl{tag}{s} = axe.slice %F [%rt : +1, %f{tag}{s} : +1] : {gf} to {ft}")
-                        L.append(f"{q}axe.signal_wait %fl{tag}{s}, %epoch : {ft}, i32")
                 L.append(f"{q}%at{s} = axe.slice {A} [%om : +{BM}, %k{s} : +{BK}] : {ga} to {at}")
                 L.append(f"{q}%kb{s} = arith.addi %eoff, %k{s} : index")
                 L.append(f"{q}%bt{s} = axe.slice {B} [%kb{s} : +{BK}, %on : +{bn}] : {gb} to {bt}")

@@ -452,14 +452,16 @@ LogicalResult DeviceIdOp::verify() {
 }
 
 /// A flag of axe.signal / axe.signal_wait: one i32 element in global memory.
-static LogicalResult verifyFlag(Operation *op, axe::TensorType t) {
+/// `many`: a wait may watch several flags at once (it waits until all hold
+/// the value); a signal sets one.
+static LogicalResult verifyFlag(Operation *op, axe::TensorType t, bool many) {
   if (!t.getElementType().isSignlessInteger(32))
     return op->emitOpError() << "flag must hold i32 elements, not "
                              << t.getElementType();
   int64_t n = 1;
   for (int64_t d : t.getShape())
     n *= d;
-  if (n != 1)
+  if (n != 1 && !many)
     return op->emitOpError() << "flag must be one element, not " << t
                              << " (slice the flag array)";
   if (t.getScope() != MemoryScope::Global)
@@ -472,11 +474,11 @@ static LogicalResult verifyFlag(Operation *op, axe::TensorType t) {
 }
 
 LogicalResult SignalOp::verify() {
-  return verifyFlag(*this, getFlag().getType());
+  return verifyFlag(*this, getFlag().getType(), /*many=*/false);
 }
 
 LogicalResult SignalWaitOp::verify() {
-  return verifyFlag(*this, getFlag().getType());
+  return verifyFlag(*this, getFlag().getType(), /*many=*/true);
 }
 
 LogicalResult MBarrierOp::verify() {

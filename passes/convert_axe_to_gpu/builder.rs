@@ -805,40 +805,75 @@ impl B {
     /// `llvm.load %ptr : ... -> t`, atomic with `ordering` (an `i64` attribute holding an
     /// `llvm::AtomicOrdering`) and `alignment` bytes when given.
     pub fn llvm_load(&self, ptr: MlirValue, t: MlirType, atomic: Option<(MlirAttribute, i64)>) -> MlirValue {
+        self.llvm_load_scoped(ptr, t, atomic, None)
+    }
+
+    /// `llvm.load` as [`B::llvm_load`], an atomic one at synchronization scope `syncscope`
+    /// (LLVM's name: `"device"` is the GPU, NVPTX's `.gpu`; `None` is the system, `.sys`).
+    pub fn llvm_load_scoped(
+        &self,
+        ptr: MlirValue,
+        t: MlirType,
+        atomic: Option<(MlirAttribute, i64)>,
+        syncscope: Option<&str>,
+    ) -> MlirValue {
         let i64t = self.int_type(64);
         self.build_value(|c, l| {
             // SAFETY: `ptr` is a live value visible here (module and builder contracts).
             let op = llvm::LoadOperation::builder(c, l)
                 .res(Self::type_(t))
                 .addr(unsafe { value(ptr) });
-            match atomic {
-                None => op.build(),
-                Some((ordering, alignment)) => op
+            match (atomic, syncscope) {
+                (None, _) => op.build(),
+                (Some((ordering, alignment)), None) => op
                     .alignment(IntegerAttribute::new(Self::type_(i64t), alignment))
                     .ordering(Self::attribute(ordering))
+                    .build(),
+                (Some((ordering, alignment)), Some(scope)) => op
+                    .alignment(IntegerAttribute::new(Self::type_(i64t), alignment))
+                    .ordering(Self::attribute(ordering))
+                    .syncscope(StringAttribute::new(c, scope))
                     .build(),
             }
         })
     }
 
-    /// `llvm.store %v, %ptr`, atomic with `ordering` and `alignment` bytes.
-    pub fn llvm_store_atomic(&self, v: MlirValue, ptr: MlirValue, ordering: MlirAttribute, alignment: i64) {
+    /// `llvm.store %v, %ptr`, atomic with `ordering` and `alignment` bytes, at
+    /// synchronization scope `syncscope` (as for [`B::llvm_load_scoped`]).
+    pub fn llvm_store_atomic(
+        &self,
+        v: MlirValue,
+        ptr: MlirValue,
+        ordering: MlirAttribute,
+        alignment: i64,
+        syncscope: Option<&str>,
+    ) {
         let i64t = self.int_type(64);
         self.build(|c, l| {
             // SAFETY: live values visible here (module and builder contracts).
             let (v, ptr) = unsafe { (value(v), value(ptr)) };
-            llvm::StoreOperation::builder(c, l)
+            let op = llvm::StoreOperation::builder(c, l)
                 .value(v)
                 .addr(ptr)
                 .alignment(IntegerAttribute::new(Self::type_(i64t), alignment))
-                .ordering(Self::attribute(ordering))
-                .build()
+                .ordering(Self::attribute(ordering));
+            match syncscope {
+                None => op.build(),
+                Some(scope) => op.syncscope(StringAttribute::new(c, scope)).build(),
+            }
         });
     }
 
-    /// `llvm.fence` with `ordering` (an `i64` attribute holding an `llvm::AtomicOrdering`).
-    pub fn llvm_fence(&self, ordering: MlirAttribute) {
-        self.build(|c, l| llvm::fence(c, Self::attribute(ordering), l));
+    /// `llvm.fence` with `ordering` (an `i64` attribute holding an `llvm::AtomicOrdering`) at
+    /// synchronization scope `syncscope` (as for [`B::llvm_load_scoped`]).
+    pub fn llvm_fence(&self, ordering: MlirAttribute, syncscope: Option<&str>) {
+        self.build(|c, l| {
+            let op = llvm::FenceOperation::builder(c, l).ordering(Self::attribute(ordering));
+            match syncscope {
+                None => op.build(),
+                Some(scope) => op.syncscope(StringAttribute::new(c, scope)).build(),
+            }
+        });
     }
 
     /// `llvm.mlir.poison : t`.

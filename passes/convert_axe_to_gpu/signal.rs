@@ -1,28 +1,38 @@
 //! `axe.signal` / `axe.signal_wait`: flags between CTAs of one device or of the devices of a
 //! mesh (paper §4.3: a GEMM tile's consumers, on another GPU, start as soon as it is done).
 //!
-//! * `axe.signal %flag, %v`: the CTA synchronizes (`bar.sync`, which orders every thread's
-//!   prior writes before what thread 0 does next), then thread 0 fences at system scope
-//!   (`fence.acq_rel.sys`, cumulative: it covers the writes the barrier ordered before it)
-//!   and stores `v` with release semantics at system scope (`st.release.sys`): whoever
-//!   acquires `v` at the flag observes every write of the CTA before the signal, on whichever
-//!   device it made them. (The pattern of CUDA's grid synchronization: one thread's fence
-//!   after a CTA barrier, not one per thread — a system-scope fence waits for the writes to
-//!   be acknowledged, over NVLink for a peer's memory.)
-//! * `axe.signal_wait %flag, %v`: thread 0 polls the flag with acquire loads at system scope
-//!   (`ld.acquire.sys`) until it holds `v`; the CTA then synchronizes, which orders every
-//!   thread's following reads after the acquire.
+//! Both run at the granularity of their innermost scope (the CTA, a warpgroup, a warp, a
+//! thread: the "unit"):
+//! * `axe.signal %flag, %v`: the unit synchronizes (`bar.sync`, a warpgroup's named barrier or
+//!   `bar.warp.sync`, which order every thread's prior writes before what its first thread
+//!   does next), then the first thread fences (`fence.acq_rel.{sys,gpu}`, cumulative: it
+//!   covers the writes the barrier ordered before it) and stores `v` with release semantics
+//!   (`st.release.{sys,gpu}`): whoever acquires `v` at the flag observes every write of the
+//!   unit before the signal, on whichever device it made them. (The pattern of CUDA's grid
+//!   synchronization: one thread's fence after a barrier, not one per thread — a system-scope
+//!   fence waits for the writes to be acknowledged, over NVLink for a peer's memory.)
+//! * `axe.signal_wait %flag, %v`: the first thread polls the flag with acquire loads
+//!   (`ld.acquire.{sys,gpu}`) until it holds `v`; the unit then synchronizes, which orders
+//!   every thread's following reads after the acquire, and fences the async proxy
+//!   (`fence.proxy.async.global`) for the TMA loads that may read the flagged data next.
 //!
 //! The flag is a one-element `i32` tensor (the verifier checks it) anywhere a global tensor
 //! may be: a local buffer, or a peer's (a distributed flag array sliced at a device), so its
 //! address comes from the same layout and peer-table code as every other access. The memory
-//! orderings are LLVM's atomic orderings at the default (system) scope, which the NVPTX
-//! backend emits as the instructions above.
+//! orderings are LLVM's atomic orderings, which the NVPTX backend emits as the instructions
+//! above.
+//!
+//! Scope: the narrowest one that holds every CTA that can observe the flag. A kernel of a
+//! device mesh (its function has the `{axe.mesh_rank}` argument the mesh lowering adds) may
+//! signal or be signalled by a peer GPU: system scope (`.sys`). Any other kernel's flags are
+//! only seen by CTAs of its own GPU: GPU scope (LLVM's `"device"` sync scope, `.gpu`), whose
+//! fences and acquire polls do not wait on the system's coherence point; the roles of a
+//! warp-specialized kernel poll once per K step.
 
 use melior::dialect::arith::CmpiPredicate;
 use mlir_sys::*;
 
-use super::address;
+use axe_layout::Axis;
 use super::builder::{Ix, B};
 use super::context::{Ctx, R};
 use super::tensor::tensor;
@@ -36,6 +46,7 @@ use crate::target::{ScopeKind, WARPGROUP_THREADS, WARP_THREADS};
 /// fixed by LLVM's bitcode format). Neither melior nor the C API names them.
 #[derive(Clone, Copy)]
 enum Ordering {
+    Monotonic = 2,
     Acquire = 4,
     Release = 5,
     AcqRel = 6,
@@ -45,24 +56,53 @@ fn ordering(b: &B, o: Ordering) -> MlirAttribute {
     b.i64_attr(o as i64)
 }
 
-/// The flag's address, as a generic LLVM pointer.
-fn flag_pointer(b: &B, ctx: &Ctx, op: MlirOperation) -> R<MlirValue> {
+/// The address of every flag of `op`'s flag tensor (in row-major order), as generic LLVM
+/// pointers: element x at the memory offset its layout gives it.
+fn flag_pointers(b: &B, ctx: &Ctx, op: MlirOperation) -> R<Vec<MlirValue>> {
     // axe.signal and axe.signal_wait both take the flag first.
     let t = tensor(ctx, op, ir::operand(op, ods::signal::operands::FLAG))?;
     if t.swizzle.is_some() || t.per_thread {
         return Err(AxeError::at(op, "a flag is a plain global tensor"));
     }
-    let element = b.add(Ix::C(address::offset(&t.layout, "m")), t.dyn_offset);
     let base = b.extract_aligned_pointer_as_index(t.buf);
-    let at = b.add(Ix::V(base), b.mul(element, 4));
     let i64t = b.int_type(64);
-    let addr = b.index_cast(b.ix(at), i64t);
-    Ok(b.inttoptr(addr, b.llvm_ptr(0)))
+    let mut pointers = Vec::new();
+    for x in 0..t.size() {
+        let points = t.layout.eval_flat(x).map_err(|e| AxeError::at(op, format!("the flag's layout: {e}")))?;
+        let [point] = points.as_slice() else {
+            return Err(AxeError::at(op, "a flag's layout gives each flag one address (no replicas)"));
+        };
+        let m = point.get(&Axis::memory()).copied().unwrap_or(0);
+        let element = b.add(Ix::C(m), t.dyn_offset);
+        let at = b.add(Ix::V(base), b.mul(element, 4));
+        let addr = b.index_cast(b.ix(at), i64t);
+        pointers.push(b.inttoptr(addr, b.llvm_ptr(0)));
+    }
+    Ok(pointers)
 }
 
-/// An LLVM fence with acquire-release ordering at system scope.
-fn fence(b: &B) {
-    b.llvm_fence(ordering(b, Ordering::AcqRel));
+/// The sync scope of `op`'s flag accesses: the system for a kernel of a device mesh, else the
+/// GPU (see the module's documentation).
+fn sync_scope(op: MlirOperation) -> Option<&'static str> {
+    let in_mesh = ir::enclosing_function(op).is_some_and(|f| {
+        ir::region_blocks(f)
+            .first()
+            .is_some_and(|&entry| {
+                ir::block_arguments(entry)
+                    .into_iter()
+                    .any(|a| ir::declared_flag(a, ods::discardable_attrs::MESH_RANK))
+            })
+    });
+    if in_mesh {
+        None
+    } else {
+        Some("device")
+    }
+}
+
+/// An LLVM fence with acquire-release ordering at `scope`.
+fn fence(b: &B, scope: Option<&str>) {
+    b.llvm_fence(ordering(b, Ordering::AcqRel), scope);
 }
 
 fn refuse_emulation(op: MlirOperation, ctx: &Ctx) -> R<()> {
@@ -138,14 +178,15 @@ pub fn signal(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()> {
     refuse_emulation(op, ctx)?;
     let threads = unit_threads(op, ctx, scope)?;
     let b = B::before(op);
-    let ptr = flag_pointer(&b, ctx, op)?;
+    let ptr = flag_pointers(&b, ctx, op)?[0];
     let value = ir::operand(op, ods::signal::operands::VALUE);
     // The barrier orders every thread's prior writes before the first thread's fence, which
     // is cumulative: the release store publishes them all.
     sync_unit(&b, ctx, threads);
+    let scope = sync_scope(op);
     on_first_of_unit(&b, ctx, threads, |t| {
-        fence(t);
-        t.llvm_store_atomic(value, ptr, ordering(t, Ordering::Release), 4);
+        fence(t, scope);
+        t.llvm_store_atomic(value, ptr, ordering(t, Ordering::Release), 4, scope);
     })?;
     Ok(())
 }
@@ -155,14 +196,32 @@ pub fn wait(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()> {
     refuse_emulation(op, ctx)?;
     let threads = unit_threads(op, ctx, scope)?;
     let b = B::before(op);
-    let ptr = flag_pointer(&b, ctx, op)?;
+    let pointers = flag_pointers(&b, ctx, op)?;
     let value = ir::operand(op, ods::signal_wait::operands::VALUE);
     let i32t = b.int_type(32);
+    let scope = sync_scope(op);
     on_first_of_unit(&b, ctx, threads, |t| {
-        t.spin_while(|g| {
-            let v = g.llvm_load(ptr, i32t, Some((ordering(&g, Ordering::Acquire), 4)));
-            g.cmpi(CmpiPredicate::Ne, v, value)
-        });
+        if let [ptr] = pointers[..] {
+            t.spin_while(|g| {
+                let v = g.llvm_load_scoped(ptr, i32t, Some((ordering(&g, Ordering::Acquire), 4)), scope);
+                g.cmpi(CmpiPredicate::Ne, v, value)
+            });
+        } else {
+            // Several flags: relaxed loads of all of them per round (independent: in flight
+            // together), until every one holds the value; then an acquire fence, which makes
+            // the relaxed loads that saw the values acquire them.
+            t.spin_while(|g| {
+                let missing: Vec<MlirValue> = pointers
+                    .iter()
+                    .map(|&ptr| {
+                        let v = g.llvm_load_scoped(ptr, i32t, Some((ordering(&g, Ordering::Monotonic), 4)), scope);
+                        g.cmpi(CmpiPredicate::Ne, v, value)
+                    })
+                    .collect();
+                missing[1..].iter().fold(missing[0], |any, &m| g.ori(any, m))
+            });
+            t.llvm_fence(ordering(t, Ordering::Acquire), scope);
+        }
     })?;
     sync_unit(&b, ctx, threads);
     // The flagged data may next be read by TMA (the async proxy), which the acquire above

@@ -101,9 +101,10 @@ def plan(ids, t):
 
 
 def combine(yp, pos, w, t):
-    """out[token] = sum_k w[token, k] * Y[row of (token, k)], in float32: one gather of each
-    token's 8 rows (rows of assignment order are token-major), a weighted sum."""
-    return (yp[pos].view(t, TOPK, H).float() * w.unsqueeze(-1)).sum(1).half()
+    """out[token] = sum_k w[token, k] * Y[row of (token, k)]: one gather of each token's 8 rows
+    (rows of assignment order are token-major), then one batched [1 x 8] x [8 x H] product per
+    token (cuBLAS, float32 accumulation) instead of a float32 copy of the gathered rows."""
+    return torch.bmm(w.unsqueeze(1).half(), yp[pos].view(t, TOPK, H)).squeeze(1)
 
 
 class AxeLayer:

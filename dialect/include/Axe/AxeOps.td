@@ -450,7 +450,7 @@ def Axe_BarrierOp : Axe_Op<"barrier"> {
 }
 
 def Axe_SignalOp : Axe_Op<"signal"> {
-  let summary = "publish a value at a flag, after the unit's writes (release, system scope)";
+  let summary = "publish a value at a flag, after the unit's writes (release)";
   let description = [{
     Every thread of the executing unit runs it: the CTA, or the warpgroup,
     warp or thread of the innermost enclosing `axe.scope` (so a role of a
@@ -458,9 +458,10 @@ def Axe_SignalOp : Axe_Op<"signal"> {
     granularity is refused, as its CTA barrier could not complete). Once all
     of them have reached it, the value is stored at `flag` (a one-element `i32` tensor in global
     memory, which may live on a peer device of the mesh) with release
-    semantics at system scope: a device that observes the value with
-    `axe.signal_wait` also observes every write the unit made before the
-    signal, on any device. This is how a producer tile tells its consumers,
+    semantics: a CTA that observes the value with `axe.signal_wait` also
+    observes every write the unit made before the signal, on any device.
+    The scope is the system in a kernel of an `axe.mesh` (peers may
+    observe), else the GPU. This is how a producer tile tells its consumers,
     on this or another GPU, that its output is complete; with a value that
     changes per launch (an epoch), flags need no reset.
 
@@ -474,17 +475,22 @@ def Axe_SignalOp : Axe_Op<"signal"> {
 }
 
 def Axe_SignalWaitOp : Axe_Op<"signal_wait"> {
-  let summary = "wait until a flag holds a value (acquire, system scope)";
+  let summary = "wait until a flag (or every flag of a tensor) holds a value (acquire)";
   let description = [{
     Every thread of the executing unit runs it (the CTA, or the warpgroup,
     warp or thread of the innermost enclosing `axe.scope`, as for
     `axe.signal`). One thread polls `flag` (a one-element `i32` tensor in
-    global memory, on this or a peer device) with acquire loads at system
-    scope until it holds `value`; then the unit synchronizes and each of its
+    global memory, on this or a peer device) with acquire loads (system
+    scope in a kernel of an `axe.mesh`, else GPU scope) until it holds
+    `value`; then the unit synchronizes and each of its
     threads fences the async proxy (`fence.proxy.async.global`). Every write
     that the signalling unit made before its `axe.signal` is visible to
     every thread after the wait, to its loads and to the TMA copies it
-    issues next. The producer
+    issues next. With several flags (any `i32` tensor in global memory,
+    e.g. a row of a flag array), it waits until every one holds `value`:
+    the polling thread reads them all per round (relaxed loads, in
+    flight together) and, once all hold it, fences with acquire ordering,
+    one round trip per poll rather than one per flag. The producer
     must not itself wait for this CTA (no cycles), and it must be able to
     run while this CTA waits: on one device, a producer tile is dispatched
     before its consumers (a lower CTA index).

@@ -5,14 +5,16 @@
 // acquire loads, then the warp synchronizes and fences the async proxy (the data it waited
 // for is read next by TMA). In a warpgroup scope the warpgroup's named barrier (1 + w, 128
 // threads) orders its threads' writes before thread 0 of the warpgroup fences and stores the
-// value with release ordering; no CTA barrier appears (the other roles never reach one).
+// value with release ordering; no CTA barrier appears (the other roles never reach one). A
+// kernel outside a device mesh has no peer GPU to observe its flags: every access is at GPU
+// scope (syncscope "device"; convert-axe-to-gpu-mesh.mlir checks the system scope of a mesh).
 // CHECK-LABEL: func.func @roles
 // CHECK: gpu.launch
 // CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %c32
 // CHECK: %[[FIRST_LANE:.*]] = arith.cmpi eq, %[[LANE]], %{{.*}}
 // CHECK: scf.if %[[FIRST_LANE]] {
 // CHECK: scf.while
-// CHECK: llvm.load %{{.*}} atomic acquire {alignment = 4 : i64} : !llvm.ptr -> i32
+// CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire {alignment = 4 : i64} : !llvm.ptr -> i32
 // CHECK: }
 // CHECK: nvvm.bar.warp.sync
 // CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.global>}
@@ -24,8 +26,8 @@
 // CHECK: %[[IN_WG:.*]] = arith.remui %{{.*}}, %c128
 // CHECK: %[[FIRST_T:.*]] = arith.cmpi eq, %[[IN_WG]], %{{.*}}
 // CHECK: scf.if %[[FIRST_T]] {
-// CHECK-NEXT: llvm.fence acq_rel
-// CHECK-NEXT: llvm.store %{{.*}}, %[[FLAG]] atomic release {alignment = 4 : i64} : i32, !llvm.ptr
+// CHECK-NEXT: llvm.fence syncscope("device") acq_rel
+// CHECK-NEXT: llvm.store %{{.*}}, %[[FLAG]] atomic syncscope("device") release {alignment = 4 : i64} : i32, !llvm.ptr
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.terminator
 module attributes {axe.target = #axe.target<"sm_90a">} {
@@ -57,7 +59,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // CHECK: scf.if
 // CHECK-NOT: scf.if
 // CHECK: scf.while
-// CHECK: llvm.load %{{.*}} atomic acquire
+// CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
 // CHECK-NOT: nvvm.bar
 // CHECK-NOT: gpu.barrier
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.global>}
@@ -68,6 +70,35 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     axe.kernel grid [1] threads [64] {
       axe.scope thread [0 : 1] {
         axe.signal_wait %F, %epoch : !axe.tensor<1xi32, global, #axe.layout<(1) : (1)>>, i32
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+// A wait on several flags (a run-time slice of a row of a flag array): one round of relaxed
+// loads of all of them (their addresses from the slice's layout: row %r of 8 flags, columns
+// 4-7), repeated until none differs from the value, then one acquire fence.
+// CHECK-LABEL: func.func @many
+// CHECK: scf.while
+// CHECK-COUNT-4: llvm.load %{{.*}} atomic syncscope("device") monotonic {alignment = 4 : i64} : !llvm.ptr -> i32
+// CHECK: arith.ori
+// CHECK: arith.ori
+// CHECK: %[[ANY:.*]] = arith.ori
+// CHECK: scf.condition(%[[ANY]])
+// CHECK: llvm.fence syncscope("device") acquire
+// CHECK: nvvm.bar.warp.sync
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.global>}
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @many(%f: memref<16xi32>, %epoch: i32, %r: index) {
+    %F = axe.view %f : memref<16xi32> to !axe.tensor<2x8xi32, global, #axe.layout<(2, 8) : (8, 1)>>
+    axe.kernel grid [1] threads [64] {
+      axe.scope warp [1 : 2] {
+        %c4 = arith.constant 4 : index
+        %row = axe.slice %F [%r : +1, %c4 : +4] : !axe.tensor<2x8xi32, global, #axe.layout<(2, 8) : (8, 1)>> to !axe.tensor<1x4xi32, global, #axe.layout<(1, 4) : (8, 1)>>
+        axe.signal_wait %row, %epoch : !axe.tensor<1x4xi32, global, #axe.layout<(1, 4) : (8, 1)>>, i32
       }
     }
     return

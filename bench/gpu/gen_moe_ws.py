@@ -52,8 +52,9 @@ PHASES = ("fused", "up", "down")
 def tile_width(t):
     """Column tile width, both phases (they share the shared-memory stages): 128 for small
     batches (twice the tiles to stream the experts' weights with, the bottleneck there), 256
-    from 256 tokens up (half the reloads of A)."""
-    return 128 if t <= 128 else 256
+    from 256 tokens up (half the reloads of A). $AXE_MOE_BN overrides it (for sweeps; the
+    runner reads the same variable, so kernels and workspace agree)."""
+    return int(os.environ.get("AXE_MOE_BN", 0)) or (128 if t <= 128 else 256)
 
 
 def name(t, phases="fused"):

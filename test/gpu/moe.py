@@ -129,9 +129,7 @@ class AxeLayer:
         self.tile_e.copy_(tile_e)
         self.xp.index_copy_(0, pos, x[self.token])
         self.gemms()
-        out = torch.zeros(self.t, H, device="cuda", dtype=torch.float32)
-        out.index_add_(0, self.token, self.yp[pos].float() * w.reshape(-1, 1))
-        return out.half()
+        return combine(self.yp, pos, w, self.t)
 
     def gemms(self):
         self.up()

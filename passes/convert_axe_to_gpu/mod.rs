@@ -94,6 +94,16 @@ pub fn run(root: OperationRefMut, opts: &Options) -> bool {
         );
         return false;
     }
+    // The lowering addresses a slice through the layout its result states; one that is not
+    // L[R:S] of the source's (the algebra's slice) would lower to silently wrong addresses.
+    // (axe-infer-layout checks this too, but this pass may run on IR with pinned layouts.)
+    let mut slices_ok = true;
+    for op in ir::collect(root, &[ods::ops::SLICE]) {
+        slices_ok &= crate::infer_layout::check::check_slice(op);
+    }
+    if !slices_ok {
+        return false;
+    }
     // An arch-specific target (sm_90a: its gemms become wgmma) must be compiled for exactly
     // that chip: NVPTX aborts on instructions a chip lacks. (Other targets may be compiled for
     // an older chip when they use nothing it lacks; what needs sm_90, mbarriers for TMA and

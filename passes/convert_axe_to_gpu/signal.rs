@@ -32,7 +32,6 @@
 use melior::dialect::arith::CmpiPredicate;
 use mlir_sys::*;
 
-use axe_layout::Axis;
 use super::builder::{Ix, B};
 use super::context::{Ctx, R};
 use super::tensor::tensor;
@@ -40,6 +39,7 @@ use crate::dialect::ods;
 use crate::error::AxeError;
 use crate::ir;
 use crate::target::{ScopeKind, WARPGROUP_THREADS, WARP_THREADS};
+use axe_layout::Axis;
 
 /// LLVM's atomic orderings, as the LLVM dialect's `ordering` attribute holds them (an `i64`
 /// enum attribute with no textual form of its own: the values of `llvm::AtomicOrdering`,
@@ -68,9 +68,15 @@ fn flag_pointers(b: &B, ctx: &Ctx, op: MlirOperation) -> R<Vec<MlirValue>> {
     let i64t = b.int_type(64);
     let mut pointers = Vec::new();
     for x in 0..t.size() {
-        let points = t.layout.eval_flat(x).map_err(|e| AxeError::at(op, format!("the flag's layout: {e}")))?;
+        let points = t
+            .layout
+            .eval_flat(x)
+            .map_err(|e| AxeError::at(op, format!("the flag's layout: {e}")))?;
         let [point] = points.as_slice() else {
-            return Err(AxeError::at(op, "a flag's layout gives each flag one address (no replicas)"));
+            return Err(AxeError::at(
+                op,
+                "a flag's layout gives each flag one address (no replicas)",
+            ));
         };
         let m = point.get(&Axis::memory()).copied().unwrap_or(0);
         let element = b.add(Ix::C(m), t.dyn_offset);
@@ -85,13 +91,11 @@ fn flag_pointers(b: &B, ctx: &Ctx, op: MlirOperation) -> R<Vec<MlirValue>> {
 /// GPU (see the module's documentation).
 fn sync_scope(op: MlirOperation) -> Option<&'static str> {
     let in_mesh = ir::enclosing_function(op).is_some_and(|f| {
-        ir::region_blocks(f)
-            .first()
-            .is_some_and(|&entry| {
-                ir::block_arguments(entry)
-                    .into_iter()
-                    .any(|a| ir::declared_flag(a, ods::discardable_attrs::MESH_RANK))
-            })
+        ir::region_blocks(f).first().is_some_and(|&entry| {
+            ir::block_arguments(entry)
+                .into_iter()
+                .any(|a| ir::declared_flag(a, ods::discardable_attrs::MESH_RANK))
+        })
     });
     if in_mesh {
         None

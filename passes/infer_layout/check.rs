@@ -98,6 +98,23 @@ fn check_gemm(op: MlirOperation) -> bool {
     ok
 }
 
+/// Whether a slice whose source and result both state a layout states the result's right:
+/// `L[R:S]` of the source's (reported at the slice when not).
+pub fn check_slice(op: MlirOperation) -> bool {
+    let (s, r) = (
+        ir::operand(op, ods::slice::operands::SOURCE),
+        ir::result(op, ods::slice::results::RESULT),
+    );
+    match (layout(s), layout(r)) {
+        (Some(sl), Some(rl)) => match crate::slice::sliced_layout(&sl, &shape(s), op) {
+            Ok(w) if !equal(&rl, &w) => bad(op, format!("the slice's layout {rl} is not L[R:S] = {w}")),
+            Err(e) => bad(op, format!("the region admits no slice layout: {e}")),
+            _ => true,
+        },
+        _ => true,
+    }
+}
+
 /// The check; false when anything is inconsistent (each reported at its op).
 pub fn run(root: MlirOperation) -> bool {
     let mut ok = true;
@@ -140,20 +157,7 @@ pub fn run(root: MlirOperation) -> bool {
                     _ => true,
                 }
             }
-            ods::ops::SLICE => {
-                let (s, r) = (
-                    ir::operand(op, ods::slice::operands::SOURCE),
-                    ir::result(op, ods::slice::results::RESULT),
-                );
-                match (layout(s), layout(r)) {
-                    (Some(sl), Some(rl)) => match crate::slice::sliced_layout(&sl, &shape(s), op) {
-                        Ok(w) if !equal(&rl, &w) => bad(op, format!("the slice's layout {rl} is not L[R:S] = {w}")),
-                        Err(e) => bad(op, format!("the region admits no slice layout: {e}")),
-                        _ => true,
-                    },
-                    _ => true,
-                }
-            }
+            ods::ops::SLICE => check_slice(op),
             ods::ops::GEMM => check_gemm(op),
             _ => true,
         };

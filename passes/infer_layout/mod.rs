@@ -16,7 +16,7 @@
 //!    constrains, or one whose type cannot change (used by a non-Axe op), is a located error.
 
 mod blocked;
-mod check;
+pub mod check;
 pub mod gemm;
 mod project;
 mod shared;

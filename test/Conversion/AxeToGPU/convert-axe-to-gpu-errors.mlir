@@ -309,3 +309,20 @@ module attributes {axe.target = #axe.target<"sm_90">} {
     return
   }
 }
+
+// -----
+
+// A slice's stated layout is how the lowering addresses it: one that is not L[R:S] of the
+// source's (here the region's origin, offset 1, is missing) is refused rather than lowered to
+// the wrong address.
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @wrong_slice_layout(%f: memref<4xi32>, %epoch: i32) {
+    %F = axe.view %f : memref<4xi32> to !axe.tensor<4xi32, global, #axe.layout<(4) : (1)>>
+    axe.kernel grid [1] threads [32] {
+      // expected-error@+1 {{the slice's layout (1) : (1) is not L[R:S] = (1) : (1) + 1}}
+      %f1 = axe.slice %F [1 : 2] : !axe.tensor<4xi32, global, #axe.layout<(4) : (1)>> to !axe.tensor<1xi32, global, #axe.layout<(1) : (1)>>
+      axe.signal %f1, %epoch : !axe.tensor<1xi32, global, #axe.layout<(1) : (1)>>, i32
+    }
+    return
+  }
+}

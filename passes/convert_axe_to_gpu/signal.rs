@@ -13,8 +13,9 @@
 //!   fence waits for the writes to be acknowledged, over NVLink for a peer's memory.)
 //! * `axe.signal_wait %flag, %v`: the first thread polls the flag with acquire loads
 //!   (`ld.acquire.{sys,gpu}`) until it holds `v`; the unit then synchronizes, which orders
-//!   every thread's following reads after the acquire, and fences the async proxy
-//!   (`fence.proxy.async.global`) for the TMA loads that may read the flagged data next.
+//!   every thread's following reads after the acquire, and, in a kernel with TMA copies,
+//!   fences the async proxy (`fence.proxy.async.global`) for the TMA loads that may read the
+//!   flagged data next.
 //!
 //! The flag is a one-element `i32` tensor (the verifier checks it) anywhere a global tensor
 //! may be: a local buffer, or a peer's (a distributed flag array sliced at a device), so its
@@ -230,6 +231,10 @@ pub fn wait(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()> {
     sync_unit(&b, ctx, threads);
     // The flagged data may next be read by TMA (the async proxy), which the acquire above
     // does not order: each thread orders its generic-proxy view before its async-proxy reads.
-    b.fence_proxy_async_global();
+    // Only a kernel with TMA copies has such reads (and sm_80 has no async proxy: NVPTX
+    // aborts on the fence there).
+    if ctx.tma.active() {
+        b.fence_proxy_async_global();
+    }
     Ok(())
 }

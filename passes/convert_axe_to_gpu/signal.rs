@@ -24,11 +24,12 @@
 //! above.
 //!
 //! Scope: the narrowest one that holds every CTA that can observe the flag. A kernel of a
-//! device mesh (its function has the `{axe.mesh_rank}` argument the mesh lowering adds) may
-//! signal or be signalled by a peer GPU: system scope (`.sys`). Any other kernel's flags are
-//! only seen by CTAs of its own GPU: GPU scope (LLVM's `"device"` sync scope, `.gpu`), whose
-//! fences and acquire polls do not wait on the system's coherence point; the roles of a
-//! warp-specialized kernel poll once per K step.
+//! device mesh (its function has the `{axe.mesh_rank}` or an `{axe.peers_of}` argument, which
+//! the mesh lowering adds) may signal or be signalled by a peer GPU: system scope (`.sys`).
+//! Any other kernel's flags are only seen by CTAs of its own GPU: GPU scope (LLVM's `"device"`
+//! sync scope, `.gpu`), whose fences and acquire polls do not wait on the system's coherence
+//! point. (A flag written by the host or by another process while the kernel runs is outside
+//! this contract: such writers are not Axe programs.)
 
 use melior::dialect::arith::CmpiPredicate;
 use mlir_sys::*;
@@ -91,11 +92,14 @@ fn flag_pointers(b: &B, ctx: &Ctx, op: MlirOperation) -> R<Vec<MlirValue>> {
 /// The sync scope of `op`'s flag accesses: the system for a kernel of a device mesh, else the
 /// GPU (see the module's documentation).
 fn sync_scope(op: MlirOperation) -> Option<&'static str> {
+    // The mesh lowering gives the function the rank argument, or a peer table per buffer that
+    // other devices reach (a mesh kernel may have only the latter).
     let in_mesh = ir::enclosing_function(op).is_some_and(|f| {
         ir::region_blocks(f).first().is_some_and(|&entry| {
-            ir::block_arguments(entry)
-                .into_iter()
-                .any(|a| ir::declared_flag(a, ods::discardable_attrs::MESH_RANK))
+            ir::block_arguments(entry).into_iter().any(|a| {
+                ir::declared_flag(a, ods::discardable_attrs::MESH_RANK)
+                    || ir::declared_int(a, ods::discardable_attrs::PEERS_OF).is_some()
+            })
         })
     });
     if in_mesh {

@@ -482,8 +482,9 @@ def Axe_SignalWaitOp : Axe_Op<"signal_wait"> {
     `axe.signal`). One thread polls `flag` (a one-element `i32` tensor in
     global memory, on this or a peer device) with acquire loads (system
     scope in a kernel of an `axe.mesh`, else GPU scope) until it holds
-    `value`; then the unit synchronizes and each of its
-    threads fences the async proxy (`fence.proxy.async.global`). Every write
+    `value`; then the unit synchronizes and, in a kernel with TMA copies,
+    each of its threads fences the async proxy (`fence.proxy.async.global`).
+    Every write
     that the signalling unit made before its `axe.signal` is visible to
     every thread after the wait, to its loads and to the TMA copies it
     issues next. With several flags (any `i32` tensor in global memory,
@@ -492,8 +493,10 @@ def Axe_SignalWaitOp : Axe_Op<"signal_wait"> {
     flight together) and, once all hold it, fences with acquire ordering,
     one round trip per poll rather than one per flag. The producer
     must not itself wait for this CTA (no cycles), and it must be able to
-    run while this CTA waits: on one device, a producer tile is dispatched
-    before its consumers (a lower CTA index).
+    run while this CTA waits: on one device, either a producer tile is
+    dispatched before its consumers (a lower CTA index), or every CTA of
+    the grid is resident at once (a persistent kernel whose CTAs wait on
+    each other: launch it no wider than the device holds).
 
     ```mlir
     axe.signal_wait %flag, %epoch : !axe.tensor<1xi32, global, ?>, i32

@@ -105,3 +105,23 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     return
   }
 }
+
+// -----
+
+// A kernel of a device mesh that reaches a peer's flag through its peer table only (no rank
+// argument): the flag lives on another GPU, so the poll is at system scope (no syncscope).
+// CHECK-LABEL: func.func @static_peer
+// CHECK-SAME: {axe.peers_of = 1 : i64}
+// CHECK: llvm.load %{{.*}} atomic acquire {alignment = 4 : i64} : !llvm.ptr -> i32
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @static_peer(%p: memref<4096xf32> {axe.align = 16 : i64}, %flags: memref<4xi32>, %epoch: i32) {
+    axe.mesh [2] {
+      %F = axe.view %flags : memref<4xi32> to !axe.tensor<2x4xi32, global, #axe.layout<(2, 4) : (1@gpuid, 1)>>
+      axe.kernel grid [4] threads [128] {
+        %f0 = axe.slice %F [0 : 1, 2 : 3] : !axe.tensor<2x4xi32, global, #axe.layout<(2, 4) : (1@gpuid, 1)>> to !axe.tensor<1x1xi32, global, #axe.layout<(1, 1) : (1, 1) + 2>>
+        axe.signal_wait %f0, %epoch : !axe.tensor<1x1xi32, global, #axe.layout<(1, 1) : (1, 1) + 2>>, i32
+      }
+    }
+    return
+  }
+}

@@ -454,8 +454,8 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     let token_kinds = ctx.tokens.of_wait(op)?;
                     if ctx.tma.active() {
                         for (&t, k) in tokens.iter().zip(token_kinds) {
-                            if k.tma {
-                                tma::wait_token(&b, ctx, op, t)?;
+                            if k.kinds.tma {
+                                tma::wait_token(&b, ctx, op, t, *k)?;
                             }
                         }
                         if tokens.is_empty() && outstanding == 0 {
@@ -464,7 +464,7 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     }
                     // What each token can come from decides which completion mechanisms the
                     // wait uses (a loop-carried token: everything it can come from).
-                    let kinds = token_kinds.iter().fold(Kinds::default(), |k, &t| k.union(t));
+                    let kinds = token_kinds.iter().fold(Kinds::default(), |k, t| k.union(t.kinds));
                     if kinds.release {
                         return Err(AxeError::at(
                             op,

@@ -22,13 +22,13 @@
 
 use crate::error::{AtOp, AxeError};
 
-use axe_upstream_ods::arith;
 use mlir_sys::*;
 
 use super::builder::{has_attr, Ix, B};
 use super::context::{cluster_coords, unit_linear, Ctx, R};
 use super::tensor::tensor;
 use super::tma_plan::{copy_after, err, explicit_index, group_pattern, is_store, Multicast, Site, State};
+use super::tokens::Token;
 use super::{barrier, shared};
 use crate::dialect::ods;
 use crate::ir;
@@ -276,18 +276,18 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
         })
         .collect();
     // `after %r`: the issuing thread first waits until every thread arrived at %r (once per
-    // token and block: later copies after the same token follow in program order).
+    // `axe.arrive` and block: later copies after the same token follow in program order).
+    // Which axe.arrive %r comes from is the token analysis's (it refused any other producer);
+    // %r itself is what that arrive was lowered to, its barrier index.
     let release = copy_after(op);
     let block = ir::block_of(op).map_or(0, |b| b.ptr as usize);
     let wait_release = match release {
-        Some(r) => {
-            if constant_i32(r).is_none() {
-                return err(
-                    op,
-                    "'after' must be the token of an axe.arrive in this kernel (not carried through a loop)",
-                );
-            }
-            ctx.tma.released.insert((block, r.ptr as usize))
+        Some(_) => {
+            let arrive = ctx
+                .tokens
+                .after(op)
+                .ok_or_else(|| AxeError::at(op, "internal: a TMA copy's 'after' the token analysis did not see"))?;
+            ctx.tma.released.insert((block, arrive))
         }
         None => false,
     };
@@ -462,16 +462,25 @@ pub fn wait(b: &B, ctx: &Ctx, id: MlirValue) {
     update_bits(b, ctx, 1, |b, cur| b.andi(cur, b.xori(bit, b.ci32(-1))));
 }
 
-/// `axe.wait` on `token` (an `i32`): a TMA barrier index, or -1 for a copy that completes
-/// otherwise (cp.async groups, synchronous copies). Static indices wait directly; run-time
-/// ones (loop-carried tokens) under `scf.if (id >= 0)`.
-pub fn wait_token(b: &B, ctx: &Ctx, op: MlirOperation, token: MlirValue) -> R<()> {
-    if ir::defining_op(token).is_some_and(|d| ir::name(d) == ods::ops::COPY) {
-        return Ok(()); // a copy that is not a TMA copy
-    }
-    match constant_i32(token) {
-        Some(id) if id < 0 => Ok(()),
-        Some(_) => {
+/// `axe.wait` on `token` (an `i32`), which the token analysis says can come from a TMA copy
+/// (`t`). A TMA copy's own token (`t.producer`: that copy, waited for directly, not through
+/// a loop or branch) is its site's barrier index, a constant: the wait is on that barrier. A
+/// token carried through `scf.for`/`scf.if` is only known at run time, and may also come
+/// from producers without a barrier (-1 for another copy, [`super::tokens::GEMM_TOKEN`] for a
+/// gemm): its wait is guarded by `scf.if (id >= 0)`.
+pub fn wait_token(b: &B, ctx: &Ctx, op: MlirOperation, token: MlirValue, t: Token) -> R<()> {
+    match t.producer {
+        Some(copy) => {
+            // Planning refused async TMA stores, and a copy on an explicit barrier has no
+            // token: the site owns a barrier, and `token` is the constant index `lower`
+            // returned for it.
+            let site = ctx.tma.sites.get(&copy);
+            if site.is_none_or(|s| s.store || s.explicit) {
+                return err(
+                    op,
+                    "internal: a wait on a TMA copy's token without a barrier of its own",
+                );
+            }
             wait(b, ctx, token);
             Ok(())
         }
@@ -500,13 +509,4 @@ pub fn wait_all(b: &B, ctx: &Ctx) {
         })
         .expect("static body");
     }
-}
-
-/// The value of an `arith.constant : i32`.
-pub fn constant_i32(v: MlirValue) -> Option<i64> {
-    let d = ir::defining_op(v)?;
-    if ir::name(d) != arith::ConstantOperation::name() {
-        return None;
-    }
-    ir::int_attr(d, "value")
 }

@@ -9,7 +9,8 @@
 //! token can come from several kinds of producer, and a wait on it uses every mechanism
 //! they need. The lowering rewrites tokens to `i32` values (barrier indices) as it goes, so
 //! the kinds are computed up front, per `axe.wait` operand, and looked up when the wait is
-//! lowered ([`Tokens::of_wait`]).
+//! lowered ([`Tokens::of_wait`]); so is the `axe.arrive` each TMA copy's `after` token comes
+//! from ([`Tokens::after`]).
 
 use std::collections::HashMap;
 
@@ -48,44 +49,127 @@ impl Kinds {
     }
 }
 
-/// The token analysis of one kernel: per `axe.wait`, the kinds of each of its tokens.
+impl std::fmt::Display for Kinds {
+    /// The producers, as an error message names them ("a TMA copy or an async gemm").
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        let names = [
+            (self.tma, "a TMA copy"),
+            (self.gemm, "an async gemm"),
+            (self.release, "an axe.arrive"),
+            (self.copy, "a copy that is not a TMA copy"),
+        ];
+        let named: Vec<&str> = names.iter().filter(|(k, _)| *k).map(|(_, n)| *n).collect();
+        if named.is_empty() {
+            return f.write_str("no producer");
+        }
+        f.write_str(&named.join(" or "))
+    }
+}
+
+/// One token operand as the analysis sees it.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct Token {
+    /// What it can come from.
+    pub kinds: Kinds,
+    /// The Axe op (its pointer, the key of the TMA plan's maps) whose own result the operand
+    /// is, when it is one: not carried through `scf.for` or `scf.if`, so it has exactly that
+    /// producer. Its lowered value is then that op's replacement, e.g. a TMA copy's barrier
+    /// index (a constant of the plan); a carried token's is only known at run time.
+    pub producer: Option<usize>,
+}
+
+/// The token analysis of one kernel: per `axe.wait`, each of its tokens; per TMA copy with
+/// `after`, the `axe.arrive` that token comes from.
 #[derive(Default)]
 pub struct Tokens {
-    waits: HashMap<usize, Vec<Kinds>>,
+    waits: HashMap<usize, Vec<Token>>,
+    afters: HashMap<usize, usize>,
 }
 
 impl Tokens {
     /// Analyses the tokens of `kernel` (before any of its ops is lowered). For a kernel
     /// lowered to a GPU: TMA copies are TMA copies (emulated on the CPU they are plain copies,
     /// and waits do nothing, so emulation needs no analysis). A wait on a token whose
-    /// producer cannot be traced is a located error.
+    /// producer cannot be traced is a located error, and so is a TMA copy's `after` token
+    /// that is not an `axe.arrive`'s own.
     pub fn analyze(kernel: MlirOperation) -> R<Tokens> {
+        let untraced = |op: MlirOperation, what: String, why: String| {
+            AxeError::at(
+                op,
+                format!(
+                    "cannot tell what {what} comes from ({why}): tokens flow from axe.copy, axe.gemm and axe.arrive through scf.for (iter_args, results) and scf.if results"
+                ),
+            )
+        };
         let mut waits = HashMap::new();
         for w in ir::collect(kernel, &[ods::ops::WAIT]) {
-            let kinds = (0..ir::num_operands(w))
-                .map(|i| {
-                    kinds_of(ir::operand(w, i), &mut Vec::new()).map_err(|what| {
-                        AxeError::at(
-                            w,
-                            format!(
-                                "cannot tell what this wait's token {i} comes from ({what}): tokens flow from axe.copy, axe.gemm and axe.arrive through scf.for (iter_args, results) and scf.if results"
-                            ),
-                        )
-                    })
-                })
-                .collect::<R<Vec<Kinds>>>()?;
-            waits.insert(w.ptr as usize, kinds);
+            let tokens = (0..ir::num_operands(w))
+                .map(|i| token_of(ir::operand(w, i)).map_err(|why| untraced(w, format!("this wait's token {i}"), why)))
+                .collect::<R<Vec<Token>>>()?;
+            waits.insert(w.ptr as usize, tokens);
         }
-        Ok(Tokens { waits })
+        // `after`: the one token operand a copy can have. The verifier admits only an
+        // `axe.arrive`'s own result there (and only on a TMA copy), so the refusal below is an
+        // internal error, for IR that skipped verification.
+        let mut afters = HashMap::new();
+        for c in ir::collect(kernel, &[ods::ops::COPY]) {
+            // SAFETY: the operand types are live (module contract); the predicate only reads them.
+            let Some(after) = (ods::copy::MIN_OPERANDS..ir::num_operands(c))
+                .map(|i| ir::operand(c, i))
+                .find(|&v| unsafe { crate::dialect::ffi::axeTypeIsAToken(ir::value_type(v)) })
+            else {
+                continue;
+            };
+            let t = token_of(after).map_err(|why| untraced(c, "this copy's 'after' token".into(), why))?;
+            let release = Kinds {
+                release: true,
+                ..Default::default()
+            };
+            match t.producer {
+                Some(arrive) if t.kinds == release => {
+                    afters.insert(c.ptr as usize, arrive);
+                }
+                _ => {
+                    let how = if t.producer.is_some() {
+                        ""
+                    } else {
+                        " carried through scf.for or scf.if"
+                    };
+                    return Err(AxeError::at(
+                        c,
+                        format!(
+                            "internal: 'after' takes an axe.arrive's own token (the verifier's rule); this one comes from {}{how}",
+                            t.kinds
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(Tokens { waits, afters })
     }
 
-    /// The kinds of the tokens that `wait` waits for, in operand order (none for a plain wait).
-    pub fn of_wait(&self, wait: MlirOperation) -> R<&[Kinds]> {
+    /// The tokens that `wait` waits for, in operand order (none for a plain wait).
+    pub fn of_wait(&self, wait: MlirOperation) -> R<&[Token]> {
         self.waits
             .get(&(wait.ptr as usize))
             .map(Vec::as_slice)
             .ok_or_else(|| AxeError::at(wait, "internal: an axe.wait the token analysis did not see"))
     }
+
+    /// The `axe.arrive` (its pointer, the key of the TMA plan's `arrives`) whose token the
+    /// copy `copy` is ordered `after`; None for a copy without `after`.
+    pub fn after(&self, copy: MlirOperation) -> Option<usize> {
+        self.afters.get(&(copy.ptr as usize)).copied()
+    }
+}
+
+/// What the token `v` can come from, and its producer if it is an Axe op's own result.
+fn token_of(v: MlirValue) -> Result<Token, String> {
+    let kinds = kinds_of(v, &mut Vec::new())?;
+    let producer = ir::defining_op(v)
+        .filter(|d| ods::is_axe_op(&ir::name(*d)))
+        .map(|d| d.ptr as usize);
+    Ok(Token { kinds, producer })
 }
 
 /// The kinds of producer `v` can come from; `seen` holds the values being traced (a value met

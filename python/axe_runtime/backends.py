@@ -93,12 +93,12 @@ class CudaBindingsBackend:
         """`data` (bytes) copied to a new device allocation; its `.ptr` is the address."""
         return _DriverBytes(self, data, device)
 
-    def launch(self, loaded, grid, block, cluster, shared, stream, ptrs, device):
+    def launch(self, loaded, grid, block, cluster, shared, stream, ptrs, device, cooperative=False):
         cuda = self.cuda
         _, fn = loaded
         params, keep = pack_params(ptrs)
         with self.on(device):
-            if cluster is None:
+            if cluster is None and not cooperative:
                 self.check(cuda.cuLaunchKernel(fn, *grid, *block, shared, cuda.CUstream(stream), params, 0),
                            "cuLaunchKernel")
             else:
@@ -107,12 +107,21 @@ class CudaBindingsBackend:
                 config.blockDimX, config.blockDimY, config.blockDimZ = block
                 config.sharedMemBytes = shared
                 config.hStream = cuda.CUstream(stream)
-                attr = cuda.CUlaunchAttribute()
-                attr.id = cuda.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-                attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = cluster
-                config.attrs = [attr]
-                config.numAttrs = 1
-                self.check(cuda.cuLaunchKernelEx(config, fn, params, 0), "cuLaunchKernelEx (cluster launch)")
+                attrs = []
+                if cluster is not None:
+                    attr = cuda.CUlaunchAttribute()
+                    attr.id = cuda.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+                    attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = cluster
+                    attrs.append(attr)
+                if cooperative:
+                    attr = cuda.CUlaunchAttribute()
+                    attr.id = cuda.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+                    attr.value.cooperative = 1
+                    attrs.append(attr)
+                config.attrs = attrs
+                config.numAttrs = len(attrs)
+                what = " and ".join(w for w, on in (("cluster", cluster is not None), ("cooperative", cooperative)) if on)
+                self.check(cuda.cuLaunchKernelEx(config, fn, params, 0), f"cuLaunchKernelEx ({what} launch)")
         del keep  # the driver has copied the parameters by the time cuLaunchKernel returns
 
 
@@ -159,10 +168,11 @@ class CupyBackend:
             a = self.cp.asarray(np.frombuffer(bytes(data), dtype=np.uint8))
         return _Held(a)
 
-    def launch(self, loaded, grid, block, cluster, shared, stream, ptrs, device):
+    def launch(self, loaded, grid, block, cluster, shared, stream, ptrs, device, cooperative=False):
         import numpy as np
-        if cluster is not None:
-            raise NotImplementedError("a cluster launch needs the cuda-bindings backend (pip install cuda-bindings)")
+        if cluster is not None or cooperative:
+            raise NotImplementedError("a cluster or cooperative launch needs the cuda-bindings backend "
+                                      "(pip install cuda-bindings)")
         _, fn = loaded
         s = self.cp.cuda.Stream.null if stream == 0 else self.cp.cuda.ExternalStream(stream)
         with self.cp.cuda.Device(device):

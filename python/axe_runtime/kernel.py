@@ -117,17 +117,23 @@ class Kernel:
                 return int(getattr(stream, attr))
         return int(stream)  # cuda.bindings CUstream
 
-    def launcher(self, *args, stream=None):
+    def launcher(self, *args, stream=None, cooperative=False):
         """Checks `args`, binds them and loads the module once, and returns a callable with no
         arguments that only launches (what a timing loop or a CUDA graph capture wants: the
-        checks stay out of the timed region). The arguments must stay alive and unmoved."""
+        checks stay out of the timed region). The arguments must stay alive and unmoved.
+
+        `cooperative`: a cooperative launch, for a kernel whose CTAs wait on each other (a
+        persistent kernel passing flags between CTAs): the driver launches it only if every CTA
+        of the grid can be resident at once, and otherwise fails with an error instead of the
+        launch hanging (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)."""
         checked = self.check(*args)
         device = self._device(checked)
         ptrs, _ = self._bind(checked, device)
         be = backends.backend()
         loaded = self._load(be, device)
         s = self._stream(stream, checked, device)
-        return lambda: be.launch(loaded, self.grid, self.block, self.cluster, self.dynamic_shared_bytes, s, ptrs, device)
+        return lambda: be.launch(loaded, self.grid, self.block, self.cluster, self.dynamic_shared_bytes, s, ptrs, device,
+                                 cooperative)
 
     def _load(self, be, device):
         loaded = self._loaded.get(device)

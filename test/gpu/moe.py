@@ -154,7 +154,9 @@ class AxeFusedLayer:
         self.token = torch.arange(t, device="cuda").repeat_interleave(TOPK)
         args = (self.xp.view(-1), w1.view(-1), self.hmid.view(-1), w2.view(-1), self.yp.view(-1), self.tile_e,
                 self.used, self.flags, 1)
-        self.launches = [k.launcher(*args, stream=stream) for k in kernels]
+        # The fused kernel's CTAs wait on each other's flags: it needs every CTA resident at
+        # once, which a cooperative launch guarantees (or refuses with an error, not a hang).
+        self.launches = [k.launcher(*args, stream=stream, cooperative=len(kernels) == 1) for k in kernels]
 
     def __call__(self, x, ids, w):
         pos, tile_e, used = plan(ids, self.t)
@@ -219,9 +221,10 @@ def grouped_mm_layer(bf):
         gate = torch._grouped_mm(xs, g, offs=offs)
         upv = torch._grouped_mm(xs, u, offs=offs)
         y = torch._grouped_mm(F.silu(gate) * upv, d, offs=offs)
-        out = torch.zeros(t, H, device="cuda")
-        out.index_add_(0, token, y.float() * w.reshape(-1)[order].unsqueeze(1))
-        return out.half()
+        # The same combine as Axe's layers: row of assignment (t, k) = its place in `order`.
+        rows = torch.empty_like(order)
+        rows[order] = torch.arange(order.numel(), device="cuda")
+        return torch.bmm(w.unsqueeze(1).to(torch.bfloat16), y[rows].view(t, TOPK, H)).squeeze(1).half()
     return layer
 
 
@@ -301,6 +304,21 @@ def main():
             print("note: SGLang's Triton fused_moe is not available (neither sglang nor a standalone copy "
                   "in $AXE_SGLANG_MOE / sglang_moe/ next to this script): no such baseline")
     passed = failed = 0
+    # The fused kernel needs all its CTAs resident: launched wider than the device holds, its
+    # cooperative launch must fail with an error (not hang).
+    if os.path.exists(f"{d}/{gen_moe_ws.WIDE}_kernel.json"):
+        try:
+            wide = AxeFusedLayer(32, [load(d, gen_moe_ws.WIDE)], w1, w2)
+            x = torch.randn(32, H, device="cuda", generator=gen).half()
+            wide(x, *route(32, False, gen))
+            torch.cuda.synchronize()
+            print("FAIL cooperative launch of a grid wider than the device: it ran", flush=True)
+            failed += 1
+        except RuntimeError as e:
+            ok = "COOPERATIVE_LAUNCH_TOO_LARGE" in str(e)
+            print(f"{'ok  ' if ok else 'FAIL'} cooperative launch of a grid wider than the device refused: {e}", flush=True)
+            passed += ok
+            failed += not ok
     for t in counts:
         for skew in (False, True):
             tag = f"T={t}{' skewed' if skew else ''}"

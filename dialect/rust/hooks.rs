@@ -348,10 +348,9 @@ mod tests {
     use melior::ir::Module;
     use std::sync::{Arc, Mutex};
 
-    /// A panic inside a pass body is an MLIR error at the operation the pass runs on, carrying
-    /// the panic's message and location, and the pass fails (no abort, no unwinding into C++).
-    #[test]
-    fn a_panicking_pass_fails_with_a_located_error() {
+    /// A context with every dialect loaded whose diagnostics are collected as
+    /// `"<location>: <message>"` strings instead of printed.
+    fn context_recording_diagnostics() -> (melior::Context, Arc<Mutex<Vec<String>>>) {
         let context = melior::Context::new();
         context.append_dialect_registry(&crate::dialect::registry_with_everything());
         context.load_all_available_dialects();
@@ -361,6 +360,14 @@ mod tests {
             sink.lock().unwrap().push(format!("{}: {d}", d.location()));
             true
         });
+        (context, seen)
+    }
+
+    /// A panic inside a pass body is an MLIR error at the operation the pass runs on, carrying
+    /// the panic's message and location, and the pass fails (no abort, no unwinding into C++).
+    #[test]
+    fn a_panicking_pass_fails_with_a_located_error() {
+        let (context, seen) = context_recording_diagnostics();
         let module = Module::parse(&context, "module {}").unwrap();
         let (pass, opts) = ("axe-test-panic", "");
         // SAFETY: both strings are live locals (the options' length is 0), and the module is
@@ -390,15 +397,7 @@ mod tests {
     /// the pass and the option, and the pass body does not run.
     #[test]
     fn unreadable_options_fail_the_pass_with_a_located_error() {
-        let context = melior::Context::new();
-        context.append_dialect_registry(&crate::dialect::registry_with_everything());
-        context.load_all_available_dialects();
-        let seen = Arc::new(Mutex::new(Vec::<String>::new()));
-        let sink = seen.clone();
-        context.attach_diagnostic_handler(move |d| {
-            sink.lock().unwrap().push(format!("{}: {d}", d.location()));
-            true
-        });
+        let (context, seen) = context_recording_diagnostics();
         let module = Module::parse(&context, "module {}").unwrap();
         let pass = crate::dialect::ods::passes::CONVERT_AXE_TO_GPU;
         for opts in ["emulate-threads-on-cpu=yes chip=", "chip=sm_90 bogus=1"] {

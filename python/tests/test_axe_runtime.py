@@ -331,9 +331,9 @@ class FakeBackend:
             ptr = 0xd0000 + 0x100 * len(self.uploads)
         return Held()
 
-    def launch(self, loaded, grid, block, cluster, shared, stream, ptrs, device):
+    def launch(self, loaded, grid, block, cluster, shared, stream, ptrs, device, cooperative=False):
         self.launches.append(dict(loaded=loaded, grid=grid, block=block, cluster=cluster, shared=shared,
-                                  stream=stream, ptrs=list(ptrs), device=device))
+                                  stream=stream, ptrs=list(ptrs), device=device, cooperative=cooperative))
 
 
 class LaunchPathTests(unittest.TestCase):
@@ -385,6 +385,16 @@ class LaunchPathTests(unittest.TestCase):
         k(FakeTensor(ptr=0x30000), y, stream=7)  # a new pointer: a new map
         self.assertEqual(len(self.encoded), 2)
         self.assertEqual(self.be.launches[-1]["ptrs"][0], 0xd0200)
+
+    def test_cooperative_launcher(self):
+        """`launcher(..., cooperative=True)` asks the backend for a cooperative launch (a kernel
+        whose CTAs wait on each other); plain calls and launchers do not."""
+        k = axe_runtime.load(os.path.join(DATA, "copy_tma.json"))
+        x, y = FakeTensor(ptr=0x10000), FakeTensor(ptr=0x20000)
+        k(x, y, stream=7)
+        k.launcher(x, y, stream=7)()
+        k.launcher(x, y, stream=7, cooperative=True)()
+        self.assertEqual([la["cooperative"] for la in self.be.launches], [False, False, True])
 
     def test_cache_is_bounded(self):
         k = axe_runtime.load(os.path.join(DATA, "copy_tma.json"))

@@ -436,6 +436,13 @@ pub fn manifest(root: MlirOperation) -> R<Value> {
         }
         let ops = launch_operands(launch)?;
         let (module, entry) = kernel_symbol(launch)?;
+        // `axe.kernel ... cooperative`: convert-axe-to-gpu recorded the launch's position
+        // among its function's launches.
+        let position = ir::collect(host, &[gpu::LaunchFuncOperation::name()])
+            .iter()
+            .position(|l| l.ptr == launch.ptr);
+        let cooperative = position
+            .is_some_and(|p| ir::i64_array(host, ods::discardable_attrs::COOPERATIVE_LAUNCHES).contains(&(p as i64)));
         let Some((_, code)) = ptx.iter().find(|(n, _)| *n == module) else {
             return Err(AxeError::at(launch, format!("no gpu.binary @{module} for this launch")));
         };
@@ -461,6 +468,9 @@ pub fn manifest(root: MlirOperation) -> R<Value> {
         k.insert("block".into(), json!(sizes(&ops.block, "block size")?));
         if let Some(c) = &ops.cluster {
             k.insert("cluster".into(), json!(sizes(c, "cluster size")?));
+        }
+        if cooperative {
+            k.insert("cooperative".into(), json!(true));
         }
         let shared = match ops.shared {
             Some(v) => constant(launch, v, "dynamic shared memory size")?,

@@ -27,9 +27,9 @@ phases is per tile, in Axe IR:
 No deadlock: every CTA finishes its phase-1 tiles, which wait for nothing, before any phase-2
 tile, so every flag a phase-2 tile waits for is eventually set -- provided every CTA of the
 grid is resident at once (a phase-2 tile may wait on a tile of any other CTA). The grid is one
-CTA per SM of an H100/H200 (SMS); the launch must be cooperative (axe_runtime:
-`launcher(..., cooperative=True)`), which the driver refuses with an error, instead of a hang,
-where the grid does not fit (fewer SMs, MPS limits, other resident kernels). Flags hold the launch's `%epoch` (the caller zeroes
+CTA per SM of an H100/H200 (SMS), and the kernel is declared `cooperative`: its manifest says
+so and axe_runtime launches it cooperatively, which the driver refuses with an error, instead of
+a hang, where the grid does not fit (fewer SMs, MPS limits, other resident kernels). Flags hold the launch's `%epoch` (the caller zeroes
 them, or changes the epoch, between launches).
 
 PHASES: "fused" (both phases, the layer), "up" (phase 1 only, no flags) or "down" (phase 2
@@ -112,7 +112,9 @@ def kernel(t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None):
                        ("Y", f"%y: memref<{rows * HIDDEN}x{f16}>", gy), ("F", f"%flags: memref<{tiles_m * nf}xi32>", gf)):
         arg, mt = mem.split(": ")
         L.append(f"    %{v} = axe.view {arg} : {mt} to {ty}")
-    L.append(f"    axe.kernel grid [{grid}] threads [384] {{")
+    # The fused kernel's CTAs wait on each other's flags: every CTA must be resident at once.
+    coop = " cooperative" if flags else ""
+    L.append(f"    axe.kernel grid [{grid}] threads [384]{coop} {{")
     L.append(f"{i2}%cta = axe.unit_id cta")
     for nm, v in (("c0", 0), ("c1", 1), ("cbm", BM), ("cbn", bn), ("ctn1", tn1), ("ctn2", tn2), ("cgrid", grid),
                   ("crounds1", rounds1), ("crounds2", rounds2), ("chid", HIDDEN), ("cint", INTER)):

@@ -4,6 +4,7 @@ use crate::error::{AtOp, AxeError};
 use melior::dialect::arith::CmpiPredicate;
 use std::collections::HashMap;
 
+use axe_upstream_ods::gpu;
 use mlir_sys::*;
 
 use super::builder::{block_ops, int_attr, move_before, region_block, Ix, B};
@@ -249,13 +250,16 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, emulate: bool, chip: 
         let segments = b.i32_array(&[0, 1, 1, 1, 1, 1, 1, c, c, c, d]);
         // By name, not through `axe_upstream_ods`: an op with `AttrSizedOperandSegments`, and the
         // generated builders never set `operandSegmentSizes` (see [`B::op`]).
-        b.op(
+        let launch = b.op(
             "gpu.launch",
             &sizes,
             &[],
             &[("operandSegmentSizes", segments)],
             vec![region],
         );
+        if ir::has_attr(kernel, ods::kernel::COOPERATIVE) {
+            record_cooperative(kernel, launch)?;
+        }
         let term = b.at_end(block).gpu_terminator();
         for op in block_ops(body) {
             // SAFETY: each op of the kernel's body (collected beforehand; `NoTerminator`, so none
@@ -388,6 +392,25 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, emulate: bool, chip: 
     }
     // SAFETY: as above; the kernel's body is empty and the kernel has no results.
     unsafe { ir::erase(kernel) };
+    Ok(())
+}
+
+/// Records that `launch` (lowered from the `cooperative` `kernel`) must be launched
+/// cooperatively: its position among its function's `gpu.launch` ops, in order, joins the
+/// function's `axe.cooperative_launches`, which the launch manifest reads back (outlining
+/// drops the `gpu.launch`'s own attributes; the launches keep their order).
+fn record_cooperative(kernel: MlirOperation, launch: MlirOperation) -> R<()> {
+    let func = ir::enclosing_function(kernel)
+        .ok_or_else(|| AxeError::at(kernel, "a cooperative kernel outside any function"))?;
+    let position = ir::collect(func, &[gpu::LaunchOperation::name()])
+        .iter()
+        .position(|l| l.ptr == launch.ptr)
+        .ok_or_else(|| AxeError::at(kernel, "internal: the kernel's gpu.launch is not in its function"))?;
+    let mut recorded = ir::i64_array(func, ods::discardable_attrs::COOPERATIVE_LAUNCHES);
+    recorded.push(position as i64);
+    // SAFETY: `func` is the live func.func around the kernel, owned by this pass; the attribute
+    // is the dialect's discardable `axe.cooperative_launches` (a DenseI64ArrayAttr).
+    unsafe { ir::set_i64_array(func, ods::discardable_attrs::COOPERATIVE_LAUNCHES, &recorded) };
     Ok(())
 }
 

@@ -26,6 +26,8 @@ class Kernel:
         self.grid = tuple(spec["grid"])
         self.block = tuple(spec["block"])
         self.cluster = tuple(spec["cluster"]) if spec.get("cluster") else None
+        # `axe.kernel ... cooperative`: its CTAs wait on each other; every launch is cooperative.
+        self.cooperative = bool(spec.get("cooperative", False))
         self.dynamic_shared_bytes = spec["dynamic_shared_bytes"]
         self.arguments = spec["arguments"]
         self.params = spec["params"]
@@ -125,13 +127,15 @@ class Kernel:
         `cooperative`: a cooperative launch, for a kernel whose CTAs wait on each other (a
         persistent kernel passing flags between CTAs): the driver launches it only if every CTA
         of the grid can be resident at once, and otherwise fails with an error instead of the
-        launch hanging (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)."""
+        launch hanging (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE). A kernel declared
+        `cooperative` in the IR (the manifest's "cooperative": true) always launches so."""
         checked = self.check(*args)
         device = self._device(checked)
         ptrs, _ = self._bind(checked, device)
         be = backends.backend()
         loaded = self._load(be, device)
         s = self._stream(stream, checked, device)
+        cooperative = cooperative or self.cooperative
         return lambda: be.launch(loaded, self.grid, self.block, self.cluster, self.dynamic_shared_bytes, s, ptrs, device,
                                  cooperative)
 

@@ -60,6 +60,8 @@ def validate_kernel(k, where="manifest"):
         v = c.field(k, "cluster", "kernel", "ints")
         if len(v) != 3 or any(x < 1 for x in v):
             c.fail("kernel", f"'cluster' must be 3 positive integers (x, y, z), got {v}")
+    if "cooperative" in k and not isinstance(k["cooperative"], bool):
+        c.fail("kernel", f"'cooperative' must be true or false, got {k['cooperative']!r}")
     shared = c.field(k, "dynamic_shared_bytes", "kernel", "int")
     if shared < 0:
         c.fail("kernel", f"'dynamic_shared_bytes' must be >= 0, got {shared}")

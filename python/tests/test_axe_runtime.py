@@ -19,7 +19,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "python"))
 
 import axe_runtime  # noqa: E402
-from axe_runtime import backends, checks, dtypes, tensormap  # noqa: E402
+from axe_runtime import backends, checks, dtypes, manifest, tensormap  # noqa: E402
 
 DATA = os.path.join(HERE, "data")
 
@@ -395,6 +395,19 @@ class LaunchPathTests(unittest.TestCase):
         k.launcher(x, y, stream=7)()
         k.launcher(x, y, stream=7, cooperative=True)()
         self.assertEqual([la["cooperative"] for la in self.be.launches], [False, False, True])
+
+    def test_cooperative_manifest(self):
+        """A manifest kernel marked "cooperative" (`axe.kernel ... cooperative`) always launches
+        cooperatively; a non-boolean value is refused at load."""
+        with open(os.path.join(DATA, "copy_tma.json")) as f:
+            m = json.load(f)
+        m["kernels"][0]["cooperative"] = True
+        k = axe_runtime.Kernel(m["kernels"][0])
+        k(FakeTensor(ptr=0x10000), FakeTensor(ptr=0x20000), stream=7)
+        self.assertEqual(self.be.launches[-1]["cooperative"], True)
+        m["kernels"][0]["cooperative"] = 1
+        with self.assertRaisesRegex(manifest.ManifestError, "'cooperative' must be true or false, got 1"):
+            manifest.validate_kernel(m["kernels"][0])
 
     def test_cache_is_bounded(self):
         k = axe_runtime.load(os.path.join(DATA, "copy_tma.json"))

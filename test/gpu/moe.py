@@ -154,9 +154,9 @@ class AxeFusedLayer:
         self.token = torch.arange(t, device="cuda").repeat_interleave(TOPK)
         args = (self.xp.view(-1), w1.view(-1), self.hmid.view(-1), w2.view(-1), self.yp.view(-1), self.tile_e,
                 self.used, self.flags, 1)
-        # The fused kernel's CTAs wait on each other's flags: it needs every CTA resident at
-        # once, which a cooperative launch guarantees (or refuses with an error, not a hang).
-        self.launches = [k.launcher(*args, stream=stream, cooperative=len(kernels) == 1) for k in kernels]
+        # The fused kernel is declared `cooperative` (its CTAs wait on each other's flags): its
+        # manifest says so, and axe_runtime launches it cooperatively.
+        self.launches = [k.launcher(*args, stream=stream) for k in kernels]
 
     def __call__(self, x, ids, w):
         pos, tile_e, used = plan(ids, self.t)

@@ -55,7 +55,12 @@ def Axe_Dialect : Dialect {
     // On a lowered host function: per argument, the buffer a launcher passes.
     "::mlir::ArrayAttr":$arguments,
     // On a lowered host function: the TMA tensor maps its launcher builds.
-    "::mlir::ArrayAttr":$tensor_maps
+    "::mlir::ArrayAttr":$tensor_maps,
+    // On a lowered host function: the positions, among its gpu.launch ops in
+    // order, of the launches that must be cooperative (`axe.kernel ...
+    // cooperative`: every CTA resident at once), read back into the launch
+    // manifest (outlining drops attributes of the gpu.launch itself).
+    "::mlir::DenseI64ArrayAttr":$cooperative_launches
   );
   let hasRegionArgAttrVerify = 1;
   let useDefaultAttributePrinterParser = 0;

@@ -39,6 +39,13 @@ def Axe_KernelOp : Axe_Op<"kernel", [
     once its barriers are set up and again before it exits, so that no peer
     multicasts into or arrives on a CTA that has not started or has ended.
 
+    `cooperative` declares that the kernel's CTAs wait on each other (a
+    persistent kernel passing flags between CTAs with `axe.signal` /
+    `axe.signal_wait`): every CTA of the grid must be resident at once. The
+    launch manifest says so (`"cooperative": true`), and the runtime then
+    launches it cooperatively, which the driver refuses with an error where
+    the grid does not fit on the device, instead of the launch hanging.
+
     ```mlir
     axe.kernel grid [128, 1] threads [256] {
       axe.scope warp [0 : 4] {
@@ -46,13 +53,16 @@ def Axe_KernelOp : Axe_Op<"kernel", [
       }
     }
     axe.kernel grid [132] threads [384] cluster [2] { ... }
+    axe.kernel grid [132] threads [384] cooperative { ... }
     ```
   }];
   let arguments = (ins DenseI64ArrayAttr:$grid, DenseI64ArrayAttr:$threads,
-                       OptionalAttr<DenseI64ArrayAttr>:$cluster);
+                       OptionalAttr<DenseI64ArrayAttr>:$cluster,
+                       UnitAttr:$cooperative);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    `grid` $grid `threads` $threads (`cluster` $cluster^)? attr-dict-with-keyword $body
+    `grid` $grid `threads` $threads (`cluster` $cluster^)? (`cooperative` $cooperative^)?
+    attr-dict-with-keyword $body
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

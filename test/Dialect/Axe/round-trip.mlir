@@ -99,6 +99,24 @@ func.func @cluster_pair(%g: !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) 
   return
 }
 
+// A cooperative kernel (its CTAs wait on each other: all resident at once), also clustered;
+// a wait on a row of flags, in a warp role.
+// CHECK-LABEL: func.func @cooperative_roles
+// CHECK: axe.kernel grid [132] threads [256] cooperative {
+// CHECK: axe.kernel grid [132] threads [256] cluster [2] cooperative {
+// CHECK: axe.signal_wait %{{.*}}, %{{.*}} : !axe.tensor<1x4xi32, global, ?>, i32
+func.func @cooperative_roles(%flags: !axe.tensor<8x4xi32, global, #axe.layout<(8, 4) : (4, 1)>>, %epoch: i32, %r: index) {
+  axe.kernel grid [132] threads [256] cooperative {
+  }
+  axe.kernel grid [132] threads [256] cluster [2] cooperative {
+    axe.scope warp [0 : 1] {
+      %row = axe.slice %flags [%r : +1, 0 : 4] : !axe.tensor<8x4xi32, global, #axe.layout<(8, 4) : (4, 1)>> to !axe.tensor<1x4xi32, global, ?>
+      axe.signal_wait %row, %epoch : !axe.tensor<1x4xi32, global, ?>, i32
+    }
+  }
+  return
+}
+
 // A kernel in a mesh: the device's rank, flags set and awaited across devices.
 // CHECK-LABEL: func.func @flags_in_a_mesh
 // CHECK: axe.mesh [2] {

@@ -308,7 +308,8 @@ mod tests {
         assert_eq!(attrs::LAYOUT, "axe.layout");
         assert_eq!(discardable_attrs::TARGET, "axe.target");
         assert_eq!(discardable_attrs::ALIGN, "axe.align");
-        assert_eq!(discardable_attrs::ALL.len(), 6);
+        assert_eq!(discardable_attrs::COOPERATIVE_LAUNCHES, "axe.cooperative_launches");
+        assert_eq!(discardable_attrs::ALL.len(), 7);
         for name in discardable_attrs::ALL {
             assert!(name.starts_with(&format!("{DIALECT}.")), "{name}");
         }

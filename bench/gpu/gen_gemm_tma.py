@@ -406,16 +406,10 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
         # pair's columns of C (which has half of B's).
         blk = bn // 2 if swiglu is True else swiglu
         assert bn % (2 * blk) == 0
-        hr = f"!axe.tensor<{bm}x{blk}xf32, register, ?>"
         out.append(f"{i6}%chalf = arith.constant {bn // 2} : index")
         out.append(f"{i6}%onc = arith.muli %bn, %chalf : index")
         for p in range(bn // (2 * blk)):
-            g0 = 2 * p * blk
-            out.append(f"{i6}%gate{p} = axe.slice %acc [0 : {bm}, {g0} : {g0 + blk}] : {acc} to {hr}")
-            out.append(f"{i6}%up{p} = axe.slice %acc [0 : {bm}, {g0 + blk} : {g0 + 2 * blk}] : {acc} to {hr}")
-            out.append(f"{i6}%act{p} = axe.alloc : {hr}")
-            out.append(f"{i6}axe.unary silu %gate{p}, %act{p} : {hr}, {hr}")
-            out.append(f"{i6}axe.binary mul %act{p}, %up{p}, %act{p} : {hr}, {hr}, {hr}")
+            hr = swiglu_pair(out, i6, acc, bm, blk, p)
             col = "%onc"
             if p:
                 out.append(f"{i6}%cpair{p} = arith.constant {p * blk} : index")
@@ -433,6 +427,20 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
     out.append("  }")
     out.append("}")
     return "\n".join(out) + "\n"
+
+
+def swiglu_pair(out, ind, acc, rows, blk, p):
+    """Appends %act{p} = silu(gate) * up for the p-th (gate, up) pair of `blk`-column blocks of
+    the f32 accumulator %acc (type `acc`, `rows` rows): register slices of it, so no data
+    moves. Returns %act{p}'s type."""
+    hr = f"!axe.tensor<{rows}x{blk}xf32, register, ?>"
+    g0 = 2 * p * blk
+    out.append(f"{ind}%gate{p} = axe.slice %acc [0 : {rows}, {g0} : {g0 + blk}] : {acc} to {hr}")
+    out.append(f"{ind}%up{p} = axe.slice %acc [0 : {rows}, {g0 + blk} : {g0 + 2 * blk}] : {acc} to {hr}")
+    out.append(f"{ind}%act{p} = axe.alloc : {hr}")
+    out.append(f"{ind}axe.unary silu %gate{p}, %act{p} : {hr}, {hr}")
+    out.append(f"{ind}axe.binary mul %act{p}, %up{p}, %act{p} : {hr}, {hr}, {hr}")
+    return hr
 
 
 def reduce_scatter_views(out, m, n, k, bn, ranks, e, name_):

@@ -42,6 +42,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_gemm_tma  # noqa: E402  (the SwiGLU epilogue)
 import gen_moe  # noqa: E402  (the layer's shapes, the routing's row-tile bound)
 
 HIDDEN, INTER, EXPERTS, BM, BK = gen_moe.HIDDEN, gen_moe.INTER, gen_moe.EXPERTS, gen_moe.BM, 64
@@ -267,18 +268,12 @@ def kernel(t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None):
             # pair of 64-column blocks, silu(gate) * up, cast to f16, stored at the pair's H
             # columns.
             blk = SWIGLU_BLOCK
-            hr = f"!axe.tensor<64x{blk}xf32, register, ?>"
             hh = f"!axe.tensor<64x{blk}x{f16}, register, ?>"
             hg = f"!axe.tensor<64x{blk}x{f16}, global, ?>"
             L.append(f"{j}%chalf = arith.constant {hb} : index")
             L.append(f"{j}%onh = arith.muli %ct, %chalf : index")
             for p in range(bn // (2 * blk)):
-                g0 = 2 * p * blk
-                L.append(f"{j}%gate{p} = axe.slice %acc [0 : 64, {g0} : {g0 + blk}] : {acc} to {hr}")
-                L.append(f"{j}%up{p} = axe.slice %acc [0 : 64, {g0 + blk} : {g0 + 2 * blk}] : {acc} to {hr}")
-                L.append(f"{j}%act{p} = axe.alloc : {hr}")
-                L.append(f"{j}axe.unary silu %gate{p}, %act{p} : {hr}, {hr}")
-                L.append(f"{j}axe.binary mul %act{p}, %up{p}, %act{p} : {hr}, {hr}, {hr}")
+                hr = gen_gemm_tma.swiglu_pair(L, j, acc, 64, blk, p)
                 L.append(f"{j}%hv{p} = axe.alloc : {hh}")
                 L.append(f"{j}axe.cast %act{p}, %hv{p} : {hr}, {hh}")
                 L.append(f"{j}%cp{p} = arith.constant {p * blk} : index")

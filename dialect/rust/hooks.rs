@@ -363,25 +363,28 @@ mod tests {
         (context, seen)
     }
 
+    /// Runs the Rust body of `pass` with option text `opts` on `module` through the hook the
+    /// C++ pass shells call; whether it succeeded.
+    fn run(module: &Module, pass: &str, opts: &str) -> bool {
+        // SAFETY: both strings are borrowed for the call, and the module is alive.
+        unsafe {
+            super::run_pass(
+                pass.as_ptr() as _,
+                pass.len(),
+                module.as_operation().to_raw(),
+                opts.as_ptr() as _,
+                opts.len(),
+            )
+        }
+    }
+
     /// A panic inside a pass body is an MLIR error at the operation the pass runs on, carrying
     /// the panic's message and location, and the pass fails (no abort, no unwinding into C++).
     #[test]
     fn a_panicking_pass_fails_with_a_located_error() {
         let (context, seen) = context_recording_diagnostics();
         let module = Module::parse(&context, "module {}").unwrap();
-        let (pass, opts) = ("axe-test-panic", "");
-        // SAFETY: both strings are live locals (the options' length is 0), and the module is
-        // alive until the end of the test.
-        let ok = unsafe {
-            super::run_pass(
-                pass.as_ptr() as _,
-                pass.len(),
-                module.as_operation().to_raw(),
-                opts.as_ptr() as _,
-                0,
-            )
-        };
-        assert!(!ok);
+        assert!(!run(&module, "axe-test-panic", ""));
         let seen = seen.lock().unwrap();
         assert_eq!(seen.len(), 1, "{seen:?}");
         assert!(seen[0].contains("internal error in pass 'axe-test-panic' (please report it): attempt to multiply with overflow at passes/lib.rs:"), "{}", seen[0]);
@@ -401,18 +404,7 @@ mod tests {
         let module = Module::parse(&context, "module {}").unwrap();
         let pass = crate::dialect::ods::passes::CONVERT_AXE_TO_GPU;
         for opts in ["emulate-threads-on-cpu=yes chip=", "chip=sm_90 bogus=1"] {
-            // SAFETY: both strings are live locals, and the module is alive until the end of
-            // the test.
-            let ok = unsafe {
-                super::run_pass(
-                    pass.as_ptr() as _,
-                    pass.len(),
-                    module.as_operation().to_raw(),
-                    opts.as_ptr() as _,
-                    opts.len(),
-                )
-            };
-            assert!(!ok, "{opts}");
+            assert!(!run(&module, pass, opts), "{opts}");
         }
         assert_eq!(
             *seen.lock().unwrap(),

@@ -10,7 +10,7 @@ use mlir_sys::*;
 use super::address::{self, check_schedule, refine, Factor};
 use super::builder::{has_attr, Ix, B};
 use super::context::{unit_linear, Ctx, R};
-use super::distribute::{distributed, flat, thread_bound, vector_width};
+use super::distribute::{distributed, flat, strided_offsets, thread_bound, vector_width};
 use super::tensor::{swizzled, tensor, Mem, Tensor};
 use super::types::bit_width;
 use crate::dialect::ods::{self, CopySchedule};
@@ -216,22 +216,7 @@ fn async_copy(
     let (src_base, dst_base) = (base_of(src), base_of(dst));
     let (i64t, gptr, sptr, gen) = (b.int_type(64), b.llvm_ptr(1), b.llvm_ptr(3), b.llvm_ptr(0));
     b.for_(tid, Ix::C(n / v), Ix::C(units), |g, q| {
-        let q = Ix::V(q);
-        let mut addr = [Ix::C(0), Ix::C(0)];
-        for (k, f) in factors.iter().enumerate() {
-            let (w, e, scale) = if Some(k) == last {
-                (1, f.extent / v, v)
-            } else {
-                (f.weight / v, f.extent, 1)
-            };
-            let qd = g.div(q, w);
-            let d = if k == 0 { qd } else { g.rem(qd, e) };
-            for (o, _) in &mem_ops {
-                if let Some(p) = &f.places[*o] {
-                    addr[*o] = g.add(addr[*o], g.mul(d, p.stride * scale));
-                }
-            }
-        }
+        let addr = strided_offsets(&g, Ix::V(q), factors, v, &mem_ops);
         // Byte addresses: base + element index * element size.
         let byte_addr = |base: MlirValue, elem: Ix| g.ix(g.add(Ix::V(base), g.mul(elem, elt_bytes)));
         let as_i64 = |x: MlirValue| g.index_cast(x, i64t);

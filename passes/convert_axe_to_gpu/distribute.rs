@@ -210,6 +210,30 @@ pub fn thread_bound(
     .at(op)
 }
 
+/// The element offsets, for each operand of `mem_ops` (indexed by its operand number), of the
+/// `q`-th vector of `v` elements when the units stride over `factors`: the last factor is the
+/// vectorized one (its extent counted in vectors), the others are split off `q` by their
+/// weights.
+pub fn strided_offsets(g: &B, q: Ix, factors: &[Factor], v: i64, mem_ops: &[(usize, &Tensor)]) -> [Ix; 2] {
+    let last = factors.len().checked_sub(1);
+    let mut addr = [Ix::C(0); 2];
+    for (k, f) in factors.iter().enumerate() {
+        let (w, e, scale) = if Some(k) == last {
+            (1, f.extent / v, v)
+        } else {
+            (f.weight / v, f.extent, 1)
+        };
+        let qd = g.div(q, w);
+        let d = if k == 0 { qd } else { g.rem(qd, e) };
+        for &(o, _) in mem_ops {
+            if let Some(p) = &f.places[o] {
+                addr[o] = g.add(addr[o], g.mul(d, p.stride * scale));
+            }
+        }
+    }
+    addr
+}
+
 /// Memory-to-memory copies and fills: the unit's threads stride over the elements
 /// (vectors of `v` when contiguous and aligned). `value` is a fill's scalar.
 #[allow(clippy::too_many_arguments)]
@@ -239,22 +263,7 @@ pub fn distributed(
     let vec_ty = b.vector_type(dst.elt, &[v as u64]);
     let splat = value.map(|x| if v > 1 { b.vector_broadcast(x, vec_ty) } else { x });
     b.for_(tid, Ix::C(nv), Ix::C(units), |g, q| {
-        let q = Ix::V(q);
-        let mut addr = [Ix::C(0); 2];
-        for (k, f) in factors.iter().enumerate() {
-            let (w, e, scale) = if Some(k) == last {
-                (1, f.extent / v, v)
-            } else {
-                (f.weight / v, f.extent, 1)
-            };
-            let qd = g.div(q, w);
-            let d = if k == 0 { qd } else { g.rem(qd, e) };
-            for &(o, _) in &mem_ops {
-                if let Some(p) = &f.places[o] {
-                    addr[o] = g.add(addr[o], g.mul(d, p.stride * scale));
-                }
-            }
-        }
+        let addr = strided_offsets(&g, Ix::V(q), factors, v, &mem_ops);
         let val = match (src, splat) {
             (Some(s), _) => {
                 let a = g.add(addr[0], Ix::C(address::offset(&s.layout, "m")));

@@ -25,8 +25,10 @@ HIDDEN, INTER, EXPERTS, TOPK, BM = 2048, 768, 128, 8, 128
 TOKENS = [1, 8, 32, 128, 512, 1024, 2048, 4096]
 
 
-def max_tiles(t):
-    return (t * TOPK) // BM + min(EXPERTS, t * TOPK)
+def max_tiles(t, bm=BM):
+    """A bound on the row tiles of `bm` rows that T tokens' assignments fill once each expert's
+    group is padded to whole tiles: sum_e ceil(c_e / bm) <= (T K) / bm + (experts in use)."""
+    return (t * TOPK) // bm + min(EXPERTS, t * TOPK)
 
 
 # W1's columns alternate blocks of 64 gate columns and the 64 up columns they pair with, so

@@ -76,13 +76,13 @@ def expert_counts(flat):
     return torch.zeros(E, dtype=torch.long, device="cuda").scatter_add_(0, flat, torch.ones_like(flat))
 
 
-def plan(ids, t):
-    """Assignment (t, k) -> row of the expert-grouped, tile-padded matrix; row tile -> expert
-    (-1 past the last used tile); the number of row tiles in use (a one-element int32 tensor:
-    no host synchronization)."""
+def plan(ids, t, bm=BM):
+    """Assignment (t, k) -> row of the expert-grouped matrix, each expert's group padded to
+    whole `bm`-row tiles; row tile -> expert (-1 past the last used tile); the number of row
+    tiles in use (a one-element int32 tensor: no host synchronization)."""
     flat = ids.reshape(-1)
     counts = expert_counts(flat)
-    padded = (counts + BM - 1) // BM * BM
+    padded = (counts + bm - 1) // bm * bm
     ends = torch.cumsum(padded, 0)
     starts = ends - padded
     order = torch.argsort(flat, stable=True)
@@ -91,12 +91,12 @@ def plan(ids, t):
     rank = torch.arange(flat.numel(), device="cuda") - first
     pos = torch.empty_like(flat)
     pos[order] = starts[sorted_e] + rank
-    tiles = gen_moe.max_tiles(t)
+    tiles = gen_moe.max_tiles(t, bm)
     # Tiles past the last expert's are marked -1: their CTAs do nothing.
-    tile_rows = torch.arange(tiles, device="cuda") * BM
+    tile_rows = torch.arange(tiles, device="cuda") * bm
     tile_e = torch.searchsorted(ends, tile_rows, right=True)
     tile_e = torch.where(tile_e < E, tile_e, -1).to(torch.int32)
-    used = (ends[-1:] // BM).to(torch.int32)
+    used = (ends[-1:] // bm).to(torch.int32)
     return pos, tile_e, used
 
 
@@ -139,18 +139,21 @@ class AxeLayer:
 class AxeFusedLayer:
     """The layer with gen_moe_ws.py's kernels: `fused` (one launch: both grouped GEMMs with the
     per-tile pipeline between them) or, for the ablation, `up` then `down` (the same code as
-    two launches). Workspace as AxeLayer's, plus the row-tile count and the flags, which are
-    zeroed before each launch (the kernel waits for the value 1)."""
+    two launches); `swap`: the row tile of kernels generated in the swapped orientation.
+    Workspace as AxeLayer's, plus the row-tile count and the flags, which are zeroed before
+    each launch (the kernel waits for the value 1)."""
 
-    def __init__(self, t, kernels, w1, w2, stream=None):
-        self.t, self.rows = t, gen_moe.max_tiles(t) * BM
+    def __init__(self, t, kernels, w1, w2, stream=None, swap=None):
+        self.t, self.bm = t, swap or BM
+        self.rows = gen_moe.max_tiles(t, self.bm) * self.bm
         self.xp = torch.zeros(self.rows, H, device="cuda", dtype=torch.half)
         self.hmid = torch.empty(self.rows, I, device="cuda", dtype=torch.half)
         self.yp = torch.empty(self.rows, H, device="cuda", dtype=torch.half)
-        self.tile_e = torch.zeros(gen_moe.max_tiles(t), device="cuda", dtype=torch.int32)
+        self.tile_e = torch.zeros(gen_moe.max_tiles(t, self.bm), device="cuda", dtype=torch.int32)
         self.used = torch.zeros(1, device="cuda", dtype=torch.int32)
-        bn = gen_moe_ws.tile_width(t)
-        self.flags = torch.zeros(gen_moe.max_tiles(t) * 2 * (2 * I // bn), device="cuda", dtype=torch.int32)
+        bn = gen_moe_ws.SWAP_BN if swap else gen_moe_ws.tile_width(t)
+        self.flags = torch.zeros(gen_moe.max_tiles(t, self.bm) * 2 * (2 * I // bn), device="cuda",
+                                 dtype=torch.int32)
         self.token = torch.arange(t, device="cuda").repeat_interleave(TOPK)
         args = (self.xp.view(-1), w1.view(-1), self.hmid.view(-1), w2.view(-1), self.yp.view(-1), self.tile_e,
                 self.used, self.flags, 1)
@@ -159,7 +162,7 @@ class AxeFusedLayer:
         self.launches = [k.launcher(*args, stream=stream) for k in kernels]
 
     def __call__(self, x, ids, w):
-        pos, tile_e, used = plan(ids, self.t)
+        pos, tile_e, used = plan(ids, self.t, self.bm)
         self.tile_e.copy_(tile_e)
         self.used.copy_(used)
         self.xp.index_copy_(0, pos, x[self.token])
@@ -332,6 +335,13 @@ def main():
                     t, [load(d, gen_moe_ws.name(t, "up")), load(d, gen_moe_ws.name(t, "down"))], w1, w2, stream),
                 "tma": lambda stream=None: AxeLayer(t, load(d, f"moe_up_t{t}"), load(d, f"moe_down_t{t}"), w1, w2, stream),
             }
+            # The swapped orientation (weights as wgmma's M, BR-row tiles as its N; two launches),
+            # for every row tile generated.
+            for br in gen_moe_ws.SWAP_ROWS:
+                if os.path.exists(f"{d}/{gen_moe_ws.name(t, 'up', br)}_kernel.json"):
+                    makers[f"two kernels swap{br}"] = lambda stream=None, br=br: AxeFusedLayer(
+                        t, [load(d, gen_moe_ws.name(t, "up", br)), load(d, gen_moe_ws.name(t, "down", br))],
+                        w1, w2, stream, swap=br)
             layers = {}
             for kind, make in makers.items():
                 try:

@@ -273,3 +273,36 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     return
   }
 }
+
+// -----
+
+// The swapped orientation of the small-batch MoE kernels (bench/gpu/gen_moe_ws.py): A is a
+// weight tile stored [K, M] (M-major, two 64-column chunks with the 128-byte swizzle: the
+// layout TMA writes a [64, 128] box in), B a 16-row token tile stored [N, K] (K-major), so
+// C = A^T-stored x B^T-stored is [128 weight columns, 16 tokens]. One warpgroup takes both
+// 64-row blocks: 2 x 4 wgmma m64n16k16, A read M-major (<col>), B K-major (<col>).
+// CHECK-LABEL: func.func @swapped_wgmma
+// CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 16, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <col>], B[<f16>, <one>, <col>]
+// CHECK-NOT: nvvm.wgmma.mma_async
+// PTX-LABEL: .entry swapped_wgmma
+// PTX-COUNT-8: wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16
+!sacc = !axe.tensor<128x16xf32, register, #axe.layout<(2, 4, 2, 8, 2, 4, 2) : (8@reg, 1@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>
+!sw = !axe.tensor<64x128xf16, shared, #axe.layout<(64, 2, 64) : (64, 4096, 1)>, #axe.swizzle<3, 3, 3>>
+!st = !axe.tensor<16x64xf16, shared, #axe.layout<(16, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @swapped_wgmma(%c: memref<2048xf32> {axe.align = 16 : i64}) {
+    %C = axe.view %c : memref<2048xf32> to !axe.tensor<128x16xf32, global, #axe.layout<(128, 16) : (16, 1)>>
+    axe.kernel grid [1] threads [128] {
+      %w = axe.alloc : !sw
+      %t = axe.alloc : !st
+      %acc = axe.alloc : !sacc
+      %z = arith.constant 0.0 : f32
+      axe.fill %acc, %z : !sacc, f32
+      axe.scope warpgroup [0 : 1] {
+        axe.gemm %w, %t, %acc {transpose_a, transpose_b} : !sw, !st, !sacc
+      }
+      axe.copy %acc, %C : !sacc, !axe.tensor<128x16xf32, global, #axe.layout<(128, 16) : (16, 1)>>
+    }
+    return
+  }
+}

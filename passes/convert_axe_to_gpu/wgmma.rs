@@ -498,6 +498,7 @@ pub fn lower(
         }
     } else {
         wait_groups(&b, 0);
+        order_after_wait(&b);
     }
     for (i, row) in regs.iter().enumerate() {
         for (j, tile) in row.iter().enumerate() {
@@ -517,8 +518,7 @@ pub fn lower(
 /// inline asm that reads and redefines it (CUTLASS's `warpgroup_fence_operand`). The wgmma
 /// results are ordinary SSA values to LLVM, which may otherwise schedule their uses — the
 /// epilogue's conversions — above the wait, reading registers the tensor cores are still
-/// writing. (This orders LLVM only; ptxas schedules the SASS itself — see
-/// bench/gpu/gen_gemm_ws.py's epilogue for a case where it did not keep the order.)
+/// writing. This orders LLVM only; ptxas schedules the SASS itself: see [`order_after_wait`].
 fn fence(b: &B, v: MlirValue) -> MlirValue {
     let t = ir::value_type(v);
     b.inline_asm_side_effects("", "=f,0", &[v], t)
@@ -537,6 +537,21 @@ pub fn fence_accumulators(b: &B, ctx: &Ctx) {
             b.store(f, *buf, &[b.cidx(r)]);
         }
     }
+}
+
+/// After a `wgmma.wait_group 0` whose accumulators are read next: a CTA-scope acq_rel fence
+/// (`fence.acq_rel.cta`), which ptxas does not schedule instructions across. Without it, ptxas
+/// (CUDA 13) was seen to place the epilogue's f32 -> f16 conversions of the accumulator
+/// registers (`F2FP`) above the `WARPGROUP.DEPBAR` of the wait, reading registers the last
+/// `HGMMA` group was still writing: the one-launch swapped MoE kernel
+/// (bench/gpu/gen_moe_ws.py) lost part of its last K steps on the H100 — depending on code
+/// elsewhere in the kernel, since the same loop in a kernel of its own was scheduled correctly.
+/// The PTX was in order (wait, then the conversions); the fence makes ptxas keep it so. Waits
+/// that leave groups in flight (`outstanding` > 0, the mainloops') are not fenced: what follows
+/// them is the next wgmma, which the hardware orders on the same accumulator.
+pub fn order_after_wait(b: &B) {
+    // llvm::AtomicOrdering::AcquireRelease; "block" is NVPTX's CTA scope.
+    b.llvm_fence(b.i64_attr(6), Some("block"));
 }
 
 /// `wgmma.wait_group N`: at most N of this warpgroup's committed wgmma groups in flight.

@@ -58,7 +58,7 @@ python3 bench/gpu/gen_gemm_ws.py --all target/gpu/gen
 rm -f target/gpu/gen/moe_*.mlir
 python3 bench/gpu/gen_moe.py target/gpu/gen
 # The fused layer: both grouped GEMMs in one warp-specialized persistent kernel (and, for the
-# ablation, each phase alone), and the swapped small-batch kernels (up / down per row tile).
+# ablation, each phase alone), and their swapped small-batch forms (per row tile).
 python3 bench/gpu/gen_moe_ws.py target/gpu/gen
 for chip in sm_90 sm_80; do
   mkdir -p "target/gpu/$chip"

@@ -335,9 +335,12 @@ def main():
                     t, [load(d, gen_moe_ws.name(t, "up")), load(d, gen_moe_ws.name(t, "down"))], w1, w2, stream),
                 "tma": lambda stream=None: AxeLayer(t, load(d, f"moe_up_t{t}"), load(d, f"moe_down_t{t}"), w1, w2, stream),
             }
-            # The swapped orientation (weights as wgmma's M, BR-row tiles as its N; two launches),
-            # for every row tile generated.
+            # The swapped orientation (weights as wgmma's M, BR-row tiles as its N), for every row
+            # tile generated: fused and as two launches.
             for br in gen_moe_ws.SWAP_ROWS:
+                if os.path.exists(f"{d}/{gen_moe_ws.name(t, 'fused', br)}_kernel.json"):
+                    makers[f"fused swap{br}"] = lambda stream=None, br=br: AxeFusedLayer(
+                        t, [load(d, gen_moe_ws.name(t, "fused", br))], w1, w2, stream, swap=br)
                 if os.path.exists(f"{d}/{gen_moe_ws.name(t, 'up', br)}_kernel.json"):
                     makers[f"two kernels swap{br}"] = lambda stream=None, br=br: AxeFusedLayer(
                         t, [load(d, gen_moe_ws.name(t, "up", br)), load(d, gen_moe_ws.name(t, "down", br))],
@@ -353,7 +356,7 @@ def main():
                     failed += 1
                     continue
                 ok, err, scale = check(got, want)
-                if ok and kind == "fused":
+                if ok and kind.startswith("fused"):
                     # Again, after the flags are reset: every launch must wait afresh.
                     for _ in range(3):
                         ok2, err2, _ = check(layer(x, ids, w), want)

@@ -29,7 +29,11 @@
 // CHECK-NOT: nvvm.wgmma.mma_async
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK: llvm.extractvalue
+// The wait is followed by a CTA-scope fence, which keeps ptxas from scheduling reads of the
+// accumulator registers (the epilogue's conversions) above the wait (wgmma.rs,
+// order_after_wait: seen on the H100 with CUDA 13's ptxas).
+// CHECK-NEXT: llvm.fence syncscope("block") acq_rel
+// CHECK-NEXT: llvm.extractvalue
 // CHECK: memref.store %{{.*}}, %[[ACC]]
 // PTX: .target sm_90a
 // PTX: .shared .align 512
@@ -37,7 +41,7 @@
 // PTX: wgmma.fence.sync.aligned
 // PTX-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // PTX: wgmma.commit_group.sync.aligned
-// PTX: wgmma.wait_group.sync.aligned
+// PTX: wgmma.wait_group.sync.aligned \090;\0A\09fence.acq_rel.cta;
 !acc = !axe.tensor<64x64xf32, register, #axe.layout<(4, 2, 8, 8, 4, 2) : (1@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @warpgroup_wgmma(%a: memref<2048xf16> {axe.align = 16 : i64}, %b: memref<2048xf16> {axe.align = 16 : i64}, %c: memref<4096xf32> {axe.align = 16 : i64}) {
@@ -77,13 +81,15 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK-NOT: nvvm.cp.async.wait.group
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: llvm.fence syncscope("block") acq_rel
 // CHECK: memref.load
 // PTX-LABEL: .entry async_wgmma_kernel
 // PTX: wgmma.commit_group.sync.aligned
 // PTX: wgmma.mma_async
 // PTX: wgmma.commit_group.sync.aligned
 // PTX: wgmma.wait_group.sync.aligned \091;
-// PTX: wgmma.wait_group.sync.aligned \090;
+// PTX-NOT: fence.acq_rel.cta
+// PTX: wgmma.wait_group.sync.aligned \090;\0A\09fence.acq_rel.cta;
 // PTX: st.global
 !acc = !axe.tensor<64x64xf32, register, #axe.layout<(4, 2, 8, 8, 4, 2) : (1@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>
 module attributes {axe.target = #axe.target<"sm_90a">} {

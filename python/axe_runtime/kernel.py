@@ -131,13 +131,18 @@ class Kernel:
         `cooperative` in the IR (the manifest's "cooperative": true) always launches so."""
         checked = self.check(*args)
         device = self._device(checked)
-        ptrs, _ = self._bind(checked, device)
+        ptrs, held = self._bind(checked, device)
         be = backends.backend()
         loaded = self._load(be, device)
         s = self._stream(stream, checked, device)
         cooperative = cooperative or self.cooperative
-        return lambda: be.launch(loaded, self.grid, self.block, self.cluster, self.dynamic_shared_bytes, s, ptrs, device,
-                                 cooperative)
+
+        # The launcher holds its tensor maps' device copies itself: the binding cache may evict
+        # them (CACHE_SIZE), and freeing them would leave `ptrs` pointing at freed memory.
+        def launch(held=held):
+            be.launch(loaded, self.grid, self.block, self.cluster, self.dynamic_shared_bytes, s, ptrs, device,
+                      cooperative)
+        return launch
 
     def _load(self, be, device):
         loaded = self._loaded.get(device)

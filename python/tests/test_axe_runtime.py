@@ -5,11 +5,13 @@
 The fixtures in data/ are manifests printed by `axe-translate --axe-to-launch-manifest` for
 test/gpu/kernels (copy_tma, gemm_4096_db, softmax_f16) and a generated TMA GEMM, their PTX cut
 down to its header."""
+import gc
 import json
 import os
 import shutil
 import sys
 import unittest
+import weakref
 from unittest import mock
 
 import numpy as np
@@ -415,6 +417,23 @@ class LaunchPathTests(unittest.TestCase):
         for i in range(k.CACHE_SIZE + 5):
             k.bind(FakeTensor(ptr=0x100000 * (i + 1)), y)
         self.assertEqual(len(k._bound), k.CACHE_SIZE)
+
+    def test_launcher_outlives_cache_eviction(self):
+        """A launcher keeps the device copies of its tensor maps: binding more argument sets
+        than the cache holds evicts its entry, but its maps must not be freed under it."""
+        k = axe_runtime.load(os.path.join(DATA, "copy_tma.json"))
+        y = FakeTensor(ptr=0x20000)
+        launch = k.launcher(FakeTensor(ptr=0x10000), y, stream=7)
+        first = weakref.ref(next(iter(k._bound.values()))[1][0])
+        for i in range(k.CACHE_SIZE + 5):
+            k.bind(FakeTensor(ptr=0x100000 * (i + 1)), y)
+        gc.collect()
+        self.assertIsNotNone(first(), "the launcher's tensor map was freed when the cache evicted it")
+        launch()
+        self.assertEqual(self.be.launches[-1]["ptrs"][0], 0xd0100)
+        del launch
+        gc.collect()
+        self.assertIsNone(first())
 
     def test_checks_come_before_launch(self):
         k = axe_runtime.load(os.path.join(DATA, "copy_tma.json"))

@@ -27,8 +27,9 @@
 //! **Sequence.** `fence.proxy.async.shared::cta` (the tiles were written through the generic
 //! proxy; wgmma reads them through the async proxy), the accumulator registers packed into one
 //! `!llvm.struct` per instruction tile, `wgmma.fence`, every `wgmma.mma_async` (K innermost,
-//! chained through the structs), `wgmma.commit_group`, `wgmma.wait_group 0`, and the structs
-//! stored back: the gemm is complete when the op's lowering ends, as `axe.gemm` promises.
+//! chained through the structs), `wgmma.commit_group`, `wgmma.wait_group 0`, a CTA-scope fence
+//! that keeps ptxas from reading the accumulators above the wait ([`order_after_wait`]), and the
+//! structs stored back: the gemm is complete when the op's lowering ends, as `axe.gemm` promises.
 
 use crate::error::{AtOp, AxeError};
 use axe_layout::swizzle::Swizzle;

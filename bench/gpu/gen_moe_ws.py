@@ -7,7 +7,7 @@ persistent Axe kernel that runs both grouped GEMMs, with a tile-level pipeline b
   phase 2 (GEMM2):  Y[rows, 2048] = H[rows, 768] W2[e]
 
 `rows` are the token-expert assignments grouped by expert, each expert's group padded to whole
-128-row tiles (the routing step, test/gpu/moe.py); `%map` gives each row tile's expert and
+row tiles (128 rows; BR in the swapped orientation below: the routing step, test/gpu/moe.py); `%map` gives each row tile's expert and
 `%used` the number of row tiles in use (run-time data: the grid is sized once per batch size).
 W1's columns alternate 64 gate and 64 up columns (gen_moe.SWIGLU_BLOCK), so every column tile
 holds whole (gate, up) pairs.
@@ -18,8 +18,9 @@ wgmma on 64 rows each. Every CTA walks the tiles t = cta, cta + grid, ... of one
 phase-1 tiles (row tile, column tile of W1; row-major, so the column tiles of one row tile run
 side by side and share its A rows in L2), then the phase-2 tiles. The pipeline between the
 phases is per tile, in Axe IR:
-  * a phase-1 consumer warpgroup stores its 64 rows of H, then `axe.signal`s its flag
-    F[row tile, 2 c + w] (release: its stores are visible to whoever acquires the flag);
+  * a phase-1 consumer warpgroup stores its 64 rows of H (swapped: its 64 columns of H), then
+    `axe.signal`s its flag F[row tile, 2 c + w] (release: its stores are visible to whoever
+    acquires the flag);
   * the phase-2 producer, before the TMA copies of a round of S K steps of H, `axe.signal_wait`s
     on the flags of the phase-1 tiles that wrote those H columns, all at once (acquire, then a
     proxy fence: TMA reads what the generic stores wrote). A phase-2 tile thus starts as soon
@@ -308,6 +309,7 @@ def kernel(t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None, swap=
         def consume1_swapped(j):
             # The accumulator's rows 0-63 are a gate block, rows 64-127 its up block (W1's
             # 64-column blocks alternate): silu(gate) * up is H^T's 64 columns x the tile's rows.
+            assert bn // 2 == 2 * SWIGLU_BLOCK  # one (gate, up) pair per warpgroup
             blk = SWIGLU_BLOCK
             hr = f"!axe.tensor<{blk}x{BM}xf32, register, ?>"
             hh = f"!axe.tensor<{blk}x{BM}x{f16}, register, ?>"

@@ -541,15 +541,18 @@ pub fn fence_accumulators(b: &B, ctx: &Ctx) {
 }
 
 /// After a `wgmma.wait_group 0` whose accumulators are read next: a CTA-scope acq_rel fence
-/// (`fence.acq_rel.cta`), which ptxas does not schedule instructions across. Without it, ptxas
+/// (`fence.acq_rel.cta`), which ptxas (CUDA 13) was seen not to hoist the reads across (an
+/// observation, not a documented guarantee: the fence orders memory). Without it, ptxas
 /// (CUDA 13) was seen to place the epilogue's f32 -> f16 conversions of the accumulator
 /// registers (`F2FP`) above the `WARPGROUP.DEPBAR` of the wait, reading registers the last
 /// `HGMMA` group was still writing: the one-launch swapped MoE kernel
 /// (bench/gpu/gen_moe_ws.py) lost part of its last K steps on the H100 — depending on code
 /// elsewhere in the kernel, since the same loop in a kernel of its own was scheduled correctly.
-/// The PTX was in order (wait, then the conversions); the fence makes ptxas keep it so. Waits
-/// that leave groups in flight (`outstanding` > 0, the mainloops') are not fenced: what follows
-/// them is the next wgmma, which the hardware orders on the same accumulator.
+/// The PTX was in order (wait, then the conversions); with the fence, ptxas kept it so
+/// (`wgmma.fence` and `bar.warp.sync` did not). Waits that leave groups in flight
+/// (`outstanding` > 0, the mainloops') are not fenced: the generators read no accumulator
+/// after them, only the next wgmma chains on it (nor are the accumulators LLVM-fenced there,
+/// see `fence_accumulators`).
 pub fn order_after_wait(b: &B) {
     // llvm::AtomicOrdering::AcquireRelease; "block" is NVPTX's CTA scope.
     b.llvm_fence(b.i64_attr(6), Some("block"));

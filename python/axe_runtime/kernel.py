@@ -137,11 +137,12 @@ class Kernel:
         s = self._stream(stream, checked, device)
         cooperative = cooperative or self.cooperative
 
-        # The launcher holds its tensor maps' device copies itself: the binding cache may evict
-        # them (CACHE_SIZE), and freeing them would leave `ptrs` pointing at freed memory.
-        def launch(held=held):
+        def launch():
             be.launch(loaded, self.grid, self.block, self.cluster, self.dynamic_shared_bytes, s, ptrs, device,
                       cooperative)
+        # The launcher holds its tensor maps' device copies itself: the binding cache may evict
+        # them (CACHE_SIZE), and freeing them would leave `ptrs` pointing at freed memory.
+        launch.keeps = held
         return launch
 
     def _load(self, be, device):

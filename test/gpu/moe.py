@@ -2,10 +2,12 @@
 """The FP16 Mixture-of-Experts layer of the Axe paper's §4.2 (Qwen3-30B-A3B: hidden 2048, 128
 experts, top-8 routing, expert intermediate size 768) with Axe's grouped GEMMs: checked against
 a float32 PyTorch reference of the layer, and with --bench timed against PyTorch baselines, at
-the paper's token counts (Figure 11's axis). Three Axe layers, each checked:
+the paper's token counts (Figure 11's axis). Axe layers, each checked:
   - "fused" (bench/gpu/gen_moe_ws.py): both grouped GEMMs in ONE warp-specialized persistent
     kernel, GEMM2's tiles waiting only for the GEMM1 tiles whose H columns they read (flags);
   - "two kernels": the same generator's phases as two launches (the ablation of the pipeline);
+  - "fused swapBR" / "two kernels swapBR": the same in the swapped orientation (weights as
+    wgmma's M, BR-row token tiles as its N), for small batches;
   - "tma": the two non-specialized grouped GEMMs of bench/gpu/gen_moe.py (session 4).
 
     python3 moe.py DIR [--bench] [--reps R] [T ...]
@@ -13,10 +15,10 @@ the paper's token counts (Figure 11's axis). Three Axe layers, each checked:
 The layer, per token x with routed experts e_1..e_8 and weights w_1..w_8 (softmax of the top-8
 router logits, renormalized): out = sum_k w_k * W2[e_k] (silu(W1_gate[e_k] x) * W1_up[e_k] x).
 
-Axe's layer (all of it timed; `AxeLayer` keeps its workspace): the routing step in PyTorch (sort the token-expert assignments
-by expert, pad each expert's group to whole 128-row tiles, the tile -> expert map, the gather
-of the tokens' rows: no host synchronization), `moe_up` (grouped GEMM with the SwiGLU
-epilogue), `moe_down` (grouped GEMM), and the weighted combine (index_add in float32).
+Axe's layer (all of it timed; the layer objects keep their workspace): the routing step in
+PyTorch (`plan`: group the token-expert assignments by expert, pad each expert's group to whole
+row tiles, the tile -> expert map; no host synchronization), the gather of the tokens' rows,
+the grouped GEMMs, and the weighted combine (`combine`).
 
 Baselines, timed paired in the same process (CUDA events, median of 20, R alternating
 measurements; the ratio's median and spread are printed), eagerly and, for Axe's layer and
@@ -91,8 +93,9 @@ def plan(ids, t, bm=BM, tile_e=None, used=None, mark_unused=False):
     keep whatever expert the search gives (the persistent kernels read only the `used` first);
     `mark_unused` writes -1 there (the per-tile kernels launch a CTA for every tile)."""
     if ids.numel() > ONEHOT_MAX:
-        # Past ~8K assignments the [E, T K] scan costs more than the sort (H100: 148 against
-        # 133 us at 4096 tokens; 40 against 79 us at 512).
+        # The [E, T K] scan costs more than the sort at 32768 assignments (H100, above an empty
+        # graph: 131 against 116 us at 4096 tokens), less at 4096 (39 against 79 us at 512
+        # tokens); the threshold between them is an interpolation.
         pos, te, u = plan_by_sort(ids, t, bm)
         if tile_e is not None:
             tile_e.copy_(te)  # -1 past the last used tile, as mark_unused asks
@@ -101,6 +104,11 @@ def plan(ids, t, bm=BM, tile_e=None, used=None, mark_unused=False):
             used.copy_(u)
             u = used
         return pos, te, u
+    return plan_onehot(ids, t, bm, tile_e, used, mark_unused)
+
+
+def plan_onehot(ids, t, bm=BM, tile_e=None, used=None, mark_unused=False):
+    """`plan` by a cumulative sum over the one-hot [E, T K] matrix, at any size."""
     key = ids.device
     if key not in _EXPERT_IDS:
         _EXPERT_IDS[key] = torch.arange(E, device=ids.device)
@@ -386,11 +394,18 @@ def main():
             x = (torch.randn(t, H, device="cuda", generator=gen)).half()
             ids, w = route(t, skew, gen)
             want = reference(x, ids, w, g, u, dn)
-            # The routing step against its sort-based oracle, for every row tile in use.
+            # The routing step against its sort-based oracle, for every row tile in use: the
+            # one-hot form at any size, and `plan` as the layers call it (into their buffers;
+            # without mark_unused only the used tiles are defined).
             for bm in (BM,) + gen_moe_ws.SWAP_ROWS:
-                p_got, te_got, u_got = plan(ids, t, bm, mark_unused=True)
                 p_want, te_want, u_want = plan_by_sort(ids, t, bm)
-                ok = (torch.equal(p_got, p_want) and torch.equal(te_got, te_want) and torch.equal(u_got, u_want))
+                p_got, te_got, u_got = plan_onehot(ids, t, bm, mark_unused=True)
+                ok = torch.equal(p_got, p_want) and torch.equal(te_got, te_want) and torch.equal(u_got, u_want)
+                te_buf = torch.full_like(te_want, 7)
+                u_buf = torch.zeros_like(u_want)
+                p_got, _, _ = plan(ids, t, bm, tile_e=te_buf, used=u_buf)
+                n = int(u_want.item())
+                ok = ok and torch.equal(p_got, p_want) and torch.equal(te_buf[:n], te_want[:n]) and torch.equal(u_buf, u_want)
                 if not ok:
                     print(f"FAIL {tag} routing plan (bm {bm}) differs from the sort-based one", flush=True)
                 passed += ok

@@ -429,18 +429,34 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
     return "\n".join(out) + "\n"
 
 
-def swiglu_pair(out, ind, acc, rows, blk, p):
+def swiglu_pair(out, ind, acc, rows, blk, p, by_rows=False):
     """Appends %act{p} = silu(gate) * up for the p-th (gate, up) pair of `blk`-column blocks of
     the f32 accumulator %acc (type `acc`, `rows` rows): register slices of it, so no data
-    moves. Returns %act{p}'s type."""
-    hr = f"!axe.tensor<{rows}x{blk}xf32, register, ?>"
+    moves. `by_rows`: the pair is of `blk`-row blocks instead, over `rows` columns (a swapped
+    accumulator, W^T X^T). Returns %act{p}'s type."""
     g0 = 2 * p * blk
-    out.append(f"{ind}%gate{p} = axe.slice %acc [0 : {rows}, {g0} : {g0 + blk}] : {acc} to {hr}")
-    out.append(f"{ind}%up{p} = axe.slice %acc [0 : {rows}, {g0 + blk} : {g0 + 2 * blk}] : {acc} to {hr}")
+    if by_rows:
+        hr = f"!axe.tensor<{blk}x{rows}xf32, register, ?>"
+        gate, up = f"{g0} : {g0 + blk}, 0 : {rows}", f"{g0 + blk} : {g0 + 2 * blk}, 0 : {rows}"
+    else:
+        hr = f"!axe.tensor<{rows}x{blk}xf32, register, ?>"
+        gate, up = f"0 : {rows}, {g0} : {g0 + blk}", f"0 : {rows}, {g0 + blk} : {g0 + 2 * blk}"
+    out.append(f"{ind}%gate{p} = axe.slice %acc [{gate}] : {acc} to {hr}")
+    out.append(f"{ind}%up{p} = axe.slice %acc [{up}] : {acc} to {hr}")
     out.append(f"{ind}%act{p} = axe.alloc : {hr}")
     out.append(f"{ind}axe.unary silu %gate{p}, %act{p} : {hr}, {hr}")
     out.append(f"{ind}axe.binary mul %act{p}, %up{p}, %act{p} : {hr}, {hr}, {hr}")
     return hr
+
+
+def cast_store(out, ind, src, src_ty, reg, reg_ty, dst, dst_ty, view, view_ty, at):
+    """Appends the register tensor %{src} converted into a new register tensor %{reg} (type
+    `reg_ty`, the output's element type) and stored to %{dst}, the slice `[at]` of the global
+    view %{view}."""
+    out.append(f"{ind}%{reg} = axe.alloc : {reg_ty}")
+    out.append(f"{ind}axe.cast %{src}, %{reg} : {src_ty}, {reg_ty}")
+    out.append(f"{ind}%{dst} = axe.slice %{view} [{at}] : {view_ty} to {dst_ty}")
+    out.append(f"{ind}axe.copy %{reg}, %{dst} : {reg_ty}, {dst_ty}")
 
 
 def reduce_scatter_views(out, m, n, k, bn, ranks, e, name_):
@@ -526,10 +542,7 @@ def reduce_scatter_views(out, m, n, k, bn, ranks, e, name_):
                 out.append(f"{i2}axe.binary add %acc_o{c}, %f{t}, %acc_o{c} : {b32}, {b32}, {b32}")
         rt = f"!axe.tensor<128x{bn}x{e}, register, ?>"
         yt = f"!axe.tensor<128x{bn}x{e}, global, ?>"
-        out.append(f"{i2}%sum = axe.alloc : {rt}")
-        out.append(f"{i2}axe.cast %acc, %sum : {acc}, {rt}")
-        out.append(f"{i2}%yt = axe.slice %Y [%oml : +128, %on : +{bn}] : {ty} to {yt}")
-        out.append(f"{i2}axe.copy %sum, %yt : {rt}, {yt}")
+        cast_store(out, i2, "acc", acc, "sum", rt, "yt", yt, "Y", ty, f"%oml : +128, %on : +{bn}")
         out.append(f"{ind}}} else {{")
         out.append(f"{i2}%rn = arith.muli %rank, %cn_r : index")
         out.append(f"{i2}%rc = arith.addi %rn, %on : index")

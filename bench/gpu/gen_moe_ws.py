@@ -311,23 +311,14 @@ def kernel(t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None, swap=
             # 64-column blocks alternate): silu(gate) * up is H^T's 64 columns x the tile's rows.
             assert bn // 2 == 2 * SWIGLU_BLOCK  # one (gate, up) pair per warpgroup
             blk = SWIGLU_BLOCK
-            hr = f"!axe.tensor<{blk}x{BM}xf32, register, ?>"
-            hh = f"!axe.tensor<{blk}x{BM}x{f16}, register, ?>"
-            hg = f"!axe.tensor<{blk}x{BM}x{f16}, global, ?>"
-            L.append(f"{j}%gate = axe.slice %acc [0 : {blk}, 0 : {BM}] : {acc} to {hr}")
-            L.append(f"{j}%up = axe.slice %acc [{blk} : {2 * blk}, 0 : {BM}] : {acc} to {hr}")
-            L.append(f"{j}%act = axe.alloc : {hr}")
-            L.append(f"{j}axe.unary silu %gate, %act : {hr}, {hr}")
-            L.append(f"{j}axe.binary mul %act, %up, %act : {hr}, {hr}, {hr}")
-            L.append(f"{j}%hv = axe.alloc : {hh}")
-            L.append(f"{j}axe.cast %act, %hv : {hr}, {hh}")
+            hr = gen_gemm_tma.swiglu_pair(L, j, acc, BM, blk, 0, by_rows=True)
             # H columns: the tile's pairs start at ct BN / 2; this warpgroup's pair at + w-1 blocks.
             L.append(f"{j}%chalf = arith.constant {hb} : index")
             L.append(f"{j}%onh0 = arith.muli %ct, %chalf : index")
             L.append(f"{j}%cwh = arith.constant {(w - 1) * blk} : index")
             L.append(f"{j}%onh = arith.addi %onh0, %cwh : index")
-            L.append(f"{j}%ht = axe.slice %HT [%onh : +{blk}, %om : +{BM}] : {ght} to {hg}")
-            L.append(f"{j}axe.copy %hv, %ht : {hh}, {hg}")
+            gen_gemm_tma.cast_store(L, j, "act0", hr, "hv", f"!axe.tensor<{blk}x{BM}x{f16}, register, ?>", "ht",
+                                    f"!axe.tensor<{blk}x{BM}x{f16}, global, ?>", "HT", ght, f"%onh : +{blk}, %om : +{BM}")
 
         def consume1(j):
             mainloop(j, 1)
@@ -367,12 +358,9 @@ def kernel(t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None, swap=
             mainloop(j, 2)
             if swap:
                 # Y^T's (columns, rows) tile: element stores through the transposed view.
-                yh = f"!axe.tensor<{bn // 2}x{BM}x{f16}, register, ?>"
-                yg = f"!axe.tensor<{bn // 2}x{BM}x{f16}, global, ?>"
-                L.append(f"{j}%yv = axe.alloc : {yh}")
-                L.append(f"{j}axe.cast %acc, %yv : {acc}, {yh}")
-                L.append(f"{j}%yt = axe.slice %YT [%onw : +{bn // 2}, %om : +{BM}] : {gyt} to {yg}")
-                L.append(f"{j}axe.copy %yv, %yt : {yh}, {yg}")
+                gen_gemm_tma.cast_store(L, j, "acc", acc, "yv", f"!axe.tensor<{bn // 2}x{BM}x{f16}, register, ?>", "yt",
+                                        f"!axe.tensor<{bn // 2}x{BM}x{f16}, global, ?>", "YT", gyt,
+                                        f"%onw : +{bn // 2}, %om : +{BM}")
                 return
             # Y's rows through the shared tile and TMA stores, 128 columns at a time; each part
             # converted right before it goes out (see gen_gemm_ws.py's epilogue).

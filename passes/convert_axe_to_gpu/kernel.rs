@@ -498,7 +498,6 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     if ctx.has_async_gemm && (all || kinds.gemm) {
                         wgmma::wait_groups(&b, outstanding);
                         if outstanding == 0 {
-                            wgmma::order_after_wait(&b);
                             wgmma::fence_accumulators(&b, ctx);
                         }
                     }

@@ -499,7 +499,6 @@ pub fn lower(
         }
     } else {
         wait_groups(&b, 0);
-        order_after_wait(&b);
     }
     for (i, row) in regs.iter().enumerate() {
         for (j, tile) in row.iter().enumerate() {
@@ -553,14 +552,18 @@ pub fn fence_accumulators(b: &B, ctx: &Ctx) {
 /// (`outstanding` > 0, the mainloops') are not fenced: the generators read no accumulator
 /// after them, only the next wgmma chains on it (nor are the accumulators LLVM-fenced there,
 /// see `fence_accumulators`).
-pub fn order_after_wait(b: &B) {
+fn order_after_wait(b: &B) {
     // llvm::AtomicOrdering::AcquireRelease; "block" is NVPTX's CTA scope.
     b.llvm_fence(b.i64_attr(6), Some("block"));
 }
 
-/// `wgmma.wait_group N`: at most N of this warpgroup's committed wgmma groups in flight.
+/// `wgmma.wait_group N`: at most N of this warpgroup's committed wgmma groups in flight; a wait
+/// for all of them is followed by [`order_after_wait`].
 pub fn wait_groups(b: &B, outstanding: i64) {
     b.wgmma_wait_group_sync_aligned(outstanding);
+    if outstanding == 0 {
+        order_after_wait(b);
+    }
 }
 
 #[cfg(test)]

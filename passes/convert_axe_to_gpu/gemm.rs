@@ -9,10 +9,14 @@
 //! fragment registers (layout-driven loads, see `distribute.rs`). The layouts are warp-uniform —
 //! every warp holds its atoms at the same register offsets — which is checked by enumeration,
 //! so one straight-line sequence of `mma.sync` over register offsets serves every warp.
+//!
+//! That sequence goes k16 step by k16 step, each step's fragments loaded before the previous
+//! step's `mma.sync` (see `lower`), and a fragment address that is a constant away from an
+//! earlier one for every warp and lane (checked by evaluating both) is emitted as that sum.
 
 use crate::error::{AtOp, AxeError};
 use melior::dialect::arith::CmpiPredicate;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use axe_layout::{Axis, Layout};
 use mlir_sys::*;
@@ -471,55 +475,141 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         let elems: Vec<MlirValue> = (0..count).map(|i| b.load(t.buf, &[b.cidx(base + i)])).collect();
         b.vector_from_elements(&elems, ty)
     };
+    // Each fragment address as a constant away from an earlier one where it can be: the
+    // offsets every (warp, lane) of the scope would use, evaluated at compile time (the warp
+    // table, the lane pattern, the layout and the swizzle are all static when the tensor's
+    // run-time offset is zero), compared with those of the addresses already emitted. With the
+    // 128-byte swizzle the 48 fragment addresses of a 64x64 warp tile fall into about 12 such
+    // classes; a constant difference becomes an immediate offset of the ldmatrix, and the
+    // registers left free let ptxas keep the next k16 step's fragments in flight.
+    let static_offsets = |t: &Tensor, is_a: bool, stored_transposed: bool, origin: &dyn Fn(usize) -> (i64, i64)| {
+        let Ix::C(base) = t.dyn_offset else { return None };
+        let mut offsets = Vec::with_capacity(warps as usize * 32);
+        for w in 0..warps as usize {
+            let (o0, o1) = origin(w);
+            for l in 0..crate::target::WARP_THREADS {
+                let (row, col) = lane_address(is_a, stored_transposed, Ix::C(o0), Ix::C(o1), Ix::C(l), &b);
+                let Ok(Ix::C(e)) = eval_dynamic(&b, &t.layout, &t.shape, &[row, col]) else {
+                    return None;
+                };
+                offsets.push(t.swizzle.as_ref().map_or(e + base, |s| s.apply(e + base)));
+            }
+        }
+        Some(offsets)
+    };
+    let emitted: std::cell::RefCell<Vec<(bool, Vec<i64>, Ix)>> = Default::default();
+    #[allow(clippy::too_many_arguments)]
     let ldmatrix = |t: &Tensor,
                     ld: &Ldmatrix,
                     is_a: bool,
                     stored_transposed: bool,
                     o0: Ix,
                     o1: Ix,
-                    ty: MlirType|
+                    ty: MlirType,
+                    offsets: Option<Vec<i64>>|
      -> R<MlirValue> {
-        let (row, col) = lane_address(is_a, stored_transposed, o0, o1, lane, &b);
-        let mut off = b.add(eval_dynamic(&b, &t.layout, &t.shape, &[row, col]).at(op)?, t.dyn_offset);
-        if let Some(s) = &t.swizzle {
-            off = swizzled(&b, s, off);
-        }
+        let near = offsets.as_ref().and_then(|want| {
+            emitted.borrow().iter().find_map(|(a, have, off)| {
+                let d = want[0] - have[0];
+                (*a == is_a && want.iter().zip(have).all(|(x, y)| x - y == d)).then(|| b.add(*off, Ix::C(d)))
+            })
+        });
+        let off = match near {
+            Some(off) => off,
+            None => {
+                let (row, col) = lane_address(is_a, stored_transposed, o0, o1, lane, &b);
+                let mut off = b.add(eval_dynamic(&b, &t.layout, &t.shape, &[row, col]).at(op)?, t.dyn_offset);
+                if let Some(s) = &t.swizzle {
+                    off = swizzled(&b, s, off);
+                }
+                if let Some(have) = offsets {
+                    emitted.borrow_mut().push((is_a, have, off));
+                }
+                off
+            }
+        };
         Ok(b.nvgpu_ldmatrix(t.buf, &[b.ix(off)], ty, ld.transpose, ld.tiles))
     };
+    // Emission order, for the latency of shared memory: k16 steps outer. The live fragments
+    // are then one step's A and B (not every k step's B fragments for a row of atoms), and each
+    // step's fragments are loaded before the previous step's mma.sync are issued, so the
+    // ldmatrix latency of step s + 1 overlaps the tensor work of step s (the fragment double
+    // buffering of CUTLASS's sm80 mainloops). Each distinct fragment is loaded once; within a
+    // step the atoms go in serpentine order (row by row, alternating column direction).
+    let mut by_k: BTreeMap<i64, Vec<&Step>> = BTreeMap::new();
     for st in &sched {
-        let (ar, br, cr) = st.regs;
-        let (mi, ni, ki) = st.atoms[0];
-        let a2 = match (&a_ld, &ra) {
-            (Some(ld), _) => ldmatrix(
-                &a,
-                ld,
-                true,
-                false,
-                b.add(dm, Ix::C(mi * mma::M)),
-                Ix::C(ki * mma::K),
-                a_vty,
-            )?,
-            (None, Some(r)) => gather(r, ar, 8, a_vty),
-            _ => unreachable!(),
+        by_k.entry(st.atoms[0].2).or_default().push(st);
+    }
+    for steps in by_k.values_mut() {
+        steps.sort_by_key(|st| {
+            let (mi, ni, _) = st.atoms[0];
+            (mi, if mi % 2 == 0 { ni } else { -ni })
+        });
+    }
+    // One k16 step's fragments, keyed by warp 0's atom: A by (mi, ki), B by (ni, ki).
+    type Frags = (BTreeMap<(i64, i64), MlirValue>, BTreeMap<(i64, i64), MlirValue>);
+    let load = |steps: &[&Step]| -> R<Frags> {
+        let (mut fa, mut fb) = (BTreeMap::new(), BTreeMap::new());
+        for st in steps {
+            let (ar, br, _) = st.regs;
+            let (mi, ni, ki) = st.atoms[0];
+            if let std::collections::btree_map::Entry::Vacant(e) = fa.entry((mi, ki)) {
+                e.insert(match (&a_ld, &ra) {
+                    (Some(ld), _) => ldmatrix(
+                        &a,
+                        ld,
+                        true,
+                        false,
+                        b.add(dm, Ix::C(mi * mma::M)),
+                        Ix::C(ki * mma::K),
+                        a_vty,
+                        static_offsets(&a, true, false, &|w| (mi * mma::M + delta_m[w], ki * mma::K)),
+                    )?,
+                    (None, Some(r)) => gather(r, ar, 8, a_vty),
+                    _ => unreachable!(),
+                });
+            }
+            if let std::collections::btree_map::Entry::Vacant(e) = fb.entry((ni, ki)) {
+                e.insert(match (&b_ld, &rb) {
+                    (Some(ld), _) => ldmatrix(
+                        &bt,
+                        ld,
+                        false,
+                        tb,
+                        Ix::C(ki * mma::K),
+                        b.add(dn, Ix::C(ni * mma::N)),
+                        b_vty,
+                        static_offsets(&bt, false, tb, &|w| (ki * mma::K, ni * mma::N + delta_n[w])),
+                    )?,
+                    (None, Some(r)) => gather(r, br, 4, b_vty),
+                    _ => unreachable!(),
+                });
+            }
+        }
+        Ok((fa, fb))
+    };
+    let groups: Vec<&Vec<&Step>> = by_k.values().collect();
+    let mut current = match groups.first() {
+        Some(g) => load(g)?,
+        None => return Ok(()),
+    };
+    for (i, steps) in groups.iter().enumerate() {
+        let next = match groups.get(i + 1) {
+            Some(g) => Some(load(g)?),
+            None => None,
         };
-        let b2 = match (&b_ld, &rb) {
-            (Some(ld), _) => ldmatrix(
-                &bt,
-                ld,
-                false,
-                tb,
-                Ix::C(ki * mma::K),
-                b.add(dn, Ix::C(ni * mma::N)),
-                b_vty,
-            )?,
-            (None, Some(r)) => gather(r, br, 4, b_vty),
-            _ => unreachable!(),
-        };
-        let c2 = gather(&c, cr, 4, f32_vty);
-        let d2 = b.nvgpu_mma_sync(a2, b2, c2, f32_vty, [16, 8, 16]);
-        for i in 0..4i64 {
-            let e = b.vector_extract(d2, &[i / 2, i % 2]);
-            b.store(e, c.buf, &[b.cidx(cr + i)]);
+        for st in steps.iter() {
+            let (_, _, cr) = st.regs;
+            let (mi, ni, ki) = st.atoms[0];
+            let c2 = gather(&c, cr, 4, f32_vty);
+            let d2 = b.nvgpu_mma_sync(current.0[&(mi, ki)], current.1[&(ni, ki)], c2, f32_vty, [16, 8, 16]);
+            for i in 0..4i64 {
+                let e = b.vector_extract(d2, &[i / 2, i % 2]);
+                b.store(e, c.buf, &[b.cidx(cr + i)]);
+            }
+        }
+        if let Some(n) = next {
+            current = n;
         }
     }
     Ok(())

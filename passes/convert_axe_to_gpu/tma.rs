@@ -301,7 +301,9 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
         if wait_release {
             wait(&ib, ctx_ro, release.unwrap());
         }
-        ib.fence_proxy_async_shared();
+        if site.proxy_fence {
+            ib.fence_proxy_async_shared();
+        }
         ib.mbarrier_arrive_expect_tx(bar, ib.ci32(bytes));
         // One box: a TMA load into this CTA's shared memory, or with a multicast mask into
         // every member's (at the same offset, completing on the same barrier there).

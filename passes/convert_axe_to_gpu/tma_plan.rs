@@ -71,6 +71,9 @@ pub struct Site {
     pub elt_bytes: i64,
     /// `multicast [d, ...]`: the cluster dimensions along which the CTAs share the tile.
     pub multicast: Option<Multicast>,
+    /// A load whose shared tensor threads may also write (see [`generic_writes`]): its
+    /// issuing thread fences the proxies first.
+    pub proxy_fence: bool,
 }
 
 /// The group of CTAs a multicast copy shares its tile with: those of the cluster that differ
@@ -424,7 +427,51 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
         bytes,
         elt_bytes,
         multicast,
+        proxy_fence: !store && generic_writes(dst),
     })
+}
+
+/// Whether the shared tensor `dst` of a TMA load may be written through the generic proxy
+/// (threads' stores) anywhere in the kernel: every use of its `axe.alloc`, through slices, is
+/// checked. Only then must the load's issuing thread run `fence.proxy.async.shared::cta`
+/// first, so that those writes are ordered before the async proxy's (write after write).
+/// Reads by threads (ldmatrix, register copies) before a TMA load overwrites the tensor are
+/// ordered by the barrier or mbarrier that every such load already waits on (`after`, or a
+/// CTA barrier): the release of the readers' arrival and the acquire of the issuing thread's
+/// wait, as in CUTLASS's and Triton's TMA pipelines. The fence is a `MEMBAR` in SASS: paid
+/// at every refill by a thread that also computes, it cost the mma.sync GEMM of 4096^3 about
+/// 7 % (`bench/gpu/mma_sync_gemm.py`). Anything not recognised as a read counts as a write.
+fn generic_writes(dst: MlirValue) -> bool {
+    let mut root = dst;
+    while let Some(d) = ir::defining_op(root).filter(|&d| ir::name(d) == ods::ops::SLICE) {
+        root = ir::operand(d, ods::slice::operands::SOURCE);
+    }
+    if ir::defining_op(root).is_none_or(|d| ir::name(d) != ods::ops::ALLOC) {
+        return true;
+    }
+    let same = |a: MlirValue, b: MlirValue| ir::key(a) == ir::key(b);
+    let mut pending = vec![root];
+    while let Some(v) = pending.pop() {
+        for u in ir::users(v) {
+            let name = ir::name(u);
+            let is = |i: usize| same(ir::operand(u, i), v);
+            let read = if name == ods::ops::SLICE {
+                pending.push(ir::result(u, 0));
+                true
+            } else if name == ods::ops::GEMM {
+                !is(ods::gemm::operands::C)
+            } else if name == ods::ops::COPY {
+                let tma_load = ir::copy_schedule(u) == Some(CopySchedule::Tma) && !is_store(u);
+                !is(ods::copy::operands::DEST) || tma_load
+            } else {
+                false
+            };
+            if !read {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// The multicast group of a copy (`multicast [d, ...]`, verified against the kernel's

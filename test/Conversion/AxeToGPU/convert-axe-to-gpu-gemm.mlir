@@ -6,15 +6,29 @@
 // RUN: axe-opt %s --convert-axe-to-gpu --split-input-file | FileCheck %s
 // RUN: axe-opt %s --axe-to-nvvm-pipeline='chip=sm_80' --split-input-file | FileCheck %s --check-prefix=PTX
 
-// One warp, C 16x16 (2 n atoms), K 32 (2 k atoms): 4 mma.sync, each fed by ldmatrix.
+// One warp, C 16x16 (2 n atoms), K 32 (2 k atoms): 4 mma.sync, each fed by ldmatrix. Each
+// fragment is loaded once, and the second k16 step's fragments before the first step's mma.sync
+// (their latency overlaps it). The B fragment addresses after the first are constants away from
+// it (unswizzled B: +8 columns, +16 rows, both); A's second is computed anew (the swizzle moves
+// A's k16 blocks by a lane-dependent XOR, not by a constant).
 // CHECK-LABEL: func.func @warp_gemm
 // CHECK: gpu.launch
 // CHECK: %[[ACC:.*]] = memref.alloca() : memref<8xf32>
 // CHECK-NOT: memref.alloca() : memref<{{.*}}xf16>
 // CHECK: %[[A:.*]] = nvgpu.ldmatrix %{{.*}}[%{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<{{.*}}xf16, 3> -> vector<4x2xf16>
-// CHECK: %[[B:.*]] = nvgpu.ldmatrix %{{.*}}[%{{.*}}] {numTiles = 2 : i32, transpose = true} : memref<{{.*}}xf16, 3> -> vector<2x2xf16>
+// CHECK: %[[B:.*]] = nvgpu.ldmatrix %{{.*}}[%[[OB:.*]]] {numTiles = 2 : i32, transpose = true} : memref<{{.*}}xf16, 3> -> vector<2x2xf16>
+// CHECK: %[[OB1:.*]] = arith.addi %[[OB]], %c8{{.*}} : index
+// CHECK-NEXT: %[[B1:.*]] = nvgpu.ldmatrix %{{.*}}[%[[OB1]]] {numTiles = 2
+// CHECK: %[[A2:.*]] = nvgpu.ldmatrix %{{.*}}[%{{.*}}] {numTiles = 4
+// CHECK: %[[OB2:.*]] = arith.addi %[[OB]], %c256{{.*}} : index
+// CHECK-NEXT: %[[B2:.*]] = nvgpu.ldmatrix %{{.*}}[%[[OB2]]] {numTiles = 2
+// CHECK: %[[OB3:.*]] = arith.addi %[[OB]], %c264{{.*}} : index
+// CHECK-NEXT: %[[B3:.*]] = nvgpu.ldmatrix %{{.*}}[%[[OB3]]] {numTiles = 2
+// CHECK-NOT: nvgpu.ldmatrix
 // CHECK: nvgpu.mma.sync(%[[A]], %[[B]], %{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
-// CHECK-COUNT-3: nvgpu.mma.sync
+// CHECK: nvgpu.mma.sync(%[[A]], %[[B1]], %{{.*}})
+// CHECK: nvgpu.mma.sync(%[[A2]], %[[B2]], %{{.*}})
+// CHECK: nvgpu.mma.sync(%[[A2]], %[[B3]], %{{.*}})
 // CHECK-NOT: nvgpu.mma.sync
 // CHECK: gpu.terminator
 // PTX-COUNT-2: ldmatrix.sync.aligned.m8n8.x4.shared.b16

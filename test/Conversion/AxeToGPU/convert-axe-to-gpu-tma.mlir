@@ -4,7 +4,8 @@
 // TMA: a 32x256 f16 tile of a row-major 256x256 tensor into a 128B-swizzled shared tile made of
 // four 64-column blocks: the tensor map (built on the host, before the launch) has 32x64
 // boxes; thread 0 arms the copy's mbarrier with the tile's 16384 bytes and issues one
-// cp.async.bulk.tensor per block, coordinates innermost first (column, then row).
+// cp.async.bulk.tensor per block, coordinates innermost first (column, then row). Threads only
+// read the shared tile (TMA alone writes it), so the issuing thread does not fence the proxies.
 
 // CHECK-LABEL: func.func @copy
 // CHECK: %[[RC:.*]] = memref.reinterpret_cast %arg0 to offset: [0], sizes: [256, 256], strides: [256, 1]
@@ -20,7 +21,7 @@
 // CHECK:   nvvm.fence.mbarrier.init
 // CHECK: gpu.barrier
 // CHECK: scf.if
-// CHECK:   nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NOT: nvvm.fence.proxy
 // CHECK:   %[[TX:.*]] = arith.constant 16384 : i32
 // CHECK:   nvvm.mbarrier.arrive.expect_tx %[[BAR:.*]], %[[TX]] : !llvm.ptr<3>, i32
 // CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MAP]], %[[BAR]], box[%{{.*}}, %{{.*}}] : !llvm.ptr<7>, !llvm.ptr
@@ -144,7 +145,8 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 
 // A refill ordered after `axe.arrive` instead of a CTA barrier: the arrive's mbarrier expects
 // one arrival per thread (128); every thread arrives without waiting; thread 0 waits for the
-// phase before its first TMA copy after the token, and not again for the second.
+// phase before its first TMA copy after the token, and not again for the second. The threads'
+// reads of %s before the refill are ordered by that wait (no proxy fence: only TMA writes %s).
 
 // CHECK-LABEL: func.func @release
 // CHECK: scf.if
@@ -155,7 +157,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
 // CHECK: scf.if
 // CHECK:   nvvm.mbarrier.try_wait.parity
-// CHECK:   nvvm.fence.proxy
+// CHECK-NOT: nvvm.fence.proxy
 // CHECK:   nvvm.mbarrier.arrive.expect_tx
 // CHECK:   nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: scf.if
@@ -177,6 +179,42 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
       %t1 = axe.copy async %x1, %s schedule tma after %r : !x1, !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>> -> !axe.token
       %t2 = axe.copy async %x0, %s2 schedule tma after %r : !x0, !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>> -> !axe.token
       axe.wait %t1, %t2
+    }
+    return
+  }
+}
+
+// -----
+
+// A shared tile that threads also write (a copy through registers, then a CTA barrier): the
+// TMA load into it after that is ordered behind those generic-proxy writes with
+// `fence.proxy.async.shared::cta`, before the barrier is armed. A tile only TMA writes (%t)
+// needs no fence.
+
+// CHECK-LABEL: func.func @generic_then_tma
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK:   nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: arith.constant 8192 : i32
+// CHECK-NEXT: nvvm.mbarrier.arrive.expect_tx
+// CHECK: scf.if
+// CHECK-NOT: nvvm.fence.proxy
+// CHECK: nvvm.mbarrier.arrive.expect_tx
+!x0 = !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
+!x1 = !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1) + 4096>>
+!st = !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @generic_then_tma(%x: memref<16384xf16> {axe.align = 16 : i64}) {
+    %X = axe.view %x : memref<16384xf16> to !axe.tensor<256x64xf16, global, #axe.layout<(256, 64) : (64, 1)>>
+    axe.kernel grid [1] threads [128] {
+      %s = axe.alloc : !st
+      %t = axe.alloc : !st
+      %x0 = axe.slice %X [0 : 64, 0 : 64] : !axe.tensor<256x64xf16, global, #axe.layout<(256, 64) : (64, 1)>> to !x0
+      %x1 = axe.slice %X [64 : 128, 0 : 64] : !axe.tensor<256x64xf16, global, #axe.layout<(256, 64) : (64, 1)>> to !x1
+      axe.copy %x0, %s : !x0, !st
+      axe.barrier cta
+      axe.copy %x1, %s schedule tma : !x1, !st
+      axe.copy %x1, %t schedule tma : !x1, !st
     }
     return
   }

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""The mma.sync (sm_80-class) GEMMs at 4096^3 against cuBLAS, paired in one process: every
+kernel of `KERNELS` found in DIR is checked against PyTorch's float32 product and timed beside
+`torch.matmul` (f16 out, what cuBLAS stores) and `torch.mm(..., out_dtype=torch.float32)` (f32
+out, what these kernels store). With OLD, the same kernel built from another compiler (a
+directory of manifests with the same names) is timed in the same rounds: old / new ratios.
+
+    python3 mma_sync_gemm.py DIR [OLD] [--reps N]
+
+DIR: test/gpu/build.sh's target/gpu/sm_90 (the kernels are built with chip=sm_90: TMA feeds
+shared memory, ldmatrix + mma.sync compute). Prints, per kernel, the median time of each round's
+30 launches, the median over rounds of the ratios and their [min, max].
+"""
+import os
+import statistics
+import sys
+
+import torch
+
+from runtime_path import axe_runtime
+from timing import time_ms
+
+# (manifest name, description): gen_gemm_tma.py's sm_90 variants at 4096^3 (128x128 or 128x256
+# CTA tiles of 8 warps, S TMA stages, RELEASE 1 = split CTA barriers) and gen_gemm_ws.py's
+# warp-specialized ones with mma.sync consumers.
+KERNELS = [
+    ("gemm_4096x4096x4096_tma_mma", "TMA, 128x128, 4 stages"),
+    ("gemm_4096x4096x4096_tma_bn256_s3_mma", "TMA, 128x256, 3 stages"),
+    ("gemm_4096x4096x4096_tma_bn256_s4_mma", "TMA, 128x256, 4 stages"),
+    ("gemm_4096x4096x4096_tma_bn256_s4_mma_rel", "TMA, 128x256, 4 stages, split barriers"),
+    ("gemm_4096x4096x4096_ws_bn128_s4_p_nr_mma", "warp-specialized, 128x128, 4 stages"),
+    ("gemm_4096x4096x4096_ws_bn128_s4_p_nr_ts_mma", "warp-specialized, 128x128, 4 stages, TMA store"),
+]
+M = N = K = 4096
+
+
+def main():
+    d = sys.argv[1]
+    args = [x for i, x in enumerate(sys.argv[2:], 2) if not x.startswith("--") and sys.argv[i - 1] != "--reps"]
+    old = args[0] if args else None
+    reps = int(sys.argv[sys.argv.index("--reps") + 1]) if "--reps" in sys.argv else 5
+    torch.backends.cuda.matmul.allow_tf32 = False
+    g = torch.Generator(device="cuda").manual_seed(0)
+    a = torch.randn(M, K, device="cuda", generator=g).half()
+    b = torch.randn(K, N, device="cuda", generator=g).half()
+    want = a.float() @ b.float()
+    scale = want.abs().max().item()
+    c = torch.empty(M, N, device="cuda", dtype=torch.float32)
+    flops = 2 * M * N * K
+    cublas16 = lambda: torch.matmul(a, b)
+    cublas32 = lambda: torch.mm(a, b, out_dtype=torch.float32)
+    failed = 0
+    for name, what in KERNELS:
+        path = f"{d}/{name}_kernel.json"
+        if not os.path.exists(path):
+            print(f"skip {name}: no {path}")
+            continue
+        launch = axe_runtime.load(path, entry=f"{name}_kernel").launcher(a.view(-1), b.view(-1), c.view(-1))
+        c.fill_(float("nan"))
+        launch()
+        torch.cuda.synchronize()
+        err = (c - want).abs().max().item()
+        ok = not torch.isnan(c).any().item() and err <= 1e-3 * scale
+        failed += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {name} ({what}): max abs error {err:.3g} (entries up to {scale:.3g})", flush=True)
+        fns = {"axe": launch, "cuBLAS f16 out": cublas16, "cuBLAS f32 out": cublas32}
+        if old and os.path.exists(f"{old}/{name}_kernel.json"):
+            c2 = torch.empty_like(c)
+            fns["axe old"] = axe_runtime.load(f"{old}/{name}_kernel.json", entry=f"{name}_kernel").launcher(
+                a.view(-1), b.view(-1), c2.view(-1))
+        rounds = []
+        for _ in range(reps):
+            rounds.append({k: time_ms(f) for k, f in fns.items()})
+        mine = statistics.median(r["axe"] for r in rounds)
+        line = f"     axe {mine * 1e3:.1f} us ({flops / mine / 1e9:.0f} TFLOP/s)"
+        for k in fns:
+            if k == "axe":
+                continue
+            ratios = [r[k] / r["axe"] for r in rounds]
+            line += (f"; {k} {statistics.median(r[k] for r in rounds) * 1e3:.1f} us: axe at "
+                     f"{statistics.median(ratios):.3f} [{min(ratios):.3f}, {max(ratios):.3f}] of its speed")
+        print(line, flush=True)
+    print(f"{failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

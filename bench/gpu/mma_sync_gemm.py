@@ -5,7 +5,7 @@ kernel of `KERNELS` found in DIR is checked against PyTorch's float32 product an
 out, what these kernels store). With OLD, the same kernel built from another compiler (a
 directory of manifests with the same names) is timed in the same rounds: old / new ratios.
 
-    python3 mma_sync_gemm.py DIR [OLD] [--reps N]
+    python3 mma_sync_gemm.py DIR [OLD] [--reps N] [--only SUBSTRING]
 
 DIR: test/gpu/build.sh's target/gpu/sm_90 (the kernels are built with chip=sm_90: TMA feeds
 shared memory, ldmatrix + mma.sync compute). Prints, per kernel, the median time of each round's
@@ -28,6 +28,10 @@ KERNELS = [
     ("gemm_4096x4096x4096_tma_bn256_s3_mma", "TMA, 128x256, 3 stages"),
     ("gemm_4096x4096x4096_tma_bn256_s4_mma", "TMA, 128x256, 4 stages"),
     ("gemm_4096x4096x4096_tma_bn256_s4_mma_rel", "TMA, 128x256, 4 stages, split barriers"),
+    ("gemm_4096x4096x4096_tma_bn256_s3_mma_rel", "TMA, 128x256, 3 stages, split barriers"),
+    ("gemm_4096x4096x4096_tma_mma_rel", "TMA, 128x128, 4 stages, split barriers"),
+    ("gemm_4096x4096x4096_tma_bn128_s3_mma_rel", "TMA, 128x128, 3 stages, split barriers (2 CTAs per SM)"),
+    ("gemm_4096x4096x4096_tma_bn128_s2_mma_rel", "TMA, 128x128, 2 stages, split barriers (2-3 CTAs per SM)"),
     ("gemm_4096x4096x4096_ws_bn128_s4_p_nr_mma", "warp-specialized, 128x128, 4 stages"),
     ("gemm_4096x4096x4096_ws_bn128_s4_p_nr_ts_mma", "warp-specialized, 128x128, 4 stages, TMA store"),
 ]
@@ -36,7 +40,8 @@ M = N = K = 4096
 
 def main():
     d = sys.argv[1]
-    args = [x for i, x in enumerate(sys.argv[2:], 2) if not x.startswith("--") and sys.argv[i - 1] != "--reps"]
+    args = [x for i, x in enumerate(sys.argv[2:], 2) if not x.startswith("--") and sys.argv[i - 1] not in ("--reps", "--only")]
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else ""
     old = args[0] if args else None
     reps = int(sys.argv[sys.argv.index("--reps") + 1]) if "--reps" in sys.argv else 5
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -51,6 +56,8 @@ def main():
     cublas32 = lambda: torch.mm(a, b, out_dtype=torch.float32)
     failed = 0
     for name, what in KERNELS:
+        if only not in name:
+            continue
         path = f"{d}/{name}_kernel.json"
         if not os.path.exists(path):
             print(f"skip {name}: no {path}")

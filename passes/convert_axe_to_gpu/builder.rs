@@ -737,15 +737,6 @@ impl B {
         MemRefType::new(Self::type_(element), &[size], None, Some(space)).to_raw()
     }
 
-    /// `memref<size x element, #gpu.address_space<workgroup>>`, or `memref<?x element, ...>`
-    /// when `size` is `None` (the GPU dialect's workgroup address space, parsed: see [`B::attr`]).
-    pub fn workgroup_memref_type(&self, element: MlirType, size: Option<i64>) -> MlirType {
-        // SAFETY: no argument; the dynamic-size sentinel of shaped types.
-        let size = size.unwrap_or_else(|| unsafe { mlirShapedTypeGetDynamicSize() });
-        let space = self.attr("#gpu.address_space<workgroup>");
-        MemRefType::new(Self::type_(element), &[size], None, Some(Self::attribute(space))).to_raw()
-    }
-
     /// A string attribute of `s`.
     pub fn str_attr(&self, s: &str) -> MlirAttribute {
         // SAFETY: `ctx` is live (builder contract); the text is borrowed for the call and copied.
@@ -783,11 +774,6 @@ impl B {
         });
         // SAFETY: `op` was just built with two results.
         unsafe { (mlirOperationGetResult(op, 0), mlirOperationGetResult(op, 1)) }
-    }
-
-    /// `gpu.dynamic_shared_memory : t`.
-    pub fn gpu_dynamic_shared_memory(&self, t: MlirType) -> MlirValue {
-        self.build_value(|c, l| gpu::dynamic_shared_memory(c, Self::type_(t), l))
     }
 
     /// `llvm.inttoptr %v : ... to t`.
@@ -1147,6 +1133,19 @@ impl B {
             attrs.push(("alignment", self.i64_attr(a)));
         }
         self.val("memref.alloca", &[], t, &attrs)
+    }
+
+    /// `memref.global @name : t {alignment}` with no initial value and public visibility: a
+    /// declaration of storage defined elsewhere (LLVM: an external global).
+    pub fn memref_global_declaration(&self, name: &str, t: MlirType, alignment: i64) {
+        let i64t = self.int_type(64);
+        self.build(|c, l| {
+            memref_ods::GlobalOperation::builder(c, l)
+                .sym_name(StringAttribute::new(c, name))
+                .r#type(TypeAttribute::new(Self::type_(t)))
+                .alignment(IntegerAttribute::new(Self::type_(i64t), alignment))
+                .build()
+        });
     }
 
     /// `memref.global "private" @name : t` with no initial value (the attribute `unit`, as

@@ -296,11 +296,11 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, emulate: bool, chip: 
         ctx.bid = lb.ix(bid);
         // Shared tensors: module-level workgroup globals (address space 3), 16-byte aligned
         // so that vector accesses proven aligned relative to the base are aligned.
-        let dyn_base = dynamic.then(|| lb.gpu_dynamic_shared_memory(lb.workgroup_memref_type(lb.int_type(8), None)));
+        let dyn_base = dynamic.then(|| shared::dynamic_shared(&lb, module));
         let mut dyn_offset = 0i64;
         for a in &allocs {
             let v = if a.shared && dynamic {
-                let ty = lb.workgroup_memref_type(a.elt, Some(a.size));
+                let ty = lb.shared_memref_type(a.elt, a.size);
                 let off = lb.cidx(dyn_offset);
                 dyn_offset += shared_bytes(a);
                 lb.view(dyn_base.expect("dynamic"), off, ty)

@@ -31,6 +31,35 @@ pub fn shared_global(b: &B, module: MlirOperation, base: &str, elt: MlirType, si
     shared_global_aligned(b, module, base, elt, size, 16)
 }
 
+/// The alignment the dynamic shared memory starts at: what the 128-byte TMA/wgmma swizzle
+/// needs of a buffer's absolute address (its pattern repeats every 1024 bytes).
+pub const DYNAMIC_ALIGN: i64 = 1024;
+
+/// The kernel's dynamic shared memory as a `memref<?xi8, 3>`, built by `b`: a public
+/// `memref.global` declaration (no storage: `.extern .shared .align 1024 .b8 x[]` in PTX, what
+/// CUDA's `extern __shared__` becomes) at the start of `module`. PTX places such a symbol at
+/// the start of the launch's dynamic shared memory, after the static shared variables
+/// (mbarriers, scratch), aligned as declared.
+///
+/// Not upstream's `gpu.dynamic_shared_memory`: convert-gpu-to-nvvm lowers it to an internal
+/// zero-sized global, which NVPTX demotes to a static `.shared .b8` variable of the kernel.
+/// That variable is laid out among the static ones, not at the dynamic region, so buffers
+/// addressed from it reach past the CTA's shared memory by the size of the static variables.
+/// With one CTA per SM the overrun went unnoticed; with two, a CTA's TMA writes landed in its
+/// neighbour's mbarriers (an "unspecified launch failure" at the 128x128, 3-stage mma.sync
+/// GEMM of `bench/gpu/mma_sync_gemm.py`).
+pub fn dynamic_shared(b: &B, module: MlirOperation) -> MlirValue {
+    let mb = b.at_start(region_block(module, 0));
+    let name = fresh_symbol(module, "__axe_dynamic_shared");
+    let i8t = b.int_type(8);
+    let ty = b.shared_memref_type(i8t, 0);
+    mb.memref_global_declaration(&name, ty, DYNAMIC_ALIGN);
+    let declared = b.memref_get_global(&name, ty);
+    // SAFETY: no argument; the dynamic-size sentinel of shaped types.
+    let dynamic = unsafe { mlirShapedTypeGetDynamicSize() };
+    b.memref_cast(declared, b.shared_memref_type(i8t, dynamic))
+}
+
 /// `shared_global` with a given alignment (bytes).
 pub fn shared_global_aligned(
     b: &B,

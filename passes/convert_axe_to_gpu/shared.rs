@@ -42,12 +42,11 @@ pub const DYNAMIC_ALIGN: i64 = 1024;
 /// (mbarriers, scratch), aligned as declared.
 ///
 /// Not upstream's `gpu.dynamic_shared_memory`: convert-gpu-to-nvvm lowers it to an internal
-/// zero-sized global, which NVPTX demotes to a static `.shared .b8` variable of the kernel.
-/// That variable is laid out among the static ones, not at the dynamic region, so buffers
-/// addressed from it reach past the CTA's shared memory by the size of the static variables.
-/// With one CTA per SM the overrun went unnoticed; with two, a CTA's TMA writes landed in its
-/// neighbour's mbarriers (an "unspecified launch failure" at the 128x128, 3-stage mma.sync
-/// GEMM of `bench/gpu/mma_sync_gemm.py`).
+/// zero-sized global, which NVPTX demotes to a static `.shared .b8` variable of the kernel,
+/// laid out among the static ones (the mbarriers) rather than at the dynamic region. Kernels
+/// running one CTA per SM did not show it; the 128x128, 3-stage mma.sync GEMM of
+/// `bench/gpu/mma_sync_gemm.py`, two CTAs per SM, failed at its mbarrier arrivals ("unspecified
+/// launch failure") until the symbol was declared this way.
 pub fn dynamic_shared(b: &B, module: MlirOperation) -> MlirValue {
     let mb = b.at_start(region_block(module, 0));
     let name = fresh_symbol(module, "__axe_dynamic_shared");

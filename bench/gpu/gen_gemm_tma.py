@@ -43,9 +43,10 @@ VARIANTS = [
     # sm_90 without the "a": the same TMA pipeline feeding ldmatrix + mma.sync.
     (512, 256, 1024, 128, 2, 1, 8, "sm_90"), (4096, 4096, 4096, 128, 4, 1, 8, "sm_90"),
     (4096, 4096, 4096, 256, 3, 1, 8, "sm_90"), (4096, 4096, 4096, 256, 4, 1, 8, "sm_90"),
-    # ... with split CTA barriers; 128x128 tiles in 3 stages run two CTAs per SM.
+    # ... with split CTA barriers; 128x128 tiles in 3 (2) stages run two (three) CTAs per SM.
     (4096, 4096, 4096, 256, 4, 1, 8, "sm_90", 1), (4096, 4096, 4096, 256, 3, 1, 8, "sm_90", 1),
-    (4096, 4096, 4096, 128, 3, 1, 8, "sm_90", 1),
+    (4096, 4096, 4096, 128, 4, 1, 8, "sm_90", 1), (4096, 4096, 4096, 128, 3, 1, 8, "sm_90", 1),
+    (4096, 4096, 4096, 128, 2, 1, 8, "sm_90", 1),
     # The CTA barrier before each refill split: every thread arrives, only the issuing thread
     # waits (axe.arrive + `after`).
     (512, 512, 1024, 256, 3, 1, 8, "sm_90a", 1), (4096, 4096, 4096, 256, 4, 1, 8, "sm_90a", 1),

@@ -482,6 +482,9 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     // 128-byte swizzle the 48 fragment addresses of a 64x64 warp tile fall into about 12 such
     // classes; a constant difference becomes an immediate offset of the ldmatrix, and the
     // registers left free let ptxas keep the next k16 step's fragments in flight.
+    // An enumeration on the release path, unlike the self-checks below (issue 13): bounded by
+    // the gemm's fragments times its warps times 32 lanes (about 12 000 points for a 128x256x64
+    // gemm of 8 warps), not by any tensor's size.
     let static_offsets = |t: &Tensor, is_a: bool, stored_transposed: bool, origin: &dyn Fn(usize) -> (i64, i64)| {
         let Ix::C(base) = t.dyn_offset else { return None };
         let mut offsets = Vec::with_capacity(warps as usize * 32);

@@ -295,7 +295,9 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, emulate: bool, chip: 
         }
         ctx.bid = lb.ix(bid);
         // Shared tensors: module-level workgroup globals (address space 3), 16-byte aligned
-        // so that vector accesses proven aligned relative to the base are aligned.
+        // so that vector accesses proven aligned relative to the base are aligned; above 48 KiB
+        // all of them are views at static offsets of the dynamic shared memory, which starts
+        // 1024-aligned (`shared::dynamic_shared`).
         let dyn_base = dynamic.then(|| shared::dynamic_shared(&lb, module));
         let mut dyn_offset = 0i64;
         for a in &allocs {

@@ -39,14 +39,15 @@ pub const DYNAMIC_ALIGN: i64 = 1024;
 /// `memref.global` declaration (no storage: `.extern .shared .align 1024 .b8 x[]` in PTX, what
 /// CUDA's `extern __shared__` becomes) at the start of `module`. PTX places such a symbol at
 /// the start of the launch's dynamic shared memory, after the static shared variables
-/// (mbarriers, scratch), aligned as declared.
+/// (mbarriers, scratch), aligned as declared; the static segment is then padded to 1 KiB.
 ///
 /// Not upstream's `gpu.dynamic_shared_memory`: convert-gpu-to-nvvm lowers it to an internal
 /// zero-sized global, which NVPTX demotes to a static `.shared .b8` variable of the kernel,
-/// laid out among the static ones (the mbarriers) rather than at the dynamic region. Kernels
-/// running one CTA per SM did not show it; the 128x128, 3-stage mma.sync GEMM of
+/// placed with the static variables rather than declared as the dynamic region. Kernels
+/// running one CTA per SM did not show a problem; the 128x128, 3-stage mma.sync GEMM of
 /// `bench/gpu/mma_sync_gemm.py`, two CTAs per SM, failed at its mbarrier arrivals ("unspecified
-/// launch failure") until the symbol was declared this way.
+/// launch failure") until the symbol was declared this way (what exactly it overwrote was not
+/// established).
 pub fn dynamic_shared(b: &B, module: MlirOperation) -> MlirValue {
     let mb = b.at_start(region_block(module, 0));
     let name = fresh_symbol(module, "__axe_dynamic_shared");

@@ -310,11 +310,17 @@ fn vec_type(b: &B, elt: MlirType, v: i64) -> MlirType {
     b.vector_type(elt, &[v as u64])
 }
 
-/// `o ^ (((o >> (M + S)) & (2^B - 1)) << M)`: the swizzled element offset.
+/// `o ^ (((o >> (M + S)) & (2^B - 1)) << M)`: the swizzled element offset, what
+/// `Swizzle::apply` computes for the swizzles a tensor type admits (its verifier asks S >= B >= 1;
+/// a negative S, which the layout algebra allows, would read other bits here).
 pub fn swizzled(b: &B, s: &Swizzle, idx: Ix) -> Ix {
     if let Ix::C(c) = idx {
         return Ix::C(s.apply(c));
     }
+    debug_assert!(
+        s.shift > 0,
+        "swizzled: {s} has a non-positive shift, which tensor types refuse"
+    );
     let x = b.ix(idx);
     let c = |v: i64| b.cidx(v);
     let hi = b.shrui(x, c((s.base as i64) + s.shift as i64));

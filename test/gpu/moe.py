@@ -191,8 +191,8 @@ class AxeLayer:
     """Axe's layer for T tokens, with its workspace (the expert-grouped rows, the intermediate
     and output rows, the tile map) allocated once and the two kernels bound to it once, as an
     inference engine does: a call runs the routing step, the gather, both grouped GEMMs and the
-    combine, with no host synchronization. Rows of padding keep whatever they held: a GEMM row
-    depends only on its own row of A, and padding rows are never read back."""
+    combine, with no host synchronization. Rows of padding get copies of some token's row (see
+    `gather`): a GEMM row depends only on its own row of A, and padding rows are never read back."""
 
     def __init__(self, t, up, down, w1, w2, stream=None):
         self.t, self.rows = t, gen_moe.max_tiles(t) * BM

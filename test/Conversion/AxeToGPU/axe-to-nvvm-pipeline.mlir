@@ -68,3 +68,33 @@ module attributes {axe.target = #axe.target<"sm_90">} {
     return
   }
 }
+
+// -----
+
+// Dynamic shared memory in the PTX of each kernel: an extern, 1024-aligned array at the start
+// of the launch's dynamic region (not upstream's demoted `__dynamic_shmem__` variable).
+// CHECK-LABEL: llvm.func @two_kernels(
+// CHECK-DAG: .extern .shared .align 1024 .b8 __axe_dynamic_shared_0[];
+// CHECK-DAG: .extern .shared .align 1024 .b8 __axe_dynamic_shared_1[];
+// CHECK-NOT: __dynamic_shmem
+!g = !axe.tensor<256x128xf16, global, #axe.layout<(256, 128) : (128, 1)>>
+!s = !axe.tensor<256x128xf16, shared, #axe.layout<(256, 128) : (128, 1)>>
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @two_kernels(%a: memref<32768xf16> {axe.align = 16 : i64}, %b: memref<32768xf16> {axe.align = 16 : i64}) {
+    %A = axe.view %a : memref<32768xf16> to !g
+    %B = axe.view %b : memref<32768xf16> to !g
+    axe.kernel grid [1] threads [128] {
+      %s = axe.alloc : !s
+      axe.copy %A, %s : !g, !s
+      axe.barrier cta
+      axe.copy %s, %B : !s, !g
+    }
+    axe.kernel grid [1] threads [128] {
+      %s = axe.alloc : !s
+      axe.copy %B, %s : !g, !s
+      axe.barrier cta
+      axe.copy %s, %A : !s, !g
+    }
+    return
+  }
+}

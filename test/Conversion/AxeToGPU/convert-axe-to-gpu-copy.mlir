@@ -193,3 +193,42 @@ module attributes {axe.target = #axe.target<"sm_90">} {
     return
   }
 }
+
+// -----
+
+// Shared tiles beyond 48 KiB live in dynamic shared memory: each kernel declares it as a public,
+// 1024-aligned memref.global of no storage (PTX: `.extern .shared .align 1024 .b8 x[]`, placed at
+// the launch's dynamic region) and views its buffers at static offsets of it. Two kernels, two
+// declarations.
+// CHECK-DAG: memref.global @__axe_dynamic_shared_0 : memref<0xi8, 3> {alignment = 1024 : i64}
+// CHECK-DAG: memref.global @__axe_dynamic_shared_1 : memref<0xi8, 3> {alignment = 1024 : i64}
+// CHECK-LABEL: func.func @two_kernels
+// CHECK: gpu.launch {{.*}} dynamic_shared_memory_size %c65536_i32
+// CHECK: %[[G0:.*]] = memref.get_global @__axe_dynamic_shared_0 : memref<0xi8, 3>
+// CHECK: %[[C0:.*]] = memref.cast %[[G0]] : memref<0xi8, 3> to memref<?xi8, 3>
+// CHECK: memref.view %[[C0]][%{{.*}}][] : memref<?xi8, 3> to memref<32768xf16, 3>
+// CHECK: gpu.launch {{.*}} dynamic_shared_memory_size
+// CHECK: %[[G1:.*]] = memref.get_global @__axe_dynamic_shared_1 : memref<0xi8, 3>
+// CHECK: %[[C1:.*]] = memref.cast %[[G1]] : memref<0xi8, 3> to memref<?xi8, 3>
+// CHECK: memref.view %[[C1]][%{{.*}}][] : memref<?xi8, 3> to memref<32768xf16, 3>
+!g = !axe.tensor<256x128xf16, global, #axe.layout<(256, 128) : (128, 1)>>
+!s = !axe.tensor<256x128xf16, shared, #axe.layout<(256, 128) : (128, 1)>>
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @two_kernels(%a: memref<32768xf16> {axe.align = 16 : i64}, %b: memref<32768xf16> {axe.align = 16 : i64}) {
+    %A = axe.view %a : memref<32768xf16> to !g
+    %B = axe.view %b : memref<32768xf16> to !g
+    axe.kernel grid [1] threads [128] {
+      %s = axe.alloc : !s
+      axe.copy %A, %s : !g, !s
+      axe.barrier cta
+      axe.copy %s, %B : !s, !g
+    }
+    axe.kernel grid [1] threads [128] {
+      %s = axe.alloc : !s
+      axe.copy %B, %s : !g, !s
+      axe.barrier cta
+      axe.copy %s, %A : !s, !g
+    }
+    return
+  }
+}

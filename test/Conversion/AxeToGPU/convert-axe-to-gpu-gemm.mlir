@@ -17,12 +17,12 @@
 // CHECK-NOT: memref.alloca() : memref<{{.*}}xf16>
 // CHECK: %[[A:.*]] = nvgpu.ldmatrix %{{.*}}[%{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<{{.*}}xf16, 3> -> vector<4x2xf16>
 // CHECK: %[[B:.*]] = nvgpu.ldmatrix %{{.*}}[%[[OB:.*]]] {numTiles = 2 : i32, transpose = true} : memref<{{.*}}xf16, 3> -> vector<2x2xf16>
-// CHECK: %[[OB1:.*]] = arith.addi %[[OB]], %c8{{.*}} : index
+// CHECK: %[[OB1:.*]] = arith.addi %[[OB]], %c8{{(_[0-9]+)?}} : index
 // CHECK-NEXT: %[[B1:.*]] = nvgpu.ldmatrix %{{.*}}[%[[OB1]]] {numTiles = 2
 // CHECK: %[[A2:.*]] = nvgpu.ldmatrix %{{.*}}[%{{.*}}] {numTiles = 4
-// CHECK: %[[OB2:.*]] = arith.addi %[[OB]], %c256{{.*}} : index
+// CHECK: %[[OB2:.*]] = arith.addi %[[OB]], %c256{{(_[0-9]+)?}} : index
 // CHECK-NEXT: %[[B2:.*]] = nvgpu.ldmatrix %{{.*}}[%[[OB2]]] {numTiles = 2
-// CHECK: %[[OB3:.*]] = arith.addi %[[OB]], %c264{{.*}} : index
+// CHECK: %[[OB3:.*]] = arith.addi %[[OB]], %c264{{(_[0-9]+)?}} : index
 // CHECK-NEXT: %[[B3:.*]] = nvgpu.ldmatrix %{{.*}}[%[[OB3]]] {numTiles = 2
 // CHECK-NOT: nvgpu.ldmatrix
 // CHECK: nvgpu.mma.sync(%[[A]], %[[B]], %{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>

@@ -186,10 +186,10 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 
 // -----
 
-// A shared tile that threads also write (a copy through registers, then a CTA barrier): the
-// TMA load into it after that is ordered behind those generic-proxy writes with
-// `fence.proxy.async.shared::cta`, before the barrier is armed. A tile only TMA writes (%t)
-// needs no fence.
+// Shared tiles that threads also write, then a CTA barrier: a TMA load into such a tile is
+// ordered behind those generic-proxy writes with `fence.proxy.async.shared::cta`, before its
+// barrier is armed. %s is written by a copy, %u through a slice of it, %v by axe.fill (an op
+// the analysis does not know as a read counts as a write); %t only by TMA: no fence there.
 
 // CHECK-LABEL: func.func @generic_then_tma
 // CHECK: gpu.barrier
@@ -200,21 +200,40 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // CHECK: scf.if
 // CHECK-NOT: nvvm.fence.proxy
 // CHECK: nvvm.mbarrier.arrive.expect_tx
+// CHECK: scf.if
+// CHECK:   nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: arith.constant 8192 : i32
+// CHECK-NEXT: nvvm.mbarrier.arrive.expect_tx
+// CHECK: scf.if
+// CHECK:   nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: arith.constant 8192 : i32
+// CHECK-NEXT: nvvm.mbarrier.arrive.expect_tx
 !x0 = !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
 !x1 = !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1) + 4096>>
+!xh = !axe.tensor<32x64xf16, global, #axe.layout<(32, 64) : (64, 1)>>
 !st = !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
+!sh = !axe.tensor<32x64xf16, shared, #axe.layout<(32, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @generic_then_tma(%x: memref<16384xf16> {axe.align = 16 : i64}) {
     %X = axe.view %x : memref<16384xf16> to !axe.tensor<256x64xf16, global, #axe.layout<(256, 64) : (64, 1)>>
     axe.kernel grid [1] threads [128] {
       %s = axe.alloc : !st
       %t = axe.alloc : !st
+      %u = axe.alloc : !st
+      %v = axe.alloc : !st
       %x0 = axe.slice %X [0 : 64, 0 : 64] : !axe.tensor<256x64xf16, global, #axe.layout<(256, 64) : (64, 1)>> to !x0
       %x1 = axe.slice %X [64 : 128, 0 : 64] : !axe.tensor<256x64xf16, global, #axe.layout<(256, 64) : (64, 1)>> to !x1
+      %xh = axe.slice %X [0 : 32, 0 : 64] : !axe.tensor<256x64xf16, global, #axe.layout<(256, 64) : (64, 1)>> to !xh
+      %uh = axe.slice %u [0 : 32, 0 : 64] : !st to !sh
+      %z = arith.constant 0.0 : f16
       axe.copy %x0, %s : !x0, !st
+      axe.copy %xh, %uh : !xh, !sh
+      axe.fill %v, %z : !st, f16
       axe.barrier cta
       axe.copy %x1, %s schedule tma : !x1, !st
       axe.copy %x1, %t schedule tma : !x1, !st
+      axe.copy %x1, %u schedule tma : !x1, !st
+      axe.copy %x1, %v schedule tma : !x1, !st
     }
     return
   }

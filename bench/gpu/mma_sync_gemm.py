@@ -18,7 +18,7 @@ import sys
 import torch
 
 from runtime_path import axe_runtime
-from timing import time_ms
+from timing import ratio_stats, time_ms
 
 # (manifest name, description): gen_gemm_tma.py's sm_90 variants at 4096^3 (128x128 or 128x256
 # CTA tiles of 8 warps, S TMA stages, RELEASE 1 = split CTA barriers) and gen_gemm_ws.py's
@@ -83,9 +83,9 @@ def main():
         for k in fns:
             if k == "axe":
                 continue
-            ratios = [r[k] / r["axe"] for r in rounds]
+            med, lo, hi = ratio_stats([r[k] for r in rounds], [r["axe"] for r in rounds])
             line += (f"; {k} {statistics.median(r[k] for r in rounds) * 1e3:.1f} us: axe at "
-                     f"{statistics.median(ratios):.3f} [{min(ratios):.3f}, {max(ratios):.3f}] of its speed")
+                     f"{med:.3f} [{lo:.3f}, {hi:.3f}] of its speed")
         print(line, flush=True)
     print(f"{failed} failed")
     sys.exit(1 if failed else 0)

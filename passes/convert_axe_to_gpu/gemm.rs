@@ -98,8 +98,8 @@ fn schedule(a: &Layout, b: &Layout, c: &Layout, m: i64, n: i64, k: i64, warps: i
         .collect())
 }
 
-/// How an operand's fragments are loaded with `ldmatrix`: which stored dimension is the 8-row
-/// one, whether `.trans` is needed, and how many 8x8 matrices (x4 for A, x2 for B).
+/// How an operand's fragments are loaded with `ldmatrix`: whether `.trans` is needed, and how
+/// many 8x8 matrices (x4 for A; x2 for one B fragment, x4 for two, see [`BLoad`]).
 struct Ldmatrix {
     transpose: bool,
     tiles: i64,
@@ -107,21 +107,33 @@ struct Ldmatrix {
 
 /// The stored (row, col) of the address lane `l` supplies for the fragment of the atom at
 /// logical origin `(o0, o1)` (in the operand's logical mma coordinates: A is (m, k), B is (k, n)).
-/// `stored_kn` is whether B is stored as [K, N] (else [N, K]); `a_km` whether A is stored [K, M].
-fn lane_address(op_is_a: bool, transposed_storage: bool, o0: Ix, o1: Ix, l: Ix, g: &B) -> (Ix, Ix) {
+/// `transposed_storage`: B stored as [N, K] (else [K, N]). `pair` (B only): an `.x4` load of the
+/// atom and the next n8 atom, lanes 16-31 addressing the second (registers 2 and 3).
+fn lane_address(op_is_a: bool, transposed_storage: bool, pair: bool, o0: Ix, o1: Ix, l: Ix, g: &B) -> (Ix, Ix) {
     let r = g.rem(l, 8);
     let j = g.rem(g.div(l, 8), 2);
+    let hi = g.div(l, 16);
     if op_is_a {
         // A (m, k) stored [M, K]: matrices 0..3 = (rows +0|+8) x (cols +0|+8), row-major.
-        let hi = g.div(l, 16);
-        (g.add(g.add(o0, g.mul(j, 8)), r), g.add(o1, g.mul(hi, 8)))
-    } else if !transposed_storage {
+        return (g.add(g.add(o0, g.mul(j, 8)), r), g.add(o1, g.mul(hi, 8)));
+    }
+    let n0 = if pair { g.add(o1, g.mul(hi, 8)) } else { o1 };
+    if !transposed_storage {
         // B (k, n) stored [K, N]: rows k0 + 8 j + r, column n0; loaded with .trans.
-        (g.add(g.add(o0, g.mul(j, 8)), r), o1)
+        (g.add(g.add(o0, g.mul(j, 8)), r), n0)
     } else {
         // B stored [N, K]: rows n0 + r, columns k0 + 8 j.
-        (g.add(o1, r), g.add(o0, g.mul(j, 8)))
+        (g.add(n0, r), g.add(o0, g.mul(j, 8)))
     }
+}
+
+/// How a B fragment is loaded: alone (`ldmatrix.x2`), or with the next n8 atom's by one
+/// `ldmatrix.x4` (`Low`, with that atom's register offset), or as that next atom (`High`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum BLoad {
+    Single,
+    Low(i64),
+    High,
 }
 
 /// Checks, for every step, warp and lane, that what `ldmatrix` delivers from the addresses
@@ -138,6 +150,7 @@ fn check_ldmatrix(
     sched: &[Step],
     origin: &dyn Fn(&Triple) -> (i64, i64),
     reg_of: &dyn Fn(&Step) -> i64,
+    role: &dyn Fn(&Step) -> BLoad,
     first_warp_origin: &dyn Fn(&Step, usize) -> (i64, i64),
 ) -> Result<(), AxeError> {
     let c = |x: Ix| match x {
@@ -150,6 +163,12 @@ fn check_ldmatrix(
     frag.check_admits(&logical)?;
     let compiled = axe_layout::compiled::Compiled::new(frag)?;
     for st in sched {
+        // A `High` fragment arrives with its `Low` partner's load, checked there.
+        let (pair, partner) = match role(st) {
+            BLoad::High => continue,
+            BLoad::Low(r) => (true, Some(r)),
+            BLoad::Single => (false, None),
+        };
         for (w, atom) in st.atoms.iter().enumerate() {
             let (o0, o1) = origin(atom);
             if first_warp_origin(st, w) != (o0, o1) {
@@ -159,18 +178,32 @@ fn check_ldmatrix(
             }
             for t in 0..32i64 {
                 let (gq, q) = (t / 4, t % 4);
-                let pairs = if is_a { 4 } else { 2 };
-                for j in 0..pairs {
+                let matrices = if is_a || pair { 4 } else { 2 };
+                for j in 0..matrices {
+                    // Matrix j fills this fragment's register pair j, or (j >= 2 of a pair)
+                    // the partner's pair j - 2.
+                    let reg = match partner {
+                        Some(r) if j >= 2 => r + 2 * (j - 2),
+                        _ => reg_of(st) + 2 * j,
+                    };
                     for bit in 0..2 {
                         // The stored element ldmatrix hands thread t in register pair j.
                         let (sr, sc) = if is_a || stored_transposed {
-                            let (r, col) =
-                                lane_address(is_a, stored_transposed, Ix::C(o0), Ix::C(o1), Ix::C(8 * j + gq), g);
+                            let (r, col) = lane_address(
+                                is_a,
+                                stored_transposed,
+                                pair,
+                                Ix::C(o0),
+                                Ix::C(o1),
+                                Ix::C(8 * j + gq),
+                                g,
+                            );
                             (c(r)?, c(col)? + 2 * q + bit)
                         } else {
                             let (r, col) = lane_address(
                                 is_a,
                                 stored_transposed,
+                                pair,
                                 Ix::C(o0),
                                 Ix::C(o1),
                                 Ix::C(8 * j + 2 * q + bit),
@@ -180,11 +213,11 @@ fn check_ldmatrix(
                         };
                         let logical_coord = if !is_a && stored_transposed { [sc, sr] } else { [sr, sc] };
                         let x = axe_layout::eval::flatten(&logical_coord, &logical)?;
-                        let want = [("warp", w as i64), ("lane", t), ("reg", reg_of(st) + 2 * j + bit)];
+                        let want = [("warp", w as i64), ("lane", t), ("reg", reg + bit)];
                         if !compiled.contains(x, &want) {
                             return Err(AxeError::Message(format!(
                                 "ldmatrix gives lane {t} of warp {w} element {logical_coord:?}, which the fragment layout {frag} does not put in register {}",
-                                reg_of(st) + 2 * j + bit
+                                reg + bit
                             )));
                         }
                     }
@@ -437,6 +470,23 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     } else {
         ((Ix::C(0), vec![0; warps as usize]), (Ix::C(0), vec![0; warps as usize]))
     };
+    // B fragments of n8 atoms 2p and 2p + 1 (warp 0's; every warp's are translates) at the same
+    // k16 step come from one `ldmatrix.x4`: half the B load instructions.
+    let b_regs: BTreeMap<(i64, i64), i64> = sched
+        .iter()
+        .map(|st| ((st.atoms[0].1, st.atoms[0].2), st.regs.1))
+        .collect();
+    let b_role = |ni: i64, ki: i64| -> BLoad {
+        if b_ld.is_none() {
+            BLoad::Single
+        } else if ni % 2 == 0 {
+            b_regs.get(&(ni + 1, ki)).map_or(BLoad::Single, |&r| BLoad::Low(r))
+        } else if b_regs.contains_key(&(ni - 1, ki)) {
+            BLoad::High
+        } else {
+            BLoad::Single
+        }
+    };
     // The compile-time oracle for the ldmatrix addressing (see check_ldmatrix): the origins the
     // emitted code computes (warp 0's atom plus the warp offset table) against the atoms. A
     // brute-force self-check of this lowering, so it runs in debug builds (every test of the
@@ -452,6 +502,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             &sched,
             &|t| (t.0 * mma::M, t.2 * mma::K),
             &|st| st.regs.0,
+            &|_| BLoad::Single,
             &|st, w| (st.atoms[0].0 * mma::M + delta_m[w], st.atoms[0].2 * mma::K),
         )
         .map_err(|e| AxeError::at(op, format!("internal error: {e}")))?;
@@ -466,6 +517,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             &sched,
             &|t| (t.2 * mma::K, t.1 * mma::N),
             &|st| st.regs.1,
+            &|st| b_role(st.atoms[0].1, st.atoms[0].2),
             &|st, w| (st.atoms[0].2 * mma::K, st.atoms[0].1 * mma::N + delta_n[w]),
         )
         .map_err(|e| AxeError::at(op, format!("internal error: {e}")))?;
@@ -485,22 +537,26 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     // An enumeration on the release path, unlike the self-checks below (issue 13): bounded by
     // the gemm's fragments times its warps times 32 lanes (about 12 000 points for a 128x256x64
     // gemm of 8 warps), not by any tensor's size.
-    let static_offsets = |t: &Tensor, is_a: bool, stored_transposed: bool, origin: &dyn Fn(usize) -> (i64, i64)| {
-        let Ix::C(base) = t.dyn_offset else { return None };
-        let mut offsets = Vec::with_capacity(warps as usize * 32);
-        for w in 0..warps as usize {
-            let (o0, o1) = origin(w);
-            for l in 0..crate::target::WARP_THREADS {
-                let (row, col) = lane_address(is_a, stored_transposed, Ix::C(o0), Ix::C(o1), Ix::C(l), &b);
-                let Ok(Ix::C(e)) = eval_dynamic(&b, &t.layout, &t.shape, &[row, col]) else {
-                    return None;
-                };
-                offsets.push(t.swizzle.as_ref().map_or(e + base, |s| s.apply(e + base)));
+    let static_offsets =
+        |t: &Tensor, is_a: bool, stored_transposed: bool, pair: bool, origin: &dyn Fn(usize) -> (i64, i64)| {
+            let Ix::C(base) = t.dyn_offset else { return None };
+            let mut offsets = Vec::with_capacity(warps as usize * 32);
+            for w in 0..warps as usize {
+                let (o0, o1) = origin(w);
+                for l in 0..crate::target::WARP_THREADS {
+                    let (row, col) = lane_address(is_a, stored_transposed, pair, Ix::C(o0), Ix::C(o1), Ix::C(l), &b);
+                    let Ok(Ix::C(e)) = eval_dynamic(&b, &t.layout, &t.shape, &[row, col]) else {
+                        return None;
+                    };
+                    offsets.push(t.swizzle.as_ref().map_or(e + base, |s| s.apply(e + base)));
+                }
             }
-        }
-        Some(offsets)
-    };
-    let emitted: std::cell::RefCell<Vec<(bool, Vec<i64>, Ix)>> = Default::default();
+            Some(offsets)
+        };
+    // Address classes per load form (operand, x2 / x4): tables of different forms never match.
+    // (load form, per-(warp, lane) offsets, the emitted address).
+    type AddressClass = ((bool, i64), Vec<i64>, Ix);
+    let emitted: std::cell::RefCell<Vec<AddressClass>> = Default::default();
     #[allow(clippy::too_many_arguments)]
     let ldmatrix = |t: &Tensor,
                     ld: &Ldmatrix,
@@ -511,22 +567,24 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     ty: MlirType,
                     offsets: Option<Vec<i64>>|
      -> R<MlirValue> {
+        let form = (is_a, ld.tiles);
+        let pair = !is_a && ld.tiles == 4;
         let near = offsets.as_ref().and_then(|want| {
-            emitted.borrow().iter().find_map(|(a, have, off)| {
+            emitted.borrow().iter().find_map(|(f, have, off)| {
                 let d = want[0] - have[0];
-                (*a == is_a && want.iter().zip(have).all(|(x, y)| x - y == d)).then(|| b.add(*off, Ix::C(d)))
+                (*f == form && want.iter().zip(have).all(|(x, y)| x - y == d)).then(|| b.add(*off, Ix::C(d)))
             })
         });
         let off = match near {
             Some(off) => off,
             None => {
-                let (row, col) = lane_address(is_a, stored_transposed, o0, o1, lane, &b);
+                let (row, col) = lane_address(is_a, stored_transposed, pair, o0, o1, lane, &b);
                 let mut off = b.add(eval_dynamic(&b, &t.layout, &t.shape, &[row, col]).at(op)?, t.dyn_offset);
                 if let Some(s) = &t.swizzle {
                     off = swizzled(&b, s, off);
                 }
                 if let Some(have) = offsets {
-                    emitted.borrow_mut().push((is_a, have, off));
+                    emitted.borrow_mut().push((form, have, off));
                 }
                 off
             }
@@ -566,15 +624,18 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                         b.add(dm, Ix::C(mi * mma::M)),
                         Ix::C(ki * mma::K),
                         a_vty,
-                        static_offsets(&a, true, false, &|w| (mi * mma::M + delta_m[w], ki * mma::K)),
+                        static_offsets(&a, true, false, false, &|w| (mi * mma::M + delta_m[w], ki * mma::K)),
                     )?,
                     (None, Some(r)) => gather(r, ar, 8, a_vty),
                     _ => unreachable!(),
                 });
             }
-            if let std::collections::btree_map::Entry::Vacant(e) = fb.entry((ni, ki)) {
-                e.insert(match (&b_ld, &rb) {
-                    (Some(ld), _) => ldmatrix(
+            if fb.contains_key(&(ni, ki)) {
+                continue;
+            }
+            match (&b_ld, &rb, b_role(ni, ki)) {
+                (Some(ld), _, BLoad::Single) => {
+                    let v = ldmatrix(
                         &bt,
                         ld,
                         false,
@@ -582,11 +643,38 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                         Ix::C(ki * mma::K),
                         b.add(dn, Ix::C(ni * mma::N)),
                         b_vty,
-                        static_offsets(&bt, false, tb, &|w| (ki * mma::K, ni * mma::N + delta_n[w])),
-                    )?,
-                    (None, Some(r)) => gather(r, br, 4, b_vty),
-                    _ => unreachable!(),
-                });
+                        static_offsets(&bt, false, tb, false, &|w| (ki * mma::K, ni * mma::N + delta_n[w])),
+                    )?;
+                    fb.insert((ni, ki), v);
+                }
+                (Some(ld), _, role) => {
+                    // One x4 load for atoms n0 and n0 + 1; its registers 0-1 and 2-3 are theirs.
+                    let n0 = if role == BLoad::High { ni - 1 } else { ni };
+                    let x4 = Ldmatrix {
+                        transpose: ld.transpose,
+                        tiles: 4,
+                    };
+                    let v = ldmatrix(
+                        &bt,
+                        &x4,
+                        false,
+                        tb,
+                        Ix::C(ki * mma::K),
+                        b.add(dn, Ix::C(n0 * mma::N)),
+                        a_vty,
+                        static_offsets(&bt, false, tb, true, &|w| (ki * mma::K, n0 * mma::N + delta_n[w])),
+                    )?;
+                    for (half, atom) in [(0, n0), (1, n0 + 1)] {
+                        let elems: Vec<MlirValue> = (0..4)
+                            .map(|i| b.vector_extract(v, &[2 * half + i / 2, i % 2]))
+                            .collect();
+                        fb.insert((atom, ki), b.vector_from_elements(&elems, b_vty));
+                    }
+                }
+                (None, Some(r), _) => {
+                    fb.insert((ni, ki), gather(r, br, 4, b_vty));
+                }
+                _ => unreachable!(),
             }
         }
         Ok((fa, fb))

@@ -198,10 +198,10 @@ def main():
             ta = statistics.median(mine)
             line += f"\n     axe {ta * 1e3:.1f} us ({flops / ta / 1e9:.0f} TFLOP/s)"
             for bn, ts in theirs.items():
-                ratios = [t / x for t, x in zip(ts, mine)]
+                med, lo, hi = timing.ratio_stats(ts, mine)
                 tb = statistics.median(ts)
                 line += (f"\n     {bn} {tb * 1e3:.1f} us ({flops / tb / 1e9:.0f} TFLOP/s); ratio (baseline time / axe time) "
-                         f"median {statistics.median(ratios):.3f}, min {min(ratios):.3f}, max {max(ratios):.3f} over {reps} paired runs")
+                         f"median {med:.3f}, min {lo:.3f}, max {hi:.3f} over {reps} paired runs")
         print(line, flush=True)
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)

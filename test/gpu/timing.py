@@ -17,3 +17,9 @@ def time_ms(fn, warmup=5, reps=30):
         torch.cuda.synchronize()
         times.append(a.elapsed_time(b))
     return statistics.median(times)
+
+
+def ratio_stats(base, axe):
+    """Paired speed ratios (baseline time / Axe time, round by round): median, min, max."""
+    ratios = [b / a for b, a in zip(base, axe)]
+    return statistics.median(ratios), min(ratios), max(ratios)

@@ -1,29 +1,31 @@
 // axe.gemm -> nvgpu.mma.sync m16n8k16, one per (m atom, n atom, k atom) a warp owns. Shared
 // 16-bit operands whose 8-element chunks are contiguous and aligned are read with ldmatrix
-// (x4 for A; x2 with .trans for B stored [K, N]); others are copied into fragment registers
+// (x4 for A; for B, x4 for two n8 atoms at a time, x2 for a lone one, .trans when stored
+// [K, N]); others are copied into fragment registers
 // through their layouts.
 // The layouts are those axe-infer-layout gives (the PTX run infers them again, unchanged).
 // RUN: axe-opt %s --convert-axe-to-gpu --split-input-file | FileCheck %s
 // RUN: axe-opt %s --axe-to-nvvm-pipeline='chip=sm_80' --split-input-file | FileCheck %s --check-prefix=PTX
 
 // One warp, C 16x16 (2 n atoms), K 32 (2 k atoms): 4 mma.sync, each fed by ldmatrix. Each
-// fragment is loaded once, and the second k16 step's fragments before the first step's mma.sync
-// (their latency overlaps it). The B fragment addresses after the first are constants away from
-// it (unswizzled B: +8 columns, +16 rows, both); A's second is computed anew (the swizzle moves
-// A's k16 blocks by a lane-dependent XOR, not by a constant).
+// fragment is loaded once, the two n atoms' B fragments of a k16 step by one ldmatrix.x4.trans
+// (registers 0-1 and 2-3), and the second k16 step's fragments before the first step's mma.sync
+// (their latency overlaps it). The second B address is a constant away from the first
+// (unswizzled B: +16 rows); A's second is computed anew (the swizzle moves A's k16 blocks by a
+// lane-dependent XOR, not by a constant).
 // CHECK-LABEL: func.func @warp_gemm
 // CHECK: gpu.launch
 // CHECK: %[[ACC:.*]] = memref.alloca() : memref<8xf32>
 // CHECK-NOT: memref.alloca() : memref<{{.*}}xf16>
 // CHECK: %[[A:.*]] = nvgpu.ldmatrix %{{.*}}[%{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<{{.*}}xf16, 3> -> vector<4x2xf16>
-// CHECK: %[[B:.*]] = nvgpu.ldmatrix %{{.*}}[%[[OB:.*]]] {numTiles = 2 : i32, transpose = true} : memref<{{.*}}xf16, 3> -> vector<2x2xf16>
-// CHECK: %[[OB1:.*]] = arith.addi %[[OB]], %c8{{(_[0-9]+)?}} : index
-// CHECK-NEXT: %[[B1:.*]] = nvgpu.ldmatrix %{{.*}}[%[[OB1]]] {numTiles = 2
-// CHECK: %[[A2:.*]] = nvgpu.ldmatrix %{{.*}}[%{{.*}}] {numTiles = 4
+// CHECK: nvgpu.ldmatrix %{{.*}}[%[[OB:.*]]] {numTiles = 4 : i32, transpose = true} : memref<{{.*}}xf16, 3> -> vector<4x2xf16>
+// CHECK: %[[B:.*]] = vector.from_elements {{.*}} : vector<2x2xf16>
+// CHECK: %[[B1:.*]] = vector.from_elements {{.*}} : vector<2x2xf16>
+// CHECK: %[[A2:.*]] = nvgpu.ldmatrix %{{.*}}[%{{.*}}] {numTiles = 4 : i32, transpose = false}
 // CHECK: %[[OB2:.*]] = arith.addi %[[OB]], %c256{{(_[0-9]+)?}} : index
-// CHECK-NEXT: %[[B2:.*]] = nvgpu.ldmatrix %{{.*}}[%[[OB2]]] {numTiles = 2
-// CHECK: %[[OB3:.*]] = arith.addi %[[OB]], %c264{{(_[0-9]+)?}} : index
-// CHECK-NEXT: %[[B3:.*]] = nvgpu.ldmatrix %{{.*}}[%[[OB3]]] {numTiles = 2
+// CHECK-NEXT: nvgpu.ldmatrix %{{.*}}[%[[OB2]]] {numTiles = 4 : i32, transpose = true}
+// CHECK: %[[B2:.*]] = vector.from_elements {{.*}} : vector<2x2xf16>
+// CHECK: %[[B3:.*]] = vector.from_elements {{.*}} : vector<2x2xf16>
 // CHECK-NOT: nvgpu.ldmatrix
 // CHECK: nvgpu.mma.sync(%[[A]], %[[B]], %{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // CHECK: nvgpu.mma.sync(%[[A]], %[[B1]], %{{.*}})

@@ -107,9 +107,10 @@ struct Ldmatrix {
 
 /// The stored (row, col) of the address lane `l` supplies for the fragment of the atom at
 /// logical origin `(o0, o1)` (in the operand's logical mma coordinates: A is (m, k), B is (k, n)).
-/// `transposed_storage`: B stored as [N, K] (else [K, N]). `pair` (B only): an `.x4` load of the
-/// atom and the next n8 atom, lanes 16-31 addressing the second (registers 2 and 3).
-fn lane_address(op_is_a: bool, transposed_storage: bool, pair: bool, o0: Ix, o1: Ix, l: Ix, g: &B) -> (Ix, Ix) {
+/// `transposed_storage`: B stored as [N, K] (else [K, N]). `pair` (B only): `Some(dn)` for an
+/// `.x4` load of the atom and the atom `dn` columns of n further on (the same warp's next n8
+/// atom), lanes 16-31 addressing the second (its fragment lands in registers 2 and 3).
+fn lane_address(op_is_a: bool, transposed_storage: bool, pair: Option<i64>, o0: Ix, o1: Ix, l: Ix, g: &B) -> (Ix, Ix) {
     let r = g.rem(l, 8);
     let j = g.rem(g.div(l, 8), 2);
     let hi = g.div(l, 16);
@@ -117,7 +118,10 @@ fn lane_address(op_is_a: bool, transposed_storage: bool, pair: bool, o0: Ix, o1:
         // A (m, k) stored [M, K]: matrices 0..3 = (rows +0|+8) x (cols +0|+8), row-major.
         return (g.add(g.add(o0, g.mul(j, 8)), r), g.add(o1, g.mul(hi, 8)));
     }
-    let n0 = if pair { g.add(o1, g.mul(hi, 8)) } else { o1 };
+    let n0 = match pair {
+        Some(dn) => g.add(o1, g.mul(hi, dn)),
+        None => o1,
+    };
     if !transposed_storage {
         // B (k, n) stored [K, N]: rows k0 + 8 j + r, column n0; loaded with .trans.
         (g.add(g.add(o0, g.mul(j, 8)), r), n0)
@@ -127,13 +131,14 @@ fn lane_address(op_is_a: bool, transposed_storage: bool, pair: bool, o0: Ix, o1:
     }
 }
 
-/// How a B fragment is loaded: alone (`ldmatrix.x2`), or with the next n8 atom's by one
-/// `ldmatrix.x4` (`Low`, with that atom's register offset), or as that next atom (`High`).
+/// How a B fragment is loaded: alone (`ldmatrix.x2`); or by one `ldmatrix.x4` together with
+/// the warp's next n8 atom at the same k16 step (`Low`: that atom's index, register offset and
+/// distance in columns of n); or as that next atom (`High`, with the first one's index).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum BLoad {
     Single,
-    Low(i64),
-    High,
+    Low { partner: i64, reg: i64, dn: i64 },
+    High { low: i64 },
 }
 
 /// Checks, for every step, warp and lane, that what `ldmatrix` delivers from the addresses
@@ -165,9 +170,9 @@ fn check_ldmatrix(
     for st in sched {
         // A `High` fragment arrives with its `Low` partner's load, checked there.
         let (pair, partner) = match role(st) {
-            BLoad::High => continue,
-            BLoad::Low(r) => (true, Some(r)),
-            BLoad::Single => (false, None),
+            BLoad::High { .. } => continue,
+            BLoad::Low { reg, dn, .. } => (Some(dn), Some(reg)),
+            BLoad::Single => (None, None),
         };
         for (w, atom) in st.atoms.iter().enumerate() {
             let (o0, o1) = origin(atom);
@@ -178,7 +183,7 @@ fn check_ldmatrix(
             }
             for t in 0..32i64 {
                 let (gq, q) = (t / 4, t % 4);
-                let matrices = if is_a || pair { 4 } else { 2 };
+                let matrices = if is_a || pair.is_some() { 4 } else { 2 };
                 for j in 0..matrices {
                     // Matrix j fills this fragment's register pair j, or (j >= 2 of a pair)
                     // the partner's pair j - 2.
@@ -470,23 +475,38 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     } else {
         ((Ix::C(0), vec![0; warps as usize]), (Ix::C(0), vec![0; warps as usize]))
     };
-    // B fragments of n8 atoms 2p and 2p + 1 (warp 0's; every warp's are translates) at the same
-    // k16 step come from one `ldmatrix.x4`: half the B load instructions.
-    let b_regs: BTreeMap<(i64, i64), i64> = sched
-        .iter()
-        .map(|st| ((st.atoms[0].1, st.atoms[0].2), st.regs.1))
-        .collect();
-    let b_role = |ni: i64, ki: i64| -> BLoad {
-        if b_ld.is_none() {
-            BLoad::Single
-        } else if ni % 2 == 0 {
-            b_regs.get(&(ni + 1, ki)).map_or(BLoad::Single, |&r| BLoad::Low(r))
-        } else if b_regs.contains_key(&(ni - 1, ki)) {
-            BLoad::High
-        } else {
-            BLoad::Single
+    // A warp's B fragments at one k16 step, taken two by two in its own n order (warp 0's
+    // atoms; every warp's are translates, so the distance between the two is the same on every
+    // warp), come from one `ldmatrix.x4` each: half the B load instructions. With the warps
+    // innermost along n (what axe-infer-layout chooses) a warp's consecutive atoms are `wn`
+    // atoms apart.
+    let b_roles: BTreeMap<(i64, i64), BLoad> = if b_ld.is_some() {
+        let mut per_k: BTreeMap<i64, BTreeMap<i64, i64>> = BTreeMap::new();
+        for st in &sched {
+            per_k.entry(st.atoms[0].2).or_default().insert(st.atoms[0].1, st.regs.1);
         }
+        let mut roles = BTreeMap::new();
+        for (ki, atoms) in per_k {
+            let atoms: Vec<(i64, i64)> = atoms.into_iter().collect();
+            for two in atoms.chunks(2) {
+                if let [(na, _), (nb, rb)] = *two {
+                    roles.insert(
+                        (na, ki),
+                        BLoad::Low {
+                            partner: nb,
+                            reg: rb,
+                            dn: (nb - na) * mma::N,
+                        },
+                    );
+                    roles.insert((nb, ki), BLoad::High { low: na });
+                }
+            }
+        }
+        roles
+    } else {
+        BTreeMap::new()
     };
+    let b_role = |ni: i64, ki: i64| b_roles.get(&(ni, ki)).copied().unwrap_or(BLoad::Single);
     // The compile-time oracle for the ldmatrix addressing (see check_ldmatrix): the origins the
     // emitted code computes (warp 0's atom plus the warp offset table) against the atoms. A
     // brute-force self-check of this lowering, so it runs in debug builds (every test of the
@@ -538,7 +558,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     // the gemm's fragments times its warps times 32 lanes (about 12 000 points for a 128x256x64
     // gemm of 8 warps), not by any tensor's size.
     let static_offsets =
-        |t: &Tensor, is_a: bool, stored_transposed: bool, pair: bool, origin: &dyn Fn(usize) -> (i64, i64)| {
+        |t: &Tensor, is_a: bool, stored_transposed: bool, pair: Option<i64>, origin: &dyn Fn(usize) -> (i64, i64)| {
             let Ix::C(base) = t.dyn_offset else { return None };
             let mut offsets = Vec::with_capacity(warps as usize * 32);
             for w in 0..warps as usize {
@@ -555,7 +575,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         };
     // Address classes per load form (operand, x2 / x4): tables of different forms never match.
     // (load form, per-(warp, lane) offsets, the emitted address).
-    type AddressClass = ((bool, i64), Vec<i64>, Ix);
+    type AddressClass = ((bool, i64, Option<i64>), Vec<i64>, Ix);
     let emitted: std::cell::RefCell<Vec<AddressClass>> = Default::default();
     #[allow(clippy::too_many_arguments)]
     let ldmatrix = |t: &Tensor,
@@ -565,10 +585,10 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     o0: Ix,
                     o1: Ix,
                     ty: MlirType,
+                    pair: Option<i64>,
                     offsets: Option<Vec<i64>>|
      -> R<MlirValue> {
-        let form = (is_a, ld.tiles);
-        let pair = !is_a && ld.tiles == 4;
+        let form = (is_a, ld.tiles, pair);
         let near = offsets.as_ref().and_then(|want| {
             emitted.borrow().iter().find_map(|(f, have, off)| {
                 let d = want[0] - have[0];
@@ -624,7 +644,8 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                         b.add(dm, Ix::C(mi * mma::M)),
                         Ix::C(ki * mma::K),
                         a_vty,
-                        static_offsets(&a, true, false, false, &|w| (mi * mma::M + delta_m[w], ki * mma::K)),
+                        None,
+                        static_offsets(&a, true, false, None, &|w| (mi * mma::M + delta_m[w], ki * mma::K)),
                     )?,
                     (None, Some(r)) => gather(r, ar, 8, a_vty),
                     _ => unreachable!(),
@@ -643,17 +664,30 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                         Ix::C(ki * mma::K),
                         b.add(dn, Ix::C(ni * mma::N)),
                         b_vty,
-                        static_offsets(&bt, false, tb, false, &|w| (ki * mma::K, ni * mma::N + delta_n[w])),
+                        None,
+                        static_offsets(&bt, false, tb, None, &|w| (ki * mma::K, ni * mma::N + delta_n[w])),
                     )?;
                     fb.insert((ni, ki), v);
                 }
                 (Some(ld), _, role) => {
-                    // One x4 load for atoms n0 and n0 + 1; its registers 0-1 and 2-3 are theirs.
-                    let n0 = if role == BLoad::High { ni - 1 } else { ni };
+                    // One x4 load for the warp's two atoms n0 and n1; its registers 0-1 are
+                    // n0's fragment, 2-3 n1's (what check_ldmatrix verifies).
+                    let n0 = match role {
+                        BLoad::High { low } => low,
+                        _ => ni,
+                    };
+                    let BLoad::Low {
+                        partner: n1, dn: step, ..
+                    } = b_role(n0, ki)
+                    else {
+                        unreachable!("a High atom's partner is Low")
+                    };
                     let x4 = Ldmatrix {
                         transpose: ld.transpose,
                         tiles: 4,
                     };
+                    // The x4 result has A's fragment type: four 8x8 matrices of the same
+                    // 16-bit element (A and B were checked to share it).
                     let v = ldmatrix(
                         &bt,
                         &x4,
@@ -662,9 +696,10 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                         Ix::C(ki * mma::K),
                         b.add(dn, Ix::C(n0 * mma::N)),
                         a_vty,
-                        static_offsets(&bt, false, tb, true, &|w| (ki * mma::K, n0 * mma::N + delta_n[w])),
+                        Some(step),
+                        static_offsets(&bt, false, tb, Some(step), &|w| (ki * mma::K, n0 * mma::N + delta_n[w])),
                     )?;
-                    for (half, atom) in [(0, n0), (1, n0 + 1)] {
+                    for (half, atom) in [(0, n0), (1, n1)] {
                         let elems: Vec<MlirValue> = (0..4)
                             .map(|i| b.vector_extract(v, &[2 * half + i / 2, i % 2]))
                             .collect();

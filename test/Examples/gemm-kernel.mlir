@@ -51,7 +51,7 @@
 // It lowers to PTX; the mma.sync dispatch derives each warp's A and B fragments from the
 // accumulator's layout (a 2x2 grid of 64x64 blocks, not the cyclic warp grid
 // axe-infer-layout would pick). Per warp and gemm: 4 m-atoms x 8 n-atoms x 2 k-steps = 64
-// mma.sync, 4 gemms; A fragments by ldmatrix.x4, B by ldmatrix.x2.trans; the tiles by cp.async.
+// mma.sync, 4 gemms; A fragments by ldmatrix.x4, B by ldmatrix.x4.trans (two n8 atoms each); the tiles by cp.async.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: axe-opt %s --axe-to-nvvm-pipeline=chip=sm_80 | axe-translate --axe-to-launch-manifest | %python %S/../Target/GPU/Inputs/manifest_summary.py %t | FileCheck %s --check-prefix=MANIFEST
 // RUN: FileCheck %s --check-prefix=PTX < %t/gemm_kernel.ptx

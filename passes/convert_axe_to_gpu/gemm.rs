@@ -192,30 +192,18 @@ fn check_ldmatrix(
                         _ => reg_of(st) + 2 * j,
                     };
                     for bit in 0..2 {
-                        // The stored element ldmatrix hands thread t in register pair j.
-                        let (sr, sc) = if is_a || stored_transposed {
-                            let (r, col) = lane_address(
-                                is_a,
-                                stored_transposed,
-                                pair,
-                                Ix::C(o0),
-                                Ix::C(o1),
-                                Ix::C(8 * j + gq),
-                                g,
-                            );
-                            (c(r)?, c(col)? + 2 * q + bit)
+                        // The stored element ldmatrix hands thread t in register pair j: row
+                        // t / 4 of matrix j, column pair t % 4 (without .trans: the row comes
+                        // from lane 8 j + t / 4); or, transposed, row 2 (t % 4) + bit, column
+                        // t / 4 (the row from lane 8 j + 2 (t % 4) + bit).
+                        let (from_lane, col_shift) = if is_a || stored_transposed {
+                            (8 * j + gq, 2 * q + bit)
                         } else {
-                            let (r, col) = lane_address(
-                                is_a,
-                                stored_transposed,
-                                pair,
-                                Ix::C(o0),
-                                Ix::C(o1),
-                                Ix::C(8 * j + 2 * q + bit),
-                                g,
-                            );
-                            (c(r)?, c(col)? + gq)
+                            (8 * j + 2 * q + bit, gq)
                         };
+                        let (r, col) =
+                            lane_address(is_a, stored_transposed, pair, Ix::C(o0), Ix::C(o1), Ix::C(from_lane), g);
+                        let (sr, sc) = (c(r)?, c(col)? + col_shift);
                         let logical_coord = if !is_a && stored_transposed { [sc, sr] } else { [sr, sc] };
                         let x = axe_layout::eval::flatten(&logical_coord, &logical)?;
                         let want = [("warp", w as i64), ("lane", t), ("reg", reg + bit)];

@@ -11,10 +11,12 @@ candidate once, in turn):
     baseline;
   * torch-async-tp: torch.ops.symm_mem.fused_matmul_reduce_scatter (PyTorch's fused async-TP);
   * axe-fused: the Axe kernel of bench/gpu/gen_gemm_rs.py (GEMM tiles of the other ranks'
-    rows first, published with a release flag; each rank's own row tiles wait for the peers'
-    flags, pull their partial tiles over NVLink and add them in the epilogue), when DIR holds
-    its manifest for (shape, R);
-  * the parts: the local GEMM alone (cuBLAS) and the reduce-scatter alone (NCCL).
+    rows first, each pushed into its owner's memory over NVLink and published with a release
+    flag; each rank's own row tiles wait for the peers' flags and add their partial tiles in
+    the epilogue), when DIR holds its manifest for (shape, R);
+  * axe-fused-ws: the same on the warp-specialized persistent GEMM (gen_gemm_rs.write_ws);
+  * the parts: the local GEMM alone (cuBLAS, and each Axe kernel at R = 1 on this rank's K
+    slice) and the reduce-scatter alone (NCCL).
 
 Every rank records CUDA events; per repetition the slowest rank's time counts (an all-reduce
 MAX), and the median over repetitions is reported with the spread (min..max).
@@ -41,13 +43,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 SHAPES = {"8b": (8192, 14336, 4096), "70b": (8192, 28672, 8192)}
 
 
-def axe_kernel(d, m, k, n, ranks):
-    """The Axe fused kernel for this shape and R, if it was built."""
+def axe_kernel(d, m, k, n, ranks, ws=False):
+    """The Axe fused kernel for this shape and R (`ws`: the warp-specialized persistent one),
+    if it was built."""
     try:
-        from gen_gemm_rs import name
+        from gen_gemm_rs import name, name_ws
     except ImportError:
         return None
-    path = f"{d}/{name(m, n, k, ranks)}_kernel.json"
+    path = f"{d}/{(name_ws if ws else name)(m, n, k, ranks)}_kernel.json"
     if not os.path.exists(path):
         return None
     from runtime_path import axe_runtime
@@ -112,15 +115,17 @@ def worker(rank, ranks, d, port, shapes, reps, check_only, results):
             except Exception as e:  # the baseline's absence is reported, not fatal
                 notes.append(f"torch-async-tp unavailable: {type(e).__name__}: {str(e)[:160]}")
             from axe_dist import GemmRs
-            kernel = axe_kernel(d, m, k, n, ranks)
-            if kernel is not None:
-                fns["axe-fused"] = GemmRs.distributed(kernel, a, b, m, n, ranks, rank, group)
-            else:
-                notes.append("axe-fused: no manifest for this shape and R in DIR")
-            local = axe_kernel(d, m, k // ranks, n, 1) if ranks > 1 else None
-            if local is not None:
-                # This rank's GEMM alone with Axe's kernel (no communication): the floor.
-                local_gemm = GemmRs.simulated(local, [a], [b], m, n)[0]
+            floors = {}
+            for label, ws in (("axe-fused", False), ("axe-fused-ws", True)):
+                kernel = axe_kernel(d, m, k, n, ranks, ws)
+                if kernel is not None:
+                    fns[label] = GemmRs.distributed(kernel, a, b, m, n, ranks, rank, group)
+                else:
+                    notes.append(f"{label}: no manifest for this shape and R in DIR")
+                local = axe_kernel(d, m, k // ranks, n, 1, ws) if ranks > 1 else None
+                if local is not None:
+                    # This rank's GEMM alone with Axe's kernel (no communication): the floor.
+                    floors["gemm-only(axe" + ("-ws)" if ws else ")")] = GemmRs.simulated(local, [a], [b], m, n)[0]
             # Correctness: every candidate against the float32 product of the full matrices.
             scale = want.abs().max().item()
             for name, fn in fns.items():
@@ -134,8 +139,7 @@ def worker(rank, ranks, d, port, shapes, reps, check_only, results):
             c_tmp = torch.mm(a, b)
             parts = {"gemm-only(cublas)": lambda: torch.mm(a, b),
                      "rs-only(nccl)": lambda: dist.reduce_scatter_tensor(out, c_tmp, group=group)}
-            if local is not None:
-                parts["gemm-only(axe)"] = local_gemm
+            parts.update(floors)
             times = timed({**fns, **parts}, reps, group)
             if rank == 0:
                 base = statistics.median(times["cublas+nccl"])

@@ -17,13 +17,15 @@ tiles, and F, their flags: see `gen_gemm_tma.reduce_scatter_views`):
 Flags hold an epoch (an argument the host increments per launch), so they are never reset.
 
     gen_gemm_rs.py M N K R [BN S] > gemm_rs_MxNxK_rR.mlir   (K: the whole K; each device gets K/R)
-    gen_gemm_rs.py --all DIR                             (SHAPES x RANKS)
+    gen_gemm_rs.py --ws M N K R SMS COOPERATIVE           (the warp-specialized form)
+    gen_gemm_rs.py --all DIR                             (SHAPES x RANKS, both forms)
 """
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gen_gemm_tma import kernel  # noqa: E402
+import gen_gemm_ws  # noqa: E402
 
 # Llama-3.1-8B and -70B MLP down-projections at batch 8192 (M, N, K): [M, inter] x [inter, hidden].
 SHAPES = [(8192, 4096, 14336), (8192, 8192, 28672)]
@@ -42,6 +44,22 @@ def write(m, n, k, ranks, bn=BN, stages=STAGES):
                   ranks=ranks)
 
 
+def name_ws(m, n, k, ranks, sms=132, cooperative=True):
+    return (f"gemm_rs_{m}x{n}x{k}_r{ranks}_ws" + ("" if sms == 132 else f"_sm{sms}")
+            + ("" if cooperative else "_nc"))
+
+
+def write_ws(m, n, k, ranks, sms=132, cooperative=True):
+    """The same GEMM + reduce-scatter on gen_gemm_ws.py's warp-specialized persistent kernel
+    (128x256 tiles, 4 stages, grouped raster of 8, setmaxnreg, TMA stores for the own rows):
+    the consumer warpgroups push and publish each 64-row half of a peer's tile themselves,
+    while the producer warp already loads the next tile. SMS: CTAs per device (one per SM);
+    fewer, and not `cooperative`, for ranks simulated on one GPU."""
+    assert k % ranks == 0
+    return gen_gemm_ws.kernel(m, n, k // ranks, 256, 4, "f16", 1, 8, sms, 1, 1, ranks=ranks,
+                              fname=name_ws(m, n, k, ranks, sms, cooperative), cooperative=cooperative)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "--all":
         for (m, n, k) in SHAPES:
@@ -53,6 +71,15 @@ if __name__ == "__main__":
                 if r > 1:
                     with open(f"{sys.argv[2]}/{name(m, n, k // r, 1)}.mlir", "w") as f:
                         f.write(write(m, n, k // r, 1))
+                # The warp-specialized form, and its one-device GEMM alone (R = 1 at K / R).
+                with open(f"{sys.argv[2]}/{name_ws(m, n, k, r)}.mlir", "w") as f:
+                    f.write(write_ws(m, n, k, r))
+                if r > 1:
+                    with open(f"{sys.argv[2]}/{name_ws(m, n, k // r, 1)}.mlir", "w") as f:
+                        f.write(write_ws(m, n, k // r, 1))
+    elif sys.argv[1] == "--ws":
+        m, n, k, r, sms, coop = (int(a) for a in sys.argv[2:8])
+        print(write_ws(m, n, k, r, sms, bool(coop)), end="")
     else:
         m, n, k, r = (int(a) for a in sys.argv[1:5])
         print(write(m, n, k, r, *(int(a) for a in sys.argv[5:7])), end="")

@@ -463,6 +463,33 @@ def cast_store(out, ind, src, src_ty, reg, reg_ty, dst, dst_ty, view, view_ty, a
     out.append(f"{ind}axe.copy %{reg}, %{dst} : {reg_ty}, {dst_ty}")
 
 
+def rs_types(m, n, bn, ranks, e, flag_rows=128):
+    """The distributed tensors of a GEMM + reduce-scatter (see reduce_scatter_views): P, the
+    flags F (one per `flag_rows` rows of a row tile, source and column tile) and Y."""
+    rows, tf_rows, tn = m // ranks, m // flag_rows, n // bn
+    tp = f"!axe.tensor<{m}x{ranks * n}x{e}, global, #axe.layout<({ranks}, {rows}, {ranks}, {n}) : (1@gpuid, {n}, {rows * n}, 1)>>"
+    tf = (f"!axe.tensor<{tf_rows}x{ranks * tn}xi32, global, #axe.layout<({ranks}, {tf_rows // ranks}, {ranks}, {tn}) : "
+          f"(1@gpuid, {tn}, {tf_rows // ranks * tn}, 1)>>")
+    ty = f"!axe.tensor<{rows}x{n}x{e}, global, #axe.layout<({rows}, {n}) : ({n}, 1)>>"
+    return tp, tf, ty
+
+
+def rs_function(out, m, n, k, bn, ranks, e, name_, flag_rows=128):
+    """Appends the function header, `axe.mesh` and the views %P, %F, %Y of a GEMM +
+    reduce-scatter (arguments a, b, p, y, flags, epoch: axe_dist.GemmRs's order); returns the
+    views' types."""
+    tp, tf, ty = rs_types(m, n, bn, ranks, e, flag_rows)
+    rows, nflags = m // ranks, (m // flag_rows) * (n // bn)
+    out.append(f"  func.func @{name_}(%a: memref<{m * k}x{e}> {{axe.align = 16 : i64}}, %b: memref<{k * n}x{e}> {{axe.align = 16 : i64}}, "
+               f"%p: memref<{m * n}x{e}> {{axe.align = 16 : i64}}, %y: memref<{rows * n}x{e}> {{axe.align = 16 : i64}}, "
+               f"%flags: memref<{nflags}xi32>, %epoch: i32) {{")
+    out.append(f"    axe.mesh [{ranks}] {{")
+    out.append(f"    %P = axe.view %p : memref<{m * n}x{e}> to {tp}")
+    out.append(f"    %F = axe.view %flags : memref<{nflags}xi32> to {tf}")
+    out.append(f"    %Y = axe.view %y : memref<{rows * n}x{e}> to {ty}")
+    return tp, tf, ty
+
+
 def reduce_scatter_views(out, m, n, k, bn, ranks, e, name_):
     """The function, mesh and distributed views of the GEMM + reduce-scatter; returns the
     epilogue writer.
@@ -476,16 +503,7 @@ def reduce_scatter_views(out, m, n, k, bn, ranks, e, name_):
     so P[row, p N + col] is source p's partial of C[row, col], on the device owning `row`.
     """
     rows, tm, tn = m // ranks, m // 128, n // bn
-    tp = f"!axe.tensor<{m}x{ranks * n}x{e}, global, #axe.layout<({ranks}, {rows}, {ranks}, {n}) : (1@gpuid, {n}, {rows * n}, 1)>>"
-    tf = f"!axe.tensor<{tm}x{ranks * tn}xi32, global, #axe.layout<({ranks}, {tm // ranks}, {ranks}, {tn}) : (1@gpuid, {tn}, {tm // ranks * tn}, 1)>>"
-    ty = f"!axe.tensor<{rows}x{n}x{e}, global, #axe.layout<({rows}, {n}) : ({n}, 1)>>"
-    out.append(f"  func.func @{name_}(%a: memref<{m * k}x{e}> {{axe.align = 16 : i64}}, %b: memref<{k * n}x{e}> {{axe.align = 16 : i64}}, "
-               f"%p: memref<{m * n}x{e}> {{axe.align = 16 : i64}}, %y: memref<{rows * n}x{e}> {{axe.align = 16 : i64}}, "
-               f"%flags: memref<{tm * tn}xi32>, %epoch: i32) {{")
-    out.append(f"    axe.mesh [{ranks}] {{")
-    out.append(f"    %P = axe.view %p : memref<{m * n}x{e}> to {tp}")
-    out.append(f"    %F = axe.view %flags : memref<{tm * tn}xi32> to {tf}")
-    out.append(f"    %Y = axe.view %y : memref<{rows * n}x{e}> to {ty}")
+    tp, tf, ty = rs_function(out, m, n, k, bn, ranks, e, name_)
 
     def epilogue(out, ind, acc, tiles_m, tiles_n):
         """Own row tile: wait for each peer's partial tile, add it (local reads), store the sum

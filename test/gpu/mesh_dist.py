@@ -82,24 +82,27 @@ def worker(rank, ranks, d, port, results):
             ok = bool(torch.equal(yr, xs_all[(rank - 1) % ranks]))
             lines.append(f"{'ok  ' if ok else 'FAIL'} ring_shift epoch {epoch} rank {rank}/{ranks}: {'bit-exact' if ok else 'differs from'} rank {(rank - 1) % ranks}'s X")
         # The fused GEMM + reduce-scatter (bench/gpu/gen_gemm_rs.py), twice (the epochs).
+        # Both forms: the non-specialized kernel and the warp-specialized persistent one
+        # (`_ws`, cooperative: one CTA per SM on every device).
         m, n, k = RS_DIST
-        kern = axe_runtime.load(f"{d}/gemm_rs_{m}x{n}x{k}_r{ranks}_kernel.json")
         g = torch.Generator(device="cuda").manual_seed(7)
         a = torch.randn(m, k, device="cuda", dtype=torch.float16, generator=g) * 0.1
         b = torch.randn(k, n, device="cuda", dtype=torch.float16, generator=g) * 0.1
         kr, rows = k // ranks, m // ranks
         want = a[rank * rows:(rank + 1) * rows].float() @ b.float()
-        fused = GemmRs.distributed(kern, a[:, rank * kr:(rank + 1) * kr].contiguous(),
-                                   b[rank * kr:(rank + 1) * kr].contiguous(), m, n, ranks, rank, group)
-        for launch in (1, 2):
-            fused.y.fill_(float("nan"))
-            torch.cuda.synchronize()
-            dist.barrier()  # launches are kept apart across ranks (the kernel's contract)
-            got = fused().float()
-            torch.cuda.synchronize()
-            err = (got - want).abs().max().item()
-            ok = bool(torch.isfinite(got).all()) and err <= 2e-2
-            lines.append(f"{'ok  ' if ok else 'FAIL'} gemm_rs {m}x{n}x{k} launch {launch} rank {rank}/{ranks}: max abs error {err:.3g} against the f32 product")
+        for suffix in ("", "_ws"):
+            kern = axe_runtime.load(f"{d}/gemm_rs_{m}x{n}x{k}_r{ranks}{suffix}_kernel.json")
+            fused = GemmRs.distributed(kern, a[:, rank * kr:(rank + 1) * kr].contiguous(),
+                                       b[rank * kr:(rank + 1) * kr].contiguous(), m, n, ranks, rank, group)
+            for launch in (1, 2):
+                fused.y.fill_(float("nan"))
+                torch.cuda.synchronize()
+                dist.barrier()  # launches are kept apart across ranks (the kernel's contract)
+                got = fused().float()
+                torch.cuda.synchronize()
+                err = (got - want).abs().max().item()
+                ok = bool(torch.isfinite(got).all()) and err <= 2e-2
+                lines.append(f"{'ok  ' if ok else 'FAIL'} gemm_rs{suffix} {m}x{n}x{k} launch {launch} rank {rank}/{ranks}: max abs error {err:.3g} against the f32 product")
     except Exception as e:  # report, never hang the other ranks
         lines.append(f"FAIL rank {rank}: {type(e).__name__}: {e}")
     finally:

@@ -16,8 +16,11 @@ import torch
 from runtime_path import axe_runtime  # noqa: E402  (finds the package)
 
 
-# GEMM + reduce-scatter shapes small enough for R simulated ranks (M, N, K, R).
-RS_SIM = [(2048, 1024, 4096, 2), (4096, 256, 4096, 4)]
+# GEMM + reduce-scatter shapes small enough for R simulated ranks (M, N, K, R, kernel name
+# suffix): the non-specialized kernel, and the warp-specialized persistent one with 16 CTAs
+# per rank and an ordinary (not cooperative) launch, so that R of them run at once.
+RS_SIM = [(2048, 1024, 4096, 2, ""), (4096, 256, 4096, 4, ""),
+          (2048, 1024, 4096, 2, "_ws_sm16_nc"), (4096, 256, 4096, 4, "_ws_sm16_nc")]
 
 
 def main():
@@ -82,8 +85,8 @@ def main():
     # instance pushes the other ranks' partial tiles and waits on flags for its own, so all
     # R grids must be resident at once (R x grid <= 132 SMs, one CTA each): small shapes.
     from axe_dist import GemmRs
-    for (m, n, k, r) in RS_SIM:
-        kern = axe_runtime.load(f"{d}/gemm_rs_{m}x{n}x{k}_r{r}_kernel.json")
+    for (m, n, k, r, suffix) in RS_SIM:
+        kern = axe_runtime.load(f"{d}/gemm_rs_{m}x{n}x{k}_r{r}{suffix}_kernel.json")
         g = torch.Generator(device="cuda").manual_seed(7)
         a = torch.randn(m, k, device="cuda", dtype=torch.float16, generator=g) * 0.1
         b = torch.randn(k, n, device="cuda", dtype=torch.float16, generator=g) * 0.1
@@ -102,7 +105,7 @@ def main():
                 got = outs[i].float()
                 err = (got - want[i * rows:(i + 1) * rows]).abs().max().item()
                 ok = bool(torch.isfinite(got).all()) and err <= 2e-2
-                print(f"{'ok  ' if ok else 'FAIL'} gemm_rs {m}x{n}x{k} R={r} launch {launch} rank {i}: max abs error {err:.3g} against the f32 product")
+                print(f"{'ok  ' if ok else 'FAIL'} gemm_rs{suffix} {m}x{n}x{k} R={r} launch {launch} rank {i}: max abs error {err:.3g} against the f32 product")
                 passed += ok
                 failed += not ok
     print(f"{passed} passed, {failed} failed")

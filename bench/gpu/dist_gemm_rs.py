@@ -15,13 +15,16 @@ candidate once, in turn):
     flag; each rank's own row tiles wait for the peers' flags and add their partial tiles in
     the epilogue), when DIR holds its manifest for (shape, R);
   * axe-fused-ws: the same on the warp-specialized persistent GEMM (gen_gemm_rs.write_ws);
+  * axe-fused-ws-defer: that kernel publishing each pushed tile one tile later;
+  * axe-fused-ws-bulk: that kernel pushing each tile with TMA bulk copies into the owner's
+    memory (the consumers go on with the next tile while the copies travel);
   * the parts: the local GEMM alone (cuBLAS, and each Axe kernel at R = 1 on this rank's K
     slice) and the reduce-scatter alone (NCCL).
 
 Every rank records CUDA events; per repetition the slowest rank's time counts (an all-reduce
 MAX), and the median over repetitions is reported with the spread (min..max).
 
-    python3 dist_gemm_rs.py DIR --ranks R [--reps N] [--shapes 8b,70b] [--check-only]
+    python3 dist_gemm_rs.py DIR --ranks R [--reps N] [--shapes 8b,70b] [--check-only] [--spin-us US]
 
 NVLink multicast stays off in every process (NCCL_NVLS_ENABLE=0,
 TORCH_SYMM_MEM_DISABLE_MULTICAST=1, NVSHMEM_DISABLE_NVLS=1).
@@ -43,28 +46,35 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 SHAPES = {"8b": (8192, 14336, 4096), "70b": (8192, 28672, 8192)}
 
 
-def axe_kernel(d, m, k, n, ranks, ws=False):
-    """The Axe fused kernel for this shape and R (`ws`: the warp-specialized persistent one),
-    if it was built."""
+def axe_kernel(d, m, k, n, ranks, ws=False, defer=False, bulk=False):
+    """The Axe fused kernel for this shape and R (`ws`: the warp-specialized persistent one;
+    `defer`: its form that publishes each pushed tile one tile later; `bulk`: the one that
+    pushes with TMA bulk copies), if it was built."""
     try:
         from gen_gemm_rs import name, name_ws
     except ImportError:
         return None
-    path = f"{d}/{(name_ws if ws else name)(m, n, k, ranks)}_kernel.json"
+    path = f"{d}/{name_ws(m, n, k, ranks, defer=defer, bulk=bulk) if ws else name(m, n, k, ranks)}_kernel.json"
     if not os.path.exists(path):
         return None
     from runtime_path import axe_runtime
     return axe_runtime.load(path)
 
 
-def timed(fns, reps, group):
-    """Per candidate: the slowest rank's time per repetition (ms), repetitions interleaved."""
+def timed(fns, reps, group, spin_us=0):
+    """Per candidate: the slowest rank's time per repetition (ms), repetitions interleaved.
+    `spin_us` > 0: a spin kernel of about that long is queued before the start event, so the
+    host's work to launch the candidate (Python, argument checks, NCCL's enqueue) overlaps it
+    and the events time the GPU's work alone; 0: the host's launch work counts too."""
     times = {name: [] for name in fns}
+    cycles = int(spin_us * torch.cuda.get_device_properties(0).clock_rate / 1e3) if spin_us else 0
     for _ in range(reps):
         for name, fn in fns.items():
             dist.barrier(group)
             torch.cuda.synchronize()
             a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            if cycles:
+                torch.cuda._sleep(cycles)
             a.record()
             fn()
             b.record()
@@ -75,7 +85,7 @@ def timed(fns, reps, group):
     return times
 
 
-def worker(rank, ranks, d, port, shapes, reps, check_only, results):
+def worker(rank, ranks, d, port, shapes, reps, check_only, results, spin_us=0):
     torch.cuda.set_device(rank % torch.cuda.device_count())
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     dist.init_process_group("nccl", rank=rank, world_size=ranks,
@@ -116,13 +126,15 @@ def worker(rank, ranks, d, port, shapes, reps, check_only, results):
                 notes.append(f"torch-async-tp unavailable: {type(e).__name__}: {str(e)[:160]}")
             from axe_dist import GemmRs
             floors = {}
-            for label, ws in (("axe-fused", False), ("axe-fused-ws", True)):
-                kernel = axe_kernel(d, m, k, n, ranks, ws)
+            for label, ws, defer, bulk in (("axe-fused", False, False, False), ("axe-fused-ws", True, False, False),
+                                           ("axe-fused-ws-defer", True, True, False),
+                                           ("axe-fused-ws-bulk", True, True, True)):
+                kernel = axe_kernel(d, m, k, n, ranks, ws, defer, bulk)
                 if kernel is not None:
                     fns[label] = GemmRs.distributed(kernel, a, b, m, n, ranks, rank, group)
                 else:
                     notes.append(f"{label}: no manifest for this shape and R in DIR")
-                local = axe_kernel(d, m, k // ranks, n, 1, ws) if ranks > 1 else None
+                local = axe_kernel(d, m, k // ranks, n, 1, ws) if ranks > 1 and not defer else None
                 if local is not None:
                     # This rank's GEMM alone with Axe's kernel (no communication): the floor.
                     floors["gemm-only(axe" + ("-ws)" if ws else ")")] = GemmRs.simulated(local, [a], [b], m, n)[0]
@@ -140,10 +152,13 @@ def worker(rank, ranks, d, port, shapes, reps, check_only, results):
             parts = {"gemm-only(cublas)": lambda: torch.mm(a, b),
                      "rs-only(nccl)": lambda: dist.reduce_scatter_tensor(out, c_tmp, group=group)}
             parts.update(floors)
-            times = timed({**fns, **parts}, reps, group)
+            for fn in floors.values():  # loaded and run once before the timing
+                fn()
+            times = timed({**fns, **parts}, reps, group, spin_us)
             if rank == 0:
                 base = statistics.median(times["cublas+nccl"])
-                lines.append(f"     {key} M={m} K={k} N={n} R={ranks}: median of {reps} (slowest rank per repetition), min..max")
+                how = f"GPU time: host launch work hidden behind a {spin_us} us spin" if spin_us else "host launch work included"
+                lines.append(f"     {key} M={m} K={k} N={n} R={ranks}: median of {reps} (slowest rank per repetition), min..max; {how}")
                 for name, ts in times.items():
                     med = statistics.median(ts)
                     lines.append(f"     {name:18s} {med * 1e3:9.1f} us  ({min(ts) * 1e3:.1f}..{max(ts) * 1e3:.1f})  cublas+nccl/this = {base / med:.3f}")
@@ -164,11 +179,14 @@ def main():
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--shapes", default="8b,70b")
     ap.add_argument("--check-only", action="store_true")
+    ap.add_argument("--spin-us", type=float, default=0,
+                    help="queue a spin kernel this long before each start event (times the GPU's work alone)")
     args = ap.parse_args()
     shapes = args.shapes.split(",")
     from axe_dist import run_ranks
     run_ranks(worker, args.ranks,
-              lambda r, port, results: (r, args.ranks, args.dir, port, shapes, args.reps, args.check_only, results), 560)
+              lambda r, port, results: (r, args.ranks, args.dir, port, shapes, args.reps, args.check_only, results,
+                                       args.spin_us), 560)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ tiles, and F, their flags: see `gen_gemm_tma.reduce_scatter_views`):
 Flags hold an epoch (an argument the host increments per launch), so they are never reset.
 
     gen_gemm_rs.py M N K R [BN S] > gemm_rs_MxNxK_rR.mlir   (K: the whole K; each device gets K/R)
-    gen_gemm_rs.py --ws M N K R SMS COOPERATIVE           (the warp-specialized form)
+    gen_gemm_rs.py --ws M N K R SMS COOPERATIVE [defer|bulk]   (the warp-specialized form)
     gen_gemm_rs.py --all DIR                             (SHAPES x RANKS, both forms)
 """
 import os
@@ -44,20 +44,23 @@ def write(m, n, k, ranks, bn=BN, stages=STAGES):
                   ranks=ranks)
 
 
-def name_ws(m, n, k, ranks, sms=132, cooperative=True):
-    return (f"gemm_rs_{m}x{n}x{k}_r{ranks}_ws" + ("" if sms == 132 else f"_sm{sms}")
-            + ("" if cooperative else "_nc"))
+def name_ws(m, n, k, ranks, sms=132, cooperative=True, defer=False, bulk=False):
+    return (f"gemm_rs_{m}x{n}x{k}_r{ranks}_ws" + ("_b" if bulk else "_d" if defer else "")
+            + ("" if sms == 132 else f"_sm{sms}") + ("" if cooperative else "_nc"))
 
 
-def write_ws(m, n, k, ranks, sms=132, cooperative=True):
+def write_ws(m, n, k, ranks, sms=132, cooperative=True, defer=False, bulk=False):
     """The same GEMM + reduce-scatter on gen_gemm_ws.py's warp-specialized persistent kernel
     (128x256 tiles, 4 stages, grouped raster of 8, setmaxnreg, TMA stores for the own rows):
     the consumer warpgroups push and publish each 64-row half of a peer's tile themselves,
     while the producer warp already loads the next tile. SMS: CTAs per device (one per SM);
-    fewer, and not `cooperative`, for ranks simulated on one GPU."""
+    fewer, and not `cooperative`, for ranks simulated on one GPU. DEFER: each pushed tile is
+    published one tile later (gen_gemm_ws.kernel's `defer`); BULK: pushed by TMA bulk copies
+    into the peer's memory and published one tile later (`bulk`)."""
     assert k % ranks == 0
     return gen_gemm_ws.kernel(m, n, k // ranks, 256, 4, "f16", 1, 8, sms, 1, 1, ranks=ranks,
-                              fname=name_ws(m, n, k, ranks, sms, cooperative), cooperative=cooperative)
+                              fname=name_ws(m, n, k, ranks, sms, cooperative, defer or bulk, bulk),
+                              cooperative=cooperative, defer=defer or bulk, bulk=bulk)
 
 
 if __name__ == "__main__":
@@ -72,14 +75,16 @@ if __name__ == "__main__":
                     with open(f"{sys.argv[2]}/{name(m, n, k // r, 1)}.mlir", "w") as f:
                         f.write(write(m, n, k // r, 1))
                 # The warp-specialized form, and its one-device GEMM alone (R = 1 at K / R).
-                with open(f"{sys.argv[2]}/{name_ws(m, n, k, r)}.mlir", "w") as f:
-                    f.write(write_ws(m, n, k, r))
+                for defer, bulk in ((False, False), (True, False), (True, True)):
+                    with open(f"{sys.argv[2]}/{name_ws(m, n, k, r, defer=defer, bulk=bulk)}.mlir", "w") as f:
+                        f.write(write_ws(m, n, k, r, defer=defer, bulk=bulk))
                 if r > 1:
                     with open(f"{sys.argv[2]}/{name_ws(m, n, k // r, 1)}.mlir", "w") as f:
                         f.write(write_ws(m, n, k // r, 1))
     elif sys.argv[1] == "--ws":
         m, n, k, r, sms, coop = (int(a) for a in sys.argv[2:8])
-        print(write_ws(m, n, k, r, sms, bool(coop)), end="")
+        defer, bulk = sys.argv[8:9] == ["defer"], sys.argv[8:9] == ["bulk"]
+        print(write_ws(m, n, k, r, sms, bool(coop), defer, bulk), end="")
     else:
         m, n, k, r = (int(a) for a in sys.argv[1:5])
         print(write(m, n, k, r, *(int(a) for a in sys.argv[5:7])), end="")

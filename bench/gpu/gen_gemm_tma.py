@@ -127,23 +127,23 @@ def name(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release=0
             + ("_ts" if tma_store else ""))
 
 
-def raster(out, ind, tile, tiles_m, tiles_n, group):
+def raster(out, ind, tile, tiles_m, tiles_n, group, sfx=""):
     """Appends the ops that give tile index `tile` its row and column tile, %bm and %bn (%ctn
     must hold `tiles_n`). Grouped raster (as Triton's GROUP_M) where `group` divides the row
     tiles: consecutive tiles walk `group` row tiles of A down one column tile of B before moving
-    right, so both stay in L2; else row-major order."""
+    right, so both stay in L2; else row-major order. `sfx` suffixes every name it defines."""
     if group > 1 and tiles_m % group == 0:
-        out.append(f"{ind}%cgn = arith.constant {group * tiles_n} : index")
-        out.append(f"{ind}%cg = arith.constant {group} : index")
-        out.append(f"{ind}%gid = arith.divui {tile}, %cgn : index")
-        out.append(f"{ind}%gfirst = arith.muli %gid, %cg : index")
-        out.append(f"{ind}%gr = arith.remui {tile}, %cgn : index")
-        out.append(f"{ind}%gm = arith.remui %gr, %cg : index")
-        out.append(f"{ind}%bm = arith.addi %gfirst, %gm : index")
-        out.append(f"{ind}%bn = arith.divui %gr, %cg : index")
+        out.append(f"{ind}%cgn{sfx} = arith.constant {group * tiles_n} : index")
+        out.append(f"{ind}%cg{sfx} = arith.constant {group} : index")
+        out.append(f"{ind}%gid{sfx} = arith.divui {tile}, %cgn{sfx} : index")
+        out.append(f"{ind}%gfirst{sfx} = arith.muli %gid{sfx}, %cg{sfx} : index")
+        out.append(f"{ind}%gr{sfx} = arith.remui {tile}, %cgn{sfx} : index")
+        out.append(f"{ind}%gm{sfx} = arith.remui %gr{sfx}, %cg{sfx} : index")
+        out.append(f"{ind}%bm{sfx} = arith.addi %gfirst{sfx}, %gm{sfx} : index")
+        out.append(f"{ind}%bn{sfx} = arith.divui %gr{sfx}, %cg{sfx} : index")
     else:
-        out.append(f"{ind}%bm = arith.divui {tile}, %ctn : index")
-        out.append(f"{ind}%bn = arith.remui {tile}, %ctn : index")
+        out.append(f"{ind}%bm{sfx} = arith.divui {tile}, %ctn : index")
+        out.append(f"{ind}%bn{sfx} = arith.remui {tile}, %ctn : index")
 
 
 def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release=0, dtype="f16", out="f32",
@@ -463,22 +463,29 @@ def cast_store(out, ind, src, src_ty, reg, reg_ty, dst, dst_ty, view, view_ty, a
     out.append(f"{ind}axe.copy %{reg}, %{dst} : {reg_ty}, {dst_ty}")
 
 
-def rs_types(m, n, bn, ranks, e, flag_rows=128):
+def rs_types(m, n, bn, ranks, e, flag_rows=128, p_blocks=False):
     """The distributed tensors of a GEMM + reduce-scatter (see reduce_scatter_views): P, the
-    flags F (one per `flag_rows` rows of a row tile, source and column tile) and Y."""
+    flags F (one per `flag_rows` rows of a row tile, source and column tile) and Y.
+    `p_blocks`: P's slots are stored in 64 x 128 blocks, each contiguous in memory as two
+    64 x 64 row-major halves, (64, 2, 64) : (64, 4096, 1), the order of an unswizzled shared
+    tile of that layout, so that one 16 KiB bulk copy moves a block."""
     rows, tf_rows, tn = m // ranks, m // flag_rows, n // bn
     tp = f"!axe.tensor<{m}x{ranks * n}x{e}, global, #axe.layout<({ranks}, {rows}, {ranks}, {n}) : (1@gpuid, {n}, {rows * n}, 1)>>"
+    if p_blocks:
+        assert rows % 64 == 0 and n % 128 == 0
+        tp = (f"!axe.tensor<{m}x{ranks * n}x{e}, global, #axe.layout<({ranks}, {rows // 64}, 64, {ranks}, {n // 128}, 2, 64) : "
+              f"(1@gpuid, {ranks * n * 64}, 64, {n * 64}, 8192, 4096, 1)>>")
     tf = (f"!axe.tensor<{tf_rows}x{ranks * tn}xi32, global, #axe.layout<({ranks}, {tf_rows // ranks}, {ranks}, {tn}) : "
           f"(1@gpuid, {tn}, {tf_rows // ranks * tn}, 1)>>")
     ty = f"!axe.tensor<{rows}x{n}x{e}, global, #axe.layout<({rows}, {n}) : ({n}, 1)>>"
     return tp, tf, ty
 
 
-def rs_function(out, m, n, k, bn, ranks, e, name_, flag_rows=128):
+def rs_function(out, m, n, k, bn, ranks, e, name_, flag_rows=128, p_blocks=False):
     """Appends the function header, `axe.mesh` and the views %P, %F, %Y of a GEMM +
     reduce-scatter (arguments a, b, p, y, flags, epoch: axe_dist.GemmRs's order); returns the
     views' types."""
-    tp, tf, ty = rs_types(m, n, bn, ranks, e, flag_rows)
+    tp, tf, ty = rs_types(m, n, bn, ranks, e, flag_rows, p_blocks)
     rows, nflags = m // ranks, (m // flag_rows) * (n // bn)
     out.append(f"  func.func @{name_}(%a: memref<{m * k}x{e}> {{axe.align = 16 : i64}}, %b: memref<{k * n}x{e}> {{axe.align = 16 : i64}}, "
                f"%p: memref<{m * n}x{e}> {{axe.align = 16 : i64}}, %y: memref<{rows * n}x{e}> {{axe.align = 16 : i64}}, "

@@ -113,7 +113,7 @@ PRODUCER_REGS, CONSUMER_REGS = 40, 232
 
 
 def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132, regs=1, tma_store=0,
-           dtype="f16", cluster=1, chip="sm_90a", ranks=0, fname=None, cooperative=True):
+           dtype="f16", cluster=1, chip="sm_90a", ranks=0, fname=None, cooperative=True, defer=False, bulk=False):
     # FP8 (DTYPE e4m3 / e5m2): B is [N, K] (wgmma reads FP8 only K-major) and a K step is 128
     # bytes, the 128B swizzle row, as in gen_gemm_tma.py; the per-tensor scales multiply the
     # accumulator before the store.
@@ -127,7 +127,14 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
     # (r + 1) M / R), so an own tile waits only for peer tiles that come earlier in every
     # walk; the kernel is `cooperative` (all its CTAs resident, or the launch is refused), so
     # a CTA that waits never holds back the CTA it waits for. COOPERATIVE 0 is for ranks
-    # simulated on one GPU (mesh_sim.py): R concurrent launches, each of few CTAs.
+    # simulated on one GPU (mesh_sim.py): R concurrent launches, each of few CTAs. DEFER: a
+    # pushed tile is published at the CTA's next tile's epilogue (or after its last tile), when
+    # its remote stores have long landed, so the system-scope fence before the flag does not
+    # hold the consumer warpgroup until they are acknowledged. BULK (with DEFER): the push is a
+    # TMA store into the peer's memory (one 16 KiB bulk copy per 64 x 128 block: P's slots are
+    # laid out in such blocks, the warpgroup's shared tile unswizzled in the same order), which
+    # frees the shared tile once read and lands behind the next tile's mainloop.
+    assert not bulk or (ranks and defer)
     assert not ranks or (dtype == "f16" and out == "f16" and tma_store and regs and persistent and cluster == 1
                          and chip == "sm_90a" and m % (bm * ranks * group) == 0 and n % bn == 0
                          and k % (bk * stages) == 0), \
@@ -180,7 +187,7 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
     if ranks:
         # P (the partial tiles pushed to their owner), F (one flag per 64 rows: a consumer
         # warpgroup's half of a tile) and Y (the device's rows of the sum).
-        tp, tf, ty = gen_gemm_tma.rs_function(L, m, n, k, bn, ranks, e, fname, flag_rows=64)
+        tp, tf, ty = gen_gemm_tma.rs_function(L, m, n, k, bn, ranks, e, fname, flag_rows=64, p_blocks=bulk)
     else:
         L.append(f"  func.func @{fname}(%a: memref<{m * k}x{e}> {{axe.align = 16 : i64}}, %b: memref<{k * n}x{e}> {{axe.align = 16 : i64}}, %c: memref<{m * n}x{o}> {{axe.align = 16 : i64}}{scales}) {{")
     L.append(f"    %A = axe.view %a : memref<{m * k}x{e}> to {ga}")
@@ -311,6 +318,9 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
         sw = 256 // ob  # the tile's columns
         stage = (f"!axe.tensor<64x{sw}x{o}, shared, #axe.layout<(64, 2, {128 // ob}) : "
                  f"({128 // ob}, {64 * 128 // ob}, 1)>, #axe.swizzle<3, {4 - ob.bit_length() + 1}, 3>>")
+        if bulk:
+            # Unswizzled: P's blocks hold the tile in this order, a bulk copy moves it whole.
+            stage = f"!axe.tensor<64x{sw}x{o}, shared, #axe.layout<(64, 2, {128 // ob}) : ({128 // ob}, {64 * 128 // ob}, 1)>>"
         part = f"!axe.tensor<64x{sw}x{o}, register, ?>"
         part_acc = f"!axe.tensor<64x{sw}xf32, register, ?>"
         part_ct = f"!axe.tensor<64x{sw}x{o}, global, ?>"
@@ -406,6 +416,13 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                 (16-byte stores over NVLink, shared -> the peer's global) and publish it
                 (`axe.signal`: release at system scope, after the warpgroup's barrier)."""
             j2 = j + "  "
+            if defer:
+                # Publish this CTA's previous tile (t - grid) if it was a pushed one.
+                L.append(f"{j}%rs_hp = arith.cmpi ne, %it, %c0 : index")
+                L.append(f"{j}scf.if %rs_hp {{")
+                L.append(f"{j2}%rs_tp = arith.subi %t, %cgrid : index")
+                publish_if_pushed(j2, "%rs_tp", "_pv")
+                L.append(f"{j}}}")
             L.append(f"{j}%crow = arith.constant {row0} : index")
             L.append(f"{j}%omw = arith.addi %om, %crow : index")
             L.append(f"{j}%frow2 = arith.muli %bmx, %c2 : index")
@@ -452,19 +469,49 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                 L.append(f"{j2}%co{c} = arith.constant {c * sw} : index")
                 L.append(f"{j2}%rs_pc{c} = arith.addi %rs_rc, %co{c} : index")
                 L.append(f"{j2}%push{c} = axe.slice %P [%omw : +64, %rs_pc{c} : +{sw}] : {tp} to {part_ct}")
+                L.append(f"{j2}axe.copy %part{c}, %st : {part}, {stage}")
+                if bulk:
+                    L.append(f"{j2}axe.copy %st, %push{c} schedule tma : {stage}, {part_ct}")
+                    continue
                 # The shared tile is written by every thread and read back in other threads'
                 # 16-byte pieces: the warpgroup's barrier on both sides.
-                L.append(f"{j2}axe.copy %part{c}, %st : {part}, {stage}")
                 L.append(f"{j2}axe.barrier warpgroup")
                 L.append(f"{j2}axe.copy %st, %push{c} : {stage}, {part_ct}")
                 L.append(f"{j2}axe.barrier warpgroup")
-            L.append(f"{j2}%rs_rt = arith.muli %rank, %ctn : index")
-            L.append(f"{j2}%rs_rtc = arith.addi %rs_rt, %bn : index")
-            L.append(f"{j2}%rs_fo = axe.slice %F [%frow : +1, %rs_rtc : +1] : {tf} to {ft1}")
-            L.append(f"{j2}axe.signal %rs_fo, %epoch : {ft1}, i32")
+            if not defer:
+                L.append(f"{j2}%rs_rt = arith.muli %rank, %ctn : index")
+                L.append(f"{j2}%rs_rtc = arith.addi %rs_rt, %bn : index")
+                L.append(f"{j2}%rs_fo = axe.slice %F [%frow : +1, %rs_rtc : +1] : {tf} to {ft1}")
+                L.append(f"{j2}axe.signal %rs_fo, %epoch : {ft1}, i32")
+            L.append(f"{j}}}")
+
+        def publish_if_pushed(j, tile, sfx):
+            """Signals this warpgroup's flag of walk tile `tile` if it was another device's
+            (pushed) tile: its row and column tile by the raster, rotated as in tile_loop."""
+            j2 = j + "  "
+            gen_gemm_tma.raster(L, j, tile, tiles_mc, tiles_n, group, sfx)
+            L.append(f"{j}%rs_pushed{sfx} = arith.cmpi ult, %bm{sfx}, %cown : index")
+            L.append(f"{j}scf.if %rs_pushed{sfx} {{")
+            L.append(f"{j2}%rs_bw{sfx} = arith.addi %bm{sfx}, %rshift : index")
+            L.append(f"{j2}%rs_bx{sfx} = arith.remui %rs_bw{sfx}, %ctm : index")
+            L.append(f"{j2}%rs_f2{sfx} = arith.muli %rs_bx{sfx}, %c2 : index")
+            L.append(f"{j2}%rs_fr{sfx} = arith.addi %rs_f2{sfx}, %c{w - 1} : index")
+            L.append(f"{j2}%rs_rt{sfx} = arith.muli %rank, %ctn : index")
+            L.append(f"{j2}%rs_rc{sfx} = arith.addi %rs_rt{sfx}, %bn{sfx} : index")
+            L.append(f"{j2}%rs_fo{sfx} = axe.slice %F [%rs_fr{sfx} : +1, %rs_rc{sfx} : +1] : {tf} to {ft1}")
+            L.append(f"{j2}axe.signal %rs_fo{sfx}, %epoch : {ft1}, i32")
             L.append(f"{j}}}")
 
         tile_loop(i3, consume)
+        if ranks and defer:
+            # The CTA's last tile, t = cta + n grid with n = (tiles - 1 - cta) / grid (the grid
+            # has at most as many CTAs as there are tiles), published if it was pushed.
+            L.append(f"{i3}%rs_l0 = arith.subi %ctiles, %c1 : index")
+            L.append(f"{i3}%rs_l1 = arith.subi %rs_l0, %cta : index")
+            L.append(f"{i3}%rs_l2 = arith.divui %rs_l1, %cgrid : index")
+            L.append(f"{i3}%rs_l3 = arith.muli %rs_l2, %cgrid : index")
+            L.append(f"{i3}%rs_tl = arith.addi %cta, %rs_l3 : index")
+            publish_if_pushed(i3, "%rs_tl", "_ls")
         L.append(f"{i2}}}")
     L.append("    }")
     if ranks:

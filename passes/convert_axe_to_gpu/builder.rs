@@ -1067,6 +1067,34 @@ impl B {
         });
     }
 
+    /// `nvvm.cp.async.bulk.wait_group group {read}`: waits until at most `group` of the
+    /// thread's bulk async-groups are still reading their source (the shared tile is free
+    /// again); their writes may still be in flight.
+    pub fn cp_async_bulk_wait_group_read(&self, group: i32) {
+        let i32t = self.int_type(32);
+        self.build(|c, l| {
+            nvvm::CpAsyncBulkWaitGroupOperation::builder(c, l)
+                .group(IntegerAttribute::new(Self::type_(i32t), i64::from(group)).into())
+                .read(melior::ir::attribute::Attribute::unit(c))
+                .build()
+        });
+    }
+
+    /// `nvvm.cp.async.bulk.global.shared.cta %dst, %src, %bytes`: a one-dimensional bulk copy
+    /// (the TMA unit) of `bytes` (an `i32`, a multiple of 16) from shared memory (`ptr<3>`) to
+    /// global memory (`ptr<1>`, any device's address the GPU can reach). By name, not through
+    /// `axe_upstream_ods`: an op with `AttrSizedOperandSegments` (see [`B::op`]).
+    pub fn cp_async_bulk_shared_to_global(&self, dst: MlirValue, src: MlirValue, bytes: MlirValue) {
+        let seg = self.i32_array(&[1, 1, 1, 0, 0]);
+        self.op(
+            "nvvm.cp.async.bulk.global.shared.cta",
+            &[dst, src, bytes],
+            &[],
+            &[("operandSegmentSizes", seg)],
+            vec![],
+        );
+    }
+
     /// `nvvm.setmaxregister action regCount` (`action` is `increase` or `decrease`).
     pub fn setmaxregister(&self, action: &str, count: i64) {
         let i32t = self.int_type(32);

@@ -135,6 +135,7 @@ fn through_shared(
         per_thread: false,
         swizzle: None,
         dyn_offset: Ix::C(0),
+        dyn_align: 0,
         base_align: super::shared::ALLOCATION_ALIGN,
         clip: Vec::new(),
         remote: false,

@@ -273,6 +273,11 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, emulate: bool, chip: 
         if cluster.is_some() && has_mbarriers {
             barrier::cluster(&B::before(term));
         }
+        // TMA stores into peers' memory complete behind the unit's next work (`bulk.rs`):
+        // every thread waits for its bulk groups before the kernel ends.
+        if !ctx.tma.peer_stores.is_empty() {
+            B::before(term).cp_async_bulk_wait_group(0);
+        }
         let lb = b.at_start(block);
         let args = ir::block_arguments(block);
         let arg = |i: usize| args[i];

@@ -41,6 +41,7 @@ pub mod address;
 pub mod barrier;
 pub mod boundaries;
 pub mod builder;
+pub mod bulk;
 pub mod context;
 pub mod copy;
 pub mod distribute;

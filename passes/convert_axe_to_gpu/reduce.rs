@@ -236,6 +236,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             per_thread: false,
             swizzle: None,
             dyn_offset: Ix::C(0),
+            dyn_align: 0,
             base_align: super::shared::ALLOCATION_ALIGN,
             clip: Vec::new(),
             remote: false,

@@ -193,7 +193,13 @@ pub fn signal(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()> {
     // is cumulative: the release store publishes them all.
     sync_unit(&b, ctx, threads);
     let scope = sync_scope(op);
+    let peer_stores = !ctx.tma.peer_stores.is_empty();
     on_first_of_unit(&b, ctx, threads, |t| {
+        if peer_stores {
+            // The unit's TMA stores into peers' memory (issued by this thread, `bulk.rs`) are
+            // complete before the fence: their writes are what the flag publishes.
+            t.cp_async_bulk_wait_group(0);
+        }
         fence(t, scope);
         t.llvm_store_atomic(value, ptr, ordering(t, Ordering::Release), 4, scope);
     })?;

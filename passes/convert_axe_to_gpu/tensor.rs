@@ -37,6 +37,9 @@ pub struct Tensor {
     /// The run-time part of the element offset (slices with run-time origins), added to every
     /// memory offset before the swizzle.
     pub dyn_offset: Ix,
+    /// A divisor of every value `dyn_offset` can take (elements): the gcd of the memory
+    /// strides its tile digits move by; 0 when it is 0.
+    pub dyn_align: i64,
     /// The proven byte alignment of the buffer's base: what the allocation guarantees, what a
     /// function argument declares (`axe.align`), else the element's natural alignment.
     pub base_align: i64,
@@ -122,6 +125,7 @@ fn resolve(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<(Tensor, Option<Sp
     }
     let mut swizzle = ir::tensor_swizzle(t);
     let mut dyn_offset = Ix::C(0);
+    let mut dyn_align = 0;
     // Allocations are laid out 16-byte aligned (shared globals, dynamic shared memory offsets,
     // emulation allocas with an explicit alignment): see `kernel.rs`.
     let mut base_align = shared::ALLOCATION_ALIGN;
@@ -162,13 +166,15 @@ fn resolve(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<(Tensor, Option<Sp
             let (src, src_spread) = resolve(ctx, user, ir::operand(d, ods::slice::operands::SOURCE))?;
             swizzle = src.swizzle;
             dyn_offset = src.dyn_offset;
+            dyn_align = src.dyn_align;
             base_align = src.base_align;
             remote = src.remote;
             spread = src_spread;
             if crate::slice::region_sizes(d).1 {
                 let b = B::before(user);
-                let (own, device) = tile_origin_offset(&b, d, &src)?;
+                let (own, device, own_align) = tile_origin_offset(&b, d, &src)?;
                 dyn_offset = b.add(dyn_offset, own);
+                dyn_align = gcd(dyn_align, own_align);
                 if let Some(s) = spread.as_mut() {
                     s.device = b.add(s.device, device);
                 }
@@ -234,6 +240,7 @@ fn resolve(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<(Tensor, Option<Sp
             per_thread,
             swizzle,
             dyn_offset,
+            dyn_align,
             base_align,
             clip,
             remote,
@@ -261,7 +268,18 @@ fn clip_bounds(b: &B, slice: MlirOperation, src: &Tensor) -> Vec<Option<(Ix, i64
 /// The memory offset of a slice's run-time tile origin: the tile index of each dynamic
 /// dimension (origin / size) through the tiling's outer iters (`Layout::tiled_region`); and
 /// the device index, for the outer iters on `gpuid` (a distributed tensor sliced at a device).
-fn tile_origin_offset(b: &B, slice: MlirOperation, src: &Tensor) -> R<(Ix, Ix)> {
+/// The greatest common divisor (gcd(0, x) = |x|).
+pub fn gcd(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        a.abs()
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// A slice's run-time tile origins as a memory offset and a device index, and a divisor of
+/// every offset they can give (the gcd of the memory strides of their digits).
+fn tile_origin_offset(b: &B, slice: MlirOperation, src: &Tensor) -> R<(Ix, Ix, i64)> {
     let (sizes, _) = crate::slice::region_sizes(slice);
     let origins = crate::slice::run_time_origins(slice);
     let tiled = crate::slice::tiling(&src.layout, &src.shape, slice).map_err(|e| {
@@ -275,6 +293,7 @@ fn tile_origin_offset(b: &B, slice: MlirOperation, src: &Tensor) -> R<(Ix, Ix)> 
     })?;
     let mut off = Ix::C(0);
     let mut device = Ix::C(0);
+    let mut align = 0;
     for (d, outer) in tiled.outer.iter().enumerate() {
         let Some(origin) = origins[d].map(Ix::V) else {
             continue;
@@ -299,10 +318,11 @@ fn tile_origin_offset(b: &B, slice: MlirOperation, src: &Tensor) -> R<(Ix, Ix)> 
             }
             let digit = if i == 0 { t } else { b.rem(t, it.extent) };
             off = b.add(off, b.mul(digit, it.stride));
+            align = gcd(align, it.stride);
             t = b.div(t, it.extent);
         }
     }
-    Ok((off, device))
+    Ok((off, device, align))
 }
 
 fn vec_type(b: &B, elt: MlirType, v: i64) -> MlirType {

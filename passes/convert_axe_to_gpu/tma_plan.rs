@@ -94,6 +94,9 @@ pub struct State {
     pub arrives: HashMap<usize, usize>,
     /// `axe.mbarrier` op → its barrier index.
     pub explicit: HashMap<usize, usize>,
+    /// TMA stores into a peer's memory: one-dimensional bulk copies, no tensor map
+    /// (`bulk.rs`).
+    pub peer_stores: std::collections::HashSet<usize>,
     /// Arrival count of every barrier: 1 for a TMA copy site (its issuing thread), the CTA's
     /// threads for an `axe.arrive`.
     pub counts: Vec<i64>,
@@ -143,6 +146,10 @@ pub fn plan(kernel: MlirOperation, threads: i64) -> R<State> {
             continue;
         }
         let id = st.counts.len();
+        if !arrive && super::bulk::is_peer_store(op) {
+            st.peer_stores.insert(op.ptr as usize);
+            continue;
+        }
         if !arrive && is_store(op) {
             let site = plan_site(op, kernel, &mut st.maps, usize::MAX)?;
             st.sites.insert(op.ptr as usize, site);
@@ -323,7 +330,7 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
     };
     if root.axes().iter().any(|a| a.name() == "gpuid") {
         return err(op, format!(
-            "a TMA copy of a distributed tensor (layout {root}, over gpuid) is not lowered: the host builds tensor maps of local buffers only; copy it without `schedule tma`"
+            "a TMA load of a distributed tensor (layout {root}, over gpuid) is not lowered: the host builds tensor maps of local buffers only (TMA stores into a peer's memory are bulk copies); copy it without `schedule tma`"
         ));
     }
     let tdims = tensor_map_dims(&root, &root_shape, elt_bytes)

@@ -36,7 +36,7 @@ class Kernel:
         self._fields = {i: tensormap.tensor_map_fields(p, dtypes.element_bytes(p["dtype"]))
                         for i, p in enumerate(self.params) if p["kind"] == "tensor_map"}
         self._loaded = {}       # device -> backend's loaded function
-        self._bound = OrderedDict()  # (device, data pointers) -> (param pointers, held buffers)
+        self._bound = OrderedDict()  # (device, buffers' data pointers) -> {param index: tensor map's device copy}
 
     def __repr__(self):
         return (f"<axe_runtime.Kernel {self.entry} of {self.function}: grid {list(self.grid)}, "
@@ -70,37 +70,43 @@ class Kernel:
 
     def bind(self, *args):
         """Checks `args` and builds the kernel's parameters for them (tensor maps encoded and
-        copied to the device); cached by the arguments' data pointers. Returns the parameters'
-        device addresses."""
+        copied to the device); the maps are cached by the buffers' data pointers. Returns the
+        parameters' values (device addresses, scalars)."""
         checked = self.check(*args)
         return self._bind(checked, self._device(checked))[0]
 
     def _bind(self, checked, device):
-        key = (device,) + tuple(b.ptr if isinstance(b, checks.Buffer) else ("value", b) for b in checked)
-        hit = self._bound.get(key)
-        if hit is not None:
+        # Tensor maps depend on their buffers' addresses alone: the cache keys on the buffers'
+        # data pointers, and scalars (a launch epoch, the rank) are filled in per launch. (A
+        # key with the scalars in it missed on every new epoch: the maps were encoded and
+        # uploaded again and an evicted set freed, which synchronizes the device, at every
+        # launch of a kernel with flags.)
+        key = (device,) + tuple(b.ptr for b in checked if isinstance(b, checks.Buffer))
+        maps = self._bound.get(key)
+        if maps is not None:
             self._bound.move_to_end(key)
-            return hit
-        be = backends.backend() if self._fields else None
-        # Encoding a tensor map may need the device's context current (CUDA_ERROR_INVALID_CONTEXT).
-        on = getattr(be, "on", None)
-        ptrs, held = [], []
-        with on(device) if on else contextlib.nullcontext():
-            for i, p in enumerate(self.params):
-                buf = checked[p["arg"]]
-                if p["kind"] in ("buffer", "peer_table"):
-                    ptrs.append(buf.ptr)
-                elif p["kind"] in ("rank", "scalar"):
-                    ptrs.append(int(buf))  # a 64-bit value (index and i64 parameters)
-                else:
-                    data = tensormap.encode(self._fields[i], buf.ptr)
-                    dev = be.upload(data, device)
-                    held.append(dev)
-                    ptrs.append(dev.ptr)
-        self._bound[key] = (ptrs, held)
-        while len(self._bound) > self.CACHE_SIZE:
-            self._bound.popitem(last=False)
-        return ptrs, held
+        else:
+            be = backends.backend() if self._fields else None
+            # Encoding a tensor map may need the device's context current (CUDA_ERROR_INVALID_CONTEXT).
+            on = getattr(be, "on", None)
+            maps = {}
+            with on(device) if on else contextlib.nullcontext():
+                for i in self._fields:
+                    data = tensormap.encode(self._fields[i], checked[self.params[i]["arg"]].ptr)
+                    maps[i] = be.upload(data, device)
+            self._bound[key] = maps
+            while len(self._bound) > self.CACHE_SIZE:
+                self._bound.popitem(last=False)
+        ptrs = []
+        for i, p in enumerate(self.params):
+            buf = checked[p["arg"]]
+            if p["kind"] in ("buffer", "peer_table"):
+                ptrs.append(buf.ptr)
+            elif p["kind"] in ("rank", "scalar"):
+                ptrs.append(int(buf))  # a 64-bit value (index and i64 parameters)
+            else:
+                ptrs.append(maps[i].ptr)
+        return ptrs, list(maps.values())
 
     def _stream(self, stream, checked, device):
         if stream is None:

@@ -356,7 +356,7 @@ class LaunchPathTests(unittest.TestCase):
 
     def test_mesh_reduce_scatter(self):
         """Figure 8 over 4 devices: the parameters are the rank, the peer table of X and the
-        rank's own Y; every rank binds its own values (the cache keys on the rank too)."""
+        rank's own Y; every rank binds its own values (scalars are filled in per launch)."""
         k = axe_runtime.load(os.path.join(DATA, "reduce_scatter.json"))
         peers = FakeTensor(dtype="torch.int64", numel=4, ptr=0x9000)
         for rank in range(4):
@@ -387,6 +387,22 @@ class LaunchPathTests(unittest.TestCase):
         k(FakeTensor(ptr=0x30000), y, stream=7)  # a new pointer: a new map
         self.assertEqual(len(self.encoded), 2)
         self.assertEqual(self.be.launches[-1]["ptrs"][0], 0xd0200)
+
+    def test_scalars_do_not_rebind(self):
+        """A new scalar (a launch epoch, as the flags of the fused GEMM + reduce-scatter take)
+        with the same buffers reuses the tensor maps: no encode, upload or eviction per launch,
+        and each launch passes its own scalar."""
+        with open(os.path.join(DATA, "copy_tma.json")) as f:
+            m = json.load(f)
+        spec = m["kernels"][0]
+        spec["arguments"] = spec["arguments"] + [{"kind": "scalar", "type": "i32"}]
+        spec["params"] = spec["params"] + [{"arg": 2, "kind": "scalar", "type": "i32"}]
+        k = axe_runtime.Kernel(spec)
+        x, y = FakeTensor(ptr=0x10000), FakeTensor(ptr=0x20000)
+        for epoch in range(1, k.CACHE_SIZE + 3):
+            k(x, y, epoch, stream=7)
+            self.assertEqual(self.be.launches[-1]["ptrs"], [0xd0100, 0x20000, epoch])
+        self.assertEqual((len(self.encoded), len(self.be.uploads), len(k._bound)), (1, 1, 1))
 
     def test_cooperative_launcher(self):
         """`launcher(..., cooperative=True)` asks the backend for a cooperative launch (a kernel
@@ -424,7 +440,7 @@ class LaunchPathTests(unittest.TestCase):
         k = axe_runtime.load(os.path.join(DATA, "copy_tma.json"))
         y = FakeTensor(ptr=0x20000)
         launch = k.launcher(FakeTensor(ptr=0x10000), y, stream=7)
-        first = weakref.ref(next(iter(k._bound.values()))[1][0])
+        first = weakref.ref(next(iter(k._bound.values()))[0])  # param 0: the map of x
         for i in range(k.CACHE_SIZE + 5):
             k.bind(FakeTensor(ptr=0x100000 * (i + 1)), y)
         gc.collect()

@@ -1,0 +1,263 @@
+//! TMA stores into a peer device's memory (`axe.copy %shared, %peer_tile schedule tma`, where
+//! the destination is a distributed tensor sliced to one device of a mesh): the TMA unit's
+//! one-dimensional bulk copies (`cp.async.bulk.global.shared::cta`), which take a plain
+//! address, so a peer's buffer (its address from the peer table) needs no tensor map.
+//!
+//! **Dispatch from the layouts.** Every element of the tile is placed on both sides (the shared
+//! offset, swizzle applied; the destination's memory offset); walked in shared order, maximal
+//! runs that are consecutive on both sides become one bulk copy each. Every run must be a
+//! multiple of 16 bytes and start 16-byte aligned on both sides (the instruction's rule): a
+//! layout pair without such runs is a located error naming the first run that breaks it. A
+//! tile that is contiguous on both sides in one order (the fused GEMM + reduce-scatter lays
+//! its partial-tile slots out so) is one copy.
+//!
+//! **Completion.** The unit's threads make their writes of the shared tile visible to the async
+//! proxy (`fence.proxy.async.shared::cta`) and synchronize; the unit's first thread issues the
+//! runs and commits them as one bulk group, then waits only until the group has *read* the
+//! shared tile (`cp.async.bulk.wait_group.read 0`), and the unit synchronizes again: the
+//! shared tile is free when the op ends, while the writes travel over NVLink behind the
+//! unit's next work. They are complete where something needs them: the unit's next
+//! `axe.signal` (its first thread, the one that issued, waits for its bulk groups before the
+//! release fence: whoever acquires the flag sees the data) and the kernel's exit (every
+//! thread waits for its groups).
+
+use crate::error::AxeError;
+
+use axe_layout::Axis;
+use mlir_sys::*;
+
+use super::builder::{Ix, B};
+use super::context::{unit_linear, Ctx, R};
+use super::tensor::{tensor, Mem, Tensor};
+use super::types::bit_width;
+use super::{barrier, shared};
+use crate::dialect::ods::{self, MemoryScope};
+use crate::ir;
+use crate::target::ScopeKind;
+
+/// The bulk copy's granularity: sizes and both addresses are multiples of 16 bytes.
+const BULK_ALIGN: i64 = 16;
+
+/// Whether `op` (a `schedule tma` copy) is a store into a peer's memory: shared source, and a
+/// global destination whose root view is a distributed tensor (a layout over `gpuid`).
+pub fn is_peer_store(op: MlirOperation) -> bool {
+    let scope = |i: usize| ir::tensor_scope(ir::value_type(ir::operand(op, i)));
+    if scope(0) != Some(MemoryScope::Shared) || scope(1) != Some(MemoryScope::Global) {
+        return false;
+    }
+    let mut v = ir::operand(op, ods::copy::operands::DEST);
+    while let Some(d) = ir::defining_op(v).filter(|&d| ir::name(d) == ods::ops::SLICE) {
+        v = ir::operand(d, ods::slice::operands::SOURCE);
+    }
+    ir::tensor_layout(ir::value_type(v)).is_some_and(|l| l.axes().iter().any(|a| a.name() == "gpuid"))
+}
+
+/// One bulk copy: element offsets of its first element on the shared and global sides, and
+/// its length in elements.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Run {
+    pub shared: i64,
+    pub global: i64,
+    pub len: i64,
+}
+
+/// The runs of a tile whose elements sit at `placed[x] = (shared offset, global offset)`:
+/// maximal stretches, in shared order, that are consecutive on both sides; each checked
+/// against the 16-byte rule (`elt_bytes` per element). The error names the offending run.
+pub fn runs(mut placed: Vec<(i64, i64)>, elt_bytes: i64) -> Result<Vec<Run>, String> {
+    placed.sort_unstable();
+    let mut out: Vec<Run> = Vec::new();
+    for (s, g) in placed {
+        match out.last_mut() {
+            Some(r) if s == r.shared + r.len && g == r.global + r.len => r.len += 1,
+            _ => out.push(Run {
+                shared: s,
+                global: g,
+                len: 1,
+            }),
+        }
+    }
+    for r in &out {
+        let (bytes, sb, gb) = (r.len * elt_bytes, r.shared * elt_bytes, r.global * elt_bytes);
+        if bytes % BULK_ALIGN != 0 || sb % BULK_ALIGN != 0 || gb % BULK_ALIGN != 0 {
+            return Err(format!(
+                "a run of {} elements consecutive on both sides ({bytes} bytes at shared byte {sb}, global byte {gb}) is not a whole number of 16-byte units at 16-byte aligned offsets, which the bulk copy needs",
+                r.len
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// The tile's elements placed on both sides: (shared element offset, swizzled; destination
+/// memory offset, static part).
+fn placements(op: MlirOperation, src: &Tensor, dst: &Tensor) -> R<Vec<(i64, i64)>> {
+    let mem = Axis::memory();
+    let at = |t: &Tensor, x: i64, what: &str| -> R<i64> {
+        let points = t
+            .layout
+            .eval_flat(x)
+            .map_err(|e| AxeError::at(op, format!("the {what}'s layout: {e}")))?;
+        let [p] = points.as_slice() else {
+            return Err(AxeError::at(
+                op,
+                format!(
+                    "a bulk store's {what} gives each element one address (layout {} has replicas)",
+                    t.layout
+                ),
+            ));
+        };
+        Ok(p.get(&mem).copied().unwrap_or(0))
+    };
+    (0..src.size())
+        .map(|x| {
+            let s = at(src, x, "shared source")?;
+            let s = src.swizzle.map_or(s, |z| z.apply(s));
+            Ok((s, at(dst, x, "destination")?))
+        })
+        .collect()
+}
+
+/// Lowers a store of a shared tile into a peer's memory (see the module documentation),
+/// executed by the unit of `scope` (the CTA or a warpgroup).
+pub fn lower_peer_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()> {
+    if !matches!(scope, ScopeKind::Cta | ScopeKind::Warpgroup) {
+        return Err(AxeError::at(
+            op,
+            format!("a TMA store is issued by a CTA or a warpgroup; this one executes at {scope:?} scope")
+                .to_lowercase(),
+        ));
+    }
+    let src = tensor(ctx, op, ir::operand(op, ods::copy::operands::SOURCE))?;
+    let dst = tensor(ctx, op, ir::operand(op, ods::copy::operands::DEST))?;
+    if src.mem != Mem::Shared || !dst.remote {
+        return Err(AxeError::at(
+            op,
+            "internal: a bulk peer store is a shared tile into a peer's global tile",
+        ));
+    }
+    if src.shape != dst.shape {
+        return Err(AxeError::at(
+            op,
+            format!(
+                "a TMA store needs source and destination of one shape ({:?} vs {:?})",
+                src.shape, dst.shape
+            ),
+        ));
+    }
+    if src.dyn_offset.as_const() != Some(0) {
+        return Err(AxeError::at(
+            op,
+            "a TMA copy's shared tile with a run-time offset is not supported",
+        ));
+    }
+    if dst.clip.iter().any(Option::is_some) {
+        return Err(AxeError::at(
+            op,
+            "a {clip} tile of a peer's memory is not stored by TMA (the bulk copy writes whole runs)",
+        ));
+    }
+    let bits = bit_width(src.elt);
+    if bits % 8 != 0 {
+        return Err(AxeError::at(
+            op,
+            "TMA stores whole bytes: the element type is narrower than a byte",
+        ));
+    }
+    let eb = bits / 8;
+    if dst.base_align < BULK_ALIGN {
+        return Err(AxeError::at(op, format!(
+            "a TMA store into a peer's memory needs a {BULK_ALIGN}-byte aligned buffer: declare it on the function argument ({{axe.align = {BULK_ALIGN} : i64}})"
+        )));
+    }
+    // The destination's run-time offset (tile origins) moves every run by a multiple of it.
+    if (dst.dyn_align * eb) % BULK_ALIGN != 0 {
+        return Err(AxeError::at(op, format!(
+            "the destination tile's run-time origin moves it by multiples of {} bytes in layout {}, which does not keep a bulk copy 16-byte aligned",
+            dst.dyn_align * eb, dst.layout
+        )));
+    }
+    let runs = runs(placements(op, &src, &dst)?, eb)
+        .map_err(|e| AxeError::at(op, format!("shared layout {} into {}: {e}", src.layout, dst.layout)))?;
+    let b = B::before(op);
+    shared::align_buffer(&b, op, src.buf, BULK_ALIGN)?;
+    let sync = |g: &B| {
+        if scope == ScopeKind::Warpgroup {
+            barrier::warpgroup(g, ctx);
+        } else {
+            g.gpu_barrier();
+        }
+    };
+    b.fence_proxy_async_shared();
+    sync(&b);
+    let i64t = b.int_type(64);
+    let sbase = b.index_cast(b.extract_aligned_pointer_as_index(src.buf), i64t);
+    let gbase = b.extract_aligned_pointer_as_index(dst.buf);
+    let first = b.cmp(
+        melior::dialect::arith::CmpiPredicate::Eq,
+        unit_linear(&b, ctx, scope).0,
+        Ix::C(0),
+    );
+    b.if_(first, |ib| -> R<()> {
+        for r in &runs {
+            let s = ib.addi(sbase, ib.index_cast(ib.cidx(r.shared * eb), i64t));
+            let g = ib.add(Ix::V(gbase), ib.mul(ib.add(Ix::C(r.global), dst.dyn_offset), eb));
+            let g = ib.index_cast(ib.ix(g), i64t);
+            ib.cp_async_bulk_shared_to_global(
+                ib.inttoptr(g, ib.llvm_ptr(1)),
+                ib.inttoptr(s, ib.llvm_ptr(3)),
+                ib.ci32(r.len * eb),
+            );
+        }
+        ib.cp_async_bulk_commit_group();
+        ib.cp_async_bulk_wait_group_read(0);
+        Ok(())
+    })?;
+    sync(&b);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tile_contiguous_on_both_sides_is_one_run() {
+        // 4 x 8 f16, row-major on both sides, the destination at element 64.
+        let placed = (0..32).map(|x| (x, 64 + x)).collect();
+        assert_eq!(
+            runs(placed, 2).unwrap(),
+            vec![Run {
+                shared: 0,
+                global: 64,
+                len: 32
+            }]
+        );
+    }
+
+    #[test]
+    fn rows_apart_in_global_memory_are_one_run_each() {
+        // 4 rows of 8 f16 (16 bytes), global rows 100 elements apart (200 bytes: not 16-aligned).
+        let placed: Vec<(i64, i64)> = (0..32).map(|x| (x, (x / 8) * 104 + x % 8)).collect();
+        let r = runs(placed, 2).unwrap();
+        assert_eq!(r.len(), 4);
+        assert_eq!(
+            r[1],
+            Run {
+                shared: 8,
+                global: 104,
+                len: 8
+            }
+        );
+    }
+
+    #[test]
+    fn runs_off_the_16_byte_grid_are_refused() {
+        let placed: Vec<(i64, i64)> = (0..32).map(|x| (x, (x / 8) * 100 + x % 8)).collect();
+        let e = runs(placed, 2).unwrap_err();
+        assert!(e.contains("global byte 200"), "{e}");
+        // A transposed destination: runs of one element (2 bytes).
+        let placed: Vec<(i64, i64)> = (0..32).map(|x| (x, (x % 8) * 4 + x / 8)).collect();
+        assert!(runs(placed, 2).unwrap_err().contains("2 bytes"));
+    }
+}

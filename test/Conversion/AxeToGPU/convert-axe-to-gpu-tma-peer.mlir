@@ -1,0 +1,141 @@
+// RUN: axe-opt --axe-slice --convert-axe-to-gpu --split-input-file --verify-diagnostics %s | FileCheck %s
+
+// A TMA store into a peer's memory (the destination: a distributed tensor sliced to one
+// device): one-dimensional bulk copies from the tile's runs, placed by the two layouts. Here
+// the shared tile (two 16x64 f16 halves, unswizzled) and the peer's 16x128 block of P (the
+// same order, contiguous) are one 4096-byte run. The warpgroup fences its writes to the async
+// proxy and synchronizes; its first thread issues the copy into peers[next] + the tile's
+// offset (the run-time row tile moves it by 2048 elements), commits it and waits only until
+// the copy has read the shared tile; the warpgroup synchronizes again. The writes complete
+// behind what follows: the warpgroup's axe.signal waits for them (its first thread, which
+// issued them) before the release fence, and every thread waits for its bulk groups at the
+// kernel's end.
+// CHECK-LABEL: func.func @push_block
+// CHECK: gpu.launch
+// CHECK: %[[TILE:.*]] = arith.muli %{{.*}}, %c2048 : index
+// CHECK: %[[PEER:.*]] = memref.load %{{.*}} : memref<2xi64>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// CHECK: %[[IN_WG:.*]] = arith.remui %{{.*}}, %c128
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[IN_WG]], %{{.*}}
+// CHECK: scf.if %[[FIRST]] {
+// CHECK: %[[BYTES:.*]] = arith.muli %[[TILE]], %{{.*}} : index
+// CHECK: %[[GA:.*]] = arith.addi %{{.*}}, %[[BYTES]] : index
+// CHECK: %[[GA64:.*]] = arith.index_cast %[[GA]] : index to i64
+// CHECK: %[[G:.*]] = llvm.inttoptr %[[GA64]] : i64 to !llvm.ptr<1>
+// CHECK: %[[S:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
+// CHECK: nvvm.cp.async.bulk.global.shared.cta %[[G]], %[[S]], %c4096_i32 : <1>, <3>
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// CHECK: scf.if
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0
+// CHECK-NEXT: llvm.fence acq_rel
+// CHECK-NEXT: llvm.store %{{.*}} atomic release
+// CHECK: nvvm.cp.async.bulk.wait_group 0
+// CHECK-NEXT: gpu.terminator
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @push_block(%p: memref<4096xf16> {axe.align = 16 : i64}, %flags: memref<4xi32>, %epoch: i32) {
+    axe.mesh [2] {
+      // P: 2 devices x 32 rows x 128 columns; a device's 16x128 blocks are contiguous, each
+      // as two 16x64 row-major halves.
+      %P = axe.view %p : memref<4096xf16> to !axe.tensor<64x128xf16, global, #axe.layout<(2, 2, 16, 2, 64) : (1@gpuid, 2048, 64, 1024, 1)>>
+      %F = axe.view %flags : memref<4xi32> to !axe.tensor<2x4xi32, global, #axe.layout<(2, 4) : (1@gpuid, 1)>>
+      axe.kernel grid [1] threads [256] {
+        %rank = axe.device_id
+        %c1 = arith.constant 1 : index
+        %c2 = arith.constant 2 : index
+        %c16 = arith.constant 16 : index
+        %c32 = arith.constant 32 : index
+        %r1 = arith.addi %rank, %c1 : index
+        %next = arith.remui %r1, %c2 : index
+        %base = arith.muli %next, %c32 : index
+        %row = arith.addi %base, %c16 : index
+        axe.scope warpgroup [1 : 2] {
+          %st = axe.alloc : !axe.tensor<16x128xf16, shared, #axe.layout<(16, 2, 64) : (64, 1024, 1)>>
+          %z = arith.constant 1.0 : f16
+          axe.fill %st, %z : !axe.tensor<16x128xf16, shared, #axe.layout<(16, 2, 64) : (64, 1024, 1)>>, f16
+          %there = axe.slice %P [%row : +16, 0 : 128] : !axe.tensor<64x128xf16, global, #axe.layout<(2, 2, 16, 2, 64) : (1@gpuid, 2048, 64, 1024, 1)>> to !axe.tensor<16x128xf16, global, ?>
+          axe.copy %st, %there schedule tma : !axe.tensor<16x128xf16, shared, #axe.layout<(16, 2, 64) : (64, 1024, 1)>>, !axe.tensor<16x128xf16, global, ?>
+          %c0 = arith.constant 0 : index
+          %f = axe.slice %F [%next : +1, %c0 : +1] : !axe.tensor<2x4xi32, global, #axe.layout<(2, 4) : (1@gpuid, 1)>> to !axe.tensor<1x1xi32, global, ?>
+          axe.signal %f, %epoch : !axe.tensor<1x1xi32, global, ?>, i32
+        }
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+// The same block into a row-major P (rows of 128 elements): the two halves of each shared row
+// are 1024 elements apart, so the runs are the 64-element half rows (128 bytes, aligned):
+// 32 bulk copies.
+// CHECK-LABEL: func.func @push_rows
+// CHECK-COUNT-32: nvvm.cp.async.bulk.global.shared.cta %{{.*}}, %{{.*}}, %c128_i32
+// CHECK-NOT: nvvm.cp.async.bulk.global.shared.cta
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @push_rows(%p: memref<4096xf16> {axe.align = 16 : i64}) {
+    axe.mesh [2] {
+      %P = axe.view %p : memref<4096xf16> to !axe.tensor<64x128xf16, global, #axe.layout<(2, 32, 128) : (1@gpuid, 128, 1)>>
+      axe.kernel grid [1] threads [128] {
+        %rank = axe.device_id
+        %c1 = arith.constant 1 : index
+        %c2 = arith.constant 2 : index
+        %c32 = arith.constant 32 : index
+        %r1 = arith.addi %rank, %c1 : index
+        %next = arith.remui %r1, %c2 : index
+        %row = arith.muli %next, %c32 : index
+        %st = axe.alloc : !axe.tensor<16x128xf16, shared, #axe.layout<(16, 2, 64) : (64, 1024, 1)>>
+        %there = axe.slice %P [%row : +16, 0 : 128] : !axe.tensor<64x128xf16, global, #axe.layout<(2, 32, 128) : (1@gpuid, 128, 1)>> to !axe.tensor<16x128xf16, global, ?>
+        axe.copy %st, %there schedule tma : !axe.tensor<16x128xf16, shared, #axe.layout<(16, 2, 64) : (64, 1024, 1)>>, !axe.tensor<16x128xf16, global, ?>
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+// A destination whose runs are single elements (a transposed block) cannot be moved by bulk
+// copies: a located error that names the first run.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @push_transposed(%p: memref<4096xf16> {axe.align = 16 : i64}) {
+    axe.mesh [2] {
+      %P = axe.view %p : memref<4096xf16> to !axe.tensor<64x64xf16, global, #axe.layout<(2, 32, 64) : (1@gpuid, 1, 32)>>
+      axe.kernel grid [1] threads [128] {
+        %rank = axe.device_id
+        %st = axe.alloc : !axe.tensor<32x64xf16, shared, #axe.layout<(32, 64) : (64, 1)>>
+        %c32 = arith.constant 32 : index
+        %row = arith.muli %rank, %c32 : index
+        %there = axe.slice %P [%row : +32, 0 : 64] : !axe.tensor<64x64xf16, global, #axe.layout<(2, 32, 64) : (1@gpuid, 1, 32)>> to !axe.tensor<32x64xf16, global, ?>
+        // expected-error @+1 {{is not a whole number of 16-byte units at 16-byte aligned offsets, which the bulk copy needs}}
+        axe.copy %st, %there schedule tma : !axe.tensor<32x64xf16, shared, #axe.layout<(32, 64) : (64, 1)>>, !axe.tensor<32x64xf16, global, ?>
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+// A run-time tile origin that moves the destination by 8 bytes (row tiles of one row of four
+// f16) would leave the copies unaligned: refused.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @push_misaligned_origin(%p: memref<256xf16> {axe.align = 16 : i64}) {
+    axe.mesh [2] {
+      %P = axe.view %p : memref<256xf16> to !axe.tensor<64x4xf16, global, #axe.layout<(2, 32, 4) : (1@gpuid, 4, 1)>>
+      axe.kernel grid [1] threads [128] {
+        %rank = axe.device_id
+        %st = axe.alloc : !axe.tensor<1x4xf16, shared, #axe.layout<(1, 4) : (4, 1)>>
+        %c32 = arith.constant 32 : index
+        %row = arith.muli %rank, %c32 : index
+        %there = axe.slice %P [%row : +1, 0 : 4] : !axe.tensor<64x4xf16, global, #axe.layout<(2, 32, 4) : (1@gpuid, 4, 1)>> to !axe.tensor<1x4xf16, global, ?>
+        // expected-error @+1 {{the destination tile's run-time origin moves it by multiples of 8 bytes}}
+        axe.copy %st, %there schedule tma : !axe.tensor<1x4xf16, shared, #axe.layout<(1, 4) : (4, 1)>>, !axe.tensor<1x4xf16, global, ?>
+      }
+    }
+    return
+  }
+}

@@ -24,7 +24,7 @@ candidate once, in turn):
 Every rank records CUDA events; per repetition the slowest rank's time counts (an all-reduce
 MAX), and the median over repetitions is reported with the spread (min..max).
 
-    python3 dist_gemm_rs.py DIR --ranks R [--reps N] [--shapes 8b,70b] [--check-only] [--spin-us US]
+    python3 dist_gemm_rs.py DIR --ranks R [--reps N] [--shapes 8b,70b] [--check-only] [--spin-us US] [--ablation]
 
 NVLink multicast stays off in every process (NCCL_NVLS_ENABLE=0,
 TORCH_SYMM_MEM_DISABLE_MULTICAST=1, NVSHMEM_DISABLE_NVLS=1).
@@ -46,7 +46,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 SHAPES = {"8b": (8192, 14336, 4096), "70b": (8192, 28672, 8192)}
 
 
-def axe_kernel(d, m, k, n, ranks, ws=False, defer=False, bulk=False):
+def axe_kernel(d, m, k, n, ranks, ws=False, defer=False, bulk=False, ablate_self=False):
     """The Axe fused kernel for this shape and R (`ws`: the warp-specialized persistent one;
     `defer`: its form that publishes each pushed tile one tile later; `bulk`: the one that
     pushes with TMA bulk copies), if it was built."""
@@ -54,7 +54,7 @@ def axe_kernel(d, m, k, n, ranks, ws=False, defer=False, bulk=False):
         from gen_gemm_rs import name, name_ws
     except ImportError:
         return None
-    path = f"{d}/{name_ws(m, n, k, ranks, defer=defer, bulk=bulk) if ws else name(m, n, k, ranks)}_kernel.json"
+    path = f"{d}/{name_ws(m, n, k, ranks, defer=defer, bulk=bulk, ablate_self=ablate_self) if ws else name(m, n, k, ranks)}_kernel.json"
     if not os.path.exists(path):
         return None
     from runtime_path import axe_runtime
@@ -85,7 +85,7 @@ def timed(fns, reps, group, spin_us=0):
     return times
 
 
-def worker(rank, ranks, d, port, shapes, reps, check_only, results, spin_us=0):
+def worker(rank, ranks, d, port, shapes, reps, check_only, results, spin_us=0, ablation=False):
     torch.cuda.set_device(rank % torch.cuda.device_count())
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     dist.init_process_group("nccl", rank=rank, world_size=ranks,
@@ -148,6 +148,15 @@ def worker(rank, ranks, d, port, shapes, reps, check_only, results, spin_us=0):
                 lines.append(f"{'ok  ' if ok else 'FAIL'} {key} R={ranks} rank {rank} {name}: max abs error {err:.3g} (entries up to {scale:.3g}) against the f32 product")
             if check_only:
                 continue
+            if ablation:
+                # The pushes into this device's own memory (timing only: the sums are wrong):
+                # what each WS form's communication costs apart from NVLink.
+                for label, defer, bulk in (("ablation:ws-self", False, False), ("ablation:ws-defer-self", True, False),
+                                           ("ablation:ws-bulk-self", True, True)):
+                    kernel = axe_kernel(d, m, k, n, ranks, True, defer, bulk, ablate_self=True)
+                    if kernel is not None:
+                        fns[label] = GemmRs.distributed(kernel, a, b, m, n, ranks, rank, group)
+                        fns[label]()
             c_tmp = torch.mm(a, b)
             parts = {"gemm-only(cublas)": lambda: torch.mm(a, b),
                      "rs-only(nccl)": lambda: dist.reduce_scatter_tensor(out, c_tmp, group=group)}
@@ -179,6 +188,8 @@ def main():
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--shapes", default="8b,70b")
     ap.add_argument("--check-only", action="store_true")
+    ap.add_argument("--ablation", action="store_true",
+                    help="also time the WS kernels pushing into this device's own memory (timing only)")
     ap.add_argument("--spin-us", type=float, default=0,
                     help="queue a spin kernel this long before each start event (times the GPU's work alone)")
     args = ap.parse_args()
@@ -186,7 +197,7 @@ def main():
     from axe_dist import run_ranks
     run_ranks(worker, args.ranks,
               lambda r, port, results: (r, args.ranks, args.dir, port, shapes, args.reps, args.check_only, results,
-                                       args.spin_us), 560)
+                                       args.spin_us, args.ablation), 560)
 
 
 if __name__ == "__main__":

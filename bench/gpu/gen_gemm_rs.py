@@ -44,23 +44,24 @@ def write(m, n, k, ranks, bn=BN, stages=STAGES):
                   ranks=ranks)
 
 
-def name_ws(m, n, k, ranks, sms=132, cooperative=True, defer=False, bulk=False):
+def name_ws(m, n, k, ranks, sms=132, cooperative=True, defer=False, bulk=False, ablate_self=False):
     return (f"gemm_rs_{m}x{n}x{k}_r{ranks}_ws" + ("_b" if bulk else "_d" if defer else "")
-            + ("" if sms == 132 else f"_sm{sms}") + ("" if cooperative else "_nc"))
+            + ("" if sms == 132 else f"_sm{sms}") + ("" if cooperative else "_nc") + ("_self" if ablate_self else ""))
 
 
-def write_ws(m, n, k, ranks, sms=132, cooperative=True, defer=False, bulk=False):
+def write_ws(m, n, k, ranks, sms=132, cooperative=True, defer=False, bulk=False, ablate_self=False):
     """The same GEMM + reduce-scatter on gen_gemm_ws.py's warp-specialized persistent kernel
     (128x256 tiles, 4 stages, grouped raster of 8, setmaxnreg, TMA stores for the own rows):
     the consumer warpgroups push and publish each 64-row half of a peer's tile themselves,
     while the producer warp already loads the next tile. SMS: CTAs per device (one per SM);
     fewer, and not `cooperative`, for ranks simulated on one GPU. DEFER: each pushed tile is
     published one tile later (gen_gemm_ws.kernel's `defer`); BULK: pushed by TMA bulk copies
-    into the peer's memory and published one tile later (`bulk`)."""
+    into the peer's memory and published one tile later (`bulk`). ABLATE_SELF: the ablation
+    that pushes into this device's own memory (timing only: the sums are wrong)."""
     assert k % ranks == 0
     return gen_gemm_ws.kernel(m, n, k // ranks, 256, 4, "f16", 1, 8, sms, 1, 1, ranks=ranks,
-                              fname=name_ws(m, n, k, ranks, sms, cooperative, defer or bulk, bulk),
-                              cooperative=cooperative, defer=defer or bulk, bulk=bulk)
+                              fname=name_ws(m, n, k, ranks, sms, cooperative, defer or bulk, bulk, ablate_self),
+                              cooperative=cooperative, defer=defer or bulk, bulk=bulk, ablate_self=ablate_self)
 
 
 if __name__ == "__main__":
@@ -78,13 +79,16 @@ if __name__ == "__main__":
                 for defer, bulk in ((False, False), (True, False), (True, True)):
                     with open(f"{sys.argv[2]}/{name_ws(m, n, k, r, defer=defer, bulk=bulk)}.mlir", "w") as f:
                         f.write(write_ws(m, n, k, r, defer=defer, bulk=bulk))
+                    if r > 1:  # the ablation: the same pushes into this device's own memory
+                        with open(f"{sys.argv[2]}/{name_ws(m, n, k, r, defer=defer, bulk=bulk, ablate_self=True)}.mlir", "w") as f:
+                            f.write(write_ws(m, n, k, r, defer=defer, bulk=bulk, ablate_self=True))
                 if r > 1:
                     with open(f"{sys.argv[2]}/{name_ws(m, n, k // r, 1)}.mlir", "w") as f:
                         f.write(write_ws(m, n, k // r, 1))
     elif sys.argv[1] == "--ws":
         m, n, k, r, sms, coop = (int(a) for a in sys.argv[2:8])
-        defer, bulk = sys.argv[8:9] == ["defer"], sys.argv[8:9] == ["bulk"]
-        print(write_ws(m, n, k, r, sms, bool(coop), defer, bulk), end="")
+        form = sys.argv[8:9]
+        print(write_ws(m, n, k, r, sms, bool(coop), form == ["defer"], form == ["bulk"]), end="")
     else:
         m, n, k, r = (int(a) for a in sys.argv[1:5])
         print(write(m, n, k, r, *(int(a) for a in sys.argv[5:7])), end="")

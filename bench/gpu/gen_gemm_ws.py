@@ -113,7 +113,8 @@ PRODUCER_REGS, CONSUMER_REGS = 40, 232
 
 
 def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132, regs=1, tma_store=0,
-           dtype="f16", cluster=1, chip="sm_90a", ranks=0, fname=None, cooperative=True, defer=False, bulk=False):
+           dtype="f16", cluster=1, chip="sm_90a", ranks=0, fname=None, cooperative=True, defer=False, bulk=False,
+           ablate_self=False):
     # FP8 (DTYPE e4m3 / e5m2): B is [N, K] (wgmma reads FP8 only K-major) and a K step is 128
     # bytes, the 128B swizzle row, as in gen_gemm_tma.py; the per-tensor scales multiply the
     # accumulator before the store.
@@ -135,6 +136,10 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
     # laid out in such blocks, the warpgroup's shared tile unswizzled in the same order), which
     # frees the shared tile once read and lands behind the next tile's mainloop.
     assert not bulk or (ranks and defer)
+    # ABLATE_SELF (timing only, the sums are wrong): every push goes into this device's own
+    # memory (the same slot offsets, on its own device) instead of the owner's, flags as usual:
+    # what the pushes cost without NVLink.
+    assert not ablate_self or ranks
     assert not ranks or (dtype == "f16" and out == "f16" and tma_store and regs and persistent and cluster == 1
                          and chip == "sm_90a" and m % (bm * ranks * group) == 0 and n % bn == 0
                          and k % (bk * stages) == 0), \
@@ -468,7 +473,12 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                 L.append(f"{j2}axe.cast %pacc{c}, %part{c} : {part_acc}, {part}")
                 L.append(f"{j2}%co{c} = arith.constant {c * sw} : index")
                 L.append(f"{j2}%rs_pc{c} = arith.addi %rs_rc, %co{c} : index")
-                L.append(f"{j2}%push{c} = axe.slice %P [%omw : +64, %rs_pc{c} : +{sw}] : {tp} to {part_ct}")
+                prow = "%omw"
+                if ablate_self:
+                    L.append(f"{j2}%rs_sr{c} = arith.remui %omw, %crows : index")
+                    L.append(f"{j2}%rs_sw{c} = arith.addi %rs_sr{c}, %rbase : index")
+                    prow = f"%rs_sw{c}"
+                L.append(f"{j2}%push{c} = axe.slice %P [{prow} : +64, %rs_pc{c} : +{sw}] : {tp} to {part_ct}")
                 L.append(f"{j2}axe.copy %part{c}, %st : {part}, {stage}")
                 if bulk:
                     L.append(f"{j2}axe.copy %st, %push{c} schedule tma : {stage}, {part_ct}")

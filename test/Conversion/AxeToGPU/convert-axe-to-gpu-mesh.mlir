@@ -193,7 +193,9 @@ module attributes {axe.target = #axe.target<"sm_90">} {
 
 // -----
 
-// TMA tensor maps are built by the host for local buffers: a distributed source is refused.
+// TMA tensor maps are built by the host for local buffers: a distributed source (a TMA load
+// from a peer) is refused. (A TMA store into a peer's memory is a bulk copy:
+// convert-axe-to-gpu-tma-peer.mlir.)
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @tma_of_peer(%p: memref<8192xf16> {axe.align = 16 : i64}) {
     axe.mesh [2] {
@@ -202,7 +204,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
         %c1 = arith.constant 1 : index
         %s = axe.alloc : !axe.tensor<1x64x64xf16, shared, #axe.layout<(1, 64, 64) : (4096, 64, 1)>>
         %t = axe.slice %P [%c1 : +1, 0 : 64, 0 : 64] : !axe.tensor<2x64x64xf16, global, #axe.layout<(2, 64, 64) : (1@gpuid, 64, 1)>> to !axe.tensor<1x64x64xf16, global, ?>
-        // expected-error @+1 {{a TMA copy of a distributed tensor (layout (2, 64, 64) : (1@gpuid, 64, 1), over gpuid) is not lowered}}
+        // expected-error @+1 {{a TMA load of a distributed tensor (layout (2, 64, 64) : (1@gpuid, 64, 1), over gpuid) is not lowered: the host builds tensor maps of local buffers only}}
         %tok = axe.copy async %t, %s schedule tma : !axe.tensor<1x64x64xf16, global, ?>, !axe.tensor<1x64x64xf16, shared, #axe.layout<(1, 64, 64) : (4096, 64, 1)>> -> !axe.token
         axe.wait %tok
       }

@@ -33,6 +33,16 @@ pub fn warpgroup(b: &B, ctx: &Ctx) {
     );
 }
 
+/// Synchronizes the unit that issues a TMA store: its warpgroup (named barrier) at warpgroup
+/// scope, else the CTA.
+pub fn store_unit(b: &B, ctx: &Ctx, scope: ScopeKind) {
+    if scope == ScopeKind::Warpgroup {
+        warpgroup(b, ctx);
+    } else {
+        b.gpu_barrier();
+    }
+}
+
 /// Synchronizes every thread of the cluster's CTAs: `barrier.cluster.arrive` (release: this
 /// thread's writes, shared memory included, are visible to the cluster) then
 /// `barrier.cluster.wait` (acquire).

@@ -1074,7 +1074,7 @@ impl B {
         let i32t = self.int_type(32);
         self.build(|c, l| {
             nvvm::CpAsyncBulkWaitGroupOperation::builder(c, l)
-                .group(IntegerAttribute::new(Self::type_(i32t), i64::from(group)).into())
+                .group(IntegerAttribute::new(Self::type_(i32t), i64::from(group)))
                 .read(melior::ir::attribute::Attribute::unit(c))
                 .build()
         });

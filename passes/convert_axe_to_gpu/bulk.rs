@@ -181,13 +181,7 @@ pub fn lower_peer_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()>
         .map_err(|e| AxeError::at(op, format!("shared layout {} into {}: {e}", src.layout, dst.layout)))?;
     let b = B::before(op);
     shared::align_buffer(&b, op, src.buf, BULK_ALIGN)?;
-    let sync = |g: &B| {
-        if scope == ScopeKind::Warpgroup {
-            barrier::warpgroup(g, ctx);
-        } else {
-            g.gpu_barrier();
-        }
-    };
+    let sync = |g: &B| barrier::store_unit(g, ctx, scope);
     b.fence_proxy_async_shared();
     sync(&b);
     let i64t = b.int_type(64);

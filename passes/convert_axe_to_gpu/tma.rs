@@ -399,13 +399,7 @@ fn multicast_member(b: &B, ctx: &Ctx, m: &Multicast) -> (MlirValue, MlirValue) {
 /// shared buffer free when the op ends.
 fn lower_store(b: &B, ctx: &Ctx, site: &Site, smem: MlirValue, scope: ScopeKind) {
     let (i64t, i32t) = (b.int_type(64), b.int_type(32));
-    let sync = |g: &B| {
-        if scope == ScopeKind::Warpgroup {
-            barrier::warpgroup(g, ctx);
-        } else {
-            g.gpu_barrier();
-        }
-    };
+    let sync = |g: &B| barrier::store_unit(g, ctx, scope);
     b.fence_proxy_async_shared();
     sync(b);
     let origin: Vec<MlirValue> = site

@@ -268,6 +268,14 @@ def Axe_CopyOp : Axe_Op<"copy", [AttrSizedOperandSegments]> {
     data. It is issued once per unit of the executing scope (by the unit's
     first thread): the producer role of a warp-specialized pipeline.
 
+    A TMA store (shared → global, by the CTA or a warpgroup) into a local
+    buffer is complete when the op ends. Into a peer device's memory (a
+    distributed tensor of a mesh sliced to one device) it is bulk copies of
+    the runs that both layouts share, each 16-byte aligned (checked from
+    the layouts): the op ends once the shared tile has been read, and the
+    writes are complete at the unit's next `axe.signal`, which waits for
+    them before it publishes, and at the kernel's exit.
+
     `multicast [d, ...]` (a barrier copy in a kernel with `cluster`) shares
     the tile among the CTAs of the cluster that differ from this one only
     along cluster dimensions `d, ...` (TMA multicast, sm_90): every one of

@@ -154,7 +154,11 @@ def ConvertAxeToGPU : Pass<"convert-axe-to-gpu", "::mlir::ModuleOp"> {
     buffer (addressed through the peer table like a local one),
     `axe.device_id` is the rank, and `axe.signal` / `axe.signal_wait` order
     CTAs across devices (release store after a CTA barrier and a
-    system-scope fence; acquire-load spin, then a CTA barrier).
+    system-scope fence; acquire-load spin, then a CTA barrier); a TMA store
+    into a peer's memory is one-dimensional bulk copies
+    (`cp.async.bulk.global.shared::cta`) of the runs both layouts share,
+    waited for reading only, their writes completed by the unit's next
+    `axe.signal` and at the kernel's exit.
     Warp specialization (paper §4.1): sliced scopes are the roles (a slice
     counts units within the enclosing scope's unit); `axe.mbarrier` is an
     mbarrier of the CTA initialized with its arrival count, a TMA copy
@@ -175,8 +179,9 @@ def ConvertAxeToGPU : Pass<"convert-axe-to-gpu", "::mlir::ModuleOp"> {
     the peer's barrier through `mapa`; `axe.barrier cluster` is
     `barrier.cluster` (a CTA barrier without clusters).
     Refused with a located error: other ops in a mesh,
-    kernel operands spread over several devices, TMA copies of a peer's
-    memory, flags and mbarriers when emulating on the CPU, CTA barriers
+    kernel operands spread over several devices, TMA loads from a peer's
+    memory, TMA stores into a peer's memory whose runs are not 16-byte
+    units, flags and mbarriers when emulating on the CPU, CTA barriers
     inside sliced scopes,
     reductions across CTAs, layouts without a common mixed-radix
     refinement, register layouts whose lane/warp iters overlap, TMA sources

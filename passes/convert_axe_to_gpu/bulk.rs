@@ -124,8 +124,10 @@ pub fn lower_peer_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()>
     if !matches!(scope, ScopeKind::Cta | ScopeKind::Warpgroup) {
         return Err(AxeError::at(
             op,
-            format!("a TMA store is issued by a CTA or a warpgroup; this one executes at {scope:?} scope")
-                .to_lowercase(),
+            format!(
+                "a TMA store is issued by a CTA or a warpgroup; this one executes at {} scope",
+                format!("{scope:?}").to_lowercase()
+            ),
         ));
     }
     let src = tensor(ctx, op, ir::operand(op, ods::copy::operands::SOURCE))?;

@@ -139,3 +139,48 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     return
   }
 }
+
+// -----
+
+// The peer's buffer must be declared 16-byte aligned (every rank's symmetric buffer is
+// allocated alike): without the declaration, refused.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @push_undeclared_alignment(%p: memref<4096xf16>) {
+    axe.mesh [2] {
+      %P = axe.view %p : memref<4096xf16> to !axe.tensor<64x128xf16, global, #axe.layout<(2, 2, 16, 2, 64) : (1@gpuid, 2048, 64, 1024, 1)>>
+      axe.kernel grid [1] threads [128] {
+        %rank = axe.device_id
+        %c32 = arith.constant 32 : index
+        %row = arith.muli %rank, %c32 : index
+        %st = axe.alloc : !axe.tensor<16x128xf16, shared, #axe.layout<(16, 2, 64) : (64, 1024, 1)>>
+        %there = axe.slice %P [%row : +16, 0 : 128] : !axe.tensor<64x128xf16, global, #axe.layout<(2, 2, 16, 2, 64) : (1@gpuid, 2048, 64, 1024, 1)>> to !axe.tensor<16x128xf16, global, ?>
+        // expected-error @+1 {{a TMA store into a peer's memory needs a 16-byte aligned buffer: declare it on the function argument ({axe.align = 16 : i64})}}
+        axe.copy %st, %there schedule tma : !axe.tensor<16x128xf16, shared, #axe.layout<(16, 2, 64) : (64, 1024, 1)>>, !axe.tensor<16x128xf16, global, ?>
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+// A warp does not issue TMA stores (the CTA or a warpgroup does): refused.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @push_from_a_warp(%p: memref<4096xf16> {axe.align = 16 : i64}) {
+    axe.mesh [2] {
+      %P = axe.view %p : memref<4096xf16> to !axe.tensor<64x128xf16, global, #axe.layout<(2, 2, 16, 2, 64) : (1@gpuid, 2048, 64, 1024, 1)>>
+      axe.kernel grid [1] threads [128] {
+        %rank = axe.device_id
+        %c32 = arith.constant 32 : index
+        %row = arith.muli %rank, %c32 : index
+        %st = axe.alloc : !axe.tensor<16x128xf16, shared, #axe.layout<(16, 2, 64) : (64, 1024, 1)>>
+        axe.scope warp [0 : 1] {
+          %there = axe.slice %P [%row : +16, 0 : 128] : !axe.tensor<64x128xf16, global, #axe.layout<(2, 2, 16, 2, 64) : (1@gpuid, 2048, 64, 1024, 1)>> to !axe.tensor<16x128xf16, global, ?>
+          // expected-error @+1 {{a TMA store is issued by a CTA or a warpgroup; this one executes at warp scope}}
+          axe.copy %st, %there schedule tma : !axe.tensor<16x128xf16, shared, #axe.layout<(16, 2, 64) : (64, 1024, 1)>>, !axe.tensor<16x128xf16, global, ?>
+        }
+      }
+    }
+    return
+  }
+}

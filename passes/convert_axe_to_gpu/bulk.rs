@@ -16,10 +16,14 @@
 //! runs and commits them as one bulk group, then waits only until the group has *read* the
 //! shared tile (`cp.async.bulk.wait_group.read 0`), and the unit synchronizes again: the
 //! shared tile is free when the op ends, while the writes travel over NVLink behind the
-//! unit's next work. They are complete where something needs them: the unit's next
-//! `axe.signal` (its first thread, the one that issued, waits for its bulk groups before the
-//! release fence: whoever acquires the flag sees the data) and the kernel's exit (every
-//! thread waits for its groups).
+//! unit's next work. They are complete where something needs them: any `axe.signal` of the
+//! kernel (every thread of the signalling unit waits for its own bulk groups before the
+//! unit's barrier and release fence: whoever acquires the flag sees the data, whichever
+//! thread issued it) and the kernel's exit (every thread waits for its groups).
+//!
+//! The peer's buffer is taken to be aligned as the function argument declares (`axe.align`):
+//! every rank's symmetric buffer is allocated alike (PyTorch's symmetric memory, NVSHMEM), so
+//! the local declaration stands for the peer table's addresses.
 
 use crate::error::AxeError;
 
@@ -37,6 +41,11 @@ use crate::target::ScopeKind;
 
 /// The bulk copy's granularity: sizes and both addresses are multiples of 16 bytes.
 const BULK_ALIGN: i64 = 16;
+
+/// At most this many bulk copies per store (each is an instruction of the issuing thread,
+/// unrolled): more means the layouts share only short runs, which threads' vector stores
+/// move better.
+const MAX_RUNS: usize = 256;
 
 /// Whether `op` (a `schedule tma` copy) is a store into a peer's memory: shared source, and a
 /// global destination whose root view is a distributed tensor (a layout over `gpuid`).
@@ -132,10 +141,16 @@ pub fn lower_peer_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()>
     }
     let src = tensor(ctx, op, ir::operand(op, ods::copy::operands::SOURCE))?;
     let dst = tensor(ctx, op, ir::operand(op, ods::copy::operands::DEST))?;
-    if src.mem != Mem::Shared || !dst.remote {
+    if src.mem != Mem::Shared {
         return Err(AxeError::at(
             op,
-            "internal: a bulk peer store is a shared tile into a peer's global tile",
+            "internal: a bulk peer store's source is a shared tile",
+        ));
+    }
+    if !dst.remote {
+        return Err(AxeError::at(
+            op,
+            format!("a TMA store into a distributed tensor replicated over the devices (layout {}) is not lowered: each device writes its own copy; copy it without `schedule tma`", dst.layout),
         ));
     }
     if src.shape != dst.shape {
@@ -181,6 +196,12 @@ pub fn lower_peer_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()>
     }
     let runs = runs(placements(op, &src, &dst)?, eb)
         .map_err(|e| AxeError::at(op, format!("shared layout {} into {}: {e}", src.layout, dst.layout)))?;
+    if runs.len() > MAX_RUNS {
+        return Err(AxeError::at(op, format!(
+            "shared layout {} into {} shares runs of {} bytes at most: {} bulk copies (more than {MAX_RUNS}); lay the destination out in the shared tile's order, or copy it without `schedule tma`",
+            src.layout, dst.layout, runs.iter().map(|r| r.len * eb).max().unwrap_or(0), runs.len()
+        )));
+    }
     let b = B::before(op);
     shared::align_buffer(&b, op, src.buf, BULK_ALIGN)?;
     let sync = |g: &B| barrier::store_unit(g, ctx, scope);

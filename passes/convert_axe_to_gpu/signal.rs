@@ -189,17 +189,18 @@ pub fn signal(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()> {
     let b = B::before(op);
     let ptr = flag_pointers(&b, ctx, op)?[0];
     let value = ir::operand(op, ods::signal::operands::VALUE);
+    // TMA stores into peers' memory (`bulk.rs`) complete behind the issuing thread: every
+    // thread of the unit first waits for its own bulk groups (nothing for a thread that issued
+    // none), so the writes they made are complete, and visible to their issuer, before the
+    // barrier.
+    if !ctx.tma.peer_stores.is_empty() {
+        b.cp_async_bulk_wait_group(0);
+    }
     // The barrier orders every thread's prior writes before the first thread's fence, which
     // is cumulative: the release store publishes them all.
     sync_unit(&b, ctx, threads);
     let scope = sync_scope(op);
-    let peer_stores = !ctx.tma.peer_stores.is_empty();
     on_first_of_unit(&b, ctx, threads, |t| {
-        if peer_stores {
-            // The unit's TMA stores into peers' memory (issued by this thread, `bulk.rs`) are
-            // complete before the fence: their writes are what the flag publishes.
-            t.cp_async_bulk_wait_group(0);
-        }
         fence(t, scope);
         t.llvm_store_atomic(value, ptr, ordering(t, Ordering::Release), 4, scope);
     })?;

@@ -57,9 +57,10 @@ for r in 1 2 4 8; do
   python3 bench/gpu/gen_gemm_rs.py --ws 8192 1024 4096 "$r" 132 1 bulk > "target/gpu/gen/gemm_rs_8192x1024x4096_r${r}_ws_b.mlir"
 done
 # The warp-specialized, persistent GEMMs (sm_90a).
-rm -f target/gpu/gen/*_ws_*.mlir
+# (Only gen_gemm_ws.py's own files: the gemm_rs_*_ws* kernels above stay.)
+rm -f target/gpu/gen/gemm_[0-9]*_ws_*.mlir
 python3 bench/gpu/gen_gemm_ws.py --all target/gpu/gen
-# (After the line above, whose rm would delete them.) The warp-specialized form with ranks simulated on one GPU: 16 CTAs per rank, not cooperative.
+# The warp-specialized form with ranks simulated on one GPU: 16 CTAs per rank, not cooperative.
 python3 bench/gpu/gen_gemm_rs.py --ws 2048 1024 4096 2 16 0 > target/gpu/gen/gemm_rs_2048x1024x4096_r2_ws_sm16_nc.mlir
 python3 bench/gpu/gen_gemm_rs.py --ws 4096 256 4096 4 16 0 > target/gpu/gen/gemm_rs_4096x256x4096_r4_ws_sm16_nc.mlir
 python3 bench/gpu/gen_gemm_rs.py --ws 2048 1024 4096 2 16 0 defer > target/gpu/gen/gemm_rs_2048x1024x4096_r2_ws_d_sm16_nc.mlir

@@ -7,9 +7,9 @@
 // proxy and synchronizes; its first thread issues the copy into peers[next] + the tile's
 // offset (the run-time row tile moves it by 2048 elements), commits it and waits only until
 // the copy has read the shared tile; the warpgroup synchronizes again. The writes complete
-// behind what follows: the warpgroup's axe.signal waits for them (its first thread, which
-// issued them) before the release fence, and every thread waits for its bulk groups at the
-// kernel's end.
+// behind what follows: at an axe.signal every thread of the unit waits for its own bulk
+// groups before the unit's barrier and the first thread's release fence, and every thread
+// waits for its bulk groups at the kernel's end.
 // CHECK-LABEL: func.func @push_block
 // CHECK: gpu.launch
 // CHECK: %[[TILE:.*]] = arith.muli %{{.*}}, %c2048 : index
@@ -28,8 +28,9 @@
 // CHECK-NEXT: nvvm.cp.async.bulk.commit.group
 // CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// CHECK: nvvm.cp.async.bulk.wait_group 0
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
 // CHECK: scf.if
-// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0
 // CHECK-NEXT: llvm.fence acq_rel
 // CHECK-NEXT: llvm.store %{{.*}} atomic release
 // CHECK: nvvm.cp.async.bulk.wait_group 0
@@ -179,6 +180,30 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
           // expected-error @+1 {{a TMA store is issued by a CTA or a warpgroup; this one executes at warp scope}}
           axe.copy %st, %there schedule tma : !axe.tensor<16x128xf16, shared, #axe.layout<(16, 2, 64) : (64, 1024, 1)>>, !axe.tensor<16x128xf16, global, ?>
         }
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+// A swizzled shared tile shares short runs with an unswizzled block (the swizzle permutes the
+// 16-byte chunks of each 128-byte row, leaving every eighth row in place): this 32x128 f16 tile
+// would take 344 bulk copies (counted by enumerating both layouts); past 256 the store is
+// refused, naming the runs.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @push_swizzled(%p: memref<4096xf16> {axe.align = 16 : i64}) {
+    axe.mesh [2] {
+      %P = axe.view %p : memref<4096xf16> to !axe.tensor<64x128xf16, global, #axe.layout<(2, 32, 2, 64) : (1@gpuid, 64, 2048, 1)>>
+      axe.kernel grid [1] threads [128] {
+        %rank = axe.device_id
+        %c32 = arith.constant 32 : index
+        %row = arith.muli %rank, %c32 : index
+        %st = axe.alloc : !axe.tensor<32x128xf16, shared, #axe.layout<(32, 2, 64) : (64, 2048, 1)>, #axe.swizzle<3, 3, 3>>
+        %there = axe.slice %P [%row : +32, 0 : 128] : !axe.tensor<64x128xf16, global, #axe.layout<(2, 32, 2, 64) : (1@gpuid, 64, 2048, 1)>> to !axe.tensor<32x128xf16, global, ?>
+        // expected-error @+1 {{shares runs of 128 bytes at most: 344 bulk copies (more than 256)}}
+        axe.copy %st, %there schedule tma : !axe.tensor<32x128xf16, shared, #axe.layout<(32, 2, 64) : (64, 2048, 1)>, #axe.swizzle<3, 3, 3>>, !axe.tensor<32x128xf16, global, ?>
       }
     }
     return

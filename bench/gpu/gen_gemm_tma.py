@@ -453,6 +453,23 @@ def swiglu_pair(out, ind, acc, rows, blk, p, by_rows=False):
     return hr
 
 
+def add_partial(out, ind, tag, acc, col, co, row, rows, width, tp, e):
+    """Appends the adds of one peer's partial tile to the f32 register slice `acc` (`rows` x
+    `width`): the P block at rows `row`, columns `col` + `co` (P: the GEMM + reduce-scatter's
+    distributed partial tiles, type `tp`, element `e`), local memory read straight into the
+    accumulator's layout and converted. `tag` names the new values."""
+    b16 = f"!axe.tensor<{rows}x{width}x{e}, register, ?>"
+    b32 = f"!axe.tensor<{rows}x{width}xf32, register, ?>"
+    gt = f"!axe.tensor<{rows}x{width}x{e}, global, ?>"
+    out.append(f"{ind}%pcc{tag} = arith.addi {col}, {co} : index")
+    out.append(f"{ind}%part{tag} = axe.slice %P [{row} : +{rows}, %pcc{tag} : +{width}] : {tp} to {gt}")
+    out.append(f"{ind}%in{tag} = axe.alloc : {b16}")
+    out.append(f"{ind}axe.copy %part{tag}, %in{tag} : {gt}, {b16}")
+    out.append(f"{ind}%f{tag} = axe.alloc : {b32}")
+    out.append(f"{ind}axe.cast %in{tag}, %f{tag} : {b16}, {b32}")
+    out.append(f"{ind}axe.binary add {acc}, %f{tag}, {acc} : {b32}, {b32}, {b32}")
+
+
 def cast_store(out, ind, src, src_ty, reg, reg_ty, dst, dst_ty, view, view_ty, at):
     """Appends the register tensor %{src} converted into a new register tensor %{reg} (type
     `reg_ty`, the output's element type) and stored to %{dst}, the slice `[at]` of the global
@@ -560,15 +577,7 @@ def reduce_scatter_views(out, m, n, k, bn, ranks, e, name_):
             out.append(f"{i2}%acc_o{c} = axe.slice %acc [0 : 128, {c * 64} : {c * 64 + 64}] : {acc} to {b32}")
             out.append(f"{i2}%co{c} = arith.constant {c * 64} : index")
             for j in range(1, ranks):
-                # The peer's partial: local memory, read straight into the accumulator's layout.
-                t = f"{j}_{c}"
-                out.append(f"{i2}%pcc{t} = arith.addi %pc{j}, %co{c} : index")
-                out.append(f"{i2}%part{t} = axe.slice %P [%om : +128, %pcc{t} : +64] : {tp} to {gt}")
-                out.append(f"{i2}%in{t} = axe.alloc : {b16}")
-                out.append(f"{i2}axe.copy %part{t}, %in{t} : {gt}, {b16}")
-                out.append(f"{i2}%f{t} = axe.alloc : {b32}")
-                out.append(f"{i2}axe.cast %in{t}, %f{t} : {b16}, {b32}")
-                out.append(f"{i2}axe.binary add %acc_o{c}, %f{t}, %acc_o{c} : {b32}, {b32}, {b32}")
+                add_partial(out, i2, f"{j}_{c}", f"%acc_o{c}", f"%pc{j}", f"%co{c}", "%om", 128, 64, tp, e)
         rt = f"!axe.tensor<128x{bn}x{e}, register, ?>"
         yt = f"!axe.tensor<128x{bn}x{e}, global, ?>"
         cast_store(out, i2, "acc", acc, "sum", rt, "yt", yt, "Y", ty, f"%oml : +128, %on : +{bn}")

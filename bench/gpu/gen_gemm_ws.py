@@ -450,14 +450,7 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                 L.append(f"{j2}%pacc{c} = axe.slice %acc [0 : 64, {c * sw} : {(c + 1) * sw}] : {acc} to {part_acc}")
                 L.append(f"{j2}%co{c} = arith.constant {c * sw} : index")
                 for q in range(1, ranks):
-                    t = f"{q}_{c}"
-                    L.append(f"{j2}%rs_cc{t} = arith.addi %rs_col{q}, %co{c} : index")
-                    L.append(f"{j2}%rs_in{t} = axe.slice %P [%omw : +64, %rs_cc{t} : +{sw}] : {tp} to {part_ct}")
-                    L.append(f"{j2}%rs_h{t} = axe.alloc : {part}")
-                    L.append(f"{j2}axe.copy %rs_in{t}, %rs_h{t} : {part_ct}, {part}")
-                    L.append(f"{j2}%rs_f{t} = axe.alloc : {part_acc}")
-                    L.append(f"{j2}axe.cast %rs_h{t}, %rs_f{t} : {part}, {part_acc}")
-                    L.append(f"{j2}axe.binary add %pacc{c}, %rs_f{t}, %pacc{c} : {part_acc}, {part_acc}, {part_acc}")
+                    gen_gemm_tma.add_partial(L, j2, f"{q}_{c}", f"%pacc{c}", f"%rs_col{q}", f"%co{c}", "%omw", 64, sw, tp, e)
                 L.append(f"{j2}%part{c} = axe.alloc : {part}")
                 L.append(f"{j2}axe.cast %pacc{c}, %part{c} : {part_acc}, {part}")
                 L.append(f"{j2}%onc{c} = arith.addi %on, %co{c} : index")

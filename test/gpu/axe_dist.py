@@ -96,11 +96,22 @@ def run_ranks(worker, ranks, make_args, timeout):
     for p in procs:
         p.start()
     out = dict(results.get(timeout=timeout) for _ in procs)
-    for p in procs:
-        p.join()
+    # Every rank has reported. A rank process that then does not exit (seen on the 4-GPU
+    # machines: runs with many symmetric buffers printed every rank's results and then ran until
+    # their time limit; where the processes hung was not established) is killed after a grace
+    # period and said so; its results stand.
+    stuck = []
+    for r, p in enumerate(procs):
+        p.join(timeout=30)
+        if p.is_alive():
+            p.kill()
+            p.join()
+            stuck.append(r)
     lines = [line for r in sorted(out) for line in out[r]]
     print("\n".join(lines))
+    if stuck:
+        print(f"note: rank process(es) {stuck} reported, then did not exit within 30 s; killed")
     failed = sum(line.startswith("FAIL") for line in lines)
     checks = sum(line.startswith(("ok", "FAIL")) for line in lines)
     print(f"{checks - failed} passed, {failed} failed")
-    sys.exit(1 if failed or any(p.exitcode for p in procs) else 0)
+    sys.exit(1 if failed or any(p.exitcode for r, p in enumerate(procs) if r not in stuck) else 0)

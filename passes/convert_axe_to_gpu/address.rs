@@ -185,6 +185,25 @@ pub fn check_schedule(
     axe_layout::schedule::check_schedule(factors, operands, driver, written, GPU_THREADS)
 }
 
+/// The memory offset (unswizzled) of each of a layout's first `n` elements in flat
+/// (row-major) order; refused where an element has several addresses (replicas) or a
+/// coordinate on another axis. TMA planning places a tile's boxes with it, and bulk stores
+/// their runs (both sides).
+pub fn memory_offsets(layout: &Layout, n: i64) -> Result<Vec<i64>, AxeError> {
+    let m = axe_layout::Axis::memory();
+    (0..n)
+        .map(|x| {
+            let pts = layout.eval_flat(x)?;
+            match pts.as_slice() {
+                [p] if p.keys().all(|a| *a == m) => Ok(p.get(&m).copied().unwrap_or(0)),
+                _ => Err(AxeError::Message(
+                    "it replicates elements or uses a non-memory axis".into(),
+                )),
+            }
+        })
+        .collect()
+}
+
 /// Whether two layouts are the same map (equal, or equivalent as functions).
 pub fn same(a: &Layout, b: &Layout) -> bool {
     a == b || equivalent(a, b).map(|e| e.equal).unwrap_or(false)

@@ -27,9 +27,9 @@
 
 use crate::error::AxeError;
 
-use axe_layout::Axis;
 use mlir_sys::*;
 
+use super::address::memory_offsets;
 use super::builder::{Ix, B};
 use super::context::{unit_linear, Ctx, R};
 use super::tensor::{tensor, Mem, Tensor};
@@ -101,30 +101,17 @@ pub fn runs(mut placed: Vec<(i64, i64)>, elt_bytes: i64) -> Result<Vec<Run>, Str
 /// The tile's elements placed on both sides: (shared element offset, swizzled; destination
 /// memory offset, static part).
 fn placements(op: MlirOperation, src: &Tensor, dst: &Tensor) -> R<Vec<(i64, i64)>> {
-    let mem = Axis::memory();
-    let at = |t: &Tensor, x: i64, what: &str| -> R<i64> {
-        let points = t
-            .layout
-            .eval_flat(x)
-            .map_err(|e| AxeError::at(op, format!("the {what}'s layout: {e}")))?;
-        let [p] = points.as_slice() else {
-            return Err(AxeError::at(
-                op,
-                format!(
-                    "a bulk store's {what} gives each element one address (layout {} has replicas)",
-                    t.layout
-                ),
-            ));
-        };
-        Ok(p.get(&mem).copied().unwrap_or(0))
+    let offsets = |t: &Tensor, what: &str| {
+        memory_offsets(&t.layout, t.size())
+            .map_err(|e| AxeError::at(op, format!("the {what}'s layout {}: {e}", t.layout)))
     };
-    (0..src.size())
-        .map(|x| {
-            let s = at(src, x, "shared source")?;
-            let s = src.swizzle.map_or(s, |z| z.apply(s));
-            Ok((s, at(dst, x, "destination")?))
-        })
-        .collect()
+    let shared = offsets(src, "shared source")?;
+    let global = offsets(dst, "destination")?;
+    Ok(shared
+        .into_iter()
+        .map(|s| src.swizzle.map_or(s, |z| z.apply(s)))
+        .zip(global)
+        .collect())
 }
 
 /// Lowers a store of a shared tile into a peer's memory (see the module documentation),
@@ -254,7 +241,7 @@ mod tests {
 
     #[test]
     fn rows_apart_in_global_memory_are_one_run_each() {
-        // 4 rows of 8 f16 (16 bytes), global rows 100 elements apart (200 bytes: not 16-aligned).
+        // 4 rows of 8 f16 (16 bytes), global rows 104 elements apart (208 bytes: 16-aligned).
         let placed: Vec<(i64, i64)> = (0..32).map(|x| (x, (x / 8) * 104 + x % 8)).collect();
         let r = runs(placed, 2).unwrap();
         assert_eq!(r.len(), 4);

@@ -24,6 +24,7 @@ use std::collections::HashMap;
 use axe_layout::{eval::flatten, Layout};
 use mlir_sys::*;
 
+use super::address::memory_offsets;
 use super::types::{bit_width, element_type};
 use crate::dialect::ods::{self, CopySchedule, MemoryScope};
 use crate::error::Result as R;
@@ -366,8 +367,8 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
     let Some(ls) = ir::tensor_layout(dt) else {
         return err(op, "the TMA destination has layout '?': run axe-infer-layout first");
     };
-    let offsets =
-        shared_offsets(&ls, &tile).map_err(|e| AxeError::at(op, format!("TMA destination layout {ls}: {e}")))?;
+    let offsets = memory_offsets(&ls, tile.iter().product())
+        .map_err(|e| AxeError::at(op, format!("TMA destination layout {ls}: {e}")))?;
     // A point of the tile in TMA coordinates → its logical coordinate → its shared offset.
     let off = |c: &[i64]| -> i64 {
         let mut x = vec![0i64; tile.len()];
@@ -649,23 +650,6 @@ pub fn tile_extents(dims: &[TmaDim], tile: &[i64]) -> Result<Vec<i64>, AxeError>
     Ok(ext)
 }
 
-/// The unswizzled shared element offset of every tile element (row-major over `tile`).
-fn shared_offsets(ls: &Layout, tile: &[i64]) -> Result<Vec<i64>, AxeError> {
-    let n: i64 = tile.iter().product();
-    let m = axe_layout::Axis::memory();
-    (0..n)
-        .map(|x| {
-            let pts = ls.eval_flat(x)?;
-            match pts.as_slice() {
-                [p] if p.keys().all(|a| *a == m) => Ok(p.get(&m).copied().unwrap_or(0)),
-                _ => Err(AxeError::Message(
-                    "it replicates elements or uses a non-memory axis".into(),
-                )),
-            }
-        })
-        .collect()
-}
-
 /// A TMA box (extent per TMA dimension) and every box of a tile: origin, shared offset.
 pub type Boxes = (Vec<i64>, Vec<(Vec<i64>, i64)>);
 
@@ -796,7 +780,7 @@ mod tests {
     use super::*;
 
     fn offsets(l: &str, tile: &[i64]) -> Vec<i64> {
-        shared_offsets(&Layout::parse(l).unwrap(), tile).unwrap()
+        memory_offsets(&Layout::parse(l).unwrap(), tile.iter().product()).unwrap()
     }
 
     /// Boxes of a tile whose TMA dimensions are its logical dimensions in order.

@@ -135,9 +135,12 @@ pub fn lower_peer_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()>
         ));
     }
     if !dst.remote {
+        // Name the destination's declared layout: the resolved one has its gpuid replica dropped.
+        let declared = ir::tensor_layout(ir::value_type(ir::operand(op, ods::copy::operands::DEST)))
+            .map_or_else(|| dst.layout.to_string(), |l| l.to_string());
         return Err(AxeError::at(
             op,
-            format!("a TMA store into a distributed tensor replicated over the devices (layout {}) is not lowered: each device writes its own copy; copy it without `schedule tma`", dst.layout),
+            format!("a TMA store into a distributed tensor replicated over the devices (layout {declared}) is not lowered: each device writes its own copy; copy it without `schedule tma`"),
         ));
     }
     if src.shape != dst.shape {

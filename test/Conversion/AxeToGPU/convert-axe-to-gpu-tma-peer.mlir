@@ -209,3 +209,28 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     return
   }
 }
+
+// -----
+
+// A destination replicated over the devices is each device's own copy, not a peer's (here the
+// same buffer is also pushed to a peer, so it has a peer table): a TMA store into it is
+// refused, naming its layout.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @push_replicated(%p: memref<2048xf16> {axe.align = 16 : i64}) {
+    axe.mesh [2] {
+      %P = axe.view %p : memref<2048xf16> to !axe.tensor<32x128xf16, global, #axe.layout<(2, 16, 128) : (1@gpuid, 128, 1)>>
+      %Y = axe.view %p : memref<2048xf16> to !axe.tensor<16x128xf16, global, #axe.layout<(16, 128) : (128, 1) + [(2) : (1@gpuid)]>>
+      axe.kernel grid [1] threads [128] {
+        %rank = axe.device_id
+        %c16 = arith.constant 16 : index
+        %row = arith.muli %rank, %c16 : index
+        %st = axe.alloc : !axe.tensor<16x128xf16, shared, #axe.layout<(16, 128) : (128, 1)>>
+        %there = axe.slice %P [%row : +16, 0 : 128] : !axe.tensor<32x128xf16, global, #axe.layout<(2, 16, 128) : (1@gpuid, 128, 1)>> to !axe.tensor<16x128xf16, global, ?>
+        axe.copy %st, %there schedule tma : !axe.tensor<16x128xf16, shared, #axe.layout<(16, 128) : (128, 1)>>, !axe.tensor<16x128xf16, global, ?>
+        // expected-error @+1 {{a TMA store into a distributed tensor replicated over the devices (layout (16, 128) : (128, 1) + [(2) : (1@gpuid)]) is not lowered}}
+        axe.copy %st, %Y schedule tma : !axe.tensor<16x128xf16, shared, #axe.layout<(16, 128) : (128, 1)>>, !axe.tensor<16x128xf16, global, #axe.layout<(16, 128) : (128, 1) + [(2) : (1@gpuid)]>>
+      }
+    }
+    return
+  }
+}

@@ -60,6 +60,9 @@ fn written_operands(name: &str) -> &'static [usize] {
 /// Whether `op` writes every element of operand `idx` without reading it first.
 fn overwrites(op: MlirOperation, v: MlirValue) -> bool {
     let name = ir::name(op);
+    if name == ods::ops::COPY && ir::has_attr(op, ods::copy::REDUCE) {
+        return false; // it adds into its destination
+    }
     let dest = match name.as_str() {
         ods::ops::COPY | ods::ops::CONVERT_LAYOUT | ods::ops::CAST | ods::ops::UNARY | ods::ops::REDUCE => 1,
         ods::ops::BINARY => 2,
@@ -77,7 +80,10 @@ fn overwrites(op: MlirOperation, v: MlirValue) -> bool {
 /// `axe.copy %x, %x` (synchronous) does nothing.
 fn fold_self_copy(op: MlirOperation) -> bool {
     let (src, dst) = (ods::copy::operands::SOURCE, ods::copy::operands::DEST);
-    if ir::num_results(op) != 0 || ir::key(ir::operand(op, src)) != ir::key(ir::operand(op, dst)) {
+    if ir::num_results(op) != 0
+        || ir::has_attr(op, ods::copy::REDUCE)
+        || ir::key(ir::operand(op, src)) != ir::key(ir::operand(op, dst))
+    {
         return false;
     }
     // SAFETY: the copy has no results (checked above) and is not kept anywhere else; the

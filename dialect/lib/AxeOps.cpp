@@ -601,6 +601,13 @@ LogicalResult CopyOp::verify() {
       seen[d] = true;
     }
   }
+  if (getReduce() &&
+      (getSchedule() != CopySchedule::Tma ||
+       src.getScope() != MemoryScope::Shared ||
+       dst.getScope() != MemoryScope::Global))
+    return emitOpError() << "a reducing copy is a tma store (shared to global "
+                            "memory, 'schedule tma'), which the TMA unit "
+                            "combines into the destination";
   if (getAfter() && getSchedule() != CopySchedule::Tma)
     return emitOpError() << "only a tma copy is ordered after an axe.arrive";
   if (getAfter() && !getAfter().getDefiningOp<ArriveOp>())

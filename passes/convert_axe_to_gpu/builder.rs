@@ -570,6 +570,11 @@ impl B {
         self.arith_cast(arith::extui, v, to)
     }
 
+    /// `arith.trunci %v : ... to to`.
+    pub fn trunci(&self, v: MlirValue, to: MlirType) -> MlirValue {
+        self.arith_cast(arith::trunci, v, to)
+    }
+
     /// `arith.index_cast %v : ... to to`.
     pub fn index_cast(&self, v: MlirValue, to: MlirType) -> MlirValue {
         self.arith_cast(arith::index_cast, v, to)
@@ -924,6 +929,31 @@ impl B {
                 .has_side_effects(Attribute::unit(c))
                 .build()
         })
+    }
+
+    /// `llvm.inline_asm has_side_effects asm_string, constraints (%operands)` with no result:
+    /// an instruction the NVVM dialect has no op for.
+    pub fn inline_asm_void(&self, asm: &str, constraints: &str, operands: &[MlirValue]) {
+        self.build(|c, l| {
+            // SAFETY: live values visible here (module and builder contracts).
+            let operands = unsafe { values(operands) };
+            llvm::InlineAsmOperation::builder(c, l)
+                .operands(&operands)
+                .asm_string(StringAttribute::new(c, asm))
+                .constraints(StringAttribute::new(c, constraints))
+                .has_side_effects(Attribute::unit(c))
+                .build()
+        });
+    }
+
+    /// `cp.reduce.async.bulk.global.shared::cta.bulk_group{op} [dst], [src], bytes`: the TMA
+    /// unit reads `bytes` from the shared address `src` (i32, the shared window) and combines
+    /// them into global memory at `dst` (i64); `op` is the PTX reduction suffix
+    /// (`.add.noftz.f16`, `.add.f32`, ...). Inline PTX: the NVVM dialect has only the tensor
+    /// form (`nvvm.cp.async.bulk.tensor.reduce`), which needs a tensor map.
+    pub fn cp_reduce_async_bulk_shared_to_global(&self, op: &str, dst: MlirValue, src: MlirValue, bytes: i64) {
+        let asm = format!("cp.reduce.async.bulk.global.shared::cta.bulk_group{op} [$0], [$1], {bytes};");
+        self.inline_asm_void(&asm, "l,r,~{memory}", &[dst, src]);
     }
 
     /// `nvvm.fence.proxy` of kind `async.shared` in the CTA's shared space

@@ -21,6 +21,13 @@
 //! unit's barrier and release fence: whoever acquires the flag sees the data, whichever
 //! thread issued it) and the kernel's exit (every thread waits for its groups).
 //!
+//! **Reducing stores** (`axe.copy ... schedule tma reduce sum`, into a peer's memory or a local
+//! buffer) are the same runs, each a bulk *reduction* (`cp.reduce.async.bulk ... .add`): the
+//! TMA unit reads the shared run and adds it into the destination at its memory (the owner's
+//! L2 for a peer), each element atomically, so several devices may add into one tile
+//! unordered. Into a local buffer the op waits for the group to complete (a local TMA store
+//! is complete when the op ends); into a peer's memory it completes as a copy does.
+//!
 //! The peer's buffer is taken to be aligned as the function argument declares (`axe.align`):
 //! every rank's symmetric buffer is allocated alike (PyTorch's symmetric memory, NVSHMEM), so
 //! the local declaration stands for the peer table's addresses.
@@ -35,7 +42,7 @@ use super::context::{unit_linear, Ctx, R};
 use super::tensor::{tensor, Mem, Tensor};
 use super::types::bit_width;
 use super::{barrier, shared};
-use crate::dialect::ods::{self, MemoryScope};
+use crate::dialect::ods::{self, MemoryScope, ReduceKind};
 use crate::ir;
 use crate::target::ScopeKind;
 
@@ -46,6 +53,33 @@ const BULK_ALIGN: i64 = 16;
 /// unrolled): more means the layouts share only short runs, which threads' vector stores
 /// move better.
 const MAX_RUNS: usize = 256;
+
+/// Whether `op` (a `schedule tma` copy) is lowered here: a store into a peer's memory, or a
+/// reducing store (`reduce`, into any global tensor).
+pub fn is_bulk_store(op: MlirOperation) -> bool {
+    is_peer_store(op) || ir::has_attr(op, ods::copy::REDUCE)
+}
+
+/// The PTX reduction suffix of `cp.reduce.async.bulk` for `kind` over elements of type `elt`
+/// (the instruction's table: `.add` of f16/bf16 only as `.add.noftz`; integers' `.add` is the
+/// same for signed and unsigned), or why there is none.
+pub fn reduction_suffix(kind: ReduceKind, elt: &str) -> Result<&'static str, String> {
+    match (kind, elt) {
+        (ReduceKind::Sum, "f16") => Ok(".add.noftz.f16"),
+        (ReduceKind::Sum, "bf16") => Ok(".add.noftz.bf16"),
+        (ReduceKind::Sum, "f32") => Ok(".add.f32"),
+        (ReduceKind::Sum, "f64") => Ok(".add.f64"),
+        (ReduceKind::Sum, "i32") => Ok(".add.u32"),
+        (ReduceKind::Sum, "i64") => Ok(".add.u64"),
+        (ReduceKind::Sum, _) => Err(format!(
+            "a reducing TMA store sums f16, bf16, f32, f64, i32 or i64 elements, not {elt}"
+        )),
+        (k, _) => Err(format!(
+            "a reducing TMA store is lowered for 'sum' only, not '{}'",
+            k.as_str()
+        )),
+    }
+}
 
 /// Whether `op` (a `schedule tma` copy) is a store into a peer's memory: shared source, and a
 /// global destination whose root view is a distributed tensor (a layout over `gpuid`).
@@ -114,9 +148,9 @@ fn placements(op: MlirOperation, src: &Tensor, dst: &Tensor) -> R<Vec<(i64, i64)
         .collect())
 }
 
-/// Lowers a store of a shared tile into a peer's memory (see the module documentation),
-/// executed by the unit of `scope` (the CTA or a warpgroup).
-pub fn lower_peer_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()> {
+/// Lowers a store of a shared tile into a peer's memory, or a reducing store (see the module
+/// documentation), executed by the unit of `scope` (the CTA or a warpgroup).
+pub fn lower_bulk_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()> {
     if !matches!(scope, ScopeKind::Cta | ScopeKind::Warpgroup) {
         return Err(AxeError::at(
             op,
@@ -134,7 +168,8 @@ pub fn lower_peer_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()>
             "internal: a bulk peer store's source is a shared tile",
         ));
     }
-    if !dst.remote {
+    let peer = is_peer_store(op);
+    if peer && !dst.remote {
         // Name the destination's declared layout: the resolved one has its gpuid replica dropped.
         let declared = ir::tensor_layout(ir::value_type(ir::operand(op, ods::copy::operands::DEST)))
             .map_or_else(|| dst.layout.to_string(), |l| l.to_string());
@@ -164,6 +199,9 @@ pub fn lower_peer_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()>
             "a {clip} tile of a peer's memory is not stored by TMA (the bulk copy writes whole runs)",
         ));
     }
+    let reduction = ir::enum_attr::<ReduceKind>(op, ods::copy::REDUCE)?
+        .map(|k| reduction_suffix(k, &ir::type_to_string(src.elt)).map_err(|e| AxeError::at(op, e)))
+        .transpose()?;
     let bits = bit_width(src.elt);
     if bits % 8 != 0 {
         return Err(AxeError::at(
@@ -172,9 +210,14 @@ pub fn lower_peer_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()>
         ));
     }
     let eb = bits / 8;
+    let what = if peer {
+        "a TMA store into a peer's memory"
+    } else {
+        "a reducing TMA store"
+    };
     if dst.base_align < BULK_ALIGN {
         return Err(AxeError::at(op, format!(
-            "a TMA store into a peer's memory needs a {BULK_ALIGN}-byte aligned buffer: declare it on the function argument ({{axe.align = {BULK_ALIGN} : i64}})"
+            "{what} needs a {BULK_ALIGN}-byte aligned buffer: declare it on the function argument ({{axe.align = {BULK_ALIGN} : i64}})"
         )));
     }
     // The destination's run-time offset (tile origins) moves every run by a multiple of it.
@@ -210,14 +253,25 @@ pub fn lower_peer_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()>
             let s = ib.addi(sbase, ib.index_cast(ib.cidx(r.shared * eb), i64t));
             let g = ib.add(Ix::V(gbase), ib.mul(ib.add(Ix::C(r.global), dst.dyn_offset), eb));
             let g = ib.index_cast(ib.ix(g), i64t);
-            ib.cp_async_bulk_shared_to_global(
-                ib.inttoptr(g, ib.llvm_ptr(1)),
-                ib.inttoptr(s, ib.llvm_ptr(3)),
-                ib.ci32(r.len * eb),
-            );
+            match reduction {
+                // The shared window's addresses are 32-bit.
+                Some(red) => {
+                    ib.cp_reduce_async_bulk_shared_to_global(red, g, ib.trunci(s, ib.int_type(32)), r.len * eb)
+                }
+                None => ib.cp_async_bulk_shared_to_global(
+                    ib.inttoptr(g, ib.llvm_ptr(1)),
+                    ib.inttoptr(s, ib.llvm_ptr(3)),
+                    ib.ci32(r.len * eb),
+                ),
+            }
         }
         ib.cp_async_bulk_commit_group();
-        ib.cp_async_bulk_wait_group_read(0);
+        if peer {
+            // Complete at the unit's next signal or the kernel's exit.
+            ib.cp_async_bulk_wait_group_read(0);
+        } else {
+            ib.cp_async_bulk_wait_group(0);
+        }
         Ok(())
     })?;
     sync(&b);

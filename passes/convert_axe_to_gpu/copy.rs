@@ -33,6 +33,13 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             format!("copy schedule '{schedule}' is not implemented by convert-axe-to-gpu"),
         ));
     }
+    if ir::name(op) == ods::ops::COPY && ir::has_attr(op, ods::copy::REDUCE) {
+        // Only the emulation reaches here with a TMA copy: the GPU lowering is `bulk.rs`.
+        return Err(AxeError::at(
+            op,
+            "a reducing TMA store (`reduce`) is not emulated on the CPU",
+        ));
+    }
     let cp_async = schedule == CopySchedule::CpAsync && !ctx.emulate;
     let src = tensor(ctx, op, ir::operand(op, ods::copy::operands::SOURCE))?;
     let dst = tensor(ctx, op, ir::operand(op, ods::copy::operands::DEST))?;

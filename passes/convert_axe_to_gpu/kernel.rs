@@ -275,7 +275,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, emulate: bool, chip: 
         }
         // TMA stores into peers' memory complete behind the unit's next work (`bulk.rs`):
         // every thread waits for its bulk groups before the kernel ends.
-        if !ctx.tma.peer_stores.is_empty() {
+        if !ctx.tma.bulk_stores.is_empty() {
             B::before(term).cp_async_bulk_wait_group(0);
         }
         let lb = b.at_start(block);

@@ -379,6 +379,9 @@ fn copy(
     if ir::has_attr(op, ods::copy::ASYNC) {
         return Err(AxeError::at(op, "an async copy in a mesh is not lowered yet"));
     }
+    if ir::has_attr(op, ods::copy::REDUCE) {
+        return Err(AxeError::at(op, "a reducing copy between distributed tensors of a mesh is not lowered: reduce a shared tile into a peer's tile inside the kernel (`schedule tma reduce sum`)"));
+    }
     let x = distributed(op, func, ir::operand(op, ods::copy::operands::SOURCE))?;
     let y = distributed(op, func, ir::operand(op, ods::copy::operands::DEST))?;
     // SAFETY: live types (module contract); comparing them only reads them.

@@ -193,7 +193,7 @@ pub fn signal(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()> {
     // thread of the unit first waits for its own bulk groups (nothing for a thread that issued
     // none), so the writes they made are complete, and visible to their issuer, before the
     // barrier.
-    if !ctx.tma.peer_stores.is_empty() {
+    if !ctx.tma.bulk_stores.is_empty() {
         b.cp_async_bulk_wait_group(0);
     }
     // The barrier orders every thread's prior writes before the first thread's fence, which

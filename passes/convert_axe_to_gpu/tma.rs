@@ -210,8 +210,8 @@ fn update_bits(b: &B, ctx: &Ctx, slot: i64, f: impl FnOnce(&B, MlirValue) -> Mli
 
 /// Lowers a TMA copy at CTA scope; returns the copy's token value (its barrier index).
 pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue> {
-    if ctx.tma.peer_stores.contains(&(op.ptr as usize)) {
-        super::bulk::lower_peer_store(op, ctx, scope)?;
+    if ctx.tma.bulk_stores.contains(&(op.ptr as usize)) {
+        super::bulk::lower_bulk_store(op, ctx, scope)?;
         return Ok(B::before(op).ci32(-1));
     }
     let explicit = ctx.tma.sites.get(&(op.ptr as usize)).is_some_and(|s| s.explicit);

@@ -95,9 +95,9 @@ pub struct State {
     pub arrives: HashMap<usize, usize>,
     /// `axe.mbarrier` op → its barrier index.
     pub explicit: HashMap<usize, usize>,
-    /// TMA stores into a peer's memory: one-dimensional bulk copies, no tensor map
-    /// (`bulk.rs`).
-    pub peer_stores: std::collections::HashSet<usize>,
+    /// TMA stores into a peer's memory and reducing TMA stores: one-dimensional bulk copies
+    /// or reductions, no tensor map (`bulk.rs`).
+    pub bulk_stores: std::collections::HashSet<usize>,
     /// Arrival count of every barrier: 1 for a TMA copy site (its issuing thread), the CTA's
     /// threads for an `axe.arrive`.
     pub counts: Vec<i64>,
@@ -147,8 +147,8 @@ pub fn plan(kernel: MlirOperation, threads: i64) -> R<State> {
             continue;
         }
         let id = st.counts.len();
-        if !arrive && super::bulk::is_peer_store(op) {
-            st.peer_stores.insert(op.ptr as usize);
+        if !arrive && super::bulk::is_bulk_store(op) {
+            st.bulk_stores.insert(op.ptr as usize);
             continue;
         }
         if !arrive && is_store(op) {

@@ -397,6 +397,9 @@ fn translate_op(k: &mut Kernel, op: MlirOperation) -> Res<()> {
             if ir::has_attr(op, ods::copy::ASYNC) {
                 return diag(op, "axe-to-nki: asynchronous copies are not supported (NKI schedules DMA itself)");
             }
+            if ir::has_attr(op, ods::copy::REDUCE) {
+                return diag(op, "axe-to-nki: reducing copies (`reduce`) are not supported");
+            }
             let src = k.tensor(op, ir::operand(op, ods::copy::operands::SOURCE))?;
             let dst = k.tensor(op, ir::operand(op, ods::copy::operands::DEST))?;
             plan::emit_copy(k, op, &src, &dst)

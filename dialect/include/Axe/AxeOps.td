@@ -287,25 +287,41 @@ def Axe_CopyOp : Axe_Op<"copy", [AttrSizedOperandSegments]> {
     producer refills a multicast stage, the consumers of every CTA in the
     group must have released it (`axe.mbarrier_arrive %empty cta %peer`).
 
+    `reduce sum` (a TMA store: shared → global) combines instead of
+    overwriting: every element of `dest` becomes `dest + source`, each
+    element's update atomic with respect to other reducing copies into it
+    (the TMA unit's bulk reductions, `cp.reduce.async.bulk`, performed at
+    the destination's memory; sm_90). Reducing copies from several CTAs or
+    devices into one tile need no ordering among themselves, only after
+    whatever initialized the tile. Into a peer's memory it completes as a
+    TMA store into a peer does (at the unit's next `axe.signal`); into a
+    local buffer, when the op ends. This is the reduce-scatter's
+    accumulation done by the memory system (Axe paper §4.3): the owner of a
+    tile never reads its peers' partial tiles back. Lowered for `sum` of
+    f16, bf16, f32, f64 and 32/64-bit integers.
+
     ```mlir
     axe.copy %g, %s : !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (4096, 1)>>, !axe.tensor<64x64xf16, shared, ?>
     %tok = axe.copy async %g, %s schedule cp_async : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, shared, ?> -> !axe.token
     %t2 = axe.copy async %g, %s schedule tma after %r : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, shared, ?> -> !axe.token
     axe.copy async %g, %s schedule tma barrier %full : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, shared, ?>
     axe.copy async %g, %s schedule tma barrier %full multicast [0] : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, shared, ?>
+    axe.copy %s, %peer_tile schedule tma reduce sum : !axe.tensor<64x128xf16, shared, ?>, !axe.tensor<64x128xf16, global, ?>
     ```
   }];
+  // `dest` is read as well as written: a `reduce` copy adds into it.
   let arguments = (ins Arg<Axe_AnyTensor, "", [MemRead]>:$source,
-                       Arg<Axe_AnyTensor, "", [MemWrite]>:$dest,
+                       Arg<Axe_AnyTensor, "", [MemRead, MemWrite]>:$dest,
                        Optional<Axe_Token>:$after,
                        Optional<Axe_MBarrier>:$barrier,
                        UnitAttr:$async,
                        DefaultValuedAttr<Axe_CopySchedule, "::mlir::axe::CopySchedule::Auto">:$schedule,
-                       OptionalAttr<DenseI64ArrayAttr>:$multicast);
+                       OptionalAttr<DenseI64ArrayAttr>:$multicast,
+                       OptionalAttr<Axe_ReduceKind>:$reduce);
   let results = (outs Optional<Axe_Token>:$token);
   let assemblyFormat = [{
     (`async` $async^)? $source `,` $dest (`schedule` $schedule^)? (`after` $after^)?
-    (`barrier` $barrier^)? (`multicast` $multicast^)? attr-dict `:`
+    (`barrier` $barrier^)? (`multicast` $multicast^)? (`reduce` $reduce^)? attr-dict `:`
     qualified(type($source)) `,` qualified(type($dest)) (`->` type($token)^)?
   }];
   let hasVerifier = 1;

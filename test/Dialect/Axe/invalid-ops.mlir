@@ -990,6 +990,34 @@ func.func @multicast_dimension_repeated(%g: !g) {
 
 // -----
 
+// A reducing copy is a TMA store: the TMA unit combines the shared tile into global memory.
+!g = !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
+!s = !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>>
+func.func @reduce_not_a_tma_store(%g: !g) {
+  axe.kernel grid [1] threads [128] {
+    %s = axe.alloc : !s
+    // expected-error @+1 {{'axe.copy' op a reducing copy is a tma store (shared to global memory, 'schedule tma'), which the TMA unit combines into the destination}}
+    axe.copy %s, %g reduce sum : !s, !g
+  }
+  return
+}
+
+// -----
+
+!g = !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
+!s = !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>>
+func.func @reduce_into_shared(%g: !g) {
+  axe.kernel grid [1] threads [128] {
+    %s = axe.alloc : !s
+    // expected-error @+1 {{'axe.copy' op a reducing copy is a tma store (shared to global memory, 'schedule tma'), which the TMA unit combines into the destination}}
+    %t = axe.copy async %g, %s schedule tma reduce sum : !g, !s -> !axe.token
+    axe.wait %t
+  }
+  return
+}
+
+// -----
+
 // Trainium has no shared memory (its on-chip memories are SBUF and PSUM).
 module attributes {axe.target = #axe.target<"trn1">} {
   func.func @shared_on_trainium() {

@@ -39,6 +39,8 @@ module attributes {axe.target = #axe.target<"sm_90">} {
       %t3 = axe.copy async %a1, %sa schedule tma after %rel : !axe.tensor<128x32xf16, global, ?>, !axe.tensor<128x32xf16, shared, ?> -> !axe.token
       // CHECK: axe.wait %[[T]], %[[T2]]
       axe.wait %t, %t2
+      // CHECK: axe.copy %[[SA]], %[[S]] schedule tma reduce sum : !axe.tensor<128x32xf16, shared, ?>, !axe.tensor<128x32xf16, global, ?>
+      axe.copy %sa, %a1 schedule tma reduce sum : !axe.tensor<128x32xf16, shared, ?>, !axe.tensor<128x32xf16, global, ?>
       // CHECK: axe.wait %[[T]] outstanding 1
       axe.wait %t outstanding 1
       // CHECK: axe.barrier cta

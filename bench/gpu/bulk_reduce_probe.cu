@@ -17,8 +17,10 @@
 
 constexpr int TILE = 16384;  // bytes per bulk op (a 64 x 128 f16 block, as the fused kernel's)
 
-// MODE 0: cp.async.bulk (copy); 1: cp.reduce.async.bulk add.noftz.f16.
-template <int MODE>
+// MODE 0: cp.async.bulk (copy); 1: cp.reduce.async.bulk add.noftz.f16. OP: bytes per bulk
+// op: a 16 KiB chunk goes as TILE / OP ops (256 bytes: the rows of a 64 x 128 f16 tile of a
+// row-major matrix, what the fused kernel's reduce form issues), one bulk group per chunk.
+template <int MODE, int OP = TILE>
 __global__ void push(__half* dst, long nchunks, int seed) {
   extern __shared__ __align__(128) unsigned char smem[];
   __half* t = reinterpret_cast<__half*>(smem);
@@ -29,11 +31,13 @@ __global__ void push(__half* dst, long nchunks, int seed) {
     unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
     int issued = 0;
     for (long c = blockIdx.x; c < nchunks; c += gridDim.x) {
-      char* g = reinterpret_cast<char*>(dst) + c * TILE;
-      if (MODE == 0)
-        asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(g), "r"(s), "r"(TILE) : "memory");
-      else
-        asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.noftz.f16 [%0], [%1], %2;" ::"l"(g), "r"(s), "r"(TILE) : "memory");
+      for (int o = 0; o < TILE; o += OP) {
+        char* g = reinterpret_cast<char*>(dst) + c * TILE + o;
+        if (MODE == 0)
+          asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(g), "r"(s + o), "r"(OP) : "memory");
+        else
+          asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.noftz.f16 [%0], [%1], %2;" ::"l"(g), "r"(s + o), "r"(OP) : "memory");
+      }
       asm volatile("cp.async.bulk.commit_group;" ::: "memory");
       if (++issued >= 8) asm volatile("cp.async.bulk.wait_group.read 7;" ::: "memory");
     }
@@ -59,6 +63,8 @@ int main() {
     CK(cudaStreamCreate(&st[d]));
     CK(cudaFuncSetAttribute(push<0>, cudaFuncAttributeMaxDynamicSharedMemorySize, TILE));
     CK(cudaFuncSetAttribute(push<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, TILE));
+    CK(cudaFuncSetAttribute(push<0, 256>, cudaFuncAttributeMaxDynamicSharedMemorySize, TILE));
+    CK(cudaFuncSetAttribute(push<1, 256>, cudaFuncAttributeMaxDynamicSharedMemorySize, TILE));
   }
   std::vector<__half> host(n);
   // Correctness: dst = 1.0, then one reduce from each source into the other (both directions
@@ -105,6 +111,27 @@ int main() {
              both ? "both directions" : "GPU0 -> GPU1", mode ? "reduce-add f16" : "copy", ts[4] * 1e3,
              bytes / (ts[4] * 1e-3) / 1e9, ts[0] * 1e3, ts[8] * 1e3);
     }
+  // 256-byte ops, both directions at once.
+  for (int mode = 0; mode < 2; ++mode) {
+    std::vector<float> ts;
+    for (int rep = 0; rep < 9; ++rep) {
+      cudaEvent_t a, b;
+      CK(cudaSetDevice(0)); CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
+      for (int d = 0; d < 2; ++d) { CK(cudaSetDevice(d)); CK(cudaDeviceSynchronize()); }
+      CK(cudaSetDevice(0)); CK(cudaEventRecord(a, st[0]));
+      for (int d = 0; d < 2; ++d) {
+        CK(cudaSetDevice(d));
+        if (mode == 0) push<0, 256><<<132, 128, TILE, st[d]>>>(buf[1 - d], nchunks, 0);
+        else push<1, 256><<<132, 128, TILE, st[d]>>>(buf[1 - d], nchunks, 0);
+      }
+      CK(cudaSetDevice(0)); CK(cudaEventRecord(b, st[0])); CK(cudaEventSynchronize(b));
+      for (int d = 0; d < 2; ++d) { CK(cudaSetDevice(d)); CK(cudaDeviceSynchronize()); }
+      float ms; CK(cudaEventElapsedTime(&ms, a, b)); ts.push_back(ms);
+    }
+    std::sort(ts.begin(), ts.end());
+    printf("both directions, 256-byte ops, %s: 48 MiB in %.1f us, %.0f GB/s\n", mode ? "reduce-add f16" : "copy",
+           ts[4] * 1e3, bytes / (ts[4] * 1e-3) / 1e9);
+  }
   // Local reduce throughput for comparison.
   for (int mode = 0; mode < 2; ++mode) {
     std::vector<float> ts;

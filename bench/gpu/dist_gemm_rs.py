@@ -46,15 +46,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 SHAPES = {"8b": (8192, 14336, 4096), "70b": (8192, 28672, 8192)}
 
 
-def axe_kernel(d, m, k, n, ranks, ws=False, defer=False, bulk=False, ablate_self=False):
+def axe_kernel(d, m, k, n, ranks, ws=False, defer=False, bulk=False, ablate_self=False, reduce=False):
     """The Axe fused kernel for this shape and R (`ws`: the warp-specialized persistent one;
     `defer`: its form that publishes each pushed tile one tile later; `bulk`: the one that
-    pushes with TMA bulk copies), if it was built."""
+    pushes with TMA bulk copies; `reduce`: the one that adds partial tiles into their owners'
+    rows with TMA bulk reductions), if it was built."""
     try:
         from gen_gemm_rs import name, name_ws
     except ImportError:
         return None
-    path = f"{d}/{name_ws(m, n, k, ranks, defer=defer, bulk=bulk, ablate_self=ablate_self) if ws else name(m, n, k, ranks)}_kernel.json"
+    path = f"{d}/{name_ws(m, n, k, ranks, defer=defer, bulk=bulk, ablate_self=ablate_self, reduce=reduce) if ws else name(m, n, k, ranks)}_kernel.json"
     if not os.path.exists(path):
         return None
     from runtime_path import axe_runtime
@@ -128,13 +129,15 @@ def worker(rank, ranks, d, port, shapes, reps, check_only, results, spin_us=0, a
             floors = {}
             for label, ws, defer, bulk in (("axe-fused", False, False, False), ("axe-fused-ws", True, False, False),
                                            ("axe-fused-ws-defer", True, True, False),
-                                           ("axe-fused-ws-bulk", True, True, True)):
-                kernel = axe_kernel(d, m, k, n, ranks, ws, defer, bulk)
+                                           ("axe-fused-ws-bulk", True, True, True),
+                                           ("axe-fused-ws-reduce", True, None, None)):
+                reduce = defer is None
+                kernel = axe_kernel(d, m, k, n, ranks, ws, bool(defer), bool(bulk), reduce=reduce)
                 if kernel is not None:
                     fns[label] = GemmRs.distributed(kernel, a, b, m, n, ranks, rank, group)
                 else:
                     notes.append(f"{label}: no manifest for this shape and R in DIR")
-                local = axe_kernel(d, m, k // ranks, n, 1, ws) if ranks > 1 and not defer else None
+                local = axe_kernel(d, m, k // ranks, n, 1, ws) if ranks > 1 and not defer and not reduce else None
                 if local is not None:
                     # This rank's GEMM alone with Axe's kernel (no communication): the floor.
                     floors["gemm-only(axe" + ("-ws)" if ws else ")")] = GemmRs.simulated(local, [a], [b], m, n)[0]

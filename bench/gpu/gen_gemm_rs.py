@@ -17,7 +17,7 @@ tiles, and F, their flags: see `gen_gemm_tma.reduce_scatter_views`):
 Flags hold an epoch (an argument the host increments per launch), so they are never reset.
 
     gen_gemm_rs.py M N K R [BN S] > gemm_rs_MxNxK_rR.mlir   (K: the whole K; each device gets K/R)
-    gen_gemm_rs.py --ws M N K R SMS COOPERATIVE [defer|bulk]   (the warp-specialized form)
+    gen_gemm_rs.py --ws M N K R SMS COOPERATIVE [defer|bulk|reduce]   (the warp-specialized form)
     gen_gemm_rs.py --all DIR                             (SHAPES x RANKS, both forms)
 """
 import os
@@ -44,12 +44,12 @@ def write(m, n, k, ranks, bn=BN, stages=STAGES):
                   ranks=ranks)
 
 
-def name_ws(m, n, k, ranks, sms=132, cooperative=True, defer=False, bulk=False, ablate_self=False):
-    return (f"gemm_rs_{m}x{n}x{k}_r{ranks}_ws" + ("_b" if bulk else "_d" if defer else "")
+def name_ws(m, n, k, ranks, sms=132, cooperative=True, defer=False, bulk=False, ablate_self=False, reduce=False):
+    return (f"gemm_rs_{m}x{n}x{k}_r{ranks}_ws" + ("_r" if reduce else "_b" if bulk else "_d" if defer else "")
             + ("" if sms == 132 else f"_sm{sms}") + ("" if cooperative else "_nc") + ("_self" if ablate_self else ""))
 
 
-def write_ws(m, n, k, ranks, sms=132, cooperative=True, defer=False, bulk=False, ablate_self=False):
+def write_ws(m, n, k, ranks, sms=132, cooperative=True, defer=False, bulk=False, ablate_self=False, reduce=False):
     """The same GEMM + reduce-scatter on gen_gemm_ws.py's warp-specialized persistent kernel
     (128x256 tiles, 4 stages, grouped raster of 8, setmaxnreg, TMA stores for the own rows):
     the consumer warpgroups push and publish each 64-row half of a peer's tile themselves,
@@ -57,11 +57,14 @@ def write_ws(m, n, k, ranks, sms=132, cooperative=True, defer=False, bulk=False,
     fewer, and not `cooperative`, for ranks simulated on one GPU. DEFER: each pushed tile is
     published one tile later (gen_gemm_ws.kernel's `defer`); BULK: pushed by TMA bulk copies
     into the peer's memory and published one tile later (`bulk`). ABLATE_SELF: the ablation
-    that pushes into this device's own memory (timing only: the sums are wrong)."""
+    that pushes into this device's own memory (timing only: the sums are wrong). REDUCE: no
+    partial tiles; own rows first, then the partials added into their owners' rows by TMA
+    bulk reductions (gen_gemm_ws.kernel's `reduce`; arguments a, b, y, flags, epoch)."""
     assert k % ranks == 0
     return gen_gemm_ws.kernel(m, n, k // ranks, 256, 4, "f16", 1, 8, sms, 1, 1, ranks=ranks,
-                              fname=name_ws(m, n, k, ranks, sms, cooperative, defer or bulk, bulk, ablate_self),
-                              cooperative=cooperative, defer=defer or bulk, bulk=bulk, ablate_self=ablate_self)
+                              fname=name_ws(m, n, k, ranks, sms, cooperative, defer or bulk, bulk, ablate_self, reduce),
+                              cooperative=cooperative, defer=defer or bulk, bulk=bulk, ablate_self=ablate_self,
+                              reduce=reduce)
 
 
 if __name__ == "__main__":
@@ -79,6 +82,8 @@ if __name__ == "__main__":
                 for defer, bulk in ((False, False), (True, False), (True, True)):
                     with open(f"{sys.argv[2]}/{name_ws(m, n, k, r, defer=defer, bulk=bulk)}.mlir", "w") as f:
                         f.write(write_ws(m, n, k, r, defer=defer, bulk=bulk))
+                with open(f"{sys.argv[2]}/{name_ws(m, n, k, r, reduce=True)}.mlir", "w") as f:
+                    f.write(write_ws(m, n, k, r, reduce=True))
                     if r > 1:  # the ablation: the same pushes into this device's own memory
                         with open(f"{sys.argv[2]}/{name_ws(m, n, k, r, defer=defer, bulk=bulk, ablate_self=True)}.mlir", "w") as f:
                             f.write(write_ws(m, n, k, r, defer=defer, bulk=bulk, ablate_self=True))
@@ -88,7 +93,8 @@ if __name__ == "__main__":
     elif sys.argv[1] == "--ws":
         m, n, k, r, sms, coop = (int(a) for a in sys.argv[2:8])
         form = sys.argv[8:9]
-        print(write_ws(m, n, k, r, sms, bool(coop), form == ["defer"], form == ["bulk"]), end="")
+        print(write_ws(m, n, k, r, sms, bool(coop), form == ["defer"], form == ["bulk"], reduce=form == ["reduce"]),
+              end="")
     else:
         m, n, k, r = (int(a) for a in sys.argv[1:5])
         print(write(m, n, k, r, *(int(a) for a in sys.argv[5:7])), end="")

@@ -514,6 +514,23 @@ def rs_function(out, m, n, k, bn, ranks, e, name_, flag_rows=128, p_blocks=False
     return tp, tf, ty
 
 
+def rs_reduce_function(out, m, n, k, bn, ranks, e, name_, flag_rows=64):
+    """The function header, `axe.mesh` and views of the GEMM + reduce-scatter that adds partial
+    tiles into their owner's rows (gen_gemm_ws.py's REDUCE; arguments a, b, y, flags, epoch):
+    Y, M x N distributed by rows ((R, M/R, N) : (1@gpuid, N, 1): each device holds its M/R
+    rows, a symmetric buffer), and the flags F as in rs_types. Returns (F's, Y's types)."""
+    rows = m // ranks
+    _, tf, _ = rs_types(m, n, bn, ranks, e, flag_rows)
+    tyd = f"!axe.tensor<{m}x{n}x{e}, global, #axe.layout<({ranks}, {rows}, {n}) : (1@gpuid, {n}, 1)>>"
+    nflags = (m // flag_rows) * (n // bn)
+    out.append(f"  func.func @{name_}(%a: memref<{m * k}x{e}> {{axe.align = 16 : i64}}, %b: memref<{k * n}x{e}> {{axe.align = 16 : i64}}, "
+               f"%y: memref<{rows * n}x{e}> {{axe.align = 16 : i64}}, %flags: memref<{nflags}xi32>, %epoch: i32) {{")
+    out.append(f"    axe.mesh [{ranks}] {{")
+    out.append(f"    %F = axe.view %flags : memref<{nflags}xi32> to {tf}")
+    out.append(f"    %Y = axe.view %y : memref<{rows * n}x{e}> to {tyd}")
+    return tf, tyd
+
+
 def reduce_scatter_views(out, m, n, k, bn, ranks, e, name_):
     """The function, mesh and distributed views of the GEMM + reduce-scatter; returns the
     epilogue writer.

@@ -114,7 +114,7 @@ PRODUCER_REGS, CONSUMER_REGS = 40, 232
 
 def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132, regs=1, tma_store=0,
            dtype="f16", cluster=1, chip="sm_90a", ranks=0, fname=None, cooperative=True, defer=False, bulk=False,
-           ablate_self=False):
+           ablate_self=False, reduce=False):
     # FP8 (DTYPE e4m3 / e5m2): B is [N, K] (wgmma reads FP8 only K-major) and a K step is 128
     # bytes, the 128B swizzle row, as in gen_gemm_tma.py; the per-tensor scales multiply the
     # accumulator before the store.
@@ -136,6 +136,16 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
     # laid out in such blocks, the warpgroup's shared tile unswizzled in the same order), which
     # frees the shared tile once read and lands behind the next tile's mainloop.
     assert not bulk or (ranks and defer)
+    # REDUCE: no partial-tile buffer. Every device walks its OWN row tiles first and stores them
+    # into Y (a distributed tensor: device r holds rows r M/R ..), publishing a "stored" flag per
+    # 64 rows; then it walks the other devices' row tiles and adds each partial tile into its
+    # owner's Y with TMA bulk reductions (`axe.copy ... schedule tma reduce sum`: the owner's
+    # memory system does the adds, f16 as NCCL's reduce-scatter does), once the producer warp
+    # has seen the owner's "stored" flag of that tile, and publishes an "added" flag one tile
+    # later. At its end a device waits for every flag of its own rows: its Y is complete when
+    # the kernel ends. The owner never reads partial tiles back, and nothing is reset between
+    # launches (flags hold the epoch).
+    assert not reduce or (ranks and not (defer or bulk or ablate_self))
     # ABLATE_SELF (timing only, the sums are wrong): every push goes into this device's own
     # memory (the same slot offsets, on its own device) instead of the owner's, flags as usual:
     # what the pushes cost without NVLink.
@@ -192,7 +202,10 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
     if ranks:
         # P (the partial tiles pushed to their owner), F (one flag per 64 rows: a consumer
         # warpgroup's half of a tile) and Y (the device's rows of the sum).
-        tp, tf, ty = gen_gemm_tma.rs_function(L, m, n, k, bn, ranks, e, fname, flag_rows=64, p_blocks=bulk)
+        if reduce:
+            tf, tyd = gen_gemm_tma.rs_reduce_function(L, m, n, k, bn, ranks, e, fname, flag_rows=64)
+        else:
+            tp, tf, ty = gen_gemm_tma.rs_function(L, m, n, k, bn, ranks, e, fname, flag_rows=64, p_blocks=bulk)
     else:
         L.append(f"  func.func @{fname}(%a: memref<{m * k}x{e}> {{axe.align = 16 : i64}}, %b: memref<{k * n}x{e}> {{axe.align = 16 : i64}}, %c: memref<{m * n}x{o}> {{axe.align = 16 : i64}}{scales}) {{")
     L.append(f"    %A = axe.view %a : memref<{m * k}x{e}> to {ga}")
@@ -222,7 +235,8 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                       ("crows", m // ranks), ("cn", n), ("c2", 2)):
             L.append(f"{i2}%{nm} = arith.constant {v} : index")
         L.append(f"{i2}%rank1 = arith.addi %rank, %c1 : index")
-        L.append(f"{i2}%rshift = arith.muli %rank1, %ctmr : index")
+        # The walk's first row tiles: the next device's (own rows last), or with REDUCE its own.
+        L.append(f"{i2}%rshift = arith.muli {'%rank' if reduce else '%rank1'}, %ctmr : index")
         L.append(f"{i2}%rbase = arith.muli %rank, %crows : index")
     # The stages and their barriers: full (two TMA copies land), empty (256 consumer threads
     # are done reading).
@@ -276,6 +290,19 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
         return f"[{n_part}, {k_part}]" if fp8 else f"[{k_part}, {n_part}]"
 
     def produce(j):
+        if reduce:
+            # Another device's tile: its owner must have stored its own partial there first
+            # (the "stored" flags of the tile's two 64-row halves, in the owner's slot). The
+            # consumers add into it only after the stages loaded below, which they wait for.
+            L.append(f"{j}%rs_other = arith.cmpi uge, %bm, %ctmr : index")
+            L.append(f"{j}scf.if %rs_other {{")
+            L.append(f"{j}  %rs_owner = arith.divui %bmx, %ctmr : index")
+            L.append(f"{j}  %rs_oc = arith.muli %rs_owner, %ctn : index")
+            L.append(f"{j}  %rs_ocn = arith.addi %rs_oc, %bn : index")
+            L.append(f"{j}  %rs_or = arith.muli %bmx, %c2 : index")
+            L.append(f"{j}  %rs_st = axe.slice %F [%rs_or : +2, %rs_ocn : +1] : {tf} to !axe.tensor<2x1xi32, global, ?>")
+            L.append(f"{j}  axe.signal_wait %rs_st, %epoch : !axe.tensor<2x1xi32, global, ?>, i32")
+            L.append(f"{j}}}")
         if not ragged:  # ragged: two-dimensional {clip} tiles per K step, below
             L.append(f"{j}%arows = axe.slice %A [%om : +{bm}, 0 : {k}] : {ga} to {ar}")
             L.append(f"{j}%bcols = axe.slice %B {bidx(f'%on : +{bn}', f'0 : {k}')} : {gb} to {bc}")
@@ -326,6 +353,9 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
         if bulk:
             # Unswizzled: P's blocks hold the tile in this order, a bulk copy moves it whole.
             stage = f"!axe.tensor<64x{sw}x{o}, shared, #axe.layout<(64, 2, {128 // ob}) : ({128 // ob}, {64 * 128 // ob}, 1)>>"
+        if reduce:
+            # Row-major, unswizzled: each row is one run of Y's (256 bytes), 64 bulk ops a part.
+            stage = f"!axe.tensor<64x{sw}x{o}, shared, #axe.layout<(64, {sw}) : ({sw}, 1)>>"
         part = f"!axe.tensor<64x{sw}x{o}, register, ?>"
         part_acc = f"!axe.tensor<64x{sw}xf32, register, ?>"
         part_ct = f"!axe.tensor<64x{sw}x{o}, global, ?>"
@@ -380,6 +410,9 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             release(j, stages - 1)
             if fp8:
                 L.append(f"{j}axe.binary mul %acc, %sa_r, %acc : {acc}, {sr}, {acc}")
+            if ranks and reduce:
+                rs_reduce_epilogue(j)
+                return
             if ranks:
                 rs_epilogue(j)
                 return
@@ -488,12 +521,52 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                 L.append(f"{j2}axe.signal %rs_fo, %epoch : {ft1}, i32")
             L.append(f"{j}}}")
 
+        def rs_reduce_epilogue(j):
+            """REDUCE's epilogue, this warpgroup's 64 rows of the tile, `sw` columns at a time
+            through its shared tile %st into Y: stored (own rows, then the "stored" flag) or
+            added into the owner's rows (published at the CTA's next tile)."""
+            j2 = j + "  "
+            # Publish this CTA's previous tile (t - grid) if it was added into a peer's Y.
+            L.append(f"{j}%rs_hp = arith.cmpi ne, %it, %c0 : index")
+            L.append(f"{j}scf.if %rs_hp {{")
+            L.append(f"{j2}%rs_tp = arith.subi %t, %cgrid : index")
+            publish_if_pushed(j2, "%rs_tp", "_pv")
+            L.append(f"{j}}}")
+            L.append(f"{j}%crow = arith.constant {row0} : index")
+            L.append(f"{j}%omw = arith.addi %om, %crow : index")
+            L.append(f"{j}%own = arith.cmpi ult, %bm, %ctmr : index")
+            for c in range(bn // sw):
+                L.append(f"{j}%pacc{c} = axe.slice %acc [0 : 64, {c * sw} : {(c + 1) * sw}] : {acc} to {part_acc}")
+                L.append(f"{j}%part{c} = axe.alloc : {part}")
+                L.append(f"{j}axe.cast %pacc{c}, %part{c} : {part_acc}, {part}")
+                L.append(f"{j}%co{c} = arith.constant {c * sw} : index")
+                L.append(f"{j}%onc{c} = arith.addi %on, %co{c} : index")
+                L.append(f"{j}%yt{c} = axe.slice %Y [%omw : +64, %onc{c} : +{sw}] : {tyd} to {part_ct}")
+                L.append(f"{j}axe.copy %part{c}, %st : {part}, {stage}")
+                L.append(f"{j}scf.if %own {{")
+                L.append(f"{j2}axe.copy %st, %yt{c} schedule tma : {stage}, {part_ct}")
+                L.append(f"{j}}} else {{")
+                L.append(f"{j2}axe.copy %st, %yt{c} schedule tma reduce sum : {stage}, {part_ct}")
+                L.append(f"{j}}}")
+            # Own rows: publish them stored now (local writes: the signal's wait is short).
+            L.append(f"{j}scf.if %own {{")
+            L.append(f"{j2}%frow2 = arith.muli %bmx, %c2 : index")
+            L.append(f"{j2}%frow = arith.addi %frow2, %c{w - 1} : index")
+            L.append(f"{j2}%rs_rt = arith.muli %rank, %ctn : index")
+            L.append(f"{j2}%rs_rtc = arith.addi %rs_rt, %bn : index")
+            L.append(f"{j2}%rs_fo = axe.slice %F [%frow : +1, %rs_rtc : +1] : {tf} to {ft1}")
+            L.append(f"{j2}axe.signal %rs_fo, %epoch : {ft1}, i32")
+            L.append(f"{j}}}")
+
         def publish_if_pushed(j, tile, sfx):
             """Signals this warpgroup's flag of walk tile `tile` if it was another device's
             (pushed) tile: its row and column tile by the raster, rotated as in tile_loop."""
             j2 = j + "  "
             gen_gemm_tma.raster(L, j, tile, tiles_mc, tiles_n, group, sfx)
-            L.append(f"{j}%rs_pushed{sfx} = arith.cmpi ult, %bm{sfx}, %cown : index")
+            if reduce:  # own rows first: the others' come after them
+                L.append(f"{j}%rs_pushed{sfx} = arith.cmpi uge, %bm{sfx}, %ctmr : index")
+            else:
+                L.append(f"{j}%rs_pushed{sfx} = arith.cmpi ult, %bm{sfx}, %cown : index")
             L.append(f"{j}scf.if %rs_pushed{sfx} {{")
             L.append(f"{j2}%rs_bw{sfx} = arith.addi %bm{sfx}, %rshift : index")
             L.append(f"{j2}%rs_bx{sfx} = arith.remui %rs_bw{sfx}, %ctm : index")
@@ -506,7 +579,7 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             L.append(f"{j}}}")
 
         tile_loop(i3, consume)
-        if ranks and defer:
+        if ranks and (defer or reduce):
             # The CTA's last tile, t = cta + n grid with n = (tiles - 1 - cta) / grid (the grid
             # has at most as many CTAs as there are tiles), published if it was pushed.
             L.append(f"{i3}%rs_l0 = arith.subi %ctiles, %c1 : index")
@@ -515,6 +588,20 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             L.append(f"{i3}%rs_l3 = arith.muli %rs_l2, %cgrid : index")
             L.append(f"{i3}%rs_tl = arith.addi %cta, %rs_l3 : index")
             publish_if_pushed(i3, "%rs_tl", "_ls")
+        if reduce:
+            # Y's own rows are complete once every device's flag of them holds the epoch (the
+            # own "stored" flags and the peers' "added" ones, all column tiles): each warpgroup
+            # waits for its share of the own 64-row halves, so the kernel ends only then.
+            L.append(f"{i3}%rs_h0 = arith.muli %cta, %c2 : index")
+            L.append(f"{i3}%rs_h1 = arith.addi %rs_h0, %c{w - 1} : index")
+            L.append(f"{i3}%rs_hn = arith.constant {2 * (tiles_m // ranks)} : index")
+            L.append(f"{i3}%rs_hs = arith.muli %cgrid, %c2 : index")
+            L.append(f"{i3}%rs_hb = arith.muli %rank, %rs_hn : index")
+            L.append(f"{i3}scf.for %hw = %rs_h1 to %rs_hn step %rs_hs {{")
+            L.append(f"{i3}  %rs_fr = arith.addi %rs_hb, %hw : index")
+            L.append(f"{i3}  %rs_all = axe.slice %F [%rs_fr : +1, 0 : {ranks * tiles_n}] : {tf} to !axe.tensor<1x{ranks * tiles_n}xi32, global, ?>")
+            L.append(f"{i3}  axe.signal_wait %rs_all, %epoch : !axe.tensor<1x{ranks * tiles_n}xi32, global, ?>, i32")
+            L.append(f"{i3}}}")
         L.append(f"{i2}}}")
     L.append("    }")
     if ranks:

@@ -32,56 +32,79 @@ def symmetric(n, dtype, group):
     return t, torch.tensor(list(handle.buffer_ptrs), device="cuda", dtype=torch.int64)
 
 
-def rs_buffers(kernel):
-    """Element counts of the GEMM + reduce-scatter's symmetric buffers, as its launch manifest
-    declares them: P (arguments 2: one M/R x N slot per source rank, M x N in all) and the
-    flags (4: one per row tile, source and column tile)."""
-    return kernel.arguments[2]["extent"], kernel.arguments[4]["extent"]
+def rs_arguments(kernel):
+    """The GEMM + reduce-scatter's buffer arguments after a and b, by its launch manifest:
+    (p, y, flags) for the form with partial tiles (a, b, p, y, flags, epoch: P and the flags
+    symmetric, y local), (y, flags) for the `reduce` form (a, b, y, flags, epoch: Y and the
+    flags symmetric, the peers adding into Y). Returns (names, the symmetric ones' indices)."""
+    own = sum(1 for s in kernel.arguments if s["kind"] in ("buffer", "scalar"))
+    names = ("p", "y", "flags") if own == 6 else ("y", "flags")
+    peers = {s["of"] for s in kernel.arguments if s["kind"] == "peer_table"}
+    return names, peers
+
+
+DTYPES = {"f16": torch.float16, "i32": torch.int32}
 
 
 class GemmRs:
     """Rank `rank`'s side of the fused GEMM + reduce-scatter: `a` (M x K/R), `b` (K/R x N);
-    calling it returns this rank's M/R x N rows of the sum. `buffers` = (p, flags, p_peers,
-    flag_peers): symmetric buffers (zeroed flags) and their peer tables. Each call is one
-    launch with the next epoch; the host must keep launches apart across ranks (a launch
-    overwrites the partial tiles that the previous one's own-tile epilogues read)."""
+    calling it returns this rank's M/R x N rows of the sum. `buffers`: {argument index: (its
+    symmetric buffer, its peer table)} for every buffer the kernel reaches on peers (flags
+    zeroed); other buffers are allocated here. Each call is one launch with the next epoch;
+    with partial tiles (P) the host must keep launches apart across ranks (a launch
+    overwrites the partial tiles that the previous one's own-tile epilogues read); the
+    `reduce` form needs nothing between launches (each device's launch ends only once its
+    peers have added into its rows, and they add only after its new launch stored them)."""
 
     def __init__(self, kernel, a, b, m, n, ranks, rank, buffers):
-        self.kernel, self.rank = kernel, rank
-        self.p, self.flags, self.p_peers, self.flag_peers = buffers
-        self.y = torch.empty((m // ranks) * n, device=a.device, dtype=torch.float16)
+        self.kernel, self.rank, self.buffers = kernel, rank, buffers
+        names, _ = rs_arguments(kernel)
+        self.bufs = []
+        for i, name in enumerate(names, start=2):
+            if i in buffers:
+                self.bufs.append(buffers[i][0])
+            else:
+                spec = kernel.arguments[i]
+                self.bufs.append(torch.empty(spec["extent"], device=a.device, dtype=DTYPES[spec["dtype"]]))
+        self.y = self.bufs[names.index("y")]
         self.a, self.b, self.m, self.n, self.ranks = a, b, m, n, ranks
         self.epoch = 0
 
     def __call__(self, stream=None):
         self.epoch += 1
-        own = [self.a, self.b, self.p, self.y, self.flags, self.epoch]
-        self.kernel(*call_args(self.kernel, own, self.rank, {2: self.p_peers, 4: self.flag_peers}), stream=stream)
+        own = [self.a, self.b, *self.bufs, self.epoch]
+        tables = {i: t for i, (_, t) in self.buffers.items()}
+        self.kernel(*call_args(self.kernel, own, self.rank, tables), stream=stream)
         return self.y.view(self.m // self.ranks, self.n)
 
     @classmethod
     def distributed(cls, kernel, a, b, m, n, ranks, rank, group):
-        """On real ranks: the buffers from PyTorch's symmetric memory."""
+        """On real ranks: the symmetric buffers from PyTorch's symmetric memory."""
         import torch.distributed as dist
-        np_, nf = rs_buffers(kernel)
-        p, p_peers = symmetric(np_, torch.float16, group)
-        flags, flag_peers = symmetric(nf, torch.int32, group)
-        flags.zero_()
+        _, peers = rs_arguments(kernel)
+        buffers = {}
+        for i in sorted(peers):
+            spec = kernel.arguments[i]
+            buffers[i] = symmetric(spec["extent"], DTYPES[spec["dtype"]], group)
+            if spec["dtype"] == "i32":  # flags
+                buffers[i][0].zero_()
         torch.cuda.synchronize()
         dist.barrier(group)
-        return cls(kernel, a, b, m, n, ranks, rank, (p, flags, p_peers, flag_peers))
+        return cls(kernel, a, b, m, n, ranks, rank, buffers)
 
     @classmethod
     def simulated(cls, kernel, a_slices, b_slices, m, n):
         """R instances on one GPU: the peer tables point at the R instances' buffers."""
         ranks = len(a_slices)
-        np_, nf = rs_buffers(kernel)
-        ps = [torch.empty(np_, device="cuda", dtype=torch.float16) for _ in range(ranks)]
-        fs = [torch.zeros(nf, device="cuda", dtype=torch.int32) for _ in range(ranks)]
-        p_peers = torch.tensor([t.data_ptr() for t in ps], device="cuda", dtype=torch.int64)
-        f_peers = torch.tensor([t.data_ptr() for t in fs], device="cuda", dtype=torch.int64)
-        return [cls(kernel, a_slices[r], b_slices[r], m, n, ranks, r, (ps[r], fs[r], p_peers, f_peers))
-                for r in range(ranks)]
+        _, peers = rs_arguments(kernel)
+        per_rank = [{} for _ in range(ranks)]
+        for i in sorted(peers):
+            spec = kernel.arguments[i]
+            ts = [torch.zeros(spec["extent"], device="cuda", dtype=DTYPES[spec["dtype"]]) for _ in range(ranks)]
+            table = torch.tensor([t.data_ptr() for t in ts], device="cuda", dtype=torch.int64)
+            for r in range(ranks):
+                per_rank[r][i] = (ts[r], table)
+        return [cls(kernel, a_slices[r], b_slices[r], m, n, ranks, r, per_rank[r]) for r in range(ranks)]
 
 
 def run_ranks(worker, ranks, make_args, timeout):

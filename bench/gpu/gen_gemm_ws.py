@@ -136,14 +136,16 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
     # laid out in such blocks, the warpgroup's shared tile unswizzled in the same order), which
     # frees the shared tile once read and lands behind the next tile's mainloop.
     assert not bulk or (ranks and defer)
-    # REDUCE: no partial-tile buffer. Every device walks its OWN row tiles first and stores them
-    # into Y (a distributed tensor: device r holds rows r M/R ..), publishing a "stored" flag per
-    # 64 rows; then it walks the other devices' row tiles and adds each partial tile into its
+    # REDUCE: no partial-tile buffer. Y is a distributed tensor (device r holds rows r M/R ..);
+    # every device first zeroes its share of its own rows (through its consumers' shared tile)
+    # and publishes a "zeroed" flag per 64 x BN half tile; then it walks the other devices' row
+    # tiles and its own last, as the other forms do, and adds every partial tile into its
     # owner's Y with TMA bulk reductions (`axe.copy ... schedule tma reduce sum`: the owner's
-    # memory system does the adds, f16 as NCCL's reduce-scatter does), once the producer warp
-    # has seen the owner's "stored" flag of that tile, and publishes an "added" flag one tile
-    # later. At its end a device waits for every flag of its own rows: its Y is complete when
-    # the kernel ends. The owner never reads partial tiles back, and nothing is reset between
+    # memory system does the adds, in f16 as NCCL's reduce-scatter does) once its producer
+    # warp has seen that tile's "zeroed" flags, and publishes an "added" flag one tile later.
+    # At its end a device waits for every flag of its own rows, so its Y is complete when the
+    # kernel ends. The owner never reads partial tiles back, its own tiles (last) are local
+    # reductions while the pushes before them drain over NVLink, and nothing is reset between
     # launches (flags hold the epoch).
     assert not reduce or (ranks and not (defer or bulk or ablate_self))
     # ABLATE_SELF (timing only, the sums are wrong): every push goes into this device's own
@@ -235,8 +237,8 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                       ("crows", m // ranks), ("cn", n), ("c2", 2)):
             L.append(f"{i2}%{nm} = arith.constant {v} : index")
         L.append(f"{i2}%rank1 = arith.addi %rank, %c1 : index")
-        # The walk's first row tiles: the next device's (own rows last), or with REDUCE its own.
-        L.append(f"{i2}%rshift = arith.muli {'%rank' if reduce else '%rank1'}, %ctmr : index")
+        # The walk's first row tiles: the next device's (own rows last).
+        L.append(f"{i2}%rshift = arith.muli %rank1, %ctmr : index")
         L.append(f"{i2}%rbase = arith.muli %rank, %crows : index")
     # The stages and their barriers: full (two TMA copies land), empty (256 consumer threads
     # are done reading).
@@ -291,18 +293,15 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
 
     def produce(j):
         if reduce:
-            # Another device's tile: its owner must have stored its own partial there first
-            # (the "stored" flags of the tile's two 64-row halves, in the owner's slot). The
-            # consumers add into it only after the stages loaded below, which they wait for.
-            L.append(f"{j}%rs_other = arith.cmpi uge, %bm, %ctmr : index")
-            L.append(f"{j}scf.if %rs_other {{")
-            L.append(f"{j}  %rs_owner = arith.divui %bmx, %ctmr : index")
-            L.append(f"{j}  %rs_oc = arith.muli %rs_owner, %ctn : index")
-            L.append(f"{j}  %rs_ocn = arith.addi %rs_oc, %bn : index")
-            L.append(f"{j}  %rs_or = arith.muli %bmx, %c2 : index")
-            L.append(f"{j}  %rs_st = axe.slice %F [%rs_or : +2, %rs_ocn : +1] : {tf} to !axe.tensor<2x1xi32, global, ?>")
-            L.append(f"{j}  axe.signal_wait %rs_st, %epoch : !axe.tensor<2x1xi32, global, ?>, i32")
-            L.append(f"{j}}}")
+            # The tile's owner (this device for its own rows) must have zeroed it: the "zeroed"
+            # flags of its two 64-row halves, in the owner's slot. The consumers add into it
+            # only after the stages loaded below, which they wait for.
+            L.append(f"{j}%rs_owner = arith.divui %bmx, %ctmr : index")
+            L.append(f"{j}%rs_oc = arith.muli %rs_owner, %ctn : index")
+            L.append(f"{j}%rs_ocn = arith.addi %rs_oc, %bn : index")
+            L.append(f"{j}%rs_or = arith.muli %bmx, %c2 : index")
+            L.append(f"{j}%rs_st = axe.slice %F [%rs_or : +2, %rs_ocn : +1] : {tf} to !axe.tensor<2x1xi32, global, ?>")
+            L.append(f"{j}axe.signal_wait %rs_st, %epoch : !axe.tensor<2x1xi32, global, ?>, i32")
         if not ragged:  # ragged: two-dimensional {clip} tiles per K step, below
             L.append(f"{j}%arows = axe.slice %A [%om : +{bm}, 0 : {k}] : {ga} to {ar}")
             L.append(f"{j}%bcols = axe.slice %B {bidx(f'%on : +{bn}', f'0 : {k}')} : {gb} to {bc}")
@@ -521,10 +520,42 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                 L.append(f"{j2}axe.signal %rs_fo, %epoch : {ft1}, i32")
             L.append(f"{j}}}")
 
+        def zero_own_rows(j):
+            """REDUCE's start: this warpgroup's share of the device's own 64 x BN half tiles
+            of Y (h = 2 cta + w - 1, stepping by the grid's warpgroups), each zeroed through
+            the shared tile (`sw` columns at a time) and published "zeroed" in its own slot."""
+            halves = 2 * (tiles_m // ranks) * tiles_n
+            L.append(f"{j}%c64 = arith.constant 64 : index")
+            L.append(f"{j}%rs_hn0 = arith.constant {2 * (tiles_m // ranks)} : index")
+            L.append(f"{j}%z16 = arith.constant 0.0 : {o}")
+            L.append(f"{j}axe.fill %st, %z16 : {stage}, {o}")
+            L.append(f"{j}%rs_z0 = arith.muli %cta, %c2 : index")
+            L.append(f"{j}%rs_z1 = arith.addi %rs_z0, %c{w - 1} : index")
+            L.append(f"{j}%rs_zn = arith.constant {halves} : index")
+            L.append(f"{j}%rs_zs = arith.muli %cgrid, %c2 : index")
+            L.append(f"{j}scf.for %h = %rs_z1 to %rs_zn step %rs_zs {{")
+            q = j + "  "
+            L.append(f"{q}%rs_zr = arith.divui %h, %ctn : index")
+            L.append(f"{q}%rs_zc = arith.remui %h, %ctn : index")
+            L.append(f"{q}%rs_zf = arith.muli %rank, %rs_hn0 : index")
+            L.append(f"{q}%rs_zfr = arith.addi %rs_zf, %rs_zr : index")
+            L.append(f"{q}%rs_zrow = arith.muli %rs_zfr, %c64 : index")
+            L.append(f"{q}%rs_zcol = arith.muli %rs_zc, %cbn : index")
+            for c in range(bn // sw):
+                L.append(f"{q}%rs_zco{c} = arith.constant {c * sw} : index")
+                L.append(f"{q}%rs_zcc{c} = arith.addi %rs_zcol, %rs_zco{c} : index")
+                L.append(f"{q}%rs_zt{c} = axe.slice %Y [%rs_zrow : +64, %rs_zcc{c} : +{sw}] : {tyd} to {part_ct}")
+                L.append(f"{q}axe.copy %st, %rs_zt{c} schedule tma : {stage}, {part_ct}")
+            L.append(f"{q}%rs_zo = arith.muli %rank, %ctn : index")
+            L.append(f"{q}%rs_zoc = arith.addi %rs_zo, %rs_zc : index")
+            L.append(f"{q}%rs_zfl = axe.slice %F [%rs_zfr : +1, %rs_zoc : +1] : {tf} to {ft1}")
+            L.append(f"{q}axe.signal %rs_zfl, %epoch : {ft1}, i32")
+            L.append(f"{j}}}")
+
         def rs_reduce_epilogue(j):
-            """REDUCE's epilogue, this warpgroup's 64 rows of the tile, `sw` columns at a time
-            through its shared tile %st into Y: stored (own rows, then the "stored" flag) or
-            added into the owner's rows (published at the CTA's next tile)."""
+            """REDUCE's epilogue: this warpgroup's 64 rows of the tile, `sw` columns at a time
+            through its shared tile %st, added into the owner's rows of Y (its own too); an
+            added peer tile is published at the CTA's next tile."""
             j2 = j + "  "
             # Publish this CTA's previous tile (t - grid) if it was added into a peer's Y.
             L.append(f"{j}%rs_hp = arith.cmpi ne, %it, %c0 : index")
@@ -534,7 +565,6 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             L.append(f"{j}}}")
             L.append(f"{j}%crow = arith.constant {row0} : index")
             L.append(f"{j}%omw = arith.addi %om, %crow : index")
-            L.append(f"{j}%own = arith.cmpi ult, %bm, %ctmr : index")
             for c in range(bn // sw):
                 L.append(f"{j}%pacc{c} = axe.slice %acc [0 : 64, {c * sw} : {(c + 1) * sw}] : {acc} to {part_acc}")
                 L.append(f"{j}%part{c} = axe.alloc : {part}")
@@ -543,30 +573,14 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                 L.append(f"{j}%onc{c} = arith.addi %on, %co{c} : index")
                 L.append(f"{j}%yt{c} = axe.slice %Y [%omw : +64, %onc{c} : +{sw}] : {tyd} to {part_ct}")
                 L.append(f"{j}axe.copy %part{c}, %st : {part}, {stage}")
-                L.append(f"{j}scf.if %own {{")
-                L.append(f"{j2}axe.copy %st, %yt{c} schedule tma : {stage}, {part_ct}")
-                L.append(f"{j}}} else {{")
-                L.append(f"{j2}axe.copy %st, %yt{c} schedule tma reduce sum : {stage}, {part_ct}")
-                L.append(f"{j}}}")
-            # Own rows: publish them stored now (local writes: the signal's wait is short).
-            L.append(f"{j}scf.if %own {{")
-            L.append(f"{j2}%frow2 = arith.muli %bmx, %c2 : index")
-            L.append(f"{j2}%frow = arith.addi %frow2, %c{w - 1} : index")
-            L.append(f"{j2}%rs_rt = arith.muli %rank, %ctn : index")
-            L.append(f"{j2}%rs_rtc = arith.addi %rs_rt, %bn : index")
-            L.append(f"{j2}%rs_fo = axe.slice %F [%frow : +1, %rs_rtc : +1] : {tf} to {ft1}")
-            L.append(f"{j2}axe.signal %rs_fo, %epoch : {ft1}, i32")
-            L.append(f"{j}}}")
+                L.append(f"{j}axe.copy %st, %yt{c} schedule tma reduce sum : {stage}, {part_ct}")
 
         def publish_if_pushed(j, tile, sfx):
             """Signals this warpgroup's flag of walk tile `tile` if it was another device's
             (pushed) tile: its row and column tile by the raster, rotated as in tile_loop."""
             j2 = j + "  "
             gen_gemm_tma.raster(L, j, tile, tiles_mc, tiles_n, group, sfx)
-            if reduce:  # own rows first: the others' come after them
-                L.append(f"{j}%rs_pushed{sfx} = arith.cmpi uge, %bm{sfx}, %ctmr : index")
-            else:
-                L.append(f"{j}%rs_pushed{sfx} = arith.cmpi ult, %bm{sfx}, %cown : index")
+            L.append(f"{j}%rs_pushed{sfx} = arith.cmpi ult, %bm{sfx}, %cown : index")
             L.append(f"{j}scf.if %rs_pushed{sfx} {{")
             L.append(f"{j2}%rs_bw{sfx} = arith.addi %bm{sfx}, %rshift : index")
             L.append(f"{j2}%rs_bx{sfx} = arith.remui %rs_bw{sfx}, %ctm : index")
@@ -578,6 +592,8 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             L.append(f"{j2}axe.signal %rs_fo{sfx}, %epoch : {ft1}, i32")
             L.append(f"{j}}}")
 
+        if reduce:
+            zero_own_rows(i3)
         tile_loop(i3, consume)
         if ranks and (defer or reduce):
             # The CTA's last tile, t = cta + n grid with n = (tiles - 1 - cta) / grid (the grid
@@ -594,7 +610,7 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             # waits for its share of the own 64-row halves, so the kernel ends only then.
             L.append(f"{i3}%rs_h0 = arith.muli %cta, %c2 : index")
             L.append(f"{i3}%rs_h1 = arith.addi %rs_h0, %c{w - 1} : index")
-            L.append(f"{i3}%rs_hn = arith.constant {2 * (tiles_m // ranks)} : index")
+            L.append(f"{i3}%rs_hn = arith.constant {2 * (tiles_m // ranks)} : index")  # own halves' rows
             L.append(f"{i3}%rs_hs = arith.muli %cgrid, %c2 : index")
             L.append(f"{i3}%rs_hb = arith.muli %rank, %rs_hn : index")
             L.append(f"{i3}scf.for %hw = %rs_h1 to %rs_hn step %rs_hs {{")

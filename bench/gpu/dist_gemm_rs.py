@@ -86,7 +86,7 @@ def timed(fns, reps, group, spin_us=0):
     return times
 
 
-def worker(rank, ranks, d, port, shapes, reps, check_only, results, spin_us=0, ablation=False):
+def worker(rank, ranks, d, port, shapes, reps, check_only, results, spin_us=0, ablation=False, also=()):
     torch.cuda.set_device(rank % torch.cuda.device_count())
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     dist.init_process_group("nccl", rank=rank, world_size=ranks,
@@ -141,6 +141,16 @@ def worker(rank, ranks, d, port, shapes, reps, check_only, results, spin_us=0, a
                 if local is not None:
                     # This rank's GEMM alone with Axe's kernel (no communication): the floor.
                     floors["gemm-only(axe" + ("-ws)" if ws else ")")] = GemmRs.simulated(local, [a], [b], m, n)[0]
+            # --also LABEL=SUFFIX: another build of a fused kernel, gemm_rs_MxNxK_rR{SUFFIX}_kernel.json
+            # in DIR (e.g. the previous compiler's, renamed), checked and timed beside the others.
+            for spec in also:
+                label, suffix = spec.split("=", 1)
+                path = f"{d}/gemm_rs_{m}x{n}x{k}_r{ranks}{suffix}_kernel.json"
+                if os.path.exists(path):
+                    from runtime_path import axe_runtime
+                    fns[label] = GemmRs.distributed(axe_runtime.load(path), a, b, m, n, ranks, rank, group)
+                else:
+                    notes.append(f"{label}: no {path}")
             # Correctness: every candidate against the float32 product of the full matrices.
             scale = want.abs().max().item()
             for name, fn in fns.items():
@@ -191,6 +201,8 @@ def main():
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--shapes", default="8b,70b")
     ap.add_argument("--check-only", action="store_true")
+    ap.add_argument("--also", action="append", default=[], metavar="LABEL=SUFFIX",
+                    help="also check and time DIR/gemm_rs_MxNxK_rR{SUFFIX}_kernel.json as LABEL")
     ap.add_argument("--ablation", action="store_true",
                     help="also time the WS kernels pushing into this device's own memory (timing only)")
     ap.add_argument("--spin-us", type=float, default=0,
@@ -200,7 +212,7 @@ def main():
     from axe_dist import run_ranks
     run_ranks(worker, args.ranks,
               lambda r, port, results: (r, args.ranks, args.dir, port, shapes, args.reps, args.check_only, results,
-                                       args.spin_us, args.ablation), 560)
+                                       args.spin_us, args.ablation, tuple(args.also)), 560)
 
 
 if __name__ == "__main__":

@@ -841,3 +841,133 @@ fn kernel_in_a_mesh_reads_a_peer_tile() {
         );
     }
 }
+
+/// Reducing TMA stores (`axe.copy ... schedule tma reduce sum`) as the CPU emulation runs
+/// them, with two simulated ranks: each rank stages rows 0..7 of its X in shared memory and
+/// adds them into rows 8..15 of the next rank's Y (a peer's tile of a distributed tensor) and
+/// into its own local L. Checked bit-exact against the definition (one f32 add per element).
+/// The peer tile's origin is computed before the CTA barrier and used after it, which the
+/// emulation (one loop over the threads per phase) recomputes in the later phase.
+#[test]
+fn reducing_stores_add_into_a_peer_tile_and_a_local_buffer() {
+    let x_ty = ty("16x32", "f32", "global", "(16, 32) : (32, 1)");
+    let y_ty = ty("32x32", "f32", "global", "(2, 16, 32) : (1@gpuid, 32, 1)");
+    let l_ty = ty("8x32", "f32", "global", "(8, 32) : (32, 1)");
+    let st_ty = ty("8x32", "f32", "shared", "(8, 32) : (32, 1)");
+    let tile = ty("8x32", "f32", "global", "(8, 32) : (32, 1)");
+    let text = format!(
+        "module attributes {{axe.target = #axe.target<\"sm_90\">}} {{
+  func.func @acc(%xbuf: memref<512xf32> {{axe.align = 16 : i64}}, %ybuf: memref<512xf32> {{axe.align = 16 : i64}}, %lbuf: memref<256xf32> {{axe.align = 16 : i64}}) {{
+    axe.mesh [2] {{
+      %X = axe.view %xbuf : memref<512xf32> to {x_ty}
+      %Y = axe.view %ybuf : memref<512xf32> to {y_ty}
+      %L = axe.view %lbuf : memref<256xf32> to {l_ty}
+      axe.kernel grid [1] threads [32] {{
+        %rank = axe.device_id
+        %c1 = arith.constant 1 : index
+        %c2 = arith.constant 2 : index
+        %c8 = arith.constant 8 : index
+        %c16 = arith.constant 16 : index
+        %r1 = arith.addi %rank, %c1 : index
+        %next = arith.remui %r1, %c2 : index
+        %base = arith.muli %next, %c16 : index
+        %row = arith.addi %base, %c8 : index
+        %st = axe.alloc : {st_ty}
+        %xt = axe.slice %X [0 : 8, 0 : 32] : {x_ty} to {tile}
+        axe.copy %xt, %st : {tile}, {st_ty}
+        axe.barrier cta
+        %yt = axe.slice %Y [%row : +8, 0 : 32] : {y_ty} to {tile}
+        axe.copy %st, %yt schedule tma reduce sum : {st_ty}, {tile}
+        axe.copy %st, %L schedule tma reduce sum : {st_ty}, {l_ty}
+      }}
+    }}
+    return
+  }}
+}}"
+    );
+    let context = context();
+    let mut module = parse_kernel(&context, &text, "acc");
+    let engine = lower_and_jit(&context, &mut module);
+    let xs: Vec<Vec<f32>> = (0..2).map(|g| random(512, 500 + g)).collect();
+    let ys: Vec<Vec<f32>> = (0..2).map(|g| random(512, 600 + g)).collect();
+    let ls: Vec<Vec<f32>> = (0..2).map(|g| random(256, 700 + g)).collect();
+    let xbufs: Vec<Buf<f32>> = xs.iter().map(|x| Buf::new(x)).collect();
+    let ybufs: Vec<Buf<f32>> = ys.iter().map(|y| Buf::new(y)).collect();
+    let lbufs: Vec<Buf<f32>> = ls.iter().map(|l| Buf::new(l)).collect();
+    let peers = Buf::new(&ybufs.iter().map(|b| b.ptr as i64).collect::<Vec<_>>());
+    for rank in 0..2 {
+        let desc = |p: *mut (), n: usize| Box::new([p as i64, p as i64, 0, n as i64, 1]);
+        let mut descs = [
+            desc(xbufs[rank].ptr as *mut (), 512),
+            desc(ybufs[rank].ptr as *mut (), 512),
+            desc(lbufs[rank].ptr as *mut (), 256),
+            desc(peers.ptr as *mut (), 2),
+        ];
+        let mut desc_ptrs: Vec<*mut [i64; 5]> = descs.iter_mut().map(|d| &mut **d as *mut [i64; 5]).collect();
+        let mut rank_value = rank as i64;
+        let mut args: Vec<*mut ()> = vec![
+            &mut desc_ptrs[0] as *mut *mut [i64; 5] as *mut (),
+            &mut desc_ptrs[1] as *mut *mut [i64; 5] as *mut (),
+            &mut desc_ptrs[2] as *mut *mut [i64; 5] as *mut (),
+            &mut rank_value as *mut i64 as *mut (),
+            &mut desc_ptrs[3] as *mut *mut [i64; 5] as *mut (),
+        ];
+        unsafe { engine.invoke_packed("acc", &mut args) }.expect("kernel runs");
+    }
+    for rank in 0..2 {
+        let from = (rank + 1) % 2; // the rank whose next is this one
+        let want_y: Vec<f32> = (0..512)
+            .map(|i| {
+                if i >= 256 {
+                    ys[rank][i] + xs[from][i - 256]
+                } else {
+                    ys[rank][i]
+                }
+            })
+            .collect();
+        assert_eq!(
+            ybufs[rank].get(),
+            want_y,
+            "rank {rank}'s Y: rows 8..15 gain rank {from}'s X rows 0..7"
+        );
+        let want_l: Vec<f32> = (0..256).map(|i| ls[rank][i] + xs[rank][i]).collect();
+        assert_eq!(lbufs[rank].get(), want_l, "rank {rank}'s L gains its own X rows 0..7");
+    }
+}
+
+/// A tile origin computed from the CTA id before a CTA barrier and used after it: the
+/// emulation runs the two phases as separate loops over the threads and recomputes the origin
+/// in the second. Each CTA fills its shared tile with its id + 1 and stores it at its own
+/// tile of G (initially NaN): every tile must hold its CTA's value.
+#[test]
+fn values_computed_before_a_barrier_are_recomputed_after_it() {
+    let g_ty = ty("128", "f32", "global", "(128) : (1)");
+    let s_ty = ty("32", "f32", "shared", "(32) : (1)");
+    let t_ty = ty("32", "f32", "global", "(32) : (1)");
+    let text = format!(
+        "module attributes {{axe.target = #axe.target<\"sm_90\">}} {{
+  func.func @phases(%buf: memref<128xf32> {{axe.align = 16 : i64}}) {{
+    %G = axe.view %buf : memref<128xf32> to {g_ty}
+    axe.kernel grid [4] threads [32] {{
+      %cta = axe.unit_id cta
+      %c32 = arith.constant 32 : index
+      %o = arith.muli %cta, %c32 : index
+      %i = arith.index_cast %cta : index to i32
+      %f = arith.sitofp %i : i32 to f32
+      %one = arith.constant 1.0 : f32
+      %v = arith.addf %f, %one : f32
+      %s = axe.alloc : {s_ty}
+      axe.fill %s, %v : {s_ty}, f32
+      axe.barrier cta
+      %t = axe.slice %G [%o : +32] : {g_ty} to {t_ty}
+      axe.copy %s, %t : {s_ty}, {t_ty}
+    }}
+    return
+  }}
+}}"
+    );
+    let g = Buf::new(&[f32::NAN; 128]);
+    run(&text, "phases", &mut [(g.ptr as *mut (), 128)]);
+    let want: Vec<f32> = (0..128).map(|i| (i / 32 + 1) as f32).collect();
+    assert_eq!(g.get(), want);
+}

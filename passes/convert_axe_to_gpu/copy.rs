@@ -13,7 +13,7 @@ use super::context::{unit_linear, Ctx, R};
 use super::distribute::{distributed, flat, strided_offsets, thread_bound, vector_width};
 use super::tensor::{swizzled, tensor, Mem, Tensor};
 use super::types::bit_width;
-use crate::dialect::ods::{self, CopySchedule};
+use crate::dialect::ods::{self, CopySchedule, ReduceKind};
 use crate::ir;
 use crate::target::ScopeKind;
 
@@ -33,13 +33,18 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             format!("copy schedule '{schedule}' is not implemented by convert-axe-to-gpu"),
         ));
     }
-    if ir::name(op) == ods::ops::COPY && ir::has_attr(op, ods::copy::REDUCE) {
-        // Only the emulation reaches here with a TMA copy: the GPU lowering is `bulk.rs`.
-        return Err(AxeError::at(
-            op,
-            "a reducing TMA store (`reduce`) is not emulated on the CPU",
-        ));
-    }
+    // A reducing TMA store reaches here only in the CPU emulation (the GPU lowering is
+    // `bulk.rs`): the copy below, each element added into the destination.
+    let accumulate = match ir::enum_attr::<ReduceKind>(op, ods::copy::REDUCE)? {
+        None => false,
+        Some(ReduceKind::Sum) => true,
+        Some(k) => {
+            return Err(AxeError::at(
+                op,
+                format!("a reducing copy is emulated for 'sum' only, not '{}'", k.as_str()),
+            ))
+        }
+    };
     let cp_async = schedule == CopySchedule::CpAsync && !ctx.emulate;
     let src = tensor(ctx, op, ir::operand(op, ods::copy::operands::SOURCE))?;
     let dst = tensor(ctx, op, ir::operand(op, ods::copy::operands::DEST))?;
@@ -91,7 +96,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             }
             Ok(())
         }
-        _ => distributed(&b, op, ctx, scope, &factors, Some(&src), &dst, None, bits),
+        _ => distributed(&b, op, ctx, scope, &factors, Some(&src), &dst, None, bits, accumulate),
     }
 }
 

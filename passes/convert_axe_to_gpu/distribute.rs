@@ -235,7 +235,9 @@ pub fn strided_offsets(g: &B, q: Ix, factors: &[Factor], v: i64, mem_ops: &[(usi
 }
 
 /// Memory-to-memory copies and fills: the unit's threads stride over the elements
-/// (vectors of `v` when contiguous and aligned). `value` is a fill's scalar.
+/// (vectors of `v` when contiguous and aligned). `value` is a fill's scalar. `accumulate`:
+/// each destination element becomes its old value plus the new one (a reducing copy as the
+/// CPU emulation runs it: threads one after another, so plain loads and stores add exactly).
 #[allow(clippy::too_many_arguments)]
 pub fn distributed(
     b: &B,
@@ -247,6 +249,7 @@ pub fn distributed(
     dst: &Tensor,
     value: Option<MlirValue>,
     bits: i64,
+    accumulate: bool,
 ) -> R<()> {
     // Operand indices in `factors`: with a source, 0 = source, 1 = destination.
     let d_ix = if src.is_some() { 1 } else { 0 };
@@ -275,7 +278,18 @@ pub fn distributed(
         };
         let base = g.add(addr[d_ix], Ix::C(address::offset(&dst.layout, "m")));
         for r in address::replica_offsets(&dst.layout, "m") {
-            store(&g, ctx, dst, val, g.add(base, Ix::C(r)), v, align);
+            let at = g.add(base, Ix::C(r));
+            let val = if accumulate {
+                let old = load(&g, ctx, dst, at, v, align);
+                if super::types::is_float(dst.elt) {
+                    g.addf(old, val)
+                } else {
+                    g.addi(old, val)
+                }
+            } else {
+                val
+            };
+            store(&g, ctx, dst, val, at, v, align);
         }
         Ok::<(), String>(())
     })

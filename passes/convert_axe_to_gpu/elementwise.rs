@@ -39,6 +39,7 @@ pub fn fill(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             &dst,
             Some(value),
             bit_width(dst.elt),
+            false,
         );
     }
     per_element(&b, op, ctx, scope, &[n], &ops, &dst, &[], |_, _| Ok(value))

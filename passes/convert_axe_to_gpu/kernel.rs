@@ -366,6 +366,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, emulate: bool, chip: 
                 phases.last_mut().unwrap().push(op);
             }
         }
+        recompute_across_phases(&mut phases)?;
         let mut yields: Vec<(MlirOperation, MlirValue, MlirValue)> = Vec::new();
         b.for_(Ix::C(0), Ix::C(grid_size), Ix::C(1), |gb, bid| {
             for _ in &phases {
@@ -399,6 +400,98 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, emulate: bool, chip: 
     }
     // SAFETY: as above; the kernel's body is empty and the kernel has no results.
     unsafe { ir::erase(kernel) };
+    Ok(())
+}
+
+/// Whether the emulation may recompute `op` in a later phase (a clone computes the same value
+/// for the same thread): arithmetic, unit and device ids, slices.
+fn recomputable(op: MlirOperation) -> bool {
+    let n = ir::name(op);
+    ir::num_regions(op) == 0
+        && (["arith.", "index.", "math."].iter().any(|d| n.starts_with(d))
+            || [ods::ops::UNIT_ID, ods::ops::DEVICE_ID, ods::ops::SLICE].contains(&n.as_str()))
+}
+
+/// The emulation runs each phase (the code between two CTA barriers) as its own loop over the
+/// threads, so a value an op computes in one phase is out of scope in the next. A later phase
+/// that uses such a value (directly, or through a slice it reads) gets its own copy of the
+/// ops that compute it, which per thread give the same value; storage (`axe.alloc`, hoisted
+/// before the loops) and tokens need none. A value that cannot be recomputed so (e.g. a
+/// result of a loop) is a located error.
+fn recompute_across_phases(phases: &mut [Vec<MlirOperation>]) -> R<()> {
+    let phase_of: HashMap<usize, usize> = phases
+        .iter()
+        .enumerate()
+        .flat_map(|(p, ops)| ops.iter().map(move |op| (op.ptr as usize, p)))
+        .collect();
+    for p in 1..phases.len() {
+        let Some(&first) = phases[p].first() else { continue };
+        let users: Vec<MlirOperation> = phases[p]
+            .iter()
+            .flat_map(|&op| ir::collect_where(op, |_| true))
+            .collect();
+        // The earlier-phase ops this phase needs, found from its operands, then theirs.
+        let mut needed: Vec<MlirOperation> = Vec::new();
+        let mut work: Vec<(MlirOperation, MlirValue)> = users
+            .iter()
+            .flat_map(|&u| (0..ir::num_operands(u)).map(move |i| (u, ir::operand(u, i))))
+            .collect();
+        while let Some((user, v)) = work.pop() {
+            let Some(d) = ir::defining_op(v) else { continue };
+            let Some(&dp) = phase_of.get(&(d.ptr as usize)) else {
+                continue;
+            };
+            if dp >= p || needed.iter().any(|n| n.ptr == d.ptr) {
+                continue;
+            }
+            let n = ir::name(d);
+            if n == ods::ops::ALLOC {
+                continue;
+            }
+            if !recomputable(d) {
+                if ods::is_axe_op(&n) && !ir::is_tensor(ir::value_type(v)) {
+                    continue; // a token: waits are ordered by the phases themselves
+                }
+                return Err(AxeError::at(user, format!(
+                    "this op uses a value computed by '{n}' before a CTA barrier; emulate-threads-on-cpu runs the code between barriers as separate loops over the threads and recomputes only arithmetic, unit and device ids and slices there: compute it after the barrier"
+                )));
+            }
+            needed.push(d);
+            work.extend((0..ir::num_operands(d)).map(|i| (d, ir::operand(d, i))));
+        }
+        // Clones in the original order (operands before users), before the phase's first op.
+        needed.sort_by_key(|op| {
+            let dp = phase_of[&(op.ptr as usize)];
+            (dp, phases[dp].iter().position(|o| o.ptr == op.ptr).unwrap_or(0))
+        });
+        let mut map: HashMap<usize, MlirValue> = HashMap::new();
+        let mut clones = Vec::new();
+        for d in needed {
+            // SAFETY: `d` is a live, region-free op of the kernel body; its clone is inserted
+            // into the block of `first` (the body) before it, and owned by that block.
+            let c = unsafe {
+                let c = mlirOperationClone(d);
+                mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(first), first, c);
+                c
+            };
+            for r in 0..ir::num_results(d) {
+                map.insert(ir::key(ir::result(d, r)), ir::result(c, r));
+            }
+            clones.push(c);
+        }
+        for &u in clones.iter().chain(users.iter()) {
+            for i in 0..ir::num_operands(u) {
+                if let Some(&nv) = map.get(&ir::key(ir::operand(u, i))) {
+                    // SAFETY: `nv` is the clone's result of the same type, defined before every
+                    // op of this phase (the clones precede it, in dependency order).
+                    unsafe { ir::set_operand(u, i, nv) };
+                }
+            }
+        }
+        let mut ops = clones;
+        ops.extend(phases[p].iter().copied());
+        phases[p] = ops;
+    }
     Ok(())
 }
 

@@ -116,3 +116,44 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     return
   }
 }
+
+// -----
+
+// A value computed before a CTA barrier by an op the emulation cannot recompute after it (each
+// phase is its own loop over the threads): a located error at its user.
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @across_barrier(%buf: memref<64xf32> {axe.align = 16 : i64}, %flag: i1) {
+    %G = axe.view %buf : memref<64xf32> to !axe.tensor<64xf32, global, #axe.layout<(64) : (1)>>
+    axe.kernel grid [2] threads [32] {
+      %c0 = arith.constant 0 : index
+      %c32 = arith.constant 32 : index
+      %o = scf.if %flag -> index {
+        scf.yield %c32 : index
+      } else {
+        scf.yield %c0 : index
+      }
+      %s = axe.alloc : !axe.tensor<32xf32, shared, #axe.layout<(32) : (1)>>
+      axe.barrier cta
+      // expected-error @+1 {{this op uses a value computed by 'scf.if' before a CTA barrier}}
+      %t = axe.slice %G [%o : +32] : !axe.tensor<64xf32, global, #axe.layout<(64) : (1)>> to !axe.tensor<32xf32, global, #axe.layout<(32) : (1)>>
+      axe.copy %s, %t : !axe.tensor<32xf32, shared, #axe.layout<(32) : (1)>>, !axe.tensor<32xf32, global, #axe.layout<(32) : (1)>>
+    }
+    return
+  }
+}
+
+// -----
+
+// A reducing TMA store is emulated as loads, adds and stores (the threads run one after
+// another); only `sum` is emulated.
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @reduce_max(%buf: memref<32xf32> {axe.align = 16 : i64}) {
+    %G = axe.view %buf : memref<32xf32> to !axe.tensor<32xf32, global, #axe.layout<(32) : (1)>>
+    axe.kernel grid [1] threads [32] {
+      %s = axe.alloc : !axe.tensor<32xf32, shared, #axe.layout<(32) : (1)>>
+      // expected-error @+1 {{a reducing copy is emulated for 'sum' only, not 'max'}}
+      axe.copy %s, %G schedule tma reduce max : !axe.tensor<32xf32, shared, #axe.layout<(32) : (1)>>, !axe.tensor<32xf32, global, #axe.layout<(32) : (1)>>
+    }
+    return
+  }
+}

@@ -683,6 +683,31 @@ fn invoke_ranks(engine: &ExecutionEngine, name: &str, per_rank: &[Vec<(*mut (), 
     }
 }
 
+/// Calls the lowered mesh kernel `name` as rank `rank` of a mesh: its own 1-D memref
+/// arguments `own` (`(pointer, elements)` each, in order), then the rank, then the peer tables
+/// `tables` (the calling convention of a function with an `axe.kernel` in an `axe.mesh`).
+fn invoke_as_rank(
+    engine: &ExecutionEngine,
+    name: &str,
+    own: &[(*mut (), usize)],
+    rank: usize,
+    tables: &[(*mut (), usize)],
+) {
+    let desc = |&(p, n): &(*mut (), usize)| Box::new([p as i64, p as i64, 0, n as i64, 1]);
+    let mut own_descs: Vec<Box<[i64; 5]>> = own.iter().map(desc).collect();
+    let mut table_descs: Vec<Box<[i64; 5]>> = tables.iter().map(desc).collect();
+    let mut own_ptrs: Vec<*mut [i64; 5]> = own_descs.iter_mut().map(|d| &mut **d as *mut [i64; 5]).collect();
+    let mut table_ptrs: Vec<*mut [i64; 5]> = table_descs.iter_mut().map(|d| &mut **d as *mut [i64; 5]).collect();
+    let mut rank_value = rank as i64;
+    let mut args: Vec<*mut ()> = own_ptrs
+        .iter_mut()
+        .map(|p| p as *mut *mut [i64; 5] as *mut ())
+        .collect();
+    args.push(&mut rank_value as *mut i64 as *mut ());
+    args.extend(table_ptrs.iter_mut().map(|p| p as *mut *mut [i64; 5] as *mut ()));
+    unsafe { engine.invoke_packed(name, &mut args) }.expect("kernel runs");
+}
+
 /// The paper's Figure 8 reduce-scatter over a 4-device mesh, with simulated ranks: the lowered
 /// function is called once per rank (its rank argument), each with its own X shard and Y block
 /// and the table of every rank's X buffer (the peer table symmetric memory provides). Checked
@@ -816,21 +841,8 @@ fn kernel_in_a_mesh_reads_a_peer_tile() {
     let ybufs: Vec<Buf<f32>> = (0..4).map(|_| Buf::new(&vec![f32::NAN; 4096])).collect();
     let peers = Buf::new(&xbufs.iter().map(|b| b.ptr as i64).collect::<Vec<_>>());
     for rank in 0..4 {
-        let desc = |p: *mut (), n: usize| Box::new([p as i64, p as i64, 0, n as i64, 1]);
-        let mut descs = [
-            desc(xbufs[rank].ptr as *mut (), 4096),
-            desc(ybufs[rank].ptr as *mut (), 4096),
-            desc(peers.ptr as *mut (), 4),
-        ];
-        let mut desc_ptrs: Vec<*mut [i64; 5]> = descs.iter_mut().map(|d| &mut **d as *mut [i64; 5]).collect();
-        let mut rank_value = rank as i64;
-        let mut args: Vec<*mut ()> = vec![
-            &mut desc_ptrs[0] as *mut *mut [i64; 5] as *mut (),
-            &mut desc_ptrs[1] as *mut *mut [i64; 5] as *mut (),
-            &mut rank_value as *mut i64 as *mut (),
-            &mut desc_ptrs[2] as *mut *mut [i64; 5] as *mut (),
-        ];
-        unsafe { engine.invoke_packed("pull", &mut args) }.expect("kernel runs");
+        let own = [(xbufs[rank].ptr as *mut (), 4096), (ybufs[rank].ptr as *mut (), 4096)];
+        invoke_as_rank(&engine, "pull", &own, rank, &[(peers.ptr as *mut (), 4)]);
     }
     for (rank, y) in ybufs.iter().enumerate() {
         assert_eq!(
@@ -896,23 +908,12 @@ fn reducing_stores_add_into_a_peer_tile_and_a_local_buffer() {
     let lbufs: Vec<Buf<f32>> = ls.iter().map(|l| Buf::new(l)).collect();
     let peers = Buf::new(&ybufs.iter().map(|b| b.ptr as i64).collect::<Vec<_>>());
     for rank in 0..2 {
-        let desc = |p: *mut (), n: usize| Box::new([p as i64, p as i64, 0, n as i64, 1]);
-        let mut descs = [
-            desc(xbufs[rank].ptr as *mut (), 512),
-            desc(ybufs[rank].ptr as *mut (), 512),
-            desc(lbufs[rank].ptr as *mut (), 256),
-            desc(peers.ptr as *mut (), 2),
+        let own = [
+            (xbufs[rank].ptr as *mut (), 512),
+            (ybufs[rank].ptr as *mut (), 512),
+            (lbufs[rank].ptr as *mut (), 256),
         ];
-        let mut desc_ptrs: Vec<*mut [i64; 5]> = descs.iter_mut().map(|d| &mut **d as *mut [i64; 5]).collect();
-        let mut rank_value = rank as i64;
-        let mut args: Vec<*mut ()> = vec![
-            &mut desc_ptrs[0] as *mut *mut [i64; 5] as *mut (),
-            &mut desc_ptrs[1] as *mut *mut [i64; 5] as *mut (),
-            &mut desc_ptrs[2] as *mut *mut [i64; 5] as *mut (),
-            &mut rank_value as *mut i64 as *mut (),
-            &mut desc_ptrs[3] as *mut *mut [i64; 5] as *mut (),
-        ];
-        unsafe { engine.invoke_packed("acc", &mut args) }.expect("kernel runs");
+        invoke_as_rank(&engine, "acc", &own, rank, &[(peers.ptr as *mut (), 2)]);
     }
     for rank in 0..2 {
         let from = (rank + 1) % 2; // the rank whose next is this one

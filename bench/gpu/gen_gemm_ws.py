@@ -454,12 +454,7 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                 (`axe.signal`: release at system scope, after the warpgroup's barrier)."""
             j2 = j + "  "
             if defer:
-                # Publish this CTA's previous tile (t - grid) if it was a pushed one.
-                L.append(f"{j}%rs_hp = arith.cmpi ne, %it, %c0 : index")
-                L.append(f"{j}scf.if %rs_hp {{")
-                L.append(f"{j2}%rs_tp = arith.subi %t, %cgrid : index")
-                publish_if_pushed(j2, "%rs_tp", "_pv")
-                L.append(f"{j}}}")
+                publish_previous(j)
             L.append(f"{j}%crow = arith.constant {row0} : index")
             L.append(f"{j}%omw = arith.addi %om, %crow : index")
             L.append(f"{j}%frow2 = arith.muli %bmx, %c2 : index")
@@ -556,13 +551,7 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             """REDUCE's epilogue: this warpgroup's 64 rows of the tile, `sw` columns at a time
             through its shared tile %st, added into the owner's rows of Y (its own too); an
             added peer tile is published at the CTA's next tile."""
-            j2 = j + "  "
-            # Publish this CTA's previous tile (t - grid) if it was added into a peer's Y.
-            L.append(f"{j}%rs_hp = arith.cmpi ne, %it, %c0 : index")
-            L.append(f"{j}scf.if %rs_hp {{")
-            L.append(f"{j2}%rs_tp = arith.subi %t, %cgrid : index")
-            publish_if_pushed(j2, "%rs_tp", "_pv")
-            L.append(f"{j}}}")
+            publish_previous(j)
             L.append(f"{j}%crow = arith.constant {row0} : index")
             L.append(f"{j}%omw = arith.addi %om, %crow : index")
             for c in range(bn // sw):
@@ -574,6 +563,15 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                 L.append(f"{j}%yt{c} = axe.slice %Y [%omw : +64, %onc{c} : +{sw}] : {tyd} to {part_ct}")
                 L.append(f"{j}axe.copy %part{c}, %st : {part}, {stage}")
                 L.append(f"{j}axe.copy %st, %yt{c} schedule tma reduce sum : {stage}, {part_ct}")
+
+        def publish_previous(j):
+            """Publishes this CTA's previous tile (t - grid) if it was pushed to (or added into)
+            another device's rows."""
+            L.append(f"{j}%rs_hp = arith.cmpi ne, %it, %c0 : index")
+            L.append(f"{j}scf.if %rs_hp {{")
+            L.append(f"{j}  %rs_tp = arith.subi %t, %cgrid : index")
+            publish_if_pushed(j + "  ", "%rs_tp", "_pv")
+            L.append(f"{j}}}")
 
         def publish_if_pushed(j, tile, sfx):
             """Signals this warpgroup's flag of walk tile `tile` if it was another device's

@@ -971,4 +971,16 @@ fn values_computed_before_a_barrier_are_recomputed_after_it() {
     run(&text, "phases", &mut [(g.ptr as *mut (), 128)]);
     let want: Vec<f32> = (0..128).map(|i| (i / 32 + 1) as f32).collect();
     assert_eq!(g.get(), want);
+
+    // Three phases: the origin (phase 0) feeds a slice in phase 1, and that slice is used again
+    // in phase 2 (a reducing store adding the tile once more): phase 2 recomputes both.
+    let text3 = text.replace(
+        &format!("      axe.copy %s, %t : {s_ty}, {t_ty}\n"),
+        &format!("      axe.copy %s, %t : {s_ty}, {t_ty}\n      axe.barrier cta\n      axe.copy %s, %t schedule tma reduce sum : {s_ty}, {t_ty}\n"),
+    );
+    assert!(text3.contains("reduce sum"), "the three-phase variant was built");
+    let g = Buf::new(&[f32::NAN; 128]);
+    run(&text3, "phases", &mut [(g.ptr as *mut (), 128)]);
+    let want: Vec<f32> = (0..128).map(|i| 2.0 * (i / 32 + 1) as f32).collect();
+    assert_eq!(g.get(), want);
 }

@@ -82,11 +82,12 @@ if __name__ == "__main__":
                 for defer, bulk in ((False, False), (True, False), (True, True)):
                     with open(f"{sys.argv[2]}/{name_ws(m, n, k, r, defer=defer, bulk=bulk)}.mlir", "w") as f:
                         f.write(write_ws(m, n, k, r, defer=defer, bulk=bulk))
-                with open(f"{sys.argv[2]}/{name_ws(m, n, k, r, reduce=True)}.mlir", "w") as f:
-                    f.write(write_ws(m, n, k, r, reduce=True))
                     if r > 1:  # the ablation: the same pushes into this device's own memory
                         with open(f"{sys.argv[2]}/{name_ws(m, n, k, r, defer=defer, bulk=bulk, ablate_self=True)}.mlir", "w") as f:
                             f.write(write_ws(m, n, k, r, defer=defer, bulk=bulk, ablate_self=True))
+                # The reduce form (partials added into the owners' rows by TMA bulk reductions).
+                with open(f"{sys.argv[2]}/{name_ws(m, n, k, r, reduce=True)}.mlir", "w") as f:
+                    f.write(write_ws(m, n, k, r, reduce=True))
                 if r > 1:
                     with open(f"{sys.argv[2]}/{name_ws(m, n, k // r, 1)}.mlir", "w") as f:
                         f.write(write_ws(m, n, k // r, 1))

@@ -604,8 +604,9 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             publish_if_pushed(i3, "%rs_tl", "_ls")
         if reduce:
             # Y's own rows are complete once every device's flag of them holds the epoch (the
-            # own "stored" flags and the peers' "added" ones, all column tiles): each warpgroup
-            # waits for its share of the own 64-row halves, so the kernel ends only then.
+            # own "zeroed" flags and the peers' "added" ones, all column tiles; this device's
+            # own adds complete at the kernel's exit): each warpgroup waits for its share of
+            # the own 64-row halves, so the kernel ends only then.
             L.append(f"{i3}%rs_h0 = arith.muli %cta, %c2 : index")
             L.append(f"{i3}%rs_h1 = arith.addi %rs_h0, %c{w - 1} : index")
             L.append(f"{i3}%rs_hn = arith.constant {2 * (tiles_m // ranks)} : index")  # own halves' rows

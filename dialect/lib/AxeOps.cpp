@@ -608,6 +608,10 @@ LogicalResult CopyOp::verify() {
     return emitOpError() << "a reducing copy is a tma store (shared to global "
                             "memory, 'schedule tma'), which the TMA unit "
                             "combines into the destination";
+  if (getReduce() && (getAsync() || getAfter()))
+    return emitOpError() << "a reducing copy is synchronous: no 'async' token "
+                            "and no 'after' (its unit synchronizes before it "
+                            "issues)";
   if (getAfter() && getSchedule() != CopySchedule::Tma)
     return emitOpError() << "only a tma copy is ordered after an axe.arrive";
   if (getAfter() && !getAfter().getDefiningOp<ArriveOp>())

@@ -24,8 +24,11 @@
 //! **Reducing stores** (`axe.copy ... schedule tma reduce sum`, into a peer's memory or a local
 //! buffer) are the same runs, each a bulk *reduction* (`cp.reduce.async.bulk ... .add`): the
 //! TMA unit reads the shared run and adds it into the destination at its memory (the owner's
-//! L2 for a peer), each element atomically, so several devices may add into one tile
-//! unordered. Into a local buffer the op waits for the group to complete (a local TMA store
+//! L2 for a peer). PTX gives each element's add relaxed, GPU-scope atomicity, so the CTAs of
+//! one device may add into one tile unordered; adds from several devices into one element
+//! rely on the reductions being performed at the destination's memory (what the fused
+//! GEMM + reduce-scatter's reduce form does, checked on 2 and 4 GPUs), which the PTX memory
+//! model does not state. Into a local buffer the op waits for the group to complete (a local TMA store
 //! is complete when the op ends); into a peer's memory it completes as a copy does.
 //!
 //! The peer's buffer is taken to be aligned as the function argument declares (`axe.align`):
@@ -160,13 +163,16 @@ pub fn lower_bulk_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()>
             ),
         ));
     }
+    if ir::num_results(op) != 0 {
+        return Err(AxeError::at(
+            op,
+            "a TMA store is synchronous (its unit synchronizes around the issue): drop 'async'",
+        ));
+    }
     let src = tensor(ctx, op, ir::operand(op, ods::copy::operands::SOURCE))?;
     let dst = tensor(ctx, op, ir::operand(op, ods::copy::operands::DEST))?;
     if src.mem != Mem::Shared {
-        return Err(AxeError::at(
-            op,
-            "internal: a bulk peer store's source is a shared tile",
-        ));
+        return Err(AxeError::at(op, "internal: a bulk store's source is a shared tile"));
     }
     let peer = is_peer_store(op);
     if peer && !dst.remote {
@@ -175,7 +181,7 @@ pub fn lower_bulk_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()>
             .map_or_else(|| dst.layout.to_string(), |l| l.to_string());
         return Err(AxeError::at(
             op,
-            format!("a TMA store into a distributed tensor replicated over the devices (layout {declared}) is not lowered: each device writes its own copy; copy it without `schedule tma`"),
+            format!("a TMA store into a distributed tensor replicated over the devices (layout {declared}) is not lowered: each device writes its own copy; copy it without `schedule tma` (or, reducing, into one device's slice)"),
         ));
     }
     if src.shape != dst.shape {
@@ -223,7 +229,7 @@ pub fn lower_bulk_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()>
     // The destination's run-time offset (tile origins) moves every run by a multiple of it.
     if (dst.dyn_align * eb) % BULK_ALIGN != 0 {
         return Err(AxeError::at(op, format!(
-            "the destination tile's run-time origin moves it by multiples of {} bytes in layout {}, which does not keep a bulk copy 16-byte aligned",
+            "the destination tile's run-time origin moves it by multiples of {} bytes in layout {}, which does not keep a bulk copy or reduction 16-byte aligned",
             dst.dyn_align * eb, dst.layout
         )));
     }
@@ -231,8 +237,9 @@ pub fn lower_bulk_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()>
         .map_err(|e| AxeError::at(op, format!("shared layout {} into {}: {e}", src.layout, dst.layout)))?;
     if runs.len() > MAX_RUNS {
         return Err(AxeError::at(op, format!(
-            "shared layout {} into {} shares runs of {} bytes at most: {} bulk copies (more than {MAX_RUNS}); lay the destination out in the shared tile's order, or copy it without `schedule tma`",
-            src.layout, dst.layout, runs.iter().map(|r| r.len * eb).max().unwrap_or(0), runs.len()
+            "shared layout {} into {} shares runs of {} bytes at most: {} bulk operations (more than {MAX_RUNS}); lay one of the two out in the other's order{}",
+            src.layout, dst.layout, runs.iter().map(|r| r.len * eb).max().unwrap_or(0), runs.len(),
+            if reduction.is_some() { "" } else { ", or copy it without `schedule tma`" }
         )));
     }
     let b = B::before(op);

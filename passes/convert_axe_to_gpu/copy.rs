@@ -35,14 +35,13 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     }
     // A reducing TMA store reaches here only in the CPU emulation (the GPU lowering is
     // `bulk.rs`): the copy below, each element added into the destination.
+    // The same kinds and element types as the GPU lowering, so that what emulates also lowers.
     let accumulate = match ir::enum_attr::<ReduceKind>(op, ods::copy::REDUCE)? {
         None => false,
-        Some(ReduceKind::Sum) => true,
         Some(k) => {
-            return Err(AxeError::at(
-                op,
-                format!("a reducing copy is emulated for 'sum' only, not '{}'", k.as_str()),
-            ))
+            let elt = super::types::element_type(ir::value_type(ir::operand(op, ods::copy::operands::SOURCE)));
+            super::bulk::reduction_suffix(k, &ir::type_to_string(elt)).map_err(|e| AxeError::at(op, e))?;
+            true
         }
     };
     let cp_async = schedule == CopySchedule::CpAsync && !ctx.emulate;

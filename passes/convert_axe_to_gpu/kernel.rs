@@ -419,7 +419,7 @@ fn recomputable(op: MlirOperation) -> bool {
 /// before the loops) and tokens need none. A value that cannot be recomputed so (e.g. a
 /// result of a loop) is a located error.
 fn recompute_across_phases(phases: &mut [Vec<MlirOperation>]) -> R<()> {
-    let phase_of: HashMap<usize, usize> = phases
+    let mut phase_of: HashMap<usize, usize> = phases
         .iter()
         .enumerate()
         .flat_map(|(p, ops)| ops.iter().map(move |op| (op.ptr as usize, p)))
@@ -477,6 +477,8 @@ fn recompute_across_phases(phases: &mut [Vec<MlirOperation>]) -> R<()> {
             for r in 0..ir::num_results(d) {
                 map.insert(ir::key(ir::result(d, r)), ir::result(c, r));
             }
+            // A later phase that needs the clone's value recomputes it in turn.
+            phase_of.insert(c.ptr as usize, p);
             clones.push(c);
         }
         for &u in clones.iter().chain(users.iter()) {

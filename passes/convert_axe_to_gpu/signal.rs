@@ -242,9 +242,9 @@ pub fn wait(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()> {
     sync_unit(&b, ctx, threads);
     // The flagged data may next be read by TMA (the async proxy), which the acquire above
     // does not order: each thread orders its generic-proxy view before its async-proxy reads.
-    // Only a kernel with TMA copies has such reads (and sm_80 has no async proxy: NVPTX
-    // aborts on the fence there).
-    if ctx.tma.active() {
+    // Only a kernel with TMA copies has such reads (bulk reductions read their destination
+    // too), and sm_80 has no async proxy (NVPTX aborts on the fence there).
+    if ctx.tma.active() || !ctx.tma.bulk_stores.is_empty() {
         b.fence_proxy_async_global();
     }
     Ok(())

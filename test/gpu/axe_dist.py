@@ -53,8 +53,9 @@ class GemmRs:
     zeroed); other buffers are allocated here. Each call is one launch with the next epoch;
     with partial tiles (P) the host must keep launches apart across ranks (a launch
     overwrites the partial tiles that the previous one's own-tile epilogues read); the
-    `reduce` form needs nothing between launches (each device's launch ends only once its
-    peers have added into its rows, and they add only after its new launch stored them)."""
+    `reduce` form needs nothing between launches by its protocol (each device's launch ends
+    only once its peers have added into its rows, and they add only after its new launch
+    zeroed them), though the runners still keep launches apart."""
 
     def __init__(self, kernel, a, b, m, n, ranks, rank, buffers):
         self.kernel, self.rank, self.buffers = kernel, rank, buffers

@@ -287,13 +287,15 @@ def Axe_CopyOp : Axe_Op<"copy", [AttrSizedOperandSegments]> {
     producer refills a multicast stage, the consumers of every CTA in the
     group must have released it (`axe.mbarrier_arrive %empty cta %peer`).
 
-    `reduce sum` (a TMA store: shared → global) combines instead of
-    overwriting: every element of `dest` becomes `dest + source`, each
-    element's update atomic with respect to other reducing copies into it
-    (the TMA unit's bulk reductions, `cp.reduce.async.bulk`, performed at
-    the destination's memory; sm_90). Reducing copies from several CTAs or
-    devices into one tile need no ordering among themselves, only after
-    whatever initialized the tile. Into a peer's memory it completes as a
+    `reduce sum` (a synchronous TMA store: shared → global) combines instead
+    of overwriting: every element of `dest` becomes `dest + source` (the
+    TMA unit's bulk reductions, `cp.reduce.async.bulk`, performed at the
+    destination's memory; sm_90). Each element's add is atomic at GPU scope
+    (PTX: relaxed, `.gpu`), so reducing copies from several CTAs into one
+    tile need no ordering among themselves, only after whatever initialized
+    the tile; adds from several devices into one element rely on the
+    reductions being performed at the destination's memory, which the PTX
+    memory model does not state. Into a peer's memory it completes as a
     TMA store into a peer does (at the unit's next `axe.signal`); into a
     local buffer, when the op ends. This is the reduce-scatter's
     accumulation done by the memory system (Axe paper §4.3): the owner of a

@@ -145,13 +145,13 @@ module attributes {axe.target = #axe.target<"sm_90">} {
 // -----
 
 // A reducing TMA store is emulated as loads, adds and stores (the threads run one after
-// another); only `sum` is emulated.
+// another), for what the GPU lowering takes: `sum` only.
 module attributes {axe.target = #axe.target<"sm_90">} {
   func.func @reduce_max(%buf: memref<32xf32> {axe.align = 16 : i64}) {
     %G = axe.view %buf : memref<32xf32> to !axe.tensor<32xf32, global, #axe.layout<(32) : (1)>>
     axe.kernel grid [1] threads [32] {
       %s = axe.alloc : !axe.tensor<32xf32, shared, #axe.layout<(32) : (1)>>
-      // expected-error @+1 {{a reducing copy is emulated for 'sum' only, not 'max'}}
+      // expected-error @+1 {{a reducing TMA store is lowered for 'sum' only, not 'max'}}
       axe.copy %s, %G schedule tma reduce max : !axe.tensor<32xf32, shared, #axe.layout<(32) : (1)>>, !axe.tensor<32xf32, global, #axe.layout<(32) : (1)>>
     }
     return

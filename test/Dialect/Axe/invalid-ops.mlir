@@ -1018,6 +1018,20 @@ func.func @reduce_into_shared(%g: !g) {
 
 // -----
 
+!g = !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
+!s = !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>>
+func.func @reduce_async(%g: !g) {
+  axe.kernel grid [1] threads [128] {
+    %s = axe.alloc : !s
+    // expected-error @+1 {{'axe.copy' op a reducing copy is synchronous: no 'async' token and no 'after' (its unit synchronizes before it issues)}}
+    %t = axe.copy async %s, %g schedule tma reduce sum : !s, !g -> !axe.token
+    axe.wait %t
+  }
+  return
+}
+
+// -----
+
 // Trainium has no shared memory (its on-chip memories are SBUF and PSUM).
 module attributes {axe.target = #axe.target<"trn1">} {
   func.func @shared_on_trainium() {

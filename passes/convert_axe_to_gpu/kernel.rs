@@ -416,8 +416,10 @@ fn recomputable(op: MlirOperation) -> bool {
 /// threads, so a value an op computes in one phase is out of scope in the next. A later phase
 /// that uses such a value (directly, or through a slice it reads) gets its own copy of the
 /// ops that compute it, which per thread give the same value; storage (`axe.alloc`, hoisted
-/// before the loops) and tokens need none. A value that cannot be recomputed so (e.g. a
-/// result of a loop) is a located error.
+/// before the loops) needs none, nor do the tokens that waits read (an emulated wait does
+/// nothing); a token carried on in a later phase (a loop's iter_args) is -1 there, as every
+/// emulated token is. A value that cannot be recomputed so (e.g. a result of a loop that a
+/// later phase computes with) is a located error.
 fn recompute_across_phases(phases: &mut [Vec<MlirOperation>]) -> R<()> {
     let mut phase_of: HashMap<usize, usize> = phases
         .iter()
@@ -432,11 +434,18 @@ fn recompute_across_phases(phases: &mut [Vec<MlirOperation>]) -> R<()> {
             .collect();
         // The earlier-phase ops this phase needs, found from its operands, then theirs.
         let mut needed: Vec<MlirOperation> = Vec::new();
+        // Tokens of Axe ops (i32 by now) used in this phase other than by waits.
+        let mut tokens: Vec<MlirValue> = Vec::new();
         let mut work: Vec<(MlirOperation, MlirValue)> = users
             .iter()
             .flat_map(|&u| (0..ir::num_operands(u)).map(move |i| (u, ir::operand(u, i))))
             .collect();
         while let Some((user, v)) = work.pop() {
+            // An emulated wait does nothing (nothing completes asynchronously on the CPU) and
+            // is erased: its tokens need not reach it.
+            if ir::name(user) == ods::ops::WAIT {
+                continue;
+            }
             let Some(d) = ir::defining_op(v) else { continue };
             let Some(&dp) = phase_of.get(&(d.ptr as usize)) else {
                 continue;
@@ -450,7 +459,11 @@ fn recompute_across_phases(phases: &mut [Vec<MlirOperation>]) -> R<()> {
             }
             if !recomputable(d) {
                 if ods::is_axe_op(&n) && !ir::is_tensor(ir::value_type(v)) {
-                    continue; // a token: waits are ordered by the phases themselves
+                    // A token carried on (a loop's iter_args): every emulated token is -1.
+                    if !tokens.iter().any(|t| ir::key(*t) == ir::key(v)) {
+                        tokens.push(v);
+                    }
+                    continue;
                 }
                 return Err(AxeError::at(user, format!(
                     "this op uses a value computed by '{n}' before a CTA barrier; emulate-threads-on-cpu runs the code between barriers as separate loops over the threads and recomputes only arithmetic, unit and device ids and slices there: compute it after the barrier"
@@ -489,6 +502,21 @@ fn recompute_across_phases(phases: &mut [Vec<MlirOperation>]) -> R<()> {
                     unsafe { ir::set_operand(u, i, nv) };
                 }
             }
+        }
+        if !tokens.is_empty() {
+            let minus_one = B::before(first).ci32(-1);
+            let def = ir::defining_op(minus_one)
+                .ok_or_else(|| AxeError::at(first, "internal: a constant without its op"))?;
+            for &u in &users {
+                for i in 0..ir::num_operands(u) {
+                    if tokens.iter().any(|t| ir::key(*t) == ir::key(ir::operand(u, i))) {
+                        // SAFETY: an i32 defined before every op of this phase (tokens are
+                        // i32 once retyped).
+                        unsafe { ir::set_operand(u, i, minus_one) };
+                    }
+                }
+            }
+            clones.insert(0, def);
         }
         let mut ops = clones;
         ops.extend(phases[p].iter().copied());

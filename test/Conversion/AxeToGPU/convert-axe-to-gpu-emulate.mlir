@@ -157,3 +157,39 @@ module attributes {axe.target = #axe.target<"sm_90">} {
     return
   }
 }
+
+// -----
+
+// Tokens across a CTA barrier: a wait in a later phase on a loop's token (an emulated wait does
+// nothing and is erased), and a copy's token carried into a later phase's loop (-1 there, as
+// every emulated token): both lower.
+// CHECK-LABEL: func.func @tokens_across_barriers
+// CHECK-NOT: axe.wait
+// CHECK-NOT: axe.copy
+// CHECK-NOT: axe.kernel
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @tokens_across_barriers(%buf: memref<64xf32> {axe.align = 16 : i64}) {
+    %G = axe.view %buf : memref<64xf32> to !axe.tensor<64xf32, global, #axe.layout<(64) : (1)>>
+    axe.kernel grid [1] threads [32] {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %s = axe.alloc : !axe.tensor<64xf32, shared, #axe.layout<(64) : (1)>>
+      %t0 = axe.copy async %G, %s schedule cp_async : !axe.tensor<64xf32, global, #axe.layout<(64) : (1)>>, !axe.tensor<64xf32, shared, #axe.layout<(64) : (1)>> -> !axe.token
+      %r = scf.for %i = %c0 to %c2 step %c1 iter_args(%t = %t0) -> (!axe.token) {
+        axe.wait %t
+        %tn = axe.copy async %G, %s schedule cp_async : !axe.tensor<64xf32, global, #axe.layout<(64) : (1)>>, !axe.tensor<64xf32, shared, #axe.layout<(64) : (1)>> -> !axe.token
+        scf.yield %tn : !axe.token
+      }
+      %t1 = axe.copy async %G, %s schedule cp_async : !axe.tensor<64xf32, global, #axe.layout<(64) : (1)>>, !axe.tensor<64xf32, shared, #axe.layout<(64) : (1)>> -> !axe.token
+      axe.barrier cta
+      axe.wait %r
+      %q = scf.for %i = %c0 to %c2 step %c1 iter_args(%t = %t1) -> (!axe.token) {
+        axe.wait %t
+        scf.yield %t : !axe.token
+      }
+      axe.wait %q
+    }
+    return
+  }
+}

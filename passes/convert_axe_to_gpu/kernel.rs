@@ -505,8 +505,8 @@ fn recompute_across_phases(phases: &mut [Vec<MlirOperation>]) -> R<()> {
         }
         if !tokens.is_empty() {
             let minus_one = B::before(first).ci32(-1);
-            let def = ir::defining_op(minus_one)
-                .ok_or_else(|| AxeError::at(first, "internal: a constant without its op"))?;
+            let def =
+                ir::defining_op(minus_one).ok_or_else(|| AxeError::at(first, "internal: a constant without its op"))?;
             for &u in &users {
                 for i in 0..ir::num_operands(u) {
                     if tokens.iter().any(|t| ir::key(*t) == ir::key(ir::operand(u, i))) {

@@ -190,8 +190,12 @@ def ConvertAxeToGPU : Pass<"convert-axe-to-gpu", "::mlir::ModuleOp"> {
 
     With `emulate-threads-on-cpu`, the launch becomes `scf.for` loops over
     block and thread ids (register tensors get one row per thread, top-level
-    CTA barriers split the body into phases), so the per-thread code runs on
-    the CPU; warp shuffles and nested barriers are refused in that mode.
+    CTA barriers split the body into phases, each its own loop over the
+    threads: a value a later phase uses is recomputed there when it is
+    arithmetic, a unit or device id or a slice, and refused otherwise), so
+    the per-thread code runs on the CPU; waits do nothing, reducing TMA
+    stores add in place, and warp shuffles, mbarriers, signals and nested
+    barriers are refused in that mode.
   }];
   let options = [
     Option<"emulateThreadsOnCpu", "emulate-threads-on-cpu", "bool", "false",

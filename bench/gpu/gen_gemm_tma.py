@@ -470,6 +470,17 @@ def add_partial(out, ind, tag, acc, col, co, row, rows, width, tp, e):
     out.append(f"{ind}axe.binary add {acc}, %f{tag}, {acc} : {b32}, {b32}, {b32}")
 
 
+def accumulator_part(out, ind, c, width, acc, part_acc, part=None):
+    """Appends %pacc{c}, columns c * width .. (c + 1) * width of the f32 register accumulator
+    %acc (type `acc`; the part's type `part_acc`), and with `part` (the output's register
+    type) its conversion into a new %part{c}. The epilogues convert each part right before
+    it goes out, not the whole tile up front (gen_gemm_ws.py's epilogue says why)."""
+    out.append(f"{ind}%pacc{c} = axe.slice %acc [0 : 64, {c * width} : {(c + 1) * width}] : {acc} to {part_acc}")
+    if part is not None:
+        out.append(f"{ind}%part{c} = axe.alloc : {part}")
+        out.append(f"{ind}axe.cast %pacc{c}, %part{c} : {part_acc}, {part}")
+
+
 def cast_store(out, ind, src, src_ty, reg, reg_ty, dst, dst_ty, view, view_ty, at):
     """Appends the register tensor %{src} converted into a new register tensor %{reg} (type
     `reg_ty`, the output's element type) and stored to %{dst}, the slice `[at]` of the global

@@ -428,10 +428,7 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                 # (SASS: F2FP before WARPGROUP.DEPBAR.LE gsb0, 0x0) in kernels where each CTA
                 # had one tile, and those columns missed the last K step (bench/RESULTS.md).
                 for c in range(bn // sw):
-                    L.append(f"{j}%pacc{c} = axe.slice %acc [0 : 64, {c * sw} : {(c + 1) * sw}] : {acc} to {part_acc}")
-                    if out != "f32":
-                        L.append(f"{j}%part{c} = axe.alloc : {part}")
-                        L.append(f"{j}axe.cast %pacc{c}, %part{c} : {part_acc}, {part}")
+                    gen_gemm_tma.accumulator_part(L, j, c, sw, acc, part_acc, part if out != "f32" else None)
                     psrc = f"%part{c}" if out != "f32" else f"%pacc{c}"
                     L.append(f"{j}%co{c} = arith.constant {c * sw} : index")
                     L.append(f"{j}%onc{c} = arith.addi %on, %co{c} : index")
@@ -474,7 +471,7 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                 L.append(f"{j2}%rs_col{q} = arith.addi %rs_sn{q}, %on : index")
             L.append(f"{j2}%oml = arith.subi %omw, %rbase : index")
             for c in range(bn // sw):
-                L.append(f"{j2}%pacc{c} = axe.slice %acc [0 : 64, {c * sw} : {(c + 1) * sw}] : {acc} to {part_acc}")
+                gen_gemm_tma.accumulator_part(L, j2, c, sw, acc, part_acc)
                 L.append(f"{j2}%co{c} = arith.constant {c * sw} : index")
                 for q in range(1, ranks):
                     gen_gemm_tma.add_partial(L, j2, f"{q}_{c}", f"%pacc{c}", f"%rs_col{q}", f"%co{c}", "%omw", 64, sw, tp, e)
@@ -488,9 +485,7 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             L.append(f"{j2}%rs_rn = arith.muli %rank, %cn : index")
             L.append(f"{j2}%rs_rc = arith.addi %rs_rn, %on : index")
             for c in range(bn // sw):
-                L.append(f"{j2}%pacc{c} = axe.slice %acc [0 : 64, {c * sw} : {(c + 1) * sw}] : {acc} to {part_acc}")
-                L.append(f"{j2}%part{c} = axe.alloc : {part}")
-                L.append(f"{j2}axe.cast %pacc{c}, %part{c} : {part_acc}, {part}")
+                gen_gemm_tma.accumulator_part(L, j2, c, sw, acc, part_acc, part)
                 L.append(f"{j2}%co{c} = arith.constant {c * sw} : index")
                 L.append(f"{j2}%rs_pc{c} = arith.addi %rs_rc, %co{c} : index")
                 prow = "%omw"
@@ -555,9 +550,7 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             L.append(f"{j}%crow = arith.constant {row0} : index")
             L.append(f"{j}%omw = arith.addi %om, %crow : index")
             for c in range(bn // sw):
-                L.append(f"{j}%pacc{c} = axe.slice %acc [0 : 64, {c * sw} : {(c + 1) * sw}] : {acc} to {part_acc}")
-                L.append(f"{j}%part{c} = axe.alloc : {part}")
-                L.append(f"{j}axe.cast %pacc{c}, %part{c} : {part_acc}, {part}")
+                gen_gemm_tma.accumulator_part(L, j, c, sw, acc, part_acc, part)
                 L.append(f"{j}%co{c} = arith.constant {c * sw} : index")
                 L.append(f"{j}%onc{c} = arith.addi %on, %co{c} : index")
                 L.append(f"{j}%yt{c} = axe.slice %Y [%omw : +64, %onc{c} : +{sw}] : {tyd} to {part_ct}")

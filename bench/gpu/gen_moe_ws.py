@@ -368,9 +368,7 @@ def kernel(t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None, swap=
             part = f"!axe.tensor<64x{sw}x{f16}, register, ?>"
             part_ct = f"!axe.tensor<64x{sw}x{f16}, global, ?>"
             for c in range(bn // sw):
-                L.append(f"{j}%pacc{c} = axe.slice %acc [0 : 64, {c * sw} : {(c + 1) * sw}] : {acc} to {part_acc}")
-                L.append(f"{j}%part{c} = axe.alloc : {part}")
-                L.append(f"{j}axe.cast %pacc{c}, %part{c} : {part_acc}, {part}")
+                gen_gemm_tma.accumulator_part(L, j, c, sw, acc, part_acc, part)
                 L.append(f"{j}%co{c} = arith.constant {c * sw} : index")
                 L.append(f"{j}%onc{c} = arith.addi %on, %co{c} : index")
                 L.append(f"{j}%ctp{c} = axe.slice %Y [%omw : +64, %onc{c} : +{sw}] : {gy} to {part_ct}")

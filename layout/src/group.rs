@@ -13,6 +13,7 @@
 //! refinement of it, and a block can end inside a canonical iter only at a divisor of its
 //! extent — exactly what the gcd step tests. The result has the fewest iters.
 
+use crate::gcd;
 use std::ops::Range;
 
 use crate::canon::normalize_shard;
@@ -26,13 +27,6 @@ pub struct Grouped {
     pub layout: Layout,
     /// `groups[i]`: the range of shard iters covering logical dim `i` (empty when `S_i = 1`).
     pub groups: Vec<Range<usize>>,
-}
-
-fn gcd(mut a: i64, mut b: i64) -> i64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a.abs()
 }
 
 impl Layout {

@@ -17,22 +17,13 @@
 //! done here: the functions take the grouped iter lists.)
 
 use crate::error::LayoutError;
+use crate::gcd;
 use crate::layout::{Axis, Iter};
 
 /// The SBUF/PSUM partition axis.
 pub const PARTITION_AXIS: &str = "P";
 /// The SBUF/PSUM free axis.
 pub const FREE_AXIS: &str = "F";
-
-fn gcd(a: i64, b: i64) -> i64 {
-    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
-    while b != 0 {
-        let t = a % b;
-        a = b;
-        b = t;
-    }
-    a as i64
-}
 
 fn check_iter(i: &Iter) -> Result<(), LayoutError> {
     if i.extent <= 0 {

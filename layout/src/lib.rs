@@ -60,6 +60,16 @@ pub mod project;
 pub mod refine;
 pub mod schedule;
 
+/// The greatest common divisor of `|a|` and `|b|` (`gcd(0, x) = |x|`), the one every layout
+/// and lowering computation shares.
+pub fn gcd(a: i64, b: i64) -> i64 {
+    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a as i64
+}
+
 pub use canon::Canonical;
 pub use equiv::{equivalent, EquivMethod, Equivalence};
 pub use error::{LayoutError, ParseError};

@@ -189,10 +189,10 @@ pub fn signal(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()> {
     let b = B::before(op);
     let ptr = flag_pointers(&b, ctx, op)?[0];
     let value = ir::operand(op, ods::signal::operands::VALUE);
-    // TMA stores into peers' memory (`bulk.rs`) complete behind the issuing thread: every
-    // thread of the unit first waits for its own bulk groups (nothing for a thread that issued
-    // none), so the writes they made are complete, and visible to their issuer, before the
-    // barrier.
+    // Bulk stores and reductions into peers' memory (`bulk.rs`) complete behind the issuing
+    // thread: every thread of the unit first waits for its own bulk groups (nothing for a
+    // thread that issued none), so the writes they made are complete, and visible to their
+    // issuer, before the barrier.
     if !ctx.tma.bulk_stores.is_empty() {
         b.cp_async_bulk_wait_group(0);
     }

@@ -4,6 +4,7 @@
 
 use crate::error::AxeError;
 
+use axe_layout::gcd;
 use axe_layout::swizzle::Swizzle;
 use axe_layout::Layout;
 use mlir_sys::*;
@@ -265,20 +266,10 @@ fn clip_bounds(b: &B, slice: MlirOperation, src: &Tensor) -> Vec<Option<(Ix, i64
         .collect()
 }
 
-/// The memory offset of a slice's run-time tile origin: the tile index of each dynamic
-/// dimension (origin / size) through the tiling's outer iters (`Layout::tiled_region`); and
-/// the device index, for the outer iters on `gpuid` (a distributed tensor sliced at a device).
-/// The greatest common divisor (gcd(0, x) = |x|).
-pub fn gcd(a: i64, b: i64) -> i64 {
-    if b == 0 {
-        a.abs()
-    } else {
-        gcd(b, a % b)
-    }
-}
-
-/// A slice's run-time tile origins as a memory offset and a device index, and a divisor of
-/// every offset they can give (the gcd of the memory strides of their digits).
+/// A slice's run-time tile origins as a memory offset (the tile index of each dynamic
+/// dimension, origin / size, through the tiling's outer iters: `Layout::tiled_region`) and a
+/// device index (the outer iters on `gpuid`: a distributed tensor sliced at a device), and a
+/// divisor of every offset they can give (the gcd of the memory strides of their digits).
 fn tile_origin_offset(b: &B, slice: MlirOperation, src: &Tensor) -> R<(Ix, Ix, i64)> {
     let (sizes, _) = crate::slice::region_sizes(slice);
     let origins = crate::slice::run_time_origins(slice);

@@ -3,6 +3,7 @@
 //! vectorized access), lanes then warps sweep the contiguous dimension first, and what is left
 //! repeats in registers. Threads left over when the tensor is small hold replicas.
 
+use axe_layout::gcd;
 use axe_layout::{Iter, Layout, LayoutError};
 
 /// The threads that execute a copy: 32 lanes × `warps` (a single thread has 1 lane, 1 warp).
@@ -10,14 +11,6 @@ use axe_layout::{Iter, Layout, LayoutError};
 pub struct Threads {
     pub lanes: i64,
     pub warps: i64,
-}
-
-fn gcd(a: i64, b: i64) -> i64 {
-    if b == 0 {
-        a.abs()
-    } else {
-        gcd(b, a % b)
-    }
 }
 
 /// The logical dimensions of `shape` ordered fastest-first by `memory`'s strides (a dim whose

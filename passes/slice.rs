@@ -52,11 +52,54 @@ pub fn is_clipped(op: mlir_sys::MlirOperation) -> bool {
     ir::has_attr(op, ods::slice::CLIP)
 }
 
+/// Per dimension of a slice, its run-time end (`%o : +size until %end`: the operands after
+/// the origins, in the order of the `bounded` dimensions), or `None`.
+pub fn run_time_ends(op: mlir_sys::MlirOperation) -> Vec<Option<mlir_sys::MlirValue>> {
+    let rank = ir::i64_array(op, ods::slice::LOWER).len();
+    let first = 1 + ir::i64_array(op, ods::slice::LOWER).iter().filter(|&&l| l == DYNAMIC).count();
+    let mut ends = vec![None; rank];
+    for (k, d) in ir::i64_array(op, ods::slice::BOUNDED).into_iter().enumerate() {
+        // The verifier keeps every bounded dimension below the rank.
+        ends[d as usize] = Some(ir::operand(op, first + k));
+    }
+    ends
+}
+
+/// Whether any dimension of a slice ends at run time (`until %end`).
+pub fn has_run_time_end(op: mlir_sys::MlirOperation) -> bool {
+    !ir::i64_array(op, ods::slice::BOUNDED).is_empty()
+}
+
+/// Per dimension of a slice, the memory stride of a window dimension (one that ends at run
+/// time: its origin may be any index, so it must be one arithmetic progression of memory,
+/// `Layout::dimension_stride`), or `None` for the others.
+pub fn window_strides(layout: &Layout, shape: &[i64], op: mlir_sys::MlirOperation) -> Result<Vec<Option<i64>>, LayoutError> {
+    run_time_ends(op)
+        .iter()
+        .enumerate()
+        .map(|(d, end)| {
+            if end.is_none() {
+                return Ok(None);
+            }
+            let (axis, stride) = layout.dimension_stride(shape, d)?;
+            if !axis.is_memory() {
+                return Err(LayoutError::Unsupported(format!(
+                    "dimension {d} is laid out along axis '{axis}': a window at a run-time origin moves through memory"
+                )));
+            }
+            Ok(Some(stride))
+        })
+        .collect()
+}
+
 /// The tiling a run-time-origin slice selects one tile of: `tiled_region` of the source, or
-/// for a `{clip}` slice, of the source padded to whole tiles (`tiled_region_clipped`).
+/// for a `{clip}` slice or one with run-time ends, of the source padded to whole tiles
+/// (`tiled_region_clipped`). A window dimension (run-time end) is one stride of memory
+/// (checked here), so its tile keeps this layout at any origin.
 pub fn tiling(layout: &Layout, shape: &[i64], op: mlir_sys::MlirOperation) -> Result<TiledRegion, LayoutError> {
     let (sizes, _) = region_sizes(op);
-    if is_clipped(op) {
+    window_strides(layout, shape, op)?;
+    if is_clipped(op) || has_run_time_end(op) {
         Ok(layout.tiled_region_clipped(shape, &sizes)?.0)
     } else {
         layout.tiled_region(shape, &sizes)
@@ -127,14 +170,14 @@ fn slice_layout(op: mlir_sys::MlirOperation) -> bool {
         .into_iter()
         .zip(ir::i64_array(op, ods::slice::UPPER))
         .collect();
+    let ends = run_time_ends(op);
     let region_text = region
         .iter()
-        .map(|(l, h)| {
-            if *l == DYNAMIC {
-                format!("?:+{h}")
-            } else {
-                format!("{l}:{h}")
-            }
+        .zip(&ends)
+        .map(|((l, h), end)| match (*l == DYNAMIC, end) {
+            (true, Some(_)) => format!("?:+{h} until ?"),
+            (true, None) => format!("?:+{h}"),
+            _ => format!("{l}:{h}"),
         })
         .collect::<Vec<_>>()
         .join(", ");

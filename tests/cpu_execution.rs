@@ -984,3 +984,118 @@ fn values_computed_before_a_barrier_are_recomputed_after_it() {
     let want: Vec<f32> = (0..128).map(|i| 2.0 * (i / 32 + 1) as f32).collect();
     assert_eq!(g.get(), want);
 }
+
+/// Windows with run-time ends (`[%o : +8 until %end, ...]`): the rows of five groups of a
+/// 64 x 16 matrix (sizes 5, 0, 18, 17, 24, offsets read from a buffer, as a grouped GEMM reads
+/// its experts' row ranges), four 8-row windows per group at any origin. Through registers
+/// (predicated loads and stores) and through shared memory (the memory-to-memory copies'
+/// predicates). CTAs walk the groups last to first, so a window that wrote past its group's
+/// end would overwrite rows another group wrote before it; windows past the matrix's 64 rows
+/// must not touch the sentinels after it. Oracles: every row of Y and Y2 is X's row; each
+/// window's full 8-row copy (Z, Z2) is X's rows before the end and zeros after.
+#[test]
+fn windows_with_run_time_ends_access_only_their_rows() {
+    let (rows, cols, groups, per) = (64usize, 16usize, 5usize, 4usize);
+    let offsets: [i32; 6] = [0, 5, 5, 23, 40, 64];
+    let whole = ty("64x16", "f32", "global", "(64, 16) : (16, 1)");
+    let win = ty("8x16", "f32", "global", "(8, 16) : (16, 1)");
+    let padded = ty("160x16", "f32", "global", "(160, 16) : (16, 1)");
+    let reg = ty("8x16", "f32", "register", "(8, 4, 4) : (4@lane, 1@lane, 1@reg)");
+    let shared = ty("8x16", "f32", "shared", "(8, 16) : (16, 1)");
+    // The window of CTA %c: group 4 - c / 4, its (c % 4)-th 8 rows; `{p}` prefixes names.
+    let window = |p: &str| {
+        format!(
+            "      %{p}c = axe.unit_id cta
+      %{p}c1 = arith.constant 1 : index
+      %{p}c4 = arith.constant 4 : index
+      %{p}c8 = arith.constant 8 : index
+      %{p}q = arith.divui %{p}c, %{p}c4 : index
+      %{p}g = arith.subi %{p}c4, %{p}q : index
+      %{p}t = arith.remui %{p}c, %{p}c4 : index
+      %{p}g1 = arith.addi %{p}g, %{p}c1 : index
+      %{p}s32 = memref.load %off[%{p}g] : memref<6xi32>
+      %{p}e32 = memref.load %off[%{p}g1] : memref<6xi32>
+      %{p}s = arith.index_cast %{p}s32 : i32 to index
+      %{p}e = arith.index_cast %{p}e32 : i32 to index
+      %{p}t8 = arith.muli %{p}t, %{p}c8 : index
+      %{p}o = arith.addi %{p}s, %{p}t8 : index
+      %{p}zr = arith.muli %{p}c, %{p}c8 : index
+"
+        )
+    };
+    let (w1, w2a, w2b) = (window(""), window("a"), window("b"));
+    let text = format!(
+        "module attributes {{axe.target = #axe.target<\"sm_90\">}} {{
+  func.func @grouped(%x: memref<1024xf32>, %off: memref<6xi32>, %y: memref<1024xf32>, %z: memref<2560xf32>, %y2: memref<1024xf32>, %z2: memref<2560xf32>) {{
+    %X = axe.view %x : memref<1024xf32> to {whole}
+    %Y = axe.view %y : memref<1024xf32> to {whole}
+    %Z = axe.view %z : memref<2560xf32> to {padded}
+    %Y2 = axe.view %y2 : memref<1024xf32> to {whole}
+    %Z2 = axe.view %z2 : memref<2560xf32> to {padded}
+    axe.kernel grid [20] threads [32] {{
+{w1}      %xs = axe.slice %X [%o : +8 until %e, 0 : 16] : {whole} to {win}
+      %ys = axe.slice %Y [%o : +8 until %e, 0 : 16] : {whole} to {win}
+      %zs = axe.slice %Z [%zr : +8, 0 : 16] : {padded} to {win}
+      %v = axe.alloc : {reg}
+      axe.copy %xs, %v : {win}, {reg}
+      axe.copy %v, %ys : {reg}, {win}
+      axe.copy %v, %zs : {reg}, {win}
+    }}
+    axe.kernel grid [20] threads [32] {{
+      %sh = axe.alloc : {shared}
+{w2a}      %xs = axe.slice %X [%ao : +8 until %ae, 0 : 16] : {whole} to {win}
+      axe.copy %xs, %sh : {win}, {shared}
+      axe.barrier cta
+{w2b}      %ys = axe.slice %Y2 [%bo : +8 until %be, 0 : 16] : {whole} to {win}
+      %zs = axe.slice %Z2 [%bzr : +8, 0 : 16] : {padded} to {win}
+      axe.copy %sh, %ys : {shared}, {win}
+      axe.copy %sh, %zs : {shared}, {win}
+    }}
+    return
+  }}
+}}"
+    );
+    let x = random(rows * cols, 19);
+    let sentinel = rows * cols + 128;
+    let (y, y2) = (Buf::new(&vec![f32::NAN; sentinel]), Buf::new(&vec![f32::NAN; sentinel]));
+    let (z, z2) = (Buf::new(&vec![f32::NAN; 2560]), Buf::new(&vec![f32::NAN; 2560]));
+    let (xb, ob) = (Buf::new(&x), Buf::new(&offsets));
+    run(
+        &text,
+        "grouped",
+        &mut [
+            (xb.ptr as _, 1024),
+            (ob.ptr as _, 6),
+            (y.ptr as _, 1024),
+            (z.ptr as _, 2560),
+            (y2.ptr as _, 1024),
+            (z2.ptr as _, 2560),
+        ],
+    );
+    for (name, yv, zv) in [("registers", y.get(), z.get()), ("shared", y2.get(), z2.get())] {
+        for r in 0..rows {
+            for j in 0..cols {
+                assert_eq!(yv[r * cols + j], x[r * cols + j], "{name}: Y row {r} column {j}");
+            }
+        }
+        assert!(
+            yv[rows * cols..].iter().all(|v| v.is_nan()),
+            "{name}: a store past the matrix"
+        );
+        for c in 0..groups * per {
+            let g = groups - 1 - c / per;
+            let (start, end) = (offsets[g] as usize, offsets[g + 1] as usize);
+            let origin = start + 8 * (c % per);
+            for i in 0..8 {
+                for j in 0..cols {
+                    let want = if origin + i < end { x[(origin + i) * cols + j] } else { 0.0 };
+                    assert_eq!(
+                        zv[(c * 8 + i) * cols + j],
+                        want,
+                        "{name}: CTA {c} (group {g}, rows {start}..{end}) window row {i} column {j}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -24,8 +24,10 @@ using namespace mlir::axe;
 static ParseResult
 parseRegion(OpAsmParser &parser,
             SmallVectorImpl<OpAsmParser::UnresolvedOperand> &origins,
-            DenseI64ArrayAttr &lower, DenseI64ArrayAttr &upper) {
-  SmallVector<int64_t> lo, hi;
+            SmallVectorImpl<OpAsmParser::UnresolvedOperand> &ends,
+            DenseI64ArrayAttr &lower, DenseI64ArrayAttr &upper,
+            DenseI64ArrayAttr &bounded) {
+  SmallVector<int64_t> lo, hi, boundedDims;
   auto parseOne = [&]() -> ParseResult {
     OpAsmParser::UnresolvedOperand origin;
     OptionalParseResult dynamic = parser.parseOptionalOperand(origin);
@@ -34,6 +36,14 @@ parseRegion(OpAsmParser &parser,
       if (failed(*dynamic) || parser.parseColon() || parser.parsePlus() ||
           parser.parseInteger(size))
         return failure();
+      // `until %end`: the dimension's run-time end (a run-time extent).
+      if (succeeded(parser.parseOptionalKeyword("until"))) {
+        OpAsmParser::UnresolvedOperand end;
+        if (parser.parseOperand(end))
+          return failure();
+        ends.push_back(end);
+        boundedDims.push_back(static_cast<int64_t>(lo.size()));
+      }
       origins.push_back(origin);
       lo.push_back(SliceOp::kDynamic);
       hi.push_back(size);
@@ -50,21 +60,29 @@ parseRegion(OpAsmParser &parser,
     return failure();
   lower = parser.getBuilder().getDenseI64ArrayAttr(lo);
   upper = parser.getBuilder().getDenseI64ArrayAttr(hi);
+  if (!boundedDims.empty())
+    bounded = parser.getBuilder().getDenseI64ArrayAttr(boundedDims);
   return success();
 }
 
 static void printRegion(OpAsmPrinter &printer, Operation *,
-                        OperandRange origins, DenseI64ArrayAttr lower,
-                        DenseI64ArrayAttr upper) {
+                        OperandRange origins, OperandRange ends,
+                        DenseI64ArrayAttr lower, DenseI64ArrayAttr upper,
+                        DenseI64ArrayAttr bounded) {
   printer << "[";
-  size_t next = 0;
+  size_t next = 0, nextEnd = 0;
   for (size_t i = 0; i < lower.size(); ++i) {
     if (i)
       printer << ", ";
-    if (lower[i] == SliceOp::kDynamic && next < origins.size())
+    if (lower[i] == SliceOp::kDynamic && next < origins.size()) {
       printer << origins[next++] << " : +" << upper[i];
-    else
+      if (bounded && llvm::is_contained(bounded.asArrayRef(),
+                                        static_cast<int64_t>(i)) &&
+          nextEnd < ends.size())
+        printer << " until " << ends[nextEnd++];
+    } else {
       printer << lower[i] << " : " << upper[i];
+    }
   }
   printer << "]";
 }
@@ -403,12 +421,34 @@ LogicalResult SliceOp::verify() {
                             "elements are filled by TMA and skipped by "
                             "predicated stores), not a "
                          << stringifyMemoryScope(source.getScope()) << " one";
+  ArrayRef<int64_t> bounded;
+  if (auto b = getBoundedAttr())
+    bounded = b.asArrayRef();
+  if (bounded.size() != getEnds().size())
+    return emitOpError() << "has " << getEnds().size() << " run-time ends for "
+                         << bounded.size() << " bounded dimensions";
+  for (size_t k = 0; k < bounded.size(); ++k) {
+    int64_t d = bounded[k];
+    if (d < 0 || d >= static_cast<int64_t>(lo.size()) || lo[d] != kDynamic)
+      return emitOpError() << "bounded dimension " << d
+                           << " has no run-time origin ('until' follows "
+                              "`%origin : +size`)";
+    if (k && bounded[k - 1] >= d)
+      return emitOpError() << "bounded dimensions must be increasing";
+  }
+  if (!bounded.empty() && source.getScope() != MemoryScope::Global)
+    return emitOpError() << "a run-time end ('until') needs a global tensor "
+                            "(elements past it are read as zero and not "
+                            "written, by predicated accesses), not a "
+                         << stringifyMemoryScope(source.getScope()) << " one";
   for (size_t i = 0; i < lo.size(); ++i) {
     int64_t dim = source.getShape()[i];
     if (lo[i] == kDynamic) {
       // `%o : +size`: a tile of the dimension; with `clip` the last tile may
-      // reach past it.
-      if (getClip() && hi[i] > 0)
+      // reach past it; with `until %end`, a window at any origin of which
+      // the elements at or past the end do not exist.
+      if ((getClip() || llvm::is_contained(bounded, static_cast<int64_t>(i))) &&
+          hi[i] > 0)
         continue;
       if (hi[i] <= 0 || dim % hi[i] != 0)
         return emitOpError() << "a run-time origin needs a tile size dividing "

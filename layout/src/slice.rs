@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 
 use crate::error::LayoutError;
 use crate::eval::{flatten, unflatten};
-use crate::layout::{checked_product, Iter, Layout, Point};
+use crate::layout::{Axis, checked_product, Iter, Layout, Point};
 
 /// In debug builds, regions with at most this many elements are re-checked by enumeration.
 pub const VERIFY_LIMIT: i64 = 1 << 16;
@@ -364,6 +364,38 @@ impl Layout {
         Layout::new(shard, g.layout.replica.clone(), g.layout.offset.clone())
     }
 
+    /// The axis and stride of dimension `dim` of `shape` when the dimension is one arithmetic
+    /// progression on one axis: element `i` of the dimension lies `i * stride` along the axis
+    /// from element 0, every other coordinate fixed. A window of the dimension at any origin
+    /// (`axe.slice ... [%o : +size until %end]`) then has one layout, moved by
+    /// `origin * stride`. Unsupported when the dimension's iters (grouped from the canonical
+    /// shard, Algorithm 1) are on several axes or do not continue each other's strides, and
+    /// for a dimension of size 1 (nothing to move along).
+    pub fn dimension_stride(&self, shape: &[i64], dim: usize) -> Result<(Axis, i64), LayoutError> {
+        let g = self.group(shape)?;
+        let range = g
+            .groups
+            .get(dim)
+            .cloned()
+            .ok_or_else(|| LayoutError::Unsupported(format!("dimension {dim} of a shape of rank {}", shape.len())))?;
+        let iters: Vec<&Iter> = g.layout.shard[range].iter().filter(|it| it.extent > 1).collect();
+        let Some(inner) = iters.last() else {
+            return Err(LayoutError::Unsupported(format!(
+                "dimension {dim} of {self} has size 1: a window has nothing to move along"
+            )));
+        };
+        for w in iters.windows(2) {
+            let (outer, next) = (w[0], w[1]);
+            if outer.axis != next.axis || Some(outer.stride) != next.stride.checked_mul(next.extent) {
+                return Err(LayoutError::Unsupported(format!(
+                    "dimension {dim} of {self} is not one stride: its iters ({}, {}@{}) and ({}, {}@{}) do not continue each other",
+                    outer.extent, outer.stride, outer.axis, next.extent, next.stride, next.axis
+                )));
+            }
+        }
+        Ok((inner.axis.clone(), inner.stride))
+    }
+
     /// `tiled_region` for tiles that may end past the tensor (a `{clip}` slice): every
     /// dimension that `sizes` does not divide is first padded up to whole tiles
     /// ([`Layout::padded`]). Returns the tiling and the padded shape.
@@ -507,6 +539,73 @@ mod tiled_region_tests {
             .is_err());
         assert!(Layout::parse("(1, 4) : (4, 1)").unwrap().padded(&[1, 4], 0, 2).is_err());
         assert!(Layout::parse("(4) : (1)").unwrap().padded(&[4], 0, 3).is_err());
+    }
+
+    /// Oracle for `dimension_stride`: brute force over every coordinate of the shape, the
+    /// points of coordinate `i` along `dim` are those of coordinate 0 moved by `i * stride`.
+    fn is_progression(l: &Layout, shape: &[i64], dim: usize) -> Option<(Axis, i64)> {
+        let at = |c: &[i64]| l.eval_set(c, shape).unwrap();
+        let mut c1 = vec![0i64; shape.len()];
+        c1[dim] = 1;
+        let (p0, p1) = (at(&vec![0; shape.len()]), at(&c1));
+        // The step from element 0 to element 1: one axis, one stride.
+        let step: Vec<(Axis, i64)> = p1[0]
+            .iter()
+            .filter_map(|(a, v)| {
+                let d = v - p0[0].get(a).copied().unwrap_or(0);
+                (d != 0).then(|| (a.clone(), d))
+            })
+            .collect();
+        let [(axis, stride)] = step.as_slice() else { return None };
+        let n: i64 = shape.iter().product();
+        for x in 0..n {
+            let c = crate::eval::unflatten(x, shape);
+            let mut base = c.clone();
+            base[dim] = 0;
+            let want: Vec<crate::Point> = at(&base)
+                .into_iter()
+                .map(|mut p| {
+                    *p.entry(axis.clone()).or_insert(0) += c[dim] * stride;
+                    p.retain(|_, v| *v != 0);
+                    p
+                })
+                .collect();
+            let mut got = at(&c);
+            got.iter_mut().for_each(|p| p.retain(|_, v| *v != 0));
+            let mut want = want;
+            got.sort();
+            want.sort();
+            if got != want {
+                return None;
+            }
+        }
+        Some((axis.clone(), *stride))
+    }
+
+    #[test]
+    fn dimension_strides_agree_with_brute_force() {
+        let cases: [(&str, &[i64]); 9] = [
+            ("(64, 32) : (32, 1)", &[64, 32]),
+            ("(64, 32) : (1, 64)", &[64, 32]),
+            ("(4, 16, 8) : (8, 32, 1)", &[64, 8]),
+            ("(2, 8, 4) : (4, 8, 1)", &[16, 4]),
+            ("(6, 2, 5) : (10, 1, 2)", &[12, 5]),
+            ("(8, 4) : (4@warp, 1)", &[8, 4]),
+            ("(4, 2, 4) : (1@lane, 4@lane, 1)", &[8, 4]),
+            ("(16, 8) : (8, 1) + [(2) : (1@warp)] + 3", &[16, 8]),
+            ("(2, 3, 4) : (12, 4, 1)", &[6, 4]),
+        ];
+        let mut seen = [0; 2];
+        for (text, shape) in cases {
+            let l = Layout::parse(text).unwrap();
+            for dim in 0..shape.len() {
+                let got = l.dimension_stride(shape, dim).ok();
+                assert_eq!(got, is_progression(&l, shape, dim), "{text} dimension {dim}");
+                seen[usize::from(got.is_some())] += 1;
+            }
+        }
+        // Both answers are exercised.
+        assert!(seen[0] >= 3 && seen[1] >= 8, "{seen:?}");
     }
 
     #[test]

@@ -275,6 +275,28 @@ impl B {
         self.constant_attr(unsafe { mlirFloatAttrDoubleGet(self.ctx, t, v) })
     }
 
+    /// `arith.constant 0 : t` for a float, integer or vector-of-either type `t` (the value a
+    /// predicated load gives for elements that do not exist).
+    pub fn zero(&self, t: MlirType) -> MlirValue {
+        // SAFETY: `ctx` and `t` are live (builder contract); the attributes are owned by `ctx`;
+        // a vector type is a shaped type, whose element type is a float or an integer here.
+        let a = unsafe {
+            let scalar = |e: MlirType| {
+                if mlirTypeIsAFloat(e) {
+                    mlirFloatAttrDoubleGet(self.ctx, e, 0.0)
+                } else {
+                    mlirIntegerAttrGet(e, 0)
+                }
+            };
+            if mlirTypeIsAVector(t) {
+                mlirDenseElementsAttrSplatGet(t, scalar(mlirShapedTypeGetElementType(t)))
+            } else {
+                scalar(t)
+            }
+        };
+        self.constant_attr(a)
+    }
+
     /// `arith.constant false`/`true` (`i1`).
     pub fn cbool(&self, v: bool) -> MlirValue {
         // SAFETY: `ctx` is live (builder contract); the attribute is owned by it.
@@ -416,6 +438,40 @@ impl B {
         Ok(self.insert_built(op))
     }
 
+    /// `scf.if %cond -> (t) { then } else { otherwise }`: each closure builds its branch and
+    /// returns the value the branch yields. Returns the `scf.if`'s result.
+    pub fn if_value(
+        &self,
+        cond: MlirValue,
+        t: MlirType,
+        then: impl FnOnce(&B) -> MlirValue,
+        otherwise: impl FnOnce(&B) -> MlirValue,
+    ) -> MlirValue {
+        let then_region = self.yielding_region(then);
+        let else_region = self.yielding_region(otherwise);
+        // SAFETY: `cond` is a live i1 value and `t` a live type (builder contract); the
+        // regions' ownership moves into the `scf.if`, each ending in a yield of a `t` value.
+        let op = unsafe {
+            scf::r#if(
+                value(cond),
+                &[melior::ir::Type::from_raw(t)],
+                then_region,
+                else_region,
+                self.location(),
+            )
+        };
+        Self::first_result(self.insert_built(op))
+    }
+
+    /// A melior-owned region of one block that `build` fills and that yields its value.
+    fn yielding_region<'c>(&self, build: impl FnOnce(&B) -> MlirValue) -> Region<'c> {
+        let (region, block) = self.owned_region(&[]);
+        let inner = self.at_end(block);
+        let v = build(&inner);
+        inner.yield_(&[v]);
+        region
+    }
+
     /// `scf.while` that repeats `cond` (built in the loop's "before" region) as long as the
     /// `i1` it returns is true: a spin loop.
     pub fn spin_while(&self, cond: impl FnOnce(B) -> MlirValue) -> MlirOperation {
@@ -504,6 +560,11 @@ impl B {
     /// `arith.subi %a, %b` (no folding; see [`B::sub`]).
     pub fn subi(&self, a: MlirValue, b: MlirValue) -> MlirValue {
         self.arith_binary(arith::subi, a, b)
+    }
+
+    /// `arith.minsi %a, %b`.
+    pub fn minsi(&self, a: MlirValue, b: MlirValue) -> MlirValue {
+        self.arith_binary(arith::minsi, a, b)
     }
 
     /// `arith.muli %a, %b` (no folding; see [`B::mul`]).
@@ -1060,14 +1121,32 @@ impl B {
         self.build(|c, l| nvvm::bar_warp_sync(c, unsafe { value(mask) }, l));
     }
 
-    /// `nvvm.cp.async.shared.global %dst, %src, size, cache = modifier`.
-    pub fn cp_async_shared_global(&self, dst: MlirValue, src: MlirValue, size: i64, modifier: MlirAttribute) {
+    /// `nvvm.cp.async.shared.global %dst, %src, size, cache = modifier[, %src_bytes]`: with
+    /// `src_bytes` (an `i32`), only that many bytes are read and the rest of the `size` bytes
+    /// are zero-filled (PTX's `src-size`: 0 reads nothing, a predicated-off access).
+    pub fn cp_async_shared_global(
+        &self,
+        dst: MlirValue,
+        src: MlirValue,
+        size: i64,
+        modifier: MlirAttribute,
+        src_bytes: Option<MlirValue>,
+    ) {
         let i32t = self.int_type(32);
         self.build(|c, l| {
             // SAFETY: live values visible here (module and builder contracts).
             let (dst, src) = unsafe { (value(dst), value(src)) };
             let size = IntegerAttribute::new(Self::type_(i32t), size);
-            nvvm::cp_async_shared_global(c, dst, src, size, Self::attribute(modifier), l)
+            let b = nvvm::CpAsyncOperation::builder(c, l)
+                .dst(dst)
+                .src(src)
+                .size(size)
+                .modifier(Self::attribute(modifier));
+            match src_bytes {
+                // SAFETY: as above.
+                Some(n) => b.cp_size(unsafe { value(n) }).build(),
+                None => b.build(),
+            }
         });
     }
 

@@ -199,7 +199,12 @@ pub fn lower_bulk_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()>
             "a TMA copy's shared tile with a run-time offset is not supported",
         ));
     }
-    if dst.clip.iter().any(Option::is_some) {
+    if ir::defining_op(ir::operand(op, ods::copy::operands::DEST))
+        .is_some_and(|d| ir::name(d) == ods::ops::SLICE && crate::slice::has_run_time_end(d))
+    {
+        return Err(AxeError::at(op, super::copy::tma_window_refusal("destination")));
+    }
+    if dst.bounds.iter().any(Option::is_some) {
         return Err(AxeError::at(
             op,
             "a {clip} tile of a peer's memory is not stored by TMA (the bulk copy writes whole runs)",

@@ -47,25 +47,19 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     let cp_async = schedule == CopySchedule::CpAsync && !ctx.emulate;
     let src = tensor(ctx, op, ir::operand(op, ods::copy::operands::SOURCE))?;
     let dst = tensor(ctx, op, ir::operand(op, ods::copy::operands::DEST))?;
-    // `{clip}` tiles: TMA copies read them (tma.rs, zero fill past the tensor) and
-    // register-to-global copies write them (predicated stores, `thread_bound`); nothing else.
-    if !src.clip.is_empty() {
-        return Err(AxeError::at(
-            op,
-            if ctx.emulate {
-                "a {clip} source tile is read by TMA copies only, which emulate-threads-on-cpu does not run".to_string()
-            } else {
-                format!(
-                    "a {{clip}} source tile is read by TMA copies (schedule tma) only, not by schedule '{schedule}'"
-                )
-            },
-        ));
-    }
-    if !dst.clip.is_empty() && src.mem != Mem::Register {
-        return Err(AxeError::at(
-            op,
-            "a {clip} destination tile is written from registers only (predicated stores); copy into registers first",
-        ));
+    // Partial tiles (`{clip}`, run-time ends) are accessed by predicated loads and stores
+    // (`distribute.rs`) and cp.async's zero fill; on the GPU, TMA copies of `{clip}` tiles are
+    // `tma.rs`'s (zero fill past the tensor, stores clipped by the tensor map). TMA has no
+    // bound inside a tensor, so a window with a run-time end is refused there (`tma_plan.rs`)
+    // and here alike: what the emulation runs, the GPU lowers.
+    if schedule == CopySchedule::Tma {
+        for (role, o) in [("source", ods::copy::operands::SOURCE), ("destination", ods::copy::operands::DEST)] {
+            if ir::defining_op(ir::operand(op, o)).is_some_and(|d| {
+                ir::name(d) == ods::ops::SLICE && crate::slice::has_run_time_end(d)
+            }) {
+                return Err(AxeError::at(op, tma_window_refusal(role)));
+            }
+        }
     }
     if schedule == CopySchedule::Ldmatrix && !ctx.emulate {
         return super::ldmatrix::lower(op, ctx, scope, &src, &dst);
@@ -97,6 +91,14 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         }
         _ => distributed(&b, op, ctx, scope, &factors, Some(&src), &dst, None, bits, accumulate),
     }
+}
+
+/// Why a TMA copy of a window with a run-time end is refused (its GPU lowering and the
+/// emulation say the same).
+pub fn tma_window_refusal(role: &str) -> String {
+    format!(
+        "the {role} of this TMA copy ends at run time ('until'): TMA fills zeros and clips stores only at the tensor's own bounds; copy the window with schedule cp_async or through registers (predicated accesses)"
+    )
 }
 
 /// A register-to-register copy (`axe.convert_layout`) whose elements change threads: every
@@ -148,7 +150,7 @@ fn through_shared(
         dyn_offset: Ix::C(0),
         dyn_align: 0,
         base_align: super::shared::ALLOCATION_ALIGN,
-        clip: Vec::new(),
+        bounds: Vec::new(),
         remote: false,
     };
     let ops1 = [flat(src), flat(&scratch)];
@@ -202,7 +204,7 @@ fn async_copy(
                     .iter()
                     .map(|(_, t)| Tensor {
                         base_align: 16,
-                        clip: Vec::new(),
+                        bounds: Vec::new(),
                         ..(*t).clone()
                     })
                     .collect();
@@ -224,6 +226,51 @@ fn async_copy(
     }
     let (tid, units) = unit_linear(b, ctx, scope);
     let elt_bytes = bits / 8;
+    // A partial source tile: each access reads only the bytes before the bounds and cp.async
+    // zero-fills the rest (`src-size`). That is a prefix of the access, so a vector may cross
+    // a bound only along the dimension it runs along (stride 1).
+    let src_dim_strides = address::suffix_products(&src.shape);
+    if let Some(d) = src.bounds.iter().enumerate().position(|(d, bound)| {
+        bound.as_ref().is_some_and(|(_, divisor)| {
+            let st = src_dim_strides[d];
+            if st == 1 {
+                src.shape[d] % v != 0
+            } else {
+                !(st % v == 0 || ((divisor * st) % v == 0 && (st * src.shape[d]) % v == 0))
+            }
+        })
+    }) {
+        return Err(AxeError::at(op, format!(
+            "cp.async accesses of {bytes} bytes would straddle the bound of dimension {d} of the partial source tile (shape {:?}); copy through registers",
+            src.shape
+        )));
+    }
+    let i32t = b.int_type(32);
+    let src_bytes = |g: &B, q: MlirValue| -> Option<MlirValue> {
+        if src.bounds.iter().all(Option::is_none) {
+            return None;
+        }
+        let flat = g.mul(Ix::V(q), v);
+        let mut count = Ix::C(v);
+        let mut inside: Option<MlirValue> = None;
+        for (d, bound) in src.bounds.iter().enumerate() {
+            let Some((bound, _)) = bound else { continue };
+            let coord = g.rem(g.div(flat, src_dim_strides[d]), src.shape[d]);
+            if src_dim_strides[d] == 1 {
+                // Along the access: the elements before the bound, 0 to v.
+                let left = g.ix(g.sub(*bound, coord));
+                count = Ix::V(g.maxsi(g.minsi(left, g.cidx(v)), g.cidx(0)));
+            } else {
+                let lt = g.cmp(melior::dialect::arith::CmpiPredicate::Slt, coord, *bound);
+                inside = Some(inside.map_or(lt, |p| g.and(p, lt)));
+            }
+        }
+        let mut n = g.ix(g.mul(count, elt_bytes));
+        if let Some(inside) = inside {
+            n = g.select(inside, n, g.cidx(0));
+        }
+        Some(g.index_cast(n, i32t))
+    };
     let base_of = |t: &Tensor| b.extract_aligned_pointer_as_index(t.buf);
     let (src_base, dst_base) = (base_of(src), base_of(dst));
     let (i64t, gptr, sptr, gen) = (b.int_type(64), b.llvm_ptr(1), b.llvm_ptr(3), b.llvm_ptr(0));
@@ -237,6 +284,7 @@ fn async_copy(
         let s_ptr = g.addrspacecast(s_gen, gptr);
         let base = g.add(g.add(addr[1], Ix::C(address::offset(&dst.layout, "m"))), dst.dyn_offset);
         let cache = if bytes == 16 { "cg" } else { "ca" };
+        let read = src_bytes(&g, q);
         for r in address::replica_offsets(&dst.layout, "m") {
             let mut elem = g.add(base, Ix::C(r));
             if let Some(s) = &dst.swizzle {
@@ -244,7 +292,7 @@ fn async_copy(
             }
             let d_ptr = g.inttoptr(as_i64(byte_addr(dst_base, elem)), sptr);
             let modifier = g.attr(&format!("#nvvm<load_cache_modifier {cache}>"));
-            g.cp_async_shared_global(d_ptr, s_ptr, bytes, modifier);
+            g.cp_async_shared_global(d_ptr, s_ptr, bytes, modifier, read);
         }
         Ok::<(), String>(())
     })

@@ -111,26 +111,18 @@ pub fn thread_bound(
             }
         }
     }
-    // A `{clip}` destination (the partial last tile of a ragged output): every store is
-    // predicated on its logical coordinates lying inside the tensor. A vector is stored whole
-    // or not at all, so along a clipped dimension it must not straddle the tensor's end:
-    // vectors start at multiples of `v`, hence the extent must be one too (else scalars).
-    let clipped: Vec<(usize, Ix, i64)> = if driver == 0 {
-        ot.clip
-            .iter()
-            .enumerate()
-            .filter_map(|(d, c)| c.as_ref().map(|(bound, extent)| (d, *bound, *extent)))
-            .collect()
-    } else {
-        Vec::new()
-    };
+    // A partial tile in memory (`{clip}`, or a window with a run-time end): every access is
+    // predicated on its logical coordinates lying inside the bounds — stores are skipped,
+    // loads give zero. A vector is accessed whole or not at all, so along a bounded dimension
+    // it must not straddle a bound: vectors start at multiples of `v`, hence the bound must
+    // be one too (else scalars).
     let dim_strides = address::suffix_products(&ot.shape);
-    let dim_stride = |d: usize| dim_strides[d];
     if let Some(k) = vk {
         let w = factors[k].weight;
-        let straddles = clipped.iter().any(|&(d, _, extent)| {
-            let st = dim_stride(d);
-            w >= st && w < st * ot.shape[d] && (w != st || extent % v != 0)
+        let straddles = ot.bounds.iter().enumerate().any(|(d, bound)| {
+            let Some((_, divisor)) = bound else { return false };
+            let st = dim_strides[d];
+            w >= st && w < st * ot.shape[d] && (w != st || divisor % v != 0)
         });
         if straddles {
             v = 1;
@@ -160,8 +152,28 @@ pub fn thread_bound(
                     Ix::C(static_part(&plan, factors, other, &ot.layout, "m", &digits)),
                 )
             };
+            // The logical index of the (first) element: the digits times their weights.
+            let flat = || {
+                let mut flat = Ix::C(0);
+                for (k, f) in factors.iter().enumerate() {
+                    let dg = match plan.digits[k] {
+                        Some(t) => t,
+                        None => Ix::C(digits[k]),
+                    };
+                    flat = g.add(flat, g.mul(dg, f.weight));
+                }
+                flat
+            };
             if driver == 1 {
-                let val = load(&g, ctx, ot, other_ix, v, align);
+                let val = match inside_bounds(&g, ot, flat) {
+                    None => load(&g, ctx, ot, other_ix, v, align),
+                    Some(inside) => g.if_value(
+                        inside,
+                        value_type(&g, ot.elt, v),
+                        |ig| load(ig, ctx, ot, other_ix, v, align),
+                        |eg| eg.zero(value_type(eg, ot.elt, v)),
+                    ),
+                };
                 for r in address::replica_offsets(&dt.layout, "reg") {
                     store(&g, ctx, dt, val, Ix::C(reg + r), v, align);
                 }
@@ -173,30 +185,9 @@ pub fn thread_bound(
                         store(g, ctx, ot, val, g.add(other_ix, Ix::C(r)), v, align);
                     }
                 };
-                if clipped.is_empty() {
-                    emit(&g);
-                } else {
-                    // The logical index of the (first) element: the digits times their weights.
-                    let mut flat = Ix::C(0);
-                    for (k, f) in factors.iter().enumerate() {
-                        let dg = match plan.digits[k] {
-                            Some(t) => t,
-                            None => Ix::C(digits[k]),
-                        };
-                        flat = g.add(flat, g.mul(dg, f.weight));
-                    }
-                    let mut inside: Option<MlirValue> = None;
-                    for &(d, bound, _) in &clipped {
-                        let coord = g.rem(g.div(flat, dim_stride(d)), ot.shape[d]);
-                        // coord < bound (signed: a bound is at most the tile size, and may be
-                        // negative for a tile wholly past the tensor).
-                        let lt = g.cmp(CmpiPredicate::Slt, coord, bound);
-                        inside = Some(match inside {
-                            None => lt,
-                            Some(p) => g.and(p, lt),
-                        });
-                    }
-                    if let Some(inside) = inside {
+                match inside_bounds(&g, ot, flat) {
+                    None => emit(&g),
+                    Some(inside) => {
                         g.if_(inside, |ig| {
                             emit(&ig);
                             Ok::<(), String>(())
@@ -208,6 +199,50 @@ pub fn thread_bound(
         Ok::<(), String>(())
     })
     .at(op)
+}
+
+/// Whether the element at logical (row-major) index `flat()` of the partial tile `t` exists:
+/// its coordinate along every bounded dimension is below the bound (signed: a bound may be
+/// negative for a tile wholly past the end). `None` when `t` has no bounds.
+fn inside_bounds(g: &B, t: &Tensor, flat: impl FnOnce() -> Ix) -> Option<MlirValue> {
+    if t.bounds.iter().all(Option::is_none) {
+        return None;
+    }
+    let flat = flat();
+    let dim_strides = address::suffix_products(&t.shape);
+    let mut inside: Option<MlirValue> = None;
+    for (d, bound) in t.bounds.iter().enumerate() {
+        let Some((bound, _)) = bound else { continue };
+        let coord = g.rem(g.div(flat, dim_strides[d]), t.shape[d]);
+        let lt = g.cmp(CmpiPredicate::Slt, coord, *bound);
+        inside = Some(match inside {
+            None => lt,
+            Some(p) => g.and(p, lt),
+        });
+    }
+    inside
+}
+
+/// Whether a vector of `v` consecutive elements (of the row-major index, starting at a
+/// multiple of `v`) may straddle one of the bounds of the partial tile `t`: it may unless
+/// every bounded dimension moves by whole vectors (its stride a multiple of `v`) or its bound
+/// and extent fall on vector boundaries (known divisors).
+fn vector_straddles(t: &Tensor, v: i64) -> bool {
+    let dim_strides = address::suffix_products(&t.shape);
+    t.bounds.iter().enumerate().any(|(d, bound)| {
+        let Some((_, divisor)) = bound else { return false };
+        let st = dim_strides[d];
+        !(st % v == 0 || ((divisor * st) % v == 0 && (st * t.shape[d]) % v == 0))
+    })
+}
+
+/// The type of `v` elements of `elt`: the element itself, or a vector of them.
+fn value_type(b: &B, elt: MlirType, v: i64) -> MlirType {
+    if v == 1 {
+        elt
+    } else {
+        b.vector_type(elt, &[v as u64])
+    }
 }
 
 /// The element offsets, for each operand of `mem_ops` (indexed by its operand number), of the
@@ -259,7 +294,12 @@ pub fn distributed(
         mem_ops.push((0, s));
     }
     let last = factors.len().checked_sub(1);
-    let v = last.map(|k| vector_width(factors, k, &mem_ops, bits)).unwrap_or(1);
+    let mut v = last.map(|k| vector_width(factors, k, &mem_ops, bits)).unwrap_or(1);
+    // Partial tiles (`{clip}`, run-time ends): vectors that may straddle a bound become
+    // scalars; accesses are predicated below.
+    if mem_ops.iter().any(|(_, t)| vector_straddles(t, v)) {
+        v = 1;
+    }
     let align = v * bits / 8;
     let (tid, units) = unit_linear(b, ctx, scope);
     let nv = n / v;
@@ -267,29 +307,50 @@ pub fn distributed(
     let splat = value.map(|x| if v > 1 { b.vector_broadcast(x, vec_ty) } else { x });
     b.for_(tid, Ix::C(nv), Ix::C(units), |g, q| {
         let addr = strided_offsets(&g, Ix::V(q), factors, v, &mem_ops);
+        // The row-major index of the vector's first element (`strided_offsets` splits it).
+        let flat = || g.mul(Ix::V(q), v);
         let val = match (src, splat) {
             (Some(s), _) => {
                 let a = g.add(addr[0], Ix::C(address::offset(&s.layout, "m")));
-                load(&g, ctx, s, a, v, align)
+                match inside_bounds(&g, s, flat) {
+                    None => load(&g, ctx, s, a, v, align),
+                    Some(inside) => g.if_value(
+                        inside,
+                        value_type(&g, s.elt, v),
+                        |ig| load(ig, ctx, s, a, v, align),
+                        |eg| eg.zero(value_type(eg, s.elt, v)),
+                    ),
+                }
             }
             (None, Some(x)) => x,
             // The callers pass a source (a copy) or a value (a fill).
             (None, None) => return Err("internal: a distributed copy with neither a source nor a value".to_string()),
         };
         let base = g.add(addr[d_ix], Ix::C(address::offset(&dst.layout, "m")));
-        for r in address::replica_offsets(&dst.layout, "m") {
-            let at = g.add(base, Ix::C(r));
-            let val = if accumulate {
-                let old = load(&g, ctx, dst, at, v, align);
-                if super::types::is_float(dst.elt) {
-                    g.addf(old, val)
+        let emit = |g: &B| {
+            for r in address::replica_offsets(&dst.layout, "m") {
+                let at = g.add(base, Ix::C(r));
+                let val = if accumulate {
+                    let old = load(g, ctx, dst, at, v, align);
+                    if super::types::is_float(dst.elt) {
+                        g.addf(old, val)
+                    } else {
+                        g.addi(old, val)
+                    }
                 } else {
-                    g.addi(old, val)
-                }
-            } else {
-                val
-            };
-            store(&g, ctx, dst, val, at, v, align);
+                    val
+                };
+                store(g, ctx, dst, val, at, v, align);
+            }
+        };
+        match inside_bounds(&g, dst, flat) {
+            None => emit(&g),
+            Some(inside) => {
+                g.if_(inside, |ig| {
+                    emit(&ig);
+                    Ok::<(), String>(())
+                })?;
+            }
         }
         Ok::<(), String>(())
     })

@@ -300,7 +300,7 @@ fn fragment_registers(b: &B, layout: &Layout, shape: Vec<i64>, elt: MlirType) ->
         dyn_offset: Ix::C(0),
         dyn_align: 0,
         base_align: super::shared::ALLOCATION_ALIGN,
-        clip: Vec::new(),
+        bounds: Vec::new(),
         remote: false,
     }
 }
@@ -390,7 +390,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 dyn_offset: t.dyn_offset,
                 dyn_align: t.dyn_align,
                 base_align: t.base_align,
-                clip: Vec::new(),
+                bounds: Vec::new(),
                 remote: t.remote,
             });
         }

@@ -238,7 +238,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             dyn_offset: Ix::C(0),
             dyn_align: 0,
             base_align: super::shared::ALLOCATION_ALIGN,
-            clip: Vec::new(),
+            bounds: Vec::new(),
             remote: false,
         };
         let warp = b.div(Ix::V(ctx.tid), 32);

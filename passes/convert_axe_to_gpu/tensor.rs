@@ -44,12 +44,13 @@ pub struct Tensor {
     /// The proven byte alignment of the buffer's base: what the allocation guarantees, what a
     /// function argument declares (`axe.align`), else the element's natural alignment.
     pub base_align: i64,
-    /// A `{clip}` slice's bounds: per dimension where the last tile may be partial, the
-    /// number of the tile's rows that exist (the tensor's extent minus the tile origin, a
-    /// run-time value) and the tensor's extent; empty for every other tensor. Elements at or
-    /// past a bound are not accessed: TMA fills them with zeros, register-to-global copies
-    /// skip them.
-    pub clip: Vec<Option<(Ix, i64)>>,
+    /// The bounds of a tile that may be partial (a `{clip}` slice, or one with run-time ends,
+    /// `until %end`): per dimension where it may be, the number of the tile's indices that
+    /// exist (the tensor's extent or the run-time end, minus the tile origin: a run-time
+    /// value, at most the tile size, possibly negative) and a known divisor of that number;
+    /// empty for every other tensor. Elements at or past a bound are not accessed: loads give
+    /// zero (TMA's fill, predicated loads, cp.async's zero fill), stores skip them.
+    pub bounds: Vec<Option<(Ix, i64)>>,
     /// Whether `buf` is a peer device's buffer (a slice of a distributed tensor at one
     /// device, in a mesh): addressed like any global buffer, through the peer's address.
     pub remote: bool,
@@ -130,7 +131,7 @@ fn resolve(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<(Tensor, Option<Sp
     // Allocations are laid out 16-byte aligned (shared globals, dynamic shared memory offsets,
     // emulation allocas with an explicit alignment): see `kernel.rs`.
     let mut base_align = shared::ALLOCATION_ALIGN;
-    let mut clip = Vec::new();
+    let mut bounds = Vec::new();
     let mut spread = None;
     let mut remote = false;
     let mut layout = layout;
@@ -180,20 +181,26 @@ fn resolve(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<(Tensor, Option<Sp
                     s.device = b.add(s.device, device);
                 }
             }
-            if !src.clip.is_empty() {
+            if !src.bounds.is_empty() {
                 return Err(AxeError::at(
                     d,
-                    "a slice of a {clip} slice is not lowered: slice the tensor itself",
+                    "a slice of a partial tile ({clip} or 'until') is not lowered: slice the tensor itself",
                 ));
             }
-            if crate::slice::is_clipped(d) {
+            let ends = crate::slice::has_run_time_end(d);
+            if crate::slice::is_clipped(d) || ends {
                 if ir::name(user) != ods::ops::COPY {
+                    let what = if ends {
+                        "a slice with a run-time end ('until', a window whose last elements may not exist)"
+                    } else {
+                        "a {clip} slice (a tile that may reach past its tensor)"
+                    };
                     return Err(AxeError::at(user, format!(
-                        "a {{clip}} slice (a tile that may reach past its tensor) is lowered as an axe.copy operand only (TMA copies and register-to-global stores), not of '{}'",
+                        "{what} is lowered as an axe.copy operand only (its partial accesses are predicated), not of '{}'",
                         ir::name(user)
                     )));
                 }
-                clip = clip_bounds(&B::before(user), d, &src);
+                bounds = tile_bounds(&B::before(user), d, &src);
             }
             (src.buf, src.per_thread)
         }
@@ -243,25 +250,37 @@ fn resolve(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<(Tensor, Option<Sp
             dyn_offset,
             dyn_align,
             base_align,
-            clip,
+            bounds,
             remote,
         },
         spread,
     ))
 }
 
-/// The bounds of a `{clip}` slice's tile: for each run-time-origin dimension that its tile
-/// size does not divide, the rows of the tile inside the tensor (`extent - origin`, at most the
-/// tile size: only the last tile is partial, and it is bounded by this value).
-fn clip_bounds(b: &B, slice: MlirOperation, src: &Tensor) -> Vec<Option<(Ix, i64)>> {
+/// The bounds of a partial tile: for each run-time-origin dimension that ends at run time
+/// (`until %end`), the indices of the window before `min(end, extent)`; for each other one of
+/// a `{clip}` slice that its tile size does not divide, the indices inside the tensor
+/// (`extent - origin`: only the last tile is partial). With a known divisor of that count
+/// (a window's is 1; a tile origin is a multiple of the tile size, so a clipped count is a
+/// multiple of `gcd(extent, size)`).
+fn tile_bounds(b: &B, slice: MlirOperation, src: &Tensor) -> Vec<Option<(Ix, i64)>> {
     let (sizes, _) = crate::slice::region_sizes(slice);
+    let clipped = crate::slice::is_clipped(slice);
+    let ends = crate::slice::run_time_ends(slice);
     crate::slice::run_time_origins(slice)
         .into_iter()
         .enumerate()
         .map(|(d, origin)| {
-            let origin = origin.filter(|_| src.shape[d] % sizes[d] != 0)?;
+            let origin = origin?;
             let extent = b.cidx(src.shape[d]);
-            Some((Ix::V(b.subi(extent, origin)), src.shape[d]))
+            if let Some(end) = ends[d] {
+                let end = b.minsi(end, extent);
+                return Some((Ix::V(b.subi(end, origin)), 1));
+            }
+            if !clipped || src.shape[d] % sizes[d] == 0 {
+                return None;
+            }
+            Some((Ix::V(b.subi(extent, origin)), axe_layout::gcd(src.shape[d], sizes[d])))
         })
         .collect()
 }
@@ -282,6 +301,15 @@ fn tile_origin_offset(b: &B, slice: MlirOperation, src: &Tensor) -> R<(Ix, Ix, i
             ),
         )
     })?;
+    let windows = crate::slice::window_strides(&src.layout, &src.shape, slice).map_err(|e| {
+        AxeError::at(
+            slice,
+            format!(
+                "a window with a run-time end ('until') needs a dimension that is one stride of memory, which layout {} does not give: {e}",
+                src.layout
+            ),
+        )
+    })?;
     let mut off = Ix::C(0);
     let mut device = Ix::C(0);
     let mut align = 0;
@@ -289,6 +317,12 @@ fn tile_origin_offset(b: &B, slice: MlirOperation, src: &Tensor) -> R<(Ix, Ix, i
         let Some(origin) = origins[d].map(Ix::V) else {
             continue;
         };
+        if let Some(stride) = windows[d] {
+            // A window at any origin: the dimension is one progression of memory.
+            off = b.add(off, b.mul(origin, stride));
+            align = gcd(align, stride);
+            continue;
+        }
         let mut t = b.div(origin, sizes[d]);
         // Unflatten the tile index over the outer iters (slowest first).
         for (i, it) in outer.iter().enumerate().rev() {

@@ -296,6 +296,9 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
     let view = loop {
         match ir::defining_op(v) {
             Some(d) if ir::name(d) == ods::ops::SLICE => {
+                if crate::slice::has_run_time_end(d) {
+                    return err(op, super::copy::tma_window_refusal(if store { "destination" } else { "source" }));
+                }
                 let mut next = 1;
                 for (i, &l) in ir::i64_array(d, ods::slice::LOWER).iter().enumerate() {
                     if l == DYNAMIC {

@@ -159,7 +159,7 @@ def Axe_ViewOp : Axe_Op<"view", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Axe_SliceOp : Axe_Op<"slice", [Pure]> {
+def Axe_SliceOp : Axe_Op<"slice", [Pure, AttrSizedOperandSegments]> {
   let summary = "a rectangular region of a tensor";
   let description = [{
     `t[lo0:hi0, lo1:hi1, ...]`: the region of `source` with half-open bounds
@@ -182,18 +182,33 @@ def Axe_SliceOp : Axe_Op<"slice", [Pure]> {
     that of the tensor extended to whole tiles, which needs the dimension's
     outermost iter to be extensible (`axe_layout::Layout::padded`).
 
+    A run-time-origin dimension may also end at run time, `%o : +size until
+    %end`: a window of `size` elements at any origin (not only a tile
+    multiple) of which only those before `%end` exist — the rows of one
+    expert in a grouped GEMM, whose row count is data. Elements at or past
+    `min(%end, dimension)` do not exist: copies read them as zero
+    (predicated loads, `cp.async` zero fill) and do not write them
+    (predicated stores). A window at any origin has the same layout only
+    where the dimension is one arithmetic progression of memory (one stride,
+    e.g. the rows of a row-major matrix), which axe-slice checks; the
+    slice's source must be a global tensor. `%end` at or below `%o` makes the
+    window empty. The list of bounded dimensions is the `bounded` attribute.
+
     ```mlir
     %s = axe.slice %t [16 : 32, 64 : 128] : !axe.tensor<64x256xf16, shared, #axe.layout<(64, 256) : (256, 1)>> to !axe.tensor<16x64xf16, shared, ?>
     %k = axe.slice %a [0 : 128, %k0 : +32] : !axe.tensor<128x4096xf16, global, #axe.layout<(128, 4096) : (4096, 1)>> to !axe.tensor<128x32xf16, global, ?>
     %r = axe.slice %c [%m0 : +128, %n0 : +128] {clip} : !axe.tensor<1000x1000xf32, global, #axe.layout<(1000, 1000) : (1000, 1)>> to !axe.tensor<128x128xf32, global, ?>
+    %e = axe.slice %x [%row : +64 until %end, 0 : 2048] : !axe.tensor<32768x2048xf16, global, #axe.layout<(32768, 2048) : (2048, 1)>> to !axe.tensor<64x2048xf16, global, ?>
     ```
   }];
   let arguments = (ins Axe_AnyTensor:$source, Variadic<Index>:$origins,
+                       Variadic<Index>:$ends,
                        DenseI64ArrayAttr:$lower, DenseI64ArrayAttr:$upper,
+                       OptionalAttr<DenseI64ArrayAttr>:$bounded,
                        UnitAttr:$clip);
   let results = (outs Axe_AnyTensor:$result);
   let assemblyFormat = [{
-    $source custom<Region>($origins, $lower, $upper) attr-dict `:` qualified(type($source))
+    $source custom<Region>($origins, $ends, $lower, $upper, $bounded) attr-dict `:` qualified(type($source))
     `to` qualified(type($result))
   }];
   let extraClassDeclaration = [{
@@ -202,6 +217,8 @@ def Axe_SliceOp : Axe_Op<"slice", [Pure]> {
     static constexpr int64_t kDynamic = ::mlir::ShapedType::kDynamic;
     /// Whether any origin is a run-time value.
     bool hasDynamicOrigin() { return !getOrigins().empty(); }
+    /// Whether any dimension ends at a run-time value (`until %end`).
+    bool hasRunTimeEnd() { return !getEnds().empty(); }
   }];
   let hasVerifier = 1;
 }

@@ -36,3 +36,13 @@ func.func @disagree(%t: !axe.tensor<16x24xf16, global, #axe.layout<(16, 24) : (2
   %s = axe.slice %t [0 : 8, 8 : 24] : !axe.tensor<16x24xf16, global, #axe.layout<(16, 24) : (24, 1)>> to !axe.tensor<8x16xf16, global, #axe.layout<(8, 16) : (24, 1)>>
   return
 }
+
+// -----
+
+// A window at a run-time origin needs a dimension that is one stride of memory: here row i
+// lies at (i / 2) * 256 + (i % 2) * 64 (two iters that do not continue each other).
+func.func @window_of_two_strides(%t: !axe.tensor<16x64xf16, global, #axe.layout<(8, 2, 64) : (256, 64, 1)>>, %o: index, %e: index) {
+  // expected-error @+1 {{region [?:+4 until ?, 0:64] of layout (8, 2, 64) : (256, 64, 1) admits no slice layout: dimension 0 of (8, 2, 64) : (256, 64, 1) is not one stride: its iters (8, 256@m) and (2, 64@m) do not continue each other}}
+  %s = axe.slice %t [%o : +4 until %e, 0 : 64] : !axe.tensor<16x64xf16, global, #axe.layout<(8, 2, 64) : (256, 64, 1)>> to !axe.tensor<4x64xf16, global, ?>
+  return
+}

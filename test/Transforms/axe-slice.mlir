@@ -93,3 +93,13 @@ func.func @run_time_origin(%t: !axe.tensor<4096x4096xf16, global, #axe.layout<(4
   axe.fill %s, %z : !axe.tensor<128x32xf16, global, ?>, f16
   return
 }
+
+// A window with a run-time end keeps the tile's layout at any origin: rows of a row-major
+// matrix are one stride (2048), so the window is (64, 2048) : (2048, 1) wherever it starts.
+// CHECK-LABEL: func.func @window
+// CHECK: axe.slice %{{.*}} [%{{.*}} : +64 until %{{.*}}, 0 : 2048] : {{.*}} to !axe.tensor<64x2048xf16, global, #axe.layout<(64, 2048) : (2048, 1)>>
+func.func @window(%t: !axe.tensor<1000x2048xf16, global, #axe.layout<(1000, 2048) : (2048, 1)>>, %o: index, %e: index) {
+  %s = axe.slice %t [%o : +64 until %e, 0 : 2048] : !axe.tensor<1000x2048xf16, global, #axe.layout<(1000, 2048) : (2048, 1)>> to !axe.tensor<64x2048xf16, global, ?>
+  axe.copy %s, %s : !axe.tensor<64x2048xf16, global, ?>, !axe.tensor<64x2048xf16, global, ?>
+  return
+}

@@ -258,26 +258,7 @@ module attributes {axe.target = #axe.target<"sm_80">} {
 
 // -----
 
-// A {clip} tile is read by TMA copies only: a plain copy out of one would read past the tensor.
-module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @clipped_source(%y: memref<120xf32>) {
-    %Y = axe.view %y : memref<120xf32> to !axe.tensor<10x12xf32, global, #axe.layout<(10, 12) : (12, 1)>>
-    axe.kernel grid [4] threads [32] {
-      %c = axe.unit_id cta
-      %c8 = arith.constant 8 : index
-      %o = arith.muli %c, %c8 : index
-      %d = axe.slice %Y [%o : +8, 0 : 12] {clip} : !axe.tensor<10x12xf32, global, #axe.layout<(10, 12) : (12, 1)>> to !axe.tensor<8x12xf32, global, #axe.layout<(8, 12) : (12, 1)>>
-      %v = axe.alloc : !axe.tensor<8x12xf32, register, #axe.layout<(8, 4, 3) : (4@lane, 1@lane, 1@reg)>>
-      // expected-error@+1 {{a {clip} source tile is read by TMA copies (schedule tma) only, not by schedule 'auto'}}
-      axe.copy %d, %v : !axe.tensor<8x12xf32, global, #axe.layout<(8, 12) : (12, 1)>>, !axe.tensor<8x12xf32, register, #axe.layout<(8, 4, 3) : (4@lane, 1@lane, 1@reg)>>
-    }
-    return
-  }
-}
-
-// -----
-
-// ... and used by copies only.
+// A {clip} tile is used by copies only.
 module attributes {axe.target = #axe.target<"sm_90">} {
   func.func @clipped_fill(%y: memref<120xf32>) {
     %Y = axe.view %y : memref<120xf32> to !axe.tensor<10x12xf32, global, #axe.layout<(10, 12) : (12, 1)>>
@@ -287,7 +268,7 @@ module attributes {axe.target = #axe.target<"sm_90">} {
       %o = arith.muli %c, %c8 : index
       %d = axe.slice %Y [%o : +8, 0 : 12] {clip} : !axe.tensor<10x12xf32, global, #axe.layout<(10, 12) : (12, 1)>> to !axe.tensor<8x12xf32, global, #axe.layout<(8, 12) : (12, 1)>>
       %z = arith.constant 0.0 : f32
-      // expected-error@+1 {{a {clip} slice (a tile that may reach past its tensor) is lowered as an axe.copy operand only (TMA copies and register-to-global stores), not of 'axe.fill'}}
+      // expected-error@+1 {{a {clip} slice (a tile that may reach past its tensor) is lowered as an axe.copy operand only (its partial accesses are predicated), not of 'axe.fill'}}
       axe.fill %d, %z : !axe.tensor<8x12xf32, global, #axe.layout<(8, 12) : (12, 1)>>, f32
     }
     return

@@ -1042,3 +1042,38 @@ module attributes {axe.target = #axe.target<"trn1">} {
     return
   }
 }
+
+// -----
+
+func.func @until_of_shared(%o: index, %e: index) {
+  axe.kernel grid [1] threads [32] {
+    %s = axe.alloc : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>>
+    // expected-error @+1 {{'axe.slice' op a run-time end ('until') needs a global tensor (elements past it are read as zero and not written, by predicated accesses), not a shared one}}
+    %t = axe.slice %s [%o : +16 until %e, 0 : 64] : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>> to !axe.tensor<16x64xf16, shared, ?>
+  }
+  return
+}
+
+// -----
+
+func.func @until_ends_mismatch(%a: !axe.tensor<64x64xf16, global, ?>, %o: index, %e: index) {
+  // expected-error @+1 {{'axe.slice' op has 1 run-time ends for 0 bounded dimensions}}
+  %s = "axe.slice"(%a, %o, %e) <{lower = array<i64: -9223372036854775808, 0>, upper = array<i64: 16, 64>, operandSegmentSizes = array<i32: 1, 1, 1>}> : (!axe.tensor<64x64xf16, global, ?>, index, index) -> !axe.tensor<16x64xf16, global, ?>
+  return
+}
+
+// -----
+
+func.func @until_static_dimension(%a: !axe.tensor<64x64xf16, global, ?>, %o: index, %e: index) {
+  // expected-error @+1 {{'axe.slice' op bounded dimension 1 has no run-time origin ('until' follows `%origin : +size`)}}
+  %s = "axe.slice"(%a, %o, %e) <{lower = array<i64: -9223372036854775808, 0>, upper = array<i64: 16, 64>, bounded = array<i64: 1>, operandSegmentSizes = array<i32: 1, 1, 1>}> : (!axe.tensor<64x64xf16, global, ?>, index, index) -> !axe.tensor<16x64xf16, global, ?>
+  return
+}
+
+// -----
+
+func.func @until_keyword_needs_operand(%a: !axe.tensor<64x64xf16, global, ?>, %o: index) {
+  // expected-error @+1 {{expected SSA operand}}
+  %s = axe.slice %a [%o : +16 until 5, 0 : 64] : !axe.tensor<64x64xf16, global, ?> to !axe.tensor<16x64xf16, global, ?>
+  return
+}

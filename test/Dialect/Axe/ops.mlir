@@ -94,6 +94,7 @@ module attributes {axe.target = #axe.target<"sm_90">} {
   // CHECK: %[[O:.*]] = arith.muli %[[C]], %{{.*}} : index
   // CHECK: axe.slice %{{.*}} [%[[O]] : +128, 0 : 4096] : !axe.tensor<4096x4096xf16, global, #axe.layout<(4096, 4096) : (4096, 1)>> to !axe.tensor<128x4096xf16, global, ?>
   // CHECK: axe.slice %{{.*}} [%[[O]] : +128, 0 : 1000] {clip} : !axe.tensor<1000x1000xf16, global, #axe.layout<(1000, 1000) : (1000, 1)>> to !axe.tensor<128x1000xf16, global, ?>
+  // CHECK: axe.slice %{{.*}} [%[[O]] : +128 until %{{.*}}, 0 : 1000] : !axe.tensor<1000x1000xf16, global, #axe.layout<(1000, 1000) : (1000, 1)>> to !axe.tensor<128x1000xf16, global, ?>
   // CHECK: axe.unit_id warp
   func.func @tiles(%a: memref<16777216xf16>, %r: memref<1000000xf16>) {
     %A = axe.view %a : memref<16777216xf16> to !axe.tensor<4096x4096xf16, global, #axe.layout<(4096, 4096) : (4096, 1)>>
@@ -105,6 +106,9 @@ module attributes {axe.target = #axe.target<"sm_90">} {
       // A ragged tensor's last row tile reaches past it: {clip}.
       %R = axe.view %r : memref<1000000xf16> to !axe.tensor<1000x1000xf16, global, #axe.layout<(1000, 1000) : (1000, 1)>>
       %rs = axe.slice %R [%o : +128, 0 : 1000] {clip} : !axe.tensor<1000x1000xf16, global, #axe.layout<(1000, 1000) : (1000, 1)>> to !axe.tensor<128x1000xf16, global, ?>
+      // A window of rows that ends at run time (a group's rows in a grouped GEMM).
+      %end = arith.constant 700 : index
+      %rw = axe.slice %R [%o : +128 until %end, 0 : 1000] : !axe.tensor<1000x1000xf16, global, #axe.layout<(1000, 1000) : (1000, 1)>> to !axe.tensor<128x1000xf16, global, ?>
       %w = axe.unit_id warp
       %z = arith.constant 0.0 : f16
       axe.fill %s, %z : !axe.tensor<128x4096xf16, global, ?>, f16

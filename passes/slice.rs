@@ -56,7 +56,10 @@ pub fn is_clipped(op: mlir_sys::MlirOperation) -> bool {
 /// the origins, in the order of the `bounded` dimensions), or `None`.
 pub fn run_time_ends(op: mlir_sys::MlirOperation) -> Vec<Option<mlir_sys::MlirValue>> {
     let rank = ir::i64_array(op, ods::slice::LOWER).len();
-    let first = 1 + ir::i64_array(op, ods::slice::LOWER).iter().filter(|&&l| l == DYNAMIC).count();
+    let first = 1 + ir::i64_array(op, ods::slice::LOWER)
+        .iter()
+        .filter(|&&l| l == DYNAMIC)
+        .count();
     let mut ends = vec![None; rank];
     for (k, d) in ir::i64_array(op, ods::slice::BOUNDED).into_iter().enumerate() {
         // The verifier keeps every bounded dimension below the rank.
@@ -73,7 +76,11 @@ pub fn has_run_time_end(op: mlir_sys::MlirOperation) -> bool {
 /// Per dimension of a slice, the memory stride of a window dimension (one that ends at run
 /// time: its origin may be any index, so it must be one arithmetic progression of memory,
 /// `Layout::dimension_stride`), or `None` for the others.
-pub fn window_strides(layout: &Layout, shape: &[i64], op: mlir_sys::MlirOperation) -> Result<Vec<Option<i64>>, LayoutError> {
+pub fn window_strides(
+    layout: &Layout,
+    shape: &[i64],
+    op: mlir_sys::MlirOperation,
+) -> Result<Vec<Option<i64>>, LayoutError> {
     run_time_ends(op)
         .iter()
         .enumerate()

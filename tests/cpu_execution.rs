@@ -1088,7 +1088,11 @@ fn windows_with_run_time_ends_access_only_their_rows() {
             let origin = start + 8 * (c % per);
             for i in 0..8 {
                 for j in 0..cols {
-                    let want = if origin + i < end { x[(origin + i) * cols + j] } else { 0.0 };
+                    let want = if origin + i < end {
+                        x[(origin + i) * cols + j]
+                    } else {
+                        0.0
+                    };
                     assert_eq!(
                         zv[(c * 8 + i) * cols + j],
                         want,

@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 
 use crate::error::LayoutError;
 use crate::eval::{flatten, unflatten};
-use crate::layout::{Axis, checked_product, Iter, Layout, Point};
+use crate::layout::{checked_product, Axis, Iter, Layout, Point};
 
 /// In debug builds, regions with at most this many elements are re-checked by enumeration.
 pub const VERIFY_LIMIT: i64 = 1 << 16;
@@ -373,11 +373,10 @@ impl Layout {
     /// for a dimension of size 1 (nothing to move along).
     pub fn dimension_stride(&self, shape: &[i64], dim: usize) -> Result<(Axis, i64), LayoutError> {
         let g = self.group(shape)?;
-        let range = g
-            .groups
-            .get(dim)
-            .cloned()
-            .ok_or_else(|| LayoutError::Unsupported(format!("dimension {dim} of a shape of rank {}", shape.len())))?;
+        let range =
+            g.groups.get(dim).cloned().ok_or_else(|| {
+                LayoutError::Unsupported(format!("dimension {dim} of a shape of rank {}", shape.len()))
+            })?;
         let iters: Vec<&Iter> = g.layout.shard[range].iter().filter(|it| it.extent > 1).collect();
         let Some(inner) = iters.last() else {
             return Err(LayoutError::Unsupported(format!(

@@ -10,7 +10,7 @@ use mlir_sys::*;
 use super::address::{self, check_schedule, refine, Factor};
 use super::builder::{has_attr, Ix, B};
 use super::context::{unit_linear, Ctx, R};
-use super::distribute::{distributed, flat, strided_offsets, thread_bound, vector_width};
+use super::distribute::{distributed, flat, strided_flat, strided_offsets, thread_bound, vector_width};
 use super::tensor::{swizzled, tensor, Mem, Tensor};
 use super::types::bit_width;
 use crate::dialect::ods::{self, CopySchedule, ReduceKind};
@@ -53,10 +53,13 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     // bound inside a tensor, so a window with a run-time end is refused there (`tma_plan.rs`)
     // and here alike: what the emulation runs, the GPU lowers.
     if schedule == CopySchedule::Tma {
-        for (role, o) in [("source", ods::copy::operands::SOURCE), ("destination", ods::copy::operands::DEST)] {
-            if ir::defining_op(ir::operand(op, o)).is_some_and(|d| {
-                ir::name(d) == ods::ops::SLICE && crate::slice::has_run_time_end(d)
-            }) {
+        for (role, o) in [
+            ("source", ods::copy::operands::SOURCE),
+            ("destination", ods::copy::operands::DEST),
+        ] {
+            if ir::defining_op(ir::operand(op, o))
+                .is_some_and(|d| ir::name(d) == ods::ops::SLICE && crate::slice::has_run_time_end(d))
+            {
                 return Err(AxeError::at(op, tma_window_refusal(role)));
             }
         }
@@ -230,7 +233,13 @@ fn async_copy(
     // zero-fills the rest (`src-size`). That is a prefix of the access, so a vector may cross
     // a bound only along the dimension it runs along (stride 1).
     let src_dim_strides = address::suffix_products(&src.shape);
+    let scattered = v > 1 && factors.last().is_some_and(|f| f.weight != 1);
     if let Some(d) = src.bounds.iter().enumerate().position(|(d, bound)| {
+        if bound.is_some() && scattered {
+            // The access's elements are not consecutive logical elements: no prefix of it is
+            // the part before a bound.
+            return true;
+        }
         bound.as_ref().is_some_and(|(_, divisor)| {
             let st = src_dim_strides[d];
             if st == 1 {
@@ -250,7 +259,7 @@ fn async_copy(
         if src.bounds.iter().all(Option::is_none) {
             return None;
         }
-        let flat = g.mul(Ix::V(q), v);
+        let flat = strided_flat(g, Ix::V(q), factors, v);
         let mut count = Ix::C(v);
         let mut inside: Option<MlirValue> = None;
         for (d, bound) in src.bounds.iter().enumerate() {

@@ -223,11 +223,16 @@ fn inside_bounds(g: &B, t: &Tensor, flat: impl FnOnce() -> Ix) -> Option<MlirVal
     inside
 }
 
-/// Whether a vector of `v` consecutive elements (of the row-major index, starting at a
-/// multiple of `v`) may straddle one of the bounds of the partial tile `t`: it may unless
-/// every bounded dimension moves by whole vectors (its stride a multiple of `v`) or its bound
-/// and extent fall on vector boundaries (known divisors).
-fn vector_straddles(t: &Tensor, v: i64) -> bool {
+/// Whether a vector of `v` elements along the last of `factors` (consecutive in the row-major
+/// index when that factor's weight is 1, starting at a multiple of `v`) may straddle one of
+/// the bounds of the partial tile `t`: it may unless every bounded dimension moves by whole
+/// vectors (its stride a multiple of `v`) or its bound and extent fall on vector boundaries
+/// (known divisors). Vectors of elements that are not consecutive are taken to straddle.
+pub fn vector_straddles(t: &Tensor, v: i64, factors: &[Factor]) -> bool {
+    let has_bounds = t.bounds.iter().any(Option::is_some);
+    if has_bounds && v > 1 && factors.last().is_some_and(|f| f.weight != 1) {
+        return true;
+    }
     let dim_strides = address::suffix_products(&t.shape);
     t.bounds.iter().enumerate().any(|(d, bound)| {
         let Some((_, divisor)) = bound else { return false };
@@ -243,6 +248,25 @@ fn value_type(b: &B, elt: MlirType, v: i64) -> MlirType {
     } else {
         b.vector_type(elt, &[v as u64])
     }
+}
+
+/// The row-major logical index of the first element of the `q`-th vector of `v` elements when
+/// the units stride over `factors`: its digits (split off `q` as [`strided_offsets`] does)
+/// times the factors' weights. What the predicates of partial tiles compare.
+pub fn strided_flat(g: &B, q: Ix, factors: &[Factor], v: i64) -> Ix {
+    let last = factors.len().checked_sub(1);
+    let mut flat = Ix::C(0);
+    for (k, f) in factors.iter().enumerate() {
+        let (w, e, scale) = if Some(k) == last {
+            (1, f.extent / v, v)
+        } else {
+            (f.weight / v, f.extent, 1)
+        };
+        let qd = g.div(q, w);
+        let d = if k == 0 { qd } else { g.rem(qd, e) };
+        flat = g.add(flat, g.mul(d, f.weight * scale));
+    }
+    flat
 }
 
 /// The element offsets, for each operand of `mem_ops` (indexed by its operand number), of the
@@ -297,7 +321,7 @@ pub fn distributed(
     let mut v = last.map(|k| vector_width(factors, k, &mem_ops, bits)).unwrap_or(1);
     // Partial tiles (`{clip}`, run-time ends): vectors that may straddle a bound become
     // scalars; accesses are predicated below.
-    if mem_ops.iter().any(|(_, t)| vector_straddles(t, v)) {
+    if mem_ops.iter().any(|(_, t)| vector_straddles(t, v, factors)) {
         v = 1;
     }
     let align = v * bits / 8;
@@ -307,8 +331,7 @@ pub fn distributed(
     let splat = value.map(|x| if v > 1 { b.vector_broadcast(x, vec_ty) } else { x });
     b.for_(tid, Ix::C(nv), Ix::C(units), |g, q| {
         let addr = strided_offsets(&g, Ix::V(q), factors, v, &mem_ops);
-        // The row-major index of the vector's first element (`strided_offsets` splits it).
-        let flat = || g.mul(Ix::V(q), v);
+        let flat = || strided_flat(&g, Ix::V(q), factors, v);
         let val = match (src, splat) {
             (Some(s), _) => {
                 let a = g.add(addr[0], Ix::C(address::offset(&s.layout, "m")));

@@ -53,6 +53,35 @@ def _gemm4096():
     )
 
 
+# Row ranges of the five groups of gemm_grouped_window (sizes 37, 0, 63, 61, 95: none a
+# multiple of the 64-row window, one empty, one needing two windows).
+GROUP_OFFSETS = np.array([0, 37, 37, 100, 161, 256], np.int32)
+
+
+def _gemm_grouped_window():
+    """gemm_grouped_window: Y[r] = X[r] @ W[g] for the rows r of group g (rows past the 256 of
+    Y, a sentinel region, must keep their -7), and Z, each CTA's whole 64-row window, zero past
+    its group's end. f16 products are exact in f32 (K = 64)."""
+    def ref(a):
+        x = a[0].astype(np.float32).reshape(256, 64)
+        w = a[1].astype(np.float32).reshape(5, 64, 64)
+        y = np.full((320, 64), -7.0, np.float32)
+        z = np.zeros((640, 64), np.float32)
+        for g in range(5):
+            s, e = GROUP_OFFSETS[g], GROUP_OFFSETS[g + 1]
+            y[s:e] = x[s:e] @ w[g]
+            for t in range(2):
+                o = s + 64 * t
+                rows = max(0, min(e - o, 64))
+                z[(2 * g + t) * 64:(2 * g + t) * 64 + rows] = x[o:o + rows] @ w[g]
+        return [y.reshape(-1), z.reshape(-1)]
+    return (
+        lambda: [RNG.standard_normal(16384).astype(np.float16), RNG.standard_normal(20480).astype(np.float16),
+                 GROUP_OFFSETS.copy(), np.full(20480, -7.0, np.float32), np.full(40960, np.nan, np.float32)],
+        ref, (3, 4), (1e-5, 1e-4), 0, None,
+    )
+
+
 def _softmax(x):
     e = np.exp(x - x.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
@@ -110,6 +139,7 @@ KERNELS = {
     ),
     "gemm_mma_kernel": _gemm64(),
     "gemm_cp_async_kernel": _gemm64(),
+    "gemm_grouped_window_kernel": _gemm_grouped_window(),
     "gemm_swizzled_kernel": _gemm64(),
     "gemm_mma_tn_kernel": _gemm64(transpose_a=True),
     "gemm_mma_nt_kernel": _gemm64(transpose_b=True),

@@ -145,6 +145,12 @@ fn resolve(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<(Tensor, Option<Sp
                     ir::type_to_string(mt)
                 )));
             }
+            if ir::shape(mt)[0] < 0 {
+                return Err(AxeError::at(d, format!(
+                    "convert-axe-to-gpu lowers views of statically sized memrefs only (got {}): a kernel takes its buffers as bare pointers, and the launch manifest states each one's extent",
+                    ir::type_to_string(mt)
+                )));
+            }
             // A user's buffer is aligned as its argument declares; otherwise only element-aligned.
             base_align = ir::argument_alignment(m);
             if layout.axes().iter().any(|a| a.name() == "gpuid") {

@@ -490,8 +490,17 @@ def main():
                 for k, fn in fns.items():
                     times[k].append(time_ms(fn))
             gemm_us = {k: time_ms(lay.gemms) * 1e3 for k, (lay, _) in layers.items()}
+            # The fused layer's other steps, each timed alone (CUDA events, no graph: launch
+            # overheads included), to say where the layer's time goes.
+            lay = layers["fused"][0]
+            pos, _, _ = plan(ids, t, lay.bm, tile_e=lay.tile_e, used=lay.used)
+            steps = {"routing": lambda: plan(ids, t, lay.bm, tile_e=lay.tile_e, used=lay.used),
+                     "gather": lambda: gather(x, pos, lay.token, lay.inv, lay.xp),
+                     "combine": lambda: combine(lay.yp, pos, w, t)}
+            step_us = {k: time_ms(fn) * 1e3 for k, fn in steps.items()}
             line = f"     {tag}: " + ", ".join(f"{k} {statistics.median(ts) * 1e3:.0f} us" for k, ts in times.items())
             line += "\n     GEMMs alone: " + ", ".join(f"{k} {v:.0f} us" for k, v in gemm_us.items())
+            line += "\n     the fused layer's other steps alone: " + ", ".join(f"{k} {v:.0f} us" for k, v in step_us.items())
             for k, ts in times.items():
                 if k.startswith("fused"):
                     continue

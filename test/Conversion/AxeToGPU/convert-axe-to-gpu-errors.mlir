@@ -353,3 +353,19 @@ module attributes {axe.target = #axe.target<"sm_90">} {
     return
   }
 }
+
+// -----
+
+// Kernels take their buffers as bare pointers: a dynamically sized memref has no extent to
+// state in the launch manifest (it failed later, as an illegal gpu.func, before).
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @dynamic_memref(%y: memref<?xf16>) {
+    // expected-error @+1 {{convert-axe-to-gpu lowers views of statically sized memrefs only (got memref<?xf16>): a kernel takes its buffers as bare pointers, and the launch manifest states each one's extent}}
+    %Y = axe.view %y : memref<?xf16> to !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
+    axe.kernel grid [1] threads [32] {
+      %v = axe.alloc : !axe.tensor<64x64xf16, register, #axe.layout<(64, 2, 32) : (2@reg, 1@reg, 1@lane)>>
+      axe.copy %Y, %v : !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>, !axe.tensor<64x64xf16, register, #axe.layout<(64, 2, 32) : (2@reg, 1@reg, 1@lane)>>
+    }
+    return
+  }
+}

@@ -187,6 +187,31 @@ def gather(x, pos, token, inv, xp):
     torch.index_select(x, 0, inv, out=xp)
 
 
+class AxeCombine:
+    """The layer's weighted combine as one Axe kernel, moe_combine_t{T} (gen_moe.combine):
+    out[token] = sum_k w[token, k] Y[pos[token, k]], f32 sums stored as f16, each thread
+    loading its 16 bytes of all TOPK rows before adding any. It owns the Y buffer (sized for
+    any row tile: a layer's Y is a prefix of it), the assignment -> row map and the weights
+    (copied in on each call: the kernel is bound to fixed buffers once, as for a graph)."""
+
+    def __init__(self, t, kernel, stream=None):
+        self.y = torch.empty(gen_moe.combine_rows(t), H, device="cuda", dtype=torch.half)
+        self.pos = torch.zeros(t * TOPK, device="cuda", dtype=torch.long)
+        self.w = torch.zeros(t * TOPK, device="cuda", dtype=torch.float32)
+        self.out = torch.empty(t, H, device="cuda", dtype=torch.half)
+        self.launch = kernel.launcher(self.y.view(-1), self.pos, self.w, self.out.view(-1), stream=stream)
+
+    def rows(self, n):
+        """The first n rows of Y: a layer's Y buffer."""
+        return self.y[:n]
+
+    def __call__(self, pos, w):
+        self.pos.copy_(pos)
+        self.w.copy_(w.reshape(-1))
+        self.launch()
+        return self.out
+
+
 class AxeLayer:
     """Axe's layer for T tokens, with its workspace (the expert-grouped rows, the intermediate
     and output rows, the tile map) allocated once and the two kernels bound to it once, as an
@@ -194,11 +219,12 @@ class AxeLayer:
     combine, with no host synchronization. Rows of padding get copies of some token's row (see
     `gather`): a GEMM row depends only on its own row of A, and padding rows are never read back."""
 
-    def __init__(self, t, up, down, w1, w2, stream=None):
+    def __init__(self, t, up, down, w1, w2, stream=None, combiner=None):
         self.t, self.rows = t, gen_moe.max_tiles(t) * BM
         self.xp = torch.zeros(self.rows, H, device="cuda", dtype=torch.half)
         self.hmid = torch.empty(self.rows, I, device="cuda", dtype=torch.half)
-        self.yp = torch.empty(self.rows, H, device="cuda", dtype=torch.half)
+        self.combiner = combiner
+        self.yp = combiner.rows(self.rows) if combiner else torch.empty(self.rows, H, device="cuda", dtype=torch.half)
         self.tile_e = torch.zeros(gen_moe.max_tiles(t), device="cuda", dtype=torch.int32)
         self.token = torch.arange(t, device="cuda").repeat_interleave(TOPK)
         self.inv = torch.zeros(self.rows, device="cuda", dtype=torch.long)
@@ -209,7 +235,7 @@ class AxeLayer:
         pos, _, _ = plan(ids, self.t, tile_e=self.tile_e, mark_unused=True)
         gather(x, pos, self.token, self.inv, self.xp)
         self.gemms()
-        return combine(self.yp, pos, w, self.t)
+        return self.combiner(pos, w) if self.combiner else combine(self.yp, pos, w, self.t)
 
     def gemms(self):
         self.up()
@@ -223,12 +249,13 @@ class AxeFusedLayer:
     Workspace as AxeLayer's, plus the row-tile count and the flags, which are zeroed before
     each launch (the kernel waits for the value 1)."""
 
-    def __init__(self, t, kernels, w1, w2, stream=None, swap=None):
+    def __init__(self, t, kernels, w1, w2, stream=None, swap=None, combiner=None):
         self.t, self.bm = t, swap or BM
         self.rows = gen_moe.max_tiles(t, self.bm) * self.bm
         self.xp = torch.zeros(self.rows, H, device="cuda", dtype=torch.half)
         self.hmid = torch.empty(self.rows, I, device="cuda", dtype=torch.half)
-        self.yp = torch.empty(self.rows, H, device="cuda", dtype=torch.half)
+        self.combiner = combiner
+        self.yp = combiner.rows(self.rows) if combiner else torch.empty(self.rows, H, device="cuda", dtype=torch.half)
         self.tile_e = torch.zeros(gen_moe.max_tiles(t, self.bm), device="cuda", dtype=torch.int32)
         self.used = torch.zeros(1, device="cuda", dtype=torch.int32)
         bn = gen_moe_ws.SWAP_BN if swap else gen_moe_ws.tile_width(t)
@@ -246,7 +273,7 @@ class AxeFusedLayer:
         pos, _, _ = plan(ids, self.t, self.bm, tile_e=self.tile_e, used=self.used)
         gather(x, pos, self.token, self.inv, self.xp)
         self.gemms()
-        return combine(self.yp, pos, w, self.t)
+        return self.combiner(pos, w) if self.combiner else combine(self.yp, pos, w, self.t)
 
     def gemms(self):
         self.flags.zero_()
@@ -425,21 +452,30 @@ def main():
                 failed += not ok
             # Each Axe layer: how to build it (on a stream), checked on its own.
             makers = {
-                "fused": lambda stream=None: AxeFusedLayer(t, [load(d, gen_moe_ws.name(t, "fused"))], w1, w2, stream),
-                "two kernels": lambda stream=None: AxeFusedLayer(
-                    t, [load(d, gen_moe_ws.name(t, "up")), load(d, gen_moe_ws.name(t, "down"))], w1, w2, stream),
-                "tma": lambda stream=None: AxeLayer(t, load(d, f"moe_up_t{t}"), load(d, f"moe_down_t{t}"), w1, w2, stream),
+                "fused": lambda stream=None, c=None: AxeFusedLayer(
+                    t, [load(d, gen_moe_ws.name(t, "fused"))], w1, w2, stream, combiner=c),
+                "two kernels": lambda stream=None, c=None: AxeFusedLayer(
+                    t, [load(d, gen_moe_ws.name(t, "up")), load(d, gen_moe_ws.name(t, "down"))], w1, w2, stream,
+                    combiner=c),
+                "tma": lambda stream=None, c=None: AxeLayer(
+                    t, load(d, f"moe_up_t{t}"), load(d, f"moe_down_t{t}"), w1, w2, stream, combiner=c),
             }
             # The swapped orientation (weights as wgmma's M, BR-row tiles as its N), for every row
             # tile generated: fused and as two launches.
             for br in gen_moe_ws.SWAP_ROWS:
                 if os.path.exists(f"{d}/{gen_moe_ws.name(t, 'fused', br)}_kernel.json"):
-                    makers[f"fused swap{br}"] = lambda stream=None, br=br: AxeFusedLayer(
-                        t, [load(d, gen_moe_ws.name(t, "fused", br))], w1, w2, stream, swap=br)
+                    makers[f"fused swap{br}"] = lambda stream=None, c=None, br=br: AxeFusedLayer(
+                        t, [load(d, gen_moe_ws.name(t, "fused", br))], w1, w2, stream, swap=br, combiner=c)
                 if os.path.exists(f"{d}/{gen_moe_ws.name(t, 'up', br)}_kernel.json"):
-                    makers[f"two kernels swap{br}"] = lambda stream=None, br=br: AxeFusedLayer(
+                    makers[f"two kernels swap{br}"] = lambda stream=None, c=None, br=br: AxeFusedLayer(
                         t, [load(d, gen_moe_ws.name(t, "up", br)), load(d, gen_moe_ws.name(t, "down", br))],
-                        w1, w2, stream, swap=br)
+                        w1, w2, stream, swap=br, combiner=c)
+            # Every layer again with the combine as an Axe kernel (moe_combine_t{T}) instead of
+            # PyTorch's embedding_bag.
+            if os.path.exists(f"{d}/moe_combine_t{t}_kernel.json"):
+                for kind, make in list(makers.items()):
+                    makers[f"{kind} +axe combine"] = lambda stream=None, make=make: make(
+                        stream, AxeCombine(t, load(d, f"moe_combine_t{t}"), stream))
             layers = {}
             for kind, make in makers.items():
                 try:
@@ -497,6 +533,9 @@ def main():
             steps = {"routing": lambda: plan(ids, t, lay.bm, tile_e=lay.tile_e, used=lay.used),
                      "gather": lambda: gather(x, pos, lay.token, lay.inv, lay.xp),
                      "combine": lambda: combine(lay.yp, pos, w, t)}
+            if "fused +axe combine" in layers:
+                ac = layers["fused +axe combine"][0].combiner
+                steps["combine (Axe kernel)"] = lambda: ac(pos, w)
             step_us = {k: time_ms(fn) * 1e3 for k, fn in steps.items()}
             line = f"     {tag}: " + ", ".join(f"{k} {statistics.median(ts) * 1e3:.0f} us" for k, ts in times.items())
             line += "\n     GEMMs alone: " + ", ".join(f"{k} {v:.0f} us" for k, v in gemm_us.items())

@@ -187,28 +187,36 @@ def gather(x, pos, token, inv, xp):
     torch.index_select(x, 0, inv, out=xp)
 
 
-class AxeCombine:
-    """The layer's weighted combine as one Axe kernel, moe_combine_t{T} (gen_moe.combine):
-    out[token] = sum_k w[token, k] Y[pos[token, k]], f32 sums stored as f16, each thread
-    loading its 16 bytes of all TOPK rows before adding any. It owns the Y buffer (sized for
-    any row tile: a layer's Y is a prefix of it), the assignment -> row map and the weights
-    (copied in on each call: the kernel is bound to fixed buffers once, as for a graph)."""
+class AxeRowSteps:
+    """The layer's gather and weighted combine as two Axe kernels (gen_moe.gather, .combine):
+    moe_gather_t{T} stores each token's row into the rows of its TOPK assignments (read once,
+    stored 8 times, no row -> token map), moe_combine_t{T} sums each token's TOPK rows of Y
+    weighted (f32, stored as f16; each thread loads its 16 bytes of all TOPK rows before adding
+    any). They own the expert-grouped X and Y buffers (sized for any row tile: a layer's are
+    prefixes of them), the assignment -> row map and the weights, copied in on each call: the
+    kernels are bound to fixed buffers, as for a graph (the gather to the input x it is first
+    called with, again if that changes)."""
 
-    def __init__(self, t, kernel, stream=None):
-        self.y = torch.empty(gen_moe.combine_rows(t), H, device="cuda", dtype=torch.half)
+    def __init__(self, t, gather_kernel, combine_kernel, stream=None):
+        rows = gen_moe.combine_rows(t)
+        self.x = torch.zeros(rows, H, device="cuda", dtype=torch.half)
+        self.y = torch.empty(rows, H, device="cuda", dtype=torch.half)
         self.pos = torch.zeros(t * TOPK, device="cuda", dtype=torch.long)
         self.w = torch.zeros(t * TOPK, device="cuda", dtype=torch.float32)
         self.out = torch.empty(t, H, device="cuda", dtype=torch.half)
-        self.launch = kernel.launcher(self.y.view(-1), self.pos, self.w, self.out.view(-1), stream=stream)
+        self.gather_kernel, self.stream, self.bound = gather_kernel, stream, None
+        self.combine_launch = combine_kernel.launcher(self.y.view(-1), self.pos, self.w, self.out.view(-1),
+                                                      stream=stream)
 
-    def rows(self, n):
-        """The first n rows of Y: a layer's Y buffer."""
-        return self.y[:n]
-
-    def __call__(self, pos, w):
+    def gather(self, x, pos):
+        if self.bound is None or self.bound[0] is not x:
+            self.bound = (x, self.gather_kernel.launcher(x.reshape(-1), self.pos, self.x.view(-1), stream=self.stream))
         self.pos.copy_(pos)
+        self.bound[1]()
+
+    def combine(self, w):
         self.w.copy_(w.reshape(-1))
-        self.launch()
+        self.combine_launch()
         return self.out
 
 
@@ -219,12 +227,12 @@ class AxeLayer:
     combine, with no host synchronization. Rows of padding get copies of some token's row (see
     `gather`): a GEMM row depends only on its own row of A, and padding rows are never read back."""
 
-    def __init__(self, t, up, down, w1, w2, stream=None, combiner=None):
+    def __init__(self, t, up, down, w1, w2, stream=None, steps=None):
         self.t, self.rows = t, gen_moe.max_tiles(t) * BM
-        self.xp = torch.zeros(self.rows, H, device="cuda", dtype=torch.half)
+        self.steps = steps
+        self.xp = steps.x[:self.rows] if steps else torch.zeros(self.rows, H, device="cuda", dtype=torch.half)
         self.hmid = torch.empty(self.rows, I, device="cuda", dtype=torch.half)
-        self.combiner = combiner
-        self.yp = combiner.rows(self.rows) if combiner else torch.empty(self.rows, H, device="cuda", dtype=torch.half)
+        self.yp = steps.y[:self.rows] if steps else torch.empty(self.rows, H, device="cuda", dtype=torch.half)
         self.tile_e = torch.zeros(gen_moe.max_tiles(t), device="cuda", dtype=torch.int32)
         self.token = torch.arange(t, device="cuda").repeat_interleave(TOPK)
         self.inv = torch.zeros(self.rows, device="cuda", dtype=torch.long)
@@ -233,9 +241,13 @@ class AxeLayer:
 
     def __call__(self, x, ids, w):
         pos, _, _ = plan(ids, self.t, tile_e=self.tile_e, mark_unused=True)
+        if self.steps:
+            self.steps.gather(x, pos)
+            self.gemms()
+            return self.steps.combine(w)
         gather(x, pos, self.token, self.inv, self.xp)
         self.gemms()
-        return self.combiner(pos, w) if self.combiner else combine(self.yp, pos, w, self.t)
+        return combine(self.yp, pos, w, self.t)
 
     def gemms(self):
         self.up()
@@ -249,13 +261,13 @@ class AxeFusedLayer:
     Workspace as AxeLayer's, plus the row-tile count and the flags, which are zeroed before
     each launch (the kernel waits for the value 1)."""
 
-    def __init__(self, t, kernels, w1, w2, stream=None, swap=None, combiner=None):
+    def __init__(self, t, kernels, w1, w2, stream=None, swap=None, steps=None):
         self.t, self.bm = t, swap or BM
         self.rows = gen_moe.max_tiles(t, self.bm) * self.bm
-        self.xp = torch.zeros(self.rows, H, device="cuda", dtype=torch.half)
+        self.steps = steps
+        self.xp = steps.x[:self.rows] if steps else torch.zeros(self.rows, H, device="cuda", dtype=torch.half)
         self.hmid = torch.empty(self.rows, I, device="cuda", dtype=torch.half)
-        self.combiner = combiner
-        self.yp = combiner.rows(self.rows) if combiner else torch.empty(self.rows, H, device="cuda", dtype=torch.half)
+        self.yp = steps.y[:self.rows] if steps else torch.empty(self.rows, H, device="cuda", dtype=torch.half)
         self.tile_e = torch.zeros(gen_moe.max_tiles(t, self.bm), device="cuda", dtype=torch.int32)
         self.used = torch.zeros(1, device="cuda", dtype=torch.int32)
         bn = gen_moe_ws.SWAP_BN if swap else gen_moe_ws.tile_width(t)
@@ -271,9 +283,13 @@ class AxeFusedLayer:
 
     def __call__(self, x, ids, w):
         pos, _, _ = plan(ids, self.t, self.bm, tile_e=self.tile_e, used=self.used)
+        if self.steps:
+            self.steps.gather(x, pos)
+            self.gemms()
+            return self.steps.combine(w)
         gather(x, pos, self.token, self.inv, self.xp)
         self.gemms()
-        return self.combiner(pos, w) if self.combiner else combine(self.yp, pos, w, self.t)
+        return combine(self.yp, pos, w, self.t)
 
     def gemms(self):
         self.flags.zero_()
@@ -453,29 +469,29 @@ def main():
             # Each Axe layer: how to build it (on a stream), checked on its own.
             makers = {
                 "fused": lambda stream=None, c=None: AxeFusedLayer(
-                    t, [load(d, gen_moe_ws.name(t, "fused"))], w1, w2, stream, combiner=c),
+                    t, [load(d, gen_moe_ws.name(t, "fused"))], w1, w2, stream, steps=c),
                 "two kernels": lambda stream=None, c=None: AxeFusedLayer(
                     t, [load(d, gen_moe_ws.name(t, "up")), load(d, gen_moe_ws.name(t, "down"))], w1, w2, stream,
-                    combiner=c),
+                    steps=c),
                 "tma": lambda stream=None, c=None: AxeLayer(
-                    t, load(d, f"moe_up_t{t}"), load(d, f"moe_down_t{t}"), w1, w2, stream, combiner=c),
+                    t, load(d, f"moe_up_t{t}"), load(d, f"moe_down_t{t}"), w1, w2, stream, steps=c),
             }
             # The swapped orientation (weights as wgmma's M, BR-row tiles as its N), for every row
             # tile generated: fused and as two launches.
             for br in gen_moe_ws.SWAP_ROWS:
                 if os.path.exists(f"{d}/{gen_moe_ws.name(t, 'fused', br)}_kernel.json"):
                     makers[f"fused swap{br}"] = lambda stream=None, c=None, br=br: AxeFusedLayer(
-                        t, [load(d, gen_moe_ws.name(t, "fused", br))], w1, w2, stream, swap=br, combiner=c)
+                        t, [load(d, gen_moe_ws.name(t, "fused", br))], w1, w2, stream, swap=br, steps=c)
                 if os.path.exists(f"{d}/{gen_moe_ws.name(t, 'up', br)}_kernel.json"):
                     makers[f"two kernels swap{br}"] = lambda stream=None, c=None, br=br: AxeFusedLayer(
                         t, [load(d, gen_moe_ws.name(t, "up", br)), load(d, gen_moe_ws.name(t, "down", br))],
-                        w1, w2, stream, swap=br, combiner=c)
-            # Every layer again with the combine as an Axe kernel (moe_combine_t{T}) instead of
-            # PyTorch's embedding_bag.
+                        w1, w2, stream, swap=br, steps=c)
+            # Every layer again with the gather and the combine as Axe kernels (moe_gather_t{T},
+            # moe_combine_t{T}) instead of PyTorch's index_select and embedding_bag.
             if os.path.exists(f"{d}/moe_combine_t{t}_kernel.json"):
                 for kind, make in list(makers.items()):
-                    makers[f"{kind} +axe combine"] = lambda stream=None, make=make: make(
-                        stream, AxeCombine(t, load(d, f"moe_combine_t{t}"), stream))
+                    makers[f"{kind} +axe steps"] = lambda stream=None, make=make: make(
+                        stream, AxeRowSteps(t, load(d, f"moe_gather_t{t}"), load(d, f"moe_combine_t{t}"), stream))
             layers = {}
             for kind, make in makers.items():
                 try:
@@ -533,9 +549,10 @@ def main():
             steps = {"routing": lambda: plan(ids, t, lay.bm, tile_e=lay.tile_e, used=lay.used),
                      "gather": lambda: gather(x, pos, lay.token, lay.inv, lay.xp),
                      "combine": lambda: combine(lay.yp, pos, w, t)}
-            if "fused +axe combine" in layers:
-                ac = layers["fused +axe combine"][0].combiner
-                steps["combine (Axe kernel)"] = lambda: ac(pos, w)
+            if "fused +axe steps" in layers:
+                ax = layers["fused +axe steps"][0].steps
+                steps["gather (Axe kernel)"] = lambda: ax.gather(x, pos)
+                steps["combine (Axe kernel)"] = lambda: ax.combine(w)
             step_us = {k: time_ms(fn) * 1e3 for k, fn in steps.items()}
             line = f"     {tag}: " + ", ".join(f"{k} {statistics.median(ts) * 1e3:.0f} us" for k, ts in times.items())
             line += "\n     GEMMs alone: " + ", ".join(f"{k} {v:.0f} us" for k, v in gemm_us.items())

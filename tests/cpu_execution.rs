@@ -1103,3 +1103,47 @@ fn windows_with_run_time_ends_access_only_their_rows() {
         }
     }
 }
+
+/// A {clip} source tile read by vectors that span two rows: a 9 x 4 f16 tensor in 8-row tiles,
+/// each of 4 lanes holding 8 consecutive elements (two rows) in registers. The last tile has
+/// one row: a vector holding it and the next (nonexistent) row must not be loaded whole, or
+/// the row past the tensor (sentinel ones, 0x3C00) would be read instead of zeros. Oracle:
+/// X's rows, then zeros.
+#[test]
+fn vectors_spanning_rows_do_not_read_past_a_bound() {
+    let x_t = ty("9x4", "f16", "global", "(9, 4) : (4, 1)");
+    // The tile's rows merged into one iter, so that nothing splits a vector at a row.
+    let tile = ty("8x4", "f16", "global", "(32) : (1)");
+    let z_t = ty("16x4", "f16", "global", "(16, 4) : (4, 1)");
+    let reg = ty("8x4", "f16", "register", "(4, 8) : (1@lane, 1@reg)");
+    let text = format!(
+        "module attributes {{axe.target = #axe.target<\"sm_90\">}} {{
+  func.func @spans(%x: memref<36xf16> {{axe.align = 16 : i64}}, %z: memref<64xf16> {{axe.align = 16 : i64}}) {{
+    %X = axe.view %x : memref<36xf16> to {x_t}
+    %Z = axe.view %z : memref<64xf16> to {z_t}
+    axe.kernel grid [2] threads [32] {{
+      %c = axe.unit_id cta
+      %c8 = arith.constant 8 : index
+      %o = arith.muli %c, %c8 : index
+      %xs = axe.slice %X [%o : +8, 0 : 4] {{clip}} : {x_t} to {tile}
+      %zs = axe.slice %Z [%o : +8, 0 : 4] : {z_t} to {tile}
+      %v = axe.alloc : {reg}
+      axe.copy %xs, %v : {tile}, {reg}
+      axe.copy %v, %zs : {reg}, {tile}
+    }}
+    return
+  }}
+}}"
+    );
+    // X's 36 halves (small integers, exact in f16), then sentinel ones past the tensor.
+    let mut x: Vec<u16> = (0..36).map(|i| 0x4000 + i as u16 * 0x10).collect();
+    x.resize(64, 0x3C00);
+    let xb = Buf::new(&x);
+    let z = Buf::new(&vec![0xFFFFu16; 64]);
+    run(&text, "spans", &mut [(xb.ptr as _, 36), (z.ptr as _, 64)]);
+    let got = z.get();
+    for i in 0..64 {
+        let want = if i < 36 { x[i] } else { 0 };
+        assert_eq!(got[i], want, "Z element {i} (row {}, column {})", i / 4, i % 4);
+    }
+}

@@ -44,10 +44,11 @@ def tile_width(t):
     return 128 if t <= 128 else 256
 
 
-# The row tiles the layers pad experts to (128 here; 8, 16 and 32 in gen_moe_ws.py's swapped
-# orientation): the gather and the combine serve any of their X and Y buffers, so their views
-# cover the largest.
-ROW_TILES = (BM, 8, 16, 32)
+# The row tiles of gen_moe_ws.py's swapped orientation (wgmma's N: multiples of 8). The layers
+# pad experts to BM or to one of these: the gather and the combine serve any of their X and Y
+# buffers, so their views cover the largest.
+SWAP_ROWS = (8, 16, 32)
+ROW_TILES = (BM,) + SWAP_ROWS
 
 
 def combine_rows(t):

@@ -65,7 +65,7 @@ PHASES = ("fused", "up", "down")
 # The swapped orientation: weight tiles 256 columns wide (each consumer warpgroup 128 of them),
 # row tiles of SWAP_ROWS rows (wgmma's N: a multiple of 8).
 SWAP_BN = 256
-SWAP_ROWS = (8, 16, 32)
+SWAP_ROWS = gen_moe.SWAP_ROWS  # one list: gen_moe sizes the gather's and combine's buffers by it
 
 
 def tile_width(t):

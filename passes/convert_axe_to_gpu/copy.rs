@@ -197,6 +197,16 @@ fn async_copy(
     let last = factors.len().checked_sub(1);
     let v = last.map(|k| vector_width(factors, k, &mem_ops, bits)).unwrap_or(1);
     let bytes = v * bits / 8;
+    if src.dyn_align != 0 && (src.dyn_align * bits / 8) % 4 != 0 {
+        // A window at any origin moves by its dimension's stride: accesses are only as aligned.
+        return Err(AxeError::at(
+            op,
+            format!(
+                "cp.async moves 4, 8 or 16 aligned bytes per access, but this source starts at a run-time origin that is only known to be a multiple of {} bytes (a window at any origin, 'until', moves by its dimension's stride); copy it through registers, or window a dimension whose stride is a multiple of 16 bytes",
+                src.dyn_align * bits / 8
+            ),
+        ));
+    }
     if ![4, 8, 16].contains(&bytes) {
         // Say what limits the width: the layouts' contiguous runs, or a buffer whose base is
         // not known to be aligned enough (then the fix is a declaration, not a layout).

@@ -39,8 +39,10 @@ pub fn vector_width(factors: &[Factor], k: usize, mem_ops: &[(usize, &Tensor)], 
             continue;
         }
         let ok = mem_ops.iter().all(|(o, t)| {
-            // The access is aligned relative to the base; the base must be at least as aligned.
+            // The access is aligned relative to the base; the base must be at least as aligned,
+            // and so must every run-time offset (a window at any origin moves by its stride only).
             v * elt_bits / 8 <= t.base_align
+                && (t.dyn_align == 0 || t.dyn_align % v == 0)
                 && factors[k].places[*o]
                     .as_ref()
                     .is_some_and(|p| p.axis.name() == "m" && p.stride == 1)
@@ -118,11 +120,25 @@ pub fn thread_bound(
     // be one too (else scalars).
     let dim_strides = address::suffix_products(&ot.shape);
     if let Some(k) = vk {
+        // The vector's elements are `w` apart in the row-major index, and start at a multiple of
+        // `w v` plus less than `w` (the factors are a mixed radix of it): they keep one index
+        // of dimension d when it moves by whole vector spans (its stride a multiple of `w v`)
+        // or only every multiple of its whole extent; along d itself (w = its stride) they
+        // cross a bound only where the bound may fall inside a vector.
         let w = factors[k].weight;
         let straddles = ot.bounds.iter().enumerate().any(|(d, bound)| {
             let Some((_, divisor)) = bound else { return false };
-            let st = dim_strides[d];
-            w >= st && w < st * ot.shape[d] && (w != st || divisor % v != 0)
+            let (st, span) = (dim_strides[d], dim_strides[d] * ot.shape[d]);
+            let safe = if w % span == 0 {
+                true
+            } else if w < st {
+                st % (w * v) == 0
+            } else if w == st {
+                divisor % v == 0 && ot.shape[d] % v == 0
+            } else {
+                false
+            };
+            !safe
         });
         if straddles {
             v = 1;

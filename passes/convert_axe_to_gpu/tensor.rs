@@ -178,6 +178,12 @@ fn resolve(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<(Tensor, Option<Sp
             base_align = src.base_align;
             remote = src.remote;
             spread = src_spread;
+            if !src.bounds.is_empty() {
+                return Err(AxeError::at(
+                    d,
+                    "a slice of a partial tile ({clip} or 'until') is not lowered: slice the tensor itself",
+                ));
+            }
             if crate::slice::region_sizes(d).1 {
                 let b = B::before(user);
                 let (own, device, own_align) = tile_origin_offset(&b, d, &src)?;
@@ -186,12 +192,6 @@ fn resolve(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<(Tensor, Option<Sp
                 if let Some(s) = spread.as_mut() {
                     s.device = b.add(s.device, device);
                 }
-            }
-            if !src.bounds.is_empty() {
-                return Err(AxeError::at(
-                    d,
-                    "a slice of a partial tile ({clip} or 'until') is not lowered: slice the tensor itself",
-                ));
             }
             let ends = crate::slice::has_run_time_end(d);
             if crate::slice::is_clipped(d) || ends {

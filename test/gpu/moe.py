@@ -213,8 +213,10 @@ class AxeRowSteps:
                                                       stream=stream)
 
     def gather(self, x, pos):
-        if self.bound is None or self.bound[0] is not x:
-            self.bound = (x, self.gather_kernel.launcher(x.reshape(-1), self.pos, self.x.view(-1), stream=self.stream))
+        assert x.is_contiguous(), "the gather kernel reads x in place"
+        if self.bound is None or self.bound[0] != x.data_ptr():
+            self.bound = (x.data_ptr(), self.gather_kernel.launcher(x.view(-1), self.pos, self.x.view(-1),
+                                                                    stream=self.stream))
         self.pos.copy_(pos)
         self.bound[1]()
 

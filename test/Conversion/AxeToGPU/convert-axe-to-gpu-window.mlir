@@ -71,26 +71,41 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 
 // -----
 
-// Along the access (a window of columns, the contiguous dimension): a prefix of each 16-byte
-// access exists, clamp(bound - column, 0, 8) elements of 2 bytes.
+// Along the access (a window of columns, the contiguous dimension): the window may start at
+// any column, so accesses are single f32 elements (4 bytes, the alignment its origin keeps),
+// each reading clamp(bound - column, 0, 1) elements.
 // CHECK-LABEL: func.func @cp_async_columns
 // CHECK: scf.for
 // CHECK: %[[LEFT:.*]] = arith.subi %{{.*}}, %{{.*}} : index
-// CHECK: %[[LO:.*]] = arith.minsi %[[LEFT]], %c8{{.*}} : index
+// CHECK: %[[LO:.*]] = arith.minsi %[[LEFT]], %c1{{.*}} : index
 // CHECK: %[[CNT:.*]] = arith.maxsi %[[LO]], %c0{{.*}} : index
-// CHECK: %[[B:.*]] = arith.muli %[[CNT]], %c2{{.*}} : index
+// CHECK: %[[B:.*]] = arith.muli %[[CNT]], %c4{{.*}} : index
 // CHECK: %[[B32:.*]] = arith.index_cast %[[B]] : index to i32
-// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %[[B32]]
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 4, cache = ca, %[[B32]]
 // PTX-LABEL: gpu.binary @cp_async_columns_kernel
-// PTX-SAME: max.s64
-// PTX-SAME: min.s64 \09%rd{{[0-9]+}}, %rd{{[0-9]+}}, 8;
-// PTX-SAME: cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
+// PTX-SAME: cp.async.ca.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 4, %r{{[0-9]+}};
 module attributes {axe.target = #axe.target<"sm_90a">} {
-  func.func @cp_async_columns(%a: memref<65536xf16> {axe.align = 16 : i64}, %o: index, %e: index) {
+  func.func @cp_async_columns(%a: memref<65536xf32> {axe.align = 16 : i64}, %o: index, %e: index) {
+    %A = axe.view %a : memref<65536xf32> to !axe.tensor<64x1024xf32, global, #axe.layout<(64, 1024) : (1024, 1)>>
+    axe.kernel grid [1] threads [128] {
+      %s = axe.alloc : !axe.tensor<64x64xf32, shared, #axe.layout<(64, 64) : (64, 1)>>
+      %w = axe.slice %A [0 : 64, %o : +64 until %e] : !axe.tensor<64x1024xf32, global, #axe.layout<(64, 1024) : (1024, 1)>> to !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (1024, 1)>>
+      axe.copy %w, %s schedule cp_async : !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (1024, 1)>>, !axe.tensor<64x64xf32, shared, #axe.layout<(64, 64) : (64, 1)>>
+    }
+    return
+  }
+}
+
+// -----
+
+// In f16 the same window allows only 2-byte accesses, which cp.async cannot make.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @cp_async_columns_f16(%a: memref<65536xf16> {axe.align = 16 : i64}, %o: index, %e: index) {
     %A = axe.view %a : memref<65536xf16> to !axe.tensor<64x1024xf16, global, #axe.layout<(64, 1024) : (1024, 1)>>
     axe.kernel grid [1] threads [128] {
       %s = axe.alloc : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>>
       %w = axe.slice %A [0 : 64, %o : +64 until %e] : !axe.tensor<64x1024xf16, global, #axe.layout<(64, 1024) : (1024, 1)>> to !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (1024, 1)>>
+      // expected-error @+1 {{cp.async moves 4, 8 or 16 aligned bytes per access, but this source starts at a run-time origin that is only known to be a multiple of 2 bytes (a window at any origin, 'until', moves by its dimension's stride); copy it through registers, or window a dimension whose stride is a multiple of 16 bytes}}
       axe.copy %w, %s schedule cp_async : !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (1024, 1)>>, !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>>
     }
     return

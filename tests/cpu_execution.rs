@@ -1139,7 +1139,7 @@ fn vectors_spanning_rows_do_not_read_past_a_bound() {
     let mut x: Vec<u16> = (0..36).map(|i| 0x4000 + i as u16 * 0x10).collect();
     x.resize(64, 0x3C00);
     let xb = Buf::new(&x);
-    let z = Buf::new(&vec![0xFFFFu16; 64]);
+    let z = Buf::new(&[0xFFFFu16; 64]);
     run(&text, "spans", &mut [(xb.ptr as _, 36), (z.ptr as _, 64)]);
     let got = z.get();
     for i in 0..64 {

@@ -197,8 +197,13 @@ class AxeRowSteps:
     kernels are bound to fixed buffers, as for a graph (the gather to the input x it is first
     called with, again if that changes)."""
 
-    def __init__(self, t, gather_kernel, combine_kernel, stream=None):
+    def __init__(self, t, gather_kernel, combine_kernel, stream=None, route_kernels=None):
         rows = gen_moe.combine_rows(t)
+        # moe_route_t{T}_bm{BM} per row tile, where generated: the routing step as one kernel
+        # writing the assignment -> row map straight into `pos` (else `plan`, in PyTorch).
+        self.route_kernels, self.routes = route_kernels or {}, {}
+        self.padded = torch.zeros(gen_moe.EXPERTS, device="cuda", dtype=torch.long)
+        self.used = torch.zeros(1, device="cuda", dtype=torch.int32)  # for layers that keep no count
         # The gather never writes padding rows, so they keep these values: finite, not zero.
         # With zero padding rows the warp-specialized GEMMs ran 18-25 % slower at 4096 tokens
         # (the same kernels on the same tile map; swapping only X's contents swapped the times:
@@ -212,12 +217,27 @@ class AxeRowSteps:
         self.combine_launch = combine_kernel.launcher(self.y.view(-1), self.pos, self.w, self.out.view(-1),
                                                       stream=stream)
 
+    def plan(self, ids, t, bm, tile_e, used):
+        """The routing step: the Axe kernel for this row tile if there is one (its launch bound
+        to these buffers once), else `plan`. Returns the assignment -> row map."""
+        kernel = self.route_kernels.get(bm)
+        if kernel is None:
+            return plan(ids, t, bm, tile_e=tile_e, used=used, mark_unused=True)[0]
+        assert ids.is_contiguous(), "the routing kernel reads ids in place"
+        used = self.used if used is None else used
+        key = (ids.data_ptr(), tile_e.data_ptr(), used.data_ptr())
+        if key not in self.routes:
+            self.routes[key] = kernel.launcher(ids.view(-1), self.pos, tile_e, used, self.padded, stream=self.stream)
+        self.routes[key]()
+        return self.pos
+
     def gather(self, x, pos):
         assert x.is_contiguous(), "the gather kernel reads x in place"
         if self.bound is None or self.bound[0] != x.data_ptr():
             self.bound = (x.data_ptr(), self.gather_kernel.launcher(x.view(-1), self.pos, self.x.view(-1),
                                                                     stream=self.stream))
-        self.pos.copy_(pos)
+        if pos is not self.pos:
+            self.pos.copy_(pos)
         self.bound[1]()
 
     def combine(self, w):
@@ -246,11 +266,12 @@ class AxeLayer:
         self.down = down.launcher(self.hmid.view(-1), w2.view(-1), self.yp.view(-1), self.tile_e, stream=stream)
 
     def __call__(self, x, ids, w):
-        pos, _, _ = plan(ids, self.t, tile_e=self.tile_e, mark_unused=True)
         if self.steps:
+            pos = self.steps.plan(ids, self.t, BM, self.tile_e, None)
             self.steps.gather(x, pos)
             self.gemms()
             return self.steps.combine(w)
+        pos, _, _ = plan(ids, self.t, tile_e=self.tile_e, mark_unused=True)
         gather(x, pos, self.token, self.inv, self.xp)
         self.gemms()
         return combine(self.yp, pos, w, self.t)
@@ -288,11 +309,12 @@ class AxeFusedLayer:
         self.launches = [k.launcher(*args, stream=stream) for k in kernels]
 
     def __call__(self, x, ids, w):
-        pos, _, _ = plan(ids, self.t, self.bm, tile_e=self.tile_e, used=self.used)
         if self.steps:
+            pos = self.steps.plan(ids, self.t, self.bm, self.tile_e, self.used)
             self.steps.gather(x, pos)
             self.gemms()
             return self.steps.combine(w)
+        pos, _, _ = plan(ids, self.t, self.bm, tile_e=self.tile_e, used=self.used)
         gather(x, pos, self.token, self.inv, self.xp)
         self.gemms()
         return combine(self.yp, pos, w, self.t)
@@ -418,6 +440,12 @@ def load(d, name):
     return axe_runtime.load(f"{d}/{name}_kernel.json", entry=f"{name}_kernel")
 
 
+def route_kernels(d, t):
+    """The routing kernels built for T tokens (gen_moe.route), by row tile."""
+    return {bm: load(d, f"moe_route_t{t}_bm{bm}") for bm in gen_moe.ROW_TILES
+            if os.path.exists(f"{d}/moe_route_t{t}_bm{bm}_kernel.json")}
+
+
 def main():
     d = sys.argv[1]
     bench = "--bench" in sys.argv
@@ -468,6 +496,19 @@ def main():
                 p_got, _, _ = plan(ids, t, bm, tile_e=te_buf, used=u_buf)
                 n = int(u_want.item())
                 ok = ok and torch.equal(p_got, p_want) and torch.equal(te_buf[:n], te_want[:n]) and torch.equal(u_buf, u_want)
+                # The Axe routing kernel, where built: every tile (-1 past the used ones).
+                rk = route_kernels(d, t).get(bm)
+                if rk is not None:
+                    p_k = torch.full_like(p_want, -7)
+                    te_k = torch.full_like(te_want, 7)
+                    u_k = torch.zeros_like(u_want)
+                    rk(ids.contiguous().view(-1), p_k, te_k, u_k, torch.zeros(E, device="cuda", dtype=torch.long))
+                    torch.cuda.synchronize()
+                    ok_k = torch.equal(p_k, p_want) and torch.equal(te_k, te_want) and torch.equal(u_k, u_want)
+                    if not ok_k:
+                        print(f"FAIL {tag} routing kernel (bm {bm}) differs from the sort-based plan", flush=True)
+                    passed += ok_k
+                    failed += not ok_k
                 if not ok:
                     print(f"FAIL {tag} routing plan (bm {bm}) differs from the sort-based one", flush=True)
                 passed += ok
@@ -497,7 +538,8 @@ def main():
             if os.path.exists(f"{d}/moe_combine_t{t}_kernel.json"):
                 for kind, make in list(makers.items()):
                     makers[f"{kind} +axe steps"] = lambda stream=None, make=make: make(
-                        stream, AxeRowSteps(t, load(d, f"moe_gather_t{t}"), load(d, f"moe_combine_t{t}"), stream))
+                        stream, AxeRowSteps(t, load(d, f"moe_gather_t{t}"), load(d, f"moe_combine_t{t}"), stream,
+                                            route_kernels(d, t)))
             layers = {}
             for kind, make in makers.items():
                 try:

@@ -207,7 +207,7 @@ class AxeRowSteps:
         # The gather never writes padding rows, so they keep these values: finite, not zero.
         # With zero padding rows the warp-specialized GEMMs ran 18-25 % slower at 4096 tokens
         # (the same kernels on the same tile map; swapping only X's contents swapped the times:
-        # bench/RESULTS.md, session 13). The cause was not found.
+        # bench/RESULTS.md, session 13; the SM clock was the same). The cause was not found.
         self.x = torch.empty(rows, H, device="cuda", dtype=torch.half).normal_()
         self.y = torch.empty(rows, H, device="cuda", dtype=torch.half)
         self.pos = torch.zeros(t * TOPK, device="cuda", dtype=torch.long)

@@ -73,6 +73,12 @@ pub fn has_run_time_end(op: mlir_sys::MlirOperation) -> bool {
     !ir::i64_array(op, ods::slice::BOUNDED).is_empty()
 }
 
+/// Whether `v` is a window: the result of a slice with a run-time end (such a slice is not
+/// sliced further, so its own defining op is the one to ask).
+pub fn is_window(v: mlir_sys::MlirValue) -> bool {
+    ir::defining_op(v).is_some_and(|d| ir::name(d) == ods::ops::SLICE && has_run_time_end(d))
+}
+
 /// Per dimension of a slice, the memory stride of a window dimension (one that ends at run
 /// time: its origin may be any index, so it must be one arithmetic progression of memory,
 /// `Layout::dimension_stride`), or `None` for the others.

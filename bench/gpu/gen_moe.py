@@ -58,6 +58,15 @@ def combine_rows(t):
     return max(max_tiles(t, bm) * bm for bm in ROW_TILES)
 
 
+def _assignment_row(k, n):
+    """The lines that read the row of assignment k of the CTA's token (`%base` + k) from `%pos`
+    into `%p{k}` (an index): the run-time origin of the gather's and the combine's row slices."""
+    return [f"      %c{k} = arith.constant {k} : index",
+            f"      %i{k} = arith.addi %base, %c{k} : index",
+            f"      %p64_{k} = memref.load %pos[%i{k}] : memref<{n}xi64>",
+            f"      %p{k} = arith.index_cast %p64_{k} : i64 to index"]
+
+
 def combine(t, fname=None):
     """moe_combine_t{T}: out[token] = sum_k w[token, k] Y[pos[token, k]] in f32, stored as f16 --
     the layer's weighted combine of each token's TOPK expert rows, as one Axe kernel. One CTA
@@ -91,14 +100,11 @@ def combine(t, fname=None):
          "      %zero = arith.constant 0.0 : f32",
          f"      axe.fill %acc, %zero : {rf}, f32"]
     for k in range(TOPK):
-        L += [f"      %c{k} = arith.constant {k} : index",
-              f"      %i{k} = arith.addi %base, %c{k} : index",
-              f"      %p64_{k} = memref.load %pos[%i{k}] : memref<{n}xi64>",
-              f"      %p{k} = arith.index_cast %p64_{k} : i64 to index",
-              f"      %w{k} = memref.load %w[%i{k}] : memref<{n}x{f32}>",
-              f"      %s{k} = axe.slice %Y [%p{k} : +1, 0 : {HIDDEN}] : {gy} to {row_g}",
-              f"      %h{k} = axe.alloc : {rh}",
-              f"      axe.copy %s{k}, %h{k} : {row_g}, {rh}"]
+        L += _assignment_row(k, n) + [
+            f"      %w{k} = memref.load %w[%i{k}] : memref<{n}x{f32}>",
+            f"      %s{k} = axe.slice %Y [%p{k} : +1, 0 : {HIDDEN}] : {gy} to {row_g}",
+            f"      %h{k} = axe.alloc : {rh}",
+            f"      axe.copy %s{k}, %h{k} : {row_g}, {rh}"]
     for k in range(TOPK):
         L += [f"      axe.cast %h{k}, %yf : {rh}, {rf}",
               f"      axe.fill %wt, %w{k} : {rf}, f32",
@@ -144,12 +150,9 @@ def gather(t, fname=None):
          f"      %h = axe.alloc : {rh}",
          f"      axe.copy %xs, %h : {row_g}, {rh}"]
     for k in range(TOPK):
-        L += [f"      %c{k} = arith.constant {k} : index",
-              f"      %i{k} = arith.addi %base, %c{k} : index",
-              f"      %p64_{k} = memref.load %pos[%i{k}] : memref<{n}xi64>",
-              f"      %p{k} = arith.index_cast %p64_{k} : i64 to index",
-              f"      %d{k} = axe.slice %XP [%p{k} : +1, 0 : {HIDDEN}] : {gxp} to {row_g}",
-              f"      axe.copy %h, %d{k} : {rh}, {row_g}"]
+        L += _assignment_row(k, n) + [
+            f"      %d{k} = axe.slice %XP [%p{k} : +1, 0 : {HIDDEN}] : {gxp} to {row_g}",
+            f"      axe.copy %h, %d{k} : {rh}, {row_g}"]
     L += ["    }", "    return", "  }", "}"]
     return "\n".join(L) + "\n"
 

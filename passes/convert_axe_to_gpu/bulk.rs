@@ -199,9 +199,7 @@ pub fn lower_bulk_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()>
             "a TMA copy's shared tile with a run-time offset is not supported",
         ));
     }
-    if ir::defining_op(ir::operand(op, ods::copy::operands::DEST))
-        .is_some_and(|d| ir::name(d) == ods::ops::SLICE && crate::slice::has_run_time_end(d))
-    {
+    if crate::slice::is_window(ir::operand(op, ods::copy::operands::DEST)) {
         return Err(AxeError::at(op, super::copy::tma_window_refusal("destination")));
     }
     if dst.bounds.iter().any(Option::is_some) {

@@ -10,7 +10,7 @@ use mlir_sys::*;
 use super::address::{self, check_schedule, refine, Factor};
 use super::builder::{has_attr, Ix, B};
 use super::context::{unit_linear, Ctx, R};
-use super::distribute::{distributed, flat, strided_flat, strided_offsets, thread_bound, vector_width};
+use super::distribute::{bound_may_cut, distributed, flat, strided_flat, strided_offsets, thread_bound, vector_width};
 use super::tensor::{swizzled, tensor, Mem, Tensor};
 use super::types::bit_width;
 use crate::dialect::ods::{self, CopySchedule, ReduceKind};
@@ -57,9 +57,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             ("source", ods::copy::operands::SOURCE),
             ("destination", ods::copy::operands::DEST),
         ] {
-            if ir::defining_op(ir::operand(op, o))
-                .is_some_and(|d| ir::name(d) == ods::ops::SLICE && crate::slice::has_run_time_end(d))
-            {
+            if crate::slice::is_window(ir::operand(op, o)) {
                 return Err(AxeError::at(op, tma_window_refusal(role)));
             }
         }
@@ -255,7 +253,7 @@ fn async_copy(
             if st == 1 {
                 src.shape[d] % v != 0
             } else {
-                !(st % v == 0 || ((divisor * st) % v == 0 && (st * src.shape[d]) % v == 0))
+                bound_may_cut(st, src.shape[d], *divisor, v)
             }
         })
     }) {

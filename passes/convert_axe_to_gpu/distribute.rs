@@ -20,7 +20,7 @@ use mlir_sys::*;
 use super::address::{self, check_schedule, combos, dynamic_part, plan_threads, refine, static_part, Factor, Operand};
 use super::builder::{Ix, B};
 use super::context::{coords, unit_linear, Ctx, R};
-use super::tensor::{load, store, Mem, Tensor};
+use super::tensor::{load, loaded_type, store, Mem, Tensor};
 use super::types::bit_width;
 use crate::target::ScopeKind;
 
@@ -185,9 +185,9 @@ pub fn thread_bound(
                     None => load(&g, ctx, ot, other_ix, v, align),
                     Some(inside) => g.if_value(
                         inside,
-                        value_type(&g, ot.elt, v),
+                        loaded_type(&g, ot.elt, v),
                         |ig| load(ig, ctx, ot, other_ix, v, align),
-                        |eg| eg.zero(value_type(eg, ot.elt, v)),
+                        |eg| eg.zero(loaded_type(eg, ot.elt, v)),
                     ),
                 };
                 for r in address::replica_offsets(&dt.layout, "reg") {
@@ -251,27 +251,26 @@ pub fn vector_straddles(t: &Tensor, v: i64, factors: &[Factor]) -> bool {
     }
     let dim_strides = address::suffix_products(&t.shape);
     t.bounds.iter().enumerate().any(|(d, bound)| {
-        let Some((_, divisor)) = bound else { return false };
-        let st = dim_strides[d];
-        !(st % v == 0 || ((divisor * st) % v == 0 && (st * t.shape[d]) % v == 0))
+        bound
+            .as_ref()
+            .is_some_and(|&(_, divisor)| bound_may_cut(dim_strides[d], t.shape[d], divisor, v))
     })
 }
 
-/// The type of `v` elements of `elt`: the element itself, or a vector of them.
-fn value_type(b: &B, elt: MlirType, v: i64) -> MlirType {
-    if v == 1 {
-        elt
-    } else {
-        b.vector_type(elt, &[v as u64])
-    }
+/// Whether a bound of a dimension of row-major stride `st` and `extent` (its index count a
+/// multiple of `divisor`) may fall inside a run of `v` consecutive row-major elements starting
+/// at a multiple of `v`: not if the dimension moves by whole runs, nor if the bound and the
+/// dimension's whole span fall on run boundaries.
+pub fn bound_may_cut(st: i64, extent: i64, divisor: i64, v: i64) -> bool {
+    !(st % v == 0 || ((divisor * st) % v == 0 && (st * extent) % v == 0))
 }
 
-/// The row-major logical index of the first element of the `q`-th vector of `v` elements when
-/// the units stride over `factors`: its digits (split off `q` as [`strided_offsets`] does)
-/// times the factors' weights. What the predicates of partial tiles compare.
-pub fn strided_flat(g: &B, q: Ix, factors: &[Factor], v: i64) -> Ix {
+/// The digits of the `q`-th vector of `v` elements when the units stride over `factors`: the
+/// last factor is the vectorized one (its extent counted in vectors, each digit standing for
+/// `v` elements), the others are split off `q` by their weights. `each` gets every factor, its
+/// digit and the digit's scale (v for the last factor, else 1), in order.
+fn for_each_strided_digit(g: &B, q: Ix, factors: &[Factor], v: i64, mut each: impl FnMut(&Factor, Ix, i64)) {
     let last = factors.len().checked_sub(1);
-    let mut flat = Ix::C(0);
     for (k, f) in factors.iter().enumerate() {
         let (w, e, scale) = if Some(k) == last {
             (1, f.extent / v, v)
@@ -280,8 +279,18 @@ pub fn strided_flat(g: &B, q: Ix, factors: &[Factor], v: i64) -> Ix {
         };
         let qd = g.div(q, w);
         let d = if k == 0 { qd } else { g.rem(qd, e) };
-        flat = g.add(flat, g.mul(d, f.weight * scale));
+        each(f, d, scale);
     }
+}
+
+/// The row-major logical index of the first element of the `q`-th vector of `v` elements when
+/// the units stride over `factors`: its digits times the factors' weights. What the predicates
+/// of partial tiles compare.
+pub fn strided_flat(g: &B, q: Ix, factors: &[Factor], v: i64) -> Ix {
+    let mut flat = Ix::C(0);
+    for_each_strided_digit(g, q, factors, v, |f, d, scale| {
+        flat = g.add(flat, g.mul(d, f.weight * scale))
+    });
     flat
 }
 
@@ -290,22 +299,14 @@ pub fn strided_flat(g: &B, q: Ix, factors: &[Factor], v: i64) -> Ix {
 /// vectorized one (its extent counted in vectors), the others are split off `q` by their
 /// weights.
 pub fn strided_offsets(g: &B, q: Ix, factors: &[Factor], v: i64, mem_ops: &[(usize, &Tensor)]) -> [Ix; 2] {
-    let last = factors.len().checked_sub(1);
     let mut addr = [Ix::C(0); 2];
-    for (k, f) in factors.iter().enumerate() {
-        let (w, e, scale) = if Some(k) == last {
-            (1, f.extent / v, v)
-        } else {
-            (f.weight / v, f.extent, 1)
-        };
-        let qd = g.div(q, w);
-        let d = if k == 0 { qd } else { g.rem(qd, e) };
+    for_each_strided_digit(g, q, factors, v, |f, d, scale| {
         for &(o, _) in mem_ops {
             if let Some(p) = &f.places[o] {
                 addr[o] = g.add(addr[o], g.mul(d, p.stride * scale));
             }
         }
-    }
+    });
     addr
 }
 
@@ -355,9 +356,9 @@ pub fn distributed(
                     None => load(&g, ctx, s, a, v, align),
                     Some(inside) => g.if_value(
                         inside,
-                        value_type(&g, s.elt, v),
+                        loaded_type(&g, s.elt, v),
                         |ig| load(ig, ctx, s, a, v, align),
-                        |eg| eg.zero(value_type(eg, s.elt, v)),
+                        |eg| eg.zero(loaded_type(eg, s.elt, v)),
                     ),
                 }
             }

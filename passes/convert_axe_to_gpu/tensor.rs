@@ -361,6 +361,15 @@ fn vec_type(b: &B, elt: MlirType, v: i64) -> MlirType {
     b.vector_type(elt, &[v as u64])
 }
 
+/// The type of what `load` gives for `v` elements of `elt`: the element, or a vector of them.
+pub fn loaded_type(b: &B, elt: MlirType, v: i64) -> MlirType {
+    if v == 1 {
+        elt
+    } else {
+        vec_type(b, elt, v)
+    }
+}
+
 /// `o ^ (((o >> (M + S)) & (2^B - 1)) << M)`: the swizzled element offset, what
 /// `Swizzle::apply` computes for the swizzles a tensor type admits (its verifier asks S >= B >= 1;
 /// a negative S, which the layout algebra allows, would read other bits here).

@@ -47,6 +47,10 @@ VARIANTS = [
     (4096, 4096, 4096, 256, 4, 1, 8, "sm_90", 1), (4096, 4096, 4096, 256, 3, 1, 8, "sm_90", 1),
     (4096, 4096, 4096, 128, 4, 1, 8, "sm_90", 1), (4096, 4096, 4096, 128, 3, 1, 8, "sm_90", 1),
     (4096, 4096, 4096, 128, 2, 1, 8, "sm_90", 1),
+    # ... with each k16 step's fragments loaded one step ahead, across stages (PREFETCH).
+    (4096, 4096, 4096, 256, 4, 1, 8, "sm_90", 1, "f16", "f32", 0, 1), (4096, 4096, 4096, 256, 3, 1, 8, "sm_90", 1, "f16", "f32", 0, 1),
+    (4096, 4096, 4096, 128, 4, 1, 8, "sm_90", 1, "f16", "f32", 0, 1), (4096, 4096, 4096, 128, 3, 1, 8, "sm_90", 1, "f16", "f32", 0, 1),
+    (512, 256, 1024, 128, 3, 1, 8, "sm_90", 1, "f16", "f32", 0, 1),
     # The CTA barrier before each refill split: every thread arrives, only the issuing thread
     # waits (axe.arrive + `after`).
     (512, 512, 1024, 256, 3, 1, 8, "sm_90a", 1), (4096, 4096, 4096, 256, 4, 1, 8, "sm_90a", 1),
@@ -119,12 +123,12 @@ MLIR = {"f16": "f16", "bf16": "bf16", "f32": "f32", "e4m3": "f8E4M3FN", "e5m2": 
 
 
 def name(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release=0, dtype="f16", out="f32",
-         tma_store=0):
+         tma_store=0, prefetch=0):
     return (f"gemm_{m}x{n}x{k}_tma" + ("" if (bn, stages) == (128, 4) else f"_bn{bn}_s{stages}")
             + ("" if overlap else "_sync") + ("" if group == 8 else f"_g{group}")
             + ("" if chip == "sm_90a" else "_mma") + ("_rel" if release else "")
             + ("" if dtype == "f16" else f"_{dtype}") + ("" if out == "f32" else f"_o{out}")
-            + ("_ts" if tma_store else ""))
+            + ("_ts" if tma_store else "") + ("_pf" if prefetch else ""))
 
 
 def raster(out, ind, tile, tiles_m, tiles_n, group, sfx=""):
@@ -147,7 +151,7 @@ def raster(out, ind, tile, tiles_m, tiles_n, group, sfx=""):
 
 
 def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release=0, dtype="f16", out="f32",
-           tma_store=0, experts=0, swiglu=False, fname=None, ranks=0):
+           tma_store=0, prefetch=0, experts=0, swiglu=False, fname=None, ranks=0):
     """`experts` > 0: the grouped GEMM of a Mixture-of-Experts layer. B holds one [K, N] matrix
     per expert, stacked ([experts * K, N]), and an `i32` argument `%map` gives, per 128-row
     tile of A, the expert whose B that tile multiplies (the routing step groups each expert's
@@ -168,7 +172,14 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
     nk = -(-k // bk)
     assert nk >= 2 * stages and bn % 64 == 0
     assert not fp8 or chip == "sm_90a", "FP8 GEMMs need wgmma (sm_90a)"
-    name_ = fname or name(m, n, k, bn, stages, overlap, group, chip, release, dtype, out, tma_store)
+    # PREFETCH 1 (mma.sync only): the fragments of each k16 step are explicit register tensors,
+    # loaded by `axe.copy ... schedule ldmatrix` one step ahead of the gemm that reads them,
+    # across stage boundaries too: the next stage's first fragments are loaded (after its
+    # wait) before the current stage's last gemm, so no stage starts waiting for ldmatrix.
+    # With S = 2 the next stage's copies are issued only after the current stage is released.
+    assert not prefetch or (chip != "sm_90a" and overlap and not fp8 and bk == 64 and stages >= 3), \
+        "fragment prefetch: mma.sync (CHIP sm_90/sm_80), OVERLAP 1, 16-bit inputs, S >= 3"
+    name_ = fname or name(m, n, k, bn, stages, overlap, group, chip, release, dtype, out, tma_store, prefetch)
     e, o = MLIR[dtype], MLIR[out]
     nc = n // 2 if swiglu else n  # C's columns
     kb_rows = k * max(experts, 1)  # B's rows: one K per expert
@@ -232,6 +243,30 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
         out.append(f"{ind}axe.wait {ta}, {tb}")
         out.append(f"{ind}axe.gemm %sa{s}, %sb{s}, %acc{gemm_attr} : {sa}, {sb}, {acc}")
         out.append(f"{ind}axe.barrier cta")
+
+    def fragments(s, step, f, ind, tag):
+        """PREFETCH: loads k16 step `step` of stage `s` into fragment buffers `f`."""
+        sfa = f"!axe.tensor<{bm}x16x{e}, shared, ?, {swz}>"
+        sfb = f"!axe.tensor<16x{bn}x{e}, shared, ?, {swz}>"
+        out.append(f"{ind}%ssa_{tag} = axe.slice %sa{s} [0 : {bm}, {16 * step} : {16 * step + 16}] : {sa} to {sfa}")
+        out.append(f"{ind}%ssb_{tag} = axe.slice %sb{s} [{16 * step} : {16 * step + 16}, 0 : {bn}] : {sb} to {sfb}")
+        out.append(f"{ind}axe.copy %ssa_{tag}, %fa{f} schedule ldmatrix : {sfa}, !axe.tensor<{bm}x16x{e}, register, ?>")
+        out.append(f"{ind}axe.copy %ssb_{tag}, %fb{f} schedule ldmatrix : {sfb}, !axe.tensor<16x{bn}x{e}, register, ?>")
+
+    def prefetched_steps(s, next_tokens, more, ind, tag):
+        """PREFETCH: the stage's four k16 gemms on register fragments, each step's fragments
+        loaded before the previous step's gemm; before the last gemm, (if `more`) the wait for
+        the next stage and its first fragments. Stage steps alternate buffers 0, 1, 0, 1."""
+        steps = bk // 16
+        for j in range(steps):
+            if j + 1 < steps:
+                fragments(s, j + 1, (j + 1) % 2, ind, f"{tag}_{j + 1}")
+            elif more:
+                out.append(f"{ind}axe.wait {next_tokens[0]}, {next_tokens[1]}")
+                fragments((s + 1) % stages, 0, 0, ind, f"{tag}_n")
+            fr = j % 2
+            out.append(f"{ind}axe.gemm %fa{fr}, %fb{fr}, %acc : !axe.tensor<{bm}x16x{e}, register, ?>, "
+                       f"!axe.tensor<16x{bn}x{e}, register, ?>, {acc}")
 
     i6, i8 = " " * 6, " " * 8
     tiles_n = -(-n // bn)
@@ -338,6 +373,16 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
         for s in range(stages):
             out.append(f"{i6}%ko{s} = arith.constant {(s + stages - 1) * bk} : index")
         toks = [issue(f"%kp{s}", s, i6, f"p{s}") for s in range(stages - 1)]
+        if prefetch:
+            # Two register buffers per operand for one k16 step's fragments (their layouts
+            # follow from the gemms' accumulator, axe-infer-layout), and step 0 of stage 0.
+            fa = f"!axe.tensor<{bm}x16x{e}, register, ?>"
+            fb = f"!axe.tensor<16x{bn}x{e}, register, ?>"
+            for f in range(2):
+                out.append(f"{i6}%fa{f} = axe.alloc : {fa}")
+                out.append(f"{i6}%fb{f} = axe.alloc : {fb}")
+            out.append(f"{i6}axe.wait {toks[0][0]}, {toks[0][1]}")
+            fragments(0, 0, 0, i6, "p")
         iters = ", ".join(f"%la{s} = {a}, %lb{s} = {b}" for s, (a, b) in enumerate(toks))
         types = ", ".join([tok] * (2 * (stages - 1)))
         nres = 2 * (stages - 1)
@@ -345,9 +390,13 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
         cur = {s: (f"%la{s}", f"%lb{s}") for s in range(stages - 1)}
         for s in range(stages):
             ta, tb = cur[s]
-            out.append(f"{i8}axe.wait {ta}, {tb}")
-            out.append(f"{i8}%g{s} = axe.gemm async %sa{s}, %sb{s}, %acc{gemm_attr} : {sa}, {sb}, {acc} -> {tok}")
-            out.append(f"{i8}axe.wait %g{s} outstanding 1")
+            if prefetch:
+                # The stage was waited for where its first fragments were loaded.
+                prefetched_steps(s, cur[(s + 1) % stages], True, i8, f"l{s}")
+            else:
+                out.append(f"{i8}axe.wait {ta}, {tb}")
+                out.append(f"{i8}%g{s} = axe.gemm async %sa{s}, %sb{s}, %acc{gemm_attr} : {sa}, {sb}, {acc} -> {tok}")
+                out.append(f"{i8}axe.wait %g{s} outstanding 1")
             rel = release_point(i8, f"l{s}")
             out.append(f"{i8}%kf{s} = arith.addi %k, %ko{s} : index")
             cur[(s + stages - 1) % stages] = issue(f"%kf{s}", (s + stages - 1) % stages, i8, f"l{s}", rel)
@@ -359,15 +408,19 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
         for j in range(loop_end, nk):
             s = j % stages
             ta, tb = cur[s]
-            out.append(f"{i6}axe.wait {ta}, {tb}")
-            out.append(f"{i6}%ge{j} = axe.gemm async %sa{s}, %sb{s}, %acc{gemm_attr} : {sa}, {sb}, {acc} -> {tok}")
-            out.append(f"{i6}axe.wait %ge{j} outstanding 1")
-            last = f"%ge{j}"
+            if prefetch:
+                prefetched_steps(s, cur.get((s + 1) % stages), j + 1 < nk, i6, f"e{j}")
+            else:
+                out.append(f"{i6}axe.wait {ta}, {tb}")
+                out.append(f"{i6}%ge{j} = axe.gemm async %sa{s}, %sb{s}, %acc{gemm_attr} : {sa}, {sb}, {acc} -> {tok}")
+                out.append(f"{i6}axe.wait %ge{j} outstanding 1")
+                last = f"%ge{j}"
             if j + stages - 1 < nk:
                 rel = release_point(i6, f"e{j}")
                 out.append(f"{i6}%ke{j} = arith.constant {(j + stages - 1) * bk} : index")
                 cur[(j + stages - 1) % stages] = issue(f"%ke{j}", (j + stages - 1) % stages, i6, f"e{j}", rel)
-        out.append(f"{i6}axe.wait {last}")
+        if last:
+            out.append(f"{i6}axe.wait {last}")
     # Epilogue: the per-tensor scales (FP8), the output type, the store.
     res = "%acc"
     if fp8:
@@ -634,5 +687,5 @@ if __name__ == "__main__":
                 f.write(kernel(*v))
     else:
         args = ([int(a) for a in sys.argv[1:8]] + sys.argv[8:9] + [int(a) for a in sys.argv[9:10]] + sys.argv[10:12]
-                + [int(a) for a in sys.argv[12:13]])
+                + [int(a) for a in sys.argv[12:14]])
         print(kernel(*args), end="")

@@ -32,6 +32,10 @@ KERNELS = [
     ("gemm_4096x4096x4096_tma_mma_rel", "TMA, 128x128, 4 stages, split barriers"),
     ("gemm_4096x4096x4096_tma_bn128_s3_mma_rel", "TMA, 128x128, 3 stages, split barriers (2 CTAs per SM)"),
     ("gemm_4096x4096x4096_tma_bn128_s2_mma_rel", "TMA, 128x128, 2 stages, split barriers (2-3 CTAs per SM)"),
+    ("gemm_4096x4096x4096_tma_bn256_s4_mma_rel_pf", "TMA, 128x256, 4 stages, split barriers, fragments prefetched"),
+    ("gemm_4096x4096x4096_tma_bn256_s3_mma_rel_pf", "TMA, 128x256, 3 stages, split barriers, fragments prefetched"),
+    ("gemm_4096x4096x4096_tma_mma_rel_pf", "TMA, 128x128, 4 stages, split barriers, fragments prefetched"),
+    ("gemm_4096x4096x4096_tma_bn128_s3_mma_rel_pf", "TMA, 128x128, 3 stages, split barriers, fragments prefetched"),
     ("gemm_4096x4096x4096_ws_bn128_s4_p_nr_mma", "warp-specialized, 128x128, 4 stages"),
     ("gemm_4096x4096x4096_ws_bn128_s4_p_nr_ts_mma", "warp-specialized, 128x128, 4 stages, TMA store"),
 ]

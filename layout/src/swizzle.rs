@@ -96,6 +96,17 @@ impl Swizzle {
         x
     }
 
+    /// The smallest power of two `P` past every bit the swizzle reads or writes: adding a
+    /// multiple of `P` commutes with it, `apply(o + k P) = apply(o) + k P`, so addresses that
+    /// differ by such multiples share one swizzled value plus a constant.
+    pub fn period(&self) -> i64 {
+        if self.bits == 0 {
+            return 1;
+        }
+        let top = (self.src_mask() | self.dst_mask()) as u64;
+        1i64 << (64 - top.leading_zeros())
+    }
+
     /// Whether `apply ∘ apply = id`: exactly when the source and target bits are disjoint.
     pub fn is_involution(&self) -> bool {
         self.bits == 0 || self.shift.unsigned_abs() >= self.bits

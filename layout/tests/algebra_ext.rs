@@ -878,6 +878,30 @@ fn swizzle_bijective_and_involution_iff_shift_covers_bits() {
             }
         }
     }
+    // period(): adding a multiple of it commutes with the swizzle, and no smaller power of
+    // two does (brute force over offsets and multiples, negative ones too).
+    for b in 0..=3u32 {
+        for m in 0..=3u32 {
+            for s in -4..=4i32 {
+                let Ok(sw) = Swizzle::new(b, m, s) else { continue };
+                let p = sw.period();
+                let n = 4 * p.max(64);
+                for k in -3..=3i64 {
+                    assert!(
+                        (0..n).all(|o| sw.apply(o + k * p) == sw.apply(o) + k * p),
+                        "{sw} period {p}"
+                    );
+                }
+                if p > 1 {
+                    let half = p / 2;
+                    assert!(
+                        (0..n).any(|o| sw.apply(o + half) != sw.apply(o) + half),
+                        "{sw}: {half} also commutes"
+                    );
+                }
+            }
+        }
+    }
     // The ISL paper's involution claim fails for |S| < B:
     let sw = Swizzle::new(2, 0, 1).unwrap();
     assert_ne!(sw.apply(sw.apply(4)), 4);

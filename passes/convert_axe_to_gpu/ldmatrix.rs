@@ -19,7 +19,7 @@ use mlir_sys::*;
 
 use super::builder::{Ix, B};
 use super::context::{coords, Ctx, R};
-use super::tensor::{store, swizzled, Mem, Tensor};
+use super::tensor::{store, swizzled_plus, Mem, Tensor};
 use super::types::bit_width;
 use crate::target::ScopeKind;
 
@@ -154,14 +154,18 @@ pub fn lower(op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &Tensor, dst: 
     for x in 0..n {
         let pr = dst.layout.eval_flat(x).at(op)?;
         let ps = src.layout.eval_flat(x).at(op)?;
-        let ([p], [q]) = (pr.as_slice(), ps.as_slice()) else {
-            return err("a layout replicates elements".into());
+        // The register side may replicate an element over warps (an A fragment shared by a
+        // row of the warp grid): every replica is a register some warp loads.
+        let [q] = ps.as_slice() else {
+            return err("the shared layout replicates elements".into());
         };
-        let get = |a: &Axis| p.get(a).copied().unwrap_or(0);
-        let (l, w, r) = (get(&lane_ax), get(&warp_ax), get(&reg_ax));
-        max_reg = max_reg.max(r);
-        if held.insert((w, l, r), q.get(&m).copied().unwrap_or(0)).is_some() {
-            return err("two elements share a register".into());
+        for p in &pr {
+            let get = |a: &Axis| p.get(a).copied().unwrap_or(0);
+            let (l, w, r) = (get(&lane_ax), get(&warp_ax), get(&reg_ax));
+            max_reg = max_reg.max(r);
+            if held.insert((w, l, r), q.get(&m).copied().unwrap_or(0)).is_some() {
+                return err("two elements share a register".into());
+            }
         }
     }
     let regs = (max_reg + 1) as usize;
@@ -190,7 +194,12 @@ pub fn lower(op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &Tensor, dst: 
 
     let b = B::before(op);
     let lane = c.lane.unwrap_or(Ix::C(0));
-    let mut part = src.dyn_offset;
+    // The run-time part of the row address, and its constant part (a static slice's offset
+    // plus each instruction's base), kept apart for `swizzled_plus`.
+    let (mut part, offset) = match src.dyn_offset {
+        Ix::C(o) => (Ix::C(0), o),
+        v => (v, 0),
+    };
     for (i, s) in pl.lane_step.iter().enumerate() {
         if *s != 0 {
             part = b.add(part, b.mul(b.rem(b.div(lane, 1 << i), 2), *s));
@@ -206,10 +215,10 @@ pub fn lower(op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &Tensor, dst: 
     // `tiles` is 1, 2 or 4 (a planned ldmatrix), positive.
     let vty = b.vector_type(src.elt, &[pl.tiles as u64, 2]);
     for (g, base) in pl.base.iter().enumerate() {
-        let mut off = b.add(part, Ix::C(*base));
-        if let Some(s) = &src.swizzle {
-            off = swizzled(&b, s, off);
-        }
+        let off = match &src.swizzle {
+            Some(s) => swizzled_plus(&b, s, part, offset + base),
+            None => b.add(part, Ix::C(offset + base)),
+        };
         let v = b.nvgpu_ldmatrix(src.buf, &[b.ix(off)], vty, pl.transpose, pl.tiles);
         for j in 0..pl.tiles {
             for e in 0..2 {

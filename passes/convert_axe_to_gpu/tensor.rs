@@ -389,6 +389,16 @@ pub fn swizzled(b: &B, s: &Swizzle, idx: Ix) -> Ix {
     Ix::V(b.xori(x, moved))
 }
 
+/// `swizzled(var + constant)`, with the multiple of the swizzle's period that `constant`
+/// holds added after the swizzle: the swizzle reads and writes only the bits below
+/// `2^(M + S + B)`, so adding a multiple of that commutes with it. Addresses that differ by such
+/// multiples (the same fragment in another stage or another row block of a tile) then share
+/// one swizzled value and differ by an immediate offset. See `Swizzle::period`.
+pub fn swizzled_plus(b: &B, s: &Swizzle, var: Ix, constant: i64) -> Ix {
+    let low = constant.rem_euclid(s.period());
+    b.add(swizzled(b, s, b.add(var, Ix::C(low))), Ix::C(constant - low))
+}
+
 fn indices(b: &B, ctx: &Ctx, t: &Tensor, idx: Ix) -> Vec<MlirValue> {
     let idx = b.add(idx, t.dyn_offset);
     let idx = match &t.swizzle {

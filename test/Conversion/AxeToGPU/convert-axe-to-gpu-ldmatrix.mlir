@@ -69,3 +69,35 @@ module attributes {axe.target = #axe.target<"sm_80">} {
     return
   }
 }
+
+// -----
+
+// Fragments replicated over warps (what axe-infer-layout gives a gemm's register A and B on a
+// 2x2 warp grid: A is shared by the two warps of a row, B by the two of a column): every warp
+// loads its replica. From k16 slices of 128-byte-swizzled tiles (a software-pipelined mainloop
+// loads each k16 step this way): A's two ldmatrix.x4 are 32 rows (2048 elements, a multiple of
+// the swizzle's 512-element period) apart, so the second swizzles the same value as the first
+// (CSE merges the two) and adds the 2048 after the XOR.
+// CHECK-LABEL: func.func @replicated_fragments
+// CHECK: %[[XA:.*]] = arith.xori
+// CHECK-NEXT: nvgpu.ldmatrix %{{.*}}[%[[XA]]] {numTiles = 4 : i32, transpose = false}
+// CHECK: %[[XA2:.*]] = arith.xori
+// CHECK: %[[A2:.*]] = arith.addi %[[XA2]], %c2048 : index
+// CHECK-NEXT: nvgpu.ldmatrix %{{.*}}[%[[A2]]] {numTiles = 4 : i32, transpose = false}
+// CHECK-COUNT-2: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true}
+// CHECK-NOT: nvgpu.ldmatrix
+module attributes {axe.target = #axe.target<"sm_80">} {
+  func.func @replicated_fragments() {
+    axe.kernel grid [1] threads [128] {
+      %sa = axe.alloc : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
+      %sb = axe.alloc : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
+      %fa = axe.alloc : !axe.tensor<64x16xf16, register, #axe.layout<(2, 2, 2, 8, 2, 4, 2) : (8@reg, 2@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg) + [(2) : (1@warp)]>>
+      %fb = axe.alloc : !axe.tensor<16x64xf16, register, #axe.layout<(2, 4, 2, 4, 2, 8) : (2@reg, 1@lane, 1@reg, 4@reg, 1@warp, 4@lane) + [(2) : (2@warp)]>>
+      %a1 = axe.slice %sa [0 : 64, 16 : 32] : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>> to !axe.tensor<64x16xf16, shared, #axe.layout<(64, 16) : (64, 1) + 16>, #axe.swizzle<3, 3, 3>>
+      %b1 = axe.slice %sb [16 : 32, 0 : 64] : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>> to !axe.tensor<16x64xf16, shared, #axe.layout<(16, 64) : (64, 1) + 1024>, #axe.swizzle<3, 3, 3>>
+      axe.copy %a1, %fa schedule ldmatrix : !axe.tensor<64x16xf16, shared, #axe.layout<(64, 16) : (64, 1) + 16>, #axe.swizzle<3, 3, 3>>, !axe.tensor<64x16xf16, register, #axe.layout<(2, 2, 2, 8, 2, 4, 2) : (8@reg, 2@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg) + [(2) : (1@warp)]>>
+      axe.copy %b1, %fb schedule ldmatrix : !axe.tensor<16x64xf16, shared, #axe.layout<(16, 64) : (64, 1) + 1024>, #axe.swizzle<3, 3, 3>>, !axe.tensor<16x64xf16, register, #axe.layout<(2, 4, 2, 4, 2, 8) : (2@reg, 1@lane, 1@reg, 4@reg, 1@warp, 4@lane) + [(2) : (2@warp)]>>
+    }
+    return
+  }
+}

@@ -446,6 +446,77 @@ def route_kernels(d, t):
             if os.path.exists(f"{d}/moe_route_t{t}_bm{bm}_kernel.json")}
 
 
+def copy_bandwidth(nbytes=1 << 30):
+    """Bytes read plus written per second by a device-to-device copy of `nbytes` (median)."""
+    src = torch.randn(nbytes // 2, device="cuda").half()
+    dst = torch.empty_like(src)
+    t = time_ms(lambda: dst.copy_(src))
+    return 2 * nbytes / (t * 1e-3)
+
+
+READ_KERNEL = r"""
+extern "C" __global__ void read_all(const uint4* __restrict__ x, long long n, unsigned* out) {
+    // Every 16-byte word read once (grid-stride, four loads in flight per thread); the XOR of
+    // what a thread read is stored so the loads are not dropped.
+    unsigned acc = 0;
+    long long stride = (long long)gridDim.x * blockDim.x;
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i + 3 * stride < n; i += 4 * stride) {
+        uint4 a = x[i], b = x[i + stride], c = x[i + 2 * stride], d = x[i + 3 * stride];
+        acc ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w ^ c.x ^ c.y ^ c.z ^ c.w ^ d.x ^ d.y ^ d.z ^ d.w;
+    }
+    for (; i < n; i += stride) {
+        uint4 a = x[i];
+        acc ^= a.x ^ a.y ^ a.z ^ a.w;
+    }
+    out[(long long)blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+"""
+
+
+def read_bandwidth(nbytes=1 << 30):
+    """Bytes read per second by a kernel that only reads `nbytes` (16-byte loads; the layer's
+    weights are only read), or None without CuPy (it compiles the kernel with NVRTC)."""
+    try:
+        import cupy
+    except ImportError:
+        return None
+    k = cupy.RawKernel(READ_KERNEL, "read_all")
+    x = torch.randn(nbytes // 2, device="cuda").half()
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    blocks, threads = 8 * sms, 512
+    out = torch.empty(blocks * threads, device="cuda", dtype=torch.int32)
+    args = (cupy.asarray(x), cupy.int64(nbytes // 16), cupy.asarray(out))
+    stream = cupy.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream)
+
+    def run():
+        with stream:
+            k((blocks,), (threads,), args)
+    t = time_ms(run)
+    return nbytes / (t * 1e-3)
+
+
+def floor_line(t, ids, times, copy_bw):
+    """The layer's memory floor: every routed expert's weights (W1's gate and up, W2) read once,
+    x read and the output written once, at the device's measured bandwidth; against it the target
+    of issue 18 (1.2x faster than the best baseline, i.e. its time / 1.2) and the best Axe
+    layer."""
+    experts = int(torch.unique(ids).numel())
+    nbytes = experts * (2 * I * H + H * I) * 2 + 2 * t * H * 2
+    floor = nbytes / copy_bw * 1e6
+    base = {k: statistics.median(v) * 1e3 for k, v in times.items() if not k.startswith("fused")
+            and not k.startswith("two kernels") and not k.startswith("tma")}
+    axe = {k: statistics.median(v) * 1e3 for k, v in times.items() if k not in base}
+    bk, bt = min(base.items(), key=lambda kv: kv[1])
+    ak, at = min(axe.items(), key=lambda kv: kv[1])
+    goal = bt / 1.2
+    return (f"memory floor: {experts} experts' weights + x + out = {nbytes / 1e6:.0f} MB at {copy_bw / 1e12:.2f} TB/s: "
+            f"{floor:.0f} us; best baseline {bk} {bt:.0f} us ({floor / bt:.2f} of it is the floor), so the target "
+            f"(1.2x faster) is {goal:.0f} us = {floor / goal:.2f}x the floor"
+            f"{' (below the floor: unreachable)' if goal < floor else ''}; best Axe {ak} {at:.0f} us "
+            f"({floor / at:.2f} of it is the floor)")
+
+
 def main():
     d = sys.argv[1]
     bench = "--bench" in sys.argv
@@ -462,6 +533,15 @@ def main():
         if sgl is None:
             print("note: SGLang's Triton fused_moe is not available (neither sglang nor a standalone copy "
                   "in $AXE_SGLANG_MOE / sglang_moe/ next to this script): no such baseline")
+    # The device's copy bandwidth (bytes read + written per second), for the memory floor.
+    # The memory floor takes the faster of a copy (bytes read + written) and a read-only kernel:
+    # the smaller floor.
+    copy_bw = read_bw = None
+    if bench:
+        copy_bw, read_bw = copy_bandwidth(), read_bandwidth()
+        print(f"note: device-to-device copy bandwidth {copy_bw / 1e12:.2f} TB/s (read + written, 1 GiB copy); "
+              f"read-only kernel {read_bw / 1e12 if read_bw else float('nan'):.2f} TB/s (1 GiB)")
+        copy_bw = max(copy_bw, read_bw or 0)
     passed = failed = 0
     # The fused kernel needs all its CTAs resident: launched wider than the device holds, its
     # cooperative launch must fail with an error (not hang).
@@ -605,6 +685,7 @@ def main():
             line = f"     {tag}: " + ", ".join(f"{k} {statistics.median(ts) * 1e3:.0f} us" for k, ts in times.items())
             line += "\n     GEMMs alone: " + ", ".join(f"{k} {v:.0f} us" for k, v in gemm_us.items())
             line += "\n     the fused layer's other steps alone: " + ", ".join(f"{k} {v:.0f} us" for k, v in step_us.items())
+            line += "\n     " + floor_line(t, ids, times, copy_bw)
             for k, ts in times.items():
                 if k.startswith("fused"):
                     continue

@@ -20,13 +20,15 @@ TMA keeps S - 1 stages in flight. With OVERLAP = 0 each gemm completes before th
 (the first version: the stage just computed is refilled S steps ahead). The shared tiles have wgmma's canonical 128-byte-swizzled layouts (A K-major, B
 N-major in 64-column blocks), which are also TMA boxes.
 
-    gen_gemm_tma.py M N K [BN [S [OVERLAP [GROUP [CHIP [RELEASE [DTYPE [OUT [TMA_STORE]]]]]]]]] > gemm_MxNxK_tma.mlir
+    gen_gemm_tma.py M N K [BN [S [OVERLAP [GROUP [CHIP [RELEASE [DTYPE [OUT [TMA_STORE [PREFETCH]]]]]]]]]] > gemm_MxNxK_tma.mlir
     gen_gemm_tma.py --all DIR          (every entry of VARIANTS, as DIR/<name>.mlir)
 
 GROUP (default 8) row tiles are walked per column tile (L2 reuse); 1 is plain row-major order.
 CHIP sm_90 (instead of sm_90a) keeps TMA but computes with ldmatrix + mma.sync. RELEASE 1
 replaces the CTA barrier before each refill by `axe.arrive` + `after` (only the issuing thread
-waits for the others to be done with the stage).
+waits for the others to be done with the stage). PREFETCH 1 (mma.sync, S >= 3) writes each
+k16 step's fragments as register tensors loaded one step ahead by ldmatrix copies, across stage
+boundaries too (see `kernel`).
 """
 import sys
 

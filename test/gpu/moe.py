@@ -199,8 +199,9 @@ class AxeRowSteps:
 
     def __init__(self, t, gather_kernel, combine_kernel, stream=None, route_kernels=None):
         rows = gen_moe.combine_rows(t)
-        # moe_route_t{T}_bm{BM} per row tile, where generated: the routing step as one kernel
-        # writing the assignment -> row map straight into `pos` (else `plan`, in PyTorch).
+        # Per row tile, where generated: the routing step as Axe kernels (moe_route_t{T}_bm{BM},
+        # or the segmented pair for larger T, see route_kernels) writing the assignment -> row
+        # map straight into `pos` (else `plan`, in PyTorch).
         self.route_kernels, self.routes = route_kernels or {}, {}
         self.padded = torch.zeros(gen_moe.EXPERTS, device="cuda", dtype=torch.long)
         self.used = torch.zeros(1, device="cuda", dtype=torch.int32)  # for layers that keep no count
@@ -440,10 +441,42 @@ def load(d, name):
     return axe_runtime.load(f"{d}/{name}_kernel.json", entry=f"{name}_kernel")
 
 
+class SegmentedRoute:
+    """The segmented routing step for larger batches, moe_route_count_t{T} then
+    moe_route_place_t{T}_bm{BM} (gen_moe.route_count / route_place), with the interface of the
+    one-kernel moe_route_t{T}_bm{BM}: called or bound to (ids, pos, tile_e, used, padded). The
+    two kernels keep their own per-segment scratch, so `padded` is not used."""
+
+    def __init__(self, count, place, t):
+        segs = gen_moe.route_segments(t)
+        self.count, self.place = count, place
+        self.counts = torch.zeros(segs * gen_moe.EXPERTS, device="cuda", dtype=torch.long)
+        self.padded = torch.zeros(segs * gen_moe.EXPERTS, device="cuda", dtype=torch.long)
+
+    def launcher(self, ids, pos, tile_e, used, padded=None, stream=None):
+        first = self.count.launcher(ids, self.counts, stream=stream)
+        second = self.place.launcher(ids, pos, tile_e, used, self.counts, self.padded, stream=stream)
+
+        def run():
+            first()
+            second()
+        return run
+
+    def __call__(self, ids, pos, tile_e, used, padded=None):
+        self.launcher(ids, pos, tile_e, used)()
+
+
 def route_kernels(d, t):
-    """The routing kernels built for T tokens (gen_moe.route), by row tile."""
-    return {bm: load(d, f"moe_route_t{t}_bm{bm}") for bm in gen_moe.ROW_TILES
-            if os.path.exists(f"{d}/moe_route_t{t}_bm{bm}_kernel.json")}
+    """The routing kernels built for T tokens, by row tile: gen_moe.route's one kernel for
+    small batches, else the segmented pair (SegmentedRoute) where built."""
+    out = {}
+    for bm in gen_moe.ROW_TILES:
+        if os.path.exists(f"{d}/moe_route_t{t}_bm{bm}_kernel.json"):
+            out[bm] = load(d, f"moe_route_t{t}_bm{bm}")
+        elif (os.path.exists(f"{d}/moe_route_count_t{t}_kernel.json")
+              and os.path.exists(f"{d}/moe_route_place_t{t}_bm{bm}_kernel.json")):
+            out[bm] = SegmentedRoute(load(d, f"moe_route_count_t{t}"), load(d, f"moe_route_place_t{t}_bm{bm}"), t)
+    return out
 
 
 def copy_bandwidth(nbytes=1 << 30):

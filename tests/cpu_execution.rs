@@ -1226,49 +1226,60 @@ fn moe_routing_kernel_matches_its_definition() {
     assert_eq!(used.get(), vec![want_used], "used tiles");
 }
 
-/// The segmented routing kernels for larger batches (`route_count(64)` then
-/// `route_place(64, 16)`: 512 assignments in two CTAs of 256, 16-row tiles) in the CPU
-/// emulation, against `routing_plan`. The ids make experts span both segments (so a row
-/// depends on the other CTA's counts), fill some tiles exactly and leave most experts empty.
+/// The segmented routing kernels for larger batches (`route_count(T)` then `route_place(T, BM)`)
+/// in the CPU emulation, against `routing_plan`: 64 tokens (512 assignments, two CTAs of 256)
+/// with 16-row tiles, and 96 tokens (three CTAs) with 128-row tiles. The ids make experts span
+/// the segments (so a row depends on the other CTAs' counts), fill some tiles exactly and leave
+/// most experts empty.
 #[test]
 fn moe_segmented_routing_matches_its_definition() {
-    let (n, segs, bm) = (512usize, 2usize, 16i64);
-    let tiles = n / 16 + 128;
-    let ids: Vec<i64> = (0..n as i64)
-        .map(|i| match i % 11 {
-            0 | 5 => 3,
-            3 => 127,
-            7 => 64 + (i % 3),
-            _ => (i * 29) % 40,
-        })
-        .collect();
-    let count = gen_moe("route_count(64)");
-    let place = gen_moe("route_place(64, 16)");
-    let idb = Buf::new(&ids);
-    let counts = Buf::new(&vec![-1i64; segs * 128]);
-    run(
-        &count,
-        "moe_route_count_t64",
-        &mut [(idb.ptr as _, n), (counts.ptr as _, segs * 128)],
-    );
-    let pos = Buf::new(&vec![-7i64; n]);
-    let tile_e = Buf::new(&vec![7i32; tiles]);
-    let used = Buf::new(&[0i32]);
-    let padded = Buf::new(&vec![0i64; segs * 128]);
-    run(
-        &place,
-        "moe_route_place_t64_bm16",
-        &mut [
-            (idb.ptr as _, n),
-            (pos.ptr as _, n),
-            (tile_e.ptr as _, tiles),
-            (used.ptr as _, 1),
-            (counts.ptr as _, segs * 128),
-            (padded.ptr as _, segs * 128),
-        ],
-    );
-    let (want_pos, want_tiles, want_used) = routing_plan(&ids, bm, tiles);
-    assert_eq!(pos.get(), want_pos, "rows of the assignments");
-    assert_eq!(tile_e.get(), want_tiles, "row tile -> expert");
-    assert_eq!(used.get(), vec![want_used], "used tiles");
+    for (t, bm) in [(64usize, 16i64), (96, 128)] {
+        let (n, segs) = (t * 8, t * 8 / 256);
+        let tiles = n / bm as usize + 128;
+        let ids: Vec<i64> = (0..n as i64)
+            .map(|i| match i % 11 {
+                0 | 5 => 3,
+                3 => 127,
+                7 => 64 + (i % 3),
+                _ => (i * 29) % 40,
+            })
+            .collect();
+        let count = gen_moe(&format!("route_count({t})"));
+        let place = gen_moe(&format!("route_place({t}, {bm})"));
+        let idb = Buf::new(&ids);
+        let counts = Buf::new(&vec![-1i64; segs * 128]);
+        run(
+            &count,
+            &format!("moe_route_count_t{t}"),
+            &mut [(idb.ptr as _, n), (counts.ptr as _, segs * 128)],
+        );
+        let pos = Buf::new(&vec![-7i64; n]);
+        let tile_e = Buf::new(&vec![7i32; tiles]);
+        let used = Buf::new(&[0i32]);
+        let padded = Buf::new(&vec![0i64; segs * 128]);
+        run(
+            &place,
+            &format!("moe_route_place_t{t}_bm{bm}"),
+            &mut [
+                (idb.ptr as _, n),
+                (pos.ptr as _, n),
+                (tile_e.ptr as _, tiles),
+                (used.ptr as _, 1),
+                (counts.ptr as _, segs * 128),
+                (padded.ptr as _, segs * 128),
+            ],
+        );
+        let (want_pos, want_tiles, want_used) = routing_plan(&ids, bm, tiles);
+        assert_eq!(
+            pos.get(),
+            want_pos,
+            "rows of the assignments ({t} tokens, {bm}-row tiles)"
+        );
+        assert_eq!(
+            tile_e.get(),
+            want_tiles,
+            "row tile -> expert ({t} tokens, {bm}-row tiles)"
+        );
+        assert_eq!(used.get(), vec![want_used], "used tiles ({t} tokens, {bm}-row tiles)");
+    }
 }

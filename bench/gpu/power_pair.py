@@ -9,7 +9,8 @@ in one process:
      each, alternating), R rounds;
   2. each kernel alone for SECONDS seconds of back-to-back launches, sampling `nvidia-smi`
      (power, SM clock, temperature) every 100 ms: the median power and clock under sustained
-     load, and the energy per GEMM (median power x median time per launch);
+     load, and the energy per GEMM (median power x mean time per launch). The kernel that runs
+     first alternates from shape to shape (the second starts on a GPU the first has heated);
   3. "hot": the paired ratio again, right after.
 
     python3 power_pair.py DIR [--seconds S] [--reps R] [--cluster] [M N K ...]
@@ -42,11 +43,18 @@ class Sampler:
 
     def __init__(self):
         self.samples, self.stop = [], threading.Event()
+        # nvidia-smi's ids need not be torch's: name this process's device by its PCI bus.
+        # (Older torch builds lack the PCI fields: then nvidia-smi's device 0.)
+        p = torch.cuda.get_device_properties(torch.cuda.current_device())
+        try:
+            self.device = f"{p.pci_domain_id:08x}:{p.pci_bus_id:02x}:{p.pci_device_id:02x}.0"
+        except AttributeError:
+            self.device = "0"
         self.thread = threading.Thread(target=self.run, daemon=True)
 
     def run(self):
         while not self.stop.is_set():
-            out = subprocess.run(["nvidia-smi", "--id=0", "--query-gpu=power.draw,clocks.sm,temperature.gpu",
+            out = subprocess.run(["nvidia-smi", f"--id={self.device}", "--query-gpu=power.draw,clocks.sm,temperature.gpu",
                                   "--format=csv,noheader,nounits"], capture_output=True, text=True).stdout
             try:
                 self.samples.append(tuple(float(x) for x in out.strip().split(",")))
@@ -98,7 +106,7 @@ def main():
     shapes = [tuple(nums[i:i + 3]) for i in range(0, len(nums), 3)] or SHAPES
     torch.backends.cuda.matmul.allow_tf32 = False
     cluster = ("f16", 2) if "--cluster" in sys.argv else ()
-    for m, n, k in shapes:
+    for index, (m, n, k) in enumerate(shapes):
         name = gen_gemm_ws.name(m, n, k, 256, 4, "f16", 1, 8, 132, 1, 1, *cluster) + "_kernel"
         path = f"{d}/{name}.json"
         if not os.path.exists(path):
@@ -115,8 +123,12 @@ def main():
         ok = err <= 2e-3 * want.float().abs().max().item()
         base = lambda: torch.matmul(a, b)  # noqa: E731
         cold = paired(launch, base, reps)
-        sa = sustained(launch, seconds)
-        sb = sustained(base, seconds)
+        if index % 2 == 0:
+            sa = sustained(launch, seconds)
+            sb = sustained(base, seconds)
+        else:
+            sb = sustained(base, seconds)
+            sa = sustained(launch, seconds)
         hot = paired(launch, base, reps)
         print(f"{'ok  ' if ok else 'FAIL'} {m}x{n}x{k} ({name}, max abs error {err:.3g})")
         print(f"     cold: cuBLAS / Axe {cold[0]:.3f} [{cold[1]:.3f}, {cold[2]:.3f}]; "

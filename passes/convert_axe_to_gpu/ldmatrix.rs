@@ -162,6 +162,16 @@ pub fn lower(op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &Tensor, dst: 
         for p in &pr {
             let get = |a: &Axis| p.get(a).copied().unwrap_or(0);
             let (l, w, r) = (get(&lane_ax), get(&warp_ax), get(&reg_ax));
+            // Counting registers below proves the layout fills every (warp, lane, register)
+            // only if none lies outside them. The verifier already refuses register layouts
+            // that reach past the executing scope's warps and lanes; this keeps the count sound
+            // (and the lookups below in bounds) whatever reaches the lowering.
+            if !(0..warps as i64).contains(&w) || !(0..32).contains(&l) || r < 0 {
+                return err(format!(
+                    "the register layout {} puts an element on warp {w}, lane {l}, register {r}, outside the {warps} warp(s) of 32 lanes that execute the copy",
+                    dst.layout
+                ));
+            }
             max_reg = max_reg.max(r);
             if held.insert((w, l, r), q.get(&m).copied().unwrap_or(0)).is_some() {
                 return err("two elements share a register".into());

@@ -101,3 +101,21 @@ module attributes {axe.target = #axe.target<"sm_80">} {
     return
   }
 }
+
+// -----
+
+// Registers may replicate elements over warps, shared memory may not: each register must come
+// from one shared address.
+module attributes {axe.target = #axe.target<"sm_80">} {
+  func.func @replicated_shared() {
+    axe.kernel grid [1] threads [32] {
+      %s = axe.alloc : !axe.tensor<16x8xf16, shared, #axe.layout<(16, 8) : (8, 1) + [(2) : (128)]>>
+      %r = axe.alloc : !axe.tensor<16x8xf16, register, #axe.layout<(2, 4, 2, 8) : (2@reg, 1@lane, 1@reg, 4@lane)>>
+      axe.scope warp {
+        // expected-error @+1 {{cannot copy with ldmatrix: the shared layout replicates elements}}
+        axe.copy %s, %r schedule ldmatrix : !axe.tensor<16x8xf16, shared, #axe.layout<(16, 8) : (8, 1) + [(2) : (128)]>>, !axe.tensor<16x8xf16, register, #axe.layout<(2, 4, 2, 8) : (2@reg, 1@lane, 1@reg, 4@lane)>>
+      }
+    }
+    return
+  }
+}

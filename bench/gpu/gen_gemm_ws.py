@@ -22,7 +22,7 @@ PERSISTENT 1 launches one CTA per SM (132 on H100 and H200) that walks tiles t =
 grid, ... in GROUP-grouped raster order (as Triton's GROUP_M); 0 launches one CTA per tile.
 
     gen_gemm_ws.py M N K [BN [S [OUT [PERSISTENT [GROUP [SMS [REGS [TMA_STORE [DTYPE [CLUSTER [CHIP]]]]]]]]]]] > gemm_MxNxK_ws.mlir
-    gen_gemm_ws.py --all DIR          (VARIANTS and figure10_variants(), as DIR/<name>.mlir)
+    gen_gemm_ws.py --all DIR          (VARIANTS and Figure 10's kernels, each with and without clusters, as DIR/<name>.mlir)
 
 Each tile is a whole number of rounds of the S stages (stage s of round r is K step r S + s on
 every tile); shapes that are not tile multiples use `{clip}` tiles (TMA's zero fill, clipped
@@ -81,20 +81,46 @@ RASTER_SWEEP = [(m, n, k, 256, 4, "f16", 1, g, 132, 1, 1) for (m, n, k) in RASTE
 MLIR = {"f16": "f16", "bf16": "bf16", "f32": "f32", "e4m3": "f8E4M3FN", "e5m2": "f8E5M2"}
 
 
-def figure10_variants(cluster=1):
+def choose_cluster(m, n, k, bm=128, bn=256, sms=132):
+    """Clusters of two CTAs sharing B by TMA multicast, or none: the generator's heuristic.
+
+    A pair loads each B tile once for two row tiles, so it halves B's traffic from L2 into the
+    SMs and the energy spent on it, at the price of coupling the pair (a stage is refilled only
+    when both CTAs have released it). On the H100 (bench/RESULTS.md, session 15):
+    - Large GEMMs run at the card's power limit within seconds, where energy per GEMM decides
+      the speed. Timed in palindromic windows of sustained load, the pairs ran 1.6-5.0 % faster
+      than the same kernel unclustered at the six Figure 10 shapes that came out lowest, at
+      1.7-4.9 % less energy per GEMM; in short runs of Figure 10, f16, 1.027 in geometric mean.
+    - Below about 10^12 flops (Figure 10's attention projections and the smaller models' down
+      projections) the pairs won nothing in short runs: f16 even, FP8 2-7 % slower.
+    So: pairs for GEMMs of at least 10^12 flops with two row tiles and two waves of tiles (on
+    fewer, the pair's shared start and a tail of half as many units cost more than the traffic
+    saves)."""
+    tiles_m, tiles_n = -(-m // bm), -(-n // bn)
+    return 2 if tiles_m >= 2 and tiles_m * tiles_n >= 2 * sms and 2 * m * n * k >= 10**12 else 1
+
+
+def figure10_variants(cluster=None):
     """Every f16 projection of the paper's Figure 10 (gen_gemm_tma.figure10_shapes: M = 8192),
     f16 out, with one configuration: 128x256 tiles, 4 stages, persistent, grouped raster of 8,
     setmaxnreg and the TMA-store epilogue (the fastest measured at 4096^3 and the Llama-3.1
-    shapes, bench/RESULTS.md). Every such shape is whole tiles of it."""
-    return [(m, n, k, 256, 4, "f16", 1, 8, 132, 1, 1) + (() if cluster == 1 else ("f16", cluster))
+    shapes, bench/RESULTS.md), in clusters as choose_cluster picks unless `cluster` is given.
+    Every such shape is whole tiles of it."""
+    return [(m, n, k, 256, 4, "f16", 1, 8, 132, 1, 1) + _clustered(m, n, k, cluster, ("f16",))
             for (_, _, m, n, k) in gen_gemm_tma.figure10_shapes()]
 
 
-def figure10_fp8_variants(cluster=1):
+def figure10_fp8_variants(cluster=None):
     """The same shapes in FP8: e4m3 A [M, K] and B [N, K], bf16 out (what torch._scaled_mm
-    computes), 128-wide K steps."""
-    return [(m, n, k, 256, 4, "bf16", 1, 8, 132, 1, 1, "e4m3") + (() if cluster == 1 else (cluster,))
+    computes), 128-wide K steps; clusters as for f16."""
+    return [(m, n, k, 256, 4, "bf16", 1, 8, 132, 1, 1, "e4m3") + _clustered(m, n, k, cluster, ())
             for (_, _, m, n, k) in gen_gemm_tma.figure10_shapes()]
+
+
+def _clustered(m, n, k, cluster, dtype):
+    """The variant's trailing (dtype, cluster) fields: none for unclustered kernels."""
+    cluster = choose_cluster(m, n, k) if cluster is None else cluster
+    return () if cluster == 1 else dtype + (cluster,)
 
 
 def name(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132, regs=1, tma_store=0, dtype="f16",
@@ -622,8 +648,9 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
 
 if __name__ == "__main__":
     if sys.argv[1] == "--all":
-        for v in dict.fromkeys(VARIANTS + figure10_variants() + figure10_fp8_variants() + RASTER_SWEEP
-                               + figure10_variants(2) + figure10_fp8_variants(2)):
+        for v in dict.fromkeys(VARIANTS + figure10_variants(1) + figure10_fp8_variants(1) + RASTER_SWEEP
+                               + figure10_variants() + figure10_fp8_variants() + figure10_variants(2)
+                               + figure10_fp8_variants(2)):
             with open(f"{sys.argv[2]}/{name(*v)}.mlir", "w") as f:
                 f.write(kernel(*v))
     else:

@@ -4,21 +4,36 @@ kernel of `KERNELS` found in DIR is checked against PyTorch's float32 product an
 `torch.matmul` (f16 out, what cuBLAS stores) and `torch.mm(..., out_dtype=torch.float32)` (f32
 out, what these kernels store). With OLD, the same kernel built from another compiler (a
 directory of manifests with the same names) is timed in the same rounds: old / new ratios.
+With --triton, a tuned Triton matmul compiled to mma.sync is timed in the same rounds too:
+bench/gpu/triton_matmul.py autotuned over its configurations and CUTLASS's sm_80 tile shapes,
+with `DISABLE_MMA_V3=1` (Triton's switch that keeps Hopper on its Ampere mma.sync path). What
+a mature compiler reaches with the same instruction on this GPU; the script checks that the PTX
+Triton wrote has mma.sync and no wgmma, and that its product is right.
 
-    python3 mma_sync_gemm.py DIR [OLD] [--reps N] [--only SUBSTRING]
+    python3 mma_sync_gemm.py DIR [OLD] [--reps N] [--only SUBSTRING] [--triton]
 
 DIR: test/gpu/build.sh's target/gpu/sm_90 (the kernels are built with chip=sm_90: TMA feeds
 shared memory, ldmatrix + mma.sync compute). Prints, per kernel, the median time of each round's
 30 launches, the median over rounds of the ratios and their [min, max].
 """
+import glob
 import os
 import statistics
 import sys
+import tempfile
 
-import torch
+if "--triton" in sys.argv:
+    # Before anything compiles: Triton reads the switch when it picks the MMA version, and the
+    # fresh cache directory holds only this process's kernels for the PTX check below.
+    os.environ["DISABLE_MMA_V3"] = "1"
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="triton-mma-sync-")
 
-from runtime_path import axe_runtime
-from timing import ratio_stats, time_ms
+import torch  # noqa: E402
+
+from runtime_path import axe_runtime  # noqa: E402
+from timing import ratio_stats, time_ms  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 # (manifest name, description): gen_gemm_tma.py's sm_90 variants at 4096^3 (128x128 or 128x256
 # CTA tiles of 8 warps, S TMA stages, RELEASE 1 = split CTA barriers) and gen_gemm_ws.py's
@@ -42,6 +57,27 @@ KERNELS = [
 M = N = K = 4096
 
 
+def triton_mma_sync(a, b, want, scale):
+    """The tuned Triton matmul on mma.sync, autotuned and checked: (launch, message, ok)."""
+    sys.path.insert(0, HERE)
+    import triton_matmul
+    run = triton_matmul.matmul(mma_sync=True)
+    if run is None:
+        return None, "skip Triton: not installed", True
+    out = torch.empty(M, N, device="cuda", dtype=torch.float16)
+    run(a, b, out)  # autotunes
+    torch.cuda.synchronize()
+    err = (out.float() - want).abs().max().item()
+    ptx = [open(p).read() for p in glob.glob(f"{os.environ['TRITON_CACHE_DIR']}/**/*.ptx", recursive=True)]
+    mma = sum("mma.sync" in t for t in ptx)
+    wgmma = sum("wgmma" in t for t in ptx)
+    # f16 output: its rounding (2^-11 relative) on top of the f32 accumulation's.
+    ok = mma > 0 and wgmma == 0 and err <= 2e-3 * scale
+    msg = (f"{'ok  ' if ok else 'FAIL'} Triton mma.sync ({run.kernel.best_config}): max abs error {err:.3g}; "
+           f"{len(ptx)} PTX files, {mma} with mma.sync, {wgmma} with wgmma")
+    return (lambda: run(a, b, out)), msg, ok
+
+
 def main():
     d = sys.argv[1]
     args = [x for i, x in enumerate(sys.argv[2:], 2) if not x.startswith("--") and sys.argv[i - 1] not in ("--reps", "--only")]
@@ -59,6 +95,11 @@ def main():
     cublas16 = lambda: torch.matmul(a, b)
     cublas32 = lambda: torch.mm(a, b, out_dtype=torch.float32)
     failed = 0
+    tri = None
+    if "--triton" in sys.argv:
+        tri, msg, ok = triton_mma_sync(a, b, want, scale)
+        failed += not ok
+        print(msg, flush=True)
     for name, what in KERNELS:
         if only not in name:
             continue
@@ -75,6 +116,8 @@ def main():
         failed += not ok
         print(f"{'ok  ' if ok else 'FAIL'} {name} ({what}): max abs error {err:.3g} (entries up to {scale:.3g})", flush=True)
         fns = {"axe": launch, "cuBLAS f16 out": cublas16, "cuBLAS f32 out": cublas32}
+        if tri:
+            fns["Triton mma.sync"] = tri
         if old and os.path.exists(f"{old}/{name}_kernel.json"):
             c2 = torch.empty_like(c)
             fns["axe old"] = axe_runtime.load(f"{old}/{name}_kernel.json", entry=f"{name}_kernel").launcher(

@@ -2,22 +2,25 @@
 """Does a long run change how Axe's GEMM compares with cuBLAS? Figure 10's long runs put a few
 large shapes below 0.97 of cuBLAS that measure above 1.0 when run alone (bench/RESULTS.md).
 Hypothesis: after minutes of load the GPU runs at its power limit, and the kernel that spends
-more energy per GEMM then gets the lower clock. For each shape this script measures, paired
-in one process:
+more energy per GEMM then gets the lower clock. For each shape this script measures, in one
+process, every kernel it has: Axe's unclustered kernel, Axe's clusters of two CTAs sharing B by
+multicast (where DIR has them), cuBLAS (`torch.matmul`) and, with --triton, the tuned Triton
+matmul (bench/gpu/triton_matmul.py, autotuned first):
 
-  1. "cold": the paired ratio (cuBLAS time / Axe time, per round: a median of 10 launches of
-     each, alternating), R rounds;
-  2. each kernel alone for SECONDS seconds of back-to-back launches, sampling `nvidia-smi`
-     (power, SM clock, temperature) every 100 ms: the median power and clock under sustained
-     load, and the energy per GEMM (median power x mean time per launch). The kernel that runs
-     first alternates from shape to shape (the second starts on a GPU the first has heated);
-  3. "hot": the paired ratio again, right after.
+  1. "cold": paired ratios (baseline time / Axe time, per round: a median of 10 launches of
+     each, one after the other), R rounds;
+  2. each kernel alone in windows of back-to-back launches, sampling `nvidia-smi` (power, SM
+     clock, temperature) every 100 ms. The windows run in palindromic order (A B C C B A, each
+     SECONDS / 2 long), so a drift of temperature over the sequence that is linear in time
+     weighs on every kernel alike; per kernel, the time per GEMM over both of its windows, the
+     median power and clock, and the energy per GEMM (median power x time per launch);
+  3. "hot": the paired ratios again, right after.
 
-    python3 power_pair.py DIR [--seconds S] [--reps R] [--cluster] [M N K ...]
+    python3 power_pair.py DIR [--seconds S] [--reps R] [--triton] [M N K ...]
 
 DIR holds gen_gemm_ws.py's Figure 10 manifests (the f16-out, 128x256, 4-stage, persistent,
-TMA-store kernels; with --cluster, their clusters of two CTAs sharing B by multicast). Shapes
-default to GPT-3 down, Llama-3.1-70B up and o.
+TMA-store kernels and their clustered twins). Shapes default to GPT-3 down, Llama-3.1-70B up and
+o.
 """
 import os
 import statistics
@@ -74,28 +77,38 @@ class Sampler:
         return tuple(statistics.median(s[i] for s in self.samples) for i in range(3)) if self.samples else (0, 0, 0)
 
 
-def paired(axe, base, reps):
-    ratios = []
+def paired(axe, bases, reps):
+    """Per baseline: (median, min, max) over `reps` rounds of baseline time / Axe time."""
+    ratios = {k: [] for k in bases}
     for _ in range(reps):
         ta = time_ms(axe, warmup=2, reps=10)
-        tb = time_ms(base, warmup=2, reps=10)
-        ratios.append(tb / ta)
-    return statistics.median(ratios), min(ratios), max(ratios)
+        for k, f in bases.items():
+            ratios[k].append(time_ms(f, warmup=2, reps=10) / ta)
+    return {k: (statistics.median(r), min(r), max(r)) for k, r in ratios.items()}
 
 
-def sustained(fn, seconds):
-    """Launches `fn` back to back for `seconds`, sampling; returns (ms per launch, W, MHz, C)."""
-    fn()
-    torch.cuda.synchronize()
-    with Sampler() as s:
-        t0, n = time.time(), 0
-        while time.time() - t0 < seconds:
-            for _ in range(4):
-                fn()
-            n += 4
-            torch.cuda.synchronize()
-        dt = time.time() - t0
-    return (dt / n * 1e3,) + s.medians()
+def sustained(fns, seconds):
+    """Each of `fns` launched back to back in windows of seconds / 2, in palindromic order;
+    per kernel: (ms per launch, W, MHz, C) over its two windows."""
+    order = list(fns) + list(reversed(fns))
+    launches = {k: 0 for k in fns}
+    elapsed = {k: 0.0 for k in fns}
+    samples = {k: [] for k in fns}
+    for k in order:
+        fns[k]()
+        torch.cuda.synchronize()
+        with Sampler() as s:
+            t0, n = time.time(), 0
+            while time.time() - t0 < seconds / 2:
+                for _ in range(4):
+                    fns[k]()
+                n += 4
+                torch.cuda.synchronize()
+            elapsed[k] += time.time() - t0
+        launches[k] += n
+        samples[k] += s.samples
+    return {k: (elapsed[k] / launches[k] * 1e3,)
+            + tuple(statistics.median(x[i] for x in samples[k]) if samples[k] else 0 for i in range(3)) for k in fns}
 
 
 def main():
@@ -105,39 +118,49 @@ def main():
     nums = [int(a) for i, a in enumerate(sys.argv[2:], 2) if a.isdigit() and sys.argv[i - 1] not in ("--seconds", "--reps")]
     shapes = [tuple(nums[i:i + 3]) for i in range(0, len(nums), 3)] or SHAPES
     torch.backends.cuda.matmul.allow_tf32 = False
-    cluster = ("f16", 2) if "--cluster" in sys.argv else ()
-    for index, (m, n, k) in enumerate(shapes):
-        name = gen_gemm_ws.name(m, n, k, 256, 4, "f16", 1, 8, 132, 1, 1, *cluster) + "_kernel"
-        path = f"{d}/{name}.json"
-        if not os.path.exists(path):
-            print(f"skip {m}x{n}x{k}: no {path}")
-            continue
+    tri = None
+    if "--triton" in sys.argv:
+        import triton_matmul
+        tri = triton_matmul.matmul()
+    for m, n, k in shapes:
         g = torch.Generator(device="cuda").manual_seed(0)
         a = torch.randn(m, k, device="cuda", generator=g).half()
         b = torch.randn(k, n, device="cuda", generator=g).half()
-        c = torch.empty(m, n, device="cuda", dtype=torch.float16)
-        launch = axe_runtime.load(path, entry=name).launcher(a.view(-1), b.view(-1), c.view(-1))
-        launch()
-        want = torch.matmul(a, b)
-        err = (c.float() - want.float()).abs().max().item()
-        ok = err <= 2e-3 * want.float().abs().max().item()
-        base = lambda: torch.matmul(a, b)  # noqa: E731
-        cold = paired(launch, base, reps)
-        if index % 2 == 0:
-            sa = sustained(launch, seconds)
-            sb = sustained(base, seconds)
-        else:
-            sb = sustained(base, seconds)
-            sa = sustained(launch, seconds)
-        hot = paired(launch, base, reps)
-        print(f"{'ok  ' if ok else 'FAIL'} {m}x{n}x{k} ({name}, max abs error {err:.3g})")
-        print(f"     cold: cuBLAS / Axe {cold[0]:.3f} [{cold[1]:.3f}, {cold[2]:.3f}]; "
-              f"hot: {hot[0]:.3f} [{hot[1]:.3f}, {hot[2]:.3f}] over {reps} paired rounds")
-        for who, (ms, w, mhz, temp) in (("axe", sa), ("cuBLAS", sb)):
+        want = torch.matmul(a, b).float()
+        tol = 2e-3 * want.abs().max().item()
+        axes, bases = {}, {"cuBLAS": lambda: torch.matmul(a, b)}
+        for label, cluster in (("axe", ()), ("axe c2", ("f16", 2))):
+            name = gen_gemm_ws.name(m, n, k, 256, 4, "f16", 1, 8, 132, 1, 1, *cluster) + "_kernel"
+            if not os.path.exists(f"{d}/{name}.json"):
+                print(f"skip {label} {m}x{n}x{k}: no {d}/{name}.json")
+                continue
+            c = torch.empty(m, n, device="cuda", dtype=torch.float16)
+            axes[label] = axe_runtime.load(f"{d}/{name}.json", entry=name).launcher(a.view(-1), b.view(-1), c.view(-1))
+            axes[label]()
+            err = (c.float() - want).abs().max().item()
+            print(f"{'ok  ' if err <= tol else 'FAIL'} {label} {m}x{n}x{k} ({name}): max abs error {err:.3g}")
+        if tri:
+            ct = torch.empty(m, n, device="cuda", dtype=torch.float16)
+            bases["Triton"] = lambda: tri(a, b, ct)  # noqa: E731
+            bases["Triton"]()  # autotunes
+            err = (ct.float() - want).abs().max().item()
+            print(f"{'ok  ' if err <= tol else 'FAIL'} Triton {m}x{n}x{k} ({tri.kernel.best_config}): max abs error {err:.3g}")
+        if not axes:
+            continue
+        cold = {label: paired(f, bases, reps) for label, f in axes.items()}
+        hot_s = sustained({**axes, **bases}, seconds)
+        hot = {label: paired(f, bases, reps) for label, f in axes.items()}
+        for label in axes:
+            line = f"     {label}:"
+            for base in bases:
+                (c0, c1, c2), (h0, h1, h2) = cold[label][base], hot[label][base]
+                line += (f" {base} / {label} cold {c0:.3f} [{c1:.3f}, {c2:.3f}], hot {h0:.3f} [{h1:.3f}, {h2:.3f}],"
+                         f" sustained {hot_s[base][0] / hot_s[label][0]:.3f};")
+            print(line)
+        for who, (ms, w, mhz, temp) in hot_s.items():
             print(f"     {who} sustained {seconds:.0f} s: {ms * 1e3:.0f} us per GEMM, {w:.0f} W, {mhz:.0f} MHz, "
                   f"{temp:.0f} C, {w * ms:.1f} mJ per GEMM")
-        print(f"     sustained cuBLAS / Axe time {sb[0] / sa[0]:.3f}; energy per GEMM Axe / cuBLAS "
-              f"{sa[1] * sa[0] / (sb[1] * sb[0]):.3f}", flush=True)
+        print(f"     ({reps} paired rounds cold and hot)", flush=True)
 
 
 if __name__ == "__main__":

@@ -4,13 +4,15 @@
 and B [N, K], f32 accumulation, per-tensor scales, bf16/f32 output — what
 `torch._scaled_mm` computes).
 
-    python3 gemm_typed.py DIR [--bench [--triton]] [--reps R] [--figure10] [--ws [--fp8] [--cluster]] [SUBSTRING]
+    python3 gemm_typed.py DIR [--bench [--triton]] [--reps R] [--figure10] [--ws [--fp8] [--cluster | --no-cluster]] [SUBSTRING]
 
 --figure10 runs gen_gemm_tma.FIGURE10 instead: every projection of the paper's Figure 10 models
 at M = 8192 (f16 and FP8), tiles chosen by gen_gemm_tma.choose. --ws runs the warp-specialized,
 persistent GEMMs of gen_gemm_ws.VARIANTS (with --figure10, gen_gemm_ws.figure10_variants, or
-with --fp8 too, figure10_fp8_variants) and, with --bench, also times the
-non-specialized kernel of the same shape (gen_gemm_tma.choose's tiles) where DIR has it.
+with --fp8 too, figure10_fp8_variants: clusters of two CTAs where gen_gemm_ws.choose_cluster
+picks them, every shape with --cluster, none with --no-cluster) and, with --bench, also times the
+non-specialized kernel of the same shape (gen_gemm_tma.choose's tiles) and, for a clustered
+kernel, the same kernel without clusters, where DIR has them.
 
 DIR is test/gpu/build.sh's output (<entry>.json manifests). Inputs are made by torch on the
 GPU (NumPy has no FP8). Correctness oracle: PyTorch's float32 product of the same (FP8- or
@@ -88,9 +90,9 @@ def main():
     passed = failed = 0
     ws = "--ws" in sys.argv
     if ws:
-        # --cluster: the kernels with clusters of two CTAs (B multicast), timed beside the same
-        # kernel without clusters.
-        cl = 2 if "--cluster" in sys.argv else 1
+        # Figure 10's clusters: the generator's choice (choose_cluster), or all pairs (--cluster)
+        # or none (--no-cluster). A clustered kernel is timed beside the same one without.
+        cl = 2 if "--cluster" in sys.argv else 1 if "--no-cluster" in sys.argv else None
         if "--figure10" in sys.argv:
             variants = gen_gemm_ws.figure10_fp8_variants(cl) if "--fp8" in sys.argv else gen_gemm_ws.figure10_variants(cl)
         else:

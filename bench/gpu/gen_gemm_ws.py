@@ -88,9 +88,9 @@ def choose_cluster(m, n, k, bm=128, bn=256, sms=132):
     SMs and the energy spent on it, at the price of coupling the pair (a stage is refilled only
     when both CTAs have released it). On the H100 (bench/RESULTS.md, session 15):
     - Large GEMMs run at the card's power limit within seconds, where energy per GEMM decides
-      the speed. Timed in palindromic windows of sustained load, the pairs ran 1.6-5.0 % faster
-      than the same kernel unclustered at the six Figure 10 shapes that came out lowest, at
-      1.7-4.9 % less energy per GEMM; in short runs of Figure 10, f16, 1.027 in geometric mean.
+      the speed. Timed in palindromic windows of sustained load, the pairs ran 1.4-5.0 % faster
+      than the same kernel unclustered at the ten Figure 10 shapes that came out lowest, at
+      1.4-4.9 % less energy per GEMM; in short runs of Figure 10, f16, 1.027 in geometric mean.
     - Below about 10^12 flops (Figure 10's attention projections and the smaller models' down
       projections) the pairs won nothing in short runs: f16 even, FP8 2-7 % slower.
     So: pairs for GEMMs of at least 10^12 flops with two row tiles and two waves of tiles (on

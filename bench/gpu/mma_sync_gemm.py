@@ -11,6 +11,11 @@ a mature compiler reaches with the same instruction on this GPU; the script chec
 Triton wrote has mma.sync and no wgmma, and that its product is right.
 
     python3 mma_sync_gemm.py DIR [OLD] [--reps N] [--only SUBSTRING] [--triton]
+    python3 mma_sync_gemm.py DIR --k-scaling [--reps N]
+
+--k-scaling times the 128x256, 4-stage split-barrier kernel at 4096 x 4096 x K for K = 2048 ...
+16384 beside cuBLAS and fits time = fixed + K/64 x per-step: what its prologue, epilogue and
+launch cost against what each 64-wide K step of the mainloop costs (over all tiles' waves).
 
 DIR: test/gpu/build.sh's target/gpu/sm_90 (the kernels are built with chip=sm_90: TMA feeds
 shared memory, ldmatrix + mma.sync compute). Prints, per kernel, the median time of each round's
@@ -78,8 +83,42 @@ def triton_mma_sync(a, b, want, scale):
     return (lambda: run(a, b, out)), msg, ok
 
 
+def k_scaling(d, reps):
+    """Time against K of the split-barrier 128x256 kernel; least-squares fixed + per-step."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    ks, times, failed = [], [], 0
+    for k in (2048, 4096, 8192, 16384):
+        name = f"gemm_4096x4096x{k}_tma_bn256_s4_mma_rel"
+        g = torch.Generator(device="cuda").manual_seed(0)
+        a = torch.randn(M, k, device="cuda", generator=g).half()
+        b = torch.randn(k, N, device="cuda", generator=g).half()
+        c = torch.full((M, N), float("nan"), device="cuda")
+        launch = axe_runtime.load(f"{d}/{name}_kernel.json", entry=f"{name}_kernel").launcher(a.view(-1), b.view(-1), c.view(-1))
+        launch()
+        want = a.float() @ b.float()
+        err = (c - want).abs().max().item()
+        ok = not torch.isnan(c).any().item() and err <= 1e-3 * want.abs().max().item()
+        failed += not ok
+        rounds = [(time_ms(launch), time_ms(lambda: torch.matmul(a, b))) for _ in range(reps)]
+        mine = statistics.median(r[0] for r in rounds)
+        med, lo, hi = ratio_stats([r[1] for r in rounds], [r[0] for r in rounds])
+        print(f"{'ok  ' if ok else 'FAIL'} {name}: max abs error {err:.3g}; {mine * 1e3:.1f} us "
+              f"({2 * M * N * k / mine / 1e9:.0f} TFLOP/s), cuBLAS f16 out / axe {med:.3f} [{lo:.3f}, {hi:.3f}]", flush=True)
+        ks.append(k / 64)
+        times.append(mine)
+    mk, mt = statistics.mean(ks), statistics.mean(times)
+    step = sum((x - mk) * (y - mt) for x, y in zip(ks, times)) / sum((x - mk) ** 2 for x in ks)
+    fixed = mt - step * mk
+    print(f"time = {fixed * 1e3:.1f} us + K/64 x {step * 1e3:.3f} us: the mainloop's rate over all tiles "
+          f"{2 * M * N * 64 / step / 1e9:.0f} TFLOP/s")
+    return failed
+
+
 def main():
     d = sys.argv[1]
+    if "--k-scaling" in sys.argv:
+        reps = int(sys.argv[sys.argv.index("--reps") + 1]) if "--reps" in sys.argv else 7
+        sys.exit(1 if k_scaling(d, reps) else 0)
     args = [x for i, x in enumerate(sys.argv[2:], 2) if not x.startswith("--") and sys.argv[i - 1] not in ("--reps", "--only")]
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else ""
     old = args[0] if args else None

@@ -89,10 +89,11 @@ def choose_cluster(m, n, k, bm=128, bn=256, sms=132):
     when both CTAs have released it). On the H100 (bench/RESULTS.md, session 15):
     - Large GEMMs run at the card's power limit within seconds, where energy per GEMM decides
       the speed. Timed in palindromic windows of sustained load, the pairs ran 1.4-5.0 % faster
-      than the same kernel unclustered at the ten Figure 10 shapes that came out lowest, at
-      1.4-4.9 % less energy per GEMM; in short runs of Figure 10, f16, 1.027 in geometric mean.
-    - Below about 10^12 flops (Figure 10's attention projections and the smaller models' down
-      projections) the pairs won nothing in short runs: f16 even, FP8 2-7 % slower.
+      than the same kernel unclustered at ten Figure 10 shapes that came out low in short
+      runs, at 1.4-4.9 % less energy per GEMM; in short runs of Figure 10, f16, 1.027 in
+      geometric mean.
+    - Below about 10^12 flops (the smaller models' attention and down projections) the pairs
+      won nothing in short runs: f16 even, FP8 0.6-7 % slower.
     So: pairs for GEMMs of at least 10^12 flops with two row tiles and two waves of tiles (on
     fewer, the pair's shared start and a tail of half as many units cost more than the traffic
     saves)."""

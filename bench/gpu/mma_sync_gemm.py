@@ -77,7 +77,7 @@ def triton_mma_sync(a, b, want, scale):
     mma = sum("mma.sync" in t for t in ptx)
     wgmma = sum("wgmma" in t for t in ptx)
     # f16 output: its rounding (2^-11 relative) on top of the f32 accumulation's.
-    ok = mma > 0 and wgmma == 0 and err <= 2e-3 * scale
+    ok = len(ptx) > 0 and mma == len(ptx) and wgmma == 0 and err <= 2e-3 * scale
     msg = (f"{'ok  ' if ok else 'FAIL'} Triton mma.sync ({run.kernel.best_config}): max abs error {err:.3g}; "
            f"{len(ptx)} PTX files, {mma} with mma.sync, {wgmma} with wgmma")
     return (lambda: run(a, b, out)), msg, ok

@@ -10,10 +10,12 @@ matmul (bench/gpu/triton_matmul.py, autotuned first):
   1. "cold": paired ratios (baseline time / Axe time, per round: a median of 10 launches of
      each, one after the other), R rounds;
   2. each kernel alone in windows of back-to-back launches, sampling `nvidia-smi` (power, SM
-     clock, temperature) every 100 ms. The windows run in palindromic order (A B C C B A, each
-     SECONDS / 2 long), so a drift of temperature over the sequence that is linear in time
-     weighs on every kernel alike; per kernel, the time per GEMM over both of its windows, the
-     median power and clock, and the energy per GEMM (median power x time per launch);
+     clock, temperature) every 100 ms. A discarded window of the first kernel warms the card
+     first (it heats fastest at the start); then the windows run in palindromic order (A B C C
+     B A, each SECONDS / 2 long), so a drift of temperature over the sequence that is linear
+     in time weighs on every kernel alike; per kernel, the time per GEMM over both of its
+     windows, the median power and clock, and the energy per GEMM (median power x time per
+     launch);
   3. "hot": the paired ratios again, right after.
 
     python3 power_pair.py DIR [--seconds S] [--reps R] [--triton] [M N K ...]
@@ -88,8 +90,14 @@ def paired(axe, bases, reps):
 
 
 def sustained(fns, seconds):
-    """Each of `fns` launched back to back in windows of seconds / 2, in palindromic order;
-    per kernel: (ms per launch, W, MHz, C) over its two windows."""
+    """Each of `fns` launched back to back in windows of seconds / 2, in palindromic order
+    after a discarded warm-up window; per kernel: (ms per launch, W, MHz, C) over its two
+    windows."""
+    warm = fns[next(iter(fns))]
+    t0 = time.time()
+    while time.time() - t0 < seconds / 2:
+        warm()
+        torch.cuda.synchronize()
     order = list(fns) + list(reversed(fns))
     launches = {k: 0 for k in fns}
     elapsed = {k: 0.0 for k in fns}
@@ -118,7 +126,7 @@ def main():
     nums = [int(a) for i, a in enumerate(sys.argv[2:], 2) if a.isdigit() and sys.argv[i - 1] not in ("--seconds", "--reps")]
     shapes = [tuple(nums[i:i + 3]) for i in range(0, len(nums), 3)] or SHAPES
     torch.backends.cuda.matmul.allow_tf32 = False
-    tri = None
+    tri, failed = None, 0
     if "--triton" in sys.argv:
         import triton_matmul
         tri = triton_matmul.matmul()
@@ -138,12 +146,14 @@ def main():
             axes[label] = axe_runtime.load(f"{d}/{name}.json", entry=name).launcher(a.view(-1), b.view(-1), c.view(-1))
             axes[label]()
             err = (c.float() - want).abs().max().item()
+            failed += err > tol
             print(f"{'ok  ' if err <= tol else 'FAIL'} {label} {m}x{n}x{k} ({name}): max abs error {err:.3g}")
         if tri:
             ct = torch.empty(m, n, device="cuda", dtype=torch.float16)
             bases["Triton"] = lambda: tri(a, b, ct)  # noqa: E731
             bases["Triton"]()  # autotunes
             err = (ct.float() - want).abs().max().item()
+            failed += err > tol
             print(f"{'ok  ' if err <= tol else 'FAIL'} Triton {m}x{n}x{k} ({tri.kernel.best_config}): max abs error {err:.3g}")
         if not axes:
             continue
@@ -161,6 +171,8 @@ def main():
             print(f"     {who} sustained {seconds:.0f} s: {ms * 1e3:.0f} us per GEMM, {w:.0f} W, {mhz:.0f} MHz, "
                   f"{temp:.0f} C, {w * ms:.1f} mJ per GEMM")
         print(f"     ({reps} paired rounds cold and hot)", flush=True)
+    print(f"{failed} failed")
+    sys.exit(1 if failed else 0)
 
 
 if __name__ == "__main__":

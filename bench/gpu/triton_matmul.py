@@ -6,7 +6,7 @@ use, 128x256x64 with 3 and 4 stages and 8 warps among them. On Hopper, Triton lo
 to wgmma and pipelines the loads itself; with `DISABLE_MMA_V3=1` in the environment when it
 compiles, to mma.sync (its Ampere path: ldmatrix fragments, cp.async pipelining), the
 sm_80-class baseline of bench/gpu/mma_sync_gemm.py, which also passes `mma_sync=True` for the
-tile shapes of CUTLASS's sm_80 GEMMs (32-wide K steps).
+tile shapes of CUTLASS's sm_80 GEMMs (mostly 32-wide K steps).
 
     run = matmul()          # None when Triton is missing
     run(a, b, c)            # a [M, K], b [K, N], c [M, N], f16, contiguous

@@ -23,6 +23,9 @@ per warp on its "empty" mbarrier. Two ways to issue the refills, as Axe's kernel
   split: thread 0 (a computing warp's) waits for the stage released one step earlier, then
          refills it 3 steps ahead (gen_gemm_tma.py's RELEASE 1);
   ws:    a ninth warp does nothing else (warp specialization, gen_gemm_ws.py's producer).
+The split loop also runs with Axe's barrier protocol (A and B complete on two barriers, B in
+four boxes, every thread arrives on the release) and with refills read from 32 MB instead of
+one 48 KB stage, to find which of Axe's differences costs its kernel (bench/RESULTS.md).
 
     python3 mma_sync_mainloop.py [--refill [--sync] | --pipeline]
 """
@@ -119,22 +122,40 @@ __device__ __forceinline__ void refill(unsigned full, unsigned dst, const char* 
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
                :: "r"(dst), "l"(src), "r"(bytes), "r"(full) : "memory");
 }
-// Stage g % S (g: the K step) is refilled for step g once step g - S has released it.
+// Stage g % S (g: the K step) is refilled for step g once step g - S has released it. With
+// AXE_BARRIERS, as Axe's kernels do it: A (16 KB) and B (four 8 KB boxes) complete on two
+// barriers. With SPREAD, each step reads its stage from a different place of a 32 MB buffer
+// (L2-sized, like a GEMM's operands) instead of the same 48 KB.
 __device__ __forceinline__ void produce(int g, unsigned full0, unsigned empty0, unsigned stages, const char* src) {
   const unsigned s = g % S;
   if (g >= S) wait_phase(empty0 + 8 * s, ((g / S) - 1) & 1);
-  refill(full0 + 8 * s, stages + s * 49152, src, 49152);
+  if (SPREAD) src += (size_t)((blockIdx.x * 5 + g) % 682) * 49152;
+  if (AXE_BARRIERS) {
+    const unsigned fa = full0 + 16 * s, fb = fa + 8, dst = stages + s * 49152;
+    unsigned long long state;
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;" : "=l"(state) : "r"(fa), "r"(16384));
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                 :: "r"(dst), "l"(src), "r"(16384), "r"(fa) : "memory");
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;" : "=l"(state) : "r"(fb), "r"(32768));
+    for (int box = 0; box < 4; ++box)
+      asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                   :: "r"(dst + 16384 + box * 8192), "l"(src + 16384 + box * 8192), "r"(8192), "r"(fb) : "memory");
+  } else {
+    refill(full0 + 16 * s, stages + s * 49152, src, 49152);
+  }
 }
 extern "C" __global__ void __launch_bounds__((WARPS + WS) * 32, 1) tile(float* out, int iters, const char* src) {
   extern __shared__ __align__(1024) unsigned char smem[];
-  __shared__ __align__(8) unsigned long long bars[2 * S];
+  __shared__ __align__(8) unsigned long long bars[3 * S];  // full (A, B) of each stage, then empty
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const unsigned stages = (unsigned)__cvta_generic_to_shared(smem);
-  const unsigned full0 = (unsigned)__cvta_generic_to_shared(&bars[0]), empty0 = full0 + 8 * S;
+  const unsigned full0 = (unsigned)__cvta_generic_to_shared(&bars[0]), empty0 = full0 + 16 * S;
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) {
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(full0 + 8 * s));
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(empty0 + 8 * s), "r"(WARPS));
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(full0 + 16 * s));
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(full0 + 16 * s + 8));
+      // AXE_BARRIERS: every thread arrives (as Axe's `axe.arrive`), else lane 0 of each warp.
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(empty0 + 8 * s), "r"(AXE_BARRIERS ? WARPS * 32 : WARPS));
     }
     asm volatile("fence.mbarrier_init.release.cluster;");
   }
@@ -155,7 +176,8 @@ extern "C" __global__ void __launch_bounds__((WARPS + WS) * 32, 1) tile(float* o
   for (int it = 0; it < iters; ++it) {
     if (!WS && threadIdx.x == 0 && it + S - 1 < iters) produce(it + S - 1, full0, empty0, stages, src);
     const unsigned s = it % S, sa = stages + s * 49152, sb = sa + 128 * 128;
-    wait_phase(full0 + 8 * s, (it / S) & 1);
+    wait_phase(full0 + 16 * s, (it / S) & 1);
+    if (AXE_BARRIERS) wait_phase(full0 + 16 * s + 8, (it / S) & 1);
     #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
       unsigned a[4][4], b[8][2];
@@ -180,8 +202,8 @@ extern "C" __global__ void __launch_bounds__((WARPS + WS) * 32, 1) tile(float* o
               : "+f"(c[i][j][0]), "+f"(c[i][j][1]), "+f"(c[i][j][2]), "+f"(c[i][j][3])
               : "r"(a[i][0]), "r"(a[i][1]), "r"(a[i][2]), "r"(a[i][3]), "r"(b[j][0]), "r"(b[j][1]));
     }
-    __syncwarp();
-    if (lane == 0) {
+    if (!AXE_BARRIERS) __syncwarp();
+    if (AXE_BARRIERS || lane == 0) {
       unsigned long long state;
       asm volatile("mbarrier.arrive.shared::cta.b64 %0, [%1];" : "=l"(state) : "r"(empty0 + 8 * s) : "memory");
     }
@@ -197,27 +219,37 @@ extern "C" __global__ void __launch_bounds__((WARPS + WS) * 32, 1) tile(float* o
 
 
 def pipeline():
-    """--pipeline: the split and warp-specialized mainloops, 128x256 CTA tiles of 8 warps."""
+    """--pipeline: the split and warp-specialized mainloops, 128x256 CTA tiles of 8 warps, and
+    the split one with Axe's barrier protocol and/or refills spread over 32 MB (one variable
+    at a time, then both), each line one round in one process."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     a = torch.randn(4096, 4096, device="cuda", dtype=torch.float16)
     b = torch.randn(4096, 4096, device="cuda", dtype=torch.float16)
     out = cp.zeros(1 << 22, dtype=cp.float32)
     # The stages' contents: all ones, or random normal halves like a GEMM's (the tensor cores'
-    # power, and so the clock under the power limit, depends on the data). L2-resident.
-    data = {"ones": cp.full(49152 // 2, 0x3c00, dtype=cp.uint16),
-            "random": cp.asarray(torch.randn(49152 // 2, device="cuda", dtype=torch.float16).view(torch.int16)).view(cp.uint16)}
+    # power, and so the clock under the power limit, depends on the data). The spread refills
+    # read 682 stages' worth (32 MB) of random halves.
+    ones = cp.full(49152 // 2, 0x3c00, dtype=cp.uint16)
+    rand = cp.asarray(torch.randn(682 * 49152 // 2, device="cuda", dtype=torch.float16).view(torch.int16)).view(cp.uint16)
+    # (name, WS, AXE_BARRIERS, SPREAD, source)
+    modes = [("split ones", 0, 0, 0, ones), ("split random", 0, 0, 0, rand), ("split, Axe's barriers", 0, 1, 0, rand),
+             ("split, spread refills", 0, 0, 1, rand), ("split, both", 0, 1, 1, rand), ("ws random", 1, 0, 0, rand)]
     stages, iters = 4, 2048
+    kernels = {}
+    for name, ws, axe, spread, _ in modes:
+        k = cp.RawKernel(f"#define S {stages}\n#define WARPS 8\n#define WS {ws}\n#define AXE_BARRIERS {axe}\n"
+                         f"#define SPREAD {spread}\n" + PIPE_SRC, "tile", options=("-arch=sm_90",))
+        k.max_dynamic_shared_size_bytes = stages * 49152
+        kernels[name] = k
     for r in range(3):
         cub = 2 * 4096**3 / time_ms(lambda: torch.matmul(a, b), reps=20) / 1e9
         line = f"cuBLAS 4096^3 {cub:.0f} TFLOP/s"
-        for (mode, ws), (what, src) in ((m, d) for m in (("split", 0), ("ws", 1)) for d in data.items()):
-            k = cp.RawKernel(f"#define S {stages}\n#define WARPS 8\n#define WS {ws}\n" + PIPE_SRC, "tile", options=("-arch=sm_90",))
-            smem = stages * 49152
-            k.max_dynamic_shared_size_bytes = smem
-            fn = lambda: k((sms,), ((8 + ws) * 32,), (out, cp.int32(iters), src), shared_mem=smem)  # noqa: E731
+        for name, ws, _, _, src in modes:
+            k = kernels[name]
+            fn = lambda: k((sms,), ((8 + ws) * 32,), (out, cp.int32(iters), src), shared_mem=stages * 49152)  # noqa: E731
             ms = time_ms(fn, warmup=3, reps=10)
             t = 2 * 128 * 256 * 64 * iters * sms / ms / 1e9
-            line += f"; {mode} {what}: {t:.0f} TFLOP/s = {t / cub:.3f} of cuBLAS (regs {k.num_regs})"
+            line += f"; {name}: {t:.0f} TFLOP/s = {t / cub:.3f} of cuBLAS (regs {k.num_regs})"
         print(line, flush=True)
 
 

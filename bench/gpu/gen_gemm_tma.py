@@ -26,8 +26,8 @@ N-major in 64-column blocks), which are also TMA boxes.
 GROUP (default 8) row tiles are walked per column tile (L2 reuse); 1 is plain row-major order.
 CHIP sm_90 (instead of sm_90a) keeps TMA but computes with ldmatrix + mma.sync. RELEASE 1
 replaces the CTA barrier before each refill by `axe.arrive` + `after` (only the issuing thread
-waits for the others to be done with the stage); RELEASE 2 (mma.sync) waits for them one step
-earlier (see `kernel`). PREFETCH 1 (mma.sync, S >= 3) writes each
+waits for the others to be done with the stage); RELEASE 2 (mma.sync) refills each stage as
+soon as it is free, one K step further ahead (see `kernel`). PREFETCH 1 (mma.sync, S >= 3) writes each
 k16 step's fragments as register tensors loaded one step ahead by ldmatrix copies, across stage
 boundaries too (see `kernel`).
 """
@@ -54,7 +54,7 @@ VARIANTS = [
     (4096, 4096, 4096, 256, 4, 1, 8, "sm_90", 1, "f16", "f32", 0, 1), (4096, 4096, 4096, 256, 3, 1, 8, "sm_90", 1, "f16", "f32", 0, 1),
     (4096, 4096, 4096, 128, 4, 1, 8, "sm_90", 1, "f16", "f32", 0, 1), (4096, 4096, 4096, 128, 3, 1, 8, "sm_90", 1, "f16", "f32", 0, 1),
     (512, 256, 1024, 128, 3, 1, 8, "sm_90", 1, "f16", "f32", 0, 1),
-    # ... with the split release's one step of slack (RELEASE 2; not yet run on a GPU).
+    # ... refilling each stage as soon as it is free (RELEASE 2; not yet run on a GPU).
     (4096, 4096, 4096, 256, 4, 1, 8, "sm_90", 2), (4096, 4096, 4096, 256, 3, 1, 8, "sm_90", 2),
     # ... the 128x256 split-barrier kernel at K = 2048, 8192, 16384 (with 4096^3: how its time
     # grows with K, bench/gpu/mma_sync_gemm.py --k-scaling).
@@ -189,13 +189,15 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
     # is released, too late to load its first fragments before the current stage's last gemm.
     assert not prefetch or (chip != "sm_90a" and overlap and not fp8 and bk == 64 and stages >= 3), \
         "fragment prefetch: mma.sync (CHIP sm_90/sm_80), OVERLAP 1, 16-bit inputs, S >= 3"
-    # RELEASE 2 (mma.sync only): the split release with one step of slack. An mma.sync gemm is
-    # done with its stage when it returns, so the arrival after step j's gemm already releases
-    # stage j; the issuing thread can refill the stage of step j - 1 once every thread has
-    # arrived after step j - 1, instead of after step j (RELEASE 1's rule, which wgmma needs: its
-    # arrival after `wait outstanding 1` releases only the previous stage). In the loop body,
-    # steps 1 .. S - 1 refill first, ordered after the previous step's arrival, then wait and
-    # compute; step 0 has no earlier arrival in the same iteration and keeps RELEASE 1's order.
+    # RELEASE 2 (mma.sync only): the split release, refilling each stage as soon as it is free.
+    # An mma.sync gemm is done with its stage when it returns, so once every thread has arrived
+    # after step j - 1, stage j - 1 can take step j - 1 + S: issued at the start of step j, S - 1
+    # steps before it is needed. RELEASE 1 waits for the same arrivals at the same point but
+    # refills the stage of step j - 2 (with step j - 2 + S), one step less ahead: wgmma's rule,
+    # whose arrival after `wait outstanding 1` releases only the previous stage. In the loop
+    # body steps 1 .. S - 1 refill this way before waiting for their own stage; step 0 keeps
+    # RELEASE 1's order (the previous round's last arrival is in the previous iteration, and
+    # `after` takes an arrive of the same block), and the round's last step arrives for no one.
     assert release != 2 or (chip != "sm_90a" and not prefetch and overlap), \
         "RELEASE 2: mma.sync (CHIP sm_90/sm_80) without PREFETCH, OVERLAP 1"
     name_ = fname or name(m, n, k, bn, stages, overlap, group, chip, release, dtype, out, tma_store, prefetch)
@@ -411,7 +413,7 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
         for s in range(stages):
             ta, tb = cur[s]
             if release == 2 and s > 0:
-                # One step of slack: refill step s - 1's stage behind step s - 1's arrival.
+                # Refill step s - 1's stage, just released, with step s - 1 + S.
                 out.append(f"{i8}%kf{s} = arith.addi %k, %ko{s} : index")
                 cur[(s + stages - 1) % stages] = issue(f"%kf{s}", (s + stages - 1) % stages, i8, f"l{s}", f"%rel_l{s - 1}")
                 out.append(f"{i8}axe.wait {ta}, {tb}")

@@ -41,8 +41,8 @@ from timing import ratio_stats, time_ms  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 # (manifest name, description): gen_gemm_tma.py's sm_90 variants at 4096^3 (128x128 or 128x256
-# CTA tiles of 8 warps, S TMA stages, RELEASE 1 = split CTA barriers, RELEASE 2 = the same
-# with one step of slack) and gen_gemm_ws.py's
+# CTA tiles of 8 warps, S TMA stages, RELEASE 1 = split CTA barriers, RELEASE 2 = each stage
+# refilled as soon as it is free) and gen_gemm_ws.py's
 # warp-specialized ones with mma.sync consumers.
 KERNELS = [
     ("gemm_4096x4096x4096_tma_mma", "TMA, 128x128, 4 stages"),
@@ -57,8 +57,8 @@ KERNELS = [
     ("gemm_4096x4096x4096_tma_bn256_s3_mma_rel_pf", "TMA, 128x256, 3 stages, split barriers, fragments prefetched"),
     ("gemm_4096x4096x4096_tma_mma_rel_pf", "TMA, 128x128, 4 stages, split barriers, fragments prefetched"),
     ("gemm_4096x4096x4096_tma_bn128_s3_mma_rel_pf", "TMA, 128x128, 3 stages, split barriers, fragments prefetched"),
-    ("gemm_4096x4096x4096_tma_bn256_s4_mma_rel2", "TMA, 128x256, 4 stages, split barriers with a step of slack"),
-    ("gemm_4096x4096x4096_tma_bn256_s3_mma_rel2", "TMA, 128x256, 3 stages, split barriers with a step of slack"),
+    ("gemm_4096x4096x4096_tma_bn256_s4_mma_rel2", "TMA, 128x256, 4 stages, split barriers, stages refilled when free"),
+    ("gemm_4096x4096x4096_tma_bn256_s3_mma_rel2", "TMA, 128x256, 3 stages, split barriers, stages refilled when free"),
     ("gemm_4096x4096x4096_ws_bn128_s4_p_nr_mma", "warp-specialized, 128x128, 4 stages"),
     ("gemm_4096x4096x4096_ws_bn128_s4_p_nr_ts_mma", "warp-specialized, 128x128, 4 stages, TMA store"),
 ]

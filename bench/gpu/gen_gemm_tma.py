@@ -646,7 +646,7 @@ def reduce_scatter_views(out, m, n, k, bn, ranks, e, name_):
         in Y. Other rows: push the partial tile to its owner's slot for this device, then
         signal; the push moves 64 columns at a time through one shared tile, so that NVLink
         sees whole 16-byte row pieces rather than the accumulator's 4-byte fragments."""
-        i2, i3 = ind + "  ", ind + "    "
+        i2 = ind + "  "
         # 128-byte rows, swizzled (as wgmma's tiles): the accumulator's fragments write it
         # without bank conflicts.
         st = f"!axe.tensor<128x64x{e}, shared, #axe.layout<(128, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>"

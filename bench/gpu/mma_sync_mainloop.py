@@ -35,13 +35,16 @@ import cupy as cp
 import torch
 
 from timing import time_ms
-SRC = r"""
-__device__ __forceinline__ void refill_wait(unsigned bar, unsigned parity) {
+# Shared by both kernels: wait for the phase of parity `parity` of the mbarrier at `bar`.
+WAIT_SRC = r"""
+__device__ __forceinline__ void wait_phase(unsigned bar, unsigned parity) {
   unsigned done = 0;
   while (!done)
     asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
                  : "=r"(done) : "r"(bar), "r"(parity) : "memory");
 }
+"""
+SRC = WAIT_SRC + r"""
 extern "C" __global__ void __launch_bounds__(WARPS*32, 1) tile(float* out, int iters, const char* stage) {
   extern __shared__ __align__(1024) unsigned char smem[];
   __shared__ __align__(8) unsigned long long bar;
@@ -65,7 +68,7 @@ extern "C" __global__ void __launch_bounds__(WARPS*32, 1) tile(float* out, int i
     for (int j = 0; j < WN / 8; ++j) c[i][j][0] = c[i][j][1] = c[i][j][2] = c[i][j][3] = 0.f;
   for (int it = 0; it < iters; ++it) {
     if (REFILL && threadIdx.x == 0) {
-      if (it > 0) refill_wait(bar_addr, (it - 1) & 1);
+      if (it > 0) wait_phase(bar_addr, (it - 1) & 1);
       unsigned long long state;
       asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;" : "=l"(state) : "r"(bar_addr), "r"(refill_bytes));
       asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
@@ -100,7 +103,7 @@ extern "C" __global__ void __launch_bounds__(WARPS*32, 1) tile(float* out, int i
               : "r"(a[i][0]), "r"(a[i][1]), "r"(a[i][2]), "r"(a[i][3]), "r"(b[j][0]), "r"(b[j][1]));
     }
   }
-  if (REFILL && threadIdx.x == 0) refill_wait(bar_addr, (iters - 1) & 1);  // no copy in flight at exit
+  if (REFILL && threadIdx.x == 0) wait_phase(bar_addr, (iters - 1) & 1);  // no copy in flight at exit
   float s = 0.f;
   #pragma unroll
   for (int i = 0; i < WM / 16; ++i)
@@ -109,13 +112,7 @@ extern "C" __global__ void __launch_bounds__(WARPS*32, 1) tile(float* out, int i
   if (s == 1234.5f) out[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
 """
-PIPE_SRC = r"""
-__device__ __forceinline__ void wait_phase(unsigned bar, unsigned parity) {
-  unsigned done = 0;
-  while (!done)
-    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                 : "=r"(done) : "r"(bar), "r"(parity) : "memory");
-}
+PIPE_SRC = WAIT_SRC + r"""
 __device__ __forceinline__ void refill(unsigned full, unsigned dst, const char* src, unsigned bytes) {
   unsigned long long state;
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;" : "=l"(state) : "r"(full), "r"(bytes));

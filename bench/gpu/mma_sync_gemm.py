@@ -61,6 +61,8 @@ KERNELS = [
     ("gemm_4096x4096x4096_tma_bn256_s3_mma_rel2", "TMA, 128x256, 3 stages, split barriers, stages refilled when free"),
     ("gemm_4096x4096x4096_ws_bn128_s4_p_nr_mma", "warp-specialized, 128x128, 4 stages"),
     ("gemm_4096x4096x4096_ws_bn128_s4_p_nr_ts_mma", "warp-specialized, 128x128, 4 stages, TMA store"),
+    ("gemm_4096x4096x4096_ws_bn256_s4_p_ts_mma_sm90a", "warp-specialized, 128x256, 4 stages, TMA store, setmaxnreg (sm_90a)"),
+    ("gemm_4096x4096x4096_ws_bn256_s4_p_ts_c2_mma_sm90a", "the same in clusters of two sharing B by multicast"),
 ]
 M = N = K = 4096
 

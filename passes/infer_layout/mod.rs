@@ -173,9 +173,18 @@ fn anchor_gemm(inf: &mut Inference, op: MlirOperation) -> Option<(Layout, Layout
     }
     // sm_90a: A and B in shared memory make the gemm a wgmma (convert-axe-to-gpu), whose
     // accumulator is the m64nNk16 D fragment, the warpgroups splitting M.
-    let wgmma = (gemm::has_wgmma(op) && shared(a) && shared(b))
+    let mut wgmma = (gemm::has_wgmma(op) && shared(a) && shared(b))
         .then(|| gemm::wgmma_warpgroups(m, n, k, 16, threads.warps))
         .flatten();
+    // ... unless the accumulator is already laid out as a tiling of the mma.sync atom (not
+    // wgmma's D fragment): the instruction follows the layout (paper §3.4), so a kernel can
+    // keep mma.sync on sm_90a, e.g. beside setmaxnreg, which only sm_90a has.
+    if let (Some(wg), Some(have)) = (wgmma, inf.layout(c)) {
+        let is_wgmma = gemm::wgmma_accumulator(m, n, wg).is_ok_and(|w| equal(have, &w));
+        if scope(c) == Some(MemoryScope::Register) && !is_wgmma && gemm::fragments_for(have, m, n, k).is_ok() {
+            wgmma = None;
+        }
+    }
     let grid = match wgmma {
         Some(wg) => Some((4 * wg, 1)),
         None => gemm::warp_grid(m, n, threads.warps),

@@ -177,3 +177,33 @@ module attributes {axe.target = #axe.target<"sm_80">} {
     return
   }
 }
+
+// -----
+
+// sm_90a, A and B in shared memory: a gemm whose accumulator is left to inference becomes a
+// wgmma (the m64nNk16 D fragment, warp = row block of 16); one whose accumulator is declared
+// as a tiling of the mma.sync m16n8k16 atom keeps it, and the gemm stays on mma.sync (the
+// instruction follows the layout, paper §3.4). The declared tiling puts the warpgroup's 4
+// warps side by side, each 64 x 16: row 16 i + 8 h + g, col 16 w + 8 j + 2 q + b, lane 4 g + q,
+// reg 4 (2 i + j) + 2 h + b, so i = (4 : 8@reg), h = (2 : 2@reg), g = (8 : 4@lane),
+// j = (2 : 4@reg), w = (4 : 1@warp), q = (4 : 1@lane), b = (2 : 1@reg).
+// CHECK-LABEL: func.func @sm90a_dispatch
+// CHECK: %[[W:.*]] = axe.alloc : !axe.tensor<64x64xf32, register, #axe.layout<(4, 2, 8, 8, 4, 2) : (1@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>
+// CHECK: %[[M:.*]] = axe.alloc : !axe.tensor<64x64xf32, register, #axe.layout<(4, 2, 8, 2, 4, 4, 2) : (8@reg, 2@reg, 4@lane, 4@reg, 1@warp, 1@lane, 1@reg)>>
+// CHECK: axe.gemm %{{.*}}, %{{.*}}, %[[W]]
+// CHECK: axe.gemm %{{.*}}, %{{.*}}, %[[M]]
+!mma_acc = !axe.tensor<64x64xf32, register, #axe.layout<(4, 2, 8, 2, 4, 4, 2) : (8@reg, 2@reg, 4@lane, 4@reg, 1@warp, 1@lane, 1@reg)>>
+!tile = !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @sm90a_dispatch() {
+    axe.kernel grid [1] threads [128] {
+      %sa = axe.alloc : !tile
+      %sb = axe.alloc : !tile
+      %w = axe.alloc : !axe.tensor<64x64xf32, register, ?>
+      %m = axe.alloc : !mma_acc
+      axe.gemm %sa, %sb, %w : !tile, !tile, !axe.tensor<64x64xf32, register, ?>
+      axe.gemm %sa, %sb, %m : !tile, !tile, !mma_acc
+    }
+    return
+  }
+}

@@ -74,7 +74,12 @@ def AxeInferLayout : Pass<"axe-infer-layout"> {
 
     1. anchors: every `axe.gemm` fixes its register operands to the target's
        tensor-core atom (`mma.sync m16n8k16` fragments for sm_80/sm_90), tiled
-       over the warps of the scope that runs it;
+       over the warps of the scope that runs it — on sm_90a with A and B in
+       shared memory, wgmma's m64nNk16 D fragment, unless the accumulator is
+       already laid out as a tiling of the mma.sync atom (the instruction
+       follows the layout, paper §3.4); an accumulator that already has a
+       layout keeps it where it tiles the atom, and A's and B's fragments
+       follow from it;
     2. propagation to a fixpoint, largest copies first: a copy between a known
        layout and a `?` register tensor gives the register side a coalesced
        distribution vectorized by the known side's contiguity (16 bytes per
@@ -127,7 +132,8 @@ def ConvertAxeToGPU : Pass<"convert-axe-to-gpu", "::mlir::ModuleOp"> {
     indices, also through `scf.for`; `axe.arrive` + `after` orders a copy
     behind every thread's arrival on an mbarrier), warp shuffles and a shared-memory
     exchange for reductions, ldmatrix + mma.sync m16n8k16 for gemms, and
-    wgmma m64nNk16 on sm_90a when A and B are in shared memory (`async`
+    wgmma m64nNk16 on sm_90a when A and B are in shared memory and the
+    accumulator has wgmma's D-fragment layout (`async`
     gemms leave their group in flight until an `axe.wait`) — with addresses
     computed by evaluating the layouts symbolically (plus run-time tile
     origins and XOR swizzles). Shared tensors beyond 48 KiB use dynamic

@@ -312,3 +312,47 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     return
   }
 }
+
+// -----
+
+// The same warpgroup gemm on sm_90a with its accumulator declared as a tiling of the mma.sync
+// m16n8k16 atom (the 4 warps side by side, each 64 x 16) lowers to ldmatrix + mma.sync, not
+// wgmma: the instruction follows the accumulator's layout (what gen_gemm_ws.py's sm_90a-mma
+// kernels use to keep mma.sync beside setmaxnreg). Per warp: 4 atom rows x 2 atom columns x
+// 4 k16 steps = 32 mma.sync.
+// CHECK-LABEL: func.func @warpgroup_mma_sync
+// CHECK-NOT: nvvm.wgmma
+// CHECK: nvgpu.ldmatrix
+// CHECK-NOT: nvvm.wgmma
+// CHECK-COUNT-32: nvgpu.mma.sync
+// CHECK-NOT: nvvm.wgmma
+// CHECK: return
+// PTX-LABEL: .entry warpgroup_mma_sync
+// PTX-NOT: wgmma
+// PTX-COUNT-32: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// PTX-NOT: wgmma
+// PTX: ret;
+!mma_acc = !axe.tensor<64x64xf32, register, #axe.layout<(4, 2, 8, 2, 4, 4, 2) : (8@reg, 2@reg, 4@lane, 4@reg, 1@warp, 1@lane, 1@reg)>>
+!tile = !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @warpgroup_mma_sync(%a: memref<4096xf16> {axe.align = 16 : i64}, %b: memref<4096xf16> {axe.align = 16 : i64}, %c: memref<4096xf32> {axe.align = 16 : i64}) {
+    %A = axe.view %a : memref<4096xf16> to !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
+    %B = axe.view %b : memref<4096xf16> to !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
+    %C = axe.view %c : memref<4096xf32> to !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>
+    axe.kernel grid [1] threads [128] {
+      %sa = axe.alloc : !tile
+      %sb = axe.alloc : !tile
+      %acc = axe.alloc : !mma_acc
+      %z = arith.constant 0.0 : f32
+      axe.fill %acc, %z : !mma_acc, f32
+      axe.copy %A, %sa : !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>, !tile
+      axe.copy %B, %sb : !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>, !tile
+      axe.barrier cta
+      axe.scope warpgroup [0 : 1] {
+        axe.gemm %sa, %sb, %acc : !tile, !tile, !mma_acc
+      }
+      axe.copy %acc, %C : !mma_acc, !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>
+    }
+    return
+  }
+}

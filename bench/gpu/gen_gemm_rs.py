@@ -44,12 +44,15 @@ def write(m, n, k, ranks, bn=BN, stages=STAGES):
                   ranks=ranks)
 
 
-def name_ws(m, n, k, ranks, sms=132, cooperative=True, defer=False, bulk=False, ablate_self=False, reduce=False):
+def name_ws(m, n, k, ranks, sms=132, cooperative=True, defer=False, bulk=False, ablate_self=False, reduce=False,
+            ablate=(), async_push=0):
     return (f"gemm_rs_{m}x{n}x{k}_r{ranks}_ws" + ("_r" if reduce else "_b" if bulk else "_d" if defer else "")
-            + ("" if sms == 132 else f"_sm{sms}") + ("" if cooperative else "_nc") + ("_self" if ablate_self else ""))
+            + ("" if sms == 132 else f"_sm{sms}") + ("" if cooperative else "_nc") + ("_self" if ablate_self else "")
+            + "".join(f"_no{a}" for a in ablate) + ("" if not async_push else f"_a{async_push}"))
 
 
-def write_ws(m, n, k, ranks, sms=132, cooperative=True, defer=False, bulk=False, ablate_self=False, reduce=False):
+def write_ws(m, n, k, ranks, sms=132, cooperative=True, defer=False, bulk=False, ablate_self=False, reduce=False,
+             ablate=(), async_push=0):
     """The same GEMM + reduce-scatter on gen_gemm_ws.py's warp-specialized persistent kernel
     (128x256 tiles, 4 stages, grouped raster of 8, setmaxnreg, TMA stores for the own rows):
     the consumer warpgroups push and publish each 64-row half of a peer's tile themselves,
@@ -59,12 +62,18 @@ def write_ws(m, n, k, ranks, sms=132, cooperative=True, defer=False, bulk=False,
     into the peer's memory and published one tile later (`bulk`). ABLATE_SELF: the ablation
     that pushes into this device's own memory (timing only: the sums are wrong). REDUCE: no
     partial tiles; own rows first, then the partials added into their owners' rows by TMA
-    bulk reductions (gen_gemm_ws.kernel's `reduce`; arguments a, b, y, flags, epoch)."""
+    bulk reductions (gen_gemm_ws.kernel's `reduce`; arguments a, b, y, flags, epoch). ABLATE
+    (with BULK; timing only): "own", the own tiles neither wait nor add partials; "flag" too,
+    no tile is published (gen_gemm_ws.kernel's `ablate_own`, `ablate_flags`). ASYNC_PUSH (with
+    BULK): the parts' stores are async TMA stores through 1 or 2 shared tiles per warpgroup
+    (gen_gemm_ws.kernel's `async_push`)."""
     assert k % ranks == 0
     return gen_gemm_ws.kernel(m, n, k // ranks, 256, 4, "f16", 1, 8, sms, 1, 1, ranks=ranks,
-                              fname=name_ws(m, n, k, ranks, sms, cooperative, defer or bulk, bulk, ablate_self, reduce),
+                              fname=name_ws(m, n, k, ranks, sms, cooperative, defer or bulk, bulk, ablate_self, reduce,
+                                            ablate, async_push),
                               cooperative=cooperative, defer=defer or bulk, bulk=bulk, ablate_self=ablate_self,
-                              reduce=reduce)
+                              reduce=reduce, ablate_own="own" in ablate, ablate_flags="flag" in ablate,
+                              async_push=async_push)
 
 
 if __name__ == "__main__":

@@ -147,7 +147,7 @@ PRODUCER_REGS, CONSUMER_REGS = 40, 232
 
 def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132, regs=1, tma_store=0,
            dtype="f16", cluster=1, chip="sm_90a", ranks=0, fname=None, cooperative=True, defer=False, bulk=False,
-           ablate_self=False, reduce=False):
+           ablate_self=False, reduce=False, ablate_own=False, ablate_flags=False, async_push=0):
     # FP8 (DTYPE e4m3 / e5m2): B is [N, K] (wgmma reads FP8 only K-major) and a K step is 128
     # bytes, the 128B swizzle row, as in gen_gemm_tma.py; the per-tensor scales multiply the
     # accumulator before the store.
@@ -185,6 +185,21 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
     # memory (the same slot offsets, on its own device) instead of the owner's, flags as usual:
     # what the pushes cost without NVLink.
     assert not ablate_self or ranks
+    # ABLATE_OWN (timing only, the sums are wrong): the own row tiles wait for no flag and add
+    # no partial (each stores its own product); ABLATE_FLAGS (with it): no tile is published
+    # either. Against the full form they split its cost into the pushes, the flags and the own
+    # tiles' waits and reads.
+    assert not (ablate_own or ablate_flags) or (ranks and bulk)
+    assert not ablate_flags or ablate_own
+    # ASYNC_PUSH (with BULK): the consumers' stores of a tile's parts (pushes into the peers'
+    # memory, stores of the own rows into Y) are async TMA stores (`axe.copy async ...
+    # schedule tma`) through ASYNC_PUSH shared tiles per warpgroup used in turn; before a tile
+    # is written the warpgroup waits until at most ASYNC_PUSH - 1 stores are still reading
+    # theirs (`axe.wait outstanding`). The last part's store then travels behind the next
+    # tile's mainloop instead of holding the warpgroup until the TMA unit has read it over a
+    # busy NVLink (what the ablations of bench/RESULTS.md, session 16, found the pushes cost).
+    # With two, each is half as wide (64 columns), so 4 stages still fit.
+    assert async_push in (0, 1, 2) and (not async_push or bulk)
     assert not ranks or (dtype == "f16" and out == "f16" and tma_store and regs and persistent and cluster == 1
                          and chip == "sm_90a" and m % (bm * ranks * group) == 0 and n % bn == 0
                          and k % (bk * stages) == 0), \
@@ -400,6 +415,11 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
         if bulk:
             # Unswizzled: P's blocks hold the tile in this order, a bulk copy moves it whole.
             stage = f"!axe.tensor<64x{sw}x{o}, shared, #axe.layout<(64, 2, {128 // ob}) : ({128 // ob}, {64 * 128 // ob}, 1)>>"
+            if async_push == 2:
+                # Two tiles of half the columns (8 KiB each, one half of a P block: one run),
+                # the same shared memory as one whole tile: 4 stages still fit.
+                sw = 128 // ob
+                stage = f"!axe.tensor<64x{sw}x{o}, shared, #axe.layout<(64, {sw}) : ({sw}, 1)>>"
         if reduce:
             # Row-major, unswizzled: each row is one run of Y's (256 bytes), 64 bulk ops a part.
             stage = f"!axe.tensor<64x{sw}x{o}, shared, #axe.layout<(64, {sw}) : ({sw}, 1)>>"
@@ -408,6 +428,20 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
         part_ct = f"!axe.tensor<64x{sw}x{o}, global, ?>"
         if tma_store:
             L.append(f"{i3}%st = axe.alloc : {stage}")
+            if async_push == 2:
+                L.append(f"{i3}%st1 = axe.alloc : {stage}")
+
+        def staged_store(j, c, src, src_t, dst):
+            """Part c of the tile: registers -> a shared tile -> `dst` (global) by TMA."""
+            if not async_push:
+                L.append(f"{j}axe.copy {src}, %st : {src_t}, {stage}")
+                L.append(f"{j}axe.copy %st, {dst} schedule tma : {stage}, {part_ct}")
+                return
+            buf = "%st" if c % async_push == 0 else "%st1"
+            L.append(f"{j}axe.wait outstanding {async_push - 1}")
+            L.append(f"{j}axe.copy {src}, {buf} : {src_t}, {stage}")
+            L.append(f"{j}%stok{c} = axe.copy async {buf}, {dst} schedule tma : {stage}, {part_ct} -> !axe.token")
+
         L.append(f"{i3}%z = arith.constant 0.0 : f32")
         if fp8:
             # The product of the per-tensor scales, once per warpgroup.
@@ -511,7 +545,7 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             L.append(f"{j}%frow = arith.addi %frow2, %c{w - 1} : index")
             L.append(f"{j}%own = arith.cmpi uge, %bm, %cown : index")
             L.append(f"{j}scf.if %own {{")
-            for q in range(1, ranks):
+            for q in range(1, 1 if ablate_own else ranks):
                 # Source (rank + q) mod R: its flag of these rows, then its slot's columns.
                 L.append(f"{j2}%rs_q{q} = arith.constant {q} : index")
                 L.append(f"{j2}%rs_s{q} = arith.addi %rank, %rs_q{q} : index")
@@ -526,14 +560,13 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             for c in range(bn // sw):
                 gen_gemm_tma.accumulator_part(L, j2, c, sw, acc, part_acc)
                 L.append(f"{j2}%co{c} = arith.constant {c * sw} : index")
-                for q in range(1, ranks):
+                for q in range(1, 1 if ablate_own else ranks):
                     gen_gemm_tma.add_partial(L, j2, f"{q}_{c}", f"%pacc{c}", f"%rs_col{q}", f"%co{c}", "%omw", 64, sw, tp, e)
                 L.append(f"{j2}%part{c} = axe.alloc : {part}")
                 L.append(f"{j2}axe.cast %pacc{c}, %part{c} : {part_acc}, {part}")
                 L.append(f"{j2}%onc{c} = arith.addi %on, %co{c} : index")
                 L.append(f"{j2}%yt{c} = axe.slice %Y [%oml : +64, %onc{c} : +{sw}] : {ty} to {part_ct}")
-                L.append(f"{j2}axe.copy %part{c}, %st : {part}, {stage}")
-                L.append(f"{j2}axe.copy %st, %yt{c} schedule tma : {stage}, {part_ct}")
+                staged_store(j2, c, f"%part{c}", part, f"%yt{c}")
             L.append(f"{j}}} else {{")
             L.append(f"{j2}%rs_rn = arith.muli %rank, %cn : index")
             L.append(f"{j2}%rs_rc = arith.addi %rs_rn, %on : index")
@@ -547,10 +580,10 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                     L.append(f"{j2}%rs_sw{c} = arith.addi %rs_sr{c}, %rbase : index")
                     prow = f"%rs_sw{c}"
                 L.append(f"{j2}%push{c} = axe.slice %P [{prow} : +64, %rs_pc{c} : +{sw}] : {tp} to {part_ct}")
-                L.append(f"{j2}axe.copy %part{c}, %st : {part}, {stage}")
                 if bulk:
-                    L.append(f"{j2}axe.copy %st, %push{c} schedule tma : {stage}, {part_ct}")
+                    staged_store(j2, c, f"%part{c}", part, f"%push{c}")
                     continue
+                L.append(f"{j2}axe.copy %part{c}, %st : {part}, {stage}")
                 # The shared tile is written by every thread and read back in other threads'
                 # 16-byte pieces: the warpgroup's barrier on both sides.
                 L.append(f"{j2}axe.barrier warpgroup")
@@ -623,6 +656,8 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             """Signals this warpgroup's flag of walk tile `tile` if it was another device's
             (pushed) tile: its row and column tile by the raster, rotated as in tile_loop."""
             j2 = j + "  "
+            if ablate_flags:
+                return
             gen_gemm_tma.raster(L, j, tile, tiles_mc, tiles_n, group, sfx)
             L.append(f"{j}%rs_pushed{sfx} = arith.cmpi ult, %bm{sfx}, %cown : index")
             L.append(f"{j}scf.if %rs_pushed{sfx} {{")

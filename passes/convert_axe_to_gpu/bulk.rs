@@ -19,7 +19,10 @@
 //! unit's next work. They are complete where something needs them: any `axe.signal` of the
 //! kernel (every thread of the signalling unit waits for its own bulk groups before the
 //! unit's barrier and release fence: whoever acquires the flag sees the data, whichever
-//! thread issued it) and the kernel's exit (every thread waits for its groups).
+//! thread issued it) and the kernel's exit (every thread waits for its groups). An async
+//! store (`axe.copy async ... schedule tma`) returns after the commit, without waiting for the
+//! read or synchronizing again: its token's `axe.wait` in the same unit frees the shared tile
+//! (`tma::wait_stores`), so a unit can fill a second tile while the first one travels.
 //!
 //! **Reducing stores** (`axe.copy ... schedule tma reduce sum`, into a peer's memory or a local
 //! buffer) are the same runs, each a bulk *reduction* (`cp.reduce.async.bulk ... .add`): the
@@ -163,12 +166,7 @@ pub fn lower_bulk_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()>
             ),
         ));
     }
-    if ir::num_results(op) != 0 {
-        return Err(AxeError::at(
-            op,
-            "a TMA store is synchronous (its unit synchronizes around the issue): drop 'async'",
-        ));
-    }
+    let asynchronous = ir::num_results(op) == 1;
     let src = tensor(ctx, op, ir::operand(op, ods::copy::operands::SOURCE))?;
     let dst = tensor(ctx, op, ir::operand(op, ods::copy::operands::DEST))?;
     if src.mem != Mem::Shared {
@@ -276,7 +274,9 @@ pub fn lower_bulk_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()>
             }
         }
         ib.cp_async_bulk_commit_group();
-        if peer {
+        if asynchronous {
+            // Read when the token's wait returns (`tma::wait_stores`).
+        } else if peer {
             // Complete at the unit's next signal or the kernel's exit.
             ib.cp_async_bulk_wait_group_read(0);
         } else {
@@ -284,7 +284,9 @@ pub fn lower_bulk_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()>
         }
         Ok(())
     })?;
-    sync(&b);
+    if !asynchronous {
+        sync(&b);
+    }
     Ok(())
 }
 

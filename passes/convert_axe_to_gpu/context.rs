@@ -50,6 +50,12 @@ pub struct Ctx {
     pub has_async_gemm: bool,
     /// Whether the kernel issues cp.async copies (waits then also wait for their groups).
     pub has_cp_async: bool,
+    /// Whether the kernel has async TMA stores (plain waits at CTA or warpgroup scope then
+    /// also wait for the unit's bulk groups to be read, and the kernel's exit for them all).
+    pub has_async_store: bool,
+    /// The async TMA stores lowered so far and the scope of the unit whose first thread
+    /// issued each (holding its bulk group): a wait on one's token must run in that unit.
+    pub store_scopes: HashMap<usize, ScopeKind>,
 }
 
 /// The executing unit's thread coordinates (lane, warp within the unit).

@@ -9,7 +9,7 @@ use mlir_sys::*;
 
 use super::builder::{block_ops, int_attr, move_before, region_block, Ix, B};
 use super::context::{cluster_coords, Ctx, R};
-use super::tokens::{Kinds, Tokens, GEMM_TOKEN};
+use super::tokens::{Kinds, Token, Tokens, GEMM_TOKEN};
 use super::types::{bit_width, element_type};
 use super::{barrier, copy, elementwise, gemm, reduce, shared, signal, tma, tma_plan, tokens, wgmma};
 use crate::dialect::ods::{self, CopySchedule, MemoryScope};
@@ -222,6 +222,11 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, emulate: bool, chip: 
             && ir::collect(kernel, &[ods::ops::COPY])
                 .iter()
                 .any(|c| ir::copy_schedule(*c) == Some(CopySchedule::CpAsync)),
+        has_async_store: !emulate
+            && ir::collect(kernel, &[ods::ops::COPY]).iter().any(|c| {
+                ir::copy_schedule(*c) == Some(CopySchedule::Tma) && tma_plan::is_store(*c) && ir::num_results(*c) == 1
+            }),
+        store_scopes: HashMap::new(),
     };
 
     if !emulate {
@@ -273,9 +278,10 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, emulate: bool, chip: 
         if cluster.is_some() && has_mbarriers {
             barrier::cluster(&B::before(term));
         }
-        // TMA stores into peers' memory complete behind the unit's next work (`bulk.rs`):
-        // every thread waits for its bulk groups before the kernel ends.
-        if !ctx.tma.bulk_stores.is_empty() {
+        // TMA stores into peers' memory and async TMA stores complete behind the unit's next
+        // work (`bulk.rs`, `tma.rs`): every thread waits for its bulk groups before the
+        // kernel ends.
+        if !ctx.tma.bulk_stores.is_empty() || ctx.has_async_store {
             B::before(term).cp_async_bulk_wait_group(0);
         }
         let lb = b.at_start(block);
@@ -605,6 +611,9 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     let outstanding = int_attr(op, ods::wait::OUTSTANDING).unwrap_or(0);
                     let tokens: Vec<MlirValue> = (0..ir::num_operands(op)).map(|i| ir::operand(op, i)).collect();
                     let token_kinds = ctx.tokens.of_wait(op)?;
+                    for t in token_kinds.iter().filter(|t| t.kinds.store) {
+                        check_store_token(op, ctx, t, scope)?;
+                    }
                     if ctx.tma.active() {
                         for (&t, k) in tokens.iter().zip(token_kinds) {
                             if k.kinds.tma {
@@ -633,6 +642,11 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     }
                     if ctx.has_cp_async && (all || kinds.copy) {
                         copy::wait_groups(&b, outstanding);
+                    }
+                    // The unit's bulk groups (a plain wait: where a unit issues TMA stores).
+                    let store_unit = matches!(scope, ScopeKind::Cta | ScopeKind::Warpgroup);
+                    if ctx.has_async_store && (kinds.store || (all && store_unit)) {
+                        tma::wait_stores(&b, ctx, scope, outstanding);
                     }
                 }
                 ctx.dead.push(op);
@@ -712,6 +726,42 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     lower_block(blk, ctx, scope)?;
                 }
             }
+        }
+    }
+    Ok(())
+}
+
+/// A wait on an async TMA store's token runs in the unit that issued the store: its first
+/// thread holds the bulk group (PTX bulk groups are per thread). A token that can also come
+/// from another kind of producer would need both mechanisms on one run-time value.
+fn check_store_token(op: MlirOperation, ctx: &Ctx, t: &Token, scope: ScopeKind) -> R<()> {
+    let others = Kinds {
+        store: false,
+        ..t.kinds
+    };
+    if others != Kinds::default() {
+        return Err(AxeError::at(
+            op,
+            format!("this wait's token can come from a TMA store or from {others}: wait for the store's token apart"),
+        ));
+    }
+    let name = |s: ScopeKind| format!("{s:?}").to_lowercase();
+    if !matches!(scope, ScopeKind::Cta | ScopeKind::Warpgroup) {
+        return Err(AxeError::at(
+            op,
+            format!("a TMA store's token is waited for by the CTA or warpgroup that issued the store; this wait executes at {} scope", name(scope)),
+        ));
+    }
+    if let Some(issued) = t.producer.and_then(|p| ctx.store_scopes.get(&p)) {
+        if *issued != scope {
+            return Err(AxeError::at(
+                op,
+                format!(
+                    "this wait executes at {} scope, but the TMA store it waits for was issued by a {} (whose first thread holds the store's bulk group)",
+                    name(scope),
+                    name(*issued)
+                ),
+            ));
         }
     }
     Ok(())

@@ -210,6 +210,10 @@ fn update_bits(b: &B, ctx: &Ctx, slot: i64, f: impl FnOnce(&B, MlirValue) -> Mli
 
 /// Lowers a TMA copy at CTA scope; returns the copy's token value (its barrier index).
 pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue> {
+    if is_store(op) && ir::num_results(op) == 1 {
+        // An async store: its token is waited for in the same unit (`wait_stores`).
+        ctx.store_scopes.insert(op.ptr as usize, scope);
+    }
     if ctx.tma.bulk_stores.contains(&(op.ptr as usize)) {
         super::bulk::lower_bulk_store(op, ctx, scope)?;
         return Ok(B::before(op).ci32(-1));
@@ -242,7 +246,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
         shared::align_buffer(&b, op, dst.buf, 128)?;
     }
     if site.store {
-        lower_store(&b, ctx, site, dst.buf, scope);
+        lower_store(&b, ctx, site, dst.buf, scope, ir::num_results(op) == 1);
         return Ok(b.ci32(-1));
     }
     let id = b.ci32(site.barrier as i64);
@@ -396,8 +400,10 @@ fn multicast_member(b: &B, ctx: &Ctx, m: &Multicast) -> (MlirValue, MlirValue) {
 /// its first thread issues one `cp.async.bulk.tensor` per box into the global tensor (TMA
 /// drops what lies past the tensor: a `{clip}` tile stores only what exists), commits the bulk
 /// group and waits for it, and the unit synchronizes again, so the tile is written and its
-/// shared buffer free when the op ends.
-fn lower_store(b: &B, ctx: &Ctx, site: &Site, smem: MlirValue, scope: ScopeKind) {
+/// shared buffer free when the op ends. An async store (`asynchronous`) stops after the
+/// commit: its token's wait (`wait_stores`) frees the buffer, and the writes are complete at
+/// the unit's next `axe.signal` or the kernel's end.
+fn lower_store(b: &B, ctx: &Ctx, site: &Site, smem: MlirValue, scope: ScopeKind, asynchronous: bool) {
     let (i64t, i32t) = (b.int_type(64), b.int_type(32));
     let sync = |g: &B| barrier::store_unit(g, ctx, scope);
     b.fence_proxy_async_shared();
@@ -442,11 +448,30 @@ fn lower_store(b: &B, ctx: &Ctx, site: &Site, smem: MlirValue, scope: ScopeKind)
             );
         }
         ib.cp_async_bulk_commit_group();
-        ib.cp_async_bulk_wait_group(0);
+        if !asynchronous {
+            ib.cp_async_bulk_wait_group(0);
+        }
         Ok::<(), AxeError>(())
     });
     debug_assert!(issued.is_ok(), "the store's body cannot fail");
-    sync(b);
+    if !asynchronous {
+        sync(b);
+    }
+}
+
+/// `axe.wait` for async TMA stores, in the unit that issued them: its first thread waits until
+/// at most `outstanding` of its bulk groups (the most recent) have not yet been read from
+/// shared memory (`cp.async.bulk.wait_group.read`), then the unit synchronizes, so each of
+/// its threads may write the stores' shared sources again. Their writes to global memory are
+/// complete at the unit's next `axe.signal` or the kernel's end.
+pub fn wait_stores(b: &B, ctx: &Ctx, scope: ScopeKind, outstanding: i64) {
+    let first = b.cmp(CmpiPredicate::Eq, unit_linear(b, ctx, scope).0, Ix::C(0));
+    b.if_(first, |ib| {
+        ib.cp_async_bulk_wait_group_read(outstanding as i32);
+        Ok::<(), AxeError>(())
+    })
+    .expect("static body");
+    barrier::store_unit(b, ctx, scope);
 }
 
 /// Waits for the copy whose barrier index is `id` (an `i32`; all threads execute it).
@@ -471,7 +496,7 @@ pub fn wait(b: &B, ctx: &Ctx, id: MlirValue) {
 pub fn wait_token(b: &B, ctx: &Ctx, op: MlirOperation, token: MlirValue, t: Token) -> R<()> {
     match t.producer {
         Some(copy) => {
-            // Planning refused async TMA stores, and a copy on an explicit barrier has no
+            // Store tokens are waited for by `wait_stores`, and a copy on an explicit barrier has no
             // token: the site owns a barrier, and `token` is the constant index `lower`
             // returned for it.
             let site = ctx.tma.sites.get(&copy);

@@ -241,12 +241,6 @@ pub fn is_store(op: MlirOperation) -> bool {
 
 fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>, barrier: usize) -> R<Site> {
     let store = is_store(op);
-    if store && ir::num_results(op) == 1 {
-        return err(
-            op,
-            "a TMA store is synchronous (it completes when the op ends): drop 'async'",
-        );
-    }
     // The global operand (the tensor map's view) and the shared one (the boxes' buffer).
     let (src, dst) = if store {
         (
@@ -261,7 +255,7 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
     };
     // Every issue of a site must be waited for once (the phase bit each thread keeps would
     // fall out of step with the mbarrier otherwise): an async TMA copy's token must be used.
-    if ir::num_results(op) == 1 && !ir::has_uses(ir::result(op, 0)) {
+    if !store && ir::num_results(op) == 1 && !ir::has_uses(ir::result(op, 0)) {
         return err(op, "the token of this async TMA copy is never waited for (axe.wait, or carried to one); its mbarrier's phases would fall out of step");
     }
     let (st, dt) = (ir::value_type(src), ir::value_type(dst));

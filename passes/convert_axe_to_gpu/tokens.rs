@@ -2,8 +2,9 @@
 //! anything is rewritten, and their retyping to `i32` for the lowering.
 //!
 //! An `axe.wait` picks its completion mechanisms from its tokens' producers: a TMA copy's
-//! token waits on that copy's mbarrier (`tma.rs`), an async gemm's on its wgmma group, any
-//! other copy's on the thread's cp.async groups (or nothing: the copy completed). A token
+//! token waits on that copy's mbarrier (`tma.rs`), an async TMA store's on its unit's bulk
+//! groups (until read), an async gemm's on its wgmma group, any other copy's on the thread's
+//! cp.async groups (or nothing: the copy completed). A token
 //! flows from its `axe.copy`, `axe.gemm` or `axe.arrive` through `scf.for` (init values,
 //! iter_args, yielded values, loop results) and `scf.if` results to the waits; a loop-carried
 //! token can come from several kinds of producer, and a wait on it uses every mechanism
@@ -36,6 +37,9 @@ pub struct Kinds {
     pub release: bool,
     /// A copy that is not a TMA copy (cp.async groups, or already complete).
     pub copy: bool,
+    /// An async TMA store (shared → global): a bulk group of its unit's first thread, waited
+    /// for until the TMA unit has read the shared source.
+    pub store: bool,
 }
 
 impl Kinds {
@@ -45,6 +49,7 @@ impl Kinds {
             gemm: self.gemm || o.gemm,
             copy: self.copy || o.copy,
             release: self.release || o.release,
+            store: self.store || o.store,
         }
     }
 }
@@ -54,6 +59,7 @@ impl std::fmt::Display for Kinds {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         let names = [
             (self.tma, "a TMA copy"),
+            (self.store, "a TMA store"),
             (self.gemm, "an async gemm"),
             (self.release, "an axe.arrive"),
             (self.copy, "a copy that is not a TMA copy"),
@@ -183,6 +189,12 @@ fn kinds_of(v: MlirValue, seen: &mut Vec<usize>) -> Result<Kinds, String> {
         let name = ir::name(d);
         let one = |k: Kinds| Ok(k);
         return match name.as_str() {
+            ods::ops::COPY if ir::copy_schedule(d) == Some(CopySchedule::Tma) && super::tma_plan::is_store(d) => {
+                one(Kinds {
+                    store: true,
+                    ..Default::default()
+                })
+            }
             ods::ops::COPY if ir::copy_schedule(d) == Some(CopySchedule::Tma) => one(Kinds {
                 tma: true,
                 ..Default::default()

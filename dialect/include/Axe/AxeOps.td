@@ -291,7 +291,12 @@ def Axe_CopyOp : Axe_Op<"copy", [AttrSizedOperandSegments]> {
     the runs that both layouts share, each 16-byte aligned (checked from
     the layouts): the op ends once the shared tile has been read, and the
     writes are complete at the unit's next `axe.signal`, which waits for
-    them before it publishes, and at the kernel's exit.
+    them before it publishes, and at the kernel's exit. An `async` TMA store
+    (either kind) ends once issued; its token's `axe.wait`, in the unit that
+    issued it, returns once the shared tile has been read (it may then be
+    written again), and its writes are complete at the unit's next
+    `axe.signal` and at the kernel's exit: a unit fills a second tile while
+    the first one travels.
 
     `multicast [d, ...]` (a barrier copy in a kernel with `cluster`) shares
     the tile among the CTAs of the cluster that differ from this one only
@@ -354,7 +359,9 @@ def Axe_WaitOp : Axe_Op<"wait"> {
     issued (copies complete in issue order, as cp.async groups do). TMA
     copies complete through their tokens (an mbarrier each) or a plain
     `axe.wait`; async gemms (wgmma groups) through a gemm token, with
-    `outstanding N` counting gemms. This is
+    `outstanding N` counting gemms; async TMA stores, waited for in the CTA
+    or warpgroup that issued them, once their shared sources have been read,
+    with `outstanding N` counting the unit's stores. This is
     what lets a loop prefetch the next tile while it computes on the current
     one. The listed tokens document which copies the program relies on; they
     must be among the completed ones. Other threads' copies become visible

@@ -277,15 +277,18 @@ module attributes {axe.target = #axe.target<"sm_90">} {
 
 // -----
 
-// A TMA store (shared -> global) completes when the op ends: 'async' is refused.
+// A TMA store's token is waited for by the unit that issued it (a CTA or a warpgroup): a
+// wait at warp scope is a located error.
 module attributes {axe.target = #axe.target<"sm_90">} {
-  func.func @tma_store_async(%buf: memref<256xf16> {axe.align = 16 : i64}) {
+  func.func @tma_store_async_warp(%buf: memref<256xf16> {axe.align = 16 : i64}) {
     %G = axe.view %buf : memref<256xf16> to !axe.tensor<256xf16, global, #axe.layout<(256) : (1)>>
     axe.kernel grid [1] threads [128] {
       %s = axe.alloc : !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>>
-      // expected-error@+1 {{a TMA store is synchronous (it completes when the op ends): drop 'async'}}
       %t = axe.copy async %s, %G schedule tma : !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>>, !axe.tensor<256xf16, global, #axe.layout<(256) : (1)>> -> !axe.token
-      axe.wait %t
+      axe.scope warp [0 : 1] {
+        // expected-error@+1 {{a TMA store's token is waited for by the CTA or warpgroup that issued the store; this wait executes at warp scope}}
+        axe.wait %t
+      }
     }
     return
   }

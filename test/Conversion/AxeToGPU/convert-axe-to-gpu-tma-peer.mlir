@@ -237,23 +237,78 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 
 // -----
 
-// A TMA store into a peer's memory is synchronous (its unit synchronizes around the issue): an
-// async one is a located error.
+// An async TMA store into a peer's memory: the warpgroup fences and synchronizes, its first
+// thread issues and commits the group and nothing waits; the unit goes on (a second tile can
+// be filled while the first travels). `axe.wait %t0 outstanding 1` is the first thread's
+// `cp.async.bulk.wait_group.read 1` (at most the newest group still reading its source) and
+// the warpgroup's barrier; the plain `axe.wait` in the warpgroup waits for every group to be
+// read. The writes complete at the kernel's end (every thread waits for its groups).
+// CHECK-LABEL: func.func @push_async
+// CHECK: nvvm.cp.async.bulk.global.shared.cta
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK-NEXT: }
+// CHECK-NOT: nvvm.cp.async.bulk.wait_group
+// CHECK: nvvm.cp.async.bulk.global.shared.cta
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK-NEXT: }
+// CHECK: scf.if
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 1 {read}
+// CHECK-NEXT: }
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// CHECK: scf.if
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK-NEXT: }
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// CHECK: nvvm.cp.async.bulk.wait_group 0
+// CHECK-NEXT: gpu.terminator
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @push_async(%p: memref<4096xf16> {axe.align = 16 : i64}) {
     axe.mesh [2] {
       %P = axe.view %p : memref<4096xf16> to !axe.tensor<64x64xf16, global, #axe.layout<(2, 32, 64) : (1@gpuid, 64, 1)>>
-      axe.kernel grid [1] threads [128] {
+      axe.kernel grid [1] threads [256] {
         %rank = axe.device_id
-        %st = axe.alloc : !axe.tensor<32x64xf16, shared, #axe.layout<(32, 64) : (64, 1)>>
+        %c16 = arith.constant 16 : index
         %c32 = arith.constant 32 : index
         %row = arith.muli %rank, %c32 : index
-        %there = axe.slice %P [%row : +32, 0 : 64] : !axe.tensor<64x64xf16, global, #axe.layout<(2, 32, 64) : (1@gpuid, 64, 1)>> to !axe.tensor<32x64xf16, global, ?>
-        // expected-error @+1 {{a TMA store is synchronous (its unit synchronizes around the issue): drop 'async'}}
-        %t = axe.copy async %st, %there schedule tma : !axe.tensor<32x64xf16, shared, #axe.layout<(32, 64) : (64, 1)>>, !axe.tensor<32x64xf16, global, ?> -> !axe.token
-        axe.wait %t
+        %row2 = arith.addi %row, %c16 : index
+        axe.scope warpgroup [1 : 2] {
+          %s0 = axe.alloc : !axe.tensor<16x64xf16, shared, #axe.layout<(16, 64) : (64, 1)>>
+          %s1 = axe.alloc : !axe.tensor<16x64xf16, shared, #axe.layout<(16, 64) : (64, 1)>>
+          %there0 = axe.slice %P [%row : +16, 0 : 64] : !axe.tensor<64x64xf16, global, #axe.layout<(2, 32, 64) : (1@gpuid, 64, 1)>> to !axe.tensor<16x64xf16, global, ?>
+          %there1 = axe.slice %P [%row2 : +16, 0 : 64] : !axe.tensor<64x64xf16, global, #axe.layout<(2, 32, 64) : (1@gpuid, 64, 1)>> to !axe.tensor<16x64xf16, global, ?>
+          %t0 = axe.copy async %s0, %there0 schedule tma : !axe.tensor<16x64xf16, shared, #axe.layout<(16, 64) : (64, 1)>>, !axe.tensor<16x64xf16, global, ?> -> !axe.token
+          %t1 = axe.copy async %s1, %there1 schedule tma : !axe.tensor<16x64xf16, shared, #axe.layout<(16, 64) : (64, 1)>>, !axe.tensor<16x64xf16, global, ?> -> !axe.token
+          axe.wait %t0 outstanding 1
+          axe.wait
+        }
       }
     }
     return
   }
 }
+
+// -----
+
+// An async TMA store's bulk group belongs to the first thread of the unit that issued it: a
+// wait in another unit is a located error.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @push_async_elsewhere(%p: memref<4096xf16> {axe.align = 16 : i64}) {
+    axe.mesh [2] {
+      %P = axe.view %p : memref<4096xf16> to !axe.tensor<64x64xf16, global, #axe.layout<(2, 32, 64) : (1@gpuid, 64, 1)>>
+      axe.kernel grid [1] threads [256] {
+        %rank = axe.device_id
+        %c32 = arith.constant 32 : index
+        %row = arith.muli %rank, %c32 : index
+        %st = axe.alloc : !axe.tensor<32x64xf16, shared, #axe.layout<(32, 64) : (64, 1)>>
+        %there = axe.slice %P [%row : +32, 0 : 64] : !axe.tensor<64x64xf16, global, #axe.layout<(2, 32, 64) : (1@gpuid, 64, 1)>> to !axe.tensor<32x64xf16, global, ?>
+        %t = axe.copy async %st, %there schedule tma : !axe.tensor<32x64xf16, shared, #axe.layout<(32, 64) : (64, 1)>>, !axe.tensor<32x64xf16, global, ?> -> !axe.token
+        axe.scope warpgroup [1 : 2] {
+          // expected-error @+1 {{this wait executes at warpgroup scope, but the TMA store it waits for was issued by a cta (whose first thread holds the store's bulk group)}}
+          axe.wait %t
+        }
+      }
+    }
+    return
+  }
+}
+

@@ -264,3 +264,36 @@ module attributes {axe.target = #axe.target<"sm_90">} {
     return
   }
 }
+
+// -----
+
+// An async TMA store: the same issue, but thread 0 only commits the bulk group and the CTA
+// does not synchronize again; the token's wait is thread 0's `cp.async.bulk.wait_group.read 0`
+// (the TMA unit has read the shared tile, which may then be written again) and a CTA barrier.
+// The store's writes are complete at the kernel's end, where every thread waits for its bulk
+// groups.
+// CHECK-LABEL: func.func @tma_store_async
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %{{.*}}, %{{.*}}, box[%{{.*}}]
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK-NEXT: }
+// CHECK-NOT: gpu.barrier
+// CHECK: arith.cmpi eq
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0
+// CHECK-NEXT: gpu.terminator
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @tma_store_async(%buf: memref<256xf16> {axe.align = 16 : i64}) {
+    %G = axe.view %buf : memref<256xf16> to !axe.tensor<256xf16, global, #axe.layout<(256) : (1)>>
+    axe.kernel grid [1] threads [128] {
+      %s = axe.alloc : !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>>
+      %z = arith.constant 1.0 : f16
+      axe.fill %s, %z : !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>>, f16
+      %t = axe.copy async %s, %G schedule tma : !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>>, !axe.tensor<256xf16, global, #axe.layout<(256) : (1)>> -> !axe.token
+      axe.wait %t
+    }
+    return
+  }
+}

@@ -18,6 +18,10 @@ candidate once, in turn):
   * axe-fused-ws-defer: that kernel publishing each pushed tile one tile later;
   * axe-fused-ws-bulk: that kernel pushing each tile with TMA bulk copies into the owner's
     memory (the consumers go on with the next tile while the copies travel);
+  * axe-fused-ws-bulk-async / -async2: the same with async TMA stores through one or two
+    shared tiles per warpgroup (the last part of a tile is read by the TMA unit behind the
+    next tile's mainloop, not waited for in the epilogue);
+  * axe-fused-ws-reduce: partial tiles added into their owners' rows by TMA bulk reductions;
   * the parts: the local GEMM alone (cuBLAS, and each Axe kernel at R = 1 on this rank's K
     slice) and the reduce-scatter alone (NCCL).
 
@@ -46,7 +50,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 SHAPES = {"8b": (8192, 14336, 4096), "70b": (8192, 28672, 8192)}
 
 
-def axe_kernel(d, m, k, n, ranks, ws=False, defer=False, bulk=False, ablate_self=False, reduce=False):
+def axe_kernel(d, m, k, n, ranks, ws=False, defer=False, bulk=False, ablate_self=False, reduce=False, ablate=(),
+               async_push=0):
     """The Axe fused kernel for this shape and R (`ws`: the warp-specialized persistent one;
     `defer`: its form that publishes each pushed tile one tile later; `bulk`: the one that
     pushes with TMA bulk copies; `reduce`: the one that adds partial tiles into their owners'
@@ -55,7 +60,9 @@ def axe_kernel(d, m, k, n, ranks, ws=False, defer=False, bulk=False, ablate_self
         from gen_gemm_rs import name, name_ws
     except ImportError:
         return None
-    path = f"{d}/{name_ws(m, n, k, ranks, defer=defer, bulk=bulk, ablate_self=ablate_self, reduce=reduce) if ws else name(m, n, k, ranks)}_kernel.json"
+    nm = name_ws(m, n, k, ranks, defer=defer, bulk=bulk, ablate_self=ablate_self, reduce=reduce, ablate=ablate,
+                 async_push=async_push) if ws else name(m, n, k, ranks)
+    path = f"{d}/{nm}_kernel.json"
     if not os.path.exists(path):
         return None
     from runtime_path import axe_runtime
@@ -127,17 +134,20 @@ def worker(rank, ranks, d, port, shapes, reps, check_only, results, spin_us=0, a
                 notes.append(f"torch-async-tp unavailable: {type(e).__name__}: {str(e)[:160]}")
             from axe_dist import GemmRs
             floors = {}
-            for label, ws, defer, bulk in (("axe-fused", False, False, False), ("axe-fused-ws", True, False, False),
-                                           ("axe-fused-ws-defer", True, True, False),
-                                           ("axe-fused-ws-bulk", True, True, True),
-                                           ("axe-fused-ws-reduce", True, None, None)):
+            for label, ws, defer, bulk, apush in (("axe-fused", False, False, False, 0),
+                                                  ("axe-fused-ws", True, False, False, 0),
+                                                  ("axe-fused-ws-defer", True, True, False, 0),
+                                                  ("axe-fused-ws-bulk", True, True, True, 0),
+                                                  ("axe-fused-ws-bulk-async", True, True, True, 1),
+                                                  ("axe-fused-ws-bulk-async2", True, True, True, 2),
+                                                  ("axe-fused-ws-reduce", True, None, None, 0)):
                 reduce = defer is None
-                kernel = axe_kernel(d, m, k, n, ranks, ws, bool(defer), bool(bulk), reduce=reduce)
+                kernel = axe_kernel(d, m, k, n, ranks, ws, bool(defer), bool(bulk), reduce=reduce, async_push=apush)
                 if kernel is not None:
                     fns[label] = GemmRs.distributed(kernel, a, b, m, n, ranks, rank, group)
                 else:
                     notes.append(f"{label}: no manifest for this shape and R in DIR")
-                local = axe_kernel(d, m, k // ranks, n, 1, ws) if ranks > 1 and not defer and not reduce else None
+                local = axe_kernel(d, m, k // ranks, n, 1, ws) if ranks > 1 and not defer and not reduce and not apush else None
                 if local is not None:
                     # This rank's GEMM alone with Axe's kernel (no communication): the floor.
                     floors["gemm-only(axe" + ("-ws)" if ws else ")")] = GemmRs.simulated(local, [a], [b], m, n)[0]
@@ -164,9 +174,16 @@ def worker(rank, ranks, d, port, shapes, reps, check_only, results, spin_us=0, a
             if ablation:
                 # The pushes into this device's own memory (timing only: the sums are wrong):
                 # what each WS form's communication costs apart from NVLink.
-                for label, defer, bulk in (("ablation:ws-self", False, False), ("ablation:ws-defer-self", True, False),
-                                           ("ablation:ws-bulk-self", True, True)):
-                    kernel = axe_kernel(d, m, k, n, ranks, True, defer, bulk, ablate_self=True)
+                # Then the bulk form without the own tiles' waits and reads ("no own"), without
+                # the flags too ("no flags"), and both into this device's own memory: what the
+                # own tiles, the flags and NVLink each add to the pushes.
+                for label, defer, bulk, self_, ablate in (
+                        ("ablation:ws-self", False, False, True, ()), ("ablation:ws-defer-self", True, False, True, ()),
+                        ("ablation:ws-bulk-self", True, True, True, ()),
+                        ("ablation:ws-bulk-no-own", True, True, False, ("own",)),
+                        ("ablation:ws-bulk-no-own-no-flags", True, True, False, ("own", "flag")),
+                        ("ablation:ws-bulk-self-no-own-no-flags", True, True, True, ("own", "flag"))):
+                    kernel = axe_kernel(d, m, k, n, ranks, True, defer, bulk, ablate_self=self_, ablate=ablate)
                     if kernel is not None:
                         fns[label] = GemmRs.distributed(kernel, a, b, m, n, ranks, rank, group)
                         fns[label]()

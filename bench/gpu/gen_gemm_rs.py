@@ -17,7 +17,7 @@ tiles, and F, their flags: see `gen_gemm_tma.reduce_scatter_views`):
 Flags hold an epoch (an argument the host increments per launch), so they are never reset.
 
     gen_gemm_rs.py M N K R [BN S] > gemm_rs_MxNxK_rR.mlir   (K: the whole K; each device gets K/R)
-    gen_gemm_rs.py --ws M N K R SMS COOPERATIVE [defer|bulk|reduce]   (the warp-specialized form)
+    gen_gemm_rs.py --ws M N K R SMS COOPERATIVE [defer|bulk|async|async2|reduce]   (the warp-specialized form)
     gen_gemm_rs.py --all DIR                             (SHAPES x RANKS, both forms)
 """
 import os
@@ -94,6 +94,17 @@ if __name__ == "__main__":
                     if r > 1:  # the ablation: the same pushes into this device's own memory
                         with open(f"{sys.argv[2]}/{name_ws(m, n, k, r, defer=defer, bulk=bulk, ablate_self=True)}.mlir", "w") as f:
                             f.write(write_ws(m, n, k, r, defer=defer, bulk=bulk, ablate_self=True))
+                # The bulk form with async pushes (1 and 2 shared tiles per warpgroup), and the
+                # ablations that drop the own tiles' waits and reads, then the flags too, then
+                # NVLink (timing only: dist_gemm_rs.py --ablation).
+                for a in (1, 2):
+                    with open(f"{sys.argv[2]}/{name_ws(m, n, k, r, bulk=True, defer=True, async_push=a)}.mlir", "w") as f:
+                        f.write(write_ws(m, n, k, r, bulk=True, defer=True, async_push=a))
+                if r > 1:
+                    for ablate, self_ in ((("own",), False), (("own", "flag"), False), (("own", "flag"), True)):
+                        nm = name_ws(m, n, k, r, bulk=True, defer=True, ablate_self=self_, ablate=ablate)
+                        with open(f"{sys.argv[2]}/{nm}.mlir", "w") as f:
+                            f.write(write_ws(m, n, k, r, bulk=True, defer=True, ablate_self=self_, ablate=ablate))
                 # The reduce form (partials added into the owners' rows by TMA bulk reductions).
                 with open(f"{sys.argv[2]}/{name_ws(m, n, k, r, reduce=True)}.mlir", "w") as f:
                     f.write(write_ws(m, n, k, r, reduce=True))
@@ -103,8 +114,9 @@ if __name__ == "__main__":
     elif sys.argv[1] == "--ws":
         m, n, k, r, sms, coop = (int(a) for a in sys.argv[2:8])
         form = sys.argv[8:9]
-        print(write_ws(m, n, k, r, sms, bool(coop), form == ["defer"], form == ["bulk"], reduce=form == ["reduce"]),
-              end="")
+        apush = {"async": 1, "async2": 2}.get(form[0], 0) if form else 0
+        print(write_ws(m, n, k, r, sms, bool(coop), form == ["defer"] or apush > 0, form == ["bulk"] or apush > 0,
+                       reduce=form == ["reduce"], async_push=apush), end="")
     else:
         m, n, k, r = (int(a) for a in sys.argv[1:5])
         print(write(m, n, k, r, *(int(a) for a in sys.argv[5:7])), end="")

@@ -22,6 +22,8 @@ PERSISTENT 1 launches one CTA per SM (132 on H100 and H200) that walks tiles t =
 grid, ... in GROUP-grouped raster order (as Triton's GROUP_M); 0 launches one CTA per tile.
 
     gen_gemm_ws.py M N K [BN [S [OUT [PERSISTENT [GROUP [SMS [REGS [TMA_STORE [DTYPE [CLUSTER [CHIP]]]]]]]]]]] > gemm_MxNxK_ws.mlir
+    (TMA_STORE: 0 stores from registers, 1 through shared memory with TMA stores, 2 the same
+    with async TMA stores)
     gen_gemm_ws.py --all DIR          (VARIANTS and Figure 10's kernels, each with and without clusters, as DIR/<name>.mlir)
 
 Each tile is a whole number of rounds of the S stages (stage s of round r is K step r S + s on
@@ -117,6 +119,12 @@ def figure10_variants(cluster=None):
             for (_, _, m, n, k) in gen_gemm_tma.figure10_shapes()]
 
 
+def figure10_async_variants():
+    """figure10_variants() with async TMA stores in the epilogue (TMA_STORE 2): the twins that
+    test/gpu/gemm_typed.py --ws --figure10 --bench times beside them."""
+    return [v[:10] + (2,) + v[11:] for v in figure10_variants()]
+
+
 def figure10_fp8_variants(cluster=None):
     """The same shapes in FP8: e4m3 A [M, K] and B [N, K], bf16 out (what torch._scaled_mm
     computes), 128-wide K steps; clusters as for f16."""
@@ -136,7 +144,7 @@ def name(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132, r
             + ("" if out == "f32" else f"_o{out}")
             + ("_p" if persistent else "") + ("" if group == 8 else f"_g{group}")
             + ("" if sms == 132 or not persistent else f"_sm{sms}") + ("" if regs else "_nr")
-            + ("_ts" if tma_store else "") + ("" if cluster == 1 else f"_c{cluster}")
+            + {0: "", 1: "_ts", 2: "_tsa"}[tma_store] + ("" if cluster == 1 else f"_c{cluster}")
             + {"sm_90a": "", "sm_90": "_mma", "sm_90a-mma": "_mma_sm90a"}[chip])
 
 
@@ -200,6 +208,11 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
     # busy NVLink (what the ablations of bench/RESULTS.md, session 16, found the pushes cost).
     # With two, each is half as wide (64 columns), so 4 stages still fit.
     assert async_push in (0, 1, 2) and (not async_push or bulk)
+    # TMA_STORE 2: the TMA-store epilogue's stores are async (as ASYNC_PUSH 1): the last part
+    # of a tile is read by the TMA unit, and written to C, behind the next tile's mainloop.
+    assert tma_store in (0, 1, 2) and (tma_store < 2 or not ranks)
+    if tma_store == 2:
+        async_push = 1
     assert not ranks or (dtype == "f16" and out == "f16" and tma_store and regs and persistent and cluster == 1
                          and chip == "sm_90a" and m % (bm * ranks * group) == 0 and n % bn == 0
                          and k % (bk * stages) == 0), \
@@ -520,8 +533,7 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                     L.append(f"{j}%co{c} = arith.constant {c * sw} : index")
                     L.append(f"{j}%onc{c} = arith.addi %on, %co{c} : index")
                     L.append(f"{j}%ctp{c} = axe.slice %C [%omw : +64, %onc{c} : +{sw}]{clip} : {gc} to {part_ct}")
-                    L.append(f"{j}axe.copy {psrc}, %st : {part if out != 'f32' else part_acc}, {stage}")
-                    L.append(f"{j}axe.copy %st, %ctp{c} schedule tma : {stage}, {part_ct}")
+                    staged_store(j, c, psrc, part if out != 'f32' else part_acc, f"%ctp{c}")
             else:
                 if out != "f32":
                     L.append(f"{j}axe.cast %acc, %res : {acc}, {res}")
@@ -712,7 +724,7 @@ if __name__ == "__main__":
     if sys.argv[1] == "--all":
         for v in dict.fromkeys(VARIANTS + figure10_variants(1) + figure10_fp8_variants(1) + RASTER_SWEEP
                                + figure10_variants() + figure10_fp8_variants() + figure10_variants(2)
-                               + figure10_fp8_variants(2)):
+                               + figure10_fp8_variants(2) + figure10_async_variants()):
             with open(f"{sys.argv[2]}/{name(*v)}.mlir", "w") as f:
                 f.write(kernel(*v))
     else:

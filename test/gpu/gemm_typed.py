@@ -179,6 +179,22 @@ def main():
                 if os.path.exists(f"{d}/{single}.json"):
                     baselines.append((f"axe WS without clusters {single}",
                                       axe_runtime.load(f"{d}/{single}.json", entry=single).launcher(*args)))
+            if ws and len(v) > 10 and v[10] == 1:
+                # The same kernel with async TMA stores in its epilogue (TMA_STORE 2), where
+                # DIR has it: checked against the same oracle, then timed.
+                tw = gen_gemm_ws.name(*(v[:10] + (2,) + v[11:])) + "_kernel"
+                if os.path.exists(f"{d}/{tw}.json"):
+                    c2 = torch.full_like(c, float("nan"))
+                    args2 = [a.view(-1), b.view(-1), c2.view(-1)] + scales
+                    twin = axe_runtime.load(f"{d}/{tw}.json", entry=tw)
+                    twin(*args2)
+                    torch.cuda.synchronize()
+                    terr = (c2.float() - want).abs().max().item()
+                    tok = bool(not torch.isnan(c2.float()).any()) and terr <= rtol * scale
+                    passed += tok
+                    failed += not tok
+                    line += f"; {'ok' if tok else 'FAIL'} async-store twin max abs error {terr:.3g}"
+                    baselines.append((f"axe WS with async TMA stores {tw}", twin.launcher(*args2)))
             if ws:
                 # The non-specialized TMA + wgmma kernel of this shape (the tiles
                 # gen_gemm_tma.choose picks), where build.sh made it.

@@ -45,14 +45,15 @@ def write(m, n, k, ranks, bn=BN, stages=STAGES):
 
 
 def name_ws(m, n, k, ranks, sms=132, cooperative=True, defer=False, bulk=False, ablate_self=False, reduce=False,
-            ablate=(), async_push=0):
+            ablate=(), async_push=0, pushers=False, split_regs=None):
     return (f"gemm_rs_{m}x{n}x{k}_r{ranks}_ws" + ("_r" if reduce else "_b" if bulk else "_d" if defer else "")
             + ("" if sms == 132 else f"_sm{sms}") + ("" if cooperative else "_nc") + ("_self" if ablate_self else "")
-            + "".join(f"_no{a}" for a in ablate) + ("" if not async_push else f"_a{async_push}"))
+            + "".join(f"_no{a}" for a in ablate) + ("" if not async_push else f"_a{async_push}") + ("_w" if pushers else "")
+            + ("" if not split_regs else f"_r{split_regs[0]}"))
 
 
 def write_ws(m, n, k, ranks, sms=132, cooperative=True, defer=False, bulk=False, ablate_self=False, reduce=False,
-             ablate=(), async_push=0):
+             ablate=(), async_push=0, pushers=False, split_regs=None):
     """The same GEMM + reduce-scatter on gen_gemm_ws.py's warp-specialized persistent kernel
     (128x256 tiles, 4 stages, grouped raster of 8, setmaxnreg, TMA stores for the own rows):
     the consumer warpgroups push and publish each 64-row half of a peer's tile themselves,
@@ -70,10 +71,11 @@ def write_ws(m, n, k, ranks, sms=132, cooperative=True, defer=False, bulk=False,
     assert k % ranks == 0
     return gen_gemm_ws.kernel(m, n, k // ranks, 256, 4, "f16", 1, 8, sms, 1, 1, ranks=ranks,
                               fname=name_ws(m, n, k, ranks, sms, cooperative, defer or bulk, bulk, ablate_self, reduce,
-                                            ablate, async_push),
+                                            ablate, async_push, pushers, split_regs),
                               cooperative=cooperative, defer=defer or bulk, bulk=bulk, ablate_self=ablate_self,
                               reduce=reduce, ablate_own="own" in ablate, ablate_flags="flag" in ablate,
-                              async_push=async_push)
+                              async_push=async_push, pushers=pushers,
+                              **({"split_regs": split_regs} if split_regs else {}))
 
 
 if __name__ == "__main__":
@@ -116,7 +118,7 @@ if __name__ == "__main__":
         form = sys.argv[8:9]
         apush = {"async": 1, "async2": 2}.get(form[0], 0) if form else 0
         print(write_ws(m, n, k, r, sms, bool(coop), form == ["defer"] or apush > 0, form == ["bulk"] or apush > 0,
-                       reduce=form == ["reduce"], async_push=apush), end="")
+                       reduce=form == ["reduce"], async_push=apush, pushers=form == ["pushers"]), end="")
     else:
         m, n, k, r = (int(a) for a in sys.argv[1:5])
         print(write(m, n, k, r, *(int(a) for a in sys.argv[5:7])), end="")

@@ -151,11 +151,14 @@ def name(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132, r
 # setmaxnreg: the producer warpgroup keeps 40 registers per thread, the consumers get 232
 # (128 x 40 + 256 x 232 = 64,512 of the 65,536; at launch each of the 384 threads has 168).
 PRODUCER_REGS, CONSUMER_REGS = 40, 232
+# What the consumers may take is what the producer warpgroup gives up: 2 (C - 168) <= 168 - P.
+# SPLIT_REGS (P, C) other than the default keeps that.
 
 
 def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132, regs=1, tma_store=0,
            dtype="f16", cluster=1, chip="sm_90a", ranks=0, fname=None, cooperative=True, defer=False, bulk=False,
-           ablate_self=False, reduce=False, ablate_own=False, ablate_flags=False, async_push=0):
+           ablate_self=False, reduce=False, ablate_own=False, ablate_flags=False, async_push=0, pushers=False,
+           split_regs=(PRODUCER_REGS, CONSUMER_REGS)):
     # FP8 (DTYPE e4m3 / e5m2): B is [N, K] (wgmma reads FP8 only K-major) and a K step is 128
     # bytes, the 128B swizzle row, as in gen_gemm_tma.py; the per-tensor scales multiply the
     # accumulator before the store.
@@ -211,6 +214,17 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
     # TMA_STORE 2: the TMA-store epilogue's stores are async (as ASYNC_PUSH 1): the last part
     # of a tile is read by the TMA unit, and written to C, behind the next tile's mainloop.
     assert tma_store in (0, 1, 2) and (tma_store < 2 or not ranks)
+    # PUSHERS: the consumers never store into a peer. They write a peer tile's part into their
+    # shared tile and hand it to a pusher warp of the producer warpgroup (warp 2 serves
+    # consumer warpgroup 1, warp 3 warpgroup 2: otherwise idle) through two mbarriers
+    # ("staged": the warpgroup's 128 threads wrote it; "free": the warp's 32 threads read
+    # it); the pusher copies it into the owner's P with 16-byte thread stores and publishes
+    # the half tile's flag (`axe.signal`, system scope), so the computing warpgroups spend
+    # nothing on NVLink or flags, and the SM's TMA unit only loads. The own tiles are as in
+    # the other forms. (Session 16's ablations: the pushes over NVLink and the flags cost the
+    # bulk form 59 and 28 us at Llama-3.1-8B, R = 4.)
+    assert not pushers or (ranks and not (bulk or defer or reduce or ablate_self or async_push))
+    assert 2 * (split_regs[1] - 168) <= 168 - split_regs[0] and all(r % 8 == 0 for r in split_regs)
     if tma_store == 2:
         async_push = 1
     assert not ranks or (dtype == "f16" and out == "f16" and tma_store and regs and persistent and cluster == 1
@@ -283,7 +297,7 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
         if reduce:
             tf, tyd = gen_gemm_tma.rs_reduce_function(L, m, n, k, bn, ranks, e, fname, flag_rows=64)
         else:
-            tp, tf, ty = gen_gemm_tma.rs_function(L, m, n, k, bn, ranks, e, fname, flag_rows=64, p_blocks=bulk)
+            tp, tf, ty = gen_gemm_tma.rs_function(L, m, n, k, bn, ranks, e, fname, flag_rows=64, p_blocks=bulk or pushers)
     else:
         L.append(f"  func.func @{fname}(%a: memref<{m * k}x{e}> {{axe.align = 16 : i64}}, %b: memref<{k * n}x{e}> {{axe.align = 16 : i64}}, %c: memref<{m * n}x{o}> {{axe.align = 16 : i64}}{scales}) {{")
     L.append(f"    %A = axe.view %a : memref<{m * k}x{e}> to {ga}")
@@ -357,10 +371,42 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
         L.append(f"{ind}%gb{tag} = arith.andi %use{tag}, %c1 : index")
         L.append(f"{ind}%pf{tag} = arith.cmpi ne, %gb{tag}, %c0 : index")
 
+    def stage_type():
+        """The consumers' shared tile for the epilogue: (its columns, its type)."""
+        # TMA_STORE: the warpgroup's 64 output rows go out 256 bytes of each row at a time
+        # through its own shared tile (128-byte swizzled rows in two blocks, as wgmma's B:
+        # conflict-free fragment writes) and a TMA store issued by the warpgroup (synchronized
+        # on its named barrier). Two such 32 KiB tiles fit beside 4 stages of 48 KiB.
+        ob = 4 if out == "f32" else 2
+        sw = 256 // ob  # the tile's columns
+        stage = (f"!axe.tensor<64x{sw}x{o}, shared, #axe.layout<(64, 2, {128 // ob}) : "
+                 f"({128 // ob}, {64 * 128 // ob}, 1)>, #axe.swizzle<3, {4 - ob.bit_length() + 1}, 3>>")
+        if bulk or pushers:
+            # Unswizzled: P's blocks hold the tile in this order, a bulk copy moves it whole.
+            stage = f"!axe.tensor<64x{sw}x{o}, shared, #axe.layout<(64, 2, {128 // ob}) : ({128 // ob}, {64 * 128 // ob}, 1)>>"
+            if async_push == 2:
+                # Two tiles of half the columns (8 KiB each, one half of a P block: one run),
+                # the same shared memory as one whole tile: 4 stages still fit.
+                sw = 128 // ob
+                stage = f"!axe.tensor<64x{sw}x{o}, shared, #axe.layout<(64, {sw}) : ({sw}, 1)>>"
+        if reduce:
+            # Row-major, unswizzled: each row is one run of Y's (256 bytes), 64 bulk ops a part.
+            stage = f"!axe.tensor<64x{sw}x{o}, shared, #axe.layout<(64, {sw}) : ({sw}, 1)>>"
+        return sw, stage
+
+    if pushers:
+        # The consumers' shared tiles (kernel-wide: the pushers read them) and the handoff.
+        _, stage_p = stage_type()
+        L.append(f"{i2}%false = arith.constant false")
+        for w in (1, 2):
+            L.append(f"{i2}%stw{w} = axe.alloc : {stage_p}")
+            L.append(f"{i2}%staged{w} = axe.mbarrier arrivals 128")
+            L.append(f"{i2}%freed{w} = axe.mbarrier arrivals 32")
+
     # Producer: warpgroup 0 gives up registers; its first warp's lane 0 issues the copies.
     L.append(f"{i2}axe.scope warpgroup [0 : 1] {{")
     if regs:
-        L.append(f"{i3}axe.set_max_registers {PRODUCER_REGS}")
+        L.append(f"{i3}axe.set_max_registers {split_regs[0]}")
     L.append(f"{i3}axe.scope warp [0 : 1] {{")
 
     def bidx(n_part, k_part):
@@ -403,43 +449,60 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             L.append(f"{q}axe.copy async %bt{s}, %sb{s} schedule tma barrier %full{s}{mc} : {bt}, {sb}")
         L.append(f"{j}}}")
 
+    def push(j, w):
+        """Pusher warp of consumer warpgroup w: each part of the warpgroup's peer tiles, once
+        staged, into its owner's P; then the half tile's flag. Own tiles come last in every
+        walk, so a CTA's peer tiles are its first ones and part c of any of them completes the
+        barriers' phases of parity c (two parts a tile)."""
+        sw_p, stage_p = stage_type()
+        pct = f"!axe.tensor<64x{sw_p}x{e}, global, ?>"
+        j2 = j + "  "
+        L.append(f"{j}%pu_peer = arith.cmpi ult, %bm, %cown : index")
+        L.append(f"{j}scf.if %pu_peer {{")
+        L.append(f"{j2}%pu_row = arith.constant {(w - 1) * 64} : index")
+        L.append(f"{j2}%pu_omw = arith.addi %om, %pu_row : index")
+        L.append(f"{j2}%pu_rn = arith.muli %rank, %cn : index")
+        L.append(f"{j2}%pu_rc = arith.addi %pu_rn, %on : index")
+        for c in range(bn // sw_p):
+            L.append(f"{j2}axe.mbarrier_wait %staged{w}, {'%true' if c % 2 else '%false'}")
+            L.append(f"{j2}%pu_co{c} = arith.constant {c * sw_p} : index")
+            L.append(f"{j2}%pu_pc{c} = arith.addi %pu_rc, %pu_co{c} : index")
+            L.append(f"{j2}%pu_push{c} = axe.slice %P [%pu_omw : +64, %pu_pc{c} : +{sw_p}] : {tp} to {pct}")
+            L.append(f"{j2}axe.copy %stw{w}, %pu_push{c} : {stage_p}, {pct}")
+            L.append(f"{j2}axe.mbarrier_arrive %freed{w}")
+        L.append(f"{j2}%pu_f2 = arith.muli %bmx, %c2 : index")
+        L.append(f"{j2}%pu_fr = arith.addi %pu_f2, %c{w - 1} : index")
+        L.append(f"{j2}%pu_rt = arith.muli %rank, %ctn : index")
+        L.append(f"{j2}%pu_rtc = arith.addi %pu_rt, %bn : index")
+        L.append(f"{j2}%pu_fo = axe.slice %F [%pu_fr : +1, %pu_rtc : +1] : {tf} to {ft1}")
+        L.append(f"{j2}axe.signal %pu_fo, %epoch : {ft1}, i32")
+        L.append(f"{j}}}")
+
     tile_loop(i4, produce)
     L.append(f"{i3}}}")
+    if pushers:
+        for w in (1, 2):
+            L.append(f"{i3}axe.scope warp [{w + 1} : {w + 2}] {{")
+            tile_loop(i4, lambda j, w=w: push(j, w))
+            L.append(f"{i3}}}")
     L.append(f"{i2}}}")
     # Consumers: warpgroup 1 computes rows 0-63 of every tile, warpgroup 2 rows 64-127.
     for w in (1, 2):
         L.append(f"{i2}axe.scope warpgroup [{w} : {w + 1}] {{")
         if regs:
-            L.append(f"{i3}axe.set_max_registers {CONSUMER_REGS}")
+            L.append(f"{i3}axe.set_max_registers {split_regs[1]}")
         row0 = (w - 1) * 64
         for s in range(stages):
             L.append(f"{i3}%sh{s} = axe.slice %sa{s} [{row0} : {row0 + 64}, 0 : {bk}] : {sa} to {sah}")
         L.append(f"{i3}%acc = axe.alloc : {acc}")
         if out != "f32" and not tma_store:
             L.append(f"{i3}%res = axe.alloc : {res}")
-        # TMA_STORE: the warpgroup's 64 output rows go out 256 bytes of each row at a time
-        # through its own shared tile (128-byte swizzled rows in two blocks, as wgmma's B:
-        # conflict-free fragment writes) and a TMA store issued by the warpgroup (synchronized
-        # on its named barrier). Two such 32 KiB tiles fit beside 4 stages of 48 KiB.
-        ob = 4 if out == "f32" else 2
-        sw = 256 // ob  # the tile's columns
-        stage = (f"!axe.tensor<64x{sw}x{o}, shared, #axe.layout<(64, 2, {128 // ob}) : "
-                 f"({128 // ob}, {64 * 128 // ob}, 1)>, #axe.swizzle<3, {4 - ob.bit_length() + 1}, 3>>")
-        if bulk:
-            # Unswizzled: P's blocks hold the tile in this order, a bulk copy moves it whole.
-            stage = f"!axe.tensor<64x{sw}x{o}, shared, #axe.layout<(64, 2, {128 // ob}) : ({128 // ob}, {64 * 128 // ob}, 1)>>"
-            if async_push == 2:
-                # Two tiles of half the columns (8 KiB each, one half of a P block: one run),
-                # the same shared memory as one whole tile: 4 stages still fit.
-                sw = 128 // ob
-                stage = f"!axe.tensor<64x{sw}x{o}, shared, #axe.layout<(64, {sw}) : ({sw}, 1)>>"
-        if reduce:
-            # Row-major, unswizzled: each row is one run of Y's (256 bytes), 64 bulk ops a part.
-            stage = f"!axe.tensor<64x{sw}x{o}, shared, #axe.layout<(64, {sw}) : ({sw}, 1)>>"
+        sw, stage = stage_type()
         part = f"!axe.tensor<64x{sw}x{o}, register, ?>"
         part_acc = f"!axe.tensor<64x{sw}xf32, register, ?>"
         part_ct = f"!axe.tensor<64x{sw}x{o}, global, ?>"
-        if tma_store:
+        st = f"%stw{w}" if pushers else "%st"
+        if tma_store and not pushers:
             L.append(f"{i3}%st = axe.alloc : {stage}")
             if async_push == 2:
                 L.append(f"{i3}%st1 = axe.alloc : {stage}")
@@ -447,8 +510,12 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
         def staged_store(j, c, src, src_t, dst):
             """Part c of the tile: registers -> a shared tile -> `dst` (global) by TMA."""
             if not async_push:
-                L.append(f"{j}axe.copy {src}, %st : {src_t}, {stage}")
-                L.append(f"{j}axe.copy %st, {dst} schedule tma : {stage}, {part_ct}")
+                if pushers:
+                    # The pusher warp must be done with the shared tile (the warpgroup's last
+                    # peer part; on a fresh barrier parity 1 passes).
+                    L.append(f"{j}axe.mbarrier_wait %freed{w}, %true")
+                L.append(f"{j}axe.copy {src}, {st} : {src_t}, {stage}")
+                L.append(f"{j}axe.copy {st}, {dst} schedule tma : {stage}, {part_ct}")
                 return
             buf = "%st" if c % async_push == 0 else "%st1"
             L.append(f"{j}axe.wait outstanding {async_push - 1}")
@@ -595,13 +662,20 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                 if bulk:
                     staged_store(j2, c, f"%part{c}", part, f"%push{c}")
                     continue
+                if pushers:
+                    # Hand the part to the pusher warp: wait until it read the previous one
+                    # (parity c ^ 1: two parts a tile), write it, signal it staged.
+                    L.append(f"{j2}axe.mbarrier_wait %freed{w}, {'%false' if c % 2 else '%true'}")
+                    L.append(f"{j2}axe.copy %part{c}, {st} : {part}, {stage}")
+                    L.append(f"{j2}axe.mbarrier_arrive %staged{w}")
+                    continue
                 L.append(f"{j2}axe.copy %part{c}, %st : {part}, {stage}")
                 # The shared tile is written by every thread and read back in other threads'
                 # 16-byte pieces: the warpgroup's barrier on both sides.
                 L.append(f"{j2}axe.barrier warpgroup")
                 L.append(f"{j2}axe.copy %st, %push{c} : {stage}, {part_ct}")
                 L.append(f"{j2}axe.barrier warpgroup")
-            if not defer:
+            if not defer and not pushers:
                 L.append(f"{j2}%rs_rt = arith.muli %rank, %ctn : index")
                 L.append(f"{j2}%rs_rtc = arith.addi %rs_rt, %bn : index")
                 L.append(f"{j2}%rs_fo = axe.slice %F [%frow : +1, %rs_rtc : +1] : {tf} to {ft1}")

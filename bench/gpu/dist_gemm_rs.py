@@ -21,6 +21,9 @@ candidate once, in turn):
   * axe-fused-ws-bulk-async / -async2: the same with async TMA stores through one or two
     shared tiles per warpgroup (the last part of a tile is read by the TMA unit behind the
     next tile's mainloop, not waited for in the epilogue);
+  * axe-fused-ws-pushers: the consumers hand each part of a peer tile to a pusher warp of the
+    producer warpgroup (an mbarrier handoff through their shared tile), which stores it into
+    the owner's P and publishes the flag: the computing warpgroups do no remote work;
   * axe-fused-ws-reduce: partial tiles added into their owners' rows by TMA bulk reductions;
   * the parts: the local GEMM alone (cuBLAS, and each Axe kernel at R = 1 on this rank's K
     slice) and the reduce-scatter alone (NCCL).
@@ -51,7 +54,7 @@ SHAPES = {"8b": (8192, 14336, 4096), "70b": (8192, 28672, 8192)}
 
 
 def axe_kernel(d, m, k, n, ranks, ws=False, defer=False, bulk=False, ablate_self=False, reduce=False, ablate=(),
-               async_push=0):
+               async_push=0, pushers=False):
     """The Axe fused kernel for this shape and R (`ws`: the warp-specialized persistent one;
     `defer`: its form that publishes each pushed tile one tile later; `bulk`: the one that
     pushes with TMA bulk copies; `reduce`: the one that adds partial tiles into their owners'
@@ -61,7 +64,7 @@ def axe_kernel(d, m, k, n, ranks, ws=False, defer=False, bulk=False, ablate_self
     except ImportError:
         return None
     nm = name_ws(m, n, k, ranks, defer=defer, bulk=bulk, ablate_self=ablate_self, reduce=reduce, ablate=ablate,
-                 async_push=async_push) if ws else name(m, n, k, ranks)
+                 async_push=async_push, pushers=pushers) if ws else name(m, n, k, ranks)
     path = f"{d}/{nm}_kernel.json"
     if not os.path.exists(path):
         return None
@@ -140,14 +143,18 @@ def worker(rank, ranks, d, port, shapes, reps, check_only, results, spin_us=0, a
                                                   ("axe-fused-ws-bulk", True, True, True, 0),
                                                   ("axe-fused-ws-bulk-async", True, True, True, 1),
                                                   ("axe-fused-ws-bulk-async2", True, True, True, 2),
+                                                  ("axe-fused-ws-pushers", True, False, False, -1),
                                                   ("axe-fused-ws-reduce", True, None, None, 0)):
                 reduce = defer is None
-                kernel = axe_kernel(d, m, k, n, ranks, ws, bool(defer), bool(bulk), reduce=reduce, async_push=apush)
+                pushers, apush = apush == -1, max(apush, 0)
+                kernel = axe_kernel(d, m, k, n, ranks, ws, bool(defer), bool(bulk), reduce=reduce, async_push=apush,
+                                    pushers=pushers)
                 if kernel is not None:
                     fns[label] = GemmRs.distributed(kernel, a, b, m, n, ranks, rank, group)
                 else:
                     notes.append(f"{label}: no manifest for this shape and R in DIR")
-                local = axe_kernel(d, m, k // ranks, n, 1, ws) if ranks > 1 and not defer and not reduce and not apush else None
+                local = (axe_kernel(d, m, k // ranks, n, 1, ws)
+                         if ranks > 1 and not defer and not reduce and not apush and not pushers else None)
                 if local is not None:
                     # This rank's GEMM alone with Axe's kernel (no communication): the floor.
                     floors["gemm-only(axe" + ("-ws)" if ws else ")")] = GemmRs.simulated(local, [a], [b], m, n)[0]

@@ -17,7 +17,7 @@ tiles, and F, their flags: see `gen_gemm_tma.reduce_scatter_views`):
 Flags hold an epoch (an argument the host increments per launch), so they are never reset.
 
     gen_gemm_rs.py M N K R [BN S] > gemm_rs_MxNxK_rR.mlir   (K: the whole K; each device gets K/R)
-    gen_gemm_rs.py --ws M N K R SMS COOPERATIVE [defer|bulk|async|async2|reduce]   (the warp-specialized form)
+    gen_gemm_rs.py --ws M N K R SMS COOPERATIVE [defer|bulk|async|async2|pushers|reduce]   (the warp-specialized form)
     gen_gemm_rs.py --all DIR                             (SHAPES x RANKS, both forms)
 """
 import os
@@ -102,6 +102,9 @@ if __name__ == "__main__":
                 for a in (1, 2):
                     with open(f"{sys.argv[2]}/{name_ws(m, n, k, r, bulk=True, defer=True, async_push=a)}.mlir", "w") as f:
                         f.write(write_ws(m, n, k, r, bulk=True, defer=True, async_push=a))
+                # The pusher-warp form.
+                with open(f"{sys.argv[2]}/{name_ws(m, n, k, r, pushers=True)}.mlir", "w") as f:
+                    f.write(write_ws(m, n, k, r, pushers=True))
                 if r > 1:
                     for ablate, self_ in ((("own",), False), (("own", "flag"), False), (("own", "flag"), True)):
                         nm = name_ws(m, n, k, r, bulk=True, defer=True, ablate_self=self_, ablate=ablate)

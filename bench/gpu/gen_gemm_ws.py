@@ -510,10 +510,6 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
         def staged_store(j, c, src, src_t, dst):
             """Part c of the tile: registers -> a shared tile -> `dst` (global) by TMA."""
             if not async_push:
-                if pushers:
-                    # The pusher warp must be done with the shared tile (the warpgroup's last
-                    # peer part; on a fresh barrier parity 1 passes).
-                    L.append(f"{j}axe.mbarrier_wait %freed{w}, %true")
                 L.append(f"{j}axe.copy {src}, {st} : {src_t}, {stage}")
                 L.append(f"{j}axe.copy {st}, {dst} schedule tma : {stage}, {part_ct}")
                 return
@@ -624,6 +620,11 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             L.append(f"{j}%frow = arith.addi %frow2, %c{w - 1} : index")
             L.append(f"{j}%own = arith.cmpi uge, %bm, %cown : index")
             L.append(f"{j}scf.if %own {{")
+            if pushers:
+                # The pusher warp must be done with the shared tile before the own parts go
+                # through it: the warpgroup's last peer part (parity 1; a fresh barrier, where
+                # the CTA had no peer tile, passes).
+                L.append(f"{j2}axe.mbarrier_wait %freed{w}, %true")
             for q in range(1, 1 if ablate_own else ranks):
                 # Source (rank + q) mod R: its flag of these rows, then its slot's columns.
                 L.append(f"{j2}%rs_q{q} = arith.constant {q} : index")

@@ -57,6 +57,7 @@ for r in 1 2 4 8; do
   python3 bench/gpu/gen_gemm_rs.py --ws 8192 1024 4096 "$r" 132 1 bulk > "target/gpu/gen/gemm_rs_8192x1024x4096_r${r}_ws_b.mlir"
   python3 bench/gpu/gen_gemm_rs.py --ws 8192 1024 4096 "$r" 132 1 reduce > "target/gpu/gen/gemm_rs_8192x1024x4096_r${r}_ws_r.mlir"
   python3 bench/gpu/gen_gemm_rs.py --ws 8192 1024 4096 "$r" 132 1 async > "target/gpu/gen/gemm_rs_8192x1024x4096_r${r}_ws_b_a1.mlir"
+  python3 bench/gpu/gen_gemm_rs.py --ws 8192 1024 4096 "$r" 132 1 pushers > "target/gpu/gen/gemm_rs_8192x1024x4096_r${r}_ws_w.mlir"
 done
 # The warp-specialized, persistent GEMMs (sm_90a).
 # (Only gen_gemm_ws.py's own files: the gemm_rs_*_ws* kernels above stay.)
@@ -75,6 +76,8 @@ python3 bench/gpu/gen_gemm_rs.py --ws 2048 1024 4096 2 16 0 async > target/gpu/g
 python3 bench/gpu/gen_gemm_rs.py --ws 4096 256 4096 4 16 0 async > target/gpu/gen/gemm_rs_4096x256x4096_r4_ws_b_sm16_nc_a1.mlir
 python3 bench/gpu/gen_gemm_rs.py --ws 2048 1024 4096 2 16 0 async2 > target/gpu/gen/gemm_rs_2048x1024x4096_r2_ws_b_sm16_nc_a2.mlir
 python3 bench/gpu/gen_gemm_rs.py --ws 4096 256 4096 4 16 0 async2 > target/gpu/gen/gemm_rs_4096x256x4096_r4_ws_b_sm16_nc_a2.mlir
+python3 bench/gpu/gen_gemm_rs.py --ws 2048 1024 4096 2 16 0 pushers > target/gpu/gen/gemm_rs_2048x1024x4096_r2_ws_sm16_nc_w.mlir
+python3 bench/gpu/gen_gemm_rs.py --ws 4096 256 4096 4 16 0 pushers > target/gpu/gen/gemm_rs_4096x256x4096_r4_ws_sm16_nc_w.mlir
 # The grouped GEMMs of the MoE layer (sm_90a), one pair per token count.
 rm -f target/gpu/gen/moe_*.mlir
 python3 bench/gpu/gen_moe.py target/gpu/gen

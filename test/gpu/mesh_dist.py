@@ -85,15 +85,15 @@ def worker(rank, ranks, d, port, results):
         # Every form: the non-specialized kernel and the warp-specialized persistent one
         # (`_ws`, cooperative: one CTA per SM on every device; `_ws_d`: publishing each pushed
         # tile one tile later; `_ws_b`: pushing with TMA bulk copies, `_ws_b_a1` with async
-        # ones; `_ws_r`: adding the partial tiles into their owners' rows with TMA bulk
-        # reductions).
+        # ones; `_ws_w`: pushed by pusher warps; `_ws_r`: adding the partial tiles into their
+        # owners' rows with TMA bulk reductions).
         m, n, k = RS_DIST
         g = torch.Generator(device="cuda").manual_seed(7)
         a = torch.randn(m, k, device="cuda", dtype=torch.float16, generator=g) * 0.1
         b = torch.randn(k, n, device="cuda", dtype=torch.float16, generator=g) * 0.1
         kr, rows = k // ranks, m // ranks
         want = a[rank * rows:(rank + 1) * rows].float() @ b.float()
-        for suffix in ("", "_ws", "_ws_d", "_ws_b", "_ws_b_a1", "_ws_r"):
+        for suffix in ("", "_ws", "_ws_d", "_ws_b", "_ws_b_a1", "_ws_w", "_ws_r"):
             kern = axe_runtime.load(f"{d}/gemm_rs_{m}x{n}x{k}_r{ranks}{suffix}_kernel.json")
             fused = GemmRs.distributed(kern, a[:, rank * kr:(rank + 1) * kr].contiguous(),
                                        b[rank * kr:(rank + 1) * kr].contiguous(), m, n, ranks, rank, group)

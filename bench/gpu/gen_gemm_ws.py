@@ -200,7 +200,7 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
     # no partial (each stores its own product); ABLATE_FLAGS (with it): no tile is published
     # either. Against the full form they split its cost into the pushes, the flags and the own
     # tiles' waits and reads.
-    assert not (ablate_own or ablate_flags) or (ranks and bulk)
+    assert not (ablate_own or ablate_flags) or (ranks and (bulk or pushers))
     assert not ablate_flags or ablate_own
     # ASYNC_PUSH (with BULK): the consumers' stores of a tile's parts (pushes into the peers'
     # memory, stores of the own rows into Y) are async TMA stores (`axe.copy async ...
@@ -223,7 +223,7 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
     # nothing on NVLink or flags, and the SM's TMA unit only loads. The own tiles are as in
     # the other forms. (Session 16's ablations: the pushes over NVLink and the flags cost the
     # bulk form 59 and 28 us at Llama-3.1-8B, R = 4.)
-    assert not pushers or (ranks and not (bulk or defer or reduce or ablate_self or async_push))
+    assert not pushers or (ranks and not (bulk or defer or reduce or async_push))
     assert 2 * (split_regs[1] - 168) <= 168 - split_regs[0] and all(r % 8 == 0 for r in split_regs)
     if tma_store == 2:
         async_push = 1
@@ -467,7 +467,13 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             L.append(f"{j2}axe.mbarrier_wait %staged{w}, {'%true' if c % 2 else '%false'}")
             L.append(f"{j2}%pu_co{c} = arith.constant {c * sw_p} : index")
             L.append(f"{j2}%pu_pc{c} = arith.addi %pu_rc, %pu_co{c} : index")
-            L.append(f"{j2}%pu_push{c} = axe.slice %P [%pu_omw : +64, %pu_pc{c} : +{sw_p}] : {tp} to {pct}")
+            prow = "%pu_omw"
+            if ablate_self:
+                # The ablation's pushes go into this device's own P (the same slot offsets).
+                L.append(f"{j2}%pu_sr{c} = arith.remui %pu_omw, %crows : index")
+                L.append(f"{j2}%pu_sw{c} = arith.addi %pu_sr{c}, %rbase : index")
+                prow = f"%pu_sw{c}"
+            L.append(f"{j2}%pu_push{c} = axe.slice %P [{prow} : +64, %pu_pc{c} : +{sw_p}] : {tp} to {pct}")
             L.append(f"{j2}axe.copy %stw{w}, %pu_push{c} : {stage_p}, {pct}")
             L.append(f"{j2}axe.mbarrier_arrive %freed{w}")
         L.append(f"{j2}%pu_f2 = arith.muli %bmx, %c2 : index")
@@ -475,7 +481,8 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
         L.append(f"{j2}%pu_rt = arith.muli %rank, %ctn : index")
         L.append(f"{j2}%pu_rtc = arith.addi %pu_rt, %bn : index")
         L.append(f"{j2}%pu_fo = axe.slice %F [%pu_fr : +1, %pu_rtc : +1] : {tf} to {ft1}")
-        L.append(f"{j2}axe.signal %pu_fo, %epoch : {ft1}, i32")
+        if not ablate_flags:
+            L.append(f"{j2}axe.signal %pu_fo, %epoch : {ft1}, i32")
         L.append(f"{j}}}")
 
     tile_loop(i4, produce)

@@ -189,8 +189,14 @@ def worker(rank, ranks, d, port, shapes, reps, check_only, results, spin_us=0, a
                         ("ablation:ws-bulk-self", True, True, True, ()),
                         ("ablation:ws-bulk-no-own", True, True, False, ("own",)),
                         ("ablation:ws-bulk-no-own-no-flags", True, True, False, ("own", "flag")),
-                        ("ablation:ws-bulk-self-no-own-no-flags", True, True, True, ("own", "flag"))):
-                    kernel = axe_kernel(d, m, k, n, ranks, True, defer, bulk, ablate_self=self_, ablate=ablate)
+                        ("ablation:ws-bulk-self-no-own-no-flags", True, True, True, ("own", "flag")),
+                        ("ablation:ws-pushers-self", None, False, True, ()),
+                        ("ablation:ws-pushers-no-own", None, False, False, ("own",)),
+                        ("ablation:ws-pushers-no-own-no-flags", None, False, False, ("own", "flag")),
+                        ("ablation:ws-pushers-self-no-own-no-flags", None, False, True, ("own", "flag"))):
+                    # defer None: the pusher form.
+                    kernel = axe_kernel(d, m, k, n, ranks, True, bool(defer), bulk, ablate_self=self_, ablate=ablate,
+                                        pushers=defer is None)
                     if kernel is not None:
                         fns[label] = GemmRs.distributed(kernel, a, b, m, n, ranks, rank, group)
                         fns[label]()

@@ -110,6 +110,11 @@ if __name__ == "__main__":
                         nm = name_ws(m, n, k, r, bulk=True, defer=True, ablate_self=self_, ablate=ablate)
                         with open(f"{sys.argv[2]}/{nm}.mlir", "w") as f:
                             f.write(write_ws(m, n, k, r, bulk=True, defer=True, ablate_self=self_, ablate=ablate))
+                    # The same ablations of the pusher form, and its pushes into its own memory.
+                    for ablate, self_ in ((("own",), False), (("own", "flag"), False), (("own", "flag"), True), ((), True)):
+                        nm = name_ws(m, n, k, r, pushers=True, ablate_self=self_, ablate=ablate)
+                        with open(f"{sys.argv[2]}/{nm}.mlir", "w") as f:
+                            f.write(write_ws(m, n, k, r, pushers=True, ablate_self=self_, ablate=ablate))
                 # The reduce form (partials added into the owners' rows by TMA bulk reductions).
                 with open(f"{sys.argv[2]}/{name_ws(m, n, k, r, reduce=True)}.mlir", "w") as f:
                     f.write(write_ws(m, n, k, r, reduce=True))

@@ -17,7 +17,7 @@ tiles, and F, their flags: see `gen_gemm_tma.reduce_scatter_views`):
 Flags hold an epoch (an argument the host increments per launch), so they are never reset.
 
     gen_gemm_rs.py M N K R [BN S] > gemm_rs_MxNxK_rR.mlir   (K: the whole K; each device gets K/R)
-    gen_gemm_rs.py --ws M N K R SMS COOPERATIVE [defer|bulk|async|async2|pushers|reduce]   (the warp-specialized form)
+    gen_gemm_rs.py --ws M N K R SMS COOPERATIVE [defer|bulk|async|async2|pushers|commC|reduce]   (the warp-specialized form)
     gen_gemm_rs.py --all DIR                             (SHAPES x RANKS, both forms)
 """
 import os
@@ -45,15 +45,15 @@ def write(m, n, k, ranks, bn=BN, stages=STAGES):
 
 
 def name_ws(m, n, k, ranks, sms=132, cooperative=True, defer=False, bulk=False, ablate_self=False, reduce=False,
-            ablate=(), async_push=0, pushers=False, split_regs=None):
+            ablate=(), async_push=0, pushers=False, split_regs=None, comm=0):
     return (f"gemm_rs_{m}x{n}x{k}_r{ranks}_ws" + ("_r" if reduce else "_b" if bulk else "_d" if defer else "")
             + ("" if sms == 132 else f"_sm{sms}") + ("" if cooperative else "_nc") + ("_self" if ablate_self else "")
             + "".join(f"_no{a}" for a in ablate) + ("" if not async_push else f"_a{async_push}") + ("_w" if pushers else "")
-            + ("" if not split_regs else f"_r{split_regs[0]}"))
+            + ("" if not split_regs else f"_r{split_regs[0]}") + ("" if not comm else f"_c{comm}"))
 
 
 def write_ws(m, n, k, ranks, sms=132, cooperative=True, defer=False, bulk=False, ablate_self=False, reduce=False,
-             ablate=(), async_push=0, pushers=False, split_regs=None):
+             ablate=(), async_push=0, pushers=False, split_regs=None, comm=0):
     """The same GEMM + reduce-scatter on gen_gemm_ws.py's warp-specialized persistent kernel
     (128x256 tiles, 4 stages, grouped raster of 8, setmaxnreg, TMA stores for the own rows):
     the consumer warpgroups push and publish each 64-row half of a peer's tile themselves,
@@ -67,14 +67,15 @@ def write_ws(m, n, k, ranks, sms=132, cooperative=True, defer=False, bulk=False,
     (with BULK; timing only): "own", the own tiles neither wait nor add partials; "flag" too,
     no tile is published (gen_gemm_ws.kernel's `ablate_own`, `ablate_flags`). ASYNC_PUSH (with
     BULK): the parts' stores are async TMA stores through 1 or 2 shared tiles per warpgroup
-    (gen_gemm_ws.kernel's `async_push`)."""
+    (gen_gemm_ws.kernel's `async_push`). PUSHERS: pusher warps push and publish (`pushers`).
+    COMM: the grid's last COMM CTAs only communicate (`comm`; p and flags twice as long)."""
     assert k % ranks == 0
     return gen_gemm_ws.kernel(m, n, k // ranks, 256, 4, "f16", 1, 8, sms, 1, 1, ranks=ranks,
                               fname=name_ws(m, n, k, ranks, sms, cooperative, defer or bulk, bulk, ablate_self, reduce,
-                                            ablate, async_push, pushers, split_regs),
+                                            ablate, async_push, pushers, split_regs, comm),
                               cooperative=cooperative, defer=defer or bulk, bulk=bulk, ablate_self=ablate_self,
                               reduce=reduce, ablate_own="own" in ablate, ablate_flags="flag" in ablate,
-                              async_push=async_push, pushers=pushers,
+                              async_push=async_push, pushers=pushers, comm=comm,
                               **({"split_regs": split_regs} if split_regs else {}))
 
 
@@ -125,8 +126,9 @@ if __name__ == "__main__":
         m, n, k, r, sms, coop = (int(a) for a in sys.argv[2:8])
         form = sys.argv[8:9]
         apush = {"async": 1, "async2": 2}.get(form[0], 0) if form else 0
+        comm = int(form[0][4:]) if form and form[0].startswith("comm") else 0
         print(write_ws(m, n, k, r, sms, bool(coop), form == ["defer"] or apush > 0, form == ["bulk"] or apush > 0,
-                       reduce=form == ["reduce"], async_push=apush, pushers=form == ["pushers"]), end="")
+                       reduce=form == ["reduce"], async_push=apush, pushers=form == ["pushers"], comm=comm), end="")
     else:
         m, n, k, r = (int(a) for a in sys.argv[1:5])
         print(write(m, n, k, r, *(int(a) for a in sys.argv[5:7])), end="")

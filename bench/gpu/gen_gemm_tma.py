@@ -593,19 +593,26 @@ def rs_types(m, n, bn, ranks, e, flag_rows=128, p_blocks=False):
     return tp, tf, ty
 
 
-def rs_function(out, m, n, k, bn, ranks, e, name_, flag_rows=128, p_blocks=False):
+def rs_function(out, m, n, k, bn, ranks, e, name_, flag_rows=128, p_blocks=False, staging=False):
     """Appends the function header, `axe.mesh` and the views %P, %F, %Y of a GEMM +
     reduce-scatter (arguments a, b, p, y, flags, epoch: axe_dist.GemmRs's order); returns the
-    views' types."""
+    views' types. `staging`: p and flags are twice as long, and their second halves are this
+    device's local views %QV (2M x N: rows M.. hold its partial tiles for the peers before they
+    are sent) and %LFV (2 TM x TN flags: rows TM.. say a partial tile is staged)."""
     tp, tf, ty = rs_types(m, n, bn, ranks, e, flag_rows, p_blocks)
     rows, nflags = m // ranks, (m // flag_rows) * (n // bn)
+    x = 2 if staging else 1
     out.append(f"  func.func @{name_}(%a: memref<{m * k}x{e}> {{axe.align = 16 : i64}}, %b: memref<{k * n}x{e}> {{axe.align = 16 : i64}}, "
-               f"%p: memref<{m * n}x{e}> {{axe.align = 16 : i64}}, %y: memref<{rows * n}x{e}> {{axe.align = 16 : i64}}, "
-               f"%flags: memref<{nflags}xi32>, %epoch: i32) {{")
+               f"%p: memref<{x * m * n}x{e}> {{axe.align = 16 : i64}}, %y: memref<{rows * n}x{e}> {{axe.align = 16 : i64}}, "
+               f"%flags: memref<{x * nflags}xi32>, %epoch: i32) {{")
     out.append(f"    axe.mesh [{ranks}] {{")
-    out.append(f"    %P = axe.view %p : memref<{m * n}x{e}> to {tp}")
-    out.append(f"    %F = axe.view %flags : memref<{nflags}xi32> to {tf}")
+    out.append(f"    %P = axe.view %p : memref<{x * m * n}x{e}> to {tp}")
+    out.append(f"    %F = axe.view %flags : memref<{x * nflags}xi32> to {tf}")
     out.append(f"    %Y = axe.view %y : memref<{rows * n}x{e}> to {ty}")
+    if staging:
+        tm, tn = m // flag_rows, n // bn
+        out.append(f"    %QV = axe.view %p : memref<{x * m * n}x{e}> to !axe.tensor<{2 * m}x{n}x{e}, global, #axe.layout<({2 * m}, {n}) : ({n}, 1)>>")
+        out.append(f"    %LFV = axe.view %flags : memref<{x * nflags}xi32> to !axe.tensor<{2 * tm}x{tn}xi32, global, #axe.layout<({2 * tm}, {tn}) : ({tn}, 1)>>")
     return tp, tf, ty
 
 

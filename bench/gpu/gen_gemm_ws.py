@@ -158,7 +158,7 @@ PRODUCER_REGS, CONSUMER_REGS = 40, 232
 def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132, regs=1, tma_store=0,
            dtype="f16", cluster=1, chip="sm_90a", ranks=0, fname=None, cooperative=True, defer=False, bulk=False,
            ablate_self=False, reduce=False, ablate_own=False, ablate_flags=False, async_push=0, pushers=False,
-           split_regs=(PRODUCER_REGS, CONSUMER_REGS)):
+           split_regs=(PRODUCER_REGS, CONSUMER_REGS), comm=0):
     # FP8 (DTYPE e4m3 / e5m2): B is [N, K] (wgmma reads FP8 only K-major) and a K step is 128
     # bytes, the 128B swizzle row, as in gen_gemm_tma.py; the per-tensor scales multiply the
     # accumulator before the store.
@@ -224,6 +224,14 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
     # the other forms. (Session 16's ablations: the pushes over NVLink and the flags cost the
     # bulk form 59 and 28 us at Llama-3.1-8B, R = 4.)
     assert not pushers or (ranks and not (bulk or defer or reduce or async_push))
+    # COMM > 0: the last COMM CTAs of the grid compute nothing. The others walk the tiles among
+    # themselves and put each peer tile's partial into this device's own memory (%QV, a TMA
+    # store: what a computing SM then writes is local only), flagging it staged in local flags
+    # (%LFV); each warpgroup of a communication CTA takes every (3 COMM)-th peer tile, waits
+    # for its flags, copies its two halves into the owner's P (16-byte loads and stores through
+    # registers) and publishes the owner's flags. The own tiles are as in the other forms.
+    # What it separates: whether remote stores cost the SM that issues them or the GPU.
+    assert not comm or (ranks and persistent and not (bulk or defer or reduce or async_push or pushers or ablate_self))
     assert 2 * (split_regs[1] - 168) <= 168 - split_regs[0] and all(r % 8 == 0 for r in split_regs)
     if tma_store == 2:
         async_push = 1
@@ -297,7 +305,8 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
         if reduce:
             tf, tyd = gen_gemm_tma.rs_reduce_function(L, m, n, k, bn, ranks, e, fname, flag_rows=64)
         else:
-            tp, tf, ty = gen_gemm_tma.rs_function(L, m, n, k, bn, ranks, e, fname, flag_rows=64, p_blocks=bulk or pushers)
+            tp, tf, ty = gen_gemm_tma.rs_function(L, m, n, k, bn, ranks, e, fname, flag_rows=64, p_blocks=bulk or pushers,
+                                                  staging=comm > 0)
     else:
         L.append(f"  func.func @{fname}(%a: memref<{m * k}x{e}> {{axe.align = 16 : i64}}, %b: memref<{k * n}x{e}> {{axe.align = 16 : i64}}, %c: memref<{m * n}x{o}> {{axe.align = 16 : i64}}{scales}) {{")
     L.append(f"    %A = axe.view %a : memref<{m * k}x{e}> to {ga}")
@@ -318,7 +327,7 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
     else:
         L.append(f"{i2}%cta = axe.unit_id cta")
     for nm, v in (("c0", 0), ("c1", 1), ("cbm", bm), ("cbn", bn), ("ctn", tiles_n), ("ctiles", tiles),
-                  ("cgrid", grid), ("crounds", rounds)):
+                  ("cgrid", grid - comm), ("crounds", rounds)):
         L.append(f"{i2}%{nm} = arith.constant {v} : index")
     L.append(f"{i2}%true = arith.constant true")
     if ranks:
@@ -403,6 +412,56 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             L.append(f"{i2}%staged{w} = axe.mbarrier arrivals 128")
             L.append(f"{i2}%freed{w} = axe.mbarrier arrivals 32")
 
+    if comm:
+        # The communication CTAs (the grid's last COMM), then the computing ones.
+        tm64 = m // 64
+        L.append(f"{i2}%c_walk = arith.constant {grid - comm} : index")
+        L.append(f"{i2}%is_comm = arith.cmpi uge, %cta, %c_walk : index")
+        L.append(f"{i2}scf.if %is_comm {{")
+        for g in range(3):
+            j = i3 + "  "
+            L.append(f"{i3}axe.scope warpgroup [{g} : {g + 1}] {{")
+            L.append(f"{j}%cm_i = arith.subi %cta, %c_walk : index")
+            L.append(f"{j}%cm_3 = arith.constant 3 : index")
+            L.append(f"{j}%cm_i3 = arith.muli %cm_i, %cm_3 : index")
+            L.append(f"{j}%cm_g = arith.constant {g} : index")
+            L.append(f"{j}%cm_start = arith.addi %cm_i3, %cm_g : index")
+            L.append(f"{j}%cm_peer = arith.constant {(tiles_m - tiles_m // ranks) * tiles_n} : index")
+            L.append(f"{j}%cm_step = arith.constant {3 * comm} : index")
+            L.append(f"{j}%cm_tm = arith.constant {tm64} : index")
+            L.append(f"{j}%cm_m = arith.constant {m} : index")
+            L.append(f"{j}scf.for %t = %cm_start to %cm_peer step %cm_step {{")
+            q = j + "  "
+            gen_gemm_tma.raster(L, q, "%t", tiles_mc, tiles_n, group)
+            L.append(f"{q}%bmw = arith.addi %bm, %rshift : index")
+            L.append(f"{q}%bmx = arith.remui %bmw, %ctm : index")
+            L.append(f"{q}%om = arith.muli %bmx, %cbm : index")
+            L.append(f"{q}%on = arith.muli %bn, %cbn : index")
+            L.append(f"{q}%cm_rn = arith.muli %rank, %cn : index")
+            L.append(f"{q}%cm_rc = arith.addi %cm_rn, %on : index")
+            L.append(f"{q}%cm_rt = arith.muli %rank, %ctn : index")
+            L.append(f"{q}%cm_rtc = arith.addi %cm_rt, %bn : index")
+            L.append(f"{q}%cm_f2 = arith.muli %bmx, %c2 : index")
+            hv = f"!axe.tensor<64x{bn}x{e}, global, ?>"
+            hr = f"!axe.tensor<64x{bn}x{e}, register, ?>"
+            for h in range(2):
+                L.append(f"{q}%cm_h{h} = arith.constant {h * 64} : index")
+                L.append(f"{q}%cm_omw{h} = arith.addi %om, %cm_h{h} : index")
+                L.append(f"{q}%cm_fr{h} = arith.addi %cm_f2, %c{h} : index")
+                L.append(f"{q}%cm_lr{h} = arith.addi %cm_fr{h}, %cm_tm : index")
+                L.append(f"{q}%cm_lf{h} = axe.slice %LFV [%cm_lr{h} : +1, %bn : +1] : !axe.tensor<{2 * tm64}x{tiles_n}xi32, global, #axe.layout<({2 * tm64}, {tiles_n}) : ({tiles_n}, 1)>> to {ft1}")
+                L.append(f"{q}axe.signal_wait %cm_lf{h}, %epoch : {ft1}, i32")
+                L.append(f"{q}%cm_qr{h} = arith.addi %cm_omw{h}, %cm_m : index")
+                L.append(f"{q}%cm_qt{h} = axe.slice %QV [%cm_qr{h} : +64, %on : +{bn}] : !axe.tensor<{2 * m}x{n}x{e}, global, #axe.layout<({2 * m}, {n}) : ({n}, 1)>> to {hv}")
+                L.append(f"{q}%cm_rg{h} = axe.alloc : {hr}")
+                L.append(f"{q}axe.copy %cm_qt{h}, %cm_rg{h} : {hv}, {hr}")
+                L.append(f"{q}%cm_pt{h} = axe.slice %P [%cm_omw{h} : +64, %cm_rc : +{bn}] : {tp} to {hv}")
+                L.append(f"{q}axe.copy %cm_rg{h}, %cm_pt{h} : {hr}, {hv}")
+                L.append(f"{q}%cm_fo{h} = axe.slice %F [%cm_fr{h} : +1, %cm_rtc : +1] : {tf} to {ft1}")
+                L.append(f"{q}axe.signal %cm_fo{h}, %epoch : {ft1}, i32")
+            L.append(f"{j}}}")
+            L.append(f"{i3}}}")
+        L.append(f"{i2}}} else {{")
     # Producer: warpgroup 0 gives up registers; its first warp's lane 0 issues the copies.
     L.append(f"{i2}axe.scope warpgroup [0 : 1] {{")
     if regs:
@@ -670,6 +729,14 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                 if bulk:
                     staged_store(j2, c, f"%part{c}", part, f"%push{c}")
                     continue
+                if comm:
+                    # Into this device's own staging rows (a local TMA store); flagged below.
+                    L.append(f"{j2}%cm_m{c} = arith.constant {m} : index")
+                    L.append(f"{j2}%cm_q{c} = arith.addi %omw, %cm_m{c} : index")
+                    L.append(f"{j2}%cm_onc{c} = arith.addi %on, %co{c} : index")
+                    L.append(f"{j2}%cm_qs{c} = axe.slice %QV [%cm_q{c} : +64, %cm_onc{c} : +{sw}] : !axe.tensor<{2 * m}x{n}x{e}, global, #axe.layout<({2 * m}, {n}) : ({n}, 1)>> to {part_ct}")
+                    staged_store(j2, c, f"%part{c}", part, f"%cm_qs{c}")
+                    continue
                 if pushers:
                     # Hand the part to the pusher warp: wait until it read the previous one
                     # (parity c ^ 1: two parts a tile), write it, signal it staged.
@@ -683,7 +750,12 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                 L.append(f"{j2}axe.barrier warpgroup")
                 L.append(f"{j2}axe.copy %st, %push{c} : {stage}, {part_ct}")
                 L.append(f"{j2}axe.barrier warpgroup")
-            if not defer and not pushers:
+            if comm:
+                L.append(f"{j2}%cm_tm = arith.constant {m // 64} : index")
+                L.append(f"{j2}%cm_lr = arith.addi %frow, %cm_tm : index")
+                L.append(f"{j2}%cm_lf = axe.slice %LFV [%cm_lr : +1, %bn : +1] : !axe.tensor<{2 * (m // 64)}x{tiles_n}xi32, global, #axe.layout<({2 * (m // 64)}, {tiles_n}) : ({tiles_n}, 1)>> to {ft1}")
+                L.append(f"{j2}axe.signal %cm_lf, %epoch : {ft1}, i32")
+            if not defer and not pushers and not comm:
                 L.append(f"{j2}%rs_rt = arith.muli %rank, %ctn : index")
                 L.append(f"{j2}%rs_rtc = arith.addi %rs_rt, %bn : index")
                 L.append(f"{j2}%rs_fo = axe.slice %F [%frow : +1, %rs_rtc : +1] : {tf} to {ft1}")
@@ -792,6 +864,8 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             L.append(f"{i3}  %rs_all = axe.slice %F [%rs_fr : +1, 0 : {ranks * tiles_n}] : {tf} to !axe.tensor<1x{ranks * tiles_n}xi32, global, ?>")
             L.append(f"{i3}  axe.signal_wait %rs_all, %epoch : !axe.tensor<1x{ranks * tiles_n}xi32, global, ?>, i32")
             L.append(f"{i3}}}")
+        L.append(f"{i2}}}")
+    if comm:
         L.append(f"{i2}}}")
     L.append("    }")
     if ranks:

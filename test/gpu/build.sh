@@ -78,6 +78,8 @@ python3 bench/gpu/gen_gemm_rs.py --ws 2048 1024 4096 2 16 0 async2 > target/gpu/
 python3 bench/gpu/gen_gemm_rs.py --ws 4096 256 4096 4 16 0 async2 > target/gpu/gen/gemm_rs_4096x256x4096_r4_ws_b_sm16_nc_a2.mlir
 python3 bench/gpu/gen_gemm_rs.py --ws 2048 1024 4096 2 16 0 pushers > target/gpu/gen/gemm_rs_2048x1024x4096_r2_ws_sm16_nc_w.mlir
 python3 bench/gpu/gen_gemm_rs.py --ws 4096 256 4096 4 16 0 pushers > target/gpu/gen/gemm_rs_4096x256x4096_r4_ws_sm16_nc_w.mlir
+python3 bench/gpu/gen_gemm_rs.py --ws 2048 1024 4096 2 16 0 comm2 > target/gpu/gen/gemm_rs_2048x1024x4096_r2_ws_sm16_nc_c2.mlir
+python3 bench/gpu/gen_gemm_rs.py --ws 4096 256 4096 4 16 0 comm2 > target/gpu/gen/gemm_rs_4096x256x4096_r4_ws_sm16_nc_c2.mlir
 # The grouped GEMMs of the MoE layer (sm_90a), one pair per token count.
 rm -f target/gpu/gen/moe_*.mlir
 python3 bench/gpu/gen_moe.py target/gpu/gen

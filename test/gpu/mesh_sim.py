@@ -19,8 +19,9 @@ from runtime_path import axe_runtime  # noqa: E402  (finds the package)
 # GEMM + reduce-scatter shapes small enough for R simulated ranks (M, N, K, R, kernel name
 # suffix): the non-specialized kernel, and the warp-specialized persistent one (also in its
 # deferred-publishing form, `_d`, pushing with TMA bulk copies, `_b`, with async ones through
-# one or two shared tiles, `_b_a1` / `_b_a2`, handing the pushes to pusher warps, `_w`, and
-# adding into the owners' rows with TMA bulk reductions, `_r`) with 16 CTAs per
+# one or two shared tiles, `_b_a1` / `_b_a2`, handing the pushes to pusher warps, `_w`, or to
+# two communication CTAs, `_c2`, and adding into the owners' rows with TMA bulk reductions,
+# `_r`) with 16 CTAs per
 # rank and an ordinary (not cooperative) launch, so that R of them run at once (what CUDA does
 # with this few CTAs on an otherwise idle GPU, not something it guarantees: a hang here may be
 # that rather than a kernel bug; mesh_dist.py runs the cooperative kernels on real peers).
@@ -31,7 +32,8 @@ RS_SIM = [(2048, 1024, 4096, 2, ""), (4096, 256, 4096, 4, ""),
           (2048, 1024, 4096, 2, "_ws_r_sm16_nc"), (4096, 256, 4096, 4, "_ws_r_sm16_nc"),
           (2048, 1024, 4096, 2, "_ws_b_sm16_nc_a1"), (4096, 256, 4096, 4, "_ws_b_sm16_nc_a1"),
           (2048, 1024, 4096, 2, "_ws_b_sm16_nc_a2"), (4096, 256, 4096, 4, "_ws_b_sm16_nc_a2"),
-          (2048, 1024, 4096, 2, "_ws_sm16_nc_w"), (4096, 256, 4096, 4, "_ws_sm16_nc_w")]
+          (2048, 1024, 4096, 2, "_ws_sm16_nc_w"), (4096, 256, 4096, 4, "_ws_sm16_nc_w"),
+          (2048, 1024, 4096, 2, "_ws_sm16_nc_c2"), (4096, 256, 4096, 4, "_ws_sm16_nc_c2")]
 
 
 def main():

@@ -508,6 +508,15 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             L.append(f"{q}axe.copy async %bt{s}, %sb{s} schedule tma barrier %full{s}{mc} : {bt}, {sb}")
         L.append(f"{j}}}")
 
+    def push_row(j, row, tag):
+        """The row of P a push of C's row `row` goes to: `row` on its owner, or with
+        ABLATE_SELF the same slot offset in this device's own P (timing only)."""
+        if not ablate_self:
+            return row
+        L.append(f"{j}%sr_{tag} = arith.remui {row}, %crows : index")
+        L.append(f"{j}%sw_{tag} = arith.addi %sr_{tag}, %rbase : index")
+        return f"%sw_{tag}"
+
     def push(j, w):
         """Pusher warp of consumer warpgroup w: each part of the warpgroup's peer tiles, once
         staged, into its owner's P; then the half tile's flag. Own tiles come last in every
@@ -526,12 +535,7 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             L.append(f"{j2}axe.mbarrier_wait %staged{w}, {'%true' if c % 2 else '%false'}")
             L.append(f"{j2}%pu_co{c} = arith.constant {c * sw_p} : index")
             L.append(f"{j2}%pu_pc{c} = arith.addi %pu_rc, %pu_co{c} : index")
-            prow = "%pu_omw"
-            if ablate_self:
-                # The ablation's pushes go into this device's own P (the same slot offsets).
-                L.append(f"{j2}%pu_sr{c} = arith.remui %pu_omw, %crows : index")
-                L.append(f"{j2}%pu_sw{c} = arith.addi %pu_sr{c}, %rbase : index")
-                prow = f"%pu_sw{c}"
+            prow = push_row(j2, "%pu_omw", f"pu_{c}")
             L.append(f"{j2}%pu_push{c} = axe.slice %P [{prow} : +64, %pu_pc{c} : +{sw_p}] : {tp} to {pct}")
             L.append(f"{j2}axe.copy %stw{w}, %pu_push{c} : {stage_p}, {pct}")
             L.append(f"{j2}axe.mbarrier_arrive %freed{w}")
@@ -720,11 +724,7 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                 gen_gemm_tma.accumulator_part(L, j2, c, sw, acc, part_acc, part)
                 L.append(f"{j2}%co{c} = arith.constant {c * sw} : index")
                 L.append(f"{j2}%rs_pc{c} = arith.addi %rs_rc, %co{c} : index")
-                prow = "%omw"
-                if ablate_self:
-                    L.append(f"{j2}%rs_sr{c} = arith.remui %omw, %crows : index")
-                    L.append(f"{j2}%rs_sw{c} = arith.addi %rs_sr{c}, %rbase : index")
-                    prow = f"%rs_sw{c}"
+                prow = push_row(j2, "%omw", f"rs_{c}")
                 L.append(f"{j2}%push{c} = axe.slice %P [{prow} : +64, %rs_pc{c} : +{sw}] : {tp} to {part_ct}")
                 if bulk:
                     staged_store(j2, c, f"%part{c}", part, f"%push{c}")

@@ -444,19 +444,26 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             L.append(f"{q}%cm_f2 = arith.muli %bmx, %c2 : index")
             hv = f"!axe.tensor<64x{bn}x{e}, global, ?>"
             hr = f"!axe.tensor<64x{bn}x{e}, register, ?>"
+            # Both halves' flags, then both halves' loads, then their stores, then their
+            # flags: the loads (and the stores) of the two halves are in flight together.
+            lfv = f"!axe.tensor<{2 * tm64}x{tiles_n}xi32, global, #axe.layout<({2 * tm64}, {tiles_n}) : ({tiles_n}, 1)>>"
+            qv = f"!axe.tensor<{2 * m}x{n}x{e}, global, #axe.layout<({2 * m}, {n}) : ({n}, 1)>>"
             for h in range(2):
                 L.append(f"{q}%cm_h{h} = arith.constant {h * 64} : index")
                 L.append(f"{q}%cm_omw{h} = arith.addi %om, %cm_h{h} : index")
                 L.append(f"{q}%cm_fr{h} = arith.addi %cm_f2, %c{h} : index")
                 L.append(f"{q}%cm_lr{h} = arith.addi %cm_fr{h}, %cm_tm : index")
-                L.append(f"{q}%cm_lf{h} = axe.slice %LFV [%cm_lr{h} : +1, %bn : +1] : !axe.tensor<{2 * tm64}x{tiles_n}xi32, global, #axe.layout<({2 * tm64}, {tiles_n}) : ({tiles_n}, 1)>> to {ft1}")
+                L.append(f"{q}%cm_lf{h} = axe.slice %LFV [%cm_lr{h} : +1, %bn : +1] : {lfv} to {ft1}")
                 L.append(f"{q}axe.signal_wait %cm_lf{h}, %epoch : {ft1}, i32")
+            for h in range(2):
                 L.append(f"{q}%cm_qr{h} = arith.addi %cm_omw{h}, %cm_m : index")
-                L.append(f"{q}%cm_qt{h} = axe.slice %QV [%cm_qr{h} : +64, %on : +{bn}] : !axe.tensor<{2 * m}x{n}x{e}, global, #axe.layout<({2 * m}, {n}) : ({n}, 1)>> to {hv}")
+                L.append(f"{q}%cm_qt{h} = axe.slice %QV [%cm_qr{h} : +64, %on : +{bn}] : {qv} to {hv}")
                 L.append(f"{q}%cm_rg{h} = axe.alloc : {hr}")
                 L.append(f"{q}axe.copy %cm_qt{h}, %cm_rg{h} : {hv}, {hr}")
+            for h in range(2):
                 L.append(f"{q}%cm_pt{h} = axe.slice %P [%cm_omw{h} : +64, %cm_rc : +{bn}] : {tp} to {hv}")
                 L.append(f"{q}axe.copy %cm_rg{h}, %cm_pt{h} : {hr}, {hv}")
+            for h in range(2):
                 L.append(f"{q}%cm_fo{h} = axe.slice %F [%cm_fr{h} : +1, %cm_rtc : +1] : {tf} to {ft1}")
                 L.append(f"{q}axe.signal %cm_fo{h}, %epoch : {ft1}, i32")
             L.append(f"{j}}}")

@@ -53,18 +53,45 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 SHAPES = {"8b": (8192, 14336, 4096), "70b": (8192, 28672, 8192)}
 
 
-def axe_kernel(d, m, k, n, ranks, ws=False, defer=False, bulk=False, ablate_self=False, reduce=False, ablate=(),
-               async_push=0, pushers=False):
-    """The Axe fused kernel for this shape and R (`ws`: the warp-specialized persistent one;
-    `defer`: its form that publishes each pushed tile one tile later; `bulk`: the one that
-    pushes with TMA bulk copies; `reduce`: the one that adds partial tiles into their owners'
-    rows with TMA bulk reductions), if it was built."""
+# The fused candidates: (label, warp-specialized, the form as gen_gemm_rs.name_ws's keywords).
+CANDIDATES = [
+    ("axe-fused", False, {}),
+    ("axe-fused-ws", True, {}),
+    ("axe-fused-ws-defer", True, dict(defer=True)),
+    ("axe-fused-ws-bulk", True, dict(defer=True, bulk=True)),
+    ("axe-fused-ws-bulk-async", True, dict(defer=True, bulk=True, async_push=1)),
+    ("axe-fused-ws-bulk-async2", True, dict(defer=True, bulk=True, async_push=2)),
+    ("axe-fused-ws-pushers", True, dict(pushers=True)),
+    ("axe-fused-ws-reduce", True, dict(reduce=True)),
+]
+
+# --ablation (timing only: the sums are wrong): each warp-specialized form pushing into this
+# device's own memory (what its communication costs apart from NVLink); then the bulk and the
+# pusher forms without the own tiles' waits and reads ("no own"), without the flags too ("no
+# flags"), and both into this device's own memory: what the own tiles, the flags and NVLink
+# each add to the pushes.
+ABLATIONS = [
+    ("ablation:ws-self", dict(ablate_self=True)),
+    ("ablation:ws-defer-self", dict(defer=True, ablate_self=True)),
+    ("ablation:ws-bulk-self", dict(defer=True, bulk=True, ablate_self=True)),
+    ("ablation:ws-bulk-no-own", dict(defer=True, bulk=True, ablate=("own",))),
+    ("ablation:ws-bulk-no-own-no-flags", dict(defer=True, bulk=True, ablate=("own", "flag"))),
+    ("ablation:ws-bulk-self-no-own-no-flags", dict(defer=True, bulk=True, ablate_self=True, ablate=("own", "flag"))),
+    ("ablation:ws-pushers-self", dict(pushers=True, ablate_self=True)),
+    ("ablation:ws-pushers-no-own", dict(pushers=True, ablate=("own",))),
+    ("ablation:ws-pushers-no-own-no-flags", dict(pushers=True, ablate=("own", "flag"))),
+    ("ablation:ws-pushers-self-no-own-no-flags", dict(pushers=True, ablate_self=True, ablate=("own", "flag"))),
+]
+
+
+def axe_kernel(d, m, k, n, ranks, ws=False, **form):
+    """The Axe fused kernel for this shape and R (`ws`: the warp-specialized persistent one, in
+    the form that `form`, gen_gemm_rs.name_ws's keywords, names), if it was built."""
     try:
         from gen_gemm_rs import name, name_ws
     except ImportError:
         return None
-    nm = name_ws(m, n, k, ranks, defer=defer, bulk=bulk, ablate_self=ablate_self, reduce=reduce, ablate=ablate,
-                 async_push=async_push, pushers=pushers) if ws else name(m, n, k, ranks)
+    nm = name_ws(m, n, k, ranks, **form) if ws else name(m, n, k, ranks)
     path = f"{d}/{nm}_kernel.json"
     if not os.path.exists(path):
         return None
@@ -137,24 +164,13 @@ def worker(rank, ranks, d, port, shapes, reps, check_only, results, spin_us=0, a
                 notes.append(f"torch-async-tp unavailable: {type(e).__name__}: {str(e)[:160]}")
             from axe_dist import GemmRs
             floors = {}
-            for label, ws, defer, bulk, apush in (("axe-fused", False, False, False, 0),
-                                                  ("axe-fused-ws", True, False, False, 0),
-                                                  ("axe-fused-ws-defer", True, True, False, 0),
-                                                  ("axe-fused-ws-bulk", True, True, True, 0),
-                                                  ("axe-fused-ws-bulk-async", True, True, True, 1),
-                                                  ("axe-fused-ws-bulk-async2", True, True, True, 2),
-                                                  ("axe-fused-ws-pushers", True, False, False, -1),
-                                                  ("axe-fused-ws-reduce", True, None, None, 0)):
-                reduce = defer is None
-                pushers, apush = apush == -1, max(apush, 0)
-                kernel = axe_kernel(d, m, k, n, ranks, ws, bool(defer), bool(bulk), reduce=reduce, async_push=apush,
-                                    pushers=pushers)
+            for label, ws, form in CANDIDATES:
+                kernel = axe_kernel(d, m, k, n, ranks, ws, **form)
                 if kernel is not None:
                     fns[label] = GemmRs.distributed(kernel, a, b, m, n, ranks, rank, group)
                 else:
                     notes.append(f"{label}: no manifest for this shape and R in DIR")
-                local = (axe_kernel(d, m, k // ranks, n, 1, ws)
-                         if ranks > 1 and not defer and not reduce and not apush and not pushers else None)
+                local = axe_kernel(d, m, k // ranks, n, 1, ws) if ranks > 1 and not form else None
                 if local is not None:
                     # This rank's GEMM alone with Axe's kernel (no communication): the floor.
                     floors["gemm-only(axe" + ("-ws)" if ws else ")")] = GemmRs.simulated(local, [a], [b], m, n)[0]
@@ -179,24 +195,8 @@ def worker(rank, ranks, d, port, shapes, reps, check_only, results, spin_us=0, a
             if check_only:
                 continue
             if ablation:
-                # The pushes into this device's own memory (timing only: the sums are wrong):
-                # what each WS form's communication costs apart from NVLink.
-                # Then the bulk form without the own tiles' waits and reads ("no own"), without
-                # the flags too ("no flags"), and both into this device's own memory: what the
-                # own tiles, the flags and NVLink each add to the pushes.
-                for label, defer, bulk, self_, ablate in (
-                        ("ablation:ws-self", False, False, True, ()), ("ablation:ws-defer-self", True, False, True, ()),
-                        ("ablation:ws-bulk-self", True, True, True, ()),
-                        ("ablation:ws-bulk-no-own", True, True, False, ("own",)),
-                        ("ablation:ws-bulk-no-own-no-flags", True, True, False, ("own", "flag")),
-                        ("ablation:ws-bulk-self-no-own-no-flags", True, True, True, ("own", "flag")),
-                        ("ablation:ws-pushers-self", None, False, True, ()),
-                        ("ablation:ws-pushers-no-own", None, False, False, ("own",)),
-                        ("ablation:ws-pushers-no-own-no-flags", None, False, False, ("own", "flag")),
-                        ("ablation:ws-pushers-self-no-own-no-flags", None, False, True, ("own", "flag"))):
-                    # defer None: the pusher form.
-                    kernel = axe_kernel(d, m, k, n, ranks, True, bool(defer), bulk, ablate_self=self_, ablate=ablate,
-                                        pushers=defer is None)
+                for label, form in ABLATIONS:
+                    kernel = axe_kernel(d, m, k, n, ranks, True, **form)
                     if kernel is not None:
                         fns[label] = GemmRs.distributed(kernel, a, b, m, n, ranks, rank, group)
                         fns[label]()

@@ -593,6 +593,13 @@ def rs_types(m, n, bn, ranks, e, flag_rows=128, p_blocks=False):
     return tp, tf, ty
 
 
+def rs_staging_types(m, n, bn, e, flag_rows):
+    """The local views of rs_function's `staging` halves: %QV (2M x N) and %LFV (2 TM x TN)."""
+    tm, tn = m // flag_rows, n // bn
+    return (f"!axe.tensor<{2 * m}x{n}x{e}, global, #axe.layout<({2 * m}, {n}) : ({n}, 1)>>",
+            f"!axe.tensor<{2 * tm}x{tn}xi32, global, #axe.layout<({2 * tm}, {tn}) : ({tn}, 1)>>")
+
+
 def rs_function(out, m, n, k, bn, ranks, e, name_, flag_rows=128, p_blocks=False, staging=False):
     """Appends the function header, `axe.mesh` and the views %P, %F, %Y of a GEMM +
     reduce-scatter (arguments a, b, p, y, flags, epoch: axe_dist.GemmRs's order); returns the
@@ -610,9 +617,9 @@ def rs_function(out, m, n, k, bn, ranks, e, name_, flag_rows=128, p_blocks=False
     out.append(f"    %F = axe.view %flags : memref<{x * nflags}xi32> to {tf}")
     out.append(f"    %Y = axe.view %y : memref<{rows * n}x{e}> to {ty}")
     if staging:
-        tm, tn = m // flag_rows, n // bn
-        out.append(f"    %QV = axe.view %p : memref<{x * m * n}x{e}> to !axe.tensor<{2 * m}x{n}x{e}, global, #axe.layout<({2 * m}, {n}) : ({n}, 1)>>")
-        out.append(f"    %LFV = axe.view %flags : memref<{x * nflags}xi32> to !axe.tensor<{2 * tm}x{tn}xi32, global, #axe.layout<({2 * tm}, {tn}) : ({tn}, 1)>>")
+        tqv, tlfv = rs_staging_types(m, n, bn, e, flag_rows)
+        out.append(f"    %QV = axe.view %p : memref<{x * m * n}x{e}> to {tqv}")
+        out.append(f"    %LFV = axe.view %flags : memref<{x * nflags}xi32> to {tlfv}")
     return tp, tf, ty
 
 

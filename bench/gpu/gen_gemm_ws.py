@@ -307,6 +307,7 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
         else:
             tp, tf, ty = gen_gemm_tma.rs_function(L, m, n, k, bn, ranks, e, fname, flag_rows=64, p_blocks=bulk or pushers,
                                                   staging=comm > 0)
+            tqv, tlfv = gen_gemm_tma.rs_staging_types(m, n, bn, e, 64)
     else:
         L.append(f"  func.func @{fname}(%a: memref<{m * k}x{e}> {{axe.align = 16 : i64}}, %b: memref<{k * n}x{e}> {{axe.align = 16 : i64}}, %c: memref<{m * n}x{o}> {{axe.align = 16 : i64}}{scales}) {{")
     L.append(f"    %A = axe.view %a : memref<{m * k}x{e}> to {ga}")
@@ -446,18 +447,16 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             hr = f"!axe.tensor<64x{bn}x{e}, register, ?>"
             # Both halves' flags, then both halves' loads, then their stores, then their
             # flags: the loads (and the stores) of the two halves are in flight together.
-            lfv = f"!axe.tensor<{2 * tm64}x{tiles_n}xi32, global, #axe.layout<({2 * tm64}, {tiles_n}) : ({tiles_n}, 1)>>"
-            qv = f"!axe.tensor<{2 * m}x{n}x{e}, global, #axe.layout<({2 * m}, {n}) : ({n}, 1)>>"
             for h in range(2):
                 L.append(f"{q}%cm_h{h} = arith.constant {h * 64} : index")
                 L.append(f"{q}%cm_omw{h} = arith.addi %om, %cm_h{h} : index")
                 L.append(f"{q}%cm_fr{h} = arith.addi %cm_f2, %c{h} : index")
                 L.append(f"{q}%cm_lr{h} = arith.addi %cm_fr{h}, %cm_tm : index")
-                L.append(f"{q}%cm_lf{h} = axe.slice %LFV [%cm_lr{h} : +1, %bn : +1] : {lfv} to {ft1}")
+                L.append(f"{q}%cm_lf{h} = axe.slice %LFV [%cm_lr{h} : +1, %bn : +1] : {tlfv} to {ft1}")
                 L.append(f"{q}axe.signal_wait %cm_lf{h}, %epoch : {ft1}, i32")
             for h in range(2):
                 L.append(f"{q}%cm_qr{h} = arith.addi %cm_omw{h}, %cm_m : index")
-                L.append(f"{q}%cm_qt{h} = axe.slice %QV [%cm_qr{h} : +64, %on : +{bn}] : {qv} to {hv}")
+                L.append(f"{q}%cm_qt{h} = axe.slice %QV [%cm_qr{h} : +64, %on : +{bn}] : {tqv} to {hv}")
                 L.append(f"{q}%cm_rg{h} = axe.alloc : {hr}")
                 L.append(f"{q}axe.copy %cm_qt{h}, %cm_rg{h} : {hv}, {hr}")
             for h in range(2):
@@ -731,17 +730,12 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                 gen_gemm_tma.accumulator_part(L, j2, c, sw, acc, part_acc, part)
                 L.append(f"{j2}%co{c} = arith.constant {c * sw} : index")
                 L.append(f"{j2}%rs_pc{c} = arith.addi %rs_rc, %co{c} : index")
-                prow = push_row(j2, "%omw", f"rs_{c}")
-                L.append(f"{j2}%push{c} = axe.slice %P [{prow} : +64, %rs_pc{c} : +{sw}] : {tp} to {part_ct}")
-                if bulk:
-                    staged_store(j2, c, f"%part{c}", part, f"%push{c}")
-                    continue
                 if comm:
                     # Into this device's own staging rows (a local TMA store); flagged below.
                     L.append(f"{j2}%cm_m{c} = arith.constant {m} : index")
                     L.append(f"{j2}%cm_q{c} = arith.addi %omw, %cm_m{c} : index")
                     L.append(f"{j2}%cm_onc{c} = arith.addi %on, %co{c} : index")
-                    L.append(f"{j2}%cm_qs{c} = axe.slice %QV [%cm_q{c} : +64, %cm_onc{c} : +{sw}] : !axe.tensor<{2 * m}x{n}x{e}, global, #axe.layout<({2 * m}, {n}) : ({n}, 1)>> to {part_ct}")
+                    L.append(f"{j2}%cm_qs{c} = axe.slice %QV [%cm_q{c} : +64, %cm_onc{c} : +{sw}] : {tqv} to {part_ct}")
                     staged_store(j2, c, f"%part{c}", part, f"%cm_qs{c}")
                     continue
                 if pushers:
@@ -750,6 +744,12 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                     L.append(f"{j2}axe.mbarrier_wait %freed{w}, {'%false' if c % 2 else '%true'}")
                     L.append(f"{j2}axe.copy %part{c}, {st} : {part}, {stage}")
                     L.append(f"{j2}axe.mbarrier_arrive %staged{w}")
+                    continue
+                # This device's own push of the part: into its owner's P.
+                prow = push_row(j2, "%omw", f"rs_{c}")
+                L.append(f"{j2}%push{c} = axe.slice %P [{prow} : +64, %rs_pc{c} : +{sw}] : {tp} to {part_ct}")
+                if bulk:
+                    staged_store(j2, c, f"%part{c}", part, f"%push{c}")
                     continue
                 L.append(f"{j2}axe.copy %part{c}, %st : {part}, {stage}")
                 # The shared tile is written by every thread and read back in other threads'
@@ -760,7 +760,7 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
             if comm:
                 L.append(f"{j2}%cm_tm = arith.constant {m // 64} : index")
                 L.append(f"{j2}%cm_lr = arith.addi %frow, %cm_tm : index")
-                L.append(f"{j2}%cm_lf = axe.slice %LFV [%cm_lr : +1, %bn : +1] : !axe.tensor<{2 * (m // 64)}x{tiles_n}xi32, global, #axe.layout<({2 * (m // 64)}, {tiles_n}) : ({tiles_n}, 1)>> to {ft1}")
+                L.append(f"{j2}%cm_lf = axe.slice %LFV [%cm_lr : +1, %bn : +1] : {tlfv} to {ft1}")
                 L.append(f"{j2}axe.signal %cm_lf, %epoch : {ft1}, i32")
             if not defer and not pushers and not comm:
                 L.append(f"{j2}%rs_rt = arith.muli %rank, %ctn : index")

@@ -166,7 +166,7 @@ pub fn lower_bulk_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()>
             ),
         ));
     }
-    let asynchronous = ir::num_results(op) == 1;
+    let asynchronous = super::tma_plan::is_async_store(op);
     let src = tensor(ctx, op, ir::operand(op, ods::copy::operands::SOURCE))?;
     let dst = tensor(ctx, op, ir::operand(op, ods::copy::operands::DEST))?;
     if src.mem != Mem::Shared {

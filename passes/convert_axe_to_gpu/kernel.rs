@@ -223,9 +223,9 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, emulate: bool, chip: 
                 .iter()
                 .any(|c| ir::copy_schedule(*c) == Some(CopySchedule::CpAsync)),
         has_async_store: !emulate
-            && ir::collect(kernel, &[ods::ops::COPY]).iter().any(|c| {
-                ir::copy_schedule(*c) == Some(CopySchedule::Tma) && tma_plan::is_store(*c) && ir::num_results(*c) == 1
-            }),
+            && ir::collect(kernel, &[ods::ops::COPY])
+                .iter()
+                .any(|c| ir::copy_schedule(*c) == Some(CopySchedule::Tma) && tma_plan::is_async_store(*c)),
         store_scopes: HashMap::new(),
     };
 

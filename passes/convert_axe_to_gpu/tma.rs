@@ -27,7 +27,9 @@ use mlir_sys::*;
 use super::builder::{has_attr, Ix, B};
 use super::context::{cluster_coords, unit_linear, Ctx, R};
 use super::tensor::tensor;
-use super::tma_plan::{copy_after, err, explicit_index, group_pattern, is_store, Multicast, Site, State};
+use super::tma_plan::{
+    copy_after, err, explicit_index, group_pattern, is_async_store, is_store, Multicast, Site, State,
+};
 use super::tokens::Token;
 use super::{barrier, shared};
 use crate::dialect::ods;
@@ -210,8 +212,8 @@ fn update_bits(b: &B, ctx: &Ctx, slot: i64, f: impl FnOnce(&B, MlirValue) -> Mli
 
 /// Lowers a TMA copy at CTA scope; returns the copy's token value (its barrier index).
 pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue> {
-    if is_store(op) && ir::num_results(op) == 1 {
-        // An async store: its token is waited for in the same unit (`wait_stores`).
+    if is_async_store(op) {
+        // Its token is waited for in the same unit (`wait_stores`).
         ctx.store_scopes.insert(op.ptr as usize, scope);
     }
     if ctx.tma.bulk_stores.contains(&(op.ptr as usize)) {
@@ -246,7 +248,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
         shared::align_buffer(&b, op, dst.buf, 128)?;
     }
     if site.store {
-        lower_store(&b, ctx, site, dst.buf, scope, ir::num_results(op) == 1);
+        lower_store(&b, ctx, site, dst.buf, scope, is_async_store(op));
         return Ok(b.ci32(-1));
     }
     let id = b.ci32(site.barrier as i64);

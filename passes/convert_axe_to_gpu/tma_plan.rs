@@ -239,6 +239,11 @@ pub fn is_store(op: MlirOperation) -> bool {
     scope(0) == Some(MemoryScope::Shared) && scope(1) == Some(MemoryScope::Global)
 }
 
+/// Whether a TMA copy is an async store (it returns a token, waited for by `tma::wait_stores`).
+pub fn is_async_store(op: MlirOperation) -> bool {
+    is_store(op) && ir::num_results(op) == 1
+}
+
 fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>, barrier: usize) -> R<Site> {
     let store = is_store(op);
     // The global operand (the tensor map's view) and the shared one (the boxes' buffer).

@@ -277,6 +277,31 @@ module attributes {axe.target = #axe.target<"sm_90">} {
 
 // -----
 
+// A token that can come from a TMA store or from another kind of copy (here through scf.if)
+// would need the store's bulk-group wait and the copy's own mechanism on one run-time value:
+// a located error that asks for separate waits.
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @tma_store_token_mixed(%buf: memref<256xf16> {axe.align = 16 : i64}, %src: memref<256xf16> {axe.align = 16 : i64}, %c: i1) {
+    %G = axe.view %buf : memref<256xf16> to !axe.tensor<256xf16, global, #axe.layout<(256) : (1)>>
+    %S = axe.view %src : memref<256xf16> to !axe.tensor<256xf16, global, #axe.layout<(256) : (1)>>
+    axe.kernel grid [1] threads [128] {
+      %s = axe.alloc : !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>>
+      %t = scf.if %c -> !axe.token {
+        %a = axe.copy async %s, %G schedule tma : !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>>, !axe.tensor<256xf16, global, #axe.layout<(256) : (1)>> -> !axe.token
+        scf.yield %a : !axe.token
+      } else {
+        %b = axe.copy async %S, %s schedule cp_async : !axe.tensor<256xf16, global, #axe.layout<(256) : (1)>>, !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>> -> !axe.token
+        scf.yield %b : !axe.token
+      }
+      // expected-error@+1 {{this wait's token can come from a TMA store or from a copy that is not a TMA copy: wait for the store's token apart}}
+      axe.wait %t
+    }
+    return
+  }
+}
+
+// -----
+
 // A TMA store's token is waited for by the unit that issued it (a CTA or a warpgroup): a
 // wait at warp scope is a located error.
 module attributes {axe.target = #axe.target<"sm_90">} {

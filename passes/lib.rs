@@ -17,6 +17,7 @@ pub mod infer_layout;
 pub mod ir;
 pub mod launch;
 pub mod launch_manifest;
+pub mod lower_to_nvvm;
 pub mod nki;
 pub mod slice;
 pub mod target;
@@ -48,6 +49,11 @@ pub(crate) fn run_pass(pass: &str, op: MlirOperation, options: &str) -> bool {
         passes::AXE_SLICE => read::<passes::AxeSliceOptions>(&op, options).is_some_and(|_| slice::run(op)),
         passes::CONVERT_AXE_TO_GPU => read(&op, options).is_some_and(|o| convert_axe_to_gpu::run(op, &o)),
         passes::AXE_INFER_LAYOUT => read(&op, options).is_some_and(|o| infer_layout::run(op, &o)),
+        // The Rust step of the C++ pass (between outlining and the rest of upstream's
+        // pipeline); its options configure the C++ part.
+        passes::AXE_LOWER_TO_NVVM => {
+            read::<passes::AxeLowerToNVVMOptions>(&op, options).is_some_and(|_| lower_to_nvvm::run(op.to_raw()))
+        }
         // A pass body with a bug, for the test that a panic becomes an error at the op.
         #[cfg(test)]
         "axe-test-panic" => panic!("attempt to multiply with overflow"),

@@ -63,6 +63,8 @@ KERNELS = [
     ("gemm_4096x4096x4096_ws_bn128_s4_p_nr_ts_mma", "warp-specialized, 128x128, 4 stages, TMA store"),
     ("gemm_4096x4096x4096_ws_bn256_s4_p_ts_mma_sm90a", "warp-specialized, 128x256, 4 stages, TMA store, setmaxnreg (sm_90a)"),
     ("gemm_4096x4096x4096_ws_bn256_s4_p_ts_c2_mma_sm90a", "the same in clusters of two sharing B by multicast"),
+    ("gemm_4096x4096x4096_ws_bn256_s4_p_ts_mma_sm90a_f", "warp-specialized, setmaxnreg, k16 fragments loaded a step ahead"),
+    ("gemm_4096x4096x4096_ws_bn256_s4_p_ts_c2_mma_sm90a_f", "the same in clusters of two sharing B by multicast"),
 ]
 M = N = K = 4096
 

@@ -19,11 +19,16 @@ matmul (bench/gpu/triton_matmul.py, autotuned first):
   3. "hot": the paired ratios again, right after.
 
     python3 power_pair.py DIR [--seconds S] [--reps R] [--triton] [M N K ...]
+    python3 power_pair.py DIR --figure10 [--shard I/N] [--seconds S] [--reps R] [--triton]
 
 DIR holds gen_gemm_ws.py's Figure 10 manifests (the f16-out, 128x256, 4-stage, persistent,
 TMA-store kernels and their clustered twins). Shapes default to GPT-3 down, Llama-3.1-70B up and
-o.
+o. --figure10 takes every distinct shape of the paper's Figure 10 (gen_gemm_tma.figure10_shapes;
+--shard I/N: the I-th of N interleaved parts, to split the run) and ends with a summary of the
+kernel gen_gemm_ws.choose_cluster picks per shape: its ratios cold, hot and sustained against
+each baseline, their geometric means and how many shapes are at >= 0.97 (cuBLAS) or ahead (>= 1).
 """
+import math
 import os
 import statistics
 import subprocess
@@ -38,6 +43,7 @@ from timing import time_ms
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import gen_gemm_tma  # noqa: E402
 import gen_gemm_ws  # noqa: E402
 
 SHAPES = [(8192, 12288, 49152), (8192, 57344, 8192), (8192, 8192, 8192)]
@@ -119,12 +125,40 @@ def sustained(fns, seconds):
             + tuple(statistics.median(x[i] for x in samples[k]) if samples[k] else 0 for i in range(3)) for k in fns}
 
 
+def print_summary(summary, labels):
+    """The heuristic's kernel per shape: baseline time / Axe time cold, hot and sustained; per
+    baseline and measure, the geometric mean and the shapes at >= 0.97 and at >= 1."""
+    print("\nsummary: the kernel gen_gemm_ws.choose_cluster picks (baseline time / Axe time: cold, hot, sustained)")
+    for (m, n, k), pick, r in summary:
+        line = f"  {m}x{n}x{k} [{', '.join(labels.get((m, n, k), []))}] {pick}:"
+        for base, vals in r.items():
+            line += f" {base} " + " / ".join(f"{v:.3f}" for v in vals) + ";"
+        print(line)
+    for base in summary[0][2]:
+        for i, measure in enumerate(("cold", "hot", "sustained")):
+            vals = [r[base][i] for _, _, r in summary if base in r]
+            geo = math.exp(sum(math.log(v) for v in vals) / len(vals))
+            print(f"  vs {base}, {measure}: geometric mean {geo:.3f}, lowest {min(vals):.3f}, "
+                  f"{sum(v >= 0.97 for v in vals)} of {len(vals)} at >= 0.97, {sum(v >= 1 for v in vals)} at >= 1")
+
+
 def main():
     d = sys.argv[1]
     seconds = float(sys.argv[sys.argv.index("--seconds") + 1]) if "--seconds" in sys.argv else 20
     reps = int(sys.argv[sys.argv.index("--reps") + 1]) if "--reps" in sys.argv else 5
     nums = [int(a) for i, a in enumerate(sys.argv[2:], 2) if a.isdigit() and sys.argv[i - 1] not in ("--seconds", "--reps")]
     shapes = [tuple(nums[i:i + 3]) for i in range(0, len(nums), 3)] or SHAPES
+    labels = {}
+    if "--figure10" in sys.argv:
+        shapes = []
+        for model, proj, m, n, k in gen_gemm_tma.figure10_shapes():
+            labels.setdefault((m, n, k), []).append(f"{model} {proj}")
+            if (m, n, k) not in shapes:
+                shapes.append((m, n, k))
+        if "--shard" in sys.argv:
+            i, parts = (int(x) for x in sys.argv[sys.argv.index("--shard") + 1].split("/"))
+            shapes = shapes[i::parts]
+    summary = []
     torch.backends.cuda.matmul.allow_tf32 = False
     tri, failed = None, 0
     if "--triton" in sys.argv:
@@ -171,6 +205,12 @@ def main():
             print(f"     {who} sustained {seconds:.0f} s: {ms * 1e3:.0f} us per GEMM, {w:.0f} W, {mhz:.0f} MHz, "
                   f"{temp:.0f} C, {w * ms:.1f} mJ per GEMM")
         print(f"     ({reps} paired rounds cold and hot)", flush=True)
+        pick = "axe c2" if gen_gemm_ws.choose_cluster(m, n, k) == 2 else "axe"
+        if pick in axes:
+            summary.append(((m, n, k), pick, {base: (cold[pick][base][0], hot[pick][base][0],
+                                                     hot_s[base][0] / hot_s[pick][0]) for base in bases}))
+    if summary:
+        print_summary(summary, labels)
     print(f"{failed} failed")
     sys.exit(1 if failed else 0)
 

@@ -31,21 +31,14 @@ namespace mlir::axe {
 using namespace mlir;
 using namespace mlir::axe;
 
-/// Runs the Rust body named `argument` on `op`; true on success.
-static bool runRustPass(llvm::StringRef argument, Operation *op,
-                        llvm::StringRef options) {
+bool mlir::axe::runRustPass(Pass &pass, Operation *op) {
+  llvm::StringRef argument = pass.getArgument();
+  std::string options = optionText(pass);
   return rustHooks().runPass(argument.data(), argument.size(), wrap(op),
                              options.data(), options.size());
 }
 
-namespace {
-
-/// The pass's option values as `key=value` words, taken from its textual
-/// pipeline form `name{key=value ...}` (empty when it has no options): every
-/// option, sorted by name, booleans as true/false, a string holding a space
-/// wrapped in `{...}`. Rust reads them strictly into the pass's options struct
-/// generated from AxePasses.td (PassOptions::parse in dialect/rust/ods.rs).
-static std::string optionText(Pass &pass) {
+std::string mlir::axe::optionText(Pass &pass) {
   std::string text;
   llvm::raw_string_ostream os(text);
   pass.printAsTextualPipeline(os);
@@ -55,13 +48,15 @@ static std::string optionText(Pass &pass) {
   return text.substr(open + 1, text.size() - open - 2);
 }
 
+namespace {
+
 /// Declares a pass shell whose body is the Rust function registered under the
 /// pass's flag (passes/lib.rs dispatches on it), with the option values.
 #define AXE_RUST_PASS(NAME)                                                    \
   struct NAME##Pass : public mlir::axe::impl::NAME##Base<NAME##Pass> {         \
     using NAME##Base::NAME##Base;                                              \
     void runOnOperation() override {                                           \
-      if (!runRustPass(getArgument(), getOperation(), optionText(*this)))      \
+      if (!runRustPass(*this, getOperation()))                                 \
         signalPassFailure();                                                   \
     }                                                                          \
   };

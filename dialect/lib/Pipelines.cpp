@@ -11,6 +11,7 @@
 #include "Axe/AxePasses.h"
 #include "RustHooks.h"
 
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Dialect/GPU/Pipelines/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -72,6 +73,17 @@ struct AxeLowerToNVVMPass
                             "or #axe.target selects one)";
       return signalPassFailure();
     }
+    // The upstream pipeline's first two steps (NVGPU to NVVM before outlining,
+    // as it does), so that the Rust body can annotate the outlined kernels
+    // before they become llvm.funcs; the upstream pipeline then finds nothing
+    // left to outline and runs unchanged.
+    OpPassManager outline(ModuleOp::getOperationName());
+    outline.addPass(createConvertNVGPUToNVVMPass());
+    outline.addPass(createGpuKernelOutliningPass());
+    if (failed(runPipeline(outline, module)))
+      return signalPassFailure();
+    if (!axe::runRustPass(*this, module))
+      return signalPassFailure();
     OpPassManager pm(ModuleOp::getOperationName());
     buildUpstreamPipeline(pm, target, features, optLevel, barePtr);
     if (failed(runPipeline(pm, module)))

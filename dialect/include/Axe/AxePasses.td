@@ -230,6 +230,13 @@ def AxeLowerToNVVM : Pass<"axe-lower-to-nvvm", "::mlir::ModuleOp"> {
     `chip` when given, else the module's `#axe.target` (a module without one
     needs `chip`). A chip that the module's target does not run on is
     refused by `convert-axe-to-gpu` before this pass.
+
+    Between outlining and the rest of upstream's pipeline, a kernel whose
+    warpgroups hand registers to each other (`axe.set_max_registers`, as in
+    the paper's warp-specialized Hopper GEMM, §4.1) gets `nvvm.minctasm = 1`
+    (PTX `.minnctapersm 1`): with only `.maxntid`, ptxas cannot tell how many
+    registers each thread starts with, drops every `setmaxnreg` and compiles
+    the kernel within the launch count (168 for 384 threads).
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"\"",

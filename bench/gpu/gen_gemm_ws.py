@@ -254,8 +254,8 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
     # CHIP sm_90a-mma-frag: the same, each stage's gemm split into its four k16 steps on
     # explicit register fragments (`axe.copy ... schedule ldmatrix`, two buffers per operand),
     # each step's fragments loaded while the previous step computes; the stage is released
-    # once its last fragments are loaded. A whole-stage gemm leaves the order of its 32 ldmatrix to ptxas, which
-    # hoisted them: 128 fragment registers beside the 128 of the accumulator spilled.
+    # once its last fragments are loaded. As fast as the whole-stage gemm (bench/RESULTS.md,
+    # session 17: the spills both had came from ptxas ignoring setmaxnreg, since fixed).
     target = chip.split("-")[0]
     mma_sm90a = chip.startswith("sm_90a-mma")
     assert chip in ("sm_90a", "sm_90", "sm_90a-mma", "sm_90a-mma-frag")

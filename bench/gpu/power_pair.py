@@ -19,7 +19,7 @@ matmul (bench/gpu/triton_matmul.py, autotuned first):
   3. "hot": the paired ratios again, right after.
 
     python3 power_pair.py DIR [--seconds S] [--reps R] [--triton] [M N K ...]
-    python3 power_pair.py DIR --figure10 [--shard I/N] [--seconds S] [--reps R] [--triton]
+    python3 power_pair.py DIR --figure10 [--shard I/N] [--seconds S] [--reps R] [--triton] [--old OLD]
 
 DIR holds gen_gemm_ws.py's Figure 10 manifests (the f16-out, 128x256, 4-stage, persistent,
 TMA-store kernels and their clustered twins). Shapes default to GPT-3 down, Llama-3.1-70B up and
@@ -27,6 +27,8 @@ o. --figure10 takes every distinct shape of the paper's Figure 10 (gen_gemm_tma.
 --shard I/N: the I-th of N interleaved parts, to split the run) and ends with a summary of the
 kernel gen_gemm_ws.choose_cluster picks per shape: its ratios cold, hot and sustained against
 each baseline, their geometric means and how many shapes are at >= 0.97 (cuBLAS) or ahead (>= 1).
+--old OLD adds, as one more baseline, the same kernel (the heuristic's pick) from OLD, a directory
+of manifests built by another compiler: old time / new time.
 """
 import math
 import os
@@ -146,6 +148,7 @@ def main():
     d = sys.argv[1]
     seconds = float(sys.argv[sys.argv.index("--seconds") + 1]) if "--seconds" in sys.argv else 20
     reps = int(sys.argv[sys.argv.index("--reps") + 1]) if "--reps" in sys.argv else 5
+    old = sys.argv[sys.argv.index("--old") + 1] if "--old" in sys.argv else None
     nums = [int(a) for i, a in enumerate(sys.argv[2:], 2) if a.isdigit() and sys.argv[i - 1] not in ("--seconds", "--reps")]
     shapes = [tuple(nums[i:i + 3]) for i in range(0, len(nums), 3)] or SHAPES
     labels = {}
@@ -182,6 +185,15 @@ def main():
             err = (c.float() - want).abs().max().item()
             failed += err > tol
             print(f"{'ok  ' if err <= tol else 'FAIL'} {label} {m}x{n}x{k} ({name}): max abs error {err:.3g}")
+        if old:
+            picked = ("f16", 2) if gen_gemm_ws.choose_cluster(m, n, k) == 2 else ()
+            name = gen_gemm_ws.name(m, n, k, 256, 4, "f16", 1, 8, 132, 1, 1, *picked) + "_kernel"
+            co = torch.empty(m, n, device="cuda", dtype=torch.float16)
+            bases["axe old"] = axe_runtime.load(f"{old}/{name}.json", entry=name).launcher(a.view(-1), b.view(-1), co.view(-1))
+            bases["axe old"]()
+            err = (co.float() - want).abs().max().item()
+            failed += err > tol
+            print(f"{'ok  ' if err <= tol else 'FAIL'} axe old {m}x{n}x{k} ({old}/{name}): max abs error {err:.3g}")
         if tri:
             ct = torch.empty(m, n, device="cuda", dtype=torch.float16)
             bases["Triton"] = lambda: tri(a, b, ct)  # noqa: E731

@@ -159,6 +159,18 @@ def raster(out, ind, tile, tiles_m, tiles_n, group, sfx=""):
         out.append(f"{ind}%bn{sfx} = arith.remui {tile}, %ctn : index")
 
 
+def k16_fragments(out, ind, a, b, rows, bn, e, swz, step, f, tag):
+    """Appends the ldmatrix copies of k16 step `step` of a stage into fragment buffers %fa`f`
+    (`rows` x 16) and %fb`f` (16 x `bn`): `a` and `b` are the stage's shared A rows and B tile,
+    (value, type); `swz` their swizzle; `tag` names the slices."""
+    sfa = f"!axe.tensor<{rows}x16x{e}, shared, ?, {swz}>"
+    sfb = f"!axe.tensor<16x{bn}x{e}, shared, ?, {swz}>"
+    out.append(f"{ind}%ssa_{tag} = axe.slice {a[0]} [0 : {rows}, {16 * step} : {16 * step + 16}] : {a[1]} to {sfa}")
+    out.append(f"{ind}%ssb_{tag} = axe.slice {b[0]} [{16 * step} : {16 * step + 16}, 0 : {bn}] : {b[1]} to {sfb}")
+    out.append(f"{ind}axe.copy %ssa_{tag}, %fa{f} schedule ldmatrix : {sfa}, !axe.tensor<{rows}x16x{e}, register, ?>")
+    out.append(f"{ind}axe.copy %ssb_{tag}, %fb{f} schedule ldmatrix : {sfb}, !axe.tensor<16x{bn}x{e}, register, ?>")
+
+
 def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release=0, dtype="f16", out="f32",
            tma_store=0, prefetch=0, experts=0, swiglu=False, fname=None, ranks=0):
     """`experts` > 0: the grouped GEMM of a Mixture-of-Experts layer. B holds one [K, N] matrix
@@ -267,12 +279,7 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
 
     def fragments(s, step, f, ind, tag):
         """PREFETCH: loads k16 step `step` of stage `s` into fragment buffers `f`."""
-        sfa = f"!axe.tensor<{bm}x16x{e}, shared, ?, {swz}>"
-        sfb = f"!axe.tensor<16x{bn}x{e}, shared, ?, {swz}>"
-        out.append(f"{ind}%ssa_{tag} = axe.slice %sa{s} [0 : {bm}, {16 * step} : {16 * step + 16}] : {sa} to {sfa}")
-        out.append(f"{ind}%ssb_{tag} = axe.slice %sb{s} [{16 * step} : {16 * step + 16}, 0 : {bn}] : {sb} to {sfb}")
-        out.append(f"{ind}axe.copy %ssa_{tag}, %fa{f} schedule ldmatrix : {sfa}, !axe.tensor<{bm}x16x{e}, register, ?>")
-        out.append(f"{ind}axe.copy %ssb_{tag}, %fb{f} schedule ldmatrix : {sfb}, !axe.tensor<16x{bn}x{e}, register, ?>")
+        k16_fragments(out, ind, (f"%sa{s}", sa), (f"%sb{s}", sb), bm, bn, e, swz, step, f, tag)
 
     def prefetched_steps(s, next_tokens, more, ind, tag):
         """PREFETCH: the stage's four k16 gemms on register fragments, each step's fragments

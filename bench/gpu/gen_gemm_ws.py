@@ -641,13 +641,7 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
 
         def fragments(q, s, step, f):
             """Loads k16 step `step` of stage `s` into fragment buffers `f`."""
-            sfa = f"!axe.tensor<64x16x{e}, shared, ?, {swz}>"
-            sfb = f"!axe.tensor<16x{bn}x{e}, shared, ?, {swz}>"
-            tag = f"{s}_{step}"
-            L.append(f"{q}%ssa{tag} = axe.slice %sh{s} [0 : 64, {16 * step} : {16 * step + 16}] : {sah} to {sfa}")
-            L.append(f"{q}%ssb{tag} = axe.slice %sb{s} [{16 * step} : {16 * step + 16}, 0 : {bn}] : {sb} to {sfb}")
-            L.append(f"{q}axe.copy %ssa{tag}, %fa{f} schedule ldmatrix : {sfa}, {fa}")
-            L.append(f"{q}axe.copy %ssb{tag}, %fb{f} schedule ldmatrix : {sfb}, {fb}")
+            gen_gemm_tma.k16_fragments(L, q, (f"%sh{s}", sah), (f"%sb{s}", sb), 64, bn, e, swz, step, f, f"{s}_{step}")
 
         def fragment_steps(q, s):
             """Stage s: its first fragments, then its four k16 gemms, each step's fragments

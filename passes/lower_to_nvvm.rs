@@ -10,10 +10,10 @@
 //! registers between warpgroups at run time, but ptxas can only lay out the code after it for
 //! the new count when it knows the count every thread starts with. It derives that from the
 //! kernel's `.maxntid` (upstream sets it from the launch's constant block size) only together
-//! with `.minnctapersm`; without it ptxas drops every `setmaxnreg` ("C7508: 'setmaxnreg'
-//! ignored; unable to determine register count at entry", CUDA 13) and compiles the whole
-//! kernel within the launch count, 65536 / 384 = 168 registers for a producer warpgroup and
-//! two consumer warpgroups. Such a kernel holds the SM alone anyway (its consumers take 232
+//! with `.minnctapersm`; without it ptxas may drop the `setmaxnreg`s ("C7508: 'setmaxnreg'
+//! ignored; unable to determine register count at entry", CUDA 13, for a kernel whose
+//! consumers needed more) and compile the whole kernel within the launch count, 65536 / 384
+//! = 168 registers for a producer warpgroup and two consumer warpgroups. Such a kernel holds the SM alone anyway (its consumers take 232
 //! registers each once they run), so each gets `nvvm.minctasm = 1`, the `.minnctapersm 1`
 //! that makes the entry count known. Measured on an H100 (bench/RESULTS.md, session 17): an
 //! mma.sync consumer's 64 x 64 warp tile spilled 364 bytes at 168 registers and none after,

@@ -235,8 +235,8 @@ def AxeLowerToNVVM : Pass<"axe-lower-to-nvvm", "::mlir::ModuleOp"> {
     warpgroups hand registers to each other (`axe.set_max_registers`, as in
     the paper's warp-specialized Hopper GEMM, §4.1) gets `nvvm.minctasm = 1`
     (PTX `.minnctapersm 1`): with only `.maxntid`, ptxas cannot tell how many
-    registers each thread starts with, drops every `setmaxnreg` and compiles
-    the kernel within the launch count (168 for 384 threads).
+    registers each thread starts with, may drop the `setmaxnreg`s (C7508)
+    and compile the kernel within the launch count (168 for 384 threads).
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"\"",

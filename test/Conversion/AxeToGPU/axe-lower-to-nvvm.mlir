@@ -1,7 +1,7 @@
 // axe-lower-to-nvvm (the second half of axe-to-nvvm-pipeline): a kernel whose warpgroups hand
 // registers to each other (axe.set_max_registers, setmaxnreg) gets `.minnctapersm 1` beside its
 // `.maxntid`: without it ptxas cannot tell the register count each thread starts with and
-// drops every setmaxnreg (C7508), compiling the kernel within 65536 / 384 = 168 registers.
+// may drop the setmaxnregs (C7508), compiling the kernel within 65536 / 384 = 168 registers.
 // A kernel without setmaxnreg is left as upstream lowers it.
 // RUN: axe-opt %s --axe-to-nvvm-pipeline --split-input-file | FileCheck %s
 // RUN: axe-opt %s --convert-axe-to-gpu --axe-lower-to-nvvm --split-input-file | FileCheck %s

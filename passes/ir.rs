@@ -443,6 +443,14 @@ pub fn own_target_name(op: MlirOperation) -> crate::error::Result<Option<String>
     ))
 }
 
+/// Sets `op`'s discardable attribute `name` (one named by a dialect, `dialect.name`, that no
+/// C++ accessor of `op` reads with an unchecked cast) to `a`.
+pub fn set_discardable_attr(op: MlirOperation, name: &str, a: MlirAttribute) {
+    // SAFETY: `op` and `a` are live (module contract); no accessor of `op` casts a
+    // discardable attribute unchecked, so replacing it cannot break a C++ invariant.
+    unsafe { mlirOperationSetAttributeByName(op, string_ref(name), a) }
+}
+
 /// Whether `op` carries the attribute `attr` (e.g. a unit attribute).
 pub fn has_attr(op: MlirOperation, attr: &str) -> bool {
     // SAFETY: `op` is live (module contract).

@@ -196,10 +196,8 @@ fn argument_number(v: MlirValue, func: MlirOperation) -> Option<isize> {
 }
 
 fn set_attr(op: MlirOperation, name: &str, a: MlirAttribute) {
-    // SAFETY: `op` and `a` are live; `name` is one of the dialect's discardable attributes,
-    // which no C++ accessor reads with an unchecked cast (only this module reads them back,
-    // checking their kinds), so replacing it cannot break a C++ invariant.
-    unsafe { mlirOperationSetAttributeByName(op, ir::string_ref(name), a) }
+    // Only this module reads these attributes back, checking their kinds.
+    ir::set_discardable_attr(op, name, a)
 }
 
 fn attr_array(op: MlirOperation, name: &str) -> Vec<MlirAttribute> {

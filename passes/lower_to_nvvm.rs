@@ -13,9 +13,9 @@
 //! with `.minnctapersm`; without it ptxas may drop the `setmaxnreg`s ("C7508: 'setmaxnreg'
 //! ignored; unable to determine register count at entry", CUDA 13, for a kernel whose
 //! consumers needed more) and compile the whole kernel within the launch count, 65536 / 384
-//! = 168 registers for a producer warpgroup and two consumer warpgroups. Such a kernel holds the SM alone anyway (its consumers take 232
-//! registers each once they run), so each gets `nvvm.minctasm = 1`, the `.minnctapersm 1`
-//! that makes the entry count known. Measured on an H100 (bench/RESULTS.md, session 17): an
+//! = 168 registers for a producer warpgroup and two consumer warpgroups. Such a kernel holds
+//! the SM alone anyway (its consumers take 232 registers each once they run), so each gets
+//! `nvvm.minctasm = 1`, the `.minnctapersm 1` that makes the entry count known. Measured on an H100 (bench/RESULTS.md, session 17): an
 //! mma.sync consumer's 64 x 64 warp tile spilled 364 bytes at 168 registers and none after,
 //! and the kernel ran 1.13x faster.
 
@@ -37,13 +37,9 @@ pub fn run(module: MlirOperation) -> bool {
         {
             continue;
         }
-        // SAFETY: `kernel` is live and owned by the running pass; the attribute is copied into
-        // the context.
-        unsafe {
-            let ctx = mlirOperationGetContext(kernel);
-            let one = mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 1);
-            mlirOperationSetAttributeByName(kernel, ir::string_ref(MIN_CTAS_PER_SM), one);
-        }
+        // SAFETY: `kernel` is live and owned by the running pass.
+        let one = unsafe { mlirIntegerAttrGet(mlirIntegerTypeGet(mlirOperationGetContext(kernel), 32), 1) };
+        ir::set_discardable_attr(kernel, MIN_CTAS_PER_SM, one);
     }
     true
 }

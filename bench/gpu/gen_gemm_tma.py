@@ -159,16 +159,33 @@ def raster(out, ind, tile, tiles_m, tiles_n, group, sfx=""):
         out.append(f"{ind}%bn{sfx} = arith.remui {tile}, %ctn : index")
 
 
+def fragment_types(rows, bn, e):
+    """The register types of one k16 step's fragments: A's (`rows` x 16) and B's (16 x `bn`);
+    their layouts follow from the gemm's accumulator (axe-infer-layout)."""
+    return f"!axe.tensor<{rows}x16x{e}, register, ?>", f"!axe.tensor<16x{bn}x{e}, register, ?>"
+
+
+def fragment_buffers(out, ind, rows, bn, e):
+    """Appends two buffers per operand for one k16 step's fragments, %fa0/%fb0 and %fa1/%fb1
+    (filled by k16_fragments in turn); returns their types."""
+    fa, fb = fragment_types(rows, bn, e)
+    for f in range(2):
+        out.append(f"{ind}%fa{f} = axe.alloc : {fa}")
+        out.append(f"{ind}%fb{f} = axe.alloc : {fb}")
+    return fa, fb
+
+
 def k16_fragments(out, ind, a, b, rows, bn, e, swz, step, f, tag):
     """Appends the ldmatrix copies of k16 step `step` of a stage into fragment buffers %fa`f`
     (`rows` x 16) and %fb`f` (16 x `bn`): `a` and `b` are the stage's shared A rows and B tile,
     (value, type); `swz` their swizzle; `tag` names the slices."""
     sfa = f"!axe.tensor<{rows}x16x{e}, shared, ?, {swz}>"
     sfb = f"!axe.tensor<16x{bn}x{e}, shared, ?, {swz}>"
+    fa, fb = fragment_types(rows, bn, e)
     out.append(f"{ind}%ssa_{tag} = axe.slice {a[0]} [0 : {rows}, {16 * step} : {16 * step + 16}] : {a[1]} to {sfa}")
     out.append(f"{ind}%ssb_{tag} = axe.slice {b[0]} [{16 * step} : {16 * step + 16}, 0 : {bn}] : {b[1]} to {sfb}")
-    out.append(f"{ind}axe.copy %ssa_{tag}, %fa{f} schedule ldmatrix : {sfa}, !axe.tensor<{rows}x16x{e}, register, ?>")
-    out.append(f"{ind}axe.copy %ssb_{tag}, %fb{f} schedule ldmatrix : {sfb}, !axe.tensor<16x{bn}x{e}, register, ?>")
+    out.append(f"{ind}axe.copy %ssa_{tag}, %fa{f} schedule ldmatrix : {sfa}, {fa}")
+    out.append(f"{ind}axe.copy %ssb_{tag}, %fb{f} schedule ldmatrix : {sfb}, {fb}")
 
 
 def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release=0, dtype="f16", out="f32",
@@ -293,8 +310,8 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
                 out.append(f"{ind}axe.wait {next_tokens[0]}, {next_tokens[1]}")
                 fragments((s + 1) % stages, 0, 0, ind, f"{tag}_n")
             fr = j % 2
-            out.append(f"{ind}axe.gemm %fa{fr}, %fb{fr}, %acc : !axe.tensor<{bm}x16x{e}, register, ?>, "
-                       f"!axe.tensor<16x{bn}x{e}, register, ?>, {acc}")
+            fa, fb = fragment_types(bm, bn, e)
+            out.append(f"{ind}axe.gemm %fa{fr}, %fb{fr}, %acc : {fa}, {fb}, {acc}")
 
     i6, i8 = " " * 6, " " * 8
     tiles_n = -(-n // bn)
@@ -403,13 +420,9 @@ def kernel(m, n, k, bn=128, stages=4, overlap=1, group=8, chip="sm_90a", release
             out.append(f"{i6}%ko{s} = arith.constant {(s + stages - 1) * bk} : index")
         toks = [issue(f"%kp{s}", s, i6, f"p{s}") for s in range(stages - 1)]
         if prefetch:
-            # Two register buffers per operand for one k16 step's fragments (their layouts
-            # follow from the gemms' accumulator, axe-infer-layout), and step 0 of stage 0.
-            fa = f"!axe.tensor<{bm}x16x{e}, register, ?>"
-            fb = f"!axe.tensor<16x{bn}x{e}, register, ?>"
-            for f in range(2):
-                out.append(f"{i6}%fa{f} = axe.alloc : {fa}")
-                out.append(f"{i6}%fb{f} = axe.alloc : {fb}")
+            # Two register buffers per operand for one k16 step's fragments, and step 0 of
+            # stage 0.
+            fragment_buffers(out, i6, bm, bn, e)
             out.append(f"{i6}axe.wait {toks[0][0]}, {toks[0][1]}")
             fragments(0, 0, 0, i6, "p")
         iters = ", ".join(f"%la{s} = {a}, %lb{s} = {b}" for s, (a, b) in enumerate(toks))

@@ -630,14 +630,9 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
                 L.append(f"{ind}  axe.mbarrier_arrive %empty{s} cta %lane")
                 L.append(f"{ind}}}")
 
-        fa = f"!axe.tensor<64x16x{e}, register, ?>"
-        fb = f"!axe.tensor<16x{bn}x{e}, register, ?>"
-        if chip == "sm_90a-mma-frag":
-            # Two buffers per operand for one k16 step's fragments (their layouts follow
-            # from the accumulator's, axe-infer-layout).
-            for f in range(2):
-                L.append(f"{i3}%fa{f} = axe.alloc : {fa}")
-                L.append(f"{i3}%fb{f} = axe.alloc : {fb}")
+        # Two buffers per operand for one k16 step's fragments.
+        fa, fb = (gen_gemm_tma.fragment_buffers(L, i3, 64, bn, e) if chip == "sm_90a-mma-frag"
+                  else gen_gemm_tma.fragment_types(64, bn, e))
 
         def fragments(q, s, step, f):
             """Loads k16 step `step` of stage `s` into fragment buffers `f`."""

@@ -174,26 +174,34 @@ def main():
         want = torch.matmul(a, b).float()
         tol = 2e-3 * want.abs().max().item()
         axes, bases = {}, {"cuBLAS": lambda: torch.matmul(a, b)}
-        for label, cluster in (("axe", ()), ("axe c2", ("f16", 2))):
-            name = gen_gemm_ws.name(m, n, k, 256, 4, "f16", 1, 8, 132, 1, 1, *cluster) + "_kernel"
-            if not os.path.exists(f"{d}/{name}.json"):
-                print(f"skip {label} {m}x{n}x{k}: no {d}/{name}.json")
-                continue
+        # The unclustered kernel and the pairs (the name's trailing dtype, cluster fields);
+        # `pick` is the one gen_gemm_ws.choose_cluster takes for this shape.
+        forms = {"axe": (), "axe c2": ("f16", 2)}
+        pick = "axe c2" if gen_gemm_ws.choose_cluster(m, n, k) == 2 else "axe"
+
+        def load(label, directory, fields):
+            """The form's launcher from `directory`, run once and checked (None if absent)."""
+            name = gen_gemm_ws.name(m, n, k, 256, 4, "f16", 1, 8, 132, 1, 1, *fields) + "_kernel"
+            if not os.path.exists(f"{directory}/{name}.json"):
+                print(f"skip {label} {m}x{n}x{k}: no {directory}/{name}.json")
+                return None, False
             c = torch.empty(m, n, device="cuda", dtype=torch.float16)
-            axes[label] = axe_runtime.load(f"{d}/{name}.json", entry=name).launcher(a.view(-1), b.view(-1), c.view(-1))
-            axes[label]()
+            run = axe_runtime.load(f"{directory}/{name}.json", entry=name).launcher(a.view(-1), b.view(-1), c.view(-1))
+            run()
             err = (c.float() - want).abs().max().item()
-            failed += err > tol
-            print(f"{'ok  ' if err <= tol else 'FAIL'} {label} {m}x{n}x{k} ({name}): max abs error {err:.3g}")
+            print(f"{'ok  ' if err <= tol else 'FAIL'} {label} {m}x{n}x{k} ({directory}/{name}): max abs error {err:.3g}")
+            return run, err > tol
+
+        for label, fields in forms.items():
+            run, bad = load(label, d, fields)
+            failed += bad
+            if run:
+                axes[label] = run
         if old:
-            picked = ("f16", 2) if gen_gemm_ws.choose_cluster(m, n, k) == 2 else ()
-            name = gen_gemm_ws.name(m, n, k, 256, 4, "f16", 1, 8, 132, 1, 1, *picked) + "_kernel"
-            co = torch.empty(m, n, device="cuda", dtype=torch.float16)
-            bases["axe old"] = axe_runtime.load(f"{old}/{name}.json", entry=name).launcher(a.view(-1), b.view(-1), co.view(-1))
-            bases["axe old"]()
-            err = (co.float() - want).abs().max().item()
-            failed += err > tol
-            print(f"{'ok  ' if err <= tol else 'FAIL'} axe old {m}x{n}x{k} ({old}/{name}): max abs error {err:.3g}")
+            run, bad = load("axe old", old, forms[pick])
+            failed += bad
+            if run:
+                bases["axe old"] = run
         if tri:
             ct = torch.empty(m, n, device="cuda", dtype=torch.float16)
             bases["Triton"] = lambda: tri(a, b, ct)  # noqa: E731
@@ -217,7 +225,6 @@ def main():
             print(f"     {who} sustained {seconds:.0f} s: {ms * 1e3:.0f} us per GEMM, {w:.0f} W, {mhz:.0f} MHz, "
                   f"{temp:.0f} C, {w * ms:.1f} mJ per GEMM")
         print(f"     ({reps} paired rounds cold and hot)", flush=True)
-        pick = "axe c2" if gen_gemm_ws.choose_cluster(m, n, k) == 2 else "axe"
         if pick in axes:
             summary.append(((m, n, k), pick, {base: (cold[pick][base][0], hot[pick][base][0],
                                                      hot_s[base][0] / hot_s[pick][0]) for base in bases}))

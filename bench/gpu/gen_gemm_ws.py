@@ -79,6 +79,12 @@ VARIANTS = [
     (256, 256, 512, 128, 2, "f32", 1, 8, 2, 1, 1, "f16", 2, "sm_90a-mma"),
     (4096, 4096, 4096, 256, 4, "f32", 1, 8, 132, 1, 1, "f16", 1, "sm_90a-mma"),
     (4096, 4096, 4096, 256, 4, "f32", 1, 8, 132, 1, 1, "f16", 2, "sm_90a-mma"),
+    # ... with f16 output (what cuBLAS stores: half the epilogue's bytes), alone and in pairs,
+    # and with async TMA stores (bench/gpu/mma_sync_gemm.py, mma_sync_bound.py).
+    (4096, 4096, 4096, 256, 4, "f16", 1, 8, 132, 1, 1, "f16", 1, "sm_90a-mma"),
+    (4096, 4096, 4096, 256, 4, "f16", 1, 8, 132, 1, 1, "f16", 2, "sm_90a-mma"),
+    (4096, 4096, 4096, 256, 4, "f16", 1, 8, 132, 1, 2, "f16", 1, "sm_90a-mma"),
+    (4096, 4096, 4096, 256, 4, "f32", 1, 8, 132, 1, 2, "f16", 1, "sm_90a-mma"),
     # ... with explicit k16 fragments loaded one step ahead (sm_90a-mma-frag).
     (256, 256, 512, 128, 2, "f32", 1, 8, 2, 1, 1, "f16", 1, "sm_90a-mma-frag"),
     (4096, 4096, 4096, 256, 4, "f32", 1, 8, 132, 1, 1, "f16", 1, "sm_90a-mma-frag"),

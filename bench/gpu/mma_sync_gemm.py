@@ -63,6 +63,10 @@ KERNELS = [
     ("gemm_4096x4096x4096_ws_bn128_s4_p_nr_ts_mma", "warp-specialized, 128x128, 4 stages, TMA store"),
     ("gemm_4096x4096x4096_ws_bn256_s4_p_ts_mma_sm90a", "warp-specialized, 128x256, 4 stages, TMA store, setmaxnreg (sm_90a)"),
     ("gemm_4096x4096x4096_ws_bn256_s4_p_ts_c2_mma_sm90a", "the same in clusters of two sharing B by multicast"),
+    ("gemm_4096x4096x4096_ws_bn256_s4_p_tsa_mma_sm90a", "the same with async TMA stores"),
+    ("gemm_4096x4096x4096_ws_bn256_s4_of16_p_ts_mma_sm90a", "the same, f16 out (what cuBLAS stores)"),
+    ("gemm_4096x4096x4096_ws_bn256_s4_of16_p_tsa_mma_sm90a", "the same, f16 out, async TMA stores"),
+    ("gemm_4096x4096x4096_ws_bn256_s4_of16_p_ts_c2_mma_sm90a", "the same, f16 out, clusters of two"),
     ("gemm_4096x4096x4096_ws_bn256_s4_p_ts_mma_sm90a_f", "warp-specialized, setmaxnreg, k16 fragments loaded a step ahead"),
     ("gemm_4096x4096x4096_ws_bn256_s4_p_ts_c2_mma_sm90a_f", "the same in clusters of two sharing B by multicast"),
 ]
@@ -136,7 +140,8 @@ def main():
     b = torch.randn(K, N, device="cuda", generator=g).half()
     want = a.float() @ b.float()
     scale = want.abs().max().item()
-    c = torch.empty(M, N, device="cuda", dtype=torch.float32)
+    c32 = torch.empty(M, N, device="cuda", dtype=torch.float32)
+    c16 = torch.empty(M, N, device="cuda", dtype=torch.float16)
     flops = 2 * M * N * K
     cublas16 = lambda: torch.matmul(a, b)
     cublas32 = lambda: torch.mm(a, b, out_dtype=torch.float32)
@@ -153,11 +158,14 @@ def main():
         if not os.path.exists(path):
             print(f"skip {name}: no {path}")
             continue
+        # `_of16` kernels store f16 (as cuBLAS does), the others f32; the tolerance covers
+        # f16's rounding of entries up to `scale` (half a unit in the last place: 2^-11 scale).
+        c = c16 if "_of16" in name else c32
         launch = axe_runtime.load(path, entry=f"{name}_kernel").launcher(a.view(-1), b.view(-1), c.view(-1))
         c.fill_(float("nan"))
         launch()
         torch.cuda.synchronize()
-        err = (c - want).abs().max().item()
+        err = (c.float() - want).abs().max().item()
         ok = not torch.isnan(c).any().item() and err <= 1e-3 * scale
         failed += not ok
         print(f"{'ok  ' if ok else 'FAIL'} {name} ({what}): max abs error {err:.3g} (entries up to {scale:.3g})", flush=True)

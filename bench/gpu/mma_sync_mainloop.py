@@ -22,7 +22,9 @@ mbarrier, the warps reading stage i % 4 after waiting for it, and releasing it b
 per warp on its "empty" mbarrier. Two ways to issue the refills, as Axe's kernels do:
   split: thread 0 (a computing warp's) waits for the stage released one step earlier, then
          refills it 3 steps ahead (gen_gemm_tma.py's RELEASE 1);
-  ws:    a ninth warp does nothing else (warp specialization, gen_gemm_ws.py's producer).
+  ws:    a ninth warp does nothing else (warp specialization, gen_gemm_ws.py's producer); or
+         a producer warpgroup with setmaxnreg (40 / 232 registers, sm_90a), as Axe's
+         warp-specialized mma.sync kernels (gen_gemm_ws.py ... sm_90a-mma) have it.
 The split loop also runs with Axe's barrier protocol (A and B complete on two barriers, B in
 four boxes, every thread arrives on the release) and with refills read from 32 MB instead of
 one 48 KB stage, to find which of Axe's differences costs its kernel (bench/RESULTS.md).
@@ -157,11 +159,15 @@ extern "C" __global__ void __launch_bounds__((WARPS + WS) * 32, 1) tile(float* o
     asm volatile("fence.mbarrier_init.release.cluster;");
   }
   __syncthreads();
-  if (WS && warp == WARPS) {  // the producer warp
-    if (lane == 0)
+  if (WS && warp >= WARPS) {  // the producer warp (warps past it idle)
+    // With a whole producer warpgroup (WS 4, sm_90a), setmaxnreg moves registers to the
+    // consumers as gen_gemm_ws.py's kernels do: 40 here, 232 for each computing thread.
+    if (WS == 4) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+    if (warp == WARPS && lane == 0)
       for (int g = 0; g < iters; ++g) produce(g, full0, empty0, stages, src);
     return;
   }
+  if (WS == 4) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
   if (!WS && threadIdx.x == 0)
     for (int g = 0; g < S - 1; ++g) produce(g, full0, empty0, stages, src);
   const int wm = (warp % 2) * 64, wn = (warp / 2) * 64;
@@ -229,13 +235,17 @@ def pipeline():
     ones = cp.full(49152 // 2, 0x3c00, dtype=cp.uint16)
     rand = cp.asarray(torch.randn(682 * 49152 // 2, device="cuda", dtype=torch.float16).view(torch.int16)).view(cp.uint16)
     # (name, WS, AXE_BARRIERS, SPREAD, source)
+    # WS: the producer's warps beside the 8 computing ones: none (split), one (sm_90, no
+    # setmaxnreg: 168 registers a thread), or a warpgroup (sm_90a, setmaxnreg 40 / 232, the
+    # 384 threads of gen_gemm_ws.py's sm_90a-mma kernels).
     modes = [("split ones", 0, 0, 0, ones), ("split random", 0, 0, 0, rand), ("split, Axe's barriers", 0, 1, 0, rand),
-             ("split, spread refills", 0, 0, 1, rand), ("split, both", 0, 1, 1, rand), ("ws random", 1, 0, 0, rand)]
+             ("split, spread refills", 0, 0, 1, rand), ("split, both", 0, 1, 1, rand), ("ws random", 1, 0, 0, rand),
+             ("ws warpgroup + setmaxnreg", 4, 0, 0, rand), ("ws warpgroup + setmaxnreg, both", 4, 1, 1, rand)]
     stages, iters = 4, 2048
     kernels = {}
     for name, ws, axe, spread, _ in modes:
         k = cp.RawKernel(f"#define S {stages}\n#define WARPS 8\n#define WS {ws}\n#define AXE_BARRIERS {axe}\n"
-                         f"#define SPREAD {spread}\n" + PIPE_SRC, "tile", options=("-arch=sm_90",))
+                         f"#define SPREAD {spread}\n" + PIPE_SRC, "tile", options=("-arch=sm_90a" if ws == 4 else "-arch=sm_90",))
         k.max_dynamic_shared_size_bytes = stages * 49152
         kernels[name] = k
     for r in range(3):

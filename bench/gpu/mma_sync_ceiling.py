@@ -3,7 +3,9 @@
 (f16 inputs, f32 accumulation, the instruction Axe's sm_80-class path uses) with no memory
 traffic at all, beside cuBLAS's f16 GEMM at 4096^3 and Axe's own mma.sync GEMM of that shape,
 timed in the same process. On Hopper, cuBLAS uses wgmma; the ratio ceiling / cuBLAS bounds what
-an mma.sync kernel can reach against it.
+an mma.sync kernel can reach against it in short bursts, where the power limit does not yet
+hold the clocks and this kernel moves no memory. Under sustained load, cycles and clocks are
+the fair comparison: mma_sync_bound.py (a tighter bound, 0.82-0.84 on an H100).
 
     python3 mma_sync_ceiling.py DIR     (DIR: test/gpu/build.sh's output, for Axe's kernel)
 

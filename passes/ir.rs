@@ -451,6 +451,12 @@ pub fn set_discardable_attr(op: MlirOperation, name: &str, a: MlirAttribute) {
     unsafe { mlirOperationSetAttributeByName(op, string_ref(name), a) }
 }
 
+/// A signless integer attribute of `bits` bits holding `v` (which the caller keeps in range).
+pub fn integer_attr(ctx: MlirContext, bits: u32, v: i64) -> MlirAttribute {
+    // SAFETY: `ctx` is live (module contract); the attribute is owned by it.
+    unsafe { mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, bits), v) }
+}
+
 /// Whether `op` carries the attribute `attr` (e.g. a unit attribute).
 pub fn has_attr(op: MlirOperation, attr: &str) -> bool {
     // SAFETY: `op` is live (module contract).

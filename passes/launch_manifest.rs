@@ -53,8 +53,7 @@ fn str_attr(ctx: MlirContext, s: &str) -> MlirAttribute {
 }
 
 fn i64_attr(ctx: MlirContext, v: i64) -> MlirAttribute {
-    // SAFETY: `ctx` is live.
-    unsafe { mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), v) }
+    ir::integer_attr(ctx, 64, v)
 }
 
 fn i64s_attr(ctx: MlirContext, v: &[i64]) -> MlirAttribute {

@@ -38,8 +38,8 @@ pub fn run(module: MlirOperation) -> bool {
             continue;
         }
         // SAFETY: `kernel` is live and owned by the running pass.
-        let one = unsafe { mlirIntegerAttrGet(mlirIntegerTypeGet(mlirOperationGetContext(kernel), 32), 1) };
-        ir::set_discardable_attr(kernel, MIN_CTAS_PER_SM, one);
+        let ctx = unsafe { mlirOperationGetContext(kernel) };
+        ir::set_discardable_attr(kernel, MIN_CTAS_PER_SM, ir::integer_attr(ctx, 32, 1));
     }
     true
 }

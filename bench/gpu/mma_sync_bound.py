@@ -35,11 +35,14 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from runtime_path import axe_runtime  # noqa: E402
+import gen_gemm_ws  # noqa: E402
 from power_pair import sustained  # noqa: E402
 
 M = N = K = 4096
-WGMMA = "gemm_4096x4096x4096_ws_bn256_s4_of16_p_ts"
-MMA = {"f16": "gemm_4096x4096x4096_ws_bn256_s4_of16_p_ts_mma_sm90a", "f32": "gemm_4096x4096x4096_ws_bn256_s4_p_ts_mma_sm90a"}
+# gen_gemm_ws.VARIANTS' kernels at 4096^3: 128x256 tiles, 4 stages, persistent, setmaxnreg,
+# TMA-store epilogue; wgmma (f16 out), and mma.sync consumers (CHIP sm_90a-mma) per output type.
+WGMMA = gen_gemm_ws.name(M, N, K, 256, 4, "f16", 1, 8, 132, 1, 1)
+MMA = {t: gen_gemm_ws.name(M, N, K, 256, 4, t, 1, 8, 132, 1, 1, "f16", 1, "sm_90a-mma") for t in ("f16", "f32")}
 METRICS = ["gpc__cycles_elapsed.avg.per_second", "sm__cycles_elapsed.max", "sm__inst_executed_pipe_tensor_op_hmma.sum",
            "sm__pipe_tensor_op_hmma_cycles_active.sum", "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed"]
 SUBPARTITIONS_PER_SM = 4  # Hopper's SM: four schedulers, each with its own tensor pipe

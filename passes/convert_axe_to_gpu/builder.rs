@@ -164,15 +164,13 @@ impl B {
 
     /// An `i64` integer attribute (built, not parsed: any value is representable).
     pub fn i64_attr(&self, v: i64) -> MlirAttribute {
-        // SAFETY: `ctx` is live (builder contract); the attribute is owned by it.
-        unsafe { mlirIntegerAttrGet(mlirIntegerTypeGet(self.ctx, 64), v) }
+        ir::integer_attr(self.ctx, 64, v)
     }
 
     /// An `i32` integer attribute; `None` when `v` does not fit 32 bits.
     pub fn i32_attr(&self, v: i64) -> Option<MlirAttribute> {
         let v = i32::try_from(v).ok()?;
-        // SAFETY: `ctx` is live (builder contract); the attribute is owned by it.
-        Some(unsafe { mlirIntegerAttrGet(mlirIntegerTypeGet(self.ctx, 32), i64::from(v)) })
+        Some(ir::integer_attr(self.ctx, 32, i64::from(v)))
     }
 
     pub fn index(&self) -> MlirType {

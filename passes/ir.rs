@@ -451,6 +451,15 @@ pub fn set_discardable_attr(op: MlirOperation, name: &str, a: MlirAttribute) {
     unsafe { mlirOperationSetAttributeByName(op, string_ref(name), a) }
 }
 
+/// Removes `op`'s discardable attribute `name`, if it has one.
+pub fn remove_discardable_attr(op: MlirOperation, name: &str) {
+    // SAFETY: `op` is live (module contract); a discardable attribute is read by no C++
+    // accessor, so removing it cannot break an invariant of the op.
+    unsafe {
+        mlirOperationRemoveAttributeByName(op, string_ref(name));
+    }
+}
+
 /// A signless integer attribute of `bits` bits holding `v` (which the caller keeps in range).
 pub fn integer_attr(ctx: MlirContext, bits: u32, v: i64) -> MlirAttribute {
     // SAFETY: `ctx` is live (module contract); the attribute is owned by it.

@@ -45,3 +45,7 @@ config.substitutions.append(("%mlir_opt", os.path.join(llvm_bin, "mlir-opt")))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%axe_bin", tools_dir))
 config.environment["AXE_PROJECT_ROOT"] = project_root
+# The integration tests run emulated kernels with mlir-runner and its runtime libraries.
+llvm_lib = os.environ.get("LLVM_LIB_DIR", os.path.join(os.path.dirname(llvm_bin), "lib"))
+config.substitutions.append(("%mlir_runner_utils", os.path.join(llvm_lib, "libmlir_runner_utils.so")))
+config.substitutions.append(("%mlir_c_runner_utils", os.path.join(llvm_lib, "libmlir_c_runner_utils.so")))

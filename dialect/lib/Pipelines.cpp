@@ -1,9 +1,13 @@
-//===- Pipelines.cpp - axe-to-nvvm-pipeline --------------------------------===//
+//===- Pipelines.cpp - axe-to-nvvm-pipeline, axe-emulate-on-cpu-pipeline --===//
 //
 // Axe kernels down to PTX: Axe's own passes, then upstream's GPU-to-NVVM
 // pipeline (the one `gpu-lower-to-nvvm-pipeline` registers) with the PTX
 // ("isa") binary format, so the output holds the kernel's PTX text in a
 // gpu.binary and the host function launching it (gpu.launch_func).
+//
+// The same kernels on the host: Axe's passes with the threads emulated by
+// loops, then upstream's lowering to the LLVM dialect, so that mlir-runner
+// (or an ExecutionEngine) runs them — the integration tests' pipeline.
 //
 //===----------------------------------------------------------------------===//
 
@@ -146,10 +150,35 @@ void buildAxeToNVVMPipeline(OpPassManager &pm,
   lower.barePtr = options.barePtr;
   pm.addPass(axe::createAxeLowerToNVVM(lower));
 }
+
+/// axe-emulate-on-cpu-pipeline: the Axe passes as axe-to-nvvm-pipeline runs
+/// them, convert-axe-to-gpu emulating the threads (`emulate-threads-on-cpu`),
+/// then upstream's passes to the LLVM dialect. Spelled as a textual pipeline:
+/// every pass is upstream's, by its registered name.
+void buildAxeEmulateOnCPUPipeline(OpPassManager &pm) {
+  static constexpr const char *kPipeline =
+      "axe-slice,axe-infer-layout,axe-canonicalize,"
+      "convert-axe-to-gpu{emulate-threads-on-cpu=1},canonicalize,"
+      "convert-vector-to-scf,convert-scf-to-cf,convert-vector-to-llvm,"
+      "expand-strided-metadata,finalize-memref-to-llvm,convert-math-to-llvm,"
+      "convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,"
+      "convert-func-to-llvm,reconcile-unrealized-casts";
+  // The passes are registered before any pipeline is built (registerAxePasses,
+  // registerAllPasses), so the text parses.
+  if (failed(parsePassPipeline(kPipeline, pm, llvm::errs())))
+    llvm::report_fatal_error("axe-emulate-on-cpu-pipeline: a pass is not registered");
+}
 } // namespace
 
 namespace mlir::axe {
 void registerAxePipelines() {
+  PassPipelineRegistration<>(
+      "axe-emulate-on-cpu-pipeline",
+      "Run Axe kernels on the host: axe-slice, axe-infer-layout, axe-canonicalize, "
+      "convert-axe-to-gpu{emulate-threads-on-cpu=1} (threads and CTAs as loops), then "
+      "upstream's lowering to the LLVM dialect (vector, scf, memref, math, arith, index, "
+      "cf, func); the result runs with mlir-runner",
+      buildAxeEmulateOnCPUPipeline);
   PassPipelineRegistration<AxeToNVVMPipelineOptions>(
       "axe-to-nvvm-pipeline",
       "Lower Axe kernels to NVVM and PTX: axe-slice, axe-infer-layout, axe-canonicalize, "

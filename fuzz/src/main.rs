@@ -1,8 +1,8 @@
 //! `axe-fuzz`: a self-contained, stable-Rust fuzzer for the Axe layout algebra and `axe-opt`.
 //!
 //! ```text
-//! axe-fuzz <layout-parse|layout-algebra|ir|all> [--seconds N] [--iterations N] [--seed S]
-//!          [--corpus DIR] [--axe-opt PATH] [--findings DIR]
+//! axe-fuzz <layout-parse|layout-algebra|ir|lowering|all> [--seconds N] [--iterations N] [--seed S]
+//!          [--corpus DIR] [--axe-opt PATH] [--findings DIR] [--case K]
 //! ```
 //! Prints one summary line per target and exits non-zero when anything was found. See
 //! `fuzz/README.md`.
@@ -11,6 +11,7 @@ mod gen;
 mod ir;
 mod layout_algebra;
 mod layout_parse;
+mod lowering;
 mod report;
 
 use std::path::{Path, PathBuf};
@@ -40,10 +41,11 @@ struct Args {
     corpus: Option<PathBuf>,
     axe_opt: Option<PathBuf>,
     findings: PathBuf,
+    case: Option<u64>,
 }
 
-const USAGE: &str = "usage: axe-fuzz <layout-parse|layout-algebra|ir|all> [--seconds N] [--iterations N] \
-[--seed S] [--corpus DIR] [--axe-opt PATH] [--findings DIR]";
+const USAGE: &str = "usage: axe-fuzz <layout-parse|layout-algebra|ir|lowering|all> [--seconds N] [--iterations N] \
+[--seed S] [--corpus DIR] [--axe-opt PATH] [--findings DIR] [--case K]";
 
 fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
@@ -56,6 +58,7 @@ fn parse_args() -> Result<Args, String> {
         corpus: None,
         axe_opt: None,
         findings: PathBuf::from("target/fuzz-findings"),
+        case: None,
     };
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or(format!("{flag} needs a value\n{USAGE}"));
@@ -76,10 +79,17 @@ fn parse_args() -> Result<Args, String> {
             "--corpus" => a.corpus = Some(value()?.into()),
             "--axe-opt" => a.axe_opt = Some(value()?.into()),
             "--findings" => a.findings = value()?.into(),
+            "--case" => {
+                let v = value()?;
+                a.case = Some(v.parse().map_err(|_| bad(&v))?);
+            }
             _ => return Err(format!("unknown argument '{flag}'\n{USAGE}")),
         }
     }
-    if !matches!(a.target.as_str(), "layout-parse" | "layout-algebra" | "ir" | "all") {
+    if !matches!(
+        a.target.as_str(),
+        "layout-parse" | "layout-algebra" | "ir" | "lowering" | "all"
+    ) {
         return Err(format!("unknown target '{}'\n{USAGE}", a.target));
     }
     Ok(a)
@@ -125,7 +135,8 @@ fn main() -> ExitCode {
     }
     report::install_silent_panic_hook();
     let targets: Vec<&'static str> = match args.target.as_str() {
-        "all" => vec!["layout-parse", "layout-algebra", "ir"],
+        "all" => vec!["layout-parse", "layout-algebra", "ir", "lowering"],
+        "lowering" => vec!["lowering"],
         "layout-parse" => vec!["layout-parse"],
         "layout-algebra" => vec!["layout-algebra"],
         _ => vec!["ir"],
@@ -142,6 +153,24 @@ fn main() -> ExitCode {
         };
         let report = Report::new(target, args.findings.clone());
         let start = Instant::now();
+        if target == "lowering" {
+            let opts = lowering::Options {
+                axe_opt: args.axe_opt.clone().unwrap_or_else(default_axe_opt),
+                work_dir: std::env::temp_dir().join("axe-fuzz"),
+                findings: args.findings.clone(),
+                case: args.case,
+            };
+            let summary = lowering::run(args.seed, &budget, &opts);
+            let secs = start.elapsed().as_secs_f64();
+            println!("{}", summary.line);
+            eprintln!(
+                "  ({:.1} s, {:.1} executions/s)",
+                secs,
+                summary.executions as f64 / secs.max(1e-9)
+            );
+            findings += summary.findings;
+            continue;
+        }
         match target {
             "layout-parse" => layout_parse::run(&report, args.seed, &budget, &corpus_lines(args.corpus.as_deref())),
             "layout-algebra" => layout_algebra::run(&report, args.seed, &budget),

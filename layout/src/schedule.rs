@@ -32,7 +32,10 @@ pub const ENUMERATION_LIMIT: i64 = 1 << 16;
 /// thread-axis offsets agree, and the driver's thread-axis replica iters are among the
 /// operand's. Sufficient, and cheap (linear in the iters); [`check_schedule`] falls back to
 /// enumeration when it does not hold.
-fn threads_agree(factors: &[Factor], operands: &[Operand], driver: usize, axes: ThreadAxes) -> bool {
+///
+/// A `written` operand must moreover be written at every thread that holds an element: its
+/// thread replicas must be exactly the driver's iters it does not follow.
+fn threads_agree(factors: &[Factor], operands: &[Operand], driver: usize, written: &[bool], axes: ThreadAxes) -> bool {
     let is_thread = |axis: &Axis| axes.threads.contains(&axis.name());
     let thread_replicas = |l: &Layout| -> Vec<ThreadIter> {
         l.replica
@@ -70,7 +73,10 @@ fn threads_agree(factors: &[Factor], operands: &[Operand], driver: usize, axes: 
             }
         }
         let offsets_agree = axes.threads.iter().all(|a| offset(d, a) == offset(op.layout, a));
-        offsets_agree && contains(&merged(thread_replicas(op.layout)), &merged(unmatched))
+        let (held, needed) = (merged(thread_replicas(op.layout)), merged(unmatched));
+        // A written operand must also have every replica written: its thread replicas must
+        // be among the driver's threads that compute the element.
+        offsets_agree && contains(&held, &needed) && (!written[o] || contains(&needed, &held))
     })
 }
 
@@ -117,7 +123,7 @@ pub fn check_schedule(
     written: &[bool],
     axes: ThreadAxes,
 ) -> Result<(), LayoutError> {
-    if threads_agree(factors, operands, driver, axes) {
+    if threads_agree(factors, operands, driver, written, axes) {
         return Ok(());
     }
     // Not provable from the iters: decide by enumeration where that is cheap (every point of
@@ -161,6 +167,10 @@ fn check_by_enumeration(
     let used: Vec<HashSet<BTreeMap<String, i64>>> =
         images.iter().map(|im| im.iter().flatten().cloned().collect()).collect();
     let extents: Vec<i64> = factors.iter().map(|f| f.extent).collect();
+    // The points the schedule writes, per written register operand: every image point of
+    // its elements must be among them (a replica on a thread no driver thread reaches would
+    // keep a stale value).
+    let mut wrote: Vec<HashSet<BTreeMap<String, i64>>> = vec![HashSet::new(); operands.len()];
     for digits in combos(&extents, &vec![1; extents.len()]) {
         let flat = |o: usize| -> i64 {
             factors
@@ -204,6 +214,16 @@ fn check_by_enumeration(
                     want.insert(a.clone(), v);
                 }
                 want.retain(|_, v| *v != 0);
+                if written[o] && on_regs {
+                    // The lowering stores every register replica of the element.
+                    for r in crate::refine::replica_offsets(op.layout, register) {
+                        let mut at = want.clone();
+                        let reg = at.get(register).copied().unwrap_or(0) + r;
+                        at.insert(register.to_string(), reg);
+                        at.retain(|_, v| *v != 0);
+                        wrote[o].insert(at);
+                    }
+                }
                 let holds = images[o][xo as usize].contains(&want);
                 if !holds && (!written[o] || used[o].contains(&want)) {
                     return Err(LayoutError::Unsupported(format!(
@@ -211,6 +231,27 @@ fn check_by_enumeration(
                         op.layout, want, operands[driver].layout
                     )));
                 }
+            }
+        }
+    }
+    for (o, op) in operands.iter().enumerate() {
+        if o == driver || !written[o] {
+            continue;
+        }
+        let on_regs = op
+            .layout
+            .axes()
+            .iter()
+            .any(|a| a.0 == register || thread_axes.contains(&a.0.as_str()));
+        if !on_regs {
+            continue;
+        }
+        for (x, points) in images[o].iter().enumerate() {
+            if let Some(p) = points.iter().find(|p| !wrote[o].contains(*p)) {
+                return Err(LayoutError::Unsupported(format!(
+                    "the threads that compute element {x} in {} do not include every thread that holds it in {} (it is also at {p:?}): the result would need to move between threads",
+                    operands[driver].layout, op.layout
+                )));
             }
         }
     }
@@ -316,7 +357,7 @@ mod tests {
             let Ok(factors) = refine(&[rows * cols], &ops) else {
                 continue;
             };
-            if threads_agree(&factors, &ops, 0, GPU) {
+            if threads_agree(&factors, &ops, 0, &[false, false], GPU) {
                 agreed += 1;
                 check_by_enumeration(&factors, &ops, 0, &[false, false], GPU)
                     .unwrap_or_else(|e| panic!("threads_agree holds for {dl} / {ol}, the definition does not: {e}"));
@@ -363,7 +404,7 @@ mod tests {
                 },
             ];
             let Ok(factors) = refine(&[64, 8], &ops) else { continue };
-            let by_iters = threads_agree(&factors, &ops, 0, GPU);
+            let by_iters = threads_agree(&factors, &ops, 0, &[false, false], GPU);
             let by_points = check_by_enumeration(&factors, &ops, 0, &[false, false], GPU);
             assert!(
                 !by_iters || by_points.is_ok(),
@@ -372,6 +413,51 @@ mod tests {
             agreed += usize::from(by_iters);
         }
         assert!(agreed >= 7, "the cases exercise the proof ({agreed} agreed)");
+    }
+
+    /// A written operand replicated over threads that do not compute its elements is refused
+    /// (row r summed on lane r cannot fill a result every lane holds whole); one whose
+    /// replicas are those threads is accepted.
+    #[test]
+    fn written_replicas_must_all_be_written() {
+        let src = Layout::parse("(4, 8) : (1@lane, 1@reg)").unwrap();
+        let whole = Layout::parse("(4) : (1@reg) + [(4) : (1@lane)]").unwrap();
+        let rows = Layout::parse("(4) : (1@lane)").unwrap();
+        for (dst, ok) in [(&whole, false), (&rows, true)] {
+            let ops = [
+                Operand {
+                    layout: &src,
+                    shape: vec![4, 8],
+                    dim_map: vec![Some(0), Some(1)],
+                },
+                Operand {
+                    layout: dst,
+                    shape: vec![4],
+                    dim_map: vec![Some(0), None],
+                },
+            ];
+            let factors = refine(&[4, 8], &ops).unwrap();
+            let r = check_schedule(&factors, &ops, 0, &[false, true], GPU);
+            assert_eq!(r.is_ok(), ok, "{dst}: {r:?}");
+        }
+        // Reduced over the lanes (a butterfly leaves the total on every lane): every replica
+        // is written.
+        let src = Layout::parse("(8, 4) : (1@reg, 1@lane)").unwrap();
+        let all = Layout::parse("(8) : (1@reg) + [(4) : (1@lane)]").unwrap();
+        let ops = [
+            Operand {
+                layout: &src,
+                shape: vec![8, 4],
+                dim_map: vec![Some(0), Some(1)],
+            },
+            Operand {
+                layout: &all,
+                shape: vec![8],
+                dim_map: vec![Some(0), None],
+            },
+        ];
+        let factors = refine(&[8, 4], &ops).unwrap();
+        assert!(check_schedule(&factors, &ops, 0, &[false, true], GPU).is_ok());
     }
 
     /// A random pair of register layouts of `2^k` elements: the driver's shard extents (2 or
@@ -445,9 +531,11 @@ mod tests {
                 Operand { layout: &o, shape: vec![n], dim_map: vec![Some(0)] },
             ];
             if let Ok(factors) = refine(&[n], &ops) {
-                if threads_agree(&factors, &ops, 0, GPU) {
-                    let by_points = check_by_enumeration(&factors, &ops, 0, &[false, false], GPU);
-                    proptest::prop_assert!(by_points.is_ok(), "{} / {}: {:?}", d, o, by_points);
+                for written in [[false, false], [false, true]] {
+                    if threads_agree(&factors, &ops, 0, &written, GPU) {
+                        let by_points = check_by_enumeration(&factors, &ops, 0, &written, GPU);
+                        proptest::prop_assert!(by_points.is_ok(), "{} / {} (written {:?}): {:?}", d, o, written, by_points);
+                    }
                 }
             }
         }

@@ -43,12 +43,17 @@ pub struct ThreadPlan {
 /// Solves the driver's thread-axis digits from the thread's lane/warp: on each axis the
 /// driver's iters (shard factors and replica iters) must form a non-overlapping digit
 /// system; a thread whose coordinate it does not reach owns nothing.
+///
+/// `pinned`: thread axes the driver lies at coordinate 0 of without naming them (a register
+/// slice of a tensor that spans them, `Tensor::pinned`): guarded like a named axis, so only
+/// the threads at that coordinate run.
 pub fn plan_threads(
     b: &B,
     coords: &Coords,
     factors: &[Factor],
     driver: usize,
     layout: &Layout,
+    pinned: &[&str],
 ) -> Result<ThreadPlan, AxeError> {
     let mut digits: Vec<Option<Ix>> = vec![None; factors.len()];
     let mut valid: Option<MlirValue> = None;
@@ -68,7 +73,7 @@ pub fn plan_threads(
             }
         }
         let off = offset(layout, axis);
-        if iters.is_empty() && off == 0 {
+        if iters.is_empty() && off == 0 && !pinned.contains(&axis) {
             continue;
         }
         let (coord, count) = match axis {
@@ -103,11 +108,28 @@ pub fn plan_threads(
             )));
         }
         let c = b.sub(coord, Ix::C(off));
+        // The digits, from the largest stride down: digit j is (c mod s_{j+1}) / s_j (the top
+        // one c / s_n). Each stride is at least the reach of the iters below it (checked
+        // above), so every coordinate the iters reach decomposes this way; a gapped system
+        // (a stride above the previous reach, e.g. (3, 2) : (1@lane, 4@lane)) must not take
+        // (c / s_j) mod e_j, which wraps lane 4 to digit 1. Where s_{j+1} = s_j · e_j the two
+        // agree, so a compact system keeps its `rem`s.
+        let mut range_ok: Option<MlirValue> = None;
         let mut recon = Ix::C(0);
-        let n = iters.len();
         for (j, &(e, s, k)) in iters.iter().enumerate() {
-            let q = b.div(c, s);
-            let d = if full && j + 1 == n { q } else { b.rem(q, e) };
+            let d = match iters.get(j + 1) {
+                Some(&(_, s_next, _)) if s_next == s * e => b.rem(b.div(c, s), e),
+                Some(&(_, s_next, _)) => {
+                    // A gap above this iter: the digit may reach past its extent (a
+                    // coordinate in the gap), which the thread does not own.
+                    let d = b.div(b.rem(c, s_next), s);
+                    let lt = b.cmp(CmpiPredicate::Ult, d, Ix::C(e));
+                    range_ok = Some(range_ok.map_or(lt, |r| b.and(r, lt)));
+                    d
+                }
+                None if full => b.div(c, s),
+                None => b.rem(b.div(c, s), e),
+            };
             if let Some(k) = k {
                 digits[k] = Some(d);
             }
@@ -116,7 +138,13 @@ pub fn plan_threads(
             }
         }
         if !full {
+            // Owned: the coordinate is exactly what the digits spell (nothing below the lowest
+            // stride, nothing past the top iter's reach, no digit in a gap) and at or past
+            // the offset.
             let mut ok = b.cmp(CmpiPredicate::Eq, c, recon);
+            if let Some(r) = range_ok {
+                ok = b.and(ok, r);
+            }
             if off > 0 {
                 let ge = b.cmp(CmpiPredicate::Uge, coord, Ix::C(off));
                 ok = b.and(ge, ok);
@@ -141,6 +169,22 @@ pub fn dynamic_part(b: &B, plan: &ThreadPlan, factors: &[Factor], o: usize, axis
         }
     }
     acc
+}
+
+/// The thread-bound factors that place operand `o` on `axis` (its digit, extent and
+/// stride there): in a register operand other than the driver, a factor the driver holds on
+/// a thread axis may sit on `reg` (the operand holds it through a replica, or at another
+/// register of each thread), so the register to access depends on the thread.
+pub fn thread_bound_terms(plan: &ThreadPlan, factors: &[Factor], o: usize, axis: &str) -> Vec<(Ix, i64, i64)> {
+    factors
+        .iter()
+        .enumerate()
+        .filter_map(|(k, f)| {
+            let d = plan.digits[k]?;
+            let p = f.places[o].as_ref().filter(|p| p.axis.name() == axis)?;
+            Some((d, f.extent, p.stride))
+        })
+        .collect()
 }
 
 /// The static part of operand `o`'s coordinate on `axis` for digits `digits` (one per

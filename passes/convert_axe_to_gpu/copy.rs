@@ -140,20 +140,7 @@ fn through_shared(
     let n = dst.size();
     let layout = axe_layout::Layout::row_major(&dst.shape).at(op)?;
     let buf = super::shared::shared_scratch(b, op, dst.elt, n);
-    let scratch = Tensor {
-        buf,
-        mem: Mem::Shared,
-        layout,
-        shape: dst.shape.clone(),
-        elt: dst.elt,
-        per_thread: false,
-        swizzle: None,
-        dyn_offset: Ix::C(0),
-        dyn_align: 0,
-        base_align: super::shared::ALLOCATION_ALIGN,
-        bounds: Vec::new(),
-        remote: false,
-    };
+    let scratch = Tensor::scratch(buf, Mem::Shared, layout, dst.shape.clone(), dst.elt);
     let ops1 = [flat(src), flat(&scratch)];
     let f1 = refine(&[n], &ops1).at(op)?;
     thread_bound(b, op, ctx, scope, &f1, &ops1, src, &scratch, 0, bits)?;

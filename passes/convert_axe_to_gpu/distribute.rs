@@ -17,12 +17,16 @@ use crate::error::AtOp;
 use melior::dialect::arith::CmpiPredicate;
 use mlir_sys::*;
 
-use super::address::{self, check_schedule, combos, dynamic_part, plan_threads, refine, static_part, Factor, Operand};
+use super::address::Coords;
+use super::address::{
+    self, check_schedule, combos, dynamic_part, plan_threads, refine, static_part, Factor, Operand, ThreadPlan,
+};
 use super::builder::{Ix, B};
 use super::context::{coords, unit_linear, Ctx, R};
-use super::tensor::{load, loaded_type, store, Mem, Tensor};
+use super::tensor::{load, loaded_type, spans_thread_axis, store, Mem, Tensor, THREAD_AXES};
 use super::types::bit_width;
 use crate::target::ScopeKind;
+use axe_layout::Layout;
 
 /// The widest vector (2, 4 or 8 elements, ≤ 16 bytes) along factor `k` that keeps every
 /// memory operand in `mem_ops` aligned — relative to its base, and the base itself aligned at
@@ -60,6 +64,132 @@ pub fn vector_width(factors: &[Factor], k: usize, mem_ops: &[(usize, &Tensor)], 
     1
 }
 
+/// A register of a thread's share of a tensor: a constant, plus, where the register depends
+/// on the thread ([`address::thread_bound_terms`]), the sum of those digits times their
+/// strides. Such a register is accessed as a choice among the constant registers it can be
+/// (selects), not by a run-time index: a run-time index into a thread's registers makes
+/// LLVM keep them in local memory.
+pub struct RegIndex {
+    pub base: i64,
+    pub terms: Vec<(Ix, i64, i64)>,
+}
+
+impl RegIndex {
+    pub fn of(plan: &ThreadPlan, factors: &[Factor], o: usize, layout: &Layout, digits: &[i64]) -> RegIndex {
+        RegIndex {
+            base: static_part(plan, factors, o, layout, "reg", digits),
+            terms: address::thread_bound_terms(plan, factors, o, "reg"),
+        }
+    }
+
+    /// The run-time part (`Σ digit · stride`) and every value it can take.
+    fn choices(&self, g: &B) -> (Ix, Vec<i64>) {
+        let mut at = Ix::C(0);
+        for &(d, _, s) in &self.terms {
+            at = g.add(at, g.mul(d, s));
+        }
+        let extents: Vec<i64> = self.terms.iter().map(|t| t.1).collect();
+        let mut values: Vec<i64> = combos(&extents, &vec![1; extents.len()])
+            .iter()
+            .map(|c| c.iter().zip(&self.terms).map(|(d, t)| d * t.2).sum())
+            .collect();
+        values.sort_unstable();
+        values.dedup();
+        (at, values)
+    }
+
+    /// Loads the element at this register (plus `extra`) of the register tensor `t`.
+    pub fn load(&self, g: &B, ctx: &Ctx, t: &Tensor, extra: i64) -> MlirValue {
+        if self.terms.is_empty() {
+            return load(g, ctx, t, Ix::C(self.base + extra), 1, 1);
+        }
+        let (at, values) = self.choices(g);
+        let mut val = load(g, ctx, t, Ix::C(self.base + extra + values[0]), 1, 1);
+        for &c in &values[1..] {
+            let here = g.cmp(CmpiPredicate::Eq, at, Ix::C(c));
+            let x = load(g, ctx, t, Ix::C(self.base + extra + c), 1, 1);
+            val = g.select(here, x, val);
+        }
+        val
+    }
+
+    /// Stores `val` at this register (plus `extra`) of the register tensor `t`: each register
+    /// it can be keeps its value unless it is the one.
+    pub fn store(&self, g: &B, ctx: &Ctx, t: &Tensor, val: MlirValue, extra: i64) {
+        if self.terms.is_empty() {
+            store(g, ctx, t, val, Ix::C(self.base + extra), 1, 1);
+            return;
+        }
+        let (at, values) = self.choices(g);
+        for c in values {
+            let r = Ix::C(self.base + extra + c);
+            let here = g.cmp(CmpiPredicate::Eq, at, Ix::C(c));
+            let old = load(g, ctx, t, r, 1, 1);
+            store(g, ctx, t, g.select(here, val, old), r, 1, 1);
+        }
+    }
+}
+
+/// Why an op whose threads follow `driver` cannot read or write the register operand
+/// `other`, or `None` when it may run. Along a thread axis the driver does not name, every
+/// thread of the executing unit (`c`) runs the op with its own registers, so `other` must be
+/// every such thread's too: not named on that axis either (each thread's own), or replicated
+/// over all of its coordinates. Refused: a register slice at coordinate 0 of the axis
+/// (`Tensor::pinned`), and a tensor replicated over only some of them (e.g. 18 of 32 lanes):
+/// the threads past them would use registers that hold nothing, or other elements.
+pub fn ownership_refusal(driver: &Tensor, other: &Tensor, c: &Coords) -> Option<String> {
+    if other.mem != Mem::Register {
+        return None;
+    }
+    for axis in THREAD_AXES {
+        if driver.pinned.contains(&axis) || spans_thread_axis(&driver.layout, axis) {
+            continue;
+        }
+        if other.pinned.contains(&axis) {
+            return Some(format!(
+                "an operand of layout {} is a register slice held only by {axis} 0 (it is sliced from a tensor distributed over {axis}s), but the threads of this op follow layout {}, which every {axis} runs: give that layout the {axis} coordinate too (slice it likewise) or go through memory",
+                other.layout, driver.layout
+            ));
+        }
+        let count = match axis {
+            "lane" => c.lanes,
+            "warp" => c.warps,
+            _ => c.ctas,
+        };
+        if spans_thread_axis(&other.layout, axis) && !replicated_over_all(&other.layout, axis, count) {
+            return Some(format!(
+                "an operand of layout {} is held by some {axis}s only, but the threads of this op follow layout {}, which every {axis} of the executing unit runs ({count}): replicate the operand over all of them, or give the op's layout the operand's {axis}s",
+                other.layout, driver.layout
+            ));
+        }
+    }
+    None
+}
+
+/// Whether `layout` holds each of its elements at every one of the `count` coordinates of
+/// `axis`: no shard iter and no offset there, and replica iters that form one compact digit
+/// system of `count`.
+fn replicated_over_all(layout: &Layout, axis: &str, count: i64) -> bool {
+    if layout.shard.iter().any(|it| it.axis.name() == axis && it.extent > 1) || address::offset(layout, axis) != 0 {
+        return false;
+    }
+    let mut reps: Vec<(i64, i64)> = layout
+        .replica
+        .iter()
+        .filter(|it| it.axis.name() == axis && it.extent > 1)
+        .map(|it| (it.stride, it.extent))
+        .collect();
+    reps.sort_unstable();
+    let mut reach = 1;
+    for (s, e) in reps {
+        if s != reach {
+            return false;
+        }
+        reach *= e;
+    }
+    reach == count
+}
+
 pub fn flat(t: &Tensor) -> Operand<'_> {
     Operand {
         layout: &t.layout,
@@ -93,9 +223,14 @@ pub fn thread_bound(
 ) -> R<()> {
     let other = 1 - driver;
     let (dt, ot) = if driver == 1 { (dst, src) } else { (src, dst) };
-    check_schedule(factors, ops, driver, &[false, true]).at(op)?;
     let c = coords(b, ctx, scope);
-    let plan = plan_threads(b, &c, factors, driver, &dt.layout).at(op)?;
+    if let Some(why) = ownership_refusal(dt, ot, &c) {
+        return Err(crate::error::AxeError::at(op, why));
+    }
+    // A written register slice may not use a register its own layout leaves free: the tensor
+    // it is sliced from holds something there.
+    check_schedule(factors, ops, driver, &[false, !dst.sliced]).at(op)?;
+    let plan = plan_threads(b, &c, factors, driver, &dt.layout, &dt.pinned).at(op)?;
     // Vectorize along the fastest static factor contiguous in registers and memory.
     let statics: Vec<usize> = (0..factors.len()).filter(|&k| plan.digits[k].is_none()).collect();
     let mut vk = None;
@@ -160,8 +295,10 @@ pub fn thread_bound(
                 digits[k] = *d;
             }
             let reg = static_part(&plan, factors, driver, &dt.layout, "reg", &digits);
+            // The other operand's register (it may depend on the thread: `RegIndex`).
+            let other_reg = RegIndex::of(&plan, factors, other, &ot.layout, &digits);
             let other_ix = if ot.mem == Mem::Register {
-                Ix::C(static_part(&plan, factors, other, &ot.layout, "reg", &digits))
+                Ix::C(other_reg.base)
             } else {
                 g.add(
                     base,
@@ -182,6 +319,7 @@ pub fn thread_bound(
             };
             if driver == 1 {
                 let val = match inside_bounds(&g, ot, flat) {
+                    None if ot.mem == Mem::Register => other_reg.load(&g, ctx, ot, 0),
                     None => load(&g, ctx, ot, other_ix, v, align),
                     Some(inside) => g.if_value(
                         inside,
@@ -195,9 +333,14 @@ pub fn thread_bound(
                 }
             } else {
                 let val = load(&g, ctx, dt, Ix::C(reg), v, align);
-                let axis = if ot.mem == Mem::Register { "reg" } else { "m" };
                 let emit = |g: &B| {
-                    for r in address::replica_offsets(&ot.layout, axis) {
+                    if ot.mem == Mem::Register {
+                        for r in address::replica_offsets(&ot.layout, "reg") {
+                            other_reg.store(g, ctx, ot, val, r);
+                        }
+                        return;
+                    }
+                    for r in address::replica_offsets(&ot.layout, "m") {
                         store(g, ctx, ot, val, g.add(other_ix, Ix::C(r)), v, align);
                     }
                 };

@@ -9,8 +9,8 @@ use mlir_sys::*;
 use super::address::{self, check_schedule, combos, plan_threads, refine, static_part, Operand};
 use super::builder::{math, ops, ArithBinary, ArithCast, Ix, MathUnary, B};
 use super::context::{coords, Ctx, R};
-use super::distribute::distributed;
-use super::tensor::{load, store, tensor, Mem, Tensor};
+use super::distribute::{distributed, ownership_refusal, RegIndex};
+use super::tensor::{store, tensor, Mem, Tensor};
 use super::types::{bit_width, is_float};
 use crate::dialect::ods::{self, BinaryKind, OdsEnum, UnaryKind};
 use crate::ir;
@@ -78,12 +78,15 @@ pub fn per_element(
             "the destination of an elementwise op must be a register tensor",
         ));
     }
+    let c = coords(b, ctx, scope);
+    if let Some(why) = srcs.iter().find_map(|s| ownership_refusal(dst, s, &c)) {
+        return Err(AxeError::at(op, why));
+    }
     let factors = refine(space, ops).at(op)?;
     let mut written = vec![false; ops.len()];
     written[0] = true;
     check_schedule(&factors, ops, 0, &written).at(op)?;
-    let c = coords(b, ctx, scope);
-    let plan = plan_threads(b, &c, &factors, 0, &dst.layout).at(op)?;
+    let plan = plan_threads(b, &c, &factors, 0, &dst.layout, &dst.pinned).at(op)?;
     let statics: Vec<usize> = (0..factors.len()).filter(|&k| plan.digits[k].is_none()).collect();
     b.guarded(plan.valid, |g| {
         let extents: Vec<i64> = statics.iter().map(|&k| factors[k].extent).collect();
@@ -95,10 +98,7 @@ pub fn per_element(
             let vals: Vec<MlirValue> = srcs
                 .iter()
                 .enumerate()
-                .map(|(i, s)| {
-                    let r = static_part(&plan, &factors, i + 1, &s.layout, "reg", &digits);
-                    load(&g, ctx, s, Ix::C(r), 1, 1)
-                })
+                .map(|(i, s)| RegIndex::of(&plan, &factors, i + 1, &s.layout, &digits).load(&g, ctx, s, 0))
                 .collect();
             let out = compute(&g, &vals)?;
             let reg = static_part(&plan, &factors, 0, &dst.layout, "reg", &digits);

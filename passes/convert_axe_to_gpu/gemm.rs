@@ -289,20 +289,7 @@ fn fragment_registers(b: &B, layout: &Layout, shape: Vec<i64>, elt: MlirType) ->
         .and_then(|s| s.get(&Axis::from("reg")).copied())
         .unwrap_or(1);
     let buf = b.alloca(b.memref_type(elt, &[span]), None);
-    Tensor {
-        buf,
-        mem: Mem::Register,
-        layout: layout.clone(),
-        shape,
-        elt,
-        per_thread: false,
-        swizzle: None,
-        dyn_offset: Ix::C(0),
-        dyn_align: 0,
-        base_align: super::shared::ALLOCATION_ALIGN,
-        bounds: Vec::new(),
-        remote: false,
-    }
+    Tensor::scratch(buf, Mem::Register, layout.clone(), shape, elt)
 }
 
 pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
@@ -320,6 +307,9 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     let a = tensor(ctx, op, ir::operand(op, ods::gemm::operands::A))?;
     let bt = tensor(ctx, op, ir::operand(op, ods::gemm::operands::B))?;
     let c = tensor(ctx, op, ir::operand(op, ods::gemm::operands::C))?;
+    for (what, t) in [("A", &a), ("B", &bt), ("C", &c)] {
+        super::tensor::refuse_pinned(op, t, what)?;
+    }
     let (m, n) = (c.shape[0], c.shape[1]);
     let k = if ta { a.shape[0] } else { a.shape[1] };
     // wgmma (sm_90a, shared A and B, the D-fragment accumulator) checks its own types: it
@@ -380,18 +370,8 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 ));
             }
             return Ok(Tensor {
-                buf: t.buf,
-                mem: t.mem,
-                layout: t.layout.clone(),
-                shape: t.shape.clone(),
-                elt: t.elt,
-                per_thread: t.per_thread,
-                swizzle: t.swizzle,
-                dyn_offset: t.dyn_offset,
-                dyn_align: t.dyn_align,
-                base_align: t.base_align,
                 bounds: Vec::new(),
-                remote: t.remote,
+                ..t.clone()
             });
         }
         let regs = fragment_registers(&b, &want, t.shape.clone(), t.elt);

@@ -133,6 +133,7 @@ pub fn lower(op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &Tensor, dst: 
     if bit_width(src.elt) != 16 {
         return err("ldmatrix moves 16-bit elements".into());
     }
+    super::tensor::refuse_pinned(op, dst, "destination")?;
     if scope == ScopeKind::Thread || ctx.threads % 32 != 0 {
         return err("ldmatrix is a warp-collective instruction; it needs whole warps".into());
     }

@@ -176,5 +176,11 @@ pub fn run(root: OperationRefMut, opts: &Options) -> bool {
             return false;
         }
     }
+    // The emulated module is plain upstream IR running on the host: nothing after this pass
+    // reads the module's #axe.target (the GPU path's axe-lower-to-nvvm does), and without it
+    // mlir-runner and other upstream tools parse the result with no Axe dialect loaded.
+    if opts.emulate_threads_on_cpu {
+        ir::remove_discardable_attr(root, "axe.target");
+    }
     true
 }

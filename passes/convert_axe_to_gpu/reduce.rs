@@ -12,6 +12,7 @@ use mlir_sys::*;
 use super::address::{check_schedule, combos, plan_threads, refine, replica_offsets, static_part, Operand};
 use super::builder::{Ix, B};
 use super::context::{coords, Ctx, R};
+use super::distribute::{ownership_refusal, RegIndex};
 use super::elementwise::{binary, kind_of};
 use super::tensor::{load, store, tensor, Mem, Tensor};
 use super::types::bit_width;
@@ -69,10 +70,15 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             dim_map: dst_map,
         },
     ];
-    let factors = refine(&space, &ops).at(op)?;
-    check_schedule(&factors, &ops, 0, &[false, true]).at(op)?;
     let c = coords(&b, ctx, scope);
-    let plan = plan_threads(&b, &c, &factors, 0, &src.layout).at(op)?;
+    if let Some(why) = ownership_refusal(&src, &dst, &c) {
+        return Err(AxeError::at(op, why));
+    }
+    let factors = refine(&space, &ops).at(op)?;
+    // A register slice as the result may not use registers its layout leaves free (they
+    // belong to the tensor it is sliced from).
+    check_schedule(&factors, &ops, 0, &[false, !dst.sliced]).at(op)?;
+    let plan = plan_threads(&b, &c, &factors, 0, &src.layout, &src.pinned).at(op)?;
     // The source's stride of factor `k` when the factor lies on `axis`.
     let on = |k: usize, axis: &str| {
         factors[k].places[0]
@@ -211,9 +217,9 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             }
             if red_warps.is_empty() {
                 // Values made under the guard stay under it: store them here.
-                let reg = static_part(&plan, &factors, 1, &dst.layout, "reg", &digits);
+                let reg = RegIndex::of(&plan, &factors, 1, &dst.layout, &digits);
                 for r in replica_offsets(&dst.layout, "reg") {
-                    store(&g, ctx, &dst, acc, Ix::C(reg + r), 1, 1);
+                    reg.store(&g, ctx, &dst, acc, r);
                 }
             } else {
                 partials.push((digits, acc));
@@ -227,20 +233,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         let warps = (ctx.threads + 31) / 32;
         let nk = kcombos.len() as i64;
         let scratch = super::shared::shared_scratch(&b, op, t, nk * warps);
-        let scratch_t = Tensor {
-            buf: scratch,
-            mem: Mem::Shared,
-            layout: src.layout.clone(),
-            shape: vec![nk * warps],
-            elt: t,
-            per_thread: false,
-            swizzle: None,
-            dyn_offset: Ix::C(0),
-            dyn_align: 0,
-            base_align: super::shared::ALLOCATION_ALIGN,
-            bounds: Vec::new(),
-            remote: false,
-        };
+        let scratch_t = Tensor::scratch(scratch, Mem::Shared, src.layout.clone(), vec![nk * warps], t);
         let warp = b.div(Ix::V(ctx.tid), 32);
         for (i, (_, acc)) in partials.iter().enumerate() {
             store(&b, ctx, &scratch_t, *acc, b.add(b.mul(warp, nk), Ix::C(i as i64)), 1, 1);
@@ -272,9 +265,9 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     }
     // Phase 3: store the cross-warp results (no guard: every thread took part).
     for (digits, acc) in &partials {
-        let reg = static_part(&plan, &factors, 1, &dst.layout, "reg", digits);
+        let reg = RegIndex::of(&plan, &factors, 1, &dst.layout, digits);
         for r in replica_offsets(&dst.layout, "reg") {
-            store(&b, ctx, &dst, *acc, Ix::C(reg + r), 1, 1);
+            reg.store(&b, ctx, &dst, *acc, r);
         }
     }
     Ok(())

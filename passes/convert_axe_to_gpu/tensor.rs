@@ -54,13 +54,72 @@ pub struct Tensor {
     /// Whether `buf` is a peer device's buffer (a slice of a distributed tensor at one
     /// device, in a mesh): addressed like any global buffer, through the peer's address.
     pub remote: bool,
+    /// A register slice's thread axes (`lane`, `warp`, `cta`) that the tensor it is sliced
+    /// from spans and its own layout does not name: the slice lies at coordinate 0 of each
+    /// (an axis a layout does not name is coordinate 0, Def. 2.3), so only those threads hold
+    /// it. (A register tensor that never spanned an axis is every thread's own, instead.)
+    pub pinned: Vec<&'static str>,
+    /// A register slice: the registers its layout does not use belong to the tensor it is
+    /// sliced from, so no schedule may write them.
+    pub sliced: bool,
 }
 
 impl Tensor {
     pub fn size(&self) -> i64 {
         self.shape.iter().product()
     }
+
+    /// A buffer the lowering allocates for itself (a scratch tensor, a fragment): whole,
+    /// unswizzled, at a static offset, aligned as allocations are.
+    pub fn scratch(buf: MlirValue, mem: Mem, layout: Layout, shape: Vec<i64>, elt: MlirType) -> Tensor {
+        Tensor {
+            buf,
+            mem,
+            layout,
+            shape,
+            elt,
+            per_thread: false,
+            swizzle: None,
+            dyn_offset: Ix::C(0),
+            dyn_align: 0,
+            base_align: shared::ALLOCATION_ALIGN,
+            bounds: Vec::new(),
+            remote: false,
+            pinned: Vec::new(),
+            sliced: false,
+        }
+    }
 }
+
+/// Refuses a register slice held by only some of the executing threads (`Tensor::pinned`)
+/// as the `what` operand of a collective instruction (mma.sync, wgmma, ldmatrix), which
+/// every thread of the scope executes with its own registers.
+pub fn refuse_pinned(op: MlirOperation, t: &Tensor, what: &str) -> R<()> {
+    match t.pinned.first() {
+        None => Ok(()),
+        Some(axis) => Err(AxeError::at(
+            op,
+            format!(
+                "the {what} operand (layout {}) is a register slice held only by {axis} 0 of the tensor it is sliced from, but this instruction runs on every {axis} of the scope with its own registers: use the whole tensor, or run the op in a scope of those threads",
+                t.layout
+            ),
+        )),
+    }
+}
+
+/// The thread axes on which a register layout lives: an axis it names (an iter of extent > 1,
+/// shard or replica, or a nonzero offset).
+pub fn spans_thread_axis(layout: &Layout, axis: &str) -> bool {
+    layout
+        .shard
+        .iter()
+        .chain(&layout.replica)
+        .any(|it| it.axis.name() == axis && it.extent > 1)
+        || layout.offset.get(&axe_layout::Axis::new(axis)).is_some_and(|&o| o != 0)
+}
+
+/// The thread axes of a GPU register tensor.
+pub const THREAD_AXES: [&str; 3] = ["lane", "warp", "cta"];
 
 /// A distributed tensor of a mesh not yet narrowed to one device: its buffer's peer table
 /// (every rank's address of the symmetric buffer) and the device index that the slices taken
@@ -134,6 +193,8 @@ fn resolve(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<(Tensor, Option<Sp
     let mut bounds = Vec::new();
     let mut spread = None;
     let mut remote = false;
+    let mut pinned = Vec::new();
+    let mut sliced = false;
     let mut layout = layout;
     let (buf, per_thread) = match ir::defining_op(v) {
         Some(d) if ir::name(d) == ods::ops::VIEW => {
@@ -178,6 +239,15 @@ fn resolve(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<(Tensor, Option<Sp
             base_align = src.base_align;
             remote = src.remote;
             spread = src_spread;
+            if mem == Mem::Register {
+                sliced = true;
+                pinned = THREAD_AXES
+                    .into_iter()
+                    .filter(|a| {
+                        (src.pinned.contains(a) || spans_thread_axis(&src.layout, a)) && !spans_thread_axis(&layout, a)
+                    })
+                    .collect();
+            }
             if !src.bounds.is_empty() {
                 return Err(AxeError::at(
                     d,
@@ -258,6 +328,8 @@ fn resolve(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<(Tensor, Option<Sp
             base_align,
             bounds,
             remote,
+            pinned,
+            sliced,
         },
         spread,
     ))

@@ -56,6 +56,10 @@ struct Inference {
     seen: HashSet<usize>,
     /// Swizzles chosen for shared tensors (phase 4).
     swizzles: HashMap<usize, axe_layout::swizzle::Swizzle>,
+    /// `?` slice results: their layout is L[R:S] of their source's, set only by the slice
+    /// rule (a slice views its source's storage; a layout chosen for it on its own would
+    /// contradict the one its source gets).
+    derived: HashSet<usize>,
     ok: bool,
 }
 
@@ -64,8 +68,17 @@ impl Inference {
         self.known.get(&ir::key(v))
     }
 
-    /// Records an inferred layout for `v`; false when `v` already had one.
+    /// Records an inferred layout for `v`; false when `v` already had one, or is a `?` slice
+    /// result (whose layout only its source's decides: [`Self::set_sliced`]).
     fn set(&mut self, v: MlirValue, l: Layout) -> bool {
+        if self.derived.contains(&ir::key(v)) {
+            return false;
+        }
+        self.set_sliced(v, l)
+    }
+
+    /// [`Self::set`] for any value, slice results included.
+    fn set_sliced(&mut self, v: MlirValue, l: Layout) -> bool {
         if self.known.contains_key(&ir::key(v)) {
             return false;
         }
@@ -357,13 +370,30 @@ fn propagate(inf: &mut Inference, op: MlirOperation, choose: bool) -> bool {
                 let Some(known) = inf.layout(from).cloned() else {
                     continue;
                 };
+                // A `?` slice takes its layout from its source: the free choice is made for
+                // the tensor it is sliced from (its whole shape, the memory side's order), and
+                // the slice rule derives the slice's. A register-to-register copy leaves it.
+                let mut target = to;
+                if inf.derived.contains(&ir::key(to)) {
+                    let root = slice_root(to);
+                    if from_register || inf.layout(root).is_some() {
+                        continue;
+                    }
+                    target = root;
+                }
                 let layout = if from_register {
                     Ok(known.clone())
                 } else {
-                    coalesced(op, &known, &shape(to), ir::element_bits(ir::value_type(to)))
+                    coalesced(
+                        op,
+                        &known,
+                        &shape(to),
+                        &shape(target),
+                        ir::element_bits(ir::value_type(to)),
+                    )
                 };
                 match layout {
-                    Ok(l) => return inf.set(to, l),
+                    Ok(l) => return inf.set(target, l),
                     Err(e) => inf.fail(op, &format!("cannot derive a register layout from {known}: {e}")),
                 }
             }
@@ -454,7 +484,7 @@ fn propagate(inf: &mut Inference, op: MlirOperation, choose: bool) -> bool {
                 return false;
             };
             match crate::slice::sliced_layout(&sl, &shape(src), op) {
-                Ok(l) => inf.set(res, l),
+                Ok(l) => inf.set_sliced(res, l),
                 Err(e) => {
                     inf.fail(
                         op,
@@ -468,13 +498,28 @@ fn propagate(inf: &mut Inference, op: MlirOperation, choose: bool) -> bool {
     }
 }
 
-/// A coalesced register layout for copying a tensor laid out as `memory` (Hexcute: vector
-/// width from the memory layout's contiguity).
-fn coalesced(op: MlirOperation, memory: &Layout, shape: &[i64], bits: u32) -> crate::error::Result<Layout> {
+/// A coalesced register layout of `shape` for copying a tensor of `copied` elements laid out
+/// as `memory` (Hexcute: vector width from the memory layout's contiguity): `shape` is the
+/// copied tensor's, or that of the tensor it is a slice of (same rank, same order).
+fn coalesced(
+    op: MlirOperation,
+    memory: &Layout,
+    copied: &[i64],
+    shape: &[i64],
+    bits: u32,
+) -> crate::error::Result<Layout> {
     let threads = threads_of(op).ok_or_else(|| AxeError::at(op, "the copy is not inside an axe.kernel"))?;
-    let (order, run) = blocked::memory_order(memory, shape).at(op)?;
+    let (order, run) = blocked::memory_order(memory, copied).at(op)?;
     let vec = blocked::vector_width(run, bits);
     blocked::blocked(shape, &order, vec, threads).at(op)
+}
+
+/// The tensor a (chain of) `axe.slice` results is sliced from.
+fn slice_root(mut v: MlirValue) -> MlirValue {
+    while let Some(d) = ir::defining_op(v).filter(|d| ir::name(*d) == ods::ops::SLICE) {
+        v = ir::operand(d, ods::slice::operands::SOURCE);
+    }
+    v
 }
 
 /// Phase 3 for pointwise ops: every full-shape operand must have the destination's layout.
@@ -592,9 +637,16 @@ pub fn run(root: OperationRefMut, options: &ods::passes::AxeInferLayoutOptions) 
         inferred: Vec::new(),
         seen: HashSet::new(),
         swizzles: HashMap::new(),
+        derived: HashSet::new(),
         ok: true,
     };
     let ops = ir::collect(root, OPS);
+    for &op in ops.iter().filter(|o| ir::name(**o) == ods::ops::SLICE) {
+        let res = ir::result(op, ods::slice::results::RESULT);
+        if ir::tensor_layout(ir::value_type(res)).is_none() {
+            inf.derived.insert(ir::key(res));
+        }
+    }
 
     // Every Axe tensor value the ops touch, with the layouts already known.
     let mut values: Vec<MlirValue> = Vec::new();
@@ -644,11 +696,35 @@ pub fn run(root: OperationRefMut, options: &ods::passes::AxeInferLayoutOptions) 
     for &op in &ops {
         resolve_pointwise(&mut inf, op);
     }
-    // Phase 4: shared memory, scored against every access.
+    // Phase 4: shared memory, scored against every access. A slice of a `?` shared tensor is
+    // not chosen on its own: its layout is L[R:S] of the one its source gets (a slice views
+    // its source's storage), derived once the sources are chosen.
     let ops_now = ir::collect(root, OPS);
+    let slices: Vec<MlirOperation> = ops_now
+        .iter()
+        .copied()
+        .filter(|o| ir::name(*o) == ods::ops::SLICE)
+        .collect();
+    let is_slice = |v: MlirValue| ir::defining_op(v).is_some_and(|d| ir::name(d) == ods::ops::SLICE);
     for &v in &values {
-        if inf.layout(v).is_none() && scope(v) == Some(MemoryScope::Shared) {
+        if inf.layout(v).is_none() && scope(v) == Some(MemoryScope::Shared) && !is_slice(v) {
             infer_shared(&mut inf, v, &ops_now, &atoms);
+        }
+    }
+    while slices
+        .iter()
+        .fold(false, |changed, &op| propagate(&mut inf, op, false) | changed)
+    {}
+    for &op in &slices {
+        // The slice's swizzle is its source's (it addresses the same bytes).
+        let (src, res) = (
+            ir::operand(op, ods::slice::operands::SOURCE),
+            ir::result(op, ods::slice::results::RESULT),
+        );
+        if let Some(&s) = inf.swizzles.get(&ir::key(src)) {
+            if inf.seen.contains(&ir::key(res)) {
+                inf.swizzles.insert(ir::key(res), s);
+            }
         }
     }
     // Phase 5: write the types; diagnose what stays unknown.

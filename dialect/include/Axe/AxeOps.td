@@ -166,12 +166,23 @@ def Axe_SliceOp : Axe_Op<"slice", [Pure, AttrSizedOperandSegments]> {
     per dimension, as a tensor of shape `hi - lo` in the same memory scope.
     Its layout is `?` (axe-slice computes `L[R:S]`, Algorithm 4) or given.
 
+    A register slice lies where its layout says, and an axis its layout no
+    longer names is coordinate 0 (Def. 2.3): row 0 of a tensor distributed
+    over lanes, `(2) : (1@reg)`, is held by lane 0 alone (row 1 is
+    `(2) : (1@reg) + 1@lane`), so only that lane runs the ops that read or
+    write it. (A register tensor that never named an axis is every thread's
+    own instead.) Ops that would have other threads use such a slice with
+    their own registers are refused: copying it into a tensor every lane
+    holds, or a tensor-core instruction on it.
+
     A bound may also be a run-time tile origin, `%o : +size`: the region
     `[%o, %o + size)`, where `%o` must be a multiple of `size` (a tile of the
     dimension). Such a slice covers whole tiles, so its layout is the same for
     every origin (`axe_layout::Layout::tiled_region`); only its offset moves.
     A slice with a run-time origin is static and full (`0 : size`) in its
-    other dimensions.
+    other dimensions. Run-time origins move through memory (or devices): a
+    tile along registers, lanes, warps or CTAs has a static origin, since a
+    thread's registers are addressed by constants.
 
     With `{clip}`, a slice of a global tensor may have run-time-origin tiles
     whose size does not divide the dimension: the last tile of a dimension
@@ -193,6 +204,9 @@ def Axe_SliceOp : Axe_Op<"slice", [Pure, AttrSizedOperandSegments]> {
     e.g. the rows of a row-major matrix), which axe-slice checks; the
     slice's source must be a global tensor. `%end` at or below `%o` makes the
     window empty. The list of bounded dimensions is the `bounded` attribute.
+    A `{clip}` tile or window of a dimension laid out backwards (a negative
+    outermost stride) is refused: extending it to whole tiles would address
+    memory before the buffer.
 
     ```mlir
     %s = axe.slice %t [16 : 32, 64 : 128] : !axe.tensor<64x256xf16, shared, #axe.layout<(64, 256) : (256, 1)>> to !axe.tensor<16x64xf16, shared, ?>

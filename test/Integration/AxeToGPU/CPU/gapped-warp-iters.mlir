@@ -1,0 +1,41 @@
+// RUN: axe-opt %s --axe-emulate-on-cpu-pipeline | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils | FileCheck %s
+
+// Warp iters that are not a mixed radix, (3, 2) : (1@warp, 4@warp): element (r, c) on warp
+// r + 4c of 8. Every element is loaded and stored.
+// CHECK: [0.5,  1.5,  2.5,  3.5,  4.5,  5.5]
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @k(%x: memref<6xf32>, %y: memref<6xf32>) {
+    %X = axe.view %x : memref<6xf32> to !axe.tensor<3x2xf32, global, #axe.layout<(3, 2) : (2, 1)>>
+    %Y = axe.view %y : memref<6xf32> to !axe.tensor<3x2xf32, global, #axe.layout<(3, 2) : (2, 1)>>
+    axe.kernel grid [1] threads [256] {
+      %r = axe.alloc : !axe.tensor<3x2xf32, register, #axe.layout<(3, 2) : (1@warp, 4@warp)>>
+      axe.copy %X, %r : !axe.tensor<3x2xf32, global, #axe.layout<(3, 2) : (2, 1)>>, !axe.tensor<3x2xf32, register, #axe.layout<(3, 2) : (1@warp, 4@warp)>>
+      axe.copy %r, %Y : !axe.tensor<3x2xf32, register, #axe.layout<(3, 2) : (1@warp, 4@warp)>>, !axe.tensor<3x2xf32, global, #axe.layout<(3, 2) : (2, 1)>>
+    }
+    return
+  }
+  func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}
+  func.func @main() {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %nx = arith.constant 6 : index
+    %ny = arith.constant 6 : index
+    %half = arith.constant 0.5 : f32
+    %sent = arith.constant -7.0 : f32
+    %x = memref.alloc() {alignment = 64 : i64} : memref<6xf32>
+    %y = memref.alloc() {alignment = 64 : i64} : memref<6xf32>
+    scf.for %i = %c0 to %nx step %c1 {
+      %ii = arith.index_cast %i : index to i32
+      %f = arith.sitofp %ii : i32 to f32
+      %v = arith.addf %f, %half : f32
+      memref.store %v, %x[%i] : memref<6xf32>
+    }
+    scf.for %i = %c0 to %ny step %c1 {
+      memref.store %sent, %y[%i] : memref<6xf32>
+    }
+    call @k(%x, %y) : (memref<6xf32>, memref<6xf32>) -> ()
+    %u = memref.cast %y : memref<6xf32> to memref<*xf32>
+    call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+    return
+  }
+}

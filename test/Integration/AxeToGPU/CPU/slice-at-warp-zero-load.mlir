@@ -1,0 +1,43 @@
+// RUN: axe-opt %s --axe-emulate-on-cpu-pipeline | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils | FileCheck %s
+
+// A register slice at warp 0 is read by warp 0 only (before the fix the last warp to run
+// stored its own row).
+// X holds i + 0.5; Y starts as -7 (a sentinel); Y is printed.
+// CHECK: [0.5,  1.5]
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @k(%x: memref<8xf32>, %y: memref<2xf32>) {
+    %X = axe.view %x : memref<8xf32> to !axe.tensor<4x2xf32, global, #axe.layout<(4, 2) : (2, 1)>>
+    %Y = axe.view %y : memref<2xf32> to !axe.tensor<1x2xf32, global, #axe.layout<(1, 2) : (2, 1)>>
+    axe.kernel grid [1] threads [128] {
+      %r = axe.alloc : !axe.tensor<4x2xf32, register, #axe.layout<(4, 2) : (1@warp, 1@reg)>>
+      axe.copy %X, %r : !axe.tensor<4x2xf32, global, #axe.layout<(4, 2) : (2, 1)>>, !axe.tensor<4x2xf32, register, #axe.layout<(4, 2) : (1@warp, 1@reg)>>
+      %rs = axe.slice %r [0 : 1, 0 : 2] : !axe.tensor<4x2xf32, register, #axe.layout<(4, 2) : (1@warp, 1@reg)>> to !axe.tensor<1x2xf32, register, ?>
+      axe.copy %rs, %Y : !axe.tensor<1x2xf32, register, ?>, !axe.tensor<1x2xf32, global, #axe.layout<(1, 2) : (2, 1)>>
+    }
+    return
+  }
+  func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}
+  func.func @main() {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c2 = arith.constant 2 : index
+    %half = arith.constant 0.5 : f32
+    %sent = arith.constant -7.0 : f32
+    %x = memref.alloc() {alignment = 64 : i64} : memref<8xf32>
+    %y = memref.alloc() {alignment = 64 : i64} : memref<2xf32>
+    scf.for %i = %c0 to %c8 step %c1 {
+      %ii = arith.index_cast %i : index to i32
+      %f = arith.sitofp %ii : i32 to f32
+      %v = arith.addf %f, %half : f32
+      memref.store %v, %x[%i] : memref<8xf32>
+    }
+    scf.for %i = %c0 to %c2 step %c1 {
+      memref.store %sent, %y[%i] : memref<2xf32>
+    }
+    call @k(%x, %y) : (memref<8xf32>, memref<2xf32>) -> ()
+    %u = memref.cast %y : memref<2xf32> to memref<*xf32>
+    call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+    return
+  }
+}

@@ -196,10 +196,7 @@ pub fn execute(
         );
     }
     let mut cmd = Command::new(&opts.axe_opt);
-    cmd.arg(&input)
-        .arg(PIPELINE)
-        .arg("-o")
-        .arg(&lowered);
+    cmd.arg(&input).arg(PIPELINE).arg("-o").arg(&lowered);
     let status = run_with_timeout(cmd, &out, &err);
     let stderr = std::fs::read_to_string(&err).unwrap_or_default();
     let file = input.display().to_string();

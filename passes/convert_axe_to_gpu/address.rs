@@ -108,27 +108,30 @@ pub fn plan_threads(
             )));
         }
         let c = b.sub(coord, Ix::C(off));
-        // The digits, from the largest stride down: digit j is (c mod s_{j+1}) / s_j (the top
-        // one c / s_n). Each stride is at least the reach of the iters below it (checked
-        // above), so every coordinate the iters reach decomposes this way; a gapped system
-        // (a stride above the previous reach, e.g. (3, 2) : (1@lane, 4@lane)) must not take
-        // (c / s_j) mod e_j, which wraps lane 4 to digit 1. Where s_{j+1} = s_j · e_j the two
-        // agree, so a compact system keeps its `rem`s.
+        // The digits. Where every stride is a multiple of the reach below it (a mixed radix,
+        // possibly with whole gaps: s_{j+1} a multiple of s_j · e_j), digit j is
+        // (c / s_j) mod e_j. Otherwise (e.g. (3, 2) : (1@lane, 4@lane), where lane 4 would wrap
+        // to digit 1) they are peeled off from the largest stride down — d_j = r / s_j, then
+        // r = r mod s_j — each checked against its extent. Each stride is at least the reach
+        // of the iters below it (checked above), so every coordinate the iters reach
+        // decomposes this way, and only those.
+        let radix = iters.windows(2).all(|w| w[1].1 % (w[0].1 * w[0].0) == 0);
         let mut range_ok: Option<MlirValue> = None;
         let mut recon = Ix::C(0);
-        for (j, &(e, s, k)) in iters.iter().enumerate() {
-            let d = match iters.get(j + 1) {
-                Some(&(_, s_next, _)) if s_next == s * e => b.rem(b.div(c, s), e),
-                Some(&(_, s_next, _)) => {
-                    // A gap above this iter: the digit may reach past its extent (a
-                    // coordinate in the gap), which the thread does not own.
-                    let d = b.div(b.rem(c, s_next), s);
-                    let lt = b.cmp(CmpiPredicate::Ult, d, Ix::C(e));
-                    range_ok = Some(range_ok.map_or(lt, |r| b.and(r, lt)));
-                    d
-                }
-                None if full => b.div(c, s),
-                None => b.rem(b.div(c, s), e),
+        let mut rest = c;
+        let n = iters.len();
+        for j in (0..n).rev() {
+            let (e, s, k) = iters[j];
+            let d = if full && j + 1 == n {
+                b.div(c, s)
+            } else if radix {
+                b.rem(b.div(c, s), e)
+            } else {
+                let d = b.div(rest, s);
+                rest = b.rem(rest, s);
+                let lt = b.cmp(CmpiPredicate::Ult, d, Ix::C(e));
+                range_ok = Some(range_ok.map_or(lt, |r| b.and(r, lt)));
+                d
             };
             if let Some(k) = k {
                 digits[k] = Some(d);

@@ -120,7 +120,13 @@ pub fn plan_threads(
         let mut recon = Ix::C(0);
         let mut rest = c;
         let n = iters.len();
-        for j in (0..n).rev() {
+        // (A mixed radix takes its digits smallest stride first; peeling goes largest first.)
+        let order: Vec<usize> = if radix {
+            (0..n).collect()
+        } else {
+            (0..n).rev().collect()
+        };
+        for j in order {
             let (e, s, k) = iters[j];
             let d = if full && j + 1 == n {
                 b.div(c, s)

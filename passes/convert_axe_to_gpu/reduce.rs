@@ -9,12 +9,13 @@
 use crate::error::{AtOp, AxeError};
 use mlir_sys::*;
 
+use super::address;
 use super::address::{check_schedule, combos, plan_threads, refine, replica_offsets, static_part, Operand};
 use super::builder::{Ix, B};
 use super::context::{coords, Ctx, R};
 use super::distribute::{ownership_refusal, RegIndex};
 use super::elementwise::{binary, kind_of};
-use super::tensor::{load, store, tensor, Mem, Tensor};
+use super::tensor::{load, spans_thread_axis, store, tensor, Mem, Tensor, THREAD_AXES};
 use super::types::bit_width;
 use crate::dialect::ods::{self, BinaryKind, ReduceKind};
 use crate::ir;
@@ -115,6 +116,54 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     ))
                 }
             },
+        }
+    }
+    // A result that is every thread's own along an axis (its layout does not name it) must
+    // end up at every thread along it: where the source lies along that axis, its iters
+    // there must all be reduced (the exchange leaves the total at each of them) and, with
+    // its replicas, cover every coordinate the executing unit has.
+    for axis in THREAD_AXES {
+        if spans_thread_axis(&dst.layout, axis) || dst.pinned.contains(&axis) {
+            continue;
+        }
+        if !spans_thread_axis(&src.layout, axis) && !src.pinned.contains(&axis) {
+            continue;
+        }
+        let count = match axis {
+            "lane" => c.lanes,
+            "warp" => c.warps,
+            _ => c.ctas,
+        };
+        let mut iters: Vec<(i64, i64)> = src
+            .layout
+            .replica
+            .iter()
+            .filter(|it| it.axis.name() == axis && it.extent > 1)
+            .map(|it| (it.stride, it.extent))
+            .collect();
+        let mut kept_here = false;
+        for (k, f) in factors.iter().enumerate() {
+            if let Some(s) = on(k, axis) {
+                kept_here |= !reduced(f.dim);
+                iters.push((s, f.extent));
+            }
+        }
+        iters.sort_unstable();
+        let mut reach = 1;
+        let compact = iters.iter().all(|&(s, e)| {
+            let ok = s == reach;
+            reach *= e;
+            ok
+        });
+        let whole = compact && reach == count && address::offset(&src.layout, axis) == 0 && !src.pinned.contains(&axis);
+        if kept_here || !whole {
+            return Err(AxeError::at(
+                op,
+                format!(
+                    "the result (layout {}) is every {axis}'s own, but only some {axis}s of the executing unit compute it from the source (layout {}): give the result the source's {axis} distribution, or reduce over all of its {axis}s",
+                    dst.layout, src.layout
+                ),
+            ));
         }
     }
     if !red_warps.is_empty() {

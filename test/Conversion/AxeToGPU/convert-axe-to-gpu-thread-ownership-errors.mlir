@@ -66,3 +66,19 @@ module attributes {axe.target = #axe.target<"sm_90">} {
     return
   }
 }
+
+// -----
+
+// Only lane 4 holds the source; the result names no lane, so it is every lane's own, and the
+// other lanes would keep a stale value.
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @reduce_from_one_lane_into_every_lanes_result() {
+    axe.kernel grid [1] threads [32] {
+      %x = axe.alloc : !axe.tensor<1x1xf32, register, #axe.layout<() : () + 4@lane>>
+      %s = axe.alloc : !axe.tensor<1x1xf32, register, #axe.layout<() : ()>>
+      // expected-error@+1 {{the result (layout () : ()) is every lane's own, but only some lanes of the executing unit compute it}}
+      axe.reduce min %x, %s dims [1] : !axe.tensor<1x1xf32, register, #axe.layout<() : () + 4@lane>>, !axe.tensor<1x1xf32, register, #axe.layout<() : ()>>
+    }
+    return
+  }
+}

@@ -247,6 +247,11 @@ fn resolve(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<(Tensor, Option<Sp
                         (src.pinned.contains(a) || spans_thread_axis(&src.layout, a)) && !spans_thread_axis(&layout, a)
                     })
                     .collect();
+                // Named in the layout at coordinate 0, so that the schedule checks see where
+                // the slice lies (an axis a layout does not name is every thread's own there).
+                for a in &pinned {
+                    layout.offset.entry(axe_layout::Axis::new(*a)).or_insert(0);
+                }
             }
             if !src.bounds.is_empty() {
                 return Err(AxeError::at(

@@ -509,26 +509,7 @@ fn is_located(line: &str, file: &str) -> bool {
     num(parts.next()) && num(parts.next()) && parts.next().is_some_and(|r| r.starts_with(" error:"))
 }
 
-/// A deduplication key for a diagnostic line: the file name removed, digits collapsed, and
-/// quoted text (user values) elided.
+/// A deduplication key for a diagnostic line ([`crate::report::diagnostic_signature`]).
 fn signature_of(line: &str, file: &str) -> String {
-    let line = line.replace(file, "<file>");
-    let mut out = String::new();
-    let mut quoted = false;
-    for c in line.chars() {
-        match c {
-            '\'' | '"' => {
-                quoted = !quoted;
-                out.push(c);
-            }
-            _ if quoted => {}
-            c if c.is_ascii_digit() => {
-                if !out.ends_with('N') {
-                    out.push('N');
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.chars().take(160).collect()
+    crate::report::diagnostic_signature(line, file, 160)
 }

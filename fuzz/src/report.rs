@@ -232,3 +232,31 @@ pub fn oracle(report: &Report, signature: String, message: String, reproducer: S
         reproducer,
     });
 }
+
+/// A deduplication key for a diagnostic line: the file name `file` replaced, digit runs
+/// collapsed to `N`, quoted text (user values) elided — an apostrophe inside a word ("lane's")
+/// is text, not a quote — and at most `max` characters kept.
+pub fn diagnostic_signature(line: &str, file: &str, max: usize) -> String {
+    let line = line.replace(file, "<file>");
+    let mut out = String::new();
+    let mut quoted = false;
+    let mut prev = ' ';
+    for c in line.chars() {
+        let word = std::mem::replace(&mut prev, c).is_alphanumeric();
+        match c {
+            '\'' if word && !quoted => out.push(c),
+            '\'' | '"' => {
+                quoted = !quoted;
+                out.push(c);
+            }
+            _ if quoted => {}
+            c if c.is_ascii_digit() => {
+                if !out.ends_with('N') {
+                    out.push('N');
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.chars().take(max).collect()
+}

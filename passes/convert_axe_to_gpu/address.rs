@@ -167,6 +167,30 @@ pub fn plan_threads(
     Ok(ThreadPlan { digits, valid })
 }
 
+/// A layout's replica iters on `axis` (stride, extent), extent 1 left out.
+pub fn replica_iters(layout: &Layout, axis: &str) -> Vec<(i64, i64)> {
+    layout
+        .replica
+        .iter()
+        .filter(|it| it.axis.name() == axis && it.extent > 1)
+        .map(|it| (it.stride, it.extent))
+        .collect()
+}
+
+/// Whether iters (stride, extent) form one compact digit system of exactly `count`
+/// coordinates: every coordinate 0..count, each once.
+pub fn covers_exactly(mut iters: Vec<(i64, i64)>, count: i64) -> bool {
+    iters.sort_unstable();
+    let mut reach = 1;
+    for (s, e) in iters {
+        if s != reach {
+            return false;
+        }
+        reach *= e;
+    }
+    reach == count
+}
+
 /// The dynamic part of operand `o`'s coordinate on `axis`: Σ over the thread-bound factors.
 pub fn dynamic_part(b: &B, plan: &ThreadPlan, factors: &[Factor], o: usize, axis: &str) -> Ix {
     let mut acc = Ix::C(0);

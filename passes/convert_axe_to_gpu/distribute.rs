@@ -173,21 +173,7 @@ fn replicated_over_all(layout: &Layout, axis: &str, count: i64) -> bool {
     if layout.shard.iter().any(|it| it.axis.name() == axis && it.extent > 1) || address::offset(layout, axis) != 0 {
         return false;
     }
-    let mut reps: Vec<(i64, i64)> = layout
-        .replica
-        .iter()
-        .filter(|it| it.axis.name() == axis && it.extent > 1)
-        .map(|it| (it.stride, it.extent))
-        .collect();
-    reps.sort_unstable();
-    let mut reach = 1;
-    for (s, e) in reps {
-        if s != reach {
-            return false;
-        }
-        reach *= e;
-    }
-    reach == count
+    address::covers_exactly(address::replica_iters(layout, axis), count)
 }
 
 pub fn flat(t: &Tensor) -> Operand<'_> {

@@ -134,13 +134,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             "warp" => c.warps,
             _ => c.ctas,
         };
-        let mut iters: Vec<(i64, i64)> = src
-            .layout
-            .replica
-            .iter()
-            .filter(|it| it.axis.name() == axis && it.extent > 1)
-            .map(|it| (it.stride, it.extent))
-            .collect();
+        let mut iters = address::replica_iters(&src.layout, axis);
         let mut kept_here = false;
         for (k, f) in factors.iter().enumerate() {
             if let Some(s) = on(k, axis) {
@@ -148,14 +142,9 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 iters.push((s, f.extent));
             }
         }
-        iters.sort_unstable();
-        let mut reach = 1;
-        let compact = iters.iter().all(|&(s, e)| {
-            let ok = s == reach;
-            reach *= e;
-            ok
-        });
-        let whole = compact && reach == count && address::offset(&src.layout, axis) == 0 && !src.pinned.contains(&axis);
+        let whole = address::covers_exactly(iters, count)
+            && address::offset(&src.layout, axis) == 0
+            && !src.pinned.contains(&axis);
         if kept_here || !whole {
             return Err(AxeError::at(
                 op,

@@ -391,6 +391,28 @@ impl<'r> Gen<'r> {
             .collect()
     }
 
+    /// Each CTA's tile of a global view (`output`: written) whose first dimension is `grid`
+    /// tiles of `shape[0]` rows, the last one sometimes partial (a `{clip}` slice at the
+    /// CTA's run-time origin).
+    fn cta_tile(&mut self, shape: &[i64], elt: Elt, output: bool) -> usize {
+        let s0 = shape[0];
+        let r = if s0 >= 2 && self.rng.one_in(3) {
+            self.rng.range(1, s0 - 1)
+        } else {
+            0
+        };
+        let mut whole = shape.to_vec();
+        whole[0] = self.p.grid * s0 - r;
+        let view = self.view(&whole, elt, output);
+        let mut dims = Self::full(shape);
+        dims[0] = Dim::Dyn {
+            origin: Origin::Cta(s0),
+            size: s0,
+            end: None,
+        };
+        self.slice(view, dims, r > 0)
+    }
+
     fn full(shape: &[i64]) -> Vec<Dim> {
         shape.iter().map(|&e| Dim::Static(0, e)).collect()
     }
@@ -414,22 +436,7 @@ impl<'r> Gen<'r> {
         let shape = self.shape(256);
         // The source tensor.
         let src = if tiled {
-            let s0 = shape[0];
-            let r = if s0 >= 2 && self.rng.one_in(3) {
-                self.rng.range(1, s0 - 1)
-            } else {
-                0
-            };
-            let mut xs = shape.clone();
-            xs[0] = self.p.grid * s0 - r;
-            let x = self.view(&xs, elt, false);
-            let mut dims = Self::full(&shape);
-            dims[0] = Dim::Dyn {
-                origin: Origin::Cta(s0),
-                size: s0,
-                end: None,
-            };
-            self.slice(x, dims, r > 0)
+            self.cta_tile(&shape, elt, false)
         } else {
             match self.rng.below(10) {
                 0..=4 => self.view(&shape, elt, false),
@@ -552,22 +559,7 @@ impl<'r> Gen<'r> {
             val = sh;
         }
         if tiled {
-            let s0 = shape[0];
-            let r = if s0 >= 2 && self.rng.one_in(3) {
-                self.rng.range(1, s0 - 1)
-            } else {
-                0
-            };
-            let mut ys = shape.clone();
-            ys[0] = self.p.grid * s0 - r;
-            let y = self.view(&ys, elt, true);
-            let mut dims = Self::full(&shape);
-            dims[0] = Dim::Dyn {
-                origin: Origin::Cta(s0),
-                size: s0,
-                end: None,
-            };
-            let dst = self.slice(y, dims, r > 0);
+            let dst = self.cta_tile(&shape, elt, true);
             self.op(Op::Copy(val, dst));
             return;
         }

@@ -127,31 +127,9 @@ pub fn refusal_key(msg: &str, file: &str) -> String {
     s
 }
 
-/// A deduplication key for a diagnostic: file name removed, digits collapsed, quoted text
-/// elided.
+/// A deduplication key for a diagnostic ([`crate::report::diagnostic_signature`]).
 pub fn signature_of(line: &str, file: &str) -> String {
-    let line = line.replace(file, "<file>");
-    let mut out = String::new();
-    let mut quoted = false;
-    let mut prev = ' ';
-    for c in line.chars() {
-        let word = std::mem::replace(&mut prev, c).is_alphanumeric();
-        match c {
-            '\'' if word && !quoted => out.push(c),
-            '\'' | '"' => {
-                quoted = !quoted;
-                out.push(c);
-            }
-            _ if quoted => {}
-            c if c.is_ascii_digit() => {
-                if !out.ends_with('N') {
-                    out.push('N');
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.chars().take(140).collect()
+    crate::report::diagnostic_signature(line, file, 140)
 }
 
 /// The numbers printed by `printMemref*`, one vector per printed memref.

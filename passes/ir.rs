@@ -760,3 +760,21 @@ pub fn float_or_int_attr(op: MlirOperation, name: &str) -> Option<f64> {
         }
     }
 }
+
+/// `op`'s attribute `name`, if set.
+pub fn attr(op: MlirOperation, name: &str) -> Option<MlirAttribute> {
+    // SAFETY: `op` is live (module contract); `string_ref` borrows `name` for the call.
+    let a = unsafe { mlirOperationGetAttributeByName(op, string_ref(name)) };
+    (!a.ptr.is_null()).then_some(a)
+}
+
+/// Sets `op`'s attribute `name` to `a`.
+///
+/// # Safety
+/// `op` is live and owned by the running pass, `a` is an attribute of its context, and `name`
+/// is an attribute that `op`'s C++ accessors read as `a`'s kind (or none at all): they cast
+/// without checking.
+pub unsafe fn set_attr(op: MlirOperation, name: &str, a: MlirAttribute) {
+    // SAFETY: the caller's guarantee; `string_ref` borrows `name` for the call.
+    unsafe { mlirOperationSetAttributeByName(op, string_ref(name), a) }
+}

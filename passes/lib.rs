@@ -13,11 +13,13 @@ pub mod canonicalize;
 pub mod convert_axe_to_gpu;
 pub mod diagnostics;
 pub mod error;
+pub mod expand_matmul;
 pub mod infer_layout;
 pub mod ir;
 pub mod launch;
 pub mod launch_manifest;
 pub mod lower_to_nvvm;
+pub mod matmul_schedule;
 pub mod nki;
 pub mod slice;
 pub mod target;
@@ -45,6 +47,10 @@ pub(crate) fn run_pass(pass: &str, op: MlirOperation, options: &str) -> bool {
     match pass {
         passes::AXE_CANONICALIZE => {
             read::<passes::AxeCanonicalizeOptions>(&op, options).is_some_and(|_| canonicalize::run(op))
+        }
+        passes::AXE_MATMUL_SCHEDULE => read(&op, options).is_some_and(|o| matmul_schedule::run(op, &o)),
+        passes::AXE_EXPAND_MATMUL => {
+            read::<passes::AxeExpandMatmulOptions>(&op, options).is_some_and(|_| expand_matmul::run(op))
         }
         passes::AXE_SLICE => read::<passes::AxeSliceOptions>(&op, options).is_some_and(|_| slice::run(op)),
         passes::CONVERT_AXE_TO_GPU => read(&op, options).is_some_and(|o| convert_axe_to_gpu::run(op, &o)),

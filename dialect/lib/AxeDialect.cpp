@@ -141,6 +141,15 @@ Attribute AxeDialect::parseAttribute(DialectAsmParser &parser,
     return TargetAttr::getChecked([&] { return parser.emitError(loc); },
                                   parser.getContext(), body);
   }
+  if (spec.starts_with("matmul_schedule<")) {
+    StringRef mnemonic;
+    Attribute value;
+    OptionalParseResult parsed =
+        generatedAttributeParser(parser, &mnemonic, type, value);
+    if (parsed.has_value() && succeeded(*parsed))
+      return value;
+    return {};
+  }
   parser.emitError(loc, "unknown Axe attribute '") << spec << "'";
   return {};
 }
@@ -160,6 +169,8 @@ void AxeDialect::printAttribute(Attribute attr,
     printer << "target<\"" << target.getName() << "\">";
     return;
   }
+  if (succeeded(generatedAttributePrinter(attr, printer)))
+    return;
   llvm_unreachable("unknown Axe attribute");
 }
 

@@ -744,6 +744,56 @@ LogicalResult GemmOp::verify() {
   return verifyTensorUses(*this);
 }
 
+LogicalResult MatmulOp::verify() {
+  axe::TensorType a = getA().getType(), b = getB().getType(),
+                  c = getC().getType();
+  if (getOperation()->getParentOfType<KernelOp>())
+    return emitOpError() << "is a whole GEMM that expands into its own kernel; "
+                            "inside an axe.kernel use axe.gemm";
+  for (auto [t, what] : {std::pair{a, "A"}, {b, "B"}, {c, "C"}}) {
+    if (t.getShape().size() != 2)
+      return emitOpError() << what << " must be 2-D";
+    if (t.getScope() != MemoryScope::Global)
+      return emitOpError() << what << " must be a global tensor, got "
+                           << stringifyMemoryScope(t.getScope());
+  }
+  int64_t m = a.getShape()[0], ka = a.getShape()[1];
+  int64_t kb = getTransposeB() ? b.getShape()[1] : b.getShape()[0];
+  int64_t n = getTransposeB() ? b.getShape()[0] : b.getShape()[1];
+  if (ka != kb)
+    return emitOpError() << "contraction sizes differ: A has K = " << ka
+                         << ", B has K = " << kb;
+  if (c.getShape()[0] != m || c.getShape()[1] != n)
+    return emitOpError() << "C must be " << m << "x" << n << ", got "
+                         << c.getShape()[0] << "x" << c.getShape()[1];
+  if (a.getElementType() != b.getElementType())
+    return emitOpError() << "A and B element types differ: "
+                         << a.getElementType() << " vs " << b.getElementType();
+  Type e = a.getElementType(), o = c.getElementType();
+  bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(e);
+  if (!fp8 && !isa<Float16Type, BFloat16Type>(e))
+    return emitOpError() << "A and B must be f16, bf16, f8E4M3FN or f8E5M2, got "
+                         << e;
+  if (!isa<Float16Type, BFloat16Type, Float32Type>(o))
+    return emitOpError() << "C must be f16, bf16 or f32, got " << o;
+  if (fp8 && !getTransposeB())
+    return emitOpError() << "FP8 B must be given as [N, K] (`transpose_b`): "
+                            "wgmma reads FP8 operands only K-major";
+  if (fp8 != (getScaleA() != nullptr))
+    return emitOpError() << (fp8 ? "FP8 operands need per-tensor scales "
+                                   "(`scales %sa, %sb`)"
+                                 : "scales are for FP8 operands only");
+  if (fp8)
+    for (Value s : {getScaleA(), getScaleB()}) {
+      auto t = cast<axe::TensorType>(s.getType());
+      if (t.getShape() != ArrayRef<int64_t>{1, 1} ||
+          !t.getElementType().isF32() || t.getScope() != MemoryScope::Global)
+        return emitOpError() << "a scale must be a 1x1 f32 global tensor, got "
+                             << t;
+    }
+  return verifyTensorUses(*this);
+}
+
 /// Elementwise ops: every operand has the destination's rank and each
 /// dimension equals the destination's or is 1 (broadcast).
 static LogicalResult broadcastsTo(Operation *op, axe::TensorType operand,

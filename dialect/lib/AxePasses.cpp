@@ -21,6 +21,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 namespace mlir::axe {
+#define GEN_PASS_DEF_AXEMATMULSCHEDULE
+#define GEN_PASS_DEF_AXEEXPANDMATMUL
 #define GEN_PASS_DEF_AXECANONICALIZE
 #define GEN_PASS_DEF_AXESLICE
 #define GEN_PASS_DEF_AXEINFERLAYOUT
@@ -61,6 +63,8 @@ namespace {
     }                                                                          \
   };
 
+AXE_RUST_PASS(AxeMatmulSchedule)
+AXE_RUST_PASS(AxeExpandMatmul)
 AXE_RUST_PASS(AxeCanonicalize)
 AXE_RUST_PASS(AxeSlice)
 AXE_RUST_PASS(AxeInferLayout)

@@ -105,3 +105,44 @@ void axeEmitWarning(MlirLocation loc, const char *message) {
 void axeEmitRemark(MlirLocation loc, const char *message) {
   mlir::emitRemark(unwrap(loc)) << message;
 }
+
+bool axeAttributeIsAMatmulSchedule(MlirAttribute attr) {
+  return llvm::isa<MatmulScheduleAttr>(unwrap(attr));
+}
+
+void axeMatmulScheduleAttrGetFields(MlirAttribute attr, int64_t *fields) {
+  auto s = llvm::cast<MatmulScheduleAttr>(unwrap(attr));
+  fields[0] = s.getTileM();
+  fields[1] = s.getTileN();
+  fields[2] = s.getTileK();
+  fields[3] = s.getStages();
+  fields[4] = s.getCluster();
+  fields[5] = s.getGroup();
+  fields[6] = s.getGrid();
+  fields[7] = s.getPersistent() ? (s.getPersistent().getValue() ? 1 : 0) : -1;
+}
+
+MlirAttribute axeMatmulScheduleAttrGet(MlirContext ctx, const int64_t *fields) {
+  MLIRContext *context = unwrap(ctx);
+  BoolAttr persistent =
+      fields[7] < 0 ? BoolAttr() : BoolAttr::get(context, fields[7] != 0);
+  return wrap(MatmulScheduleAttr::get(context, fields[0], fields[1], fields[2],
+                                      fields[3], fields[4], fields[5],
+                                      fields[6], persistent));
+}
+
+MlirType axeTensorTypeGet(MlirContext ctx, intptr_t rank, const int64_t *shape,
+                          MlirType elementType, int32_t scope,
+                          MlirAttribute layout) {
+  return wrap(axe::TensorType::get(
+      unwrap(ctx), ArrayRef<int64_t>(shape, rank), unwrap(elementType),
+      static_cast<MemoryScope>(scope), unwrap(layout), Attribute()));
+}
+
+MlirType axeTokenTypeGet(MlirContext ctx) {
+  return wrap(axe::TokenType::get(unwrap(ctx)));
+}
+
+MlirType axeMBarrierTypeGet(MlirContext ctx) {
+  return wrap(axe::MBarrierType::get(unwrap(ctx)));
+}

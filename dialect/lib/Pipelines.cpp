@@ -118,7 +118,8 @@ struct AxeToNVVMPipelineOptions
 
 void buildAxeToNVVMPipeline(OpPassManager &pm,
                             const AxeToNVVMPipelineOptions &options) {
-  // axe-slice, axe-infer-layout, axe-canonicalize, convert-axe-to-gpu, canonicalize,
+  // axe-matmul-schedule, axe-expand-matmul, axe-slice, axe-infer-layout,
+  // axe-canonicalize, convert-axe-to-gpu, canonicalize,
   // gpu-launch-sink-index-computations, then upstream:
   // convert-nvgpu-to-nvvm, gpu-kernel-outlining, convert-vector-to-scf,
   // convert-scf-to-cf, convert-nvvm-to-llvm, convert-func-to-llvm,
@@ -133,6 +134,8 @@ void buildAxeToNVVMPipeline(OpPassManager &pm,
   // The Axe passes through the constructors and options structs ODS generates from
   // AxePasses.td, so that a renamed pass or option is a compile error here.
   std::string chip = options.chip.getValue();
+  pm.addPass(axe::createAxeMatmulSchedule());
+  pm.addPass(axe::createAxeExpandMatmul());
   pm.addPass(axe::createAxeSlice());
   pm.addPass(axe::createAxeInferLayout());
   pm.addPass(axe::createAxeCanonicalize());

@@ -382,7 +382,7 @@ impl B {
 
     /// A melior-owned region holding one block with arguments of `types`, and that block
     /// (which stays valid while the region, or the op it moves into, lives).
-    fn owned_region<'c>(&self, types: &[MlirType]) -> (Region<'c>, MlirBlock) {
+    pub(crate) fn owned_region<'c>(&self, types: &[MlirType]) -> (Region<'c>, MlirBlock) {
         let arguments: Vec<_> = types
             .iter()
             // SAFETY: the types are live (builder contract).
@@ -703,7 +703,10 @@ impl B {
 
     /// Builds one op with melior's views of the context and location (`build` gets them) and
     /// inserts it.
-    fn build<'c, O: Into<Operation<'c>>>(&self, build: impl FnOnce(&'c Context, Location<'c>) -> O) -> MlirOperation {
+    pub(crate) fn build<'c, O: Into<Operation<'c>>>(
+        &self,
+        build: impl FnOnce(&'c Context, Location<'c>) -> O,
+    ) -> MlirOperation {
         // SAFETY: `ctx` is live for the whole pass (builder contract), and the `&Context` view
         // borrows `context_ref`, alive until the op is built and inserted below.
         let context_ref = unsafe { ContextRef::from_raw(self.ctx) };
@@ -714,18 +717,21 @@ impl B {
     }
 
     /// [`B::build`] of an op with one result, which it returns.
-    fn build_value<'c, O: Into<Operation<'c>>>(&self, build: impl FnOnce(&'c Context, Location<'c>) -> O) -> MlirValue {
+    pub(crate) fn build_value<'c, O: Into<Operation<'c>>>(
+        &self,
+        build: impl FnOnce(&'c Context, Location<'c>) -> O,
+    ) -> MlirValue {
         Self::first_result(self.build(build))
     }
 
     /// melior's view of `a`, an attribute of the builder's context.
-    fn attribute<'c>(a: MlirAttribute) -> Attribute<'c> {
+    pub(crate) fn attribute<'c>(a: MlirAttribute) -> Attribute<'c> {
         // SAFETY: `a` is live (builder contract); the view is used only to build one operation.
         unsafe { Attribute::from_raw(a) }
     }
 
     /// melior's view of `t`, a type of the builder's context.
-    fn type_<'c>(t: MlirType) -> Type<'c> {
+    pub(crate) fn type_<'c>(t: MlirType) -> Type<'c> {
         // SAFETY: `t` is live (builder contract); the view is used only to build one operation.
         unsafe { Type::from_raw(t) }
     }

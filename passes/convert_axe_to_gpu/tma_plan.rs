@@ -554,9 +554,32 @@ pub fn tensor_map_dims(root: &Layout, shape: &[i64], elt_bytes: i64) -> Result<V
         ));
     }
     let g = root.group(shape)?;
+    // A dimension of size 1 (one row of A at batch 1) has no iter; it still is a dimension
+    // of the box (a `{clip}` tile of 64 rows), so it gets one of extent 1, its stride past
+    // everything the layout reaches (rounded up to TMA's 16 bytes: only coordinate 0 is in
+    // bounds, so the stride never addresses an element).
+    let reach = g
+        .layout
+        .shard
+        .iter()
+        .map(|i| i.extent.saturating_mul(i.stride.abs()))
+        .max()
+        .unwrap_or(1);
+    let granule = (16 / elt_bytes.max(1)).max(1);
+    let past = crate::target::ceil_div(reach, granule).saturating_mul(granule);
     let mut ds: Vec<TmaDim> = Vec::new();
     for (d, r) in g.groups.iter().enumerate() {
         let its: Vec<_> = g.layout.shard[r.clone()].iter().filter(|i| i.extent > 1).collect();
+        if its.is_empty() && shape[d] == 1 {
+            ds.push(TmaDim {
+                dim: d,
+                weight: 1,
+                extent: 1,
+                stride: past,
+                outermost: true,
+            });
+            continue;
+        }
         let mut weight = 1;
         for (k, it) in its.iter().enumerate().rev() {
             if !it.axis.is_memory() || it.stride <= 0 {

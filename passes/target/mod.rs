@@ -45,6 +45,10 @@ pub struct Target {
     pub max_cluster_ctas: i64,
     /// Whether `axe-to-nki` emits NKI (Neuron Kernel Interface) kernels for the target.
     pub nki: bool,
+    /// Streaming multiprocessors of the part the target names by default (what a persistent
+    /// grid fills; `axe-matmul-schedule{sm-count=N}` for another part): sm_80 the A100 SXM
+    /// (108), sm_90/sm_90a the H100 SXM (132), sm_100 the B200 (148); 0 without SMs.
+    pub sm_count: i64,
 }
 
 /// Threads of a warp, on every NVIDIA GPU target (the PTX ISA's `WARP_SZ`).
@@ -128,6 +132,7 @@ pub static TARGETS: &[Target] = &[
         has_tma: false,
         has_mbarrier: false,
         max_cluster_ctas: 0,
+        sm_count: 108,
         nki: false,
     },
     Target {
@@ -142,6 +147,7 @@ pub static TARGETS: &[Target] = &[
         has_tma: true,
         has_mbarrier: true,
         max_cluster_ctas: 8,
+        sm_count: 132,
         nki: false,
     },
     Target {
@@ -156,6 +162,7 @@ pub static TARGETS: &[Target] = &[
         has_tma: true,
         has_mbarrier: true,
         max_cluster_ctas: 8,
+        sm_count: 132,
         nki: false,
     },
     Target {
@@ -170,6 +177,7 @@ pub static TARGETS: &[Target] = &[
         has_tma: true,
         has_mbarrier: true,
         max_cluster_ctas: 8,
+        sm_count: 148,
         nki: false,
     },
     Target {
@@ -184,6 +192,7 @@ pub static TARGETS: &[Target] = &[
         has_tma: false,
         has_mbarrier: false,
         max_cluster_ctas: 0,
+        sm_count: 0,
         nki: true,
     },
 ];

@@ -165,6 +165,28 @@ MLIR_CAPI_EXPORTED MlirType axeTensorTypeWithSwizzle(MlirType type, int32_t bits
 MLIR_CAPI_EXPORTED MlirType axeTensorTypeWithLayout(MlirType type,
                                                     MlirAttribute layout);
 
+/// A new `!axe.tensor` of `shape`, `elementType`, memory `scope` (as for
+/// axeTensorTypeGetScope) and `layout` (null: `?`), without swizzle.
+MLIR_CAPI_EXPORTED MlirType axeTensorTypeGet(MlirContext ctx, intptr_t rank,
+                                             const int64_t *shape,
+                                             MlirType elementType, int32_t scope,
+                                             MlirAttribute layout);
+
+/// `!axe.token` and `!axe.mbarrier`.
+MLIR_CAPI_EXPORTED MlirType axeTokenTypeGet(MlirContext ctx);
+MLIR_CAPI_EXPORTED MlirType axeMBarrierTypeGet(MlirContext ctx);
+
+/// Whether `attr` is an `#axe.matmul_schedule`.
+MLIR_CAPI_EXPORTED bool axeAttributeIsAMatmulSchedule(MlirAttribute attr);
+/// The schedule's fields, in ODS order, into `fields[8]`: tile_m, tile_n, tile_k,
+/// stages, cluster, group, grid (0 where absent) and persistent (-1 absent,
+/// 0 false, 1 true).
+MLIR_CAPI_EXPORTED void axeMatmulScheduleAttrGetFields(MlirAttribute attr,
+                                                       int64_t *fields);
+/// The `#axe.matmul_schedule` of `fields[8]`, encoded as above.
+MLIR_CAPI_EXPORTED MlirAttribute axeMatmulScheduleAttrGet(MlirContext ctx,
+                                                          const int64_t *fields);
+
 /// Replaces every `#axe.layout` in `op` and below (attributes, nested in types,
 /// block arguments and results) by `replace(attr, userData)`; a null return
 /// leaves the attribute as it is.

@@ -143,4 +143,43 @@ def Axe_TargetAttr : AttrDef<Axe_Dialect, "Target"> {
   let genVerifyDecl = 1;
 }
 
+def Axe_MatmulScheduleAttr : AttrDef<Axe_Dialect, "MatmulSchedule"> {
+  let mnemonic = "matmul_schedule";
+  let summary = "how an `axe.matmul` runs: tiles, stages, cluster, raster, grid";
+  let description = [{
+    The schedule of the warp-specialized GEMM an `axe.matmul` expands to (Axe
+    paper §4.1): every field is optional. `axe-matmul-schedule` fills the
+    fields left out from the problem (M, N, K, element types) and the target
+    (`#axe.target`: SM count, shared memory, clusters); the fields a user wrote
+    are kept, so a schedule attribute is also the override for tuning.
+    `axe-expand-matmul` needs every field.
+
+    | field | meaning |
+    |-------|---------|
+    | `tile_m` | rows of C per CTA tile: 64 (one consumer warpgroup) or 128 (two) |
+    | `tile_n` | columns of C per CTA tile: 64 to 256, a multiple of 64 |
+    | `tile_k` | K per pipeline stage: 64 (16-bit inputs) or 128 (FP8) — one 128-byte swizzle row |
+    | `stages` | shared-memory stages between the TMA producer warp and the consumers |
+    | `cluster` | CTAs per cluster (1 or 2: two row tiles share B by TMA multicast) |
+    | `group` | grouped raster: row tiles walked down one column tile before moving right |
+    | `grid` | CTAs launched (clusters × `cluster`); with `persistent`, each walks tiles `cta, cta + grid, ...` |
+    | `persistent` | one CTA per SM walking tiles (true), or one CTA per tile (false) |
+
+    ```mlir
+    #axe.matmul_schedule<tile_m = 128, tile_n = 256, tile_k = 64, stages = 4, cluster = 1, group = 8, grid = 132, persistent = true>
+    #axe.matmul_schedule<tile_n = 128>   // an override: the other fields are chosen
+    ```
+  }];
+  let parameters = (ins
+    OptionalParameter<"int64_t">:$tile_m,
+    OptionalParameter<"int64_t">:$tile_n,
+    OptionalParameter<"int64_t">:$tile_k,
+    OptionalParameter<"int64_t">:$stages,
+    OptionalParameter<"int64_t">:$cluster,
+    OptionalParameter<"int64_t">:$group,
+    OptionalParameter<"int64_t">:$grid,
+    OptionalParameter<"::mlir::BoolAttr">:$persistent);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
 #endif // AXE_ATTRS_TD

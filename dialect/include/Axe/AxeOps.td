@@ -626,6 +626,42 @@ def Axe_GemmOp : Axe_Op<"gemm"> {
   let hasVerifier = 1;
 }
 
+def Axe_MatmulOp : Axe_Op<"matmul", [AttrSizedOperandSegments]> {
+  let summary = "C = A · B on global tensors: a whole GEMM, its schedule chosen by the compiler";
+  let description = [{
+    A complete matrix product over global tensors, outside any kernel: C[M, N]
+    = A[M, K] · B[K, N] (with `transpose_b`, B is given as [N, K], K-major —
+    what FP8 wgmma reads), accumulated in f32 and stored in C's element type.
+    A and B are f16, bf16, or FP8 (f8E4M3FN / f8E5M2, with `transpose_b`);
+    FP8 takes per-tensor scales (`scales %sa, %sb`, 1x1 f32 global tensors)
+    that multiply the accumulator. C is f16, bf16 or f32. Shapes need not be
+    tile multiples; each global row stride must be a multiple of 16 bytes
+    (TMA).
+
+    `axe-matmul-schedule` chooses the `schedule` (a `#axe.matmul_schedule`)
+    from the shapes, types and the module's `#axe.target`, keeping the fields
+    already given; `axe-expand-matmul` replaces the op by the warp-specialized
+    `axe.kernel` of that schedule (TMA producer warp, wgmma consumer
+    warpgroups, mbarrier stages). Both run first in `axe-to-nvvm-pipeline`.
+
+    ```mlir
+    axe.matmul %A, %B, %C : !axe.tensor<128x4096xf16, global, #axe.layout<(128, 4096) : (4096, 1)>>, !axe.tensor<4096x8192xf16, global, #axe.layout<(4096, 8192) : (8192, 1)>>, !axe.tensor<128x8192xf16, global, #axe.layout<(128, 8192) : (8192, 1)>>
+    axe.matmul %A, %B, %C scales %sa, %sb {transpose_b, schedule = #axe.matmul_schedule<tile_n = 128>} : ...
+    ```
+  }];
+  let arguments = (ins Arg<Axe_AnyTensor, "", [MemRead]>:$a,
+                       Arg<Axe_AnyTensor, "", [MemRead]>:$b,
+                       Arg<Axe_AnyTensor, "", [MemWrite]>:$c,
+                       Arg<Optional<Axe_AnyTensor>, "", [MemRead]>:$scale_a,
+                       Arg<Optional<Axe_AnyTensor>, "", [MemRead]>:$scale_b,
+                       UnitAttr:$transpose_b,
+                       OptionalAttr<Axe_MatmulScheduleAttr>:$schedule);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c (`scales` $scale_a^ `,` $scale_b)? attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($c)) (`,` qualified(type($scale_a))^ `,` qualified(type($scale_b)))?
+  }];
+  let hasVerifier = 1;
+}
+
 def Axe_UnaryOp : Axe_Op<"unary"> {
   let summary = "dest = f(source), elementwise";
   let description = [{

@@ -11,6 +11,64 @@
 
 include "mlir/Pass/PassBase.td"
 
+def AxeMatmulSchedule : Pass<"axe-matmul-schedule", "::mlir::ModuleOp"> {
+  let summary = "Choose the schedule of every `axe.matmul` from its shape and the target";
+  let description = [{
+    Fills in the `#axe.matmul_schedule` of every `axe.matmul`: the fields the
+    op already carries are kept (the user's override), the others chosen by
+    a documented heuristic (`passes/matmul_schedule.rs`) from M, N, K, the
+    element types and the module's `#axe.target` (its SM count, shared memory
+    per CTA, cluster support):
+
+    * the tile (`tile_m` 64 or 128, `tile_n` 64–256) that minimizes the
+      estimated time of the whole grid: waves of tiles over the SMs, each
+      tile's cost its MMA work (a 64-row tile runs one consumer warpgroup at
+      half a 128-row tile's rate) plus the bytes it loads, so that small
+      batches get narrow tiles that fill every SM instead of a few wide ones;
+    * `tile_k` one 128-byte swizzle row (64 16-bit or 128 FP8 elements);
+    * `stages` as many as fit in shared memory beside the epilogue's
+      staging tile, at most 4 (more bought nothing on the H100);
+    * `cluster` 2 (B shared by TMA multicast) only for GEMMs of at least
+      10^12 flops with two waves of tiles;
+    * `group` 8 (grouped raster for L2 reuse) and `persistent` (one CTA per SM)
+      when there are more tiles than SMs' worth of CTAs.
+
+    ```mlir
+    axe.matmul %A, %B, %C : ...  // M = 128, N = K = 8192, f16, sm_90a
+    // becomes
+    axe.matmul %A, %B, %C {schedule = #axe.matmul_schedule<tile_m = 64, tile_n = 128, ...>} : ...
+    ```
+
+    A schedule the target cannot run (a tile wider than wgmma's N, more shared
+    memory than a CTA may have, a cluster the target lacks) is a located error.
+  }];
+  let options = [
+    Option<"smCount", "sm-count", "int", "0",
+           "SMs the grid fills (0: the target's own count, e.g. 132 for sm_90a, "
+           "the H100 SXM; 114 for an H100 PCIe)">
+  ];
+}
+
+def AxeExpandMatmul : Pass<"axe-expand-matmul", "::mlir::ModuleOp"> {
+  let summary = "Expand every `axe.matmul` into its warp-specialized `axe.kernel`";
+  let description = [{
+    Replaces each `axe.matmul` (with a complete `#axe.matmul_schedule`: run
+    `axe-matmul-schedule` first) by the Axe paper §4.1 Hopper GEMM as scoped
+    Axe IR, built through the dialect's typed op builders: one CTA of
+    `tile_m / 64 + 1` warpgroups; warp 0 of warpgroup 0 is the TMA producer
+    (`axe.copy async ... schedule tma barrier %full_s`, B multicast across a
+    cluster), each other warpgroup a wgmma consumer of 64 rows
+    (`axe.gemm async`, `axe.wait ... outstanding 1`, `axe.mbarrier_arrive
+    %empty_s`), with `axe.set_max_registers` moving registers from the
+    producer to the consumers; the epilogue stores each accumulator part
+    through a swizzled shared tile with TMA. Tiles past M, N or K are `{clip}`
+    slices (TMA zero fill, clipped stores). A persistent grid walks tiles in
+    grouped raster order. Global strides that TMA cannot address (not a
+    multiple of 16 bytes) are located errors naming the operand.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
 def AxeCanonicalize : Pass<"axe-canonicalize"> {
   let summary = "Put every Axe layout into canonical form";
   let description = [{

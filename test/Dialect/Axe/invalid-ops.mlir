@@ -1077,3 +1077,49 @@ func.func @until_keyword_needs_operand(%a: !axe.tensor<64x64xf16, global, ?>, %o
   %s = axe.slice %a [%o : +16 until 5, 0 : 64] : !axe.tensor<64x64xf16, global, ?> to !axe.tensor<16x64xf16, global, ?>
   return
 }
+
+// -----
+
+// axe.matmul: the contraction sizes must agree.
+func.func @matmul_k(%A: !axe.tensor<64x128xf16, global, #axe.layout<(64, 128) : (128, 1)>>, %B: !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>, %C: !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>) {
+  // expected-error @+1 {{'axe.matmul' op contraction sizes differ: A has K = 128, B has K = 64}}
+  axe.matmul %A, %B, %C : !axe.tensor<64x128xf16, global, #axe.layout<(64, 128) : (128, 1)>>, !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>, !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
+  return
+}
+
+// -----
+
+// axe.matmul: FP8 B must be K-major ([N, K], `transpose_b`), and FP8 needs its scales.
+func.func @matmul_fp8(%A: !axe.tensor<64x64xf8E4M3FN, global, ?>, %B: !axe.tensor<64x64xf8E4M3FN, global, ?>, %C: !axe.tensor<64x64xbf16, global, ?>) {
+  // expected-error @+1 {{'axe.matmul' op FP8 B must be given as [N, K] (`transpose_b`)}}
+  axe.matmul %A, %B, %C : !axe.tensor<64x64xf8E4M3FN, global, ?>, !axe.tensor<64x64xf8E4M3FN, global, ?>, !axe.tensor<64x64xbf16, global, ?>
+  return
+}
+
+// -----
+
+func.func @matmul_fp8_scales(%A: !axe.tensor<64x64xf8E4M3FN, global, ?>, %B: !axe.tensor<64x64xf8E4M3FN, global, ?>, %C: !axe.tensor<64x64xbf16, global, ?>) {
+  // expected-error @+1 {{'axe.matmul' op FP8 operands need per-tensor scales}}
+  axe.matmul %A, %B, %C {transpose_b} : !axe.tensor<64x64xf8E4M3FN, global, ?>, !axe.tensor<64x64xf8E4M3FN, global, ?>, !axe.tensor<64x64xbf16, global, ?>
+  return
+}
+
+// -----
+
+// axe.matmul works on global tensors only.
+func.func @matmul_shared(%A: !axe.tensor<64x64xf16, shared, ?>, %B: !axe.tensor<64x64xf16, global, ?>, %C: !axe.tensor<64x64xf16, global, ?>) {
+  // expected-error @+1 {{'axe.matmul' op A must be a global tensor, got shared}}
+  axe.matmul %A, %B, %C : !axe.tensor<64x64xf16, shared, ?>, !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, global, ?>
+  return
+}
+
+// -----
+
+// axe.matmul is a whole GEMM: inside a kernel, the tile-level op is axe.gemm.
+func.func @matmul_in_kernel(%A: !axe.tensor<64x64xf16, global, ?>, %B: !axe.tensor<64x64xf16, global, ?>, %C: !axe.tensor<64x64xf16, global, ?>) {
+  axe.kernel grid [1] threads [128] {
+    // expected-error @+1 {{'axe.matmul' op is a whole GEMM that expands into its own kernel; inside an axe.kernel use axe.gemm}}
+    axe.matmul %A, %B, %C : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, global, ?>
+  }
+  return
+}

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Builds the GEMM benchmark grid through the compiler: for each (M, N, K, dtype, out) the
+user-level `axe.matmul` module (matmul_ir.py), its schedule as `axe-matmul-schedule` chooses it
+(or an override), lowered with `axe-to-nvvm-pipeline` (which chooses and expands the schedule
+itself) and written as a launch manifest OUTDIR/<entry>.json, as test/gpu/build.sh does; plus
+OUTDIR/index.json, the list gemm_grid.py reads ({entry, m, n, k, dtype, out, schedule}).
+
+    build_matmul_grid.py OUTDIR [--grid small|full] [--only SUBSTR]
+
+The grid: M in {1, 16, 64, 128, 256, 512, 1024, 2048, 4096, 8192} times the weight shapes of
+Llama-3.1-8B (QKV 6144x4096, O 4096x4096, gate/up 14336x4096, down 4096x14336) and -70B (QKV
+10240x8192, down 8192x28672) in f16 and bf16; ragged shapes (no dimension a multiple of 64) in
+f16 and bf16; FP8 (e4m3, per-tensor scales, bf16 out) at the 8B shapes.
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..")
+sys.path.insert(0, HERE)
+import matmul_ir  # noqa: E402
+
+BATCHES = [1, 16, 64, 128, 256, 512, 1024, 2048, 4096, 8192]
+LLAMA_8B = [(6144, 4096), (4096, 4096), (14336, 4096), (4096, 14336)]
+LLAMA_70B = [(10240, 8192), (8192, 28672)]
+RAGGED = [(1000, 1000, 1000), (3000, 5000, 7000), (200, 3000, 5000), (1, 1000, 3000), (77, 4104, 4040),
+          (520, 6152, 4104), (2050, 1000, 8200)]
+
+
+def grid(which):
+    out = []
+    batches = BATCHES if which == "full" else [1, 128, 1024, 8192]
+    for dtype in ("f16", "bf16"):
+        for m in batches:
+            for n, k in LLAMA_8B + (LLAMA_70B if which == "full" and dtype == "f16" else []):
+                out.append((m, n, k, dtype, dtype))
+        for m, n, k in RAGGED:
+            out.append((m, n, k, dtype, dtype))
+    for m in batches:
+        for n, k in LLAMA_8B:
+            out.append((m, n, k, "e4m3", "bf16"))
+    return out
+
+
+def build(outdir, m, n, k, dtype, out, schedule=None):
+    opt = os.environ.get("AXE_OPT", os.path.join(ROOT, "target/release/axe-opt"))
+    translate = os.environ.get("AXE_TRANSLATE", os.path.join(os.path.dirname(opt), "axe-translate"))
+    entry = f"matmul_{m}x{n}x{k}_{dtype}_o{out}"
+    src = matmul_ir.module(m, n, k, dtype, out, name=entry, schedule=schedule)
+    chosen = subprocess.run([opt, "-", "--axe-matmul-schedule"], input=src, capture_output=True, text=True)
+    if chosen.returncode:
+        return None, f"{entry}: {chosen.stderr.strip()}"
+    sched = re.search(r"#axe\.matmul_schedule<([^>]*)>", chosen.stdout).group(1)
+    lowered = subprocess.run([opt, "-", "--axe-to-nvvm-pipeline=chip=sm_90a features=+ptx80"], input=src,
+                             capture_output=True, text=True)
+    if lowered.returncode:
+        return None, f"{entry}: {lowered.stderr.strip()[:2000]}"
+    manifest = subprocess.run([translate, "-", "--axe-to-launch-manifest"], input=lowered.stdout,
+                              capture_output=True, text=True)
+    if manifest.returncode:
+        return None, f"{entry}: {manifest.stderr.strip()[:2000]}"
+    data = json.loads(manifest.stdout)
+    (kernel,) = data["kernels"]
+    with open(os.path.join(outdir, f"{entry}.json"), "w") as f:
+        json.dump({"version": data["version"], "kernels": [kernel]}, f)
+    return {"entry": kernel["entry"], "m": m, "n": n, "k": k, "dtype": dtype, "out": out, "schedule": sched}, None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("outdir")
+    ap.add_argument("--grid", default="full", choices=["small", "full"])
+    ap.add_argument("--only")
+    a = ap.parse_args()
+    os.makedirs(a.outdir, exist_ok=True)
+    items = [g for g in grid(a.grid) if not a.only or a.only in "x".join(map(str, g))]
+    index, errors = [], []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        for entry, err in pool.map(lambda g: build(a.outdir, *g), items):
+            (index.append(entry) if entry else errors.append(err))
+    with open(os.path.join(a.outdir, "index.json"), "w") as f:
+        json.dump(index, f, indent=1)
+    print(f"{len(index)} kernels in {a.outdir}, {len(errors)} failed")
+    for e in errors:
+        print("FAILED", e)
+    sys.exit(1 if errors else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,625 @@
+//! `axe-expand-matmul`: replaces each `axe.matmul` by the warp-specialized Hopper GEMM of its
+//! `#axe.matmul_schedule` (Axe paper §4.1), as scoped Axe IR built through the dialect's typed
+//! builders ([`axe_ops`]). The schedule itself is `axe-matmul-schedule`'s
+//! ([`crate::matmul_schedule`]).
+//!
+//! The kernel, per CTA of `tile_m / 64 + 1` warpgroups:
+//! * **producer** (warp 0 of warpgroup 0, which gives registers up with `setmaxnreg`): for each
+//!   of its tiles and K steps, waits until stage s is empty and fills it with two TMA copies
+//!   that complete on the stage's full barrier (B multicast to the cluster's pair);
+//! * **consumers** (warpgroups 1.., 64 rows of the tile each): wait until the stage is full,
+//!   start its wgmma, wait until only that one is in flight and release the previous stage;
+//!   after the tile's last step, scale (FP8), convert and store their rows through a swizzled
+//!   shared tile with TMA, part by part, while the producer already loads the next tile.
+//!
+//! Barrier phases are computed, not tracked: the g-th use of a stage (counted over the CTA's
+//! tiles) waits for parity g & 1 on its full barrier, the producer for (g & 1) ^ 1 on the
+//! empty one (a fresh barrier passes parity 1). K is walked in whole rounds of the stages; a
+//! shape that is not whole tiles (or rounds) uses `{clip}` slices: TMA fills what lies past A
+//! and B with zeros (adding nothing) and stores only what lies inside C.
+
+pub mod axe_ops;
+
+use arith::CmpiPredicate;
+use axe_layout::{Iter, Layout};
+use melior::dialect::arith;
+use melior::ir::operation::OperationRefMut;
+use mlir_sys::*;
+
+use crate::convert_axe_to_gpu::builder::{Ix, B};
+use crate::dialect::ods::{self, BinaryKind, CopySchedule, MemoryScope, ScopeKind};
+use crate::error::{AxeError, Result};
+use crate::ir;
+use crate::matmul_schedule::{self as schedule, Problem, Schedule};
+use crate::target::{self, TMA_GLOBAL_ALIGN};
+use axe_ops::{CopyOptions, Dim};
+
+/// Registers per thread after `setmaxnreg` in a CTA of two consumer warpgroups: the producer
+/// warpgroup keeps 40, the consumers get 232 (128 x 40 + 256 x 232 = 64,512 of the 65,536; at
+/// launch each of the 384 threads has 168), room for a 64x256 f32 accumulator without spills.
+const PRODUCER_REGISTERS: i64 = 40;
+const CONSUMER_REGISTERS: i64 = 232;
+
+/// The pass body.
+pub fn run(root: OperationRefMut) -> bool {
+    let root = root.to_raw();
+    let mut ok = true;
+    for op in ir::collect(root, &[ods::ops::MATMUL]) {
+        if let Err(e) = expand(op) {
+            e.emit(op);
+            ok = false;
+        }
+    }
+    ok
+}
+
+/// The row stride of a global operand `[rows, cols]` whose layout must be `(rows, cols) :
+/// (ld, 1)` with `ld >= cols` and `ld` elements a multiple of 16 bytes (what a TMA tensor map
+/// addresses); `what` names the operand in the error.
+fn row_stride(op: MlirOperation, v: MlirValue, what: &str) -> Result<i64> {
+    let t = ir::value_type(v);
+    let shape = ir::shape(t);
+    let bits = i64::from(ir::element_bits(t));
+    let accepted = format!(
+        "a row-major layout ({r}, {c}) : (ld, 1) with ld >= {c} and ld * {bytes} bytes a multiple of {align}",
+        r = shape[0],
+        c = shape[1],
+        bytes = bits as f64 / 8.0,
+        align = TMA_GLOBAL_ALIGN
+    );
+    let layout = ir::tensor_layout(t)
+        .ok_or_else(|| AxeError::at(op, format!("axe.matmul: {what} has no layout; TMA needs {accepted}")))?;
+    let given = layout.canonical();
+    // The candidate row stride: the stride of the iter that steps rows (any unit-extent iters
+    // are dropped by canonicalization).
+    let ld = given
+        .shard
+        .iter()
+        .find(|i| i.stride != 1)
+        .map_or(shape[1], |i| i.stride);
+    let expected = Layout::from_shard(vec![Iter::mem(shape[0], ld), Iter::mem(shape[1], 1)])
+        .map(|l| l.canonical())
+        .ok();
+    if expected.as_ref() != Some(&given) || ld < shape[1] || (ld * bits / 8) % TMA_GLOBAL_ALIGN != 0 {
+        return Err(AxeError::at(
+            op,
+            format!(
+                "axe.matmul: {what} has layout {}, which TMA cannot load; expected {accepted}",
+                ir::type_to_string(t)
+            ),
+        ));
+    }
+    Ok(ld)
+}
+
+/// Everything the kernel's construction reads: the problem, its schedule, the derived
+/// counts and the types.
+struct Plan {
+    p: Problem,
+    s: Schedule,
+    fp8: bool,
+    consumers: i64,
+    tiles_n: i64,
+    /// Tiles of the walk (a cluster's row tiles count once).
+    walk_rows: i64,
+    walk: i64,
+    rounds: i64,
+    ragged: bool,
+    /// Columns of one staged output part.
+    part: i64,
+}
+
+impl Plan {
+    fn new(p: Problem, s: Schedule) -> Plan {
+        let (tiles_m, tiles_n) = schedule::tiles(&p, s.tile_m, s.tile_n);
+        let walk_rows = target::ceil_div(tiles_m, s.cluster);
+        let rounds = target::ceil_div(p.k, s.tile_k * s.stages);
+        let ragged =
+            p.m % s.tile_m != 0 || p.n % s.tile_n != 0 || p.k % (s.tile_k * s.stages) != 0 || tiles_m % s.cluster != 0;
+        Plan {
+            p,
+            s,
+            fp8: p.fp8(),
+            consumers: s.tile_m / 64,
+            tiles_n,
+            walk_rows,
+            walk: walk_rows * tiles_n,
+            rounds,
+            ragged,
+            part: schedule::staging_columns(&p, s.tile_n),
+        }
+    }
+
+    /// The 128-byte swizzle of the operand stages: 8 rows of 128 bytes, 16-byte chunks
+    /// (`#axe.swizzle<3, 4, 3>` for FP8, `<3, 3, 3>` for 16-bit elements).
+    fn operand_swizzle(&self) -> (i32, i32, i32) {
+        if self.fp8 {
+            (3, 4, 3)
+        } else {
+            (3, 3, 3)
+        }
+    }
+}
+
+/// The operands of one `axe.matmul`.
+struct Operands {
+    a: MlirValue,
+    b: MlirValue,
+    c: MlirValue,
+    scales: Option<(MlirValue, MlirValue)>,
+    e: MlirType,
+    o: MlirType,
+}
+
+fn expand(op: MlirOperation) -> Result<()> {
+    use ods::matmul::operands;
+    let t = schedule::target_of(op)?;
+    let p = schedule::problem(op);
+    let s = schedule::given(op)?.complete().ok_or_else(|| {
+        AxeError::at(
+            op,
+            "axe.matmul has no complete #axe.matmul_schedule: run axe-matmul-schedule first".to_string(),
+        )
+    })?;
+    schedule::check(&p, t, &s)
+        .map_err(|why| AxeError::at(op, format!("axe.matmul {}x{}x{}: cannot expand: {why}", p.m, p.n, p.k)))?;
+    let x = Operands {
+        a: ir::operand(op, operands::A),
+        b: ir::operand(op, operands::B),
+        c: ir::operand(op, operands::C),
+        // The optional scales come last, both or neither (the verifier's rule).
+        scales: (ir::num_operands(op) == operands::C + 3)
+            .then(|| (ir::operand(op, operands::C + 1), ir::operand(op, operands::C + 2))),
+        e: element(ir::value_type(ir::operand(op, operands::A))),
+        o: element(ir::value_type(ir::operand(op, operands::C))),
+    };
+    row_stride(op, x.a, "A")?;
+    row_stride(op, x.b, "B")?;
+    row_stride(op, x.c, "C")?;
+    let plan = Plan::new(p, s);
+    let b = B::before(op);
+    build_kernel(&b, &plan, &x);
+    // SAFETY: `op` is live, owned by the pass, has no results, and is not walked again.
+    unsafe { ir::erase(op) };
+    Ok(())
+}
+
+fn element(t: MlirType) -> MlirType {
+    // SAFETY: `t` is a live shaped type (an `!axe.tensor`).
+    unsafe { mlirShapedTypeGetElementType(t) }
+}
+
+/// The kernel's values every role reads.
+struct Shared {
+    cta: MlirValue,
+    rank: Option<MlirValue>,
+    tiles: MlirValue,
+    grid: MlirValue,
+    rounds: MlirValue,
+    truth: MlirValue,
+    stages_a: Vec<MlirValue>,
+    stages_b: Vec<MlirValue>,
+    full: Vec<MlirValue>,
+    empty: Vec<MlirValue>,
+}
+
+fn build_kernel(b: &B, plan: &Plan, x: &Operands) {
+    let s = &plan.s;
+    let threads = (plan.consumers + 1) * target::WARPGROUP_THREADS;
+    let cluster = (s.cluster > 1).then_some(s.cluster);
+    axe_ops::kernel(b, s.grid, threads, cluster, |k| {
+        let (cta, rank) = if s.cluster > 1 {
+            (
+                axe_ops::unit_id(&k, ScopeKind::Cluster, false),
+                Some(axe_ops::unit_id(&k, ScopeKind::Cta, true)),
+            )
+        } else {
+            (axe_ops::unit_id(&k, ScopeKind::Cta, false), None)
+        };
+        let sa = stage_a_type(&k, plan, x);
+        let sb = stage_b_type(&k, plan, x);
+        let mut shared = Shared {
+            cta,
+            rank,
+            tiles: k.cidx(plan.walk),
+            grid: k.cidx(s.grid / s.cluster),
+            rounds: k.cidx(plan.rounds),
+            truth: axe_ops::bool_const(&k, true),
+            stages_a: vec![],
+            stages_b: vec![],
+            full: vec![],
+            empty: vec![],
+        };
+        for _ in 0..s.stages {
+            shared.stages_a.push(axe_ops::alloc(&k, sa));
+            shared.stages_b.push(axe_ops::alloc(&k, sb));
+        }
+        // Full: the two TMA copies of a stage landed. Empty: every consumer thread is done
+        // reading it (with clusters, one lane per consumer warp of each CTA of the pair).
+        let empty_arrivals = if s.cluster > 1 {
+            plan.consumers * target::WARPGROUP_WARPS * s.cluster
+        } else {
+            plan.consumers * target::WARPGROUP_THREADS
+        };
+        for _ in 0..s.stages {
+            shared.full.push(axe_ops::mbarrier(&k, 2));
+            shared.empty.push(axe_ops::mbarrier(&k, empty_arrivals));
+        }
+        let split_registers = plan.consumers == 2;
+        axe_ops::scope(&k, ScopeKind::Warpgroup, 0, 1, |wg| {
+            if split_registers {
+                axe_ops::set_max_registers(&wg, PRODUCER_REGISTERS);
+            }
+            axe_ops::scope(&wg, ScopeKind::Warp, 0, 1, |w| {
+                tile_loop(&w, plan, &shared, |j, it, om, on| {
+                    produce(j, plan, x, &shared, sa, sb, it, om, on)
+                });
+            });
+        });
+        for w in 1..=plan.consumers {
+            axe_ops::scope(&k, ScopeKind::Warpgroup, w, w + 1, |wg| {
+                if split_registers {
+                    axe_ops::set_max_registers(&wg, CONSUMER_REGISTERS);
+                }
+                consumer(&wg, plan, x, &shared, sa, sb, (w - 1) * 64);
+            });
+        }
+    });
+}
+
+/// A's stage: `tile_m x tile_k`, row-major, 128-byte swizzled.
+fn stage_a_type(b: &B, plan: &Plan, x: &Operands) -> MlirType {
+    let (bm, bk) = (plan.s.tile_m, plan.s.tile_k);
+    let l = Layout::from_shard(vec![Iter::mem(bm, bk), Iter::mem(bk, 1)]).expect("a valid stage layout");
+    axe_ops::tensor_type(
+        b,
+        &[bm, bk],
+        x.e,
+        MemoryScope::Shared,
+        Some(&l),
+        Some(plan.operand_swizzle()),
+    )
+}
+
+/// B's stage: FP8 `tile_n x tile_k` K-major; 16-bit `tile_k x tile_n` as 64-column blocks of
+/// 128-byte rows (what wgmma reads N-major), each block swizzled.
+fn stage_b_type(b: &B, plan: &Plan, x: &Operands) -> MlirType {
+    let (bn, bk) = (plan.s.tile_n, plan.s.tile_k);
+    let (shape, l) = if plan.fp8 {
+        ([bn, bk], Layout::from_shard(vec![Iter::mem(bn, bk), Iter::mem(bk, 1)]))
+    } else {
+        (
+            [bk, bn],
+            Layout::from_shard(vec![Iter::mem(bk, 64), Iter::mem(bn / 64, bk * 64), Iter::mem(64, 1)]),
+        )
+    };
+    let l = l.expect("a valid stage layout");
+    axe_ops::tensor_type(
+        b,
+        &shape,
+        x.e,
+        MemoryScope::Shared,
+        Some(&l),
+        Some(plan.operand_swizzle()),
+    )
+}
+
+/// The CTA's tiles: `t = cta, cta + grid, ...`; `body(b, it, om, on)` with `it` the number of
+/// tiles this CTA did before (for the barrier phases) and `om`, `on` the tile's origin.
+fn tile_loop(b: &B, plan: &Plan, sh: &Shared, body: impl FnOnce(&B, MlirValue, MlirValue, MlirValue)) {
+    let s = &plan.s;
+    b.for_::<()>(Ix::V(sh.cta), Ix::V(sh.tiles), Ix::V(sh.grid), |j, t| {
+        let tl = j.subi(t, sh.cta);
+        let it = j.arith_binary(arith::divui, tl, sh.grid);
+        let (bm, bn) = raster(&j, t, plan);
+        let om = match sh.rank {
+            // This CTA's row tile of its cluster's.
+            Some(rank) => {
+                let first = j.muli(bm, j.cidx(s.cluster));
+                let row = j.addi(first, rank);
+                j.muli(row, j.cidx(s.tile_m))
+            }
+            None => j.muli(bm, j.cidx(s.tile_m)),
+        };
+        let on = j.muli(bn, j.cidx(s.tile_n));
+        body(&j, it, om, on);
+        Ok(())
+    })
+    .expect("the tile loop's body does not fail");
+}
+
+/// Tile `t`'s row and column tile of the walk. Grouped raster (as Triton's GROUP_M) where the
+/// group divides the walk's row tiles: consecutive tiles walk `group` row tiles of A down one
+/// column tile of B before moving right, so both stay in L2; else row-major.
+fn raster(b: &B, t: MlirValue, plan: &Plan) -> (MlirValue, MlirValue) {
+    let g = plan.s.group;
+    if g > 1 && plan.walk_rows % g == 0 {
+        let per_group = b.cidx(g * plan.tiles_n);
+        let cg = b.cidx(g);
+        let gid = b.arith_binary(arith::divui, t, per_group);
+        let first = b.muli(gid, cg);
+        let in_group = b.arith_binary(arith::remui, t, per_group);
+        let row = b.arith_binary(arith::remui, in_group, cg);
+        (b.addi(first, row), b.arith_binary(arith::divui, in_group, cg))
+    } else {
+        let tn = b.cidx(plan.tiles_n);
+        (b.arith_binary(arith::divui, t, tn), b.arith_binary(arith::remui, t, tn))
+    }
+}
+
+/// The parity of round `r`'s phase on a stage: `(it * rounds + r) & 1`, as an i1.
+fn phase(b: &B, sh: &Shared, it: MlirValue, r: MlirValue) -> MlirValue {
+    let g = b.muli(it, sh.rounds);
+    let used = b.addi(g, r);
+    let bit = b.andi(used, b.cidx(1));
+    b.cmpi(CmpiPredicate::Ne, bit, b.cidx(0))
+}
+
+/// B's region `[n : +bn, k : +bk]` (FP8, B is [N, K]) or `[k : +bk, n : +bn]`.
+fn b_dims(plan: &Plan, n: Dim, k: Dim) -> [Dim; 2] {
+    if plan.fp8 {
+        [n, k]
+    } else {
+        [k, n]
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn produce(
+    b: &B,
+    plan: &Plan,
+    x: &Operands,
+    sh: &Shared,
+    sa: MlirType,
+    sb: MlirType,
+    it: MlirValue,
+    om: MlirValue,
+    on: MlirValue,
+) {
+    let s = &plan.s;
+    let (m, n, k) = (plan.p.m, plan.p.n, plan.p.k);
+    let _ = (m, n);
+    let (bm, bn, bk) = (s.tile_m, s.tile_n, s.tile_k);
+    let global = |b: &B, shape: &[i64]| axe_ops::tensor_type(b, shape, x.e, MemoryScope::Global, None, None);
+    let b_shape = |rows_n: i64, cols_k: i64| if plan.fp8 { [rows_n, cols_k] } else { [cols_k, rows_n] };
+    // Whole tiles: the tile's rows of A and columns of B once, each K step a slice of them.
+    // Ragged: a two-dimensional `{clip}` slice per K step.
+    let panels = (!plan.ragged).then(|| {
+        let ar = axe_ops::slice(
+            b,
+            x.a,
+            &[Dim::At(om, bm), Dim::Static(0, k)],
+            false,
+            global(b, &[bm, k]),
+        );
+        let bc = axe_ops::slice(
+            b,
+            x.b,
+            &b_dims(plan, Dim::At(on, bn), Dim::Static(0, k)),
+            false,
+            global(b, &b_shape(bn, k)),
+        );
+        (ar, bc)
+    });
+    b.for_::<()>(Ix::C(0), Ix::V(sh.rounds), Ix::C(1), |q, r| {
+        let full = phase(&q, sh, it, r);
+        let empty = q.xori(full, sh.truth);
+        let k0 = q.muli(r, q.cidx(s.stages * bk));
+        for st in 0..s.stages as usize {
+            axe_ops::mbarrier_wait(&q, sh.empty[st], empty);
+            let ks = if st == 0 {
+                k0
+            } else {
+                q.addi(k0, q.cidx(st as i64 * bk))
+            };
+            let (at, bt) = match panels {
+                Some((ar, bc)) => (
+                    axe_ops::slice(
+                        &q,
+                        ar,
+                        &[Dim::Static(0, bm), Dim::At(ks, bk)],
+                        false,
+                        global(&q, &[bm, bk]),
+                    ),
+                    axe_ops::slice(
+                        &q,
+                        bc,
+                        &b_dims(plan, Dim::Static(0, bn), Dim::At(ks, bk)),
+                        false,
+                        global(&q, &b_shape(bn, bk)),
+                    ),
+                ),
+                None => (
+                    axe_ops::slice(
+                        &q,
+                        x.a,
+                        &[Dim::At(om, bm), Dim::At(ks, bk)],
+                        true,
+                        global(&q, &[bm, bk]),
+                    ),
+                    axe_ops::slice(
+                        &q,
+                        x.b,
+                        &b_dims(plan, Dim::At(on, bn), Dim::At(ks, bk)),
+                        true,
+                        global(&q, &b_shape(bn, bk)),
+                    ),
+                ),
+            };
+            let tma = CopyOptions {
+                schedule: CopySchedule::Tma,
+                async_: true,
+                barrier: Some(sh.full[st]),
+                multicast: None,
+            };
+            axe_ops::copy(&q, at, sh.stages_a[st], tma);
+            let multicast = (s.cluster > 1).then_some(0);
+            axe_ops::copy(&q, bt, sh.stages_b[st], CopyOptions { multicast, ..tma });
+        }
+        Ok(())
+    })
+    .expect("the producer's loop body does not fail");
+    let _ = (sa, sb);
+}
+
+/// The consumer warpgroup of rows `row0 .. row0 + 64` of every tile.
+fn consumer(b: &B, plan: &Plan, x: &Operands, sh: &Shared, sa: MlirType, sb: MlirType, row0: i64) {
+    let s = &plan.s;
+    let (bn, bk) = (s.tile_n, s.tile_k);
+    let f32 = b.f32_type();
+    let reg = |b: &B, shape: &[i64], e: MlirType| axe_ops::tensor_type(b, shape, e, MemoryScope::Register, None, None);
+    // This warpgroup's 64 rows of each A stage (the whole stage for one consumer).
+    let rows: Vec<MlirValue> = if plan.consumers == 1 {
+        sh.stages_a.clone()
+    } else {
+        let sah = axe_ops::tensor_type(
+            b,
+            &[64, bk],
+            x.e,
+            MemoryScope::Shared,
+            None,
+            Some(plan.operand_swizzle()),
+        );
+        sh.stages_a
+            .iter()
+            .map(|&st| axe_ops::slice(b, st, &[Dim::Static(row0, row0 + 64), Dim::Static(0, bk)], false, sah))
+            .collect()
+    };
+    let _ = sa;
+    let acc_t = reg(b, &[64, bn], f32);
+    let acc = axe_ops::alloc(b, acc_t);
+    let (staging_t, part_w) = staging_type(b, plan, x);
+    let staging = axe_ops::alloc(b, staging_t);
+    let zero = b.cfloat(0.0, f32);
+    // FP8: the product of the per-tensor scales, once per warpgroup.
+    let scale = x.scales.map(|(ga, gb)| {
+        let sr = reg(b, &[1, 1], f32);
+        let (ra, rb) = (axe_ops::alloc(b, sr), axe_ops::alloc(b, sr));
+        axe_ops::copy(b, ga, ra, CopyOptions::AUTO);
+        axe_ops::copy(b, gb, rb, CopyOptions::AUTO);
+        axe_ops::binary(b, BinaryKind::Mul, ra, rb, ra);
+        ra
+    });
+    // Clusters: lane r of each warp releases the stage of the pair's CTA r.
+    let signal = (s.cluster > 1).then(|| {
+        let tid = axe_ops::unit_id(b, ScopeKind::Thread, false);
+        let lane = b.arith_binary(arith::remui, tid, b.cidx(target::WARP_THREADS));
+        let is_signal = b.cmpi(CmpiPredicate::Ult, lane, b.cidx(s.cluster));
+        (lane, is_signal)
+    });
+    let release = |q: &B, st: usize| match signal {
+        None => axe_ops::mbarrier_arrive(q, sh.empty[st], None),
+        Some((lane, is_signal)) => {
+            q.if_::<()>(is_signal, |t| {
+                axe_ops::mbarrier_arrive(&t, sh.empty[st], Some(lane));
+                Ok(())
+            })
+            .expect("the release does not fail");
+        }
+    };
+    tile_loop(b, plan, sh, |j, it, om, on| {
+        axe_ops::fill(j, acc, zero);
+        j.for_::<()>(Ix::C(0), Ix::V(sh.rounds), Ix::C(1), |q, r| {
+            let full = phase(&q, sh, it, r);
+            let not_first = q.cmpi(CmpiPredicate::Ne, r, q.cidx(0));
+            for st in 0..s.stages as usize {
+                axe_ops::mbarrier_wait(&q, sh.full[st], full);
+                let g = axe_ops::gemm_async(&q, rows[st], sh.stages_b[st], acc, plan.fp8);
+                axe_ops::wait(&q, &[g], 1);
+                // The previous K step's gemm is done: its stage may be refilled (at a tile's
+                // first step, that stage was released after the previous tile).
+                if st > 0 {
+                    release(&q, st - 1);
+                } else {
+                    q.if_::<()>(not_first, |t| {
+                        release(&t, s.stages as usize - 1);
+                        Ok(())
+                    })
+                    .expect("the release does not fail");
+                }
+            }
+            Ok(())
+        })
+        .expect("the consumer's loop body does not fail");
+        axe_ops::wait(j, &[], 0);
+        release(j, s.stages as usize - 1);
+        if let Some(scale) = scale {
+            axe_ops::binary(j, BinaryKind::Mul, acc, scale, acc);
+        }
+        epilogue(j, plan, x, acc, staging, staging_t, part_w, om, on, row0);
+    });
+    let _ = sb;
+}
+
+/// The consumers' shared tile for the epilogue: 64 rows of `part` columns (256 bytes of a
+/// row, or the whole tile if narrower) as 128-byte blocks, swizzled as wgmma's B
+/// (conflict-free fragment writes); returns its type and width.
+fn staging_type(b: &B, plan: &Plan, x: &Operands) -> (MlirType, i64) {
+    let ob = plan.p.out_bits / 8;
+    let w = plan.part;
+    let row = 128 / ob; // elements of one 128-byte block row
+    let l = Layout::from_shard(vec![
+        Iter::mem(64, row),
+        Iter::mem(w / row, 64 * row),
+        Iter::mem(row, 1),
+    ])
+    .expect("a valid staging layout");
+    // 8 rows of 128 bytes, 16-byte chunks: M is log2 of the elements per chunk.
+    let m = (16 / ob).trailing_zeros() as i32;
+    let t = axe_ops::tensor_type(b, &[64, w], x.o, MemoryScope::Shared, Some(&l), Some((3, m, 3)));
+    (t, w)
+}
+
+/// This warpgroup's 64 rows of the tile, part by part: each part of the accumulator is
+/// converted right before it goes to shared memory (with the whole tile converted after the
+/// wait, ptxas (CUDA 13.0) hoisted conversions above `wgmma.wait_group 0` in kernels with one
+/// tile per CTA), then stored to C by TMA (`{clip}`: only what lies inside C).
+#[allow(clippy::too_many_arguments)]
+fn epilogue(
+    b: &B,
+    plan: &Plan,
+    x: &Operands,
+    acc: MlirValue,
+    staging: MlirValue,
+    staging_t: MlirType,
+    w: i64,
+    om: MlirValue,
+    on: MlirValue,
+    row0: i64,
+) {
+    let f32 = b.f32_type();
+    let out_f32 = plan.p.out_bits == 32;
+    let omw = b.addi(om, b.cidx(row0));
+    let part_acc_t = axe_ops::tensor_type(b, &[64, w], f32, MemoryScope::Register, None, None);
+    let part_t = axe_ops::tensor_type(b, &[64, w], x.o, MemoryScope::Register, None, None);
+    let part_c_t = axe_ops::tensor_type(b, &[64, w], x.o, MemoryScope::Global, None, None);
+    let _ = staging_t;
+    for c in 0..plan.s.tile_n / w {
+        let pacc = axe_ops::slice(
+            b,
+            acc,
+            &[Dim::Static(0, 64), Dim::Static(c * w, (c + 1) * w)],
+            false,
+            part_acc_t,
+        );
+        let src = if out_f32 {
+            pacc
+        } else {
+            let part = axe_ops::alloc(b, part_t);
+            axe_ops::cast(b, pacc, part);
+            part
+        };
+        let onc = b.addi(on, b.cidx(c * w));
+        let dst = axe_ops::slice(b, x.c, &[Dim::At(omw, 64), Dim::At(onc, w)], plan.ragged, part_c_t);
+        axe_ops::copy(b, src, staging, CopyOptions::AUTO);
+        axe_ops::copy(
+            b,
+            staging,
+            dst,
+            CopyOptions {
+                schedule: CopySchedule::Tma,
+                ..CopyOptions::AUTO
+            },
+        );
+    }
+}

@@ -1,0 +1,560 @@
+//! `axe-matmul-schedule`: chooses the `#axe.matmul_schedule` of every `axe.matmul` from its
+//! problem (M, N, K, element types) and the target, keeping the fields the op already carries
+//! (the user's override). [`choose`] is the heuristic; [`check`] what the expansion
+//! (`axe-expand-matmul`) can build on the target, applied to chosen and given fields alike.
+//!
+//! The heuristic estimates the time of the whole GEMM for every candidate tile and keeps the
+//! fastest. Its terms, and why:
+//! * **waves**: a persistent grid of at most one CTA per SM walks `ceil(tiles / grid)` tiles
+//!   per CTA, so a grid that leaves SMs idle (few wide tiles at small M) or a last wave that is
+//!   mostly empty costs whole tile times;
+//! * **a tile's time**: its MMA work at the SM's tensor-core rate, derated for narrow tiles (a
+//!   64-row tile runs one consumer warpgroup, which waits on its own wgmma groups; N = 64
+//!   re-reads A from shared memory for little work), or the bytes it streams from L2 at the
+//!   SM's share of L2 bandwidth, whichever is larger, plus a fixed per-tile cost (the
+//!   epilogue's stores and the barrier round trips);
+//! * **DRAM**: the whole GEMM moves A, B and C through DRAM at least once.
+//!
+//! The rates are the target's (`Target::sm_count` and the per-SM figures below, H100 SXM).
+//! Ties go to the wider tile (fewer CTAs re-reading operands).
+
+use crate::dialect::ffi;
+use crate::error::{AxeError, Result};
+use crate::ir;
+use crate::target::{self, Target};
+use mlir_sys::{MlirAttribute, MlirOperation};
+
+/// One `axe.matmul`'s problem: what the schedule depends on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub m: i64,
+    pub n: i64,
+    pub k: i64,
+    /// Bits of an A / B element (16 or 8).
+    pub in_bits: i64,
+    /// Bits of a C element (16 or 32).
+    pub out_bits: i64,
+}
+
+impl Problem {
+    pub fn fp8(&self) -> bool {
+        self.in_bits == 8
+    }
+}
+
+/// A complete schedule (every field of `#axe.matmul_schedule`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    pub tile_m: i64,
+    pub tile_n: i64,
+    pub tile_k: i64,
+    pub stages: i64,
+    pub cluster: i64,
+    pub group: i64,
+    pub grid: i64,
+    pub persistent: bool,
+}
+
+/// The fields an attribute gives (None: to be chosen).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Partial {
+    pub tile_m: Option<i64>,
+    pub tile_n: Option<i64>,
+    pub tile_k: Option<i64>,
+    pub stages: Option<i64>,
+    pub cluster: Option<i64>,
+    pub group: Option<i64>,
+    pub grid: Option<i64>,
+    pub persistent: Option<bool>,
+}
+
+impl Partial {
+    pub fn complete(&self) -> Option<Schedule> {
+        Some(Schedule {
+            tile_m: self.tile_m?,
+            tile_n: self.tile_n?,
+            tile_k: self.tile_k?,
+            stages: self.stages?,
+            cluster: self.cluster?,
+            group: self.group?,
+            grid: self.grid?,
+            persistent: self.persistent?,
+        })
+    }
+}
+
+/// The row tiles wgmma consumers can take: one warpgroup (64 rows) or two (128).
+pub const TILE_M: [i64; 2] = [64, 128];
+/// Column tiles: whole 64-column blocks of B's 128-byte swizzle rows, up to wgmma's N of 256.
+pub const TILE_N: [i64; 4] = [64, 128, 192, 256];
+/// More stages bought nothing on the H100 once four hide TMA's latency.
+pub const MAX_STAGES: i64 = 4;
+/// Shared memory the kernel keeps beside its stages and staging tiles: the mbarriers (two per
+/// stage, 8 bytes each) rounded up, and the runtime's reserve.
+const SHARED_RESERVE: i64 = 1024;
+/// Bytes a consumer warpgroup stages its output through per part: 64 rows of 256 bytes.
+pub const STAGING_ROW_BYTES: i64 = 256;
+/// The grouped raster's width, as Triton's GROUP_M (L2 reuse of A's rows and B's columns).
+pub const RASTER_GROUP: i64 = 8;
+/// Clusters of two pay off only for GEMMs of at least this many flops (bench/RESULTS.md: below
+/// it the pairs won nothing and FP8 lost up to 7 %).
+const CLUSTER_MIN_FLOPS: f64 = 1e12;
+
+/// Per-SM rates of the cost model, in units of one SM clock (H100 SXM: 4096 dense 16-bit
+/// tensor-core flops per clock per SM, twice that for FP8; about 64 bytes per clock per SM
+/// from L2; DRAM at 3.35 TB/s over a 1.755 GHz clock is about 1900 bytes per clock for the
+/// whole chip).
+const MMA_FLOPS_PER_CLOCK_16: f64 = 4096.0;
+const L2_BYTES_PER_CLOCK_PER_SM: f64 = 64.0;
+const DRAM_BYTES_PER_CLOCK: f64 = 1900.0;
+/// A tile's fixed cost in clocks: the epilogue (converting and storing 64 rows per
+/// warpgroup) and the stage barriers' round trips not hidden behind the MMAs.
+const TILE_OVERHEAD_CLOCKS: f64 = 1500.0;
+/// A CTA's start: launch, barrier set-up and the first stages' TMA latency.
+const CTA_START_CLOCKS: f64 = 3000.0;
+
+/// The fraction of the SM's MMA rate a tile sustains: one consumer warpgroup (64 rows) stalls
+/// on its own wgmma groups; N = 64 reads A from shared memory once per 64 columns.
+fn mma_efficiency(tile_m: i64, tile_n: i64) -> f64 {
+    let m = if tile_m >= 128 { 1.0 } else { 0.8 };
+    let n = match tile_n {
+        64 => 0.7,
+        128 => 0.9,
+        192 => 0.95,
+        _ => 1.0,
+    };
+    m * n
+}
+
+/// K per stage: one 128-byte swizzle row of A and B.
+pub fn tile_k(p: &Problem) -> i64 {
+    1024 / p.in_bits
+}
+
+/// Bytes one stage holds (A's and B's tiles).
+pub fn stage_bytes(p: &Problem, tile_m: i64, tile_n: i64, tile_k: i64) -> i64 {
+    (tile_m + tile_n) * tile_k * p.in_bits / 8
+}
+
+/// Columns of one staged output part: 256 bytes of a row, no wider than the tile.
+pub fn staging_columns(p: &Problem, tile_n: i64) -> i64 {
+    (STAGING_ROW_BYTES * 8 / p.out_bits).min(tile_n)
+}
+
+/// Bytes of the consumers' output staging tiles (one per warpgroup).
+pub fn staging_bytes(p: &Problem, tile_m: i64, tile_n: i64) -> i64 {
+    (tile_m / 64) * 64 * staging_columns(p, tile_n) * p.out_bits / 8
+}
+
+/// The most stages (up to [`MAX_STAGES`]) that fit the target's shared memory.
+fn stages_that_fit(p: &Problem, t: &Target, tile_m: i64, tile_n: i64, tile_k: i64) -> i64 {
+    let room = t.max_shared_bytes - SHARED_RESERVE - staging_bytes(p, tile_m, tile_n);
+    (room / stage_bytes(p, tile_m, tile_n, tile_k)).min(MAX_STAGES)
+}
+
+/// Tiles of the grid: (row tiles, column tiles).
+pub fn tiles(p: &Problem, tile_m: i64, tile_n: i64) -> (i64, i64) {
+    (target::ceil_div(p.m, tile_m), target::ceil_div(p.n, tile_n))
+}
+
+/// The estimated clocks of the whole GEMM with these tiles on `sms` SMs.
+pub fn estimate(p: &Problem, tile_m: i64, tile_n: i64, stages: i64, sms: i64) -> f64 {
+    let (tm, tn) = tiles(p, tile_m, tile_n);
+    let count = tm * tn;
+    let grid = count.min(sms);
+    let waves = target::ceil_div(count, grid) as f64;
+    // K is walked in whole rounds of the stages (the steps past K read TMA's zeros).
+    let step = tile_k(p) * stages;
+    let k = (target::ceil_div(p.k, step) * step) as f64;
+    let rate = MMA_FLOPS_PER_CLOCK_16 * (16 / p.in_bits) as f64 * mma_efficiency(tile_m, tile_n);
+    let mma = 2.0 * (tile_m * tile_n) as f64 * k / rate;
+    let bytes = (tile_m + tile_n) as f64 * k * p.in_bits as f64 / 8.0;
+    let l2 = bytes / L2_BYTES_PER_CLOCK_PER_SM;
+    let tile = mma.max(l2) + TILE_OVERHEAD_CLOCKS;
+    let dram_bytes = ((p.m * p.k + p.k * p.n) * p.in_bits / 8 + p.m * p.n * p.out_bits / 8) as f64;
+    let dram = dram_bytes / DRAM_BYTES_PER_CLOCK;
+    (CTA_START_CLOCKS + waves * tile).max(dram)
+}
+
+/// Clusters of two CTAs sharing B by TMA multicast, or none: pairs halve B's traffic from L2
+/// but couple the pair's stages, which pays only for large GEMMs with two row tiles and two
+/// waves of tiles (bench/RESULTS.md, the H100 measurements of §4.1's kernel).
+fn choose_cluster(p: &Problem, t: &Target, tile_m: i64, tile_n: i64, sms: i64) -> i64 {
+    let (tm, tn) = tiles(p, tile_m, tile_n);
+    let flops = 2.0 * p.m as f64 * p.n as f64 * p.k as f64;
+    if t.max_cluster_ctas >= 2 && tm >= 2 && tm * tn >= 2 * sms && flops >= CLUSTER_MIN_FLOPS {
+        2
+    } else {
+        1
+    }
+}
+
+/// The largest raster group (up to [`RASTER_GROUP`]) that divides the row tiles of the walk
+/// (a cluster's row tiles count once): a group that does not divide them walks row-major.
+fn choose_group(row_tiles: i64) -> i64 {
+    [RASTER_GROUP, 4, 2, 1]
+        .into_iter()
+        .find(|g| row_tiles % g == 0)
+        .unwrap_or(1)
+}
+
+/// Completes `given` for `p` on `t` with `sms` SMs: each field the user gave is kept, each
+/// other one chosen (see the module's documentation), then the whole schedule is checked.
+pub fn choose(p: &Problem, t: &Target, sms: i64, given: &Partial) -> std::result::Result<Schedule, String> {
+    let tile_k = given.tile_k.unwrap_or_else(|| tile_k(p));
+    let mut best: Option<(f64, i64, i64)> = None;
+    // Why the first candidate was refused: the error when none is left.
+    let mut rejected: Option<String> = None;
+    for tile_m in given.tile_m.map_or(TILE_M.to_vec(), |v| vec![v]) {
+        for tile_n in given.tile_n.map_or(TILE_N.to_vec(), |v| vec![v]) {
+            let stages = given
+                .stages
+                .unwrap_or_else(|| stages_that_fit(p, t, tile_m, tile_n, tile_k));
+            if stages < 2 && given.stages.is_none() {
+                continue;
+            }
+            // A candidate the expansion cannot build (say N = 192 with 128-column output
+            // parts) is skipped; a user's field that cannot be built fails the check below.
+            let candidate = Schedule {
+                tile_m,
+                tile_n,
+                tile_k,
+                stages: stages.max(1),
+                cluster: 1,
+                group: 1,
+                grid: 1,
+                persistent: true,
+            };
+            if let Err(why) = check(p, t, &candidate) {
+                rejected.get_or_insert(why);
+                continue;
+            }
+            let time = estimate(p, tile_m, tile_n, stages.max(1), sms);
+            // Strictly faster only: ties keep the earlier, and wider tiles come later, so
+            // compare with a small margin in favour of the wider one.
+            let better = match best {
+                None => true,
+                Some((b, _, _)) => time <= b * 1.001,
+            };
+            if better {
+                best = Some((time, tile_m, tile_n));
+            }
+        }
+    }
+    let (_, tile_m, tile_n) = best.ok_or_else(|| {
+        rejected.unwrap_or_else(|| "no tile of the given fields fits the target's shared memory".to_string())
+    })?;
+    let stages = given
+        .stages
+        .unwrap_or_else(|| stages_that_fit(p, t, tile_m, tile_n, tile_k));
+    let cluster = given
+        .cluster
+        .unwrap_or_else(|| choose_cluster(p, t, tile_m, tile_n, sms));
+    let (tm, tn) = tiles(p, tile_m, tile_n);
+    let walk_rows = target::ceil_div(tm, cluster.max(1));
+    let group = given.group.unwrap_or_else(|| choose_group(walk_rows));
+    let persistent = given.persistent.unwrap_or(true);
+    let walk = walk_rows * tn;
+    let grid = given.grid.unwrap_or_else(|| {
+        if persistent {
+            walk.min(sms / cluster.max(1)) * cluster
+        } else {
+            walk * cluster
+        }
+    });
+    let s = Schedule {
+        tile_m,
+        tile_n,
+        tile_k,
+        stages,
+        cluster,
+        group,
+        grid,
+        persistent,
+    };
+    check(p, t, &s)?;
+    Ok(s)
+}
+
+/// What `axe-expand-matmul` can build on `t`: a message naming the field otherwise.
+pub fn check(p: &Problem, t: &Target, s: &Schedule) -> std::result::Result<(), String> {
+    if !t.has_wgmma || !t.has_tma || !t.has_mbarrier {
+        return Err(format!(
+            "target '{}' has no wgmma with TMA and mbarriers: axe.matmul expands to sm_90a's warp-specialized GEMM",
+            t.name
+        ));
+    }
+    if !TILE_M.contains(&s.tile_m) {
+        return Err(format!(
+            "tile_m = {} (expected 64 or 128: one or two consumer warpgroups)",
+            s.tile_m
+        ));
+    }
+    if s.tile_n < 64 || s.tile_n > target::WGMMA_MAX_N || s.tile_n % 64 != 0 {
+        return Err(format!(
+            "tile_n = {} (expected a multiple of 64 from 64 to {}: whole swizzle blocks, wgmma's largest N)",
+            s.tile_n,
+            target::WGMMA_MAX_N
+        ));
+    }
+    if s.tile_k != tile_k(p) {
+        return Err(format!(
+            "tile_k = {} (expected {}: one 128-byte swizzle row of {}-bit elements)",
+            s.tile_k,
+            tile_k(p),
+            p.in_bits
+        ));
+    }
+    if s.tile_n % staging_columns(p, s.tile_n) != 0 {
+        return Err(format!(
+            "tile_n = {} is not a whole number of {}-column output parts",
+            s.tile_n,
+            staging_columns(p, s.tile_n)
+        ));
+    }
+    if s.stages < 1 {
+        return Err(format!("stages = {} (expected at least 1)", s.stages));
+    }
+    let shared =
+        s.stages * stage_bytes(p, s.tile_m, s.tile_n, s.tile_k) + staging_bytes(p, s.tile_m, s.tile_n) + SHARED_RESERVE;
+    if shared > t.max_shared_bytes {
+        return Err(format!(
+            "{} stages of {}x{}x{} need {} bytes of shared memory with the output staging, more than the {} a CTA of '{}' may have",
+            s.stages, s.tile_m, s.tile_n, s.tile_k, shared, t.max_shared_bytes, t.name
+        ));
+    }
+    if s.cluster != 1 && (s.cluster != 2 || t.max_cluster_ctas < 2) {
+        return Err(format!(
+            "cluster = {} (expected 1, or 2 where the target has clusters: B is multicast to a pair)",
+            s.cluster
+        ));
+    }
+    if s.group < 1 {
+        return Err(format!("group = {} (expected at least 1)", s.group));
+    }
+    if s.grid < 1 || s.grid % s.cluster != 0 {
+        return Err(format!(
+            "grid = {} (expected a positive multiple of the cluster size {})",
+            s.grid, s.cluster
+        ));
+    }
+    let (tm, tn) = tiles(p, s.tile_m, s.tile_n);
+    let walk = target::ceil_div(tm, s.cluster) * tn;
+    if !s.persistent && s.grid != walk * s.cluster {
+        return Err(format!(
+            "grid = {} without persistence must launch one CTA per tile: {}",
+            s.grid,
+            walk * s.cluster
+        ));
+    }
+    Ok(())
+}
+
+/// The fields of a `#axe.matmul_schedule` attribute.
+pub fn read_attr(a: MlirAttribute) -> Partial {
+    let mut f = [0i64; 8];
+    // SAFETY: `a` is a live `#axe.matmul_schedule` (the caller checked), and `f` has the eight
+    // fields the C API writes.
+    unsafe { ffi::axeMatmulScheduleAttrGetFields(a, f.as_mut_ptr()) };
+    let some = |v: i64| (v != 0).then_some(v);
+    Partial {
+        tile_m: some(f[0]),
+        tile_n: some(f[1]),
+        tile_k: some(f[2]),
+        stages: some(f[3]),
+        cluster: some(f[4]),
+        group: some(f[5]),
+        grid: some(f[6]),
+        persistent: (f[7] >= 0).then_some(f[7] == 1),
+    }
+}
+
+/// The `#axe.matmul_schedule` of `s`, in `op`'s context.
+pub fn schedule_attr(op: MlirOperation, s: &Schedule) -> MlirAttribute {
+    let f = [
+        s.tile_m,
+        s.tile_n,
+        s.tile_k,
+        s.stages,
+        s.cluster,
+        s.group,
+        s.grid,
+        i64::from(s.persistent),
+    ];
+    // SAFETY: `op` is live (module contract); the attribute is owned by its context.
+    unsafe { ffi::axeMatmulScheduleAttrGet(mlir_sys::mlirOperationGetContext(op), f.as_ptr()) }
+}
+
+/// The problem of an `axe.matmul` (its verifier has checked the shapes and types).
+pub fn problem(op: MlirOperation) -> Problem {
+    use crate::dialect::ods::matmul::operands;
+    let a = ir::value_type(ir::operand(op, operands::A));
+    let c = ir::value_type(ir::operand(op, operands::C));
+    let (sa, sc) = (ir::shape(a), ir::shape(c));
+    Problem {
+        m: sa[0],
+        n: sc[1],
+        k: sa[1],
+        in_bits: i64::from(ir::element_bits(a)),
+        out_bits: i64::from(ir::element_bits(c)),
+    }
+}
+
+/// The schedule fields `op` carries (all None without a `schedule` attribute).
+pub fn given(op: MlirOperation) -> Result<Partial> {
+    use crate::dialect::ods::matmul::SCHEDULE;
+    let Some(a) = ir::attr(op, SCHEDULE) else {
+        return Ok(Partial::default());
+    };
+    // SAFETY: `a` is a live attribute of `op`.
+    if !unsafe { ffi::axeAttributeIsAMatmulSchedule(a) } {
+        return Err(AxeError::at(
+            op,
+            "'schedule' must be an #axe.matmul_schedule".to_string(),
+        ));
+    }
+    Ok(read_attr(a))
+}
+
+/// The target of `op`'s module, which must be a GPU target.
+pub fn target_of(op: MlirOperation) -> Result<&'static Target> {
+    target::of(op).ok_or_else(|| {
+        AxeError::at(
+            op,
+            "axe.matmul needs the module's #axe.target (e.g. #axe.target<\"sm_90a\">) to choose its schedule"
+                .to_string(),
+        )
+    })
+}
+
+/// The pass body: every `axe.matmul` under `root` gets its complete schedule.
+pub fn run(
+    root: melior::ir::operation::OperationRefMut,
+    options: &crate::dialect::ods::passes::AxeMatmulScheduleOptions,
+) -> bool {
+    let root = root.to_raw();
+    let mut ok = true;
+    for op in ir::collect(root, &[crate::dialect::ods::ops::MATMUL]) {
+        let result = (|| -> Result<()> {
+            let t = target_of(op)?;
+            let sms = if options.sm_count > 0 {
+                i64::from(options.sm_count)
+            } else {
+                t.sm_count
+            };
+            let p = problem(op);
+            let s = choose(&p, t, sms, &given(op)?).map_err(|why| {
+                AxeError::at(
+                    op,
+                    format!("axe.matmul {}x{}x{}: cannot schedule: {why}", p.m, p.n, p.k),
+                )
+            })?;
+            // SAFETY: `op` is live and owned by the pass; `schedule` is declared as an
+            // `#axe.matmul_schedule`, which the attribute is.
+            unsafe { ir::set_attr(op, crate::dialect::ods::matmul::SCHEDULE, schedule_attr(op, &s)) };
+            Ok(())
+        })();
+        if let Err(e) = result {
+            e.emit(op);
+            ok = false;
+        }
+    }
+    ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f16(m: i64, n: i64, k: i64) -> Problem {
+        Problem {
+            m,
+            n,
+            k,
+            in_bits: 16,
+            out_bits: 16,
+        }
+    }
+
+    fn h100() -> &'static Target {
+        target::lookup("sm_90a").unwrap()
+    }
+
+    #[test]
+    fn figure10_shapes_keep_the_measured_configuration() {
+        // M = 8192, Llama-3.1-8B's up projection (0.96e12 flops: no pairs) and 70B's (pairs):
+        // 128x256 tiles, 4 stages, persistent on 132 SMs, grouped raster of 8.
+        let s = choose(&f16(8192, 14336, 4096), h100(), 132, &Partial::default()).unwrap();
+        assert_eq!((s.tile_m, s.tile_n, s.tile_k, s.stages, s.grid), (128, 256, 64, 4, 132));
+        assert_eq!((s.cluster, s.group, s.persistent), (1, 8, true));
+        let s = choose(&f16(8192, 28672, 8192), h100(), 132, &Partial::default()).unwrap();
+        assert_eq!((s.tile_m, s.tile_n, s.cluster, s.grid), (128, 256, 2, 132));
+    }
+
+    #[test]
+    fn small_batches_fill_the_sms() {
+        // M = 128: 128x256 tiles would be 32 CTAs on 132 SMs.
+        let s = choose(&f16(128, 8192, 8192), h100(), 132, &Partial::default()).unwrap();
+        let (tm, tn) = tiles(&f16(128, 8192, 8192), s.tile_m, s.tile_n);
+        assert!(tm * tn >= 100, "{s:?}");
+        assert_eq!(s.cluster, 1);
+    }
+
+    #[test]
+    fn given_fields_win_and_are_checked() {
+        let given = Partial {
+            tile_n: Some(128),
+            ..Partial::default()
+        };
+        let s = choose(&f16(4096, 4096, 4096), h100(), 132, &given).unwrap();
+        assert_eq!(s.tile_n, 128);
+        let bad = Partial {
+            tile_n: Some(320),
+            ..Partial::default()
+        };
+        assert!(choose(&f16(4096, 4096, 4096), h100(), 132, &bad)
+            .unwrap_err()
+            .contains("tile_n = 320"));
+        let big = Partial {
+            stages: Some(8),
+            tile_m: Some(128),
+            tile_n: Some(256),
+            ..Partial::default()
+        };
+        assert!(choose(&f16(4096, 4096, 4096), h100(), 132, &big)
+            .unwrap_err()
+            .contains("shared memory"));
+    }
+
+    #[test]
+    fn every_choice_passes_its_own_check() {
+        for m in [1, 16, 64, 100, 128, 256, 1000, 1024, 4096, 8192] {
+            for (n, k) in [(6144, 4096), (4096, 4096), (28672, 8192), (1000, 3000)] {
+                for (i, o) in [(16, 16), (16, 32), (8, 16)] {
+                    let p = Problem {
+                        m,
+                        n,
+                        k,
+                        in_bits: i,
+                        out_bits: o,
+                    };
+                    let s = choose(&p, h100(), 132, &Partial::default()).unwrap();
+                    check(&p, h100(), &s).unwrap();
+                    assert!(s.grid <= 132, "{p:?} {s:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn targets_without_wgmma_are_refused() {
+        let e = choose(
+            &f16(256, 256, 256),
+            target::lookup("sm_90").unwrap(),
+            132,
+            &Partial::default(),
+        )
+        .unwrap_err();
+        assert!(e.contains("no wgmma"), "{e}");
+    }
+}

@@ -1,0 +1,81 @@
+// axe-matmul-schedule's and axe-expand-matmul's refusals, located at the op, with what would be
+// accepted.
+// RUN: axe-opt %s --split-input-file --axe-matmul-schedule --axe-expand-matmul --verify-diagnostics
+
+// A row stride of 1001 f16 elements (2002 bytes) is no multiple of TMA's 16 bytes: the
+// error names B and what would be accepted.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @odd_stride(%a: memref<16384xf16> {axe.align = 16 : i64}, %b: memref<256256xf16> {axe.align = 16 : i64}, %c: memref<64064xf16> {axe.align = 16 : i64}) {
+    %A = axe.view %a : memref<16384xf16> to !axe.tensor<64x256xf16, global, #axe.layout<(64, 256) : (256, 1)>>
+    %B = axe.view %b : memref<256256xf16> to !axe.tensor<256x1001xf16, global, #axe.layout<(256, 1001) : (1001, 1)>>
+    %C = axe.view %c : memref<64064xf16> to !axe.tensor<64x1001xf16, global, #axe.layout<(64, 1001) : (1001, 1)>>
+    // expected-error @+1 {{axe.matmul: B has layout !axe.tensor<256x1001xf16, global, #axe.layout<(256, 1001) : (1001, 1)>>, which TMA cannot load; expected a row-major layout (256, 1001) : (ld, 1) with ld >= 1001 and ld * 2 bytes a multiple of 16}}
+    axe.matmul %A, %B, %C : !axe.tensor<64x256xf16, global, #axe.layout<(64, 256) : (256, 1)>>, !axe.tensor<256x1001xf16, global, #axe.layout<(256, 1001) : (1001, 1)>>, !axe.tensor<64x1001xf16, global, #axe.layout<(64, 1001) : (1001, 1)>>
+    return
+  }
+}
+
+// -----
+
+// sm_90 has no wgmma: the GEMM expands to sm_90a's kernel only.
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @no_wgmma(%a: memref<16384xf16> {axe.align = 16 : i64}, %b: memref<16384xf16> {axe.align = 16 : i64}, %c: memref<16384xf16> {axe.align = 16 : i64}) {
+    %A = axe.view %a : memref<16384xf16> to !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>
+    %B = axe.view %b : memref<16384xf16> to !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>
+    %C = axe.view %c : memref<16384xf16> to !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>
+    // expected-error @+1 {{axe.matmul 128x128x128: cannot schedule: target 'sm_90' has no wgmma}}
+    axe.matmul %A, %B, %C : !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>, !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>, !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>
+    return
+  }
+}
+
+// -----
+
+// An override wgmma cannot run: N = 320 is wider than its largest N.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @wide(%a: memref<16384xf16> {axe.align = 16 : i64}, %b: memref<81920xf16> {axe.align = 16 : i64}, %c: memref<81920xf16> {axe.align = 16 : i64}) {
+    %A = axe.view %a : memref<16384xf16> to !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>
+    %B = axe.view %b : memref<81920xf16> to !axe.tensor<128x640xf16, global, #axe.layout<(128, 640) : (640, 1)>>
+    %C = axe.view %c : memref<81920xf16> to !axe.tensor<128x640xf16, global, #axe.layout<(128, 640) : (640, 1)>>
+    // expected-error @+1 {{cannot schedule: tile_n = 320 (expected a multiple of 64 from 64 to 256}}
+    axe.matmul %A, %B, %C {schedule = #axe.matmul_schedule<tile_n = 320>} : !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>, !axe.tensor<128x640xf16, global, #axe.layout<(128, 640) : (640, 1)>>, !axe.tensor<128x640xf16, global, #axe.layout<(128, 640) : (640, 1)>>
+    return
+  }
+}
+
+// -----
+
+// Eight stages of 128x256x64 f16 need more shared memory than a CTA may have.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @deep(%a: memref<1048576xf16> {axe.align = 16 : i64}, %b: memref<1048576xf16> {axe.align = 16 : i64}, %c: memref<1048576xf16> {axe.align = 16 : i64}) {
+    %A = axe.view %a : memref<1048576xf16> to !axe.tensor<1024x1024xf16, global, #axe.layout<(1024, 1024) : (1024, 1)>>
+    %B = axe.view %b : memref<1048576xf16> to !axe.tensor<1024x1024xf16, global, #axe.layout<(1024, 1024) : (1024, 1)>>
+    %C = axe.view %c : memref<1048576xf16> to !axe.tensor<1024x1024xf16, global, #axe.layout<(1024, 1024) : (1024, 1)>>
+    // expected-error @+1 {{8 stages of 128x256x64 need 427008 bytes of shared memory with the output staging, more than the 232448 a CTA of 'sm_90a' may have}}
+    axe.matmul %A, %B, %C {schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 256, stages = 8>} : !axe.tensor<1024x1024xf16, global, #axe.layout<(1024, 1024) : (1024, 1)>>, !axe.tensor<1024x1024xf16, global, #axe.layout<(1024, 1024) : (1024, 1)>>, !axe.tensor<1024x1024xf16, global, #axe.layout<(1024, 1024) : (1024, 1)>>
+    return
+  }
+}
+
+// -----
+
+// A persistent = false schedule launches one CTA per tile; a grid that does not is refused.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @grid(%a: memref<65536xf16> {axe.align = 16 : i64}, %b: memref<65536xf16> {axe.align = 16 : i64}, %c: memref<65536xf16> {axe.align = 16 : i64}) {
+    %A = axe.view %a : memref<65536xf16> to !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>>
+    %B = axe.view %b : memref<65536xf16> to !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>>
+    %C = axe.view %c : memref<65536xf16> to !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>>
+    // expected-error @+1 {{grid = 3 without persistence must launch one CTA per tile}}
+    axe.matmul %A, %B, %C {schedule = #axe.matmul_schedule<persistent = false, grid = 3>} : !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>>, !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>>, !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>>
+    return
+  }
+}
+
+// -----
+
+// Without an #axe.target there are no SMs, shared memory or tensor cores to schedule for.
+func.func @no_target(%A: !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>, %B: !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>, %C: !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>) {
+  // expected-error @+1 {{axe.matmul needs the module's #axe.target}}
+  axe.matmul %A, %B, %C : !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>, !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>, !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>
+  return
+}

@@ -348,9 +348,24 @@ impl Layout {
         let g = self.group(shape)?;
         let range = g.groups[dim].clone();
         let Some(first) = g.layout.shard.get(range.start).filter(|_| !range.is_empty()) else {
-            return Err(LayoutError::Unsupported(format!(
-                "dimension {dim} of {self} has size 1: no iter to extend to {extent}"
-            )));
+            // A dimension of size 1 has no iter (canonical layouts drop unit iters): give it one
+            // that steps past everything the layout reaches on the memory axis, so the padded
+            // rows never alias the tensor's own elements (they are never accessed anyway).
+            let memory = Axis::memory();
+            if g.layout.shard.iter().chain(&g.layout.replica).any(|i| i.axis != memory) {
+                return Err(LayoutError::Unsupported(format!(
+                    "dimension {dim} of {self} has size 1 and the layout is not in memory: no iter to extend to {extent}"
+                )));
+            }
+            let reach = g
+                .layout
+                .shard
+                .iter()
+                .map(|i| i.stride.abs().checked_mul(i.extent).ok_or(LayoutError::Overflow))
+                .try_fold(1i64, |a, r| r.map(|r| a.max(r)))?;
+            let mut shard = g.layout.shard.clone();
+            shard.insert(range.start, Iter::new(extent, reach, memory));
+            return Layout::new(shard, g.layout.replica.clone(), g.layout.offset.clone());
         };
         let rest = size / first.extent;
         if extent % rest != 0 {
@@ -493,8 +508,11 @@ mod tiled_region_tests {
     /// the clipped tiling of the padded layout is a tiling (the oracle above).
     #[test]
     fn padded_layouts_agree_on_the_original_shape() {
-        let cases: [(&str, &[i64], usize, i64); 5] = [
+        let cases: [(&str, &[i64], usize, i64); 7] = [
             ("(1000, 64) : (64, 1)", &[1000, 64], 0, 1024),
+            // A dimension of size 1 (a batch of one row): a new iter past the layout's reach.
+            ("(1, 4) : (4, 1)", &[1, 4], 0, 64),
+            ("(3, 1, 4) : (8, 4, 1)", &[3, 1, 4], 1, 2),
             ("(1000, 64) : (64, 1)", &[1000, 64], 1, 96),
             ("(10, 48) : (1, 10)", &[10, 48], 1, 64),
             ("(6, 2, 5) : (10, 1, 2)", &[12, 5], 0, 16),
@@ -536,7 +554,11 @@ mod tiled_region_tests {
             .unwrap()
             .padded(&[12, 5], 0, 15)
             .is_err());
-        assert!(Layout::parse("(1, 4) : (4, 1)").unwrap().padded(&[1, 4], 0, 2).is_err());
+        // A size-1 dimension of a register layout has no memory stride to step past.
+        assert!(Layout::parse("(1, 4) : (4, 1@lane)")
+            .unwrap()
+            .padded(&[1, 4], 0, 2)
+            .is_err());
         assert!(Layout::parse("(4) : (1)").unwrap().padded(&[4], 0, 3).is_err());
     }
 

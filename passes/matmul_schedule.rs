@@ -438,7 +438,7 @@ pub fn run(
         let result = (|| -> Result<()> {
             let t = target_of(op)?;
             let sms = if options.sm_count > 0 {
-                i64::from(options.sm_count)
+                options.sm_count
             } else {
                 t.sm_count
             };

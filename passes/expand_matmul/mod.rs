@@ -252,7 +252,7 @@ fn build_kernel(b: &B, plan: &Plan, x: &Operands) {
             }
             axe_ops::scope(&wg, ScopeKind::Warp, 0, 1, |w| {
                 tile_loop(&w, plan, &shared, |j, it, om, on| {
-                    produce(j, plan, x, &shared, sa, sb, it, om, on)
+                    produce(j, plan, x, &shared, it, om, on)
                 });
             });
         });
@@ -261,7 +261,7 @@ fn build_kernel(b: &B, plan: &Plan, x: &Operands) {
                 if split_registers {
                     axe_ops::set_max_registers(&wg, CONSUMER_REGISTERS);
                 }
-                consumer(&wg, plan, x, &shared, sa, sb, (w - 1) * 64);
+                consumer(&wg, plan, x, &shared, (w - 1) * 64);
             });
         }
     });
@@ -364,21 +364,10 @@ fn b_dims(plan: &Plan, n: Dim, k: Dim) -> [Dim; 2] {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn produce(
-    b: &B,
-    plan: &Plan,
-    x: &Operands,
-    sh: &Shared,
-    sa: MlirType,
-    sb: MlirType,
-    it: MlirValue,
-    om: MlirValue,
-    on: MlirValue,
-) {
+/// The producer warp's part of one tile: every K step of it, stage by stage.
+fn produce(b: &B, plan: &Plan, x: &Operands, sh: &Shared, it: MlirValue, om: MlirValue, on: MlirValue) {
     let s = &plan.s;
-    let (m, n, k) = (plan.p.m, plan.p.n, plan.p.k);
-    let _ = (m, n);
+    let k = plan.p.k;
     let (bm, bn, bk) = (s.tile_m, s.tile_n, s.tile_k);
     let global = |b: &B, shape: &[i64]| axe_ops::tensor_type(b, shape, x.e, MemoryScope::Global, None, None);
     let b_shape = |rows_n: i64, cols_k: i64| if plan.fp8 { [rows_n, cols_k] } else { [cols_k, rows_n] };
@@ -459,11 +448,10 @@ fn produce(
         Ok(())
     })
     .expect("the producer's loop body does not fail");
-    let _ = (sa, sb);
 }
 
 /// The consumer warpgroup of rows `row0 .. row0 + 64` of every tile.
-fn consumer(b: &B, plan: &Plan, x: &Operands, sh: &Shared, sa: MlirType, sb: MlirType, row0: i64) {
+fn consumer(b: &B, plan: &Plan, x: &Operands, sh: &Shared, row0: i64) {
     let s = &plan.s;
     let (bn, bk) = (s.tile_n, s.tile_k);
     let f32 = b.f32_type();
@@ -485,7 +473,6 @@ fn consumer(b: &B, plan: &Plan, x: &Operands, sh: &Shared, sa: MlirType, sb: Mli
             .map(|&st| axe_ops::slice(b, st, &[Dim::Static(row0, row0 + 64), Dim::Static(0, bk)], false, sah))
             .collect()
     };
-    let _ = sa;
     let acc_t = reg(b, &[64, bn], f32);
     let acc = axe_ops::alloc(b, acc_t);
     let (staging_t, part_w) = staging_type(b, plan, x);
@@ -522,9 +509,9 @@ fn consumer(b: &B, plan: &Plan, x: &Operands, sh: &Shared, sa: MlirType, sb: Mli
         j.for_::<()>(Ix::C(0), Ix::V(sh.rounds), Ix::C(1), |q, r| {
             let full = phase(&q, sh, it, r);
             let not_first = q.cmpi(CmpiPredicate::Ne, r, q.cidx(0));
-            for st in 0..s.stages as usize {
+            for (st, (&a, &bs)) in rows.iter().zip(&sh.stages_b).enumerate() {
                 axe_ops::mbarrier_wait(&q, sh.full[st], full);
-                let g = axe_ops::gemm_async(&q, rows[st], sh.stages_b[st], acc, plan.fp8);
+                let g = axe_ops::gemm_async(&q, a, bs, acc, plan.fp8);
                 axe_ops::wait(&q, &[g], 1);
                 // The previous K step's gemm is done: its stage may be refilled (at a tile's
                 // first step, that stage was released after the previous tile).
@@ -546,9 +533,8 @@ fn consumer(b: &B, plan: &Plan, x: &Operands, sh: &Shared, sa: MlirType, sb: Mli
         if let Some(scale) = scale {
             axe_ops::binary(j, BinaryKind::Mul, acc, scale, acc);
         }
-        epilogue(j, plan, x, acc, staging, staging_t, part_w, om, on, row0);
+        epilogue(j, plan, x, acc, staging, part_w, om, on, row0);
     });
-    let _ = sb;
 }
 
 /// The consumers' shared tile for the epilogue: 64 rows of `part` columns (256 bytes of a
@@ -581,7 +567,6 @@ fn epilogue(
     x: &Operands,
     acc: MlirValue,
     staging: MlirValue,
-    staging_t: MlirType,
     w: i64,
     om: MlirValue,
     on: MlirValue,
@@ -593,7 +578,6 @@ fn epilogue(
     let part_acc_t = axe_ops::tensor_type(b, &[64, w], f32, MemoryScope::Register, None, None);
     let part_t = axe_ops::tensor_type(b, &[64, w], x.o, MemoryScope::Register, None, None);
     let part_c_t = axe_ops::tensor_type(b, &[64, w], x.o, MemoryScope::Global, None, None);
-    let _ = staging_t;
     for c in 0..plan.s.tile_n / w {
         let pacc = axe_ops::slice(
             b,

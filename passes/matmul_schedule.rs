@@ -3,20 +3,25 @@
 //! (the user's override). [`choose`] is the heuristic; [`check`] what the expansion
 //! (`axe-expand-matmul`) can build on the target, applied to chosen and given fields alike.
 //!
-//! The heuristic estimates the time of the whole GEMM for every candidate tile and keeps the
-//! fastest. Its terms, and why:
+//! The heuristic estimates the time of the whole GEMM for every candidate (tile, stages) and
+//! keeps the fastest. It is a model of the kernel `axe-expand-matmul` builds, its constants
+//! fitted to 197 timings of that kernel on one H100 SXM (f16, bf16 and e4m3 at M = 1 to 8192,
+//! Llama-3.1 and ragged shapes, 4 to 12 stages; root-mean-square error of the log time 0.13;
+//! bench/RESULTS.md). Its terms, and why:
 //! * **waves**: a persistent grid of at most one CTA per SM walks `ceil(tiles / grid)` tiles
 //!   per CTA, so a grid that leaves SMs idle (few wide tiles at small M) or a last wave that is
 //!   mostly empty costs whole tile times;
-//! * **a tile's time**: its MMA work at the SM's tensor-core rate, derated for narrow tiles (a
-//!   64-row tile runs one consumer warpgroup, which waits on its own wgmma groups; N = 64
-//!   re-reads A from shared memory for little work), or the bytes it streams from L2 at the
-//!   SM's share of L2 bandwidth, whichever is larger, plus a fixed per-tile cost (the
-//!   epilogue's stores and the barrier round trips);
+//! * **a K step** takes the longest of: its MMAs at the SM's tensor-core rate, derated for
+//!   narrow tiles (a 64-row tile runs one consumer warpgroup; N = 64 re-reads A from shared
+//!   memory for little work); its bytes from L2 at the SM's share of L2 bandwidth (halved where
+//!   the rows of A or B do not start on 128-byte lines); the load latency over the stages in
+//!   flight (Little's law: with few stages a memory-bound tile waits on every load); and a
+//!   fixed cost (barrier round trips, wgmma issue and wait);
+//! * **a tile** adds its epilogue: a fixed cost and its output bytes through shared memory;
 //! * **DRAM**: the whole GEMM moves A, B and C through DRAM at least once.
 //!
-//! The rates are the target's (`Target::sm_count` and the per-SM figures below, H100 SXM).
-//! Ties go to the wider tile (fewer CTAs re-reading operands).
+//! The rates are per SM and in SM clocks; the grid is the target's SM count (`Target::sm_count`,
+//! or the pass's `sm-count`). Ties keep the candidate seen first: wider tiles, more stages.
 
 use crate::dialect::ffi;
 use crate::error::{AxeError, Result};
@@ -83,12 +88,18 @@ impl Partial {
     }
 }
 
+/// The rows one consumer warpgroup computes (wgmma's M).
+const WGMMA_ROWS: i64 = target::WGMMA_M;
 /// The row tiles wgmma consumers can take: one warpgroup (64 rows) or two (128).
-pub const TILE_M: [i64; 2] = [64, 128];
+pub const TILE_M: [i64; 2] = [128, 64];
 /// Column tiles: whole 64-column blocks of B's 128-byte swizzle rows, up to wgmma's N of 256.
-pub const TILE_N: [i64; 4] = [64, 128, 192, 256];
-/// More stages bought nothing on the H100 once four hide TMA's latency.
-pub const MAX_STAGES: i64 = 4;
+pub const TILE_N: [i64; 4] = [256, 192, 128, 64];
+/// Most stages the expansion unrolls (each stage is a copy of the K step's ops); memory-bound
+/// tiles want many (Little's law), compute-bound ones are capped by shared memory first.
+pub const MAX_STAGES: i64 = 12;
+/// Fewest stages chosen: with two, a stage's refill waits for the MMAs of the other (a user's
+/// `stages = 2` is still built).
+pub const MIN_STAGES: i64 = 3;
 /// Shared memory the kernel keeps beside its stages and staging tiles: the mbarriers (two per
 /// stage, 8 bytes each) rounded up, and the runtime's reserve.
 const SHARED_RESERVE: i64 = 1024;
@@ -100,27 +111,31 @@ pub const RASTER_GROUP: i64 = 8;
 /// it the pairs won nothing and FP8 lost up to 7 %).
 const CLUSTER_MIN_FLOPS: f64 = 1e12;
 
-/// Per-SM rates of the cost model, in units of one SM clock (H100 SXM: 4096 dense 16-bit
-/// tensor-core flops per clock per SM, twice that for FP8; about 64 bytes per clock per SM
-/// from L2; DRAM at 3.35 TB/s over a 1.755 GHz clock is about 1900 bytes per clock for the
-/// whole chip).
+/// The cost model's constants, in SM clocks (fitted on the H100 SXM, see the module's
+/// documentation): dense 16-bit tensor-core flops per clock per SM (twice for FP8), bytes per
+/// clock per SM from L2 and the fraction of that left when rows start off 128-byte lines, the
+/// load latency, a K step's fixed cost, a tile's epilogue (fixed, and bytes per clock through
+/// shared memory to C), DRAM bytes per clock for the chip, and a launch's fixed cost.
 const MMA_FLOPS_PER_CLOCK_16: f64 = 4096.0;
 const L2_BYTES_PER_CLOCK_PER_SM: f64 = 64.0;
-const DRAM_BYTES_PER_CLOCK: f64 = 1900.0;
-/// A tile's fixed cost in clocks: the epilogue (converting and storing 64 rows per
-/// warpgroup) and the stage barriers' round trips not hidden behind the MMAs.
-const TILE_OVERHEAD_CLOCKS: f64 = 1500.0;
-/// A CTA's start: launch, barrier set-up and the first stages' TMA latency.
-const CTA_START_CLOCKS: f64 = 3000.0;
+const MISALIGNED_L2_FRACTION: f64 = 0.49;
+const LOAD_LATENCY_CLOCKS: f64 = 2180.0;
+const STEP_OVERHEAD_CLOCKS: f64 = 386.0;
+const TILE_OVERHEAD_CLOCKS: f64 = 2710.0;
+const EPILOGUE_BYTES_PER_CLOCK: f64 = 8.4;
+const DRAM_BYTES_PER_CLOCK: f64 = 1272.0;
+const LAUNCH_CLOCKS: f64 = 5680.0;
+/// Rows of A and B start on 128-byte lines when their strides are multiples of this.
+const LINE_BYTES: i64 = 128;
 
 /// The fraction of the SM's MMA rate a tile sustains: one consumer warpgroup (64 rows) stalls
 /// on its own wgmma groups; N = 64 reads A from shared memory once per 64 columns.
 fn mma_efficiency(tile_m: i64, tile_n: i64) -> f64 {
-    let m = if tile_m >= 128 { 1.0 } else { 0.8 };
+    let m = if tile_m >= 128 { 1.0 } else { 0.86 };
     let n = match tile_n {
-        64 => 0.7,
-        128 => 0.9,
-        192 => 0.95,
+        64 => 0.70,
+        128 => 0.88,
+        192 => 0.98,
         _ => 1.0,
     };
     m * n
@@ -136,9 +151,14 @@ pub fn stage_bytes(p: &Problem, tile_m: i64, tile_n: i64, tile_k: i64) -> i64 {
     (tile_m + tile_n) * tile_k * p.in_bits / 8
 }
 
-/// Columns of one staged output part: 256 bytes of a row, no wider than the tile.
+/// Columns of one staged output part: 256 bytes of a row, no wider than the tile, halved
+/// until the parts tile it (N = 192 in 16-bit: three parts of 64).
 pub fn staging_columns(p: &Problem, tile_n: i64) -> i64 {
-    (STAGING_ROW_BYTES * 8 / p.out_bits).min(tile_n)
+    let mut w = (STAGING_ROW_BYTES * 8 / p.out_bits).min(tile_n);
+    while w > 1 && tile_n % w != 0 {
+        w /= 2;
+    }
+    w
 }
 
 /// Bytes of the consumers' output staging tiles (one per warpgroup).
@@ -157,23 +177,35 @@ pub fn tiles(p: &Problem, tile_m: i64, tile_n: i64) -> (i64, i64) {
     (target::ceil_div(p.m, tile_m), target::ceil_div(p.n, tile_n))
 }
 
-/// The estimated clocks of the whole GEMM with these tiles on `sms` SMs.
+/// The estimated clocks of the whole GEMM with these tiles and stages on `sms` SMs (see the
+/// module's documentation for the terms).
 pub fn estimate(p: &Problem, tile_m: i64, tile_n: i64, stages: i64, sms: i64) -> f64 {
+    let (grid_time, dram_time) = estimate_parts(p, tile_m, tile_n, stages, sms);
+    LAUNCH_CLOCKS + grid_time.max(dram_time)
+}
+
+/// The two bounds of [`estimate`]: the grid's time (waves of tiles) and DRAM's.
+fn estimate_parts(p: &Problem, tile_m: i64, tile_n: i64, stages: i64, sms: i64) -> (f64, f64) {
     let (tm, tn) = tiles(p, tile_m, tile_n);
     let count = tm * tn;
-    let grid = count.min(sms);
+    let grid = count.min(sms).max(1);
     let waves = target::ceil_div(count, grid) as f64;
+    let tile_k = tile_k(p);
     // K is walked in whole rounds of the stages (the steps past K read TMA's zeros).
-    let step = tile_k(p) * stages;
-    let k = (target::ceil_div(p.k, step) * step) as f64;
+    let steps = (target::ceil_div(p.k, tile_k * stages) * stages) as f64;
+    let in_bytes = p.in_bits / 8;
     let rate = MMA_FLOPS_PER_CLOCK_16 * (16 / p.in_bits) as f64 * mma_efficiency(tile_m, tile_n);
-    let mma = 2.0 * (tile_m * tile_n) as f64 * k / rate;
-    let bytes = (tile_m + tile_n) as f64 * k * p.in_bits as f64 / 8.0;
-    let l2 = bytes / L2_BYTES_PER_CLOCK_PER_SM;
-    let tile = mma.max(l2) + TILE_OVERHEAD_CLOCKS;
-    let dram_bytes = ((p.m * p.k + p.k * p.n) * p.in_bits / 8 + p.m * p.n * p.out_bits / 8) as f64;
-    let dram = dram_bytes / DRAM_BYTES_PER_CLOCK;
-    (CTA_START_CLOCKS + waves * tile).max(dram)
+    let mma = 2.0 * (tile_m * tile_n * tile_k) as f64 / rate;
+    // Rows of A past M are TMA's zero fill: they cost no L2 bandwidth.
+    let loaded = ((tile_m.min(p.m) + tile_n) * tile_k * in_bytes) as f64;
+    let aligned = (p.k * in_bytes) % LINE_BYTES == 0 && (p.n * in_bytes) % LINE_BYTES == 0;
+    let l2 = L2_BYTES_PER_CLOCK_PER_SM * if aligned { 1.0 } else { MISALIGNED_L2_FRACTION };
+    let load = (loaded / l2).max(LOAD_LATENCY_CLOCKS / stages as f64);
+    let step = mma.max(load).max(STEP_OVERHEAD_CLOCKS);
+    let epilogue = TILE_OVERHEAD_CLOCKS + (tile_m * tile_n * p.out_bits / 8) as f64 / EPILOGUE_BYTES_PER_CLOCK;
+    let tile = steps * step + epilogue;
+    let dram_bytes = ((p.m * p.k + p.k * p.n) * in_bytes + p.m * p.n * p.out_bits / 8) as f64;
+    (waves * tile, dram_bytes / DRAM_BYTES_PER_CLOCK)
 }
 
 /// Clusters of two CTAs sharing B by TMA multicast, or none: pairs halve B's traffic from L2
@@ -202,51 +234,55 @@ fn choose_group(row_tiles: i64) -> i64 {
 /// other one chosen (see the module's documentation), then the whole schedule is checked.
 pub fn choose(p: &Problem, t: &Target, sms: i64, given: &Partial) -> std::result::Result<Schedule, String> {
     let tile_k = given.tile_k.unwrap_or_else(|| tile_k(p));
-    let mut best: Option<(f64, i64, i64)> = None;
+    let mut best: Option<(f64, f64, i64, i64, i64)> = None;
     // Why the first candidate was refused: the error when none is left.
     let mut rejected: Option<String> = None;
-    for tile_m in given.tile_m.map_or(TILE_M.to_vec(), |v| vec![v]) {
+    // A batch of at most 64 rows takes 64-row tiles: a 128-row tile would compute (and have
+    // TMA zero-fill) rows that do not exist, with a second consumer warpgroup to wait for at
+    // every stage (measured 1.2-2x slower at M <= 64 on the H100, bench/RESULTS.md).
+    let rows: Vec<i64> = if p.m <= WGMMA_ROWS {
+        vec![WGMMA_ROWS]
+    } else {
+        TILE_M.to_vec()
+    };
+    for tile_m in given.tile_m.map_or(rows, |v| vec![v]) {
         for tile_n in given.tile_n.map_or(TILE_N.to_vec(), |v| vec![v]) {
-            let stages = given
-                .stages
-                .unwrap_or_else(|| stages_that_fit(p, t, tile_m, tile_n, tile_k));
-            if stages < 2 && given.stages.is_none() {
-                continue;
-            }
-            // A candidate the expansion cannot build (say N = 192 with 128-column output
-            // parts) is skipped; a user's field that cannot be built fails the check below.
-            let candidate = Schedule {
-                tile_m,
-                tile_n,
-                tile_k,
-                stages: stages.max(1),
-                cluster: 1,
-                group: 1,
-                grid: 1,
-                persistent: true,
-            };
-            if let Err(why) = check(p, t, &candidate) {
-                rejected.get_or_insert(why);
-                continue;
-            }
-            let time = estimate(p, tile_m, tile_n, stages.max(1), sms);
-            // Strictly faster only: ties keep the earlier, and wider tiles come later, so
-            // compare with a small margin in favour of the wider one.
-            let better = match best {
-                None => true,
-                Some((b, _, _)) => time <= b * 1.001,
-            };
-            if better {
-                best = Some((time, tile_m, tile_n));
+            let most = stages_that_fit(p, t, tile_m, tile_n, tile_k);
+            let candidates: Vec<i64> = given.stages.map_or((MIN_STAGES..=most).rev().collect(), |v| vec![v]);
+            for stages in candidates {
+                // A candidate the expansion cannot build (say N = 192 with 128-column output
+                // parts) is skipped; a user's field that cannot be built fails the check.
+                let candidate = Schedule {
+                    tile_m,
+                    tile_n,
+                    tile_k,
+                    stages,
+                    cluster: 1,
+                    group: 1,
+                    grid: 1,
+                    persistent: true,
+                };
+                if let Err(why) = check(p, t, &candidate) {
+                    rejected.get_or_insert(why);
+                    continue;
+                }
+                // Where DRAM bounds every candidate alike (small batches), the one whose grid
+                // has the most slack under that bound wins: it has the most loads in flight
+                // (the model's DRAM rate is the best case, which few CTAs do not reach).
+                let (grid_time, dram_time) = estimate_parts(p, tile_m, tile_n, stages, sms);
+                let time = grid_time.max(dram_time);
+                // Strictly faster by a margin: ties keep the candidate seen first.
+                let better = best
+                    .is_none_or(|(b, slack, ..)| time < b * 0.999 || (time <= b * 1.001 && grid_time < slack * 0.9));
+                if better {
+                    best = Some((time, grid_time, tile_m, tile_n, stages));
+                }
             }
         }
     }
-    let (_, tile_m, tile_n) = best.ok_or_else(|| {
+    let (_, _, tile_m, tile_n, stages) = best.ok_or_else(|| {
         rejected.unwrap_or_else(|| "no tile of the given fields fits the target's shared memory".to_string())
     })?;
-    let stages = given
-        .stages
-        .unwrap_or_else(|| stages_that_fit(p, t, tile_m, tile_n, tile_k));
     let cluster = given
         .cluster
         .unwrap_or_else(|| choose_cluster(p, t, tile_m, tile_n, sms));

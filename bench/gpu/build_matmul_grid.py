@@ -5,7 +5,7 @@ user-level `axe.matmul` module (matmul_ir.py), its schedule as `axe-matmul-sched
 itself) and written as a launch manifest OUTDIR/<entry>.json, as test/gpu/build.sh does; plus
 OUTDIR/index.json, the list gemm_grid.py reads ({entry, m, n, k, dtype, out, schedule}).
 
-    build_matmul_grid.py OUTDIR [--grid small|full] [--only SUBSTR]
+    build_matmul_grid.py OUTDIR [--grid full|small|probe|triton] [--only SUBSTR]
 
 The grid: M in {1, 16, 64, 128, 256, 512, 1024, 2048, 4096, 8192} times the weight shapes of
 Llama-3.1-8B (QKV 6144x4096, O 4096x4096, gate/up 14336x4096, down 4096x14336) and -70B (QKV
@@ -32,7 +32,49 @@ RAGGED = [(1000, 1000, 1000), (3000, 5000, 7000), (200, 3000, 5000), (1, 1000, 3
           (520, 6152, 4104), (2050, 1000, 8200)]
 
 
+# Calibration of the schedule heuristic: shapes where the chosen schedule trailed cuBLAS, each
+# with the alternatives the cost model weighs (tile, stages), as `schedule` overrides.
+PROBE = [
+    ((1, 4096, 4096), ["tile_m = 64, tile_n = 64, stages = 4", "tile_m = 64, tile_n = 64, stages = 8",
+                       "tile_m = 64, tile_n = 64, stages = 12", "tile_m = 64, tile_n = 128, stages = 8"]),
+    ((64, 4096, 14336), ["tile_m = 64, tile_n = 64, stages = 4", "tile_m = 64, tile_n = 64, stages = 8",
+                         "tile_m = 64, tile_n = 64, stages = 12", "tile_m = 64, tile_n = 128, stages = 8"]),
+    ((128, 4096, 4096), ["tile_m = 64, tile_n = 64, stages = 4", "tile_m = 64, tile_n = 64, stages = 8",
+                         "tile_m = 128, tile_n = 64, stages = 8", "tile_m = 128, tile_n = 128, stages = 4",
+                         "tile_m = 128, tile_n = 128, stages = 6"]),
+    ((256, 4096, 14336), ["tile_m = 128, tile_n = 64, stages = 4", "tile_m = 128, tile_n = 64, stages = 8",
+                          "tile_m = 128, tile_n = 128, stages = 6", "tile_m = 64, tile_n = 128, stages = 8",
+                          "tile_m = 128, tile_n = 192, stages = 4"]),
+    ((2050, 1000, 8200), ["tile_m = 64, tile_n = 256, stages = 4", "tile_m = 128, tile_n = 128, stages = 6",
+                          "tile_m = 128, tile_n = 256, stages = 4", "tile_m = 128, tile_n = 64, stages = 8",
+                          "tile_m = 128, tile_n = 192, stages = 4"]),
+    ((2048, 1024, 8192), ["tile_m = 64, tile_n = 256, stages = 4", "tile_m = 128, tile_n = 128, stages = 6",
+                          "tile_m = 128, tile_n = 256, stages = 4"]),
+    ((3000, 5000, 7000), ["tile_m = 128, tile_n = 256, stages = 4", "tile_m = 128, tile_n = 128, stages = 6",
+                          "tile_m = 128, tile_n = 192, stages = 4"]),
+    ((3000, 5000, 7040), ["tile_m = 128, tile_n = 256, stages = 4"]),
+    ((3072, 5120, 7168), ["tile_m = 128, tile_n = 256, stages = 4"]),
+    ((512, 10240, 8192), ["tile_m = 128, tile_n = 128, stages = 4", "tile_m = 128, tile_n = 256, stages = 4",
+                          "tile_m = 128, tile_n = 192, stages = 4", "tile_m = 128, tile_n = 128, stages = 6"]),
+    ((1024, 6144, 4096), ["tile_m = 128, tile_n = 128, stages = 4", "tile_m = 128, tile_n = 256, stages = 4",
+                          "tile_m = 128, tile_n = 192, stages = 4", "tile_m = 128, tile_n = 128, stages = 6"]),
+    ((200, 3000, 5000), ["tile_m = 128, tile_n = 64, stages = 4", "tile_m = 128, tile_n = 64, stages = 8",
+                         "tile_m = 64, tile_n = 128, stages = 8", "tile_m = 128, tile_n = 128, stages = 6"]),
+]
+
+
+def probe():
+    return [(m, n, k, "f16", "f16", sched) for (m, n, k), scheds in PROBE for sched in scheds]
+
+
 def grid(which):
+    if which == "probe":
+        return probe()
+    if which == "triton":
+        # The subset timed against the tuned Triton matmul too (its autotuning costs seconds
+        # per shape): f16, the 8B weights at six batches, and three ragged shapes.
+        return ([(m, n, k, "f16", "f16") for m in (1, 16, 128, 512, 2048, 8192) for n, k in LLAMA_8B]
+                + [(m, n, k, "f16", "f16") for m, n, k in RAGGED[:3]])
     out = []
     batches = BATCHES if which == "full" else [1, 128, 1024, 8192]
     for dtype in ("f16", "bf16"):
@@ -47,10 +89,18 @@ def grid(which):
     return out
 
 
+def tag(schedule):
+    """A name suffix for an override: `tile_m = 64, tile_n = 128, stages = 8` -> `_t64x128s8`."""
+    if not schedule:
+        return ""
+    f = dict(x.split(" = ") for x in schedule.split(", "))
+    return f"_t{f.get('tile_m', '')}x{f.get('tile_n', '')}s{f.get('stages', '')}"
+
+
 def build(outdir, m, n, k, dtype, out, schedule=None):
     opt = os.environ.get("AXE_OPT", os.path.join(ROOT, "target/release/axe-opt"))
     translate = os.environ.get("AXE_TRANSLATE", os.path.join(os.path.dirname(opt), "axe-translate"))
-    entry = f"matmul_{m}x{n}x{k}_{dtype}_o{out}"
+    entry = f"matmul_{m}x{n}x{k}_{dtype}_o{out}{tag(schedule)}"
     src = matmul_ir.module(m, n, k, dtype, out, name=entry, schedule=schedule)
     chosen = subprocess.run([opt, "-", "--axe-matmul-schedule"], input=src, capture_output=True, text=True)
     if chosen.returncode:
@@ -66,7 +116,7 @@ def build(outdir, m, n, k, dtype, out, schedule=None):
         return None, f"{entry}: {manifest.stderr.strip()[:2000]}"
     data = json.loads(manifest.stdout)
     (kernel,) = data["kernels"]
-    with open(os.path.join(outdir, f"{entry}.json"), "w") as f:
+    with open(os.path.join(outdir, f"{kernel['entry']}.json"), "w") as f:
         json.dump({"version": data["version"], "kernels": [kernel]}, f)
     return {"entry": kernel["entry"], "m": m, "n": n, "k": k, "dtype": dtype, "out": out, "schedule": sched}, None
 
@@ -74,7 +124,7 @@ def build(outdir, m, n, k, dtype, out, schedule=None):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("outdir")
-    ap.add_argument("--grid", default="full", choices=["small", "full"])
+    ap.add_argument("--grid", default="full", choices=["small", "full", "probe", "triton"])
     ap.add_argument("--only")
     a = ap.parse_args()
     os.makedirs(a.outdir, exist_ok=True)

@@ -130,19 +130,22 @@ def _tuned_kernels():
         return None
 
     @triton.jit
-    def mm(a, b, c, ws, sa, sb, M, N, K, s_am, s_ak, s_bk, s_bn, ldc,
-           D_AM: tl.constexpr, D_AK: tl.constexpr, D_BK: tl.constexpr, D_BN: tl.constexpr, D_C: tl.constexpr,
+    def mm(a, b, c, ws, sa, sb, M, N, K, s_am, s_ak, s_bk, s_bn,
+           D_N: tl.constexpr, D_K: tl.constexpr,
+           D_AM: tl.constexpr, D_AK: tl.constexpr, D_BK: tl.constexpr, D_BN: tl.constexpr,
            BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr,
            SPLIT_K: tl.constexpr, SCALED: tl.constexpr):
-        # Each stride arrives divided by D_* (its largest power-of-two factor up to 16): the
-        # products tell Triton's alignment analysis what Triton's own specialization (integers
-        # divisible by 16) misses on ragged shapes (K = 1000: rows 16-byte aligned, not 16
-        # elements), so those loads stay vectorized.
+        # N, K and the strides arrive divided by D_* (their largest power-of-two factors up to
+        # 16): the products tell Triton's alignment analysis what its own specialization
+        # (integers divisible by 16) misses on ragged shapes (N = K = 1000: 8-element rows, the
+        # `% N` wrap and the `< K` masks constant over 8 elements), so those loads can stay
+        # vectorized. C is contiguous: its row stride is N.
+        N = N * D_N
+        K = K * D_K
         s_am = s_am * D_AM
         s_ak = s_ak * D_AK
         s_bk = s_bk * D_BK
         s_bn = s_bn * D_BN
-        ldc = ldc * D_C
         pid = tl.program_id(0)
         pid_k = tl.program_id(1)
         tiles_m = tl.cdiv(M, BM)
@@ -174,9 +177,9 @@ def _tuned_kernels():
         if SPLIT_K == 1:
             if SCALED:
                 acc = acc * (tl.load(sa) * tl.load(sb))
-            tl.store(c + cm[:, None] * ldc + cn[None, :], acc.to(c.dtype.element_ty), mask=mask)
+            tl.store(c + cm[:, None] * N + cn[None, :], acc.to(c.dtype.element_ty), mask=mask)
         else:
-            tl.store(ws + pid_k * M * N + cm[:, None] * ldc + cn[None, :], acc, mask=mask)
+            tl.store(ws + pid_k * M * N + cm[:, None] * N + cn[None, :], acc, mask=mask)
 
     @triton.jit
     def reduce(ws, c, sa, sb, MN, SPLIT_K: tl.constexpr, SCALED: tl.constexpr, BLOCK: tl.constexpr):
@@ -266,13 +269,13 @@ def matmul_tuned(dtype="f16", timer=None, tune_reps=5, validate=None, log=None):
         scaled = sa is not None
         sa_, sb_ = (sa, sb) if scaled else (c, c)  # unread without SCALED
         grid = (triton.cdiv(m, bm) * triton.cdiv(n, bn), split)
-        (q_am, d_am), (q_ak, d_ak), (q_bk, d_bk), (q_bn, d_bn), (q_c, d_c) = (
-            _split_pow2(x) for x in (a.stride(0), a.stride(1), b.stride(0), b.stride(1), n))
-        strides = (q_am, q_ak, q_bk, q_bn, q_c)
-        divs = dict(D_AM=d_am, D_AK=d_ak, D_BK=d_bk, D_BN=d_bn, D_C=d_c)
+        (q_n, d_n), (q_k, d_k), (q_am, d_am), (q_ak, d_ak), (q_bk, d_bk), (q_bn, d_bn) = (
+            _split_pow2(x) for x in (n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1)))
+        sizes = (m, q_n, q_k, q_am, q_ak, q_bk, q_bn)  # M, N, K, strides as the kernel takes them
+        divs = dict(D_N=d_n, D_K=d_k, D_AM=d_am, D_AK=d_ak, D_BK=d_bk, D_BN=d_bn)
         if split == 1:
             def go():
-                mm[grid](a, b, c, c, sa_, sb_, m, n, k, *strides, **divs,
+                mm[grid](a, b, c, c, sa_, sb_, *sizes, **divs,
                          BM=bm, BN=bn, BK=bk, GROUP_M=8, SPLIT_K=1, SCALED=scaled,
                          num_stages=stages, num_warps=warps)
             return go
@@ -282,7 +285,7 @@ def matmul_tuned(dtype="f16", timer=None, tune_reps=5, validate=None, log=None):
         rgrid = (triton.cdiv(m * n, 1024),)
 
         def go():
-            mm[grid](a, b, c, ws, sa_, sb_, m, n, k, *strides, **divs,
+            mm[grid](a, b, c, ws, sa_, sb_, *sizes, **divs,
                      BM=bm, BN=bn, BK=bk, GROUP_M=8, SPLIT_K=split, SCALED=scaled,
                      num_stages=stages, num_warps=warps)
             reduce[rgrid](ws, c, sa_, sb_, m * n, SPLIT_K=split, SCALED=scaled, BLOCK=1024, num_warps=4)

@@ -2,10 +2,10 @@
 // SXM's 132 SMs unless sm-count says otherwise), and a user's fields kept.
 // RUN: axe-opt %s --axe-matmul-schedule --split-input-file | FileCheck %s
 // RUN: axe-opt %s --axe-matmul-schedule=sm-count=114 --split-input-file | FileCheck %s --check-prefix=PCIE
-// A serving batch of one row with Llama-3.1-8B's O projection: the weights' read dominates,
-// and 64x64 tiles give 64 CTAs, each streaming its own columns of B.
+// A serving batch of one row with Llama-3.1-8B's O projection: the weights' read dominates;
+// 64-row tiles (no rows that do not exist) and 8 stages of loads in flight per SM.
 // CHECK-LABEL: func.func @mm_1x4096x4096_f16
-// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 64, tile_n = 64, tile_k = 64, stages = 4, cluster = 1, group = 1, grid = 64, persistent = true>
+// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 64, tile_n = 64, tile_k = 64, stages = 8, cluster = 1, group = 1, grid = 64, persistent = true>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @mm_1x4096x4096_f16(%a: memref<4096xf16> {axe.align = 16 : i64}, %b: memref<16777216xf16> {axe.align = 16 : i64}, %c: memref<4096xf16> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<4096xf16> to !axe.tensor<1x4096xf16, global, #axe.layout<(1, 4096) : (4096, 1)>>
@@ -19,9 +19,9 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 
 // -----
 
-// M = 128, N = K = 8192: 128x256 tiles would be 32 CTAs on 132 SMs; the chosen tiles are 128.
+// M = 128, N = K = 8192: 128x256 tiles would be 32 CTAs on 132 SMs.
 // CHECK-LABEL: func.func @mm_128x8192x8192_f16
-// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 64, tile_k = 64, stages = 4, cluster = 1, group = 1, grid = 128, persistent = true>
+// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 64, tile_k = 64, stages = 8, cluster = 1, group = 1, grid = 128, persistent = true>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @mm_128x8192x8192_f16(%a: memref<1048576xf16> {axe.align = 16 : i64}, %b: memref<67108864xf16> {axe.align = 16 : i64}, %c: memref<1048576xf16> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<1048576xf16> to !axe.tensor<128x8192xf16, global, #axe.layout<(128, 8192) : (8192, 1)>>
@@ -37,7 +37,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 
 // M = 1024 with Llama-3.1-8B's QKV weights.
 // CHECK-LABEL: func.func @mm_1024x6144x4096_f16
-// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, cluster = 1, group = 8, grid = 132, persistent = true>
+// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 192, tile_k = 64, stages = 4, cluster = 1, group = 8, grid = 132, persistent = true>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @mm_1024x6144x4096_f16(%a: memref<4194304xf16> {axe.align = 16 : i64}, %b: memref<25165824xf16> {axe.align = 16 : i64}, %c: memref<6291456xf16> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<4194304xf16> to !axe.tensor<1024x4096xf16, global, #axe.layout<(1024, 4096) : (4096, 1)>>
@@ -89,7 +89,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 
 // A ragged shape (no dimension a multiple of 64), bf16.
 // CHECK-LABEL: func.func @mm_3000x5000x7000_bf16
-// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 256, tile_k = 64, stages = 4, cluster = 1, group = 8, grid = 132, persistent = true>
+// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 256, tile_k = 64, stages = 3, cluster = 1, group = 8, grid = 132, persistent = true>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @mm_3000x5000x7000_bf16(%a: memref<21000000xbf16> {axe.align = 16 : i64}, %b: memref<35000000xbf16> {axe.align = 16 : i64}, %c: memref<15000000xbf16> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<21000000xbf16> to !axe.tensor<3000x7000xbf16, global, #axe.layout<(3000, 7000) : (7000, 1)>>
@@ -123,7 +123,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 
 // f32 output: the epilogue stages 64-column parts (256 bytes a row).
 // CHECK-LABEL: func.func @mm_256x1024x512_f16
-// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 64, tile_n = 64, tile_k = 64, stages = 4, cluster = 1, group = 4, grid = 64, persistent = true>
+// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 64, tile_n = 64, tile_k = 64, stages = 8, cluster = 1, group = 4, grid = 64, persistent = true>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @mm_256x1024x512_f16(%a: memref<131072xf16> {axe.align = 16 : i64}, %b: memref<524288xf16> {axe.align = 16 : i64}, %c: memref<262144xf32> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<131072xf16> to !axe.tensor<256x512xf16, global, #axe.layout<(256, 512) : (512, 1)>>

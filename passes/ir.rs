@@ -778,3 +778,33 @@ pub unsafe fn set_attr(op: MlirOperation, name: &str, a: MlirAttribute) {
     // SAFETY: the caller's guarantee; `string_ref` borrows `name` for the call.
     unsafe { mlirOperationSetAttributeByName(op, string_ref(name), a) }
 }
+
+/// The operands of an op with `AttrSizedOperandSegments`, one group per ODS operand (empty for
+/// an absent optional one); None when the op carries no segment sizes or they do not add up.
+pub fn operand_groups(op: MlirOperation) -> Option<Vec<Vec<MlirValue>>> {
+    let seg = attr(op, "operandSegmentSizes")?;
+    // SAFETY: `seg` is a live attribute of `op`; it is read as a DenseI32Array only after the
+    // check, at indices below its length.
+    if !unsafe { mlirAttributeIsADenseI32Array(seg) } {
+        return None;
+    }
+    // SAFETY: as above.
+    let sizes: Vec<usize> = (0..unsafe { mlirDenseArrayGetNumElements(seg) })
+        // SAFETY: as above.
+        .map(|i| unsafe { mlirDenseI32ArrayGetElement(seg, i) }.max(0) as usize)
+        .collect();
+    if sizes.iter().sum::<usize>() != num_operands(op) {
+        return None;
+    }
+    let mut next = 0;
+    Some(
+        sizes
+            .into_iter()
+            .map(|n| {
+                let group = (next..next + n).map(|i| operand(op, i)).collect();
+                next += n;
+                group
+            })
+            .collect(),
+    )
+}

@@ -27,7 +27,7 @@ use crate::dialect::ffi;
 use crate::error::{AxeError, Result};
 use crate::ir;
 use crate::target::{self, Target};
-use mlir_sys::{MlirAttribute, MlirOperation};
+use mlir_sys::{MlirAttribute, MlirOperation, MlirValue};
 
 /// One `axe.matmul`'s problem: what the schedule depends on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +39,8 @@ pub struct Problem {
     pub in_bits: i64,
     /// Bits of a C element (16 or 32).
     pub out_bits: i64,
+    /// Whether the op has a workspace (partial sums and flags), which split-K needs.
+    pub workspace: bool,
 }
 
 impl Problem {
@@ -57,6 +59,8 @@ pub struct Schedule {
     pub cluster: i64,
     pub group: i64,
     pub grid: i64,
+    /// CTAs that share one output tile's K (1: no split).
+    pub split_k: i64,
     pub persistent: bool,
 }
 
@@ -70,6 +74,7 @@ pub struct Partial {
     pub cluster: Option<i64>,
     pub group: Option<i64>,
     pub grid: Option<i64>,
+    pub split_k: Option<i64>,
     pub persistent: Option<bool>,
 }
 
@@ -83,6 +88,7 @@ impl Partial {
             cluster: self.cluster?,
             group: self.group?,
             grid: self.grid?,
+            split_k: self.split_k?,
             persistent: self.persistent?,
         })
     }
@@ -125,6 +131,14 @@ const TILE_OVERHEAD_CLOCKS: f64 = 2710.0;
 const EPILOGUE_BYTES_PER_CLOCK: f64 = 8.4;
 const DRAM_BYTES_PER_CLOCK: f64 = 1272.0;
 const LAUNCH_CLOCKS: f64 = 5680.0;
+/// Split-K's fix-up of a work item: the flag round trip, the f32 partial sums read and written
+/// from registers, and each earlier part's turn in the chain a tile's parts add up in (fitted
+/// to 71 timings with 1, 2, 4 and 8 parts on one H200; 8 parts never paid).
+const FIXUP_CLOCKS: f64 = 1760.0;
+const PARTIAL_BYTES_PER_CLOCK: f64 = 18.0;
+const CHAIN_CLOCKS: f64 = 2550.0;
+/// The K splits `axe-matmul-schedule` weighs where the op has a workspace.
+pub const SPLITS: [i64; 4] = [1, 2, 3, 4];
 /// Rows of A and B start on 128-byte lines when their strides are multiples of this.
 const LINE_BYTES: i64 = 128;
 
@@ -179,20 +193,22 @@ pub fn tiles(p: &Problem, tile_m: i64, tile_n: i64) -> (i64, i64) {
 
 /// The estimated clocks of the whole GEMM with these tiles and stages on `sms` SMs (see the
 /// module's documentation for the terms).
-pub fn estimate(p: &Problem, tile_m: i64, tile_n: i64, stages: i64, sms: i64) -> f64 {
-    let (grid_time, dram_time) = estimate_parts(p, tile_m, tile_n, stages, sms);
+pub fn estimate(p: &Problem, tile_m: i64, tile_n: i64, stages: i64, split_k: i64, sms: i64) -> f64 {
+    let (grid_time, dram_time) = estimate_parts(p, tile_m, tile_n, stages, split_k, sms);
     LAUNCH_CLOCKS + grid_time.max(dram_time)
 }
 
 /// The two bounds of [`estimate`]: the grid's time (waves of tiles) and DRAM's.
-fn estimate_parts(p: &Problem, tile_m: i64, tile_n: i64, stages: i64, sms: i64) -> (f64, f64) {
+fn estimate_parts(p: &Problem, tile_m: i64, tile_n: i64, stages: i64, split_k: i64, sms: i64) -> (f64, f64) {
     let (tm, tn) = tiles(p, tile_m, tile_n);
-    let count = tm * tn;
+    // Split-K: each tile's K is shared by `split_k` work items.
+    let count = tm * tn * split_k;
     let grid = count.min(sms).max(1);
     let waves = target::ceil_div(count, grid) as f64;
     let tile_k = tile_k(p);
-    // K is walked in whole rounds of the stages (the steps past K read TMA's zeros).
-    let steps = (target::ceil_div(p.k, tile_k * stages) * stages) as f64;
+    // K is walked in whole rounds of the stages (the steps past K read TMA's zeros), each
+    // split taking the same number of rounds.
+    let steps = (target::ceil_div(p.k, tile_k * stages * split_k) * stages) as f64;
     let in_bytes = p.in_bits / 8;
     let rate = MMA_FLOPS_PER_CLOCK_16 * (16 / p.in_bits) as f64 * mma_efficiency(tile_m, tile_n);
     let mma = 2.0 * (tile_m * tile_n * tile_k) as f64 / rate;
@@ -203,7 +219,15 @@ fn estimate_parts(p: &Problem, tile_m: i64, tile_n: i64, stages: i64, sms: i64) 
     let load = (loaded / l2).max(LOAD_LATENCY_CLOCKS / stages as f64);
     let step = mma.max(load).max(STEP_OVERHEAD_CLOCKS);
     let epilogue = TILE_OVERHEAD_CLOCKS + (tile_m * tile_n * p.out_bits / 8) as f64 / EPILOGUE_BYTES_PER_CLOCK;
-    let tile = steps * step + epilogue;
+    // A split tile's fix-up: every split but the first reads the running f32 sums, every
+    // split but the last writes them, in turn (the last one waits for the others' chain).
+    let partial_bytes = (tile_m * tile_n * 4) as f64;
+    let fixup = if split_k > 1 {
+        FIXUP_CLOCKS + 2.0 * partial_bytes / PARTIAL_BYTES_PER_CLOCK + (split_k - 1) as f64 * CHAIN_CLOCKS
+    } else {
+        0.0
+    };
+    let tile = steps * step + epilogue + fixup;
     let dram_bytes = ((p.m * p.k + p.k * p.n) * in_bytes + p.m * p.n * p.out_bits / 8) as f64;
     (waves * tile, dram_bytes / DRAM_BYTES_PER_CLOCK)
 }
@@ -234,7 +258,7 @@ fn choose_group(row_tiles: i64) -> i64 {
 /// other one chosen (see the module's documentation), then the whole schedule is checked.
 pub fn choose(p: &Problem, t: &Target, sms: i64, given: &Partial) -> std::result::Result<Schedule, String> {
     let tile_k = given.tile_k.unwrap_or_else(|| tile_k(p));
-    let mut best: Option<(f64, f64, i64, i64, i64)> = None;
+    let mut best: Option<(f64, f64, i64, i64, i64, i64)> = None;
     // Why the first candidate was refused: the error when none is left.
     let mut rejected: Option<String> = None;
     // A batch of at most 64 rows takes 64-row tiles: a 128-row tile would compute (and have
@@ -249,7 +273,15 @@ pub fn choose(p: &Problem, t: &Target, sms: i64, given: &Partial) -> std::result
         for tile_n in given.tile_n.map_or(TILE_N.to_vec(), |v| vec![v]) {
             let most = stages_that_fit(p, t, tile_m, tile_n, tile_k);
             let candidates: Vec<i64> = given.stages.map_or((MIN_STAGES..=most).rev().collect(), |v| vec![v]);
-            for stages in candidates {
+            let splits: Vec<i64> = match given.split_k {
+                Some(v) => vec![v],
+                None if p.workspace => SPLITS.to_vec(),
+                None => vec![1],
+            };
+            for (stages, split_k) in candidates
+                .iter()
+                .flat_map(|&st| splits.iter().map(move |&sk| (st, sk)))
+            {
                 // A candidate the expansion cannot build (say N = 192 with 128-column output
                 // parts) is skipped; a user's field that cannot be built fails the check.
                 let candidate = Schedule {
@@ -260,6 +292,7 @@ pub fn choose(p: &Problem, t: &Target, sms: i64, given: &Partial) -> std::result
                     cluster: 1,
                     group: 1,
                     grid: 1,
+                    split_k,
                     persistent: true,
                 };
                 if let Err(why) = check(p, t, &candidate) {
@@ -269,28 +302,35 @@ pub fn choose(p: &Problem, t: &Target, sms: i64, given: &Partial) -> std::result
                 // Where DRAM bounds every candidate alike (small batches), the one whose grid
                 // has the most slack under that bound wins: it has the most loads in flight
                 // (the model's DRAM rate is the best case, which few CTAs do not reach).
-                let (grid_time, dram_time) = estimate_parts(p, tile_m, tile_n, stages, sms);
+                let (grid_time, dram_time) = estimate_parts(p, tile_m, tile_n, stages, split_k, sms);
                 let time = grid_time.max(dram_time);
                 // Strictly faster by a margin: ties keep the candidate seen first.
-                let better = best
-                    .is_none_or(|(b, slack, ..)| time < b * 0.999 || (time <= b * 1.001 && grid_time < slack * 0.9));
+                // (Splitting K is no tie-breaker: its fix-ups cost more than the model sees.)
+                let better = best.is_none_or(|(b, slack, _, _, _, split)| {
+                    time < b * 0.999 || (time <= b * 1.001 && grid_time < slack * 0.9 && split_k <= split)
+                });
                 if better {
-                    best = Some((time, grid_time, tile_m, tile_n, stages));
+                    best = Some((time, grid_time, tile_m, tile_n, stages, split_k));
                 }
             }
         }
     }
-    let (_, _, tile_m, tile_n, stages) = best.ok_or_else(|| {
+    let (_, _, tile_m, tile_n, stages, split_k) = best.ok_or_else(|| {
         rejected.unwrap_or_else(|| "no tile of the given fields fits the target's shared memory".to_string())
     })?;
-    let cluster = given
-        .cluster
-        .unwrap_or_else(|| choose_cluster(p, t, tile_m, tile_n, sms));
+    // Pairs share B between two row tiles of one K range; split tiles do not pair.
+    let cluster = given.cluster.unwrap_or_else(|| {
+        if split_k > 1 {
+            1
+        } else {
+            choose_cluster(p, t, tile_m, tile_n, sms)
+        }
+    });
     let (tm, tn) = tiles(p, tile_m, tile_n);
     let walk_rows = target::ceil_div(tm, cluster.max(1));
     let group = given.group.unwrap_or_else(|| choose_group(walk_rows));
     let persistent = given.persistent.unwrap_or(true);
-    let walk = walk_rows * tn;
+    let walk = walk_rows * tn * split_k;
     let grid = given.grid.unwrap_or_else(|| {
         if persistent {
             walk.min(sms / cluster.max(1)) * cluster
@@ -306,6 +346,7 @@ pub fn choose(p: &Problem, t: &Target, sms: i64, given: &Partial) -> std::result
         cluster,
         group,
         grid,
+        split_k,
         persistent,
     };
     check(p, t, &s)?;
@@ -374,8 +415,32 @@ pub fn check(p: &Problem, t: &Target, s: &Schedule) -> std::result::Result<(), S
             s.grid, s.cluster
         ));
     }
+    if s.split_k < 1 {
+        return Err(format!("split_k = {} (expected at least 1)", s.split_k));
+    }
+    if s.split_k > 1 {
+        if !p.workspace {
+            return Err(format!(
+                "split_k = {} needs the op's workspace(%partials, %flags : ...) for the running sums",
+                s.split_k
+            ));
+        }
+        if s.cluster != 1 || !s.persistent {
+            return Err(format!(
+                "split_k = {} needs cluster = 1 and a persistent grid (each tile's splits wait for each other)",
+                s.split_k
+            ));
+        }
+        let rounds = target::ceil_div(p.k, s.tile_k * s.stages);
+        if s.split_k > rounds {
+            return Err(format!(
+                "split_k = {} exceeds the {rounds} rounds of {} stages that K = {} has",
+                s.split_k, s.stages, p.k
+            ));
+        }
+    }
     let (tm, tn) = tiles(p, s.tile_m, s.tile_n);
-    let walk = target::ceil_div(tm, s.cluster) * tn;
+    let walk = target::ceil_div(tm, s.cluster) * tn * s.split_k;
     if !s.persistent && s.grid != walk * s.cluster {
         return Err(format!(
             "grid = {} without persistence must launch one CTA per tile: {}",
@@ -388,8 +453,8 @@ pub fn check(p: &Problem, t: &Target, s: &Schedule) -> std::result::Result<(), S
 
 /// The fields of a `#axe.matmul_schedule` attribute.
 pub fn read_attr(a: MlirAttribute) -> Partial {
-    let mut f = [0i64; 8];
-    // SAFETY: `a` is a live `#axe.matmul_schedule` (the caller checked), and `f` has the eight
+    let mut f = [0i64; 9];
+    // SAFETY: `a` is a live `#axe.matmul_schedule` (the caller checked), and `f` has the nine
     // fields the C API writes.
     unsafe { ffi::axeMatmulScheduleAttrGetFields(a, f.as_mut_ptr()) };
     let some = |v: i64| (v != 0).then_some(v);
@@ -402,6 +467,7 @@ pub fn read_attr(a: MlirAttribute) -> Partial {
         group: some(f[5]),
         grid: some(f[6]),
         persistent: (f[7] >= 0).then_some(f[7] == 1),
+        split_k: some(f[8]),
     }
 }
 
@@ -416,6 +482,7 @@ pub fn schedule_attr(op: MlirOperation, s: &Schedule) -> MlirAttribute {
         s.group,
         s.grid,
         i64::from(s.persistent),
+        s.split_k,
     ];
     // SAFETY: `op` is live (module contract); the attribute is owned by its context.
     unsafe { ffi::axeMatmulScheduleAttrGet(mlir_sys::mlirOperationGetContext(op), f.as_ptr()) }
@@ -433,6 +500,26 @@ pub fn problem(op: MlirOperation) -> Problem {
         k: sa[1],
         in_bits: i64::from(ir::element_bits(a)),
         out_bits: i64::from(ir::element_bits(c)),
+        workspace: optional_operands(op).workspace.is_some(),
+    }
+}
+
+/// The optional operands of an `axe.matmul`: FP8's scales and the workspace.
+pub struct Optional {
+    pub scales: Option<(MlirValue, MlirValue)>,
+    pub workspace: Option<(MlirValue, MlirValue)>,
+}
+
+/// Reads them from the op's operand segments (A, B, C, scale_a, scale_b, partials, flags).
+pub fn optional_operands(op: MlirOperation) -> Optional {
+    let groups = ir::operand_groups(op).unwrap_or_default();
+    let pair = |i: usize| match (groups.get(i), groups.get(i + 1)) {
+        (Some(x), Some(y)) if x.len() == 1 && y.len() == 1 => Some((x[0], y[0])),
+        _ => None,
+    };
+    Optional {
+        scales: pair(3),
+        workspace: pair(5),
     }
 }
 

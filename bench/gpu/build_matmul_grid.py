@@ -63,8 +63,14 @@ PROBE = [
 ]
 
 
+# Split-K's calibration: shapes whose tiles cannot fill 132 SMs, each part count forced.
+SPLIT_PROBE = [(1, 4096, 4096), (16, 4096, 14336), (64, 4096, 14336), (128, 4096, 14336), (1, 8192, 28672),
+               (256, 1024, 8192), (64, 14336, 4096)]
+
+
 def probe():
-    return [(m, n, k, "f16", "f16", sched) for (m, n, k), scheds in PROBE for sched in scheds]
+    return ([(m, n, k, "f16", "f16", sched) for (m, n, k), scheds in PROBE for sched in scheds]
+            + [(m, n, k, "f16", "f16", f"split_k = {sk}") for (m, n, k) in SPLIT_PROBE for sk in (1, 2, 4, 8)])
 
 
 def grid(which):
@@ -89,19 +95,27 @@ def grid(which):
     return out
 
 
+# Whether the GEMMs get split-K's workspace (--no-workspace: the schedules without split-K).
+WORKSPACE = True
+
+
 def tag(schedule):
-    """A name suffix for an override: `tile_m = 64, tile_n = 128, stages = 8` -> `_t64x128s8`."""
+    """A name suffix for an override: `tile_m = 64, tile_n = 128, stages = 8` -> `_t64x128s8`,
+    `split_k = 4` -> `_k4`."""
     if not schedule:
         return ""
     f = dict(x.split(" = ") for x in schedule.split(", "))
-    return f"_t{f.get('tile_m', '')}x{f.get('tile_n', '')}s{f.get('stages', '')}"
+    t = f"_t{f['tile_m']}x{f['tile_n']}s{f['stages']}" if "tile_m" in f else ""
+    return t + (f"_k{f['split_k']}" if "split_k" in f else "")
 
 
 def build(outdir, m, n, k, dtype, out, schedule=None):
     opt = os.environ.get("AXE_OPT", os.path.join(ROOT, "target/release/axe-opt"))
     translate = os.environ.get("AXE_TRANSLATE", os.path.join(os.path.dirname(opt), "axe-translate"))
     entry = f"matmul_{m}x{n}x{k}_{dtype}_o{out}{tag(schedule)}"
-    src = matmul_ir.module(m, n, k, dtype, out, name=entry, schedule=schedule)
+    # Every GEMM gets split-K's workspace, as a serving engine would give it; the schedule
+    # splits K only where the model says it pays.
+    src = matmul_ir.module(m, n, k, dtype, out, name=entry, schedule=schedule, workspace=WORKSPACE)
     chosen = subprocess.run([opt, "-", "--axe-matmul-schedule"], input=src, capture_output=True, text=True)
     if chosen.returncode:
         return None, f"{entry}: {chosen.stderr.strip()}"
@@ -118,7 +132,8 @@ def build(outdir, m, n, k, dtype, out, schedule=None):
     (kernel,) = data["kernels"]
     with open(os.path.join(outdir, f"{kernel['entry']}.json"), "w") as f:
         json.dump({"version": data["version"], "kernels": [kernel]}, f)
-    return {"entry": kernel["entry"], "m": m, "n": n, "k": k, "dtype": dtype, "out": out, "schedule": sched}, None
+    return {"entry": kernel["entry"], "m": m, "n": n, "k": k, "dtype": dtype, "out": out, "schedule": sched,
+            "workspace": WORKSPACE}, None
 
 
 def main():
@@ -126,7 +141,10 @@ def main():
     ap.add_argument("outdir")
     ap.add_argument("--grid", default="full", choices=["small", "full", "probe", "triton"])
     ap.add_argument("--only")
+    ap.add_argument("--no-workspace", action="store_true")
     a = ap.parse_args()
+    global WORKSPACE
+    WORKSPACE = not a.no_workspace
     os.makedirs(a.outdir, exist_ok=True)
     items = [g for g in grid(a.grid) if not a.only or a.only in "x".join(map(str, g))]
     index, errors = [], []

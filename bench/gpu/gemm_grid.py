@@ -6,7 +6,9 @@ issue.
                                        [--warm-l2] [--no-triton] [--entry-timeout S]
 
 DIR/index.json lists the kernels: [{"entry", "m", "n", "k", "dtype" (f16 | bf16 | e4m3 | e5m2),
-"out" (f16 | bf16 | f32), "schedule"}, ...]; DIR/<entry>.json is each one's launch manifest
+"out" (f16 | bf16 | f32), "schedule", "workspace" (optional: the kernel takes split-K's
+workspace, f32 sums [M*N] and i32 flags [ceil(M/64)*ceil(N/64)], after its other arguments;
+the driver zeroes it once and checks the flags are zero after every launch)}, ...]; DIR/<entry>.json is each one's launch manifest
 (bench/gpu/build_matmul_grid.py builds them through the compiler). The kernel's
 arguments are gen_gemm_ws.py's: A [M*K], B [K*N] (FP8: [N*K]), C [M*N][, scale_a [1],
 scale_b [1]].
@@ -219,12 +221,20 @@ def run_entry(e, d, args, timer, bw, tri_run, say):
         kernel = kernel[e["entry"]]
     a, b, c, scales, storage = make_inputs(e)
     args_k = [a.view(-1), b.view(-1), c.view(-1)] + scales
+    flags = None
+    if e.get("workspace"):
+        # Split-K's workspace: the running f32 sums and one flag per 64x64 block of C, zero
+        # before the first launch; every launch must leave the flags zero again.
+        flags = torch.zeros(-(-m // 64) * -(-n // 64), device="cuda", dtype=torch.int32)
+        args_k += [torch.zeros(m * n, device="cuda", dtype=torch.float32), flags]
     launch = kernel.launcher(*args_k)
     launch()
     torch.cuda.synchronize()
     want = oracle(a, b, scales, fp8)
     scale = want.abs().max().item()
     ok, err, how = check(c, want, scale, e, a, b, scales)
+    if flags is not None and bool(flags.any()):
+        ok, how = False, f"left {int(flags.count_nonzero())} workspace flags set; " + how
     tail_ok = bool(torch.isnan(storage[m * n:]).all())
     rec.update(max_abs_error=err, max_abs_entry=scale, check=how, tail_untouched=tail_ok)
     if not tail_ok:
@@ -275,6 +285,15 @@ def run_entry(e, d, args, timer, bw, tri_run, say):
     for r in range(args.reps):
         for name, fn in (methods if r % 2 == 0 else methods[::-1]):
             times[name].append(timer.ms(fn, runs))
+    if flags is not None:
+        # After every timed launch (the same buffers, flags reused): still right, flags zero.
+        c.fill_(float("nan"))
+        launch()
+        torch.cuda.synchronize()
+        again, err2, how2 = check(c, oracle(a, b, scales, fp8), scale, e, a, b, scales)
+        if not again or bool(flags.any()):
+            rec["status"], rec["check"] = "FAIL", f"after repeated launches: {how2}, flags set {int(flags.count_nonzero())}"
+            return rec
     flops = 2 * m * n * k
     rec["runs"], rec["reps"], rec["times_ms"] = runs, args.reps, times
     ta = statistics.median(times["axe"])

@@ -791,6 +791,23 @@ LogicalResult MatmulOp::verify() {
         return emitOpError() << "a scale must be a 1x1 f32 global tensor, got "
                              << t;
     }
+  if ((getPartials() != nullptr) != (getFlags() != nullptr))
+    return emitOpError() << "a workspace is partials and flags, both or neither";
+  if (getPartials()) {
+    auto p = cast<axe::TensorType>(getPartials().getType());
+    auto f = cast<axe::TensorType>(getFlags().getType());
+    auto ceil64 = [](int64_t x) { return (x + 63) / 64; };
+    if (p.getShape() != ArrayRef<int64_t>{m, n} || !p.getElementType().isF32() ||
+        p.getScope() != MemoryScope::Global)
+      return emitOpError() << "the workspace's partials must be a " << m << "x"
+                           << n << " f32 global tensor, got " << p;
+    if (f.getShape() != ArrayRef<int64_t>{ceil64(m), ceil64(n)} ||
+        !f.getElementType().isInteger(32) || f.getScope() != MemoryScope::Global)
+      return emitOpError() << "the workspace's flags must be a " << ceil64(m)
+                           << "x" << ceil64(n)
+                           << " i32 global tensor (one per 64x64 block of C), got "
+                           << f;
+  }
   return verifyTensorUses(*this);
 }
 

@@ -107,19 +107,29 @@ fn body_region<'c>() -> (Region<'c>, MlirBlock) {
     (region, block)
 }
 
-/// `axe.kernel grid [grid] threads [threads] (cluster [cluster])? { body }`.
-pub fn kernel(b: &B, grid: i64, threads: i64, cluster: Option<i64>, body: impl FnOnce(B)) -> MlirOperation {
+/// `axe.kernel grid [grid] threads [threads] (cluster [cluster])? (cooperative)? { body }`.
+pub fn kernel(
+    b: &B,
+    grid: i64,
+    threads: i64,
+    cluster: Option<i64>,
+    cooperative: bool,
+    body: impl FnOnce(B),
+) -> MlirOperation {
     let (region, block) = body_region();
     body(b.at_end(block));
     b.build(|c, l| {
-        let k = axe::KernelOperation::builder(c, l)
+        let mut k = axe::KernelOperation::builder(c, l)
             .grid(dense(b, &[grid]))
             .threads(dense(b, &[threads]))
             .body(region);
-        match cluster {
-            Some(n) => k.cluster(dense(b, &[n])).build(),
-            None => k.build(),
+        if let Some(n) = cluster {
+            k = k.cluster(dense(b, &[n]));
         }
+        if cooperative {
+            k = k.cooperative(unit(b));
+        }
+        k.build()
     })
 }
 
@@ -344,4 +354,14 @@ pub fn bool_const(b: &B, x: bool) -> MlirValue {
     let i1 = unsafe { mlirIntegerTypeGet(b.ctx, 1) };
     // SAFETY: as above; the attribute is owned by the context.
     b.constant_attr(unsafe { mlirIntegerAttrGet(i1, i64::from(x)) })
+}
+
+/// `axe.signal %flag, %value`: publish `value` after the executing unit's writes (release).
+pub fn signal(b: &B, flag: MlirValue, value: MlirValue) {
+    b.build(|c, l| axe::SignalOperation::builder(c, l).flag(v(flag)).value(v(value)).build());
+}
+
+/// `axe.signal_wait %flag, %value`: wait until the flag holds `value` (acquire).
+pub fn signal_wait(b: &B, flag: MlirValue, value: MlirValue) {
+    b.build(|c, l| axe::SignalWaitOperation::builder(c, l).flag(v(flag)).value(v(value)).build());
 }

@@ -103,6 +103,8 @@ struct Plan {
     /// Tiles of the walk (a cluster's row tiles count once).
     walk_rows: i64,
     walk: i64,
+    /// Work items: every tile's `split_k` parts of K, split-major (all first parts first).
+    items: i64,
     rounds: i64,
     ragged: bool,
     /// Columns of one staged output part.
@@ -113,9 +115,12 @@ impl Plan {
     fn new(p: Problem, s: Schedule) -> Plan {
         let (tiles_m, tiles_n) = schedule::tiles(&p, s.tile_m, s.tile_n);
         let walk_rows = target::ceil_div(tiles_m, s.cluster);
-        let rounds = target::ceil_div(p.k, s.tile_k * s.stages);
-        let ragged =
-            p.m % s.tile_m != 0 || p.n % s.tile_n != 0 || p.k % (s.tile_k * s.stages) != 0 || tiles_m % s.cluster != 0;
+        // Each of the split_k work items of a tile walks the same number of rounds.
+        let rounds = target::ceil_div(p.k, s.tile_k * s.stages * s.split_k);
+        let ragged = p.m % s.tile_m != 0
+            || p.n % s.tile_n != 0
+            || p.k % (s.tile_k * s.stages * s.split_k) != 0
+            || tiles_m % s.cluster != 0;
         Plan {
             p,
             s,
@@ -124,6 +129,7 @@ impl Plan {
             tiles_n,
             walk_rows,
             walk: walk_rows * tiles_n,
+            items: walk_rows * tiles_n * s.split_k,
             rounds,
             ragged,
             part: schedule::staging_columns(&p, s.tile_n),
@@ -147,6 +153,8 @@ struct Operands {
     b: MlirValue,
     c: MlirValue,
     scales: Option<(MlirValue, MlirValue)>,
+    /// Split-K's running sums (f32, C's shape) and flags (one per 64x64 block of C).
+    workspace: Option<(MlirValue, MlirValue)>,
     e: MlirType,
     o: MlirType,
 }
@@ -163,13 +171,13 @@ fn expand(op: MlirOperation) -> Result<()> {
     })?;
     schedule::check(&p, t, &s)
         .map_err(|why| AxeError::at(op, format!("axe.matmul {}x{}x{}: cannot expand: {why}", p.m, p.n, p.k)))?;
+    let optional = schedule::optional_operands(op);
     let x = Operands {
         a: ir::operand(op, operands::A),
         b: ir::operand(op, operands::B),
         c: ir::operand(op, operands::C),
-        // The optional scales come last, both or neither (the verifier's rule).
-        scales: (ir::num_operands(op) == operands::C + 3)
-            .then(|| (ir::operand(op, operands::C + 1), ir::operand(op, operands::C + 2))),
+        scales: optional.scales,
+        workspace: optional.workspace,
         e: element(ir::value_type(ir::operand(op, operands::A))),
         o: element(ir::value_type(ir::operand(op, operands::C))),
     };
@@ -207,7 +215,9 @@ fn build_kernel(b: &B, plan: &Plan, x: &Operands) {
     let s = &plan.s;
     let threads = (plan.consumers + 1) * target::WARPGROUP_THREADS;
     let cluster = (s.cluster > 1).then_some(s.cluster);
-    axe_ops::kernel(b, s.grid, threads, cluster, |k| {
+    // Split tiles wait for each other's parts: every CTA must be resident (a cooperative
+    // launch, refused by the driver rather than deadlocking where the grid does not fit).
+    axe_ops::kernel(b, s.grid, threads, cluster, s.split_k > 1, |k| {
         let (cta, rank) = if s.cluster > 1 {
             (
                 axe_ops::unit_id(&k, ScopeKind::Cluster, false),
@@ -221,7 +231,7 @@ fn build_kernel(b: &B, plan: &Plan, x: &Operands) {
         let mut shared = Shared {
             cta,
             rank,
-            tiles: k.cidx(plan.walk),
+            tiles: k.cidx(plan.items),
             grid: k.cidx(s.grid / s.cluster),
             rounds: k.cidx(plan.rounds),
             truth: axe_ops::bool_const(&k, true),
@@ -251,9 +261,7 @@ fn build_kernel(b: &B, plan: &Plan, x: &Operands) {
                 axe_ops::set_max_registers(&wg, PRODUCER_REGISTERS);
             }
             axe_ops::scope(&wg, ScopeKind::Warp, 0, 1, |w| {
-                tile_loop(&w, plan, &shared, |j, it, om, on| {
-                    produce(j, plan, x, &shared, it, om, on)
-                });
+                tile_loop(&w, plan, &shared, |j, item| produce(j, plan, x, &shared, item));
             });
         });
         for w in 1..=plan.consumers {
@@ -306,12 +314,22 @@ fn stage_b_type(b: &B, plan: &Plan, x: &Operands) -> MlirType {
 
 /// The CTA's tiles: `t = cta, cta + grid, ...`; `body(b, it, om, on)` with `it` the number of
 /// tiles this CTA did before (for the barrier phases) and `om`, `on` the tile's origin.
-fn tile_loop(b: &B, plan: &Plan, sh: &Shared, body: impl FnOnce(&B, MlirValue, MlirValue, MlirValue)) {
+fn tile_loop(b: &B, plan: &Plan, sh: &Shared, body: impl FnOnce(&B, Item)) {
     let s = &plan.s;
     b.for_::<()>(Ix::V(sh.cta), Ix::V(sh.tiles), Ix::V(sh.grid), |j, t| {
         let tl = j.subi(t, sh.cta);
         let it = j.arith_binary(arith::divui, tl, sh.grid);
-        let (bm, bn) = raster(&j, t, plan);
+        // Split-K: item t is part t / walk of tile t % walk.
+        let (split, tile) = if s.split_k > 1 {
+            let walk = j.cidx(plan.walk);
+            (
+                Some(j.arith_binary(arith::divui, t, walk)),
+                j.arith_binary(arith::remui, t, walk),
+            )
+        } else {
+            (None, t)
+        };
+        let (bm, bn) = raster(&j, tile, plan);
         let om = match sh.rank {
             // This CTA's row tile of its cluster's.
             Some(rank) => {
@@ -322,10 +340,20 @@ fn tile_loop(b: &B, plan: &Plan, sh: &Shared, body: impl FnOnce(&B, MlirValue, M
             None => j.muli(bm, j.cidx(s.tile_m)),
         };
         let on = j.muli(bn, j.cidx(s.tile_n));
-        body(&j, it, om, on);
+        body(&j, Item { it, om, on, split });
         Ok(())
     })
     .expect("the tile loop's body does not fail");
+}
+
+/// One work item of a CTA's walk: how many it did before (for the barrier phases), the
+/// tile's origin in C, and with split-K which part of K it is.
+#[derive(Clone, Copy)]
+struct Item {
+    it: MlirValue,
+    om: MlirValue,
+    on: MlirValue,
+    split: Option<MlirValue>,
 }
 
 /// Tile `t`'s row and column tile of the walk. Grouped raster (as Triton's GROUP_M) where the
@@ -365,7 +393,8 @@ fn b_dims(plan: &Plan, n: Dim, k: Dim) -> [Dim; 2] {
 }
 
 /// The producer warp's part of one tile: every K step of it, stage by stage.
-fn produce(b: &B, plan: &Plan, x: &Operands, sh: &Shared, it: MlirValue, om: MlirValue, on: MlirValue) {
+fn produce(b: &B, plan: &Plan, x: &Operands, sh: &Shared, item: Item) {
+    let Item { it, om, on, split } = item;
     let s = &plan.s;
     let k = plan.p.k;
     let (bm, bn, bk) = (s.tile_m, s.tile_n, s.tile_k);
@@ -393,7 +422,12 @@ fn produce(b: &B, plan: &Plan, x: &Operands, sh: &Shared, it: MlirValue, om: Mli
     b.for_::<()>(Ix::C(0), Ix::V(sh.rounds), Ix::C(1), |q, r| {
         let full = phase(&q, sh, it, r);
         let empty = q.xori(full, sh.truth);
-        let k0 = q.muli(r, q.cidx(s.stages * bk));
+        // This item's first round: split-K's part `split` starts `split * rounds` rounds in.
+        let round = match split {
+            Some(part) => q.addi(q.muli(part, sh.rounds), r),
+            None => r,
+        };
+        let k0 = q.muli(round, q.cidx(s.stages * bk));
         for st in 0..s.stages as usize {
             axe_ops::mbarrier_wait(&q, sh.empty[st], empty);
             let ks = if st == 0 {
@@ -504,7 +538,8 @@ fn consumer(b: &B, plan: &Plan, x: &Operands, sh: &Shared, row0: i64) {
             .expect("the release does not fail");
         }
     };
-    tile_loop(b, plan, sh, |j, it, om, on| {
+    tile_loop(b, plan, sh, |j, item| {
+        let Item { it, om, on, split } = item;
         axe_ops::fill(j, acc, zero);
         j.for_::<()>(Ix::C(0), Ix::V(sh.rounds), Ix::C(1), |q, r| {
             let full = phase(&q, sh, it, r);
@@ -533,8 +568,72 @@ fn consumer(b: &B, plan: &Plan, x: &Operands, sh: &Shared, row0: i64) {
         if let Some(scale) = scale {
             axe_ops::binary(j, BinaryKind::Mul, acc, scale, acc);
         }
-        epilogue(j, plan, x, acc, staging, part_w, om, on, row0);
+        match (split, x.workspace) {
+            (Some(part), Some(workspace)) => {
+                fixup(j, plan, acc, part, workspace, om, on, row0, |last| {
+                    epilogue(last, plan, x, acc, staging, part_w, om, on, row0)
+                });
+            }
+            _ => epilogue(j, plan, x, acc, staging, part_w, om, on, row0),
+        }
     });
+}
+
+/// Split-K's fix-up of this warpgroup's 64 rows: the parts of a tile add up in turn through
+/// the workspace. Part `s` waits until the 64x64 block's flag says `s` parts are summed
+/// (`axe.signal_wait`, acquire), adds the running sums into its accumulator; all but the last
+/// part store the sums back and publish `s + 1` (`axe.signal`, release), the last stores C
+/// through `store` and resets the flag to 0 for the next launch. Items are split-major, so a
+/// part waits only for parts that come earlier in every CTA's walk (no cycles).
+#[allow(clippy::too_many_arguments)]
+fn fixup(
+    b: &B,
+    plan: &Plan,
+    acc: MlirValue,
+    part: MlirValue,
+    (partials, flags): (MlirValue, MlirValue),
+    om: MlirValue,
+    on: MlirValue,
+    row0: i64,
+    store: impl FnOnce(&B),
+) {
+    let bn = plan.s.tile_n;
+    let f32 = b.f32_type();
+    let i32 = b.int_type(32);
+    let omw = b.addi(om, b.cidx(row0));
+    let block_row = b.arith_binary(arith::divui, omw, b.cidx(64));
+    let block_col = b.arith_binary(arith::divui, on, b.cidx(64));
+    let flag_t = axe_ops::tensor_type(b, &[1, 1], i32, MemoryScope::Global, None, None);
+    let flag = axe_ops::slice(b, flags, &[Dim::At(block_row, 1), Dim::At(block_col, 1)], false, flag_t);
+    let sums_t = axe_ops::tensor_type(b, &[64, bn], f32, MemoryScope::Global, None, None);
+    let sums = axe_ops::slice(b, partials, &[Dim::At(omw, 64), Dim::At(on, bn)], plan.ragged, sums_t);
+    let done = b.index_cast(part, i32);
+    let first = b.cmpi(CmpiPredicate::Eq, part, b.cidx(0));
+    let not_first = b.xori(first, axe_ops::bool_const(b, true));
+    b.if_::<()>(not_first, |t| {
+        axe_ops::signal_wait(&t, flag, done);
+        let reg_t = axe_ops::tensor_type(&t, &[64, bn], f32, MemoryScope::Register, None, None);
+        let running = axe_ops::alloc(&t, reg_t);
+        axe_ops::copy(&t, sums, running, CopyOptions::AUTO);
+        axe_ops::binary(&t, BinaryKind::Add, acc, running, acc);
+        Ok(())
+    })
+    .expect("the fix-up does not fail");
+    let last = b.cmpi(CmpiPredicate::Eq, part, b.cidx(plan.s.split_k - 1));
+    let not_last = b.xori(last, axe_ops::bool_const(b, true));
+    b.if_::<()>(not_last, |t| {
+        axe_ops::copy(&t, acc, sums, CopyOptions::AUTO);
+        let next = t.addi(done, t.cint(1, 32));
+        axe_ops::signal(&t, flag, next);
+        Ok(())
+    })
+    .expect("the fix-up does not fail");
+    b.if_::<()>(last, |t| {
+        store(&t);
+        axe_ops::signal(&t, flag, t.cint(0, 32));
+        Ok(())
+    })
+    .expect("the fix-up does not fail");
 }
 
 /// The consumers' shared tile for the epilogue: 64 rows of `part` columns (256 bytes of a

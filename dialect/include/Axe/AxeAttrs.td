@@ -163,10 +163,11 @@ def Axe_MatmulScheduleAttr : AttrDef<Axe_Dialect, "MatmulSchedule"> {
     | `cluster` | CTAs per cluster (1 or 2: two row tiles share B by TMA multicast) |
     | `group` | grouped raster: row tiles walked down one column tile before moving right |
     | `grid` | CTAs launched (clusters × `cluster`); with `persistent`, each walks tiles `cta, cta + grid, ...` |
+    | `split_k` | K split over this many CTAs per output tile (1: none); needs the op's `workspace` |
     | `persistent` | one CTA per SM walking tiles (true), or one CTA per tile (false) |
 
     ```mlir
-    #axe.matmul_schedule<tile_m = 128, tile_n = 256, tile_k = 64, stages = 4, cluster = 1, group = 8, grid = 132, persistent = true>
+    #axe.matmul_schedule<tile_m = 128, tile_n = 256, tile_k = 64, stages = 4, cluster = 1, group = 8, grid = 132, split_k = 1, persistent = true>
     #axe.matmul_schedule<tile_n = 128>   // an override: the other fields are chosen
     ```
   }];
@@ -178,6 +179,7 @@ def Axe_MatmulScheduleAttr : AttrDef<Axe_Dialect, "MatmulSchedule"> {
     OptionalParameter<"int64_t">:$cluster,
     OptionalParameter<"int64_t">:$group,
     OptionalParameter<"int64_t">:$grid,
+    OptionalParameter<"int64_t">:$split_k,
     OptionalParameter<"::mlir::BoolAttr">:$persistent);
   let assemblyFormat = "`<` struct(params) `>`";
 }

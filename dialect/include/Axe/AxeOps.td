@@ -633,10 +633,18 @@ def Axe_MatmulOp : Axe_Op<"matmul", [AttrSizedOperandSegments]> {
     = A[M, K] · B[K, N] (with `transpose_b`, B is given as [N, K], K-major —
     what FP8 wgmma reads), accumulated in f32 and stored in C's element type.
     A and B are f16, bf16, or FP8 (f8E4M3FN / f8E5M2, with `transpose_b`);
-    FP8 takes per-tensor scales (`scales %sa, %sb`, 1x1 f32 global tensors)
-    that multiply the accumulator. C is f16, bf16 or f32. Shapes need not be
-    tile multiples; each global row stride must be a multiple of 16 bytes
-    (TMA).
+    FP8 takes per-tensor scales (`scales(%sa, %sb : ...)`, 1x1 f32 global
+    tensors) that multiply the accumulator. C is f16, bf16 or f32. Shapes need
+    not be tile multiples; each global row stride must be a multiple of 16
+    bytes (TMA).
+
+    `workspace(%partials, %flags : ...)` lets the schedule split K over
+    several CTAs per output tile (`split_k`), for shapes whose output tiles
+    cannot fill the GPU (small batches, long K): `%partials` is an
+    [M, N] f32 global tensor for the running sums, `%flags` an
+    [ceil(M/64), ceil(N/64)] i32 global tensor, all zero before the first
+    launch — every launch leaves them zero again (as cuBLAS's workspace, the
+    caller allocates both once).
 
     `axe-matmul-schedule` chooses the `schedule` (a `#axe.matmul_schedule`)
     from the shapes, types and the module's `#axe.target`, keeping the fields
@@ -646,7 +654,7 @@ def Axe_MatmulOp : Axe_Op<"matmul", [AttrSizedOperandSegments]> {
 
     ```mlir
     axe.matmul %A, %B, %C : !axe.tensor<128x4096xf16, global, #axe.layout<(128, 4096) : (4096, 1)>>, !axe.tensor<4096x8192xf16, global, #axe.layout<(4096, 8192) : (8192, 1)>>, !axe.tensor<128x8192xf16, global, #axe.layout<(128, 8192) : (8192, 1)>>
-    axe.matmul %A, %B, %C scales %sa, %sb {transpose_b, schedule = #axe.matmul_schedule<tile_n = 128>} : ...
+    axe.matmul %A, %B, %C scales(%sa, %sb : ...) workspace(%P, %F : ...) {transpose_b, schedule = #axe.matmul_schedule<tile_n = 128>} : ...
     ```
   }];
   let arguments = (ins Arg<Axe_AnyTensor, "", [MemRead]>:$a,
@@ -654,10 +662,15 @@ def Axe_MatmulOp : Axe_Op<"matmul", [AttrSizedOperandSegments]> {
                        Arg<Axe_AnyTensor, "", [MemWrite]>:$c,
                        Arg<Optional<Axe_AnyTensor>, "", [MemRead]>:$scale_a,
                        Arg<Optional<Axe_AnyTensor>, "", [MemRead]>:$scale_b,
+                       Arg<Optional<Axe_AnyTensor>, "", [MemRead, MemWrite]>:$partials,
+                       Arg<Optional<Axe_AnyTensor>, "", [MemRead, MemWrite]>:$flags,
                        UnitAttr:$transpose_b,
                        OptionalAttr<Axe_MatmulScheduleAttr>:$schedule);
   let assemblyFormat = [{
-    $a `,` $b `,` $c (`scales` $scale_a^ `,` $scale_b)? attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($c)) (`,` qualified(type($scale_a))^ `,` qualified(type($scale_b)))?
+    $a `,` $b `,` $c
+    (`scales` `(` $scale_a^ `,` $scale_b `:` qualified(type($scale_a)) `,` qualified(type($scale_b)) `)`)?
+    (`workspace` `(` $partials^ `,` $flags `:` qualified(type($partials)) `,` qualified(type($flags)) `)`)?
+    attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($c))
   }];
   let hasVerifier = 1;
 }

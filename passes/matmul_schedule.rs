@@ -278,10 +278,7 @@ pub fn choose(p: &Problem, t: &Target, sms: i64, given: &Partial) -> std::result
                 None if p.workspace => SPLITS.to_vec(),
                 None => vec![1],
             };
-            for (stages, split_k) in candidates
-                .iter()
-                .flat_map(|&st| splits.iter().map(move |&sk| (st, sk)))
-            {
+            for (stages, split_k) in candidates.iter().flat_map(|&st| splits.iter().map(move |&sk| (st, sk))) {
                 // A candidate the expansion cannot build (say N = 192 with 128-column output
                 // parts) is skipped; a user's field that cannot be built fails the check.
                 let candidate = Schedule {
@@ -596,6 +593,7 @@ mod tests {
             k,
             in_bits: 16,
             out_bits: 16,
+            workspace: false,
         }
     }
 
@@ -660,6 +658,7 @@ mod tests {
                         k,
                         in_bits: i,
                         out_bits: o,
+                        workspace: true,
                     };
                     let s = choose(&p, h100(), 132, &Partial::default()).unwrap();
                     check(&p, h100(), &s).unwrap();
@@ -667,6 +666,33 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn split_k_where_tiles_cannot_fill_the_gpu() {
+        // Llama-3.1-8B's down projection at M = 64: 32 tiles; with a workspace, K is split.
+        let p = Problem {
+            workspace: true,
+            ..f16(64, 4096, 14336)
+        };
+        let s = choose(&p, h100(), 132, &Partial::default()).unwrap();
+        assert!(s.split_k > 1, "{s:?}");
+        // Without one it is not, and an override asking for it is refused.
+        let s = choose(&f16(64, 4096, 14336), h100(), 132, &Partial::default()).unwrap();
+        assert_eq!(s.split_k, 1);
+        let ask = Partial {
+            split_k: Some(2),
+            ..Partial::default()
+        };
+        assert!(choose(&f16(64, 4096, 14336), h100(), 132, &ask)
+            .unwrap_err()
+            .contains("workspace"));
+        // Large GEMMs fill the GPU without it.
+        let p = Problem {
+            workspace: true,
+            ..f16(8192, 8192, 8192)
+        };
+        assert_eq!(choose(&p, h100(), 132, &Partial::default()).unwrap().split_k, 1);
     }
 
     #[test]

@@ -358,10 +358,20 @@ pub fn bool_const(b: &B, x: bool) -> MlirValue {
 
 /// `axe.signal %flag, %value`: publish `value` after the executing unit's writes (release).
 pub fn signal(b: &B, flag: MlirValue, value: MlirValue) {
-    b.build(|c, l| axe::SignalOperation::builder(c, l).flag(v(flag)).value(v(value)).build());
+    b.build(|c, l| {
+        axe::SignalOperation::builder(c, l)
+            .flag(v(flag))
+            .value(v(value))
+            .build()
+    });
 }
 
 /// `axe.signal_wait %flag, %value`: wait until the flag holds `value` (acquire).
 pub fn signal_wait(b: &B, flag: MlirValue, value: MlirValue) {
-    b.build(|c, l| axe::SignalWaitOperation::builder(c, l).flag(v(flag)).value(v(value)).build());
+    b.build(|c, l| {
+        axe::SignalWaitOperation::builder(c, l)
+            .flag(v(flag))
+            .value(v(value))
+            .build()
+    });
 }

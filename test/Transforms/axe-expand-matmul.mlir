@@ -33,7 +33,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     %A = axe.view %a : memref<29600xf16> to !axe.tensor<100x296xf16, global, #axe.layout<(100, 296) : (296, 1)>>
     %B = axe.view %b : memref<59200xf16> to !axe.tensor<296x200xf16, global, #axe.layout<(296, 200) : (200, 1)>>
     %C = axe.view %c : memref<20000xf16> to !axe.tensor<100x200xf16, global, #axe.layout<(100, 200) : (200, 1)>>
-    axe.matmul %A, %B, %C {schedule = #axe.matmul_schedule<tile_m = 64, tile_n = 64, tile_k = 64, stages = 2, cluster = 1, group = 1, grid = 8, persistent = true>} : !axe.tensor<100x296xf16, global, #axe.layout<(100, 296) : (296, 1)>>, !axe.tensor<296x200xf16, global, #axe.layout<(296, 200) : (200, 1)>>, !axe.tensor<100x200xf16, global, #axe.layout<(100, 200) : (200, 1)>>
+    axe.matmul %A, %B, %C {schedule = #axe.matmul_schedule<tile_m = 64, tile_n = 64, tile_k = 64, stages = 2, cluster = 1, group = 1, grid = 8, split_k = 1, persistent = true>} : !axe.tensor<100x296xf16, global, #axe.layout<(100, 296) : (296, 1)>>, !axe.tensor<296x200xf16, global, #axe.layout<(296, 200) : (200, 1)>>, !axe.tensor<100x200xf16, global, #axe.layout<(100, 200) : (200, 1)>>
     return
   }
 }
@@ -62,7 +62,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     %C = axe.view %c : memref<262144xbf16> to !axe.tensor<512x512xbf16, global, #axe.layout<(512, 512) : (512, 1)>>
     %SA = axe.view %scale_a : memref<1xf32> to !axe.tensor<1x1xf32, global, #axe.layout<(1, 1) : (1, 1)>>
     %SB = axe.view %scale_b : memref<1xf32> to !axe.tensor<1x1xf32, global, #axe.layout<(1, 1) : (1, 1)>>
-    axe.matmul %A, %B, %C scales %SA, %SB {transpose_b, schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 256, tile_k = 128, stages = 4, cluster = 2, group = 2, grid = 4, persistent = true>} : !axe.tensor<512x1024xf8E4M3FN, global, #axe.layout<(512, 1024) : (1024, 1)>>, !axe.tensor<512x1024xf8E4M3FN, global, #axe.layout<(512, 1024) : (1024, 1)>>, !axe.tensor<512x512xbf16, global, #axe.layout<(512, 512) : (512, 1)>>, !axe.tensor<1x1xf32, global, #axe.layout<(1, 1) : (1, 1)>>, !axe.tensor<1x1xf32, global, #axe.layout<(1, 1) : (1, 1)>>
+    axe.matmul %A, %B, %C scales(%SA, %SB : !axe.tensor<1x1xf32, global, #axe.layout<(1, 1) : (1, 1)>>, !axe.tensor<1x1xf32, global, #axe.layout<(1, 1) : (1, 1)>>) {transpose_b, schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 256, tile_k = 128, stages = 4, cluster = 2, group = 2, grid = 4, split_k = 1, persistent = true>} : !axe.tensor<512x1024xf8E4M3FN, global, #axe.layout<(512, 1024) : (1024, 1)>>, !axe.tensor<512x1024xf8E4M3FN, global, #axe.layout<(512, 1024) : (1024, 1)>>, !axe.tensor<512x512xbf16, global, #axe.layout<(512, 512) : (512, 1)>>
     return
   }
 }

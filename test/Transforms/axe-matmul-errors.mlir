@@ -79,3 +79,17 @@ func.func @no_target(%A: !axe.tensor<128x128xf16, global, #axe.layout<(128, 128)
   axe.matmul %A, %B, %C : !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>, !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>, !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>
   return
 }
+
+// -----
+
+// Split-K keeps running sums: without the op's workspace there is nowhere to keep them.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @no_workspace(%a: memref<262144xf16> {axe.align = 16 : i64}, %b: memref<16777216xf16> {axe.align = 16 : i64}, %c: memref<262144xf16> {axe.align = 16 : i64}) {
+    %A = axe.view %a : memref<262144xf16> to !axe.tensor<64x4096xf16, global, #axe.layout<(64, 4096) : (4096, 1)>>
+    %B = axe.view %b : memref<16777216xf16> to !axe.tensor<4096x4096xf16, global, #axe.layout<(4096, 4096) : (4096, 1)>>
+    %C = axe.view %c : memref<262144xf16> to !axe.tensor<64x4096xf16, global, #axe.layout<(64, 4096) : (4096, 1)>>
+    // expected-error @+1 {{split_k = 2 needs the op's workspace(%partials, %flags : ...) for the running sums}}
+    axe.matmul %A, %B, %C {schedule = #axe.matmul_schedule<split_k = 2>} : !axe.tensor<64x4096xf16, global, #axe.layout<(64, 4096) : (4096, 1)>>, !axe.tensor<4096x4096xf16, global, #axe.layout<(4096, 4096) : (4096, 1)>>, !axe.tensor<64x4096xf16, global, #axe.layout<(64, 4096) : (4096, 1)>>
+    return
+  }
+}

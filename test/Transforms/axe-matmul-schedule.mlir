@@ -5,7 +5,7 @@
 // A serving batch of one row with Llama-3.1-8B's O projection: the weights' read dominates;
 // 64-row tiles (no rows that do not exist) and 8 stages of loads in flight per SM.
 // CHECK-LABEL: func.func @mm_1x4096x4096_f16
-// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 64, tile_n = 64, tile_k = 64, stages = 8, cluster = 1, group = 1, grid = 64, persistent = true>
+// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 64, tile_n = 64, tile_k = 64, stages = 8, cluster = 1, group = 1, grid = 64, split_k = 1, persistent = true>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @mm_1x4096x4096_f16(%a: memref<4096xf16> {axe.align = 16 : i64}, %b: memref<16777216xf16> {axe.align = 16 : i64}, %c: memref<4096xf16> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<4096xf16> to !axe.tensor<1x4096xf16, global, #axe.layout<(1, 4096) : (4096, 1)>>
@@ -21,7 +21,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 
 // M = 128, N = K = 8192: 128x256 tiles would be 32 CTAs on 132 SMs.
 // CHECK-LABEL: func.func @mm_128x8192x8192_f16
-// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 64, tile_k = 64, stages = 8, cluster = 1, group = 1, grid = 128, persistent = true>
+// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 64, tile_k = 64, stages = 8, cluster = 1, group = 1, grid = 128, split_k = 1, persistent = true>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @mm_128x8192x8192_f16(%a: memref<1048576xf16> {axe.align = 16 : i64}, %b: memref<67108864xf16> {axe.align = 16 : i64}, %c: memref<1048576xf16> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<1048576xf16> to !axe.tensor<128x8192xf16, global, #axe.layout<(128, 8192) : (8192, 1)>>
@@ -37,7 +37,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 
 // M = 1024 with Llama-3.1-8B's QKV weights.
 // CHECK-LABEL: func.func @mm_1024x6144x4096_f16
-// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 192, tile_k = 64, stages = 4, cluster = 1, group = 8, grid = 132, persistent = true>
+// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 192, tile_k = 64, stages = 4, cluster = 1, group = 8, grid = 132, split_k = 1, persistent = true>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @mm_1024x6144x4096_f16(%a: memref<4194304xf16> {axe.align = 16 : i64}, %b: memref<25165824xf16> {axe.align = 16 : i64}, %c: memref<6291456xf16> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<4194304xf16> to !axe.tensor<1024x4096xf16, global, #axe.layout<(1024, 4096) : (4096, 1)>>
@@ -54,9 +54,9 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // Llama-3.1-8B's up projection at M = 8192 (Figure 10): the configuration measured fastest,
 // 128x256, 4 stages, persistent on 132 SMs, grouped raster of 8 (0.96e12 flops: no pairs).
 // CHECK-LABEL: func.func @mm_8192x14336x4096_f16
-// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 256, tile_k = 64, stages = 4, cluster = 1, group = 8, grid = 132, persistent = true>
+// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 256, tile_k = 64, stages = 4, cluster = 1, group = 8, grid = 132, split_k = 1, persistent = true>
 // PCIE-LABEL: func.func @mm_8192x14336x4096_f16
-// PCIE: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 256, tile_k = 64, stages = 4, cluster = 1, group = 8, grid = 114, persistent = true>
+// PCIE: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 256, tile_k = 64, stages = 4, cluster = 1, group = 8, grid = 114, split_k = 1, persistent = true>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @mm_8192x14336x4096_f16(%a: memref<33554432xf16> {axe.align = 16 : i64}, %b: memref<58720256xf16> {axe.align = 16 : i64}, %c: memref<117440512xf16> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<33554432xf16> to !axe.tensor<8192x4096xf16, global, #axe.layout<(8192, 4096) : (4096, 1)>>
@@ -73,7 +73,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // Llama-3.1-70B's up projection at M = 8192 (3.8e12 flops, 64 x 112 tiles): pairs of CTAs
 // share B by TMA multicast.
 // CHECK-LABEL: func.func @mm_8192x28672x8192_f16
-// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 256, tile_k = 64, stages = 4, cluster = 2, group = 8, grid = 132, persistent = true>
+// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 256, tile_k = 64, stages = 4, cluster = 2, group = 8, grid = 132, split_k = 1, persistent = true>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @mm_8192x28672x8192_f16(%a: memref<67108864xf16> {axe.align = 16 : i64}, %b: memref<234881024xf16> {axe.align = 16 : i64}, %c: memref<234881024xf16> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<67108864xf16> to !axe.tensor<8192x8192xf16, global, #axe.layout<(8192, 8192) : (8192, 1)>>
@@ -89,7 +89,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 
 // A ragged shape (no dimension a multiple of 64), bf16.
 // CHECK-LABEL: func.func @mm_3000x5000x7000_bf16
-// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 256, tile_k = 64, stages = 3, cluster = 1, group = 8, grid = 132, persistent = true>
+// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 256, tile_k = 64, stages = 3, cluster = 1, group = 8, grid = 132, split_k = 1, persistent = true>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @mm_3000x5000x7000_bf16(%a: memref<21000000xbf16> {axe.align = 16 : i64}, %b: memref<35000000xbf16> {axe.align = 16 : i64}, %c: memref<15000000xbf16> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<21000000xbf16> to !axe.tensor<3000x7000xbf16, global, #axe.layout<(3000, 7000) : (7000, 1)>>
@@ -105,7 +105,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 
 // FP8 (e4m3, per-tensor scales, bf16 out): 128-element K steps (one 128-byte swizzle row).
 // CHECK-LABEL: func.func @mm_4096x4096x4096_e4m3
-// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 256, tile_k = 128, stages = 4, cluster = 1, group = 8, grid = 132, persistent = true>
+// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 256, tile_k = 128, stages = 4, cluster = 1, group = 8, grid = 132, split_k = 1, persistent = true>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @mm_4096x4096x4096_e4m3(%a: memref<16777216xf8E4M3FN> {axe.align = 16 : i64}, %b: memref<16777216xf8E4M3FN> {axe.align = 16 : i64}, %c: memref<16777216xbf16> {axe.align = 16 : i64}, %scale_a: memref<1xf32> {axe.align = 16 : i64}, %scale_b: memref<1xf32> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<16777216xf8E4M3FN> to !axe.tensor<4096x4096xf8E4M3FN, global, #axe.layout<(4096, 4096) : (4096, 1)>>
@@ -113,7 +113,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     %C = axe.view %c : memref<16777216xbf16> to !axe.tensor<4096x4096xbf16, global, #axe.layout<(4096, 4096) : (4096, 1)>>
     %SA = axe.view %scale_a : memref<1xf32> to !axe.tensor<1x1xf32, global, #axe.layout<(1, 1) : (1, 1)>>
     %SB = axe.view %scale_b : memref<1xf32> to !axe.tensor<1x1xf32, global, #axe.layout<(1, 1) : (1, 1)>>
-    axe.matmul %A, %B, %C scales %SA, %SB {transpose_b} : !axe.tensor<4096x4096xf8E4M3FN, global, #axe.layout<(4096, 4096) : (4096, 1)>>, !axe.tensor<4096x4096xf8E4M3FN, global, #axe.layout<(4096, 4096) : (4096, 1)>>, !axe.tensor<4096x4096xbf16, global, #axe.layout<(4096, 4096) : (4096, 1)>>, !axe.tensor<1x1xf32, global, #axe.layout<(1, 1) : (1, 1)>>, !axe.tensor<1x1xf32, global, #axe.layout<(1, 1) : (1, 1)>>
+    axe.matmul %A, %B, %C scales(%SA, %SB : !axe.tensor<1x1xf32, global, #axe.layout<(1, 1) : (1, 1)>>, !axe.tensor<1x1xf32, global, #axe.layout<(1, 1) : (1, 1)>>) {transpose_b} : !axe.tensor<4096x4096xf8E4M3FN, global, #axe.layout<(4096, 4096) : (4096, 1)>>, !axe.tensor<4096x4096xf8E4M3FN, global, #axe.layout<(4096, 4096) : (4096, 1)>>, !axe.tensor<4096x4096xbf16, global, #axe.layout<(4096, 4096) : (4096, 1)>>
     return
   }
 }
@@ -123,7 +123,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 
 // f32 output: the epilogue stages 64-column parts (256 bytes a row).
 // CHECK-LABEL: func.func @mm_256x1024x512_f16
-// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 64, tile_n = 64, tile_k = 64, stages = 8, cluster = 1, group = 4, grid = 64, persistent = true>
+// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 64, tile_n = 64, tile_k = 64, stages = 8, cluster = 1, group = 4, grid = 64, split_k = 1, persistent = true>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @mm_256x1024x512_f16(%a: memref<131072xf16> {axe.align = 16 : i64}, %b: memref<524288xf16> {axe.align = 16 : i64}, %c: memref<262144xf32> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<131072xf16> to !axe.tensor<256x512xf16, global, #axe.layout<(256, 512) : (512, 1)>>
@@ -139,9 +139,9 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 
 // The user's fields win: tile_n = 128 and no persistence given, the rest chosen around them.
 // CHECK-LABEL: func.func @mm_8192x14336x4096_f16
-// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, cluster = 1, group = 8, grid = 7168, persistent = false>
+// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, cluster = 1, group = 8, grid = 7168, split_k = 1, persistent = false>
 // PCIE-LABEL: func.func @mm_8192x14336x4096_f16
-// PCIE: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, cluster = 1, group = 8, grid = 7168, persistent = false>
+// PCIE: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, cluster = 1, group = 8, grid = 7168, split_k = 1, persistent = false>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @mm_8192x14336x4096_f16(%a: memref<33554432xf16> {axe.align = 16 : i64}, %b: memref<58720256xf16> {axe.align = 16 : i64}, %c: memref<117440512xf16> {axe.align = 16 : i64}) {
     %A = axe.view %a : memref<33554432xf16> to !axe.tensor<8192x4096xf16, global, #axe.layout<(8192, 4096) : (4096, 1)>>

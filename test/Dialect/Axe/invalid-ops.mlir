@@ -1123,3 +1123,12 @@ func.func @matmul_in_kernel(%A: !axe.tensor<64x64xf16, global, ?>, %B: !axe.tens
   }
   return
 }
+
+// -----
+
+// axe.matmul: the split-K workspace's flags are one per 64x64 block of C.
+func.func @matmul_workspace(%A: !axe.tensor<64x64xf16, global, ?>, %B: !axe.tensor<64x256xf16, global, ?>, %C: !axe.tensor<64x256xf16, global, ?>, %P: !axe.tensor<64x256xf32, global, ?>, %F: !axe.tensor<1x1xi32, global, ?>) {
+  // expected-error @+1 {{'axe.matmul' op the workspace's flags must be a 1x4 i32 global tensor (one per 64x64 block of C)}}
+  axe.matmul %A, %B, %C workspace(%P, %F : !axe.tensor<64x256xf32, global, ?>, !axe.tensor<1x1xi32, global, ?>) : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x256xf16, global, ?>, !axe.tensor<64x256xf16, global, ?>
+  return
+}

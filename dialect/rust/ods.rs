@@ -290,7 +290,9 @@ mod tests {
                 },
             )
         };
-        assert_eq!(ops::ALL.len(), 25);
+        assert_eq!(ops::ALL.len(), 26);
+        assert_eq!(matmul::NAME, "axe.matmul");
+        assert_eq!(matmul::SCHEDULE, "schedule");
         for name in ops::ALL {
             assert!(registered(name), "{name} is not a registered operation");
             assert!(name.starts_with(&format!("{DIALECT}.")));
@@ -321,7 +323,10 @@ mod tests {
     fn pass_arguments_and_defaults_come_from_ods() {
         assert_eq!(passes::CONVERT_AXE_TO_GPU, "convert-axe-to-gpu");
         assert_eq!(passes::AXE_INFER_LAYOUT, "axe-infer-layout");
-        assert_eq!(passes::ALL.len(), 5);
+        assert_eq!(passes::ALL.len(), 7);
+        assert_eq!(passes::AXE_MATMUL_SCHEDULE, "axe-matmul-schedule");
+        assert_eq!(passes::AXE_EXPAND_MATMUL, "axe-expand-matmul");
+        assert_eq!(passes::AxeMatmulScheduleOptions::default().sm_count, 0);
         assert_eq!(
             <passes::ConvertAxeToGPUOptions as PassOptions>::PASS,
             passes::CONVERT_AXE_TO_GPU

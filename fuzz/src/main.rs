@@ -3,6 +3,7 @@
 //! ```text
 //! axe-fuzz <layout-parse|layout-algebra|ir|lowering|all> [--seconds N] [--iterations N] [--seed S]
 //!          [--corpus DIR] [--axe-opt PATH] [--findings DIR] [--case K]
+//! axe-fuzz lowering-gpu --export DIR [--iterations N] [--seed S] [--axe-opt PATH]
 //! ```
 //! Prints one summary line per target and exits non-zero when anything was found. See
 //! `fuzz/README.md`.
@@ -42,10 +43,12 @@ struct Args {
     axe_opt: Option<PathBuf>,
     findings: PathBuf,
     case: Option<u64>,
+    export: PathBuf,
 }
 
 const USAGE: &str = "usage: axe-fuzz <layout-parse|layout-algebra|ir|lowering|all> [--seconds N] [--iterations N] \
-[--seed S] [--corpus DIR] [--axe-opt PATH] [--findings DIR] [--case K]";
+[--seed S] [--corpus DIR] [--axe-opt PATH] [--findings DIR] [--case K]
+       axe-fuzz lowering-gpu --export DIR [--iterations N] [--seconds N] [--seed S] [--axe-opt PATH]";
 
 fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
@@ -59,6 +62,7 @@ fn parse_args() -> Result<Args, String> {
         axe_opt: None,
         findings: PathBuf::from("target/fuzz-findings"),
         case: None,
+        export: PathBuf::from("target/fuzz-gpu"),
     };
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or(format!("{flag} needs a value\n{USAGE}"));
@@ -79,6 +83,7 @@ fn parse_args() -> Result<Args, String> {
             "--corpus" => a.corpus = Some(value()?.into()),
             "--axe-opt" => a.axe_opt = Some(value()?.into()),
             "--findings" => a.findings = value()?.into(),
+            "--export" => a.export = value()?.into(),
             "--case" => {
                 let v = value()?;
                 a.case = Some(v.parse().map_err(|_| bad(&v))?);
@@ -88,7 +93,7 @@ fn parse_args() -> Result<Args, String> {
     }
     if !matches!(
         a.target.as_str(),
-        "layout-parse" | "layout-algebra" | "ir" | "lowering" | "all"
+        "layout-parse" | "layout-algebra" | "ir" | "lowering" | "lowering-gpu" | "all"
     ) {
         return Err(format!("unknown target '{}'\n{USAGE}", a.target));
     }
@@ -134,6 +139,25 @@ fn main() -> ExitCode {
         );
     }
     report::install_silent_panic_hook();
+    if args.target == "lowering-gpu" {
+        // Not part of `all`: it exports cases for a GPU run (fuzz/gpu/run_cases.py).
+        let budget = Budget {
+            deadline: args.seconds.map(|s| Instant::now() + Duration::from_secs_f64(s)),
+            iterations: args.iterations,
+        };
+        let opts = lowering::gpu::Options {
+            axe_opt: args.axe_opt.clone().unwrap_or_else(default_axe_opt),
+            export: args.export.clone(),
+            findings: args.findings.clone(),
+        };
+        let summary = lowering::gpu::export(args.seed, &budget, &opts);
+        println!("{}", summary.line);
+        return if summary.findings > 0 {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        };
+    }
     let targets: Vec<&'static str> = match args.target.as_str() {
         "all" => vec!["layout-parse", "layout-algebra", "ir", "lowering"],
         "lowering" => vec!["lowering"],

@@ -189,8 +189,17 @@ pub fn unary(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -> Re
         (Log, true) => math::log,
         (Sqrt, true) => math::sqrt,
         (Rsqrt, true) => math::rsqrt,
-        (Abs, true) => math::absf,
-        (Abs, false) => math::absi,
+        // |x| without math.absf / math.absi: on the GPU those become calls into libdevice
+        // (`__nv_fabsf`, `__nv_abs`), which PTX loaded without linking libdevice cannot resolve
+        // (found by `axe-fuzz lowering-gpu`). A float's sign bit cleared is exact for every
+        // value (NaN, -0.0); an integer's is max(x, -x) (C's abs: INT_MIN stays INT_MIN).
+        (Abs, true) => {
+            let bits = b.int_type(bit_width(t) as u32);
+            let as_int = b.arith_cast(arith::bitcast, x, bits);
+            let magnitude = b.andi(as_int, b.cint(!(1i64 << (bit_width(t) - 1)), bit_width(t) as u32));
+            return Ok(b.arith_cast(arith::bitcast, magnitude, t));
+        }
+        (Abs, false) => return Ok(b.maxsi(x, b.subi(zero(b, t), x))),
         (Relu, true) => return Ok(b.maximumf(x, zero(b, t))),
         (Relu, false) => return Ok(b.maxsi(x, zero(b, t))),
         (Neg, false) => return Ok(b.subi(zero(b, t), x)),

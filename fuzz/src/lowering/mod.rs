@@ -9,6 +9,7 @@
 //! self-contained `.mlir` files, then minimised (greedy) and written again.
 
 pub mod generate;
+pub mod gpu;
 pub mod oracle;
 pub mod program;
 
@@ -31,7 +32,7 @@ pub const PIPELINE: &str = "--axe-emulate-on-cpu-pipeline";
 const RUNNER: &str = "/usr/lib/llvm-22/bin/mlir-runner";
 const LIBS: &str = "/usr/lib/llvm-22/lib/libmlir_runner_utils.so,/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so";
 const TIMEOUT: Duration = Duration::from_secs(20);
-const WORKERS: u64 = 2;
+pub(crate) const WORKERS: u64 = 2;
 /// Findings minimised per run at most (each costs dozens of executions).
 const MAX_MINIMISED: usize = 30;
 /// Executions one minimisation may spend.
@@ -73,7 +74,7 @@ pub struct Summary {
     pub findings: usize,
 }
 
-fn run_with_timeout(mut cmd: Command, out: &Path, err: &Path) -> Option<std::process::ExitStatus> {
+pub(crate) fn run_with_timeout(mut cmd: Command, out: &Path, err: &Path) -> Option<std::process::ExitStatus> {
     let (Ok(o), Ok(e)) = (std::fs::File::create(out), std::fs::File::create(err)) else {
         return None;
     };

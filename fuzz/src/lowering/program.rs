@@ -276,12 +276,37 @@ impl Program {
 
     /// The whole `.mlir` file: kernel `@k` and harness `@main`.
     pub fn to_mlir(&self, header: &str) -> String {
-        let used = self.used();
+        let mut s = self.module_head(header);
+        s.push_str(&self.kernel_function());
+        s.push_str("  func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}\n");
+        s.push_str("  func.func private @printMemrefI32(memref<*xi32>) attributes {llvm.emit_c_interface}\n");
+        s.push_str(&self.main());
+        s.push_str("}\n");
+        s
+    }
+
+    /// The module with kernel `@k` alone (what the GPU mode lowers and launches).
+    pub fn to_mlir_kernel(&self, header: &str) -> String {
+        let mut s = self.module_head(header);
+        s.push_str(&self.kernel_function());
+        s.push_str("}\n");
+        s
+    }
+
+    /// The header comment lines and the module's first line.
+    fn module_head(&self, header: &str) -> String {
         let mut s = String::new();
         for l in header.lines() {
             writeln!(s, "// {l}").unwrap();
         }
         s.push_str("module attributes {axe.target = #axe.target<\"sm_90\">} {\n");
+        s
+    }
+
+    /// `func.func @k(...)`: the buffers viewed as tensors, and the kernel.
+    fn kernel_function(&self) -> String {
+        let used = self.used();
+        let mut s = String::new();
         let args: Vec<String> = self
             .buffers
             .iter()
@@ -353,10 +378,6 @@ impl Program {
             writeln!(s, "      {line}").unwrap();
         }
         s.push_str("    }\n    return\n  }\n");
-        s.push_str("  func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}\n");
-        s.push_str("  func.func private @printMemrefI32(memref<*xi32>) attributes {llvm.emit_c_interface}\n");
-        s.push_str(&self.main());
-        s.push_str("}\n");
         s
     }
 

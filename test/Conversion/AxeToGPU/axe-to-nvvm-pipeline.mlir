@@ -98,3 +98,38 @@ module attributes {axe.target = #axe.target<"sm_90">} {
     return
   }
 }
+
+// -----
+
+// |x| on f32, f16 and i32 needs no libdevice (`__nv_fabsf`, `__nv_abs`: PTX that names them
+// does not load; found by `axe-fuzz lowering-gpu`): the sign bit cleared, max(x, -x) (which
+// NVPTX selects as abs.s32).
+// CHECK-LABEL: llvm.func @abs_without_libdevice(
+// CHECK: gpu.binary @abs_without_libdevice_kernel
+// CHECK-NOT: __nv_
+// CHECK-SAME: and.b32 {{.*}}, 2147483647;
+// CHECK-SAME: and.b16 {{.*}}, 32767;
+// CHECK-SAME: abs.s32
+// CHECK-NOT: __nv_
+// SM80-LABEL: llvm.func @abs_without_libdevice(
+// SM80-NOT: __nv_
+func.func @abs_without_libdevice(%a: memref<32xf32>, %h: memref<32xf16>, %i: memref<32xi32>) {
+  %A = axe.view %a : memref<32xf32> to !axe.tensor<32xf32, global, #axe.layout<(32) : (1)>>
+  %H = axe.view %h : memref<32xf16> to !axe.tensor<32xf16, global, #axe.layout<(32) : (1)>>
+  %I = axe.view %i : memref<32xi32> to !axe.tensor<32xi32, global, #axe.layout<(32) : (1)>>
+  axe.kernel grid [1] threads [32] {
+    %ra = axe.alloc : !axe.tensor<32xf32, register, #axe.layout<(32) : (1@lane)>>
+    %rh = axe.alloc : !axe.tensor<32xf16, register, #axe.layout<(32) : (1@lane)>>
+    %ri = axe.alloc : !axe.tensor<32xi32, register, #axe.layout<(32) : (1@lane)>>
+    axe.copy %A, %ra : !axe.tensor<32xf32, global, #axe.layout<(32) : (1)>>, !axe.tensor<32xf32, register, #axe.layout<(32) : (1@lane)>>
+    axe.copy %H, %rh : !axe.tensor<32xf16, global, #axe.layout<(32) : (1)>>, !axe.tensor<32xf16, register, #axe.layout<(32) : (1@lane)>>
+    axe.copy %I, %ri : !axe.tensor<32xi32, global, #axe.layout<(32) : (1)>>, !axe.tensor<32xi32, register, #axe.layout<(32) : (1@lane)>>
+    axe.unary abs %ra, %ra : !axe.tensor<32xf32, register, #axe.layout<(32) : (1@lane)>>, !axe.tensor<32xf32, register, #axe.layout<(32) : (1@lane)>>
+    axe.unary abs %rh, %rh : !axe.tensor<32xf16, register, #axe.layout<(32) : (1@lane)>>, !axe.tensor<32xf16, register, #axe.layout<(32) : (1@lane)>>
+    axe.unary abs %ri, %ri : !axe.tensor<32xi32, register, #axe.layout<(32) : (1@lane)>>, !axe.tensor<32xi32, register, #axe.layout<(32) : (1@lane)>>
+    axe.copy %ra, %A : !axe.tensor<32xf32, register, #axe.layout<(32) : (1@lane)>>, !axe.tensor<32xf32, global, #axe.layout<(32) : (1)>>
+    axe.copy %rh, %H : !axe.tensor<32xf16, register, #axe.layout<(32) : (1@lane)>>, !axe.tensor<32xf16, global, #axe.layout<(32) : (1)>>
+    axe.copy %ri, %I : !axe.tensor<32xi32, register, #axe.layout<(32) : (1@lane)>>, !axe.tensor<32xi32, global, #axe.layout<(32) : (1)>>
+  }
+  return
+}

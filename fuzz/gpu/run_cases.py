@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Runs the cases `axe-fuzz lowering-gpu --export DIR` wrote, on a GPU, and checks each output
+against the layouts' definition (the expected contents the exporter computed).
+
+    python3 fuzz/gpu/run_cases.py DIR [--json OUT.json]
+
+Per case: the buffers are made as the CPU harness makes them (input element i of buffer b is
+`input_value(elt, b, i)`, outputs start at the sentinel -7), the kernel is launched through
+`axe_runtime` from the case's launch manifest, and every output buffer the oracle defines is
+compared element by element with the tolerance of `fuzz/src/lowering/oracle.rs`'s `close`
+(exact for i32; 2e-5 relative for f32; 4e-3 for f16). Prints one line per mismatch or launch
+failure (with the case number: `axe-fuzz lowering --seed S --case K` prints the kernel), then a
+summary; exits 1 if any case mismatched or failed.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+import axe_runtime  # noqa: E402
+
+TORCH = {"f32": torch.float32, "f16": torch.float16, "i32": torch.int32}
+SENTINEL = -7.0
+
+
+def input_values(elt, b, n):
+    """fuzz/src/lowering/program.rs's input_value for elements 0..n of buffer b."""
+    i = torch.arange(n, dtype=torch.float64)
+    if elt == "f32":
+        return b * 5000 + i + 0.5
+    if elt == "f16":
+        return torch.remainder(b * 300 + i, 1000) + 0.5
+    return b * 5000 + i - 20.0
+
+
+def number(x):
+    return {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}.get(x, x) if isinstance(x, str) else float(x)
+
+
+def close(want, got, elt):
+    """oracle.rs's close(), elementwise: a boolean tensor."""
+    both_nan = torch.isnan(want) & torch.isnan(got)
+    equal = want == got
+    if elt == "i32":
+        return equal | both_nan
+    tol = 2e-5 if elt == "f32" else 4e-3
+    near = (want - got).abs() <= tol * torch.clamp(want.abs(), min=1.0)
+    return (equal | near | both_nan) & ~(torch.isnan(want) ^ torch.isnan(got))
+
+
+def run_case(d, case):
+    kernel = axe_runtime.load(os.path.join(d, case["manifest"]))
+    if isinstance(kernel, dict):
+        raise RuntimeError(f"{len(kernel)} kernels in one case")
+    bufs = []
+    for b, buf in enumerate(case["buffers"]):
+        if buf["output"]:
+            t = torch.full((buf["len"],), SENTINEL, dtype=TORCH[buf["elt"]], device="cuda")
+        else:
+            t = input_values(buf["elt"], b, buf["len"]).to(TORCH[buf["elt"]]).cuda()
+        bufs.append(t)
+    kernel(*bufs)
+    torch.cuda.synchronize()
+    problems = []
+    for b, buf in enumerate(case["buffers"]):
+        if not buf["output"] or buf["expected"] is None:
+            continue
+        want = torch.tensor([number(x) for x in buf["expected"]], dtype=torch.float64)
+        got = bufs[b].double().cpu()
+        ok = close(want, got, buf["elt"])
+        if not bool(ok.all()):
+            bad = (~ok).nonzero().flatten()
+            i = int(bad[0])
+            problems.append(f"b{b}: {len(bad)} of {len(want)} elements differ, first at [{i}]: "
+                            f"expected {want[i].item()} got {got[i].item()}")
+    return problems
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dir")
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    index = json.load(open(os.path.join(a.dir, "index.json")))
+    seed, cases = index["seed"], index["cases"]
+    print(f"{torch.cuda.get_device_name()}; {len(cases)} cases of seed {seed}", flush=True)
+    ok, bad, failed, records = 0, 0, 0, []
+    for case in cases:
+        try:
+            problems = run_case(a.dir, case)
+        except Exception as e:  # a launch error: the context may be gone
+            failed += 1
+            print(f"FAILED case {case['case']} [{case['features']}]: {type(e).__name__}: {e}", flush=True)
+            records.append({"case": case["case"], "status": "failed", "error": str(e)})
+            try:
+                torch.cuda.synchronize()
+            except Exception:
+                print("the CUDA context is unusable: stopping", flush=True)
+                break
+            continue
+        if problems:
+            bad += 1
+            print(f"MISMATCH case {case['case']} [{case['features']}]: {'; '.join(problems)}", flush=True)
+            records.append({"case": case["case"], "status": "mismatch", "problems": problems})
+        else:
+            ok += 1
+    print(f"seed {seed}: {ok} ok, {bad} mismatched, {failed} failed, of {len(cases)} lowered cases")
+    if a.json:
+        json.dump({"seed": seed, "ok": ok, "mismatched": bad, "failed": failed, "records": records},
+                  open(a.json, "w"), indent=1)
+    sys.exit(1 if bad or failed else 0)
+
+
+if __name__ == "__main__":
+    main()

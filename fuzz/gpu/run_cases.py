@@ -53,10 +53,11 @@ def close(want, got, elt):
     return (equal | near | both_nan) & ~(torch.isnan(want) ^ torch.isnan(got))
 
 
-def run_case(d, case):
-    kernel = axe_runtime.load(os.path.join(d, case["manifest"]))
-    if isinstance(kernel, dict):
-        raise RuntimeError(f"{len(kernel)} kernels in one case")
+def run_case(d, case, verbose=False):
+    manifest = axe_runtime.Manifest.load(os.path.join(d, case["manifest"]))
+    kernels = list(manifest)
+    if len(kernels) > 1:
+        raise RuntimeError(f"{len(kernels)} kernels in one case")
     bufs = []
     for b, buf in enumerate(case["buffers"]):
         if buf["output"]:
@@ -64,8 +65,15 @@ def run_case(d, case):
         else:
             t = input_values(buf["elt"], b, buf["len"]).to(TORCH[buf["elt"]]).cuda()
         bufs.append(t)
-    kernel(*bufs)
+    # A kernel whose body lowered to nothing has no launch: the outputs keep the sentinel.
+    if kernels:
+        kernels[0](*bufs)
     torch.cuda.synchronize()
+    if verbose:
+        for b, t in enumerate(bufs):
+            print(f"  b{b} ({case['buffers'][b]['elt']}): {t.tolist()}")
+            if case["buffers"][b]["expected"] is not None:
+                print(f"  b{b} expected: {case['buffers'][b]['expected']}")
     problems = []
     for b, buf in enumerate(case["buffers"]):
         if not buf["output"] or buf["expected"] is None:
@@ -85,6 +93,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
     ap.add_argument("--json")
+    ap.add_argument("--verbose", type=int, nargs="*", default=[], help="cases whose buffers to print")
     a = ap.parse_args()
     index = json.load(open(os.path.join(a.dir, "index.json")))
     seed, cases = index["seed"], index["cases"]
@@ -92,7 +101,7 @@ def main():
     ok, bad, failed, records = 0, 0, 0, []
     for case in cases:
         try:
-            problems = run_case(a.dir, case)
+            problems = run_case(a.dir, case, case["case"] in a.verbose)
         except Exception as e:  # a launch error: the context may be gone
             failed += 1
             print(f"FAILED case {case['case']} [{case['features']}]: {type(e).__name__}: {e}", flush=True)

@@ -117,6 +117,12 @@ fn through_shared(
     dst: &Tensor,
     bits: i64,
 ) -> R<()> {
+    // Shared memory is the CTA's: an element held in another CTA's (cluster's, device's)
+    // registers cannot reach this one (found by `axe-fuzz lowering-gpu`: each CTA read what it
+    // had not written).
+    if let Some(why) = crosses_ctas(src, dst) {
+        return Err(AxeError::at(op, why));
+    }
     if ctx.emulate {
         return Err(AxeError::at(op, "this layout conversion moves elements between threads (through shared memory, with barriers), which emulate-threads-on-cpu cannot run"));
     }
@@ -149,6 +155,39 @@ fn through_shared(
     let f2 = refine(&[n], &ops2).at(op)?;
     thread_bound(b, op, ctx, scope, &f2, &ops2, &scratch, dst, 1, bits)?;
     sync(b)
+}
+
+/// Why a conversion from `src` to `dst` (register layouts of the same elements) would move an
+/// element between CTAs, clusters or devices: some element is needed where no replica of it is
+/// held (each compared on those axes alone). None when every element stays on its units.
+fn crosses_ctas(src: &Tensor, dst: &Tensor) -> Option<String> {
+    const UNITS: [&str; 3] = ["cta", "cluster", "gpuid"];
+    let on = |p: &axe_layout::Point| -> Vec<i64> {
+        UNITS
+            .iter()
+            .map(|a| p.get(&axe_layout::Axis::new(*a)).copied().unwrap_or(0))
+            .collect()
+    };
+    let spans = |t: &Tensor| UNITS.iter().any(|a| super::tensor::spans_thread_axis(&t.layout, a));
+    if !spans(src) && !spans(dst) {
+        return None;
+    }
+    for e in 0..src.size().min(dst.size()) {
+        let (Ok(have), Ok(need)) = (src.layout.eval_set_flat(e), dst.layout.eval_set_flat(e)) else {
+            return Some("the conversion's layouts cannot be evaluated".into());
+        };
+        let have: Vec<Vec<i64>> = have.iter().map(on).collect();
+        if let Some(p) = need.iter().map(on).find(|u| !have.contains(u)) {
+            return Some(format!(
+                "this layout conversion would move element {e} between CTAs: layout {} holds it at (cta, cluster, gpuid) {:?}, layout {} needs it at {:?}; registers cannot be exchanged between CTAs, so go through global memory (or keep the CTA coordinates)",
+                src.layout,
+                have.first().cloned().unwrap_or_default(),
+                dst.layout,
+                p
+            ));
+        }
+    }
+    None
 }
 
 /// Waits until at most `outstanding` of this thread's cp.async groups (one per copy, in issue

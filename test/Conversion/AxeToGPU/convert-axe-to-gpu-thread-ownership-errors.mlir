@@ -82,3 +82,24 @@ module attributes {axe.target = #axe.target<"sm_90">} {
     return
   }
 }
+
+// -----
+
+// Rows held by CTA r (1@cta) converted into a layout every CTA holds whole: shared memory is
+// per CTA, so the other CTAs' rows cannot arrive (each CTA read rows it never wrote; found by
+// axe-fuzz lowering-gpu, seed 100 case 117).
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @across_ctas(%b: memref<64xf32>, %c: memref<64xf32>) {
+    %B = axe.view %b : memref<64xf32> to !axe.tensor<2x32xf32, global, #axe.layout<(2, 32) : (1, 2)>>
+    %C = axe.view %c : memref<64xf32> to !axe.tensor<2x32xf32, global, #axe.layout<(2, 32) : (32, 1)>>
+    axe.kernel grid [4] threads [32] {
+      %r = axe.alloc : !axe.tensor<2x32xf32, register, #axe.layout<(2, 32) : (1@cta, 1@reg)>>
+      axe.copy %B, %r : !axe.tensor<2x32xf32, global, #axe.layout<(2, 32) : (1, 2)>>, !axe.tensor<2x32xf32, register, #axe.layout<(2, 32) : (1@cta, 1@reg)>>
+      %l = axe.alloc : !axe.tensor<2x32xf32, register, #axe.layout<(2, 32) : (1@lane, 1@reg)>>
+      // expected-error @+1 {{this layout conversion would move element 32 between CTAs: layout (2, 32) : (1@cta, 1@reg) holds it at (cta, cluster, gpuid) [1, 0, 0], layout (2, 32) : (1@lane, 1@reg) needs it at [0, 0, 0]}}
+      axe.convert_layout %r, %l : !axe.tensor<2x32xf32, register, #axe.layout<(2, 32) : (1@cta, 1@reg)>>, !axe.tensor<2x32xf32, register, #axe.layout<(2, 32) : (1@lane, 1@reg)>>
+      axe.copy %l, %C : !axe.tensor<2x32xf32, register, #axe.layout<(2, 32) : (1@lane, 1@reg)>>, !axe.tensor<2x32xf32, global, #axe.layout<(2, 32) : (32, 1)>>
+    }
+    return
+  }
+}

@@ -120,7 +120,7 @@ fn through_shared(
     // Shared memory is the CTA's: an element held in another CTA's (cluster's, device's)
     // registers cannot reach this one (found by `axe-fuzz lowering-gpu`: each CTA read what it
     // had not written).
-    if let Some(why) = crosses_ctas(src, dst) {
+    if let Some(why) = crosses_ctas(src, dst, ctx.ctas) {
         return Err(AxeError::at(op, why));
     }
     if ctx.emulate {
@@ -158,32 +158,46 @@ fn through_shared(
 }
 
 /// Why a conversion from `src` to `dst` (register layouts of the same elements) would move an
-/// element between CTAs, clusters or devices: some element is needed where no replica of it is
-/// held (each compared on those axes alone). None when every element stays on its units.
-fn crosses_ctas(src: &Tensor, dst: &Tensor) -> Option<String> {
-    const UNITS: [&str; 3] = ["cta", "cluster", "gpuid"];
-    let on = |p: &axe_layout::Point| -> Vec<i64> {
-        UNITS
-            .iter()
-            .map(|a| p.get(&axe_layout::Axis::new(*a)).copied().unwrap_or(0))
-            .collect()
-    };
-    let spans = |t: &Tensor| UNITS.iter().any(|a| super::tensor::spans_thread_axis(&t.layout, a));
-    if !spans(src) && !spans(dst) {
+/// element between CTAs: some element is needed in a CTA that holds no replica of it. A layout
+/// that names no `cta` coordinate is held by every CTA of the grid (`ctas` of them), one that
+/// is a register slice at CTA 0 (`Tensor::pinned`) by CTA 0 alone. None when every element
+/// stays in its CTAs.
+fn crosses_ctas(src: &Tensor, dst: &Tensor, ctas: i64) -> Option<String> {
+    const CTA: &str = "cta";
+    if ctas <= 1 {
         return None;
     }
+    // The CTAs holding element `e` of `t`: None for all of them.
+    let units = |t: &Tensor, e: i64| -> Option<Vec<i64>> {
+        if super::tensor::spans_thread_axis(&t.layout, CTA) {
+            let points = t.layout.eval_set_flat(e).unwrap_or_default();
+            Some(
+                points
+                    .iter()
+                    .map(|p| p.get(&axe_layout::Axis::new(CTA)).copied().unwrap_or(0))
+                    .collect(),
+            )
+        } else if t.pinned.contains(&CTA) {
+            Some(vec![0])
+        } else {
+            None
+        }
+    };
     for e in 0..src.size().min(dst.size()) {
-        let (Ok(have), Ok(need)) = (src.layout.eval_set_flat(e), dst.layout.eval_set_flat(e)) else {
-            return Some("the conversion's layouts cannot be evaluated".into());
+        let (have, need) = (units(src, e), units(dst, e));
+        let missing = match (&have, &need) {
+            (None, _) => None,
+            (Some(_), None) => Some(if have.as_ref().is_some_and(|h| h.contains(&0)) { 1 } else { 0 }),
+            (Some(h), Some(n)) => n.iter().copied().find(|u| !h.contains(u)),
         };
-        let have: Vec<Vec<i64>> = have.iter().map(on).collect();
-        if let Some(p) = need.iter().map(on).find(|u| !have.contains(u)) {
+        if let Some(cta) = missing {
+            let held = match have {
+                Some(h) => format!("only in CTA {h:?}"),
+                None => "in every CTA".into(),
+            };
             return Some(format!(
-                "this layout conversion would move element {e} between CTAs: layout {} holds it at (cta, cluster, gpuid) {:?}, layout {} needs it at {:?}; registers cannot be exchanged between CTAs, so go through global memory (or keep the CTA coordinates)",
-                src.layout,
-                have.first().cloned().unwrap_or_default(),
-                dst.layout,
-                p
+                "this layout conversion would move element {e} between CTAs: layout {} holds it {held}, layout {} needs it in CTA {cta}; registers cannot be exchanged between CTAs, so go through global memory (or keep the CTA coordinates)",
+                src.layout, dst.layout
             ));
         }
     }

@@ -96,7 +96,7 @@ module attributes {axe.target = #axe.target<"sm_90">} {
       %r = axe.alloc : !axe.tensor<2x32xf32, register, #axe.layout<(2, 32) : (1@cta, 1@reg)>>
       axe.copy %B, %r : !axe.tensor<2x32xf32, global, #axe.layout<(2, 32) : (1, 2)>>, !axe.tensor<2x32xf32, register, #axe.layout<(2, 32) : (1@cta, 1@reg)>>
       %l = axe.alloc : !axe.tensor<2x32xf32, register, #axe.layout<(2, 32) : (1@lane, 1@reg)>>
-      // expected-error @+1 {{this layout conversion would move element 32 between CTAs: layout (2, 32) : (1@cta, 1@reg) holds it at (cta, cluster, gpuid) [1, 0, 0], layout (2, 32) : (1@lane, 1@reg) needs it at [0, 0, 0]}}
+      // expected-error @+1 {{this layout conversion would move element 0 between CTAs: layout (2, 32) : (1@cta, 1@reg) holds it only in CTA [0], layout (2, 32) : (1@lane, 1@reg) needs it in CTA 1}}
       axe.convert_layout %r, %l : !axe.tensor<2x32xf32, register, #axe.layout<(2, 32) : (1@cta, 1@reg)>>, !axe.tensor<2x32xf32, register, #axe.layout<(2, 32) : (1@lane, 1@reg)>>
       axe.copy %l, %C : !axe.tensor<2x32xf32, register, #axe.layout<(2, 32) : (1@lane, 1@reg)>>, !axe.tensor<2x32xf32, global, #axe.layout<(2, 32) : (32, 1)>>
     }

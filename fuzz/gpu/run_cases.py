@@ -10,7 +10,8 @@ Per case: the buffers are made as the CPU harness makes them (input element i of
 compared element by element with the tolerance of `fuzz/src/lowering/oracle.rs`'s `close`
 (exact for i32; 2e-5 relative for f32; 4e-3 for f16). Prints one line per mismatch or launch
 failure (with the case number: `axe-fuzz lowering --seed S --case K` prints the kernel), then a
-summary; exits 1 if any case mismatched or failed.
+summary; exits 1 if any case mismatched or failed. With --triage each mismatch is re-run with
+its PTX assembled by ptxas -O0 (ptxas_levels.py): right there means ptxas's miscompilation.
 """
 import argparse
 import json
@@ -94,6 +95,7 @@ def main():
     ap.add_argument("dir")
     ap.add_argument("--json")
     ap.add_argument("--verbose", type=int, nargs="*", default=[], help="cases whose buffers to print")
+    ap.add_argument("--triage", action="store_true", help="re-run mismatches with ptxas -O0 (needs CuPy, ptxas)")
     a = ap.parse_args()
     index = json.load(open(os.path.join(a.dir, "index.json")))
     seed, cases = index["seed"], index["cases"]
@@ -118,7 +120,26 @@ def main():
             records.append({"case": case["case"], "status": "mismatch", "problems": problems})
         else:
             ok += 1
-    print(f"seed {seed}: {ok} ok, {bad} mismatched, {failed} failed, of {len(cases)} lowered cases")
+    # Triage: a mismatch the same PTX does not show when ptxas does not optimize (-O0) is
+    # ptxas's miscompilation, not the lowering's.
+    toolchain = 0
+    mismatched = [r for r in records if r["status"] == "mismatch"]
+    if mismatched and a.triage:
+        import ptxas_levels  # noqa: E402  (needs CuPy and ptxas)
+        by_case = {c["case"]: c for c in cases}
+        for r in mismatched:
+            case = by_case[r["case"]]
+            (k,) = json.load(open(os.path.join(a.dir, case["manifest"])))["kernels"]
+            ptx = f"/tmp/triage{case['case']}.ptx"
+            open(ptx, "w").write(k["ptx"])
+            o0 = ptxas_levels.run(ptx, k["entry"], case, 0, k["grid"], k["block"], k["dynamic_shared_bytes"], k["params"])
+            r["ptxas_O0"] = o0
+            if o0 == "ok":
+                toolchain += 1
+            print(f"TRIAGE case {case['case']}: " + ("right with ptxas -O0: ptxas miscompiles it" if o0 == "ok"
+                                                  else f"wrong with ptxas -O0 too ({o0}): the lowering's"), flush=True)
+    print(f"seed {seed}: {ok} ok, {bad} mismatched ({toolchain} of them ptxas's), {failed} failed, "
+          f"of {len(cases)} lowered cases")
     if a.json:
         json.dump({"seed": seed, "ok": ok, "mismatched": bad, "failed": failed, "records": records},
                   open(a.json, "w"), indent=1)

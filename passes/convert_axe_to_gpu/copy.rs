@@ -187,7 +187,11 @@ fn crosses_ctas(src: &Tensor, dst: &Tensor, ctas: i64) -> Option<String> {
         let (have, need) = (units(src, e), units(dst, e));
         let missing = match (&have, &need) {
             (None, _) => None,
-            (Some(_), None) => Some(if have.as_ref().is_some_and(|h| h.contains(&0)) { 1 } else { 0 }),
+            (Some(_), None) => Some(if have.as_ref().is_some_and(|h| h.contains(&0)) {
+                1
+            } else {
+                0
+            }),
             (Some(h), Some(n)) => n.iter().copied().find(|u| !h.contains(u)),
         };
         if let Some(cta) = missing {

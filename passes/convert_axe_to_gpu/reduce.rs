@@ -270,11 +270,17 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     if !red_warps.is_empty() {
         let warps = (ctx.threads + 31) / 32;
         let nk = kcombos.len() as i64;
-        let scratch = super::shared::shared_scratch(&b, op, t, nk * warps);
-        let scratch_t = Tensor::scratch(scratch, Mem::Shared, src.layout.clone(), vec![nk * warps], t);
+        // One slot per (warp, lane, partial): the lanes of a warp hold partials of different
+        // output elements (the dimensions not reduced), so a slot per warp alone had every
+        // lane of a warp write the same one (found by axe-fuzz lowering-gpu, seed 100 case
+        // 2898: every output got one lane's value).
+        let scratch = super::shared::shared_scratch(&b, op, t, nk * warps * 32);
+        let scratch_t = Tensor::scratch(scratch, Mem::Shared, src.layout.clone(), vec![nk * warps * 32], t);
         let warp = b.div(Ix::V(ctx.tid), 32);
+        let lane = b.rem(Ix::V(ctx.tid), 32);
+        let slot = |w: Ix, i: usize| b.add(b.mul(b.add(b.mul(w, 32), lane), nk), Ix::C(i as i64));
         for (i, (_, acc)) in partials.iter().enumerate() {
-            store(&b, ctx, &scratch_t, *acc, b.add(b.mul(warp, nk), Ix::C(i as i64)), 1, 1);
+            store(&b, ctx, &scratch_t, *acc, slot(warp, i), 1, 1);
         }
         b.gpu_barrier();
         // My group's first warp: subtract my reduced warp digits.
@@ -290,7 +296,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 for (&(_, s, _), d) in red_warps.iter().zip(&wc) {
                     w = b.add(w, Ix::C(d * s));
                 }
-                let x = load(&b, ctx, &scratch_t, b.add(b.mul(w, nk), Ix::C(i as i64)), 1, 1);
+                let x = load(&b, ctx, &scratch_t, slot(w, i), 1, 1);
                 total = Some(match total {
                     None => x,
                     Some(a) => binary(&b, kind, a, x, t),
@@ -300,6 +306,9 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             // or more.
             *acc = total.ok_or_else(|| AxeError::at(op, "internal: a cross-warp reduction over no warps"))?;
         }
+        // Every warp has read the scratch before any rewrites it (the next iteration of a loop
+        // around this reduction), as `through_shared` does for conversions.
+        b.gpu_barrier();
     }
     // Phase 3: store the cross-warp results (no guard: every thread took part).
     for (digits, acc) in &partials {

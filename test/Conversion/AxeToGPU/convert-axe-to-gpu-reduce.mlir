@@ -64,18 +64,21 @@ module attributes {axe.target = #axe.target<"sm_90">} {
 
 // -----
 
-// A row spread over 2 warps: in-warp shuffles, then each warp's partial goes to a shared
-// scratch buffer (result x warp), the CTA synchronizes, and every thread adds the partials
-// of the warps in its group, in warp order.
-// XWARP: memref.global "private" @__axe_scratch_0 : memref<2xf32, 3>
+// A row spread over 2 warps: in-warp shuffles, then each lane's partial goes to a shared
+// scratch buffer (one slot per warp, lane and partial: lanes may hold partials of different
+// output elements), the CTA synchronizes, every thread adds the partials of the warps in its
+// group (its own lane's slots), in warp order, and the CTA synchronizes again before anything
+// may rewrite the buffer.
+// XWARP: memref.global "private" @__axe_scratch_0 : memref<64xf32, 3>
 // XWARP-LABEL: func.func @cross_warp
 // XWARP: gpu.launch
 // XWARP-COUNT-5: gpu.shuffle xor
-// XWARP: memref.store %{{.*}}, %[[SCR:.*]][%{{.*}}] : memref<2xf32, 3>
+// XWARP: memref.store %{{.*}}, %[[SCR:.*]][%{{.*}}] : memref<64xf32, 3>
 // XWARP-NEXT: gpu.barrier
-// XWARP: %[[P0:.*]] = memref.load %[[SCR]][%{{.*}}] : memref<2xf32, 3>
-// XWARP: %[[P1:.*]] = memref.load %[[SCR]][%{{.*}}] : memref<2xf32, 3>
+// XWARP: %[[P0:.*]] = memref.load %[[SCR]][%{{.*}}] : memref<64xf32, 3>
+// XWARP: %[[P1:.*]] = memref.load %[[SCR]][%{{.*}}] : memref<64xf32, 3>
 // XWARP: arith.addf %[[P0]], %[[P1]] : f32
+// XWARP-NEXT: gpu.barrier
 module attributes {axe.target = #axe.target<"sm_90">} {
   func.func @cross_warp(%g: memref<64xf32> {axe.align = 16 : i64}, %o: memref<1xf32> {axe.align = 16 : i64}) {
     %G = axe.view %g : memref<64xf32> to !axe.tensor<64xf32, global, #axe.layout<(64) : (1)>>

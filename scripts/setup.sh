@@ -21,4 +21,9 @@ if ! python3 -c 'import islpy' 2>/dev/null; then
   python3 -m pip install -q islpy || echo "setup: islpy could not be installed; the ISL cross-check will be skipped" >&2
 fi
 command -v cargo >/dev/null || { echo "setup: cargo not found; install Rust (rustup) first" >&2; exit 1; }
+# The formatter and the linter CI requires (rustup installs them; a toolchain without rustup must
+# bring its own).
+if command -v rustup >/dev/null; then
+  rustup component add rustfmt clippy >/dev/null 2>&1 || echo "setup: rustup could not add rustfmt and clippy" >&2
+fi
 /usr/lib/llvm-22/bin/llvm-config --version | grep -q '^22\.' || { echo "setup: LLVM 22 not found" >&2; exit 1; }

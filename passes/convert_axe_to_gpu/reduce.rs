@@ -19,7 +19,7 @@ use super::tensor::{load, spans_thread_axis, store, tensor, Mem, Tensor, THREAD_
 use super::types::bit_width;
 use crate::dialect::ods::{self, BinaryKind, ReduceKind};
 use crate::ir;
-use crate::target::ScopeKind;
+use crate::target::{ScopeKind, WARP_THREADS};
 
 pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     let b = B::before(op);
@@ -270,15 +270,32 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     if !red_warps.is_empty() {
         let warps = (ctx.threads + 31) / 32;
         let nk = kcombos.len() as i64;
-        // One slot per (warp, lane, partial): the lanes of a warp hold partials of different
-        // output elements (the dimensions not reduced), so a slot per warp alone had every
-        // lane of a warp write the same one (found by axe-fuzz lowering-gpu, seed 100 case
-        // 2898: every output got one lane's value).
-        let scratch = super::shared::shared_scratch(&b, op, t, nk * warps * 32);
-        let scratch_t = Tensor::scratch(scratch, Mem::Shared, src.layout.clone(), vec![nk * warps * 32], t);
+        // One slot per (warp, lane, partial) where the lanes of a warp hold partials of
+        // different output elements (a dimension kept, not reduced, lies on lanes): a slot per
+        // warp alone had every lane of a warp write the same one (found by axe-fuzz
+        // lowering-gpu, seed 100 case 2898: every output got one lane's value). Where every
+        // lane dimension is reduced, the lanes of a warp hold the same partials after the
+        // shuffles, and one slot per warp does.
+        let lanes_kept = factors
+            .iter()
+            .enumerate()
+            .any(|(k, f)| !reduced(f.dim) && on(k, "lane").is_some());
+        let lane_slots = if lanes_kept { WARP_THREADS } else { 1 };
+        let scratch = super::shared::shared_scratch(&b, op, t, nk * warps * lane_slots);
+        let scratch_t = Tensor::scratch(
+            scratch,
+            Mem::Shared,
+            src.layout.clone(),
+            vec![nk * warps * lane_slots],
+            t,
+        );
         let warp = b.div(Ix::V(ctx.tid), 32);
-        let lane = b.rem(Ix::V(ctx.tid), 32);
-        let slot = |w: Ix, i: usize| b.add(b.mul(b.add(b.mul(w, 32), lane), nk), Ix::C(i as i64));
+        let lane = if lanes_kept {
+            b.rem(Ix::V(ctx.tid), 32)
+        } else {
+            Ix::C(0)
+        };
+        let slot = |w: Ix, i: usize| b.add(b.mul(b.add(b.mul(w, lane_slots), lane), nk), Ix::C(i as i64));
         for (i, (_, acc)) in partials.iter().enumerate() {
             store(&b, ctx, &scratch_t, *acc, slot(warp, i), 1, 1);
         }

@@ -64,19 +64,18 @@ module attributes {axe.target = #axe.target<"sm_90">} {
 
 // -----
 
-// A row spread over 2 warps: in-warp shuffles, then each lane's partial goes to a shared
-// scratch buffer (one slot per warp, lane and partial: lanes may hold partials of different
-// output elements), the CTA synchronizes, every thread adds the partials of the warps in its
-// group (its own lane's slots), in warp order, and the CTA synchronizes again before anything
-// may rewrite the buffer.
-// XWARP: memref.global "private" @__axe_scratch_0 : memref<64xf32, 3>
+// A row spread over 2 warps: in-warp shuffles, then each warp's partial goes to a shared
+// scratch buffer (result x warp: after the shuffles every lane holds the same partial), the
+// CTA synchronizes, every thread adds the partials of the warps in its group, in warp order,
+// and the CTA synchronizes again before anything may rewrite the buffer.
+// XWARP: memref.global "private" @__axe_scratch_0 : memref<2xf32, 3>
 // XWARP-LABEL: func.func @cross_warp
 // XWARP: gpu.launch
 // XWARP-COUNT-5: gpu.shuffle xor
-// XWARP: memref.store %{{.*}}, %[[SCR:.*]][%{{.*}}] : memref<64xf32, 3>
+// XWARP: memref.store %{{.*}}, %[[SCR:.*]][%{{.*}}] : memref<2xf32, 3>
 // XWARP-NEXT: gpu.barrier
-// XWARP: %[[P0:.*]] = memref.load %[[SCR]][%{{.*}}] : memref<64xf32, 3>
-// XWARP: %[[P1:.*]] = memref.load %[[SCR]][%{{.*}}] : memref<64xf32, 3>
+// XWARP: %[[P0:.*]] = memref.load %[[SCR]][%{{.*}}] : memref<2xf32, 3>
+// XWARP: %[[P1:.*]] = memref.load %[[SCR]][%{{.*}}] : memref<2xf32, 3>
 // XWARP: arith.addf %[[P0]], %[[P1]] : f32
 // XWARP-NEXT: gpu.barrier
 module attributes {axe.target = #axe.target<"sm_90">} {
@@ -87,6 +86,30 @@ module attributes {axe.target = #axe.target<"sm_90">} {
       %s = axe.alloc : !axe.tensor<f32, register, #axe.layout<() : () + [(2, 32) : (1@warp, 1@lane)]>>
       axe.copy %G, %x : !axe.tensor<64xf32, global, #axe.layout<(64) : (1)>>, !axe.tensor<64xf32, register, #axe.layout<(2, 32) : (1@warp, 1@lane)>>
       axe.reduce sum %x, %s dims [0] : !axe.tensor<64xf32, register, #axe.layout<(2, 32) : (1@warp, 1@lane)>>, !axe.tensor<f32, register, #axe.layout<() : () + [(2, 32) : (1@warp, 1@lane)]>>
+    }
+    return
+  }
+}
+
+// -----
+
+// Columns over 4 warps, rows over lanes: the lanes of a warp hold partials of different rows,
+// so the scratch has a slot per warp and lane (4 x 32), each lane reading its own lane's slots
+// of the other warps (one slot per warp had every lane write the same one: every row got one
+// lane's sum; found by axe-fuzz lowering-gpu, seed 100 case 3542).
+// XWARP: memref.global "private" @__axe_scratch_0 : memref<128xf32, 3>
+// XWARP-LABEL: func.func @rows_on_lanes
+// XWARP: memref.store %{{.*}}, %[[SCR:.*]][%{{.*}}] : memref<128xf32, 3>
+// XWARP-NEXT: gpu.barrier
+// XWARP-COUNT-4: memref.load %[[SCR]][%{{.*}}] : memref<128xf32, 3>
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @rows_on_lanes(%g: memref<128xf32> {axe.align = 16 : i64}) {
+    %G = axe.view %g : memref<128xf32> to !axe.tensor<32x4xf32, global, #axe.layout<(32, 4) : (4, 1)>>
+    axe.kernel grid [1] threads [128] {
+      %x = axe.alloc : !axe.tensor<32x4xf32, register, #axe.layout<(32, 4) : (1@lane, 1@warp)>>
+      %s = axe.alloc : !axe.tensor<32x1xf32, register, #axe.layout<(32, 1) : (1@lane, 1@reg) + [(4) : (1@warp)]>>
+      axe.copy %G, %x : !axe.tensor<32x4xf32, global, #axe.layout<(32, 4) : (4, 1)>>, !axe.tensor<32x4xf32, register, #axe.layout<(32, 4) : (1@lane, 1@warp)>>
+      axe.reduce sum %x, %s dims [1] : !axe.tensor<32x4xf32, register, #axe.layout<(32, 4) : (1@lane, 1@warp)>>, !axe.tensor<32x1xf32, register, #axe.layout<(32, 1) : (1@lane, 1@reg) + [(4) : (1@warp)]>>
     }
     return
   }

@@ -328,47 +328,26 @@ struct Operands {
 }
 
 fn launch_operands(launch: MlirOperation) -> R<Operands> {
-    // SAFETY: `launch` is live; `seg` is read as a DenseI32ArrayAttr only when non-null and one
-    // (short-circuit), at indices below its length.
-    let seg = unsafe { mlirOperationGetAttributeByName(launch, ir::string_ref("operandSegmentSizes")) };
-    // SAFETY: as above.
-    if seg.ptr.is_null() || !unsafe { mlirAttributeIsADenseI32Array(seg) } {
-        return Err(AxeError::at(launch, "gpu.launch_func without operand segments"));
-    }
-    // SAFETY: as above.
-    let sizes: Vec<usize> = (0..unsafe { mlirDenseArrayGetNumElements(seg) })
-        // SAFETY: as above.
-        .map(|i| unsafe { mlirDenseI32ArrayGetElement(seg, i) } as usize)
-        .collect();
+    let groups =
+        ir::operand_groups(launch).ok_or_else(|| AxeError::at(launch, "gpu.launch_func without operand segments"))?;
     // asyncDependencies, grid x/y/z, block x/y/z, cluster x/y/z, dynamicSharedMemorySize,
     // kernelOperands, asyncObject.
-    if sizes.len() != 13 {
+    if groups.len() != 13 {
         return Err(AxeError::at(
             launch,
             format!(
                 "gpu.launch_func with {} operand segments; this manifest reader knows LLVM 22's 13",
-                sizes.len()
+                groups.len()
             ),
         ));
     }
-    let mut next = sizes[0];
-    let mut take = |n: usize| -> Vec<MlirValue> {
-        let v = (next..next + n).map(|i| ir::operand(launch, i)).collect();
-        next += n;
-        v
-    };
-    let three = |v: Vec<MlirValue>| -> Option<[MlirValue; 3]> { v.try_into().ok() };
-    let grid = (0..3).flat_map(|k| take(sizes[1 + k])).collect::<Vec<_>>();
-    let block = (0..3).flat_map(|k| take(sizes[4 + k])).collect::<Vec<_>>();
-    let cluster = (0..3).flat_map(|k| take(sizes[7 + k])).collect::<Vec<_>>();
-    let shared = take(sizes[10]).first().copied();
-    let kernel = take(sizes[11]);
+    let three = |first: usize| -> Option<[MlirValue; 3]> { groups[first..first + 3].concat().try_into().ok() };
     Ok(Operands {
-        grid: three(grid).ok_or_else(|| AxeError::at(launch, "a grid of other than 3 sizes".to_string()))?,
-        block: three(block).ok_or_else(|| AxeError::at(launch, "a block of other than 3 sizes".to_string()))?,
-        cluster: three(cluster),
-        shared,
-        kernel,
+        grid: three(1).ok_or_else(|| AxeError::at(launch, "a grid of other than 3 sizes".to_string()))?,
+        block: three(4).ok_or_else(|| AxeError::at(launch, "a block of other than 3 sizes".to_string()))?,
+        cluster: three(7),
+        shared: groups[10].first().copied(),
+        kernel: groups[11].clone(),
     })
 }
 

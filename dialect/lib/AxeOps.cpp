@@ -710,25 +710,36 @@ LogicalResult FillOp::verify() {
   return verifyTensorUses(*this);
 }
 
+/// The checks `axe.gemm` and `axe.matmul` share: C[M, N] = op(A)[M, K] op(B)[K, N], A and B
+/// of one element type (A is [K, M] with `transposeA`, B is [N, K] with `transposeB`).
+static LogicalResult verifyContraction(Operation *op, axe::TensorType a,
+                                       axe::TensorType b, axe::TensorType c,
+                                       bool transposeA, bool transposeB) {
+  int64_t m = transposeA ? a.getShape()[1] : a.getShape()[0];
+  int64_t ka = transposeA ? a.getShape()[0] : a.getShape()[1];
+  int64_t kb = transposeB ? b.getShape()[1] : b.getShape()[0];
+  int64_t n = transposeB ? b.getShape()[0] : b.getShape()[1];
+  if (ka != kb)
+    return op->emitOpError() << "contraction sizes differ: A has K = " << ka
+                             << ", B has K = " << kb;
+  if (c.getShape()[0] != m || c.getShape()[1] != n)
+    return op->emitOpError() << "C must be " << m << "x" << n << ", got "
+                             << c.getShape()[0] << "x" << c.getShape()[1];
+  if (a.getElementType() != b.getElementType())
+    return op->emitOpError() << "A and B element types differ: "
+                             << a.getElementType() << " vs "
+                             << b.getElementType();
+  return success();
+}
+
 LogicalResult GemmOp::verify() {
   axe::TensorType a = getA().getType(), b = getB().getType(),
                   c = getC().getType();
   if (a.getShape().size() != 2 || b.getShape().size() != 2 ||
       c.getShape().size() != 2)
     return emitOpError() << "operands must be 2-D";
-  int64_t m = getTransposeA() ? a.getShape()[1] : a.getShape()[0];
-  int64_t ka = getTransposeA() ? a.getShape()[0] : a.getShape()[1];
-  int64_t kb = getTransposeB() ? b.getShape()[1] : b.getShape()[0];
-  int64_t n = getTransposeB() ? b.getShape()[0] : b.getShape()[1];
-  if (ka != kb)
-    return emitOpError() << "contraction sizes differ: A has K = " << ka
-                         << ", B has K = " << kb;
-  if (c.getShape()[0] != m || c.getShape()[1] != n)
-    return emitOpError() << "C must be " << m << "x" << n << ", got "
-                         << c.getShape()[0] << "x" << c.getShape()[1];
-  if (a.getElementType() != b.getElementType())
-    return emitOpError() << "A and B element types differ: "
-                         << a.getElementType() << " vs " << b.getElementType();
+  if (failed(verifyContraction(*this, a, b, c, getTransposeA(), getTransposeB())))
+    return failure();
   if (c.getElementType().getIntOrFloatBitWidth() <
       a.getElementType().getIntOrFloatBitWidth())
     return emitOpError() << "the accumulator type " << c.getElementType()
@@ -757,18 +768,10 @@ LogicalResult MatmulOp::verify() {
       return emitOpError() << what << " must be a global tensor, got "
                            << stringifyMemoryScope(t.getScope());
   }
-  int64_t m = a.getShape()[0], ka = a.getShape()[1];
-  int64_t kb = getTransposeB() ? b.getShape()[1] : b.getShape()[0];
-  int64_t n = getTransposeB() ? b.getShape()[0] : b.getShape()[1];
-  if (ka != kb)
-    return emitOpError() << "contraction sizes differ: A has K = " << ka
-                         << ", B has K = " << kb;
-  if (c.getShape()[0] != m || c.getShape()[1] != n)
-    return emitOpError() << "C must be " << m << "x" << n << ", got "
-                         << c.getShape()[0] << "x" << c.getShape()[1];
-  if (a.getElementType() != b.getElementType())
-    return emitOpError() << "A and B element types differ: "
-                         << a.getElementType() << " vs " << b.getElementType();
+  if (failed(verifyContraction(*this, a, b, c, /*transposeA=*/false,
+                               getTransposeB())))
+    return failure();
+  int64_t m = a.getShape()[0], n = c.getShape()[1];
   Type e = a.getElementType(), o = c.getElementType();
   bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(e);
   if (!fp8 && !isa<Float16Type, BFloat16Type>(e))

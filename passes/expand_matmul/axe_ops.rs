@@ -348,14 +348,6 @@ pub fn cast(b: &B, source: MlirValue, dest: MlirValue) {
     });
 }
 
-/// `arith.constant true`/`false`.
-pub fn bool_const(b: &B, x: bool) -> MlirValue {
-    // SAFETY: the context is live (builder contract).
-    let i1 = unsafe { mlirIntegerTypeGet(b.ctx, 1) };
-    // SAFETY: as above; the attribute is owned by the context.
-    b.constant_attr(unsafe { mlirIntegerAttrGet(i1, i64::from(x)) })
-}
-
 /// `axe.signal %flag, %value`: publish `value` after the executing unit's writes (release).
 pub fn signal(b: &B, flag: MlirValue, value: MlirValue) {
     b.build(|c, l| {

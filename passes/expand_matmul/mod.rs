@@ -27,6 +27,7 @@ use melior::ir::operation::OperationRefMut;
 use mlir_sys::*;
 
 use crate::convert_axe_to_gpu::builder::{Ix, B};
+use crate::convert_axe_to_gpu::types::element_type;
 use crate::dialect::ods::{self, BinaryKind, CopySchedule, MemoryScope, ScopeKind};
 use crate::error::{AxeError, Result};
 use crate::ir;
@@ -178,8 +179,8 @@ fn expand(op: MlirOperation) -> Result<()> {
         c: ir::operand(op, operands::C),
         scales: optional.scales,
         workspace: optional.workspace,
-        e: element(ir::value_type(ir::operand(op, operands::A))),
-        o: element(ir::value_type(ir::operand(op, operands::C))),
+        e: element_type(ir::value_type(ir::operand(op, operands::A))),
+        o: element_type(ir::value_type(ir::operand(op, operands::C))),
     };
     row_stride(op, x.a, "A")?;
     row_stride(op, x.b, "B")?;
@@ -190,11 +191,6 @@ fn expand(op: MlirOperation) -> Result<()> {
     // SAFETY: `op` is live, owned by the pass, has no results, and is not walked again.
     unsafe { ir::erase(op) };
     Ok(())
-}
-
-fn element(t: MlirType) -> MlirType {
-    // SAFETY: `t` is a live shaped type (an `!axe.tensor`).
-    unsafe { mlirShapedTypeGetElementType(t) }
 }
 
 /// The kernel's values every role reads.
@@ -234,7 +230,7 @@ fn build_kernel(b: &B, plan: &Plan, x: &Operands) {
             tiles: k.cidx(plan.items),
             grid: k.cidx(s.grid / s.cluster),
             rounds: k.cidx(plan.rounds),
-            truth: axe_ops::bool_const(&k, true),
+            truth: k.cbool(true),
             stages_a: vec![],
             stages_b: vec![],
             full: vec![],
@@ -609,7 +605,7 @@ fn fixup(
     let sums = axe_ops::slice(b, partials, &[Dim::At(omw, 64), Dim::At(on, bn)], plan.ragged, sums_t);
     let done = b.index_cast(part, i32);
     let first = b.cmpi(CmpiPredicate::Eq, part, b.cidx(0));
-    let not_first = b.xori(first, axe_ops::bool_const(b, true));
+    let not_first = b.xori(first, b.cbool(true));
     b.if_::<()>(not_first, |t| {
         axe_ops::signal_wait(&t, flag, done);
         let reg_t = axe_ops::tensor_type(&t, &[64, bn], f32, MemoryScope::Register, None, None);
@@ -620,7 +616,7 @@ fn fixup(
     })
     .expect("the fix-up does not fail");
     let last = b.cmpi(CmpiPredicate::Eq, part, b.cidx(plan.s.split_k - 1));
-    let not_last = b.xori(last, axe_ops::bool_const(b, true));
+    let not_last = b.xori(last, b.cbool(true));
     b.if_::<()>(not_last, |t| {
         axe_ops::copy(&t, acc, sums, CopyOptions::AUTO);
         let next = t.addi(done, t.cint(1, 32));

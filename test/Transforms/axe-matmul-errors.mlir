@@ -93,3 +93,74 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     return
   }
 }
+
+// -----
+
+// K steps of one 128-byte swizzle row only: 16-bit inputs take 64 elements per stage.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @tile_k(%a: memref<65536xf16> {axe.align = 16 : i64}, %b: memref<131072xf16> {axe.align = 16 : i64}, %c: memref<32768xf16> {axe.align = 16 : i64}) {
+    %A = axe.view %a : memref<65536xf16> to !axe.tensor<128x512xf16, global, #axe.layout<(128, 512) : (512, 1)>>
+    %B = axe.view %b : memref<131072xf16> to !axe.tensor<512x256xf16, global, #axe.layout<(512, 256) : (256, 1)>>
+    %C = axe.view %c : memref<32768xf16> to !axe.tensor<128x256xf16, global, #axe.layout<(128, 256) : (256, 1)>>
+    // expected-error @+1 {{tile_k = 128 (expected 64: one 128-byte swizzle row of 16-bit elements)}}
+    axe.matmul %A, %B, %C {schedule = #axe.matmul_schedule<tile_k = 128>} : !axe.tensor<128x512xf16, global, #axe.layout<(128, 512) : (512, 1)>>, !axe.tensor<512x256xf16, global, #axe.layout<(512, 256) : (256, 1)>>, !axe.tensor<128x256xf16, global, #axe.layout<(128, 256) : (256, 1)>>
+    return
+  }
+}
+
+// -----
+
+// Eight parts of a K that has four rounds of 2 stages leave parts with nothing to add.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @split_rounds(%a: memref<32768xf16> {axe.align = 16 : i64}, %b: memref<131072xf16> {axe.align = 16 : i64}, %c: memref<16384xf16> {axe.align = 16 : i64}, %p: memref<16384xf32> {axe.align = 16 : i64}, %f: memref<4xi32> {axe.align = 16 : i64}) {
+    %A = axe.view %a : memref<32768xf16> to !axe.tensor<64x512xf16, global, #axe.layout<(64, 512) : (512, 1)>>
+    %B = axe.view %b : memref<131072xf16> to !axe.tensor<512x256xf16, global, #axe.layout<(512, 256) : (256, 1)>>
+    %C = axe.view %c : memref<16384xf16> to !axe.tensor<64x256xf16, global, #axe.layout<(64, 256) : (256, 1)>>
+    %P = axe.view %p : memref<16384xf32> to !axe.tensor<64x256xf32, global, #axe.layout<(64, 256) : (256, 1)>>
+    %F = axe.view %f : memref<4xi32> to !axe.tensor<1x4xi32, global, #axe.layout<(1, 4) : (4, 1)>>
+    // expected-error @+1 {{split_k = 8 exceeds the 4 rounds of 2 stages that K = 512 has}}
+    axe.matmul %A, %B, %C workspace(%P, %F : !axe.tensor<64x256xf32, global, #axe.layout<(64, 256) : (256, 1)>>, !axe.tensor<1x4xi32, global, #axe.layout<(1, 4) : (4, 1)>>) {schedule = #axe.matmul_schedule<tile_m = 64, tile_n = 64, stages = 2, split_k = 8>} : !axe.tensor<64x512xf16, global, #axe.layout<(64, 512) : (512, 1)>>, !axe.tensor<512x256xf16, global, #axe.layout<(512, 256) : (256, 1)>>, !axe.tensor<64x256xf16, global, #axe.layout<(64, 256) : (256, 1)>>
+    return
+  }
+}
+
+// -----
+
+// A split tile's parts wait for each other: pairs of CTAs (which wait for each other's stages) are not split.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @split_pairs(%a: memref<1048576xf16> {axe.align = 16 : i64}, %b: memref<1048576xf16> {axe.align = 16 : i64}, %c: memref<65536xf16> {axe.align = 16 : i64}, %p: memref<65536xf32> {axe.align = 16 : i64}, %f: memref<16xi32> {axe.align = 16 : i64}) {
+    %A = axe.view %a : memref<1048576xf16> to !axe.tensor<256x4096xf16, global, #axe.layout<(256, 4096) : (4096, 1)>>
+    %B = axe.view %b : memref<1048576xf16> to !axe.tensor<4096x256xf16, global, #axe.layout<(4096, 256) : (256, 1)>>
+    %C = axe.view %c : memref<65536xf16> to !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>>
+    %P = axe.view %p : memref<65536xf32> to !axe.tensor<256x256xf32, global, #axe.layout<(256, 256) : (256, 1)>>
+    %F = axe.view %f : memref<16xi32> to !axe.tensor<4x4xi32, global, #axe.layout<(4, 4) : (4, 1)>>
+    // expected-error @+1 {{split_k = 2 needs cluster = 1 and a persistent grid}}
+    axe.matmul %A, %B, %C workspace(%P, %F : !axe.tensor<256x256xf32, global, #axe.layout<(256, 256) : (256, 1)>>, !axe.tensor<4x4xi32, global, #axe.layout<(4, 4) : (4, 1)>>) {schedule = #axe.matmul_schedule<split_k = 2, cluster = 2>} : !axe.tensor<256x4096xf16, global, #axe.layout<(256, 4096) : (4096, 1)>>, !axe.tensor<4096x256xf16, global, #axe.layout<(4096, 256) : (256, 1)>>, !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>>
+    return
+  }
+}
+
+// -----
+
+// A cluster's CTAs launch together: the grid is whole clusters.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @odd_grid(%a: memref<262144xf16> {axe.align = 16 : i64}, %b: memref<262144xf16> {axe.align = 16 : i64}, %c: memref<262144xf16> {axe.align = 16 : i64}) {
+    %A = axe.view %a : memref<262144xf16> to !axe.tensor<512x512xf16, global, #axe.layout<(512, 512) : (512, 1)>>
+    %B = axe.view %b : memref<262144xf16> to !axe.tensor<512x512xf16, global, #axe.layout<(512, 512) : (512, 1)>>
+    %C = axe.view %c : memref<262144xf16> to !axe.tensor<512x512xf16, global, #axe.layout<(512, 512) : (512, 1)>>
+    // expected-error @+1 {{grid = 3 (expected a positive multiple of the cluster size 2)}}
+    axe.matmul %A, %B, %C {schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 128, cluster = 2, grid = 3>} : !axe.tensor<512x512xf16, global, #axe.layout<(512, 512) : (512, 1)>>, !axe.tensor<512x512xf16, global, #axe.layout<(512, 512) : (512, 1)>>, !axe.tensor<512x512xf16, global, #axe.layout<(512, 512) : (512, 1)>>
+    return
+  }
+}
+
+// -----
+
+// A tensor map needs a layout: `?` on a global operand is refused at the op.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @no_layout(%A: !axe.tensor<128x128xf16, global, ?>, %B: !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>, %C: !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>) {
+    // expected-error @+1 {{axe.matmul: A has no layout; TMA needs a row-major layout (128, 128) : (ld, 1) with ld >= 128 and ld * 2 bytes a multiple of 16}}
+    axe.matmul %A, %B, %C : !axe.tensor<128x128xf16, global, ?>, !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>, !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>
+    return
+  }
+}

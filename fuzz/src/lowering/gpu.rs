@@ -137,9 +137,10 @@ pub fn export(seed: u64, budget: &Budget, opts: &Options) -> Summary {
             opts.axe_opt.display()
         );
         return Summary {
-            line: "target=lowering-gpu executions=0 (no axe-opt)".into(),
+            line: "target=lowering-gpu executions=0 (no axe-opt or axe-translate)".into(),
             executions: 0,
-            findings: 0,
+            // Nothing exported is a failure, not a clean run.
+            findings: 1,
         };
     }
     let next = AtomicU64::new(0);

@@ -353,6 +353,22 @@ impl<'r> Gen<'r> {
         })
     }
 
+    /// A static sub-box of `shape` at a random place in a larger global view (up to 2 more
+    /// elements per dimension), an input or an output.
+    fn sub_box(&mut self, shape: &[i64], elt: Elt, output: bool) -> usize {
+        let big: Vec<i64> = shape.iter().map(|&e| e + self.rng.range(0, 3)).collect();
+        let x = self.view(&big, elt, output);
+        let dims = big
+            .iter()
+            .zip(shape)
+            .map(|(&b, &e)| {
+                let lo = self.rng.range(0, b - e);
+                Dim::Static(lo, lo + e)
+            })
+            .collect();
+        self.slice(x, dims, false)
+    }
+
     fn slice(&mut self, parent: usize, dims: Vec<Dim>, clip: bool) -> usize {
         let p = &self.p.tensors[parent];
         let shape = dims
@@ -440,19 +456,7 @@ impl<'r> Gen<'r> {
         } else {
             match self.rng.below(10) {
                 0..=4 => self.view(&shape, elt, false),
-                5 | 6 => {
-                    let big: Vec<i64> = shape.iter().map(|&e| e + self.rng.range(0, 3)).collect();
-                    let x = self.view(&big, elt, false);
-                    let dims = big
-                        .iter()
-                        .zip(&shape)
-                        .map(|(&b, &e)| {
-                            let lo = self.rng.range(0, b - e);
-                            Dim::Static(lo, lo + e)
-                        })
-                        .collect();
-                    self.slice(x, dims, false)
-                }
+                5 | 6 => self.sub_box(&shape, elt, false),
                 7 => {
                     let m = self.rng.range(2, 4);
                     let mut xs = shape.clone();
@@ -578,17 +582,7 @@ impl<'r> Gen<'r> {
             }
             7 | 8 => {
                 // The value into a static sub-box of a larger output.
-                let big: Vec<i64> = shape.iter().map(|&e| e + self.rng.range(0, 3)).collect();
-                let y = self.view(&big, elt, true);
-                let dims = big
-                    .iter()
-                    .zip(&shape)
-                    .map(|(&b, &e)| {
-                        let lo = self.rng.range(0, b - e);
-                        Dim::Static(lo, lo + e)
-                    })
-                    .collect();
-                let dst = self.slice(y, dims, false);
+                let dst = self.sub_box(&shape, elt, true);
                 self.op(Op::Copy(val, dst));
             }
             _ => {

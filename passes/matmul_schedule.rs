@@ -41,6 +41,12 @@ pub struct Problem {
     pub out_bits: i64,
     /// Whether the op has a workspace (partial sums and flags), which split-K needs.
     pub workspace: bool,
+    /// A gated product (`gate`): N counts both halves of B (gate and up), C has N / 2
+    /// columns and each tile computes matching columns of both.
+    pub gated: bool,
+    /// A gathered A (`gather`): the mesh's device count; each device's rows of A are one shard
+    /// of M / devices, which a row tile must not straddle.
+    pub gather: Option<i64>,
 }
 
 impl Problem {
@@ -168,11 +174,21 @@ pub fn stage_bytes(p: &Problem, tile_m: i64, tile_n: i64, tile_k: i64) -> i64 {
 /// Columns of one staged output part: 256 bytes of a row, no wider than the tile, halved
 /// until the parts tile it (N = 192 in 16-bit: three parts of 64).
 pub fn staging_columns(p: &Problem, tile_n: i64) -> i64 {
-    let mut w = (STAGING_ROW_BYTES * 8 / p.out_bits).min(tile_n);
-    while w > 1 && tile_n % w != 0 {
+    let out = output_columns(p, tile_n);
+    let mut w = (STAGING_ROW_BYTES * 8 / p.out_bits).min(out);
+    while w > 1 && out % w != 0 {
         w /= 2;
     }
     w
+}
+
+/// Columns of C a tile of `tile_n` columns of B stores: half of them in a gated product.
+pub fn output_columns(p: &Problem, tile_n: i64) -> i64 {
+    if p.gated {
+        tile_n / 2
+    } else {
+        tile_n
+    }
 }
 
 /// Bytes of the consumers' output staging tiles (one per warpgroup).
@@ -218,7 +234,8 @@ fn estimate_parts(p: &Problem, tile_m: i64, tile_n: i64, stages: i64, split_k: i
     let l2 = L2_BYTES_PER_CLOCK_PER_SM * if aligned { 1.0 } else { MISALIGNED_L2_FRACTION };
     let load = (loaded / l2).max(LOAD_LATENCY_CLOCKS / stages as f64);
     let step = mma.max(load).max(STEP_OVERHEAD_CLOCKS);
-    let epilogue = TILE_OVERHEAD_CLOCKS + (tile_m * tile_n * p.out_bits / 8) as f64 / EPILOGUE_BYTES_PER_CLOCK;
+    let out_tile = tile_m * output_columns(p, tile_n) * p.out_bits / 8;
+    let epilogue = TILE_OVERHEAD_CLOCKS + out_tile as f64 / EPILOGUE_BYTES_PER_CLOCK;
     // A split tile's fix-up: every split but the first reads the running f32 sums, every
     // split but the last writes them, in turn (the last one waits for the others' chain).
     let partial_bytes = (tile_m * tile_n * 4) as f64;
@@ -228,7 +245,7 @@ fn estimate_parts(p: &Problem, tile_m: i64, tile_n: i64, stages: i64, split_k: i
         0.0
     };
     let tile = steps * step + epilogue + fixup;
-    let dram_bytes = ((p.m * p.k + p.k * p.n) * in_bytes + p.m * p.n * p.out_bits / 8) as f64;
+    let dram_bytes = ((p.m * p.k + p.k * p.n) * in_bytes + p.m * output_columns(p, p.n) * p.out_bits / 8) as f64;
     (waves * tile, dram_bytes / DRAM_BYTES_PER_CLOCK)
 }
 
@@ -238,7 +255,9 @@ fn estimate_parts(p: &Problem, tile_m: i64, tile_n: i64, stages: i64, split_k: i
 fn choose_cluster(p: &Problem, t: &Target, tile_m: i64, tile_n: i64, sms: i64) -> i64 {
     let (tm, tn) = tiles(p, tile_m, tile_n);
     let flops = 2.0 * p.m as f64 * p.n as f64 * p.k as f64;
-    if t.max_cluster_ctas >= 2 && tm >= 2 && tm * tn >= 2 * sms && flops >= CLUSTER_MIN_FLOPS {
+    // A gathered A's row tiles wait for their shard's pieces one by one; pairs would couple
+    // two tiles' waits (not built).
+    if p.gather.is_none() && t.max_cluster_ctas >= 2 && tm >= 2 && tm * tn >= 2 * sms && flops >= CLUSTER_MIN_FLOPS {
         2
     } else {
         1
@@ -415,6 +434,27 @@ pub fn check(p: &Problem, t: &Target, s: &Schedule) -> std::result::Result<(), S
     if s.split_k < 1 {
         return Err(format!("split_k = {} (expected at least 1)", s.split_k));
     }
+    if p.gated && (s.tile_n / 2) % 64 != 0 {
+        return Err(format!(
+            "tile_n = {} in a gated product (expected 128 or 256: each half, gate and up, whole 64-column blocks)",
+            s.tile_n
+        ));
+    }
+    if let Some(devices) = p.gather {
+        let shard = p.m / devices;
+        if shard % s.tile_m != 0 {
+            return Err(format!(
+                "tile_m = {} does not divide a device's {shard} rows of the gathered A (a row tile waits for one device's rows)",
+                s.tile_m
+            ));
+        }
+        if s.cluster != 1 || s.split_k != 1 || !s.persistent {
+            return Err(format!(
+                "a gathered A needs cluster = 1, split_k = 1 and a persistent grid (got cluster = {}, split_k = {}, persistent = {})",
+                s.cluster, s.split_k, s.persistent
+            ));
+        }
+    }
     if s.split_k > 1 {
         if !p.workspace {
             return Err(format!(
@@ -491,32 +531,54 @@ pub fn problem(op: MlirOperation) -> Problem {
     let a = ir::value_type(ir::operand(op, operands::A));
     let c = ir::value_type(ir::operand(op, operands::C));
     let (sa, sc) = (ir::shape(a), ir::shape(c));
+    let gated = ir::attr(op, crate::dialect::ods::matmul::GATE).is_some();
+    let optional = optional_operands(op);
     Problem {
         m: sa[0],
-        n: sc[1],
+        n: if gated { 2 * sc[1] } else { sc[1] },
         k: sa[1],
         in_bits: i64::from(ir::element_bits(a)),
         out_bits: i64::from(ir::element_bits(c)),
-        workspace: optional_operands(op).workspace.is_some(),
+        workspace: optional.workspace.is_some(),
+        gated,
+        gather: optional.gather.map(|g| ir::shape(ir::value_type(g.buffer))[0]),
     }
 }
 
-/// The optional operands of an `axe.matmul`: FP8's scales and the workspace.
+/// The optional operands of an `axe.matmul`: FP8's scales, the workspace and the gather.
 pub struct Optional {
     pub scales: Option<(MlirValue, MlirValue)>,
     pub workspace: Option<(MlirValue, MlirValue)>,
+    pub gather: Option<GatherOperands>,
 }
 
-/// Reads them from the op's operand segments (A, B, C, scale_a, scale_b, partials, flags).
+/// `gather(%G, %F, %epoch)`: the symmetric gather buffer, its flags and the launch's epoch.
+#[derive(Clone, Copy)]
+pub struct GatherOperands {
+    pub buffer: MlirValue,
+    pub flags: MlirValue,
+    pub epoch: MlirValue,
+}
+
+/// Reads them from the op's operand segments (A, B, C, scale_a, scale_b, partials, flags,
+/// gathered, gather_flags, epoch).
 pub fn optional_operands(op: MlirOperation) -> Optional {
     let groups = ir::operand_groups(op).unwrap_or_default();
-    let pair = |i: usize| match (groups.get(i), groups.get(i + 1)) {
-        (Some(x), Some(y)) if x.len() == 1 && y.len() == 1 => Some((x[0], y[0])),
+    let one = |i: usize| match groups.get(i) {
+        Some(x) if x.len() == 1 => Some(x[0]),
         _ => None,
     };
+    let pair = |i: usize| Some((one(i)?, one(i + 1)?));
     Optional {
         scales: pair(3),
         workspace: pair(5),
+        gather: (|| {
+            Some(GatherOperands {
+                buffer: one(7)?,
+                flags: one(8)?,
+                epoch: one(9)?,
+            })
+        })(),
     }
 }
 
@@ -594,6 +656,8 @@ mod tests {
             in_bits: 16,
             out_bits: 16,
             workspace: false,
+            gated: false,
+            gather: None,
         }
     }
 
@@ -659,6 +723,8 @@ mod tests {
                         in_bits: i,
                         out_bits: o,
                         workspace: true,
+                        gated: false,
+                        gather: None,
                     };
                     let s = choose(&p, h100(), 132, &Partial::default()).unwrap();
                     check(&p, h100(), &s).unwrap();

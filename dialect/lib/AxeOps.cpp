@@ -714,7 +714,8 @@ LogicalResult FillOp::verify() {
 /// of one element type (A is [K, M] with `transposeA`, B is [N, K] with `transposeB`).
 static LogicalResult verifyContraction(Operation *op, axe::TensorType a,
                                        axe::TensorType b, axe::TensorType c,
-                                       bool transposeA, bool transposeB) {
+                                       bool transposeA, bool transposeB,
+                                       int64_t bColumnsPerC = 1) {
   int64_t m = transposeA ? a.getShape()[1] : a.getShape()[0];
   int64_t ka = transposeA ? a.getShape()[0] : a.getShape()[1];
   int64_t kb = transposeB ? b.getShape()[1] : b.getShape()[0];
@@ -722,8 +723,8 @@ static LogicalResult verifyContraction(Operation *op, axe::TensorType a,
   if (ka != kb)
     return op->emitOpError() << "contraction sizes differ: A has K = " << ka
                              << ", B has K = " << kb;
-  if (c.getShape()[0] != m || c.getShape()[1] != n)
-    return op->emitOpError() << "C must be " << m << "x" << n << ", got "
+  if (c.getShape()[0] != m || c.getShape()[1] * bColumnsPerC != n)
+    return op->emitOpError() << "C must be " << m << "x" << n / bColumnsPerC << ", got "
                              << c.getShape()[0] << "x" << c.getShape()[1];
   if (a.getElementType() != b.getElementType())
     return op->emitOpError() << "A and B element types differ: "
@@ -768,8 +769,18 @@ LogicalResult MatmulOp::verify() {
       return emitOpError() << what << " must be a global tensor, got "
                            << stringifyMemoryScope(t.getScope());
   }
+  // A gated product computes both halves of B's columns: the contraction is
+  // checked against a C twice as wide (C's columns are the gate half's).
+  std::optional<UnaryKind> gate = getGate();
+  if (gate) {
+    int64_t nb = getTransposeB() ? b.getShape()[0] : b.getShape()[1];
+    if (nb != 2 * c.getShape()[1])
+      return emitOpError() << "a gated product (`gate " << stringifyUnaryKind(*gate)
+                           << "`) needs B = [B_gate | B_up] with twice C's "
+                           << c.getShape()[1] << " columns, got " << nb;
+  }
   if (failed(verifyContraction(*this, a, b, c, /*transposeA=*/false,
-                               getTransposeB())))
+                               getTransposeB(), gate ? 2 : 1)))
     return failure();
   int64_t m = a.getShape()[0], n = c.getShape()[1];
   Type e = a.getElementType(), o = c.getElementType();
@@ -794,6 +805,40 @@ LogicalResult MatmulOp::verify() {
         return emitOpError() << "a scale must be a 1x1 f32 global tensor, got "
                              << t;
     }
+  if (getGathered()) {
+    auto mesh = (*this)->getParentOfType<MeshOp>();
+    if (!mesh)
+      return emitOpError() << "a gathered A (`gather(...)`) is distributed over a "
+                              "mesh: the op must be inside an axe.mesh";
+    int64_t r = mesh.getNumDevices(), k = a.getShape()[1];
+    if (m % r != 0)
+      return emitOpError() << "A's " << m << " rows do not split evenly over the "
+                           << r << " devices of the mesh";
+    auto g = cast<axe::TensorType>(getGathered().getType());
+    auto f = cast<axe::TensorType>(getGatherFlags().getType());
+    if (g.getShape() != ArrayRef<int64_t>{r, m, k} ||
+        g.getElementType() != e || g.getScope() != MemoryScope::Global)
+      return emitOpError() << "the gather buffer must be an " << r << "x" << m
+                           << "x" << k << "x" << e
+                           << " global tensor (every device's copy of A), got " << g;
+    // Per device: a row of flags per source (one per 64 x 512 piece of its
+    // rows of A) and a row of start flags (one per source), rows of P slots:
+    // the pieces, rounded up to a multiple of them that holds R.
+    int64_t pieces = (m / r + 63) / 64 * ((k + 511) / 512);
+    int64_t slots = pieces * ((r + pieces - 1) / pieces);
+    if (f.getShape() != ArrayRef<int64_t>{r, r + 1, slots} ||
+        !f.getElementType().isInteger(32) || f.getScope() != MemoryScope::Global)
+      return emitOpError() << "the gather flags must be an " << r << "x" << r + 1
+                           << "x" << slots
+                           << "xi32 global tensor (per device: a row per source, "
+                              "one flag per 64 x 512 piece of its rows of A, and "
+                              "a row of start flags), got "
+                           << f;
+    if (getPartials())
+      return emitOpError() << "a gathered A takes no split-K workspace";
+  }
+  if (gate && getPartials())
+    return emitOpError() << "a gated product takes no split-K workspace";
   if ((getPartials() != nullptr) != (getFlags() != nullptr))
     return emitOpError() << "a workspace is partials and flags, both or neither";
   if (getPartials()) {

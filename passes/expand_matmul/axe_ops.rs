@@ -14,7 +14,7 @@ use melior::ir::{Block, Region, RegionLike};
 use mlir_sys::*;
 
 use crate::convert_axe_to_gpu::builder::B;
-use crate::dialect::ods::{BinaryKind, CopySchedule, MemoryScope, OdsEnum, ScopeKind};
+use crate::dialect::ods::{BinaryKind, CopySchedule, MemoryScope, OdsEnum, ScopeKind, UnaryKind};
 use crate::dialect::{self, ffi};
 use crate::ir;
 
@@ -336,6 +336,28 @@ pub fn binary(b: &B, kind: BinaryKind, lhs: MlirValue, rhs: MlirValue, dest: Mli
             .dest(v(dest))
             .build()
     });
+}
+
+/// `axe.unary <kind> %source, %dest`.
+pub fn unary(b: &B, kind: UnaryKind, source: MlirValue, dest: MlirValue) {
+    b.build(|c, l| {
+        axe::UnaryOperation::builder(c, l)
+            .kind(enum_attr(b, kind))
+            .source(v(source))
+            .dest(v(dest))
+            .build()
+    });
+}
+
+/// `%t = axe.view %memref : memref to t`.
+pub fn view(b: &B, memref: MlirValue, t: MlirType) -> MlirValue {
+    result(b.build(|c, l| axe::ViewOperation::builder(c, l).result(B::type_(t)).source(v(memref)).build()))
+}
+
+/// `%r = axe.device_id`: the executing device's rank in the enclosing mesh.
+pub fn device_id(b: &B) -> MlirValue {
+    let index = b.index();
+    result(b.build(|c, l| axe::DeviceIdOperation::builder(c, l).result(B::type_(index)).build()))
 }
 
 /// `axe.cast %source, %dest`.

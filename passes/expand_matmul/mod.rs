@@ -19,6 +19,7 @@
 //! and B with zeros (adding nothing) and stores only what lies inside C.
 
 pub mod axe_ops;
+pub mod gather;
 
 use arith::CmpiPredicate;
 use axe_layout::{Iter, Layout};
@@ -28,7 +29,7 @@ use mlir_sys::*;
 
 use crate::convert_axe_to_gpu::builder::{Ix, B};
 use crate::convert_axe_to_gpu::types::element_type;
-use crate::dialect::ods::{self, BinaryKind, CopySchedule, MemoryScope, ScopeKind};
+use crate::dialect::ods::{self, BinaryKind, CopySchedule, MemoryScope, ScopeKind, UnaryKind};
 use crate::error::{AxeError, Result};
 use crate::ir;
 use crate::matmul_schedule::{self as schedule, Problem, Schedule};
@@ -110,6 +111,8 @@ struct Plan {
     ragged: bool,
     /// Columns of one staged output part.
     part: i64,
+    /// Columns of C one tile stores (half of `tile_n` in a gated product).
+    out_cols: i64,
 }
 
 impl Plan {
@@ -134,6 +137,7 @@ impl Plan {
             rounds,
             ragged,
             part: schedule::staging_columns(&p, s.tile_n),
+            out_cols: schedule::output_columns(&p, s.tile_n),
         }
     }
 
@@ -156,6 +160,10 @@ struct Operands {
     scales: Option<(MlirValue, MlirValue)>,
     /// Split-K's running sums (f32, C's shape) and flags (one per 64x64 block of C).
     workspace: Option<(MlirValue, MlirValue)>,
+    /// A gated product's activation (`gate`): C = act(A B_gate) * (A B_up).
+    gate: Option<UnaryKind>,
+    /// The fused all-gather of A's rows (`gather`).
+    gather: Option<gather::Gather>,
     e: MlirType,
     o: MlirType,
 }
@@ -173,20 +181,29 @@ fn expand(op: MlirOperation) -> Result<()> {
     schedule::check(&p, t, &s)
         .map_err(|why| AxeError::at(op, format!("axe.matmul {}x{}x{}: cannot expand: {why}", p.m, p.n, p.k)))?;
     let optional = schedule::optional_operands(op);
+    let b = B::before(op);
+    let e = element_type(ir::value_type(ir::operand(op, operands::A)));
+    let gather = match optional.gather {
+        Some(g) => Some(gather::views(op, &b, ir::operand(op, operands::A), g, e)?),
+        None => None,
+    };
     let x = Operands {
         a: ir::operand(op, operands::A),
         b: ir::operand(op, operands::B),
         c: ir::operand(op, operands::C),
         scales: optional.scales,
         workspace: optional.workspace,
-        e: element_type(ir::value_type(ir::operand(op, operands::A))),
+        gate: ir::enum_attr::<UnaryKind>(op, ods::matmul::GATE)?,
+        gather,
+        e,
         o: element_type(ir::value_type(ir::operand(op, operands::C))),
     };
-    row_stride(op, x.a, "A")?;
+    if x.gather.is_none() {
+        row_stride(op, x.a, "A")?;
+    }
     row_stride(op, x.b, "B")?;
     row_stride(op, x.c, "C")?;
     let plan = Plan::new(p, s);
-    let b = B::before(op);
     build_kernel(&b, &plan, &x);
     // SAFETY: `op` is live, owned by the pass, has no results, and is not walked again.
     unsafe { ir::erase(op) };
@@ -196,7 +213,10 @@ fn expand(op: MlirOperation) -> Result<()> {
 /// The kernel's values every role reads.
 struct Shared {
     cta: MlirValue,
+    /// The CTA's rank in its cluster.
     rank: Option<MlirValue>,
+    /// The device's rank in the mesh (a gathered A).
+    device: Option<MlirValue>,
     tiles: MlirValue,
     grid: MlirValue,
     rounds: MlirValue,
@@ -213,7 +233,9 @@ fn build_kernel(b: &B, plan: &Plan, x: &Operands) {
     let cluster = (s.cluster > 1).then_some(s.cluster);
     // Split tiles wait for each other's parts: every CTA must be resident (a cooperative
     // launch, refused by the driver rather than deadlocking where the grid does not fit).
-    axe_ops::kernel(b, s.grid, threads, cluster, s.split_k > 1, |k| {
+    // A gathered A's row tiles wait for pushes by every peer's CTAs: all must be resident too.
+    let cooperative = s.split_k > 1 || x.gather.is_some();
+    axe_ops::kernel(b, s.grid, threads, cluster, cooperative, |k| {
         let (cta, rank) = if s.cluster > 1 {
             (
                 axe_ops::unit_id(&k, ScopeKind::Cluster, false),
@@ -227,6 +249,7 @@ fn build_kernel(b: &B, plan: &Plan, x: &Operands) {
         let mut shared = Shared {
             cta,
             rank,
+            device: x.gather.as_ref().map(|_| axe_ops::device_id(&k)),
             tiles: k.cidx(plan.items),
             grid: k.cidx(s.grid / s.cluster),
             rounds: k.cidx(plan.rounds),
@@ -247,8 +270,10 @@ fn build_kernel(b: &B, plan: &Plan, x: &Operands) {
         } else {
             plan.consumers * target::WARPGROUP_THREADS
         };
+        // Full: A's copy and B's (both halves of a gated product's B: two copies).
+        let copies = if x.gate.is_some() { 3 } else { 2 };
         for _ in 0..s.stages {
-            shared.full.push(axe_ops::mbarrier(&k, 2));
+            shared.full.push(axe_ops::mbarrier(&k, copies));
             shared.empty.push(axe_ops::mbarrier(&k, empty_arrivals));
         }
         let split_registers = plan.consumers == 2;
@@ -259,6 +284,13 @@ fn build_kernel(b: &B, plan: &Plan, x: &Operands) {
             axe_ops::scope(&wg, ScopeKind::Warp, 0, 1, |w| {
                 tile_loop(&w, plan, &shared, |j, item| produce(j, plan, x, &shared, item));
             });
+            if let (Some(g), Some(device)) = (&x.gather, shared.device) {
+                for p in 1..=3 {
+                    axe_ops::scope(&wg, ScopeKind::Warp, p, p + 1, |w| {
+                        gather::pusher(&w, g, shared.cta, s.grid, p, device);
+                    });
+                }
+            }
         });
         for w in 1..=plan.consumers {
             axe_ops::scope(&k, ScopeKind::Warpgroup, w, w + 1, |wg| {
@@ -309,7 +341,7 @@ fn stage_b_type(b: &B, plan: &Plan, x: &Operands) -> MlirType {
 }
 
 /// The CTA's tiles: `t = cta, cta + grid, ...`; `body(b, it, om, on)` with `it` the number of
-/// tiles this CTA did before (for the barrier phases) and `om`, `on` the tile's origin.
+/// tiles this CTA did before (for the barrier phases) and `om`, `on` the tile's origin in C.
 fn tile_loop(b: &B, plan: &Plan, sh: &Shared, body: impl FnOnce(&B, Item)) {
     let s = &plan.s;
     b.for_::<()>(Ix::V(sh.cta), Ix::V(sh.tiles), Ix::V(sh.grid), |j, t| {
@@ -326,6 +358,15 @@ fn tile_loop(b: &B, plan: &Plan, sh: &Shared, body: impl FnOnce(&B, Item)) {
             (None, t)
         };
         let (bm, bn) = raster(&j, tile, plan);
+        // A gathered A: this device's own row tiles first (they need no pushes), then device
+        // r + 1's, ...: rotated by a device's row tiles.
+        let bm = match (plan.p.gather, sh.device) {
+            (Some(devices), Some(device)) => {
+                let shift = j.muli(device, j.cidx(plan.walk_rows / devices));
+                j.arith_binary(arith::remui, j.addi(bm, shift), j.cidx(plan.walk_rows))
+            }
+            _ => bm,
+        };
         let om = match sh.rank {
             // This CTA's row tile of its cluster's.
             Some(rank) => {
@@ -335,7 +376,7 @@ fn tile_loop(b: &B, plan: &Plan, sh: &Shared, body: impl FnOnce(&B, Item)) {
             }
             None => j.muli(bm, j.cidx(s.tile_m)),
         };
-        let on = j.muli(bn, j.cidx(s.tile_n));
+        let on = j.muli(bn, j.cidx(plan.out_cols));
         body(&j, Item { it, om, on, split });
         Ok(())
     })
@@ -396,25 +437,73 @@ fn produce(b: &B, plan: &Plan, x: &Operands, sh: &Shared, item: Item) {
     let (bm, bn, bk) = (s.tile_m, s.tile_n, s.tile_k);
     let global = |b: &B, shape: &[i64]| axe_ops::tensor_type(b, shape, x.e, MemoryScope::Global, None, None);
     let b_shape = |rows_n: i64, cols_k: i64| if plan.fp8 { [rows_n, cols_k] } else { [cols_k, rows_n] };
+    // Where the tile's rows of A come from: A itself, or with a gathered A this device's rows
+    // of it (own row tiles) or its gather buffer (after the pieces of those rows arrived).
+    let a_sources: Vec<(Option<MlirValue>, MlirValue, MlirValue)> = match (&x.gather, sh.device) {
+        (Some(g), Some(device)) => {
+            let (own, source) = gather::owner(b, g, om, device);
+            let other = b.xori(own, sh.truth);
+            b.if_::<()>(other, |t| {
+                gather::wait_rows(&t, g, om, source, device, bm);
+                Ok(())
+            })
+            .expect("the wait does not fail");
+            let local_row = b.subi(om, b.muli(device, b.cidx(g.shard_rows)));
+            vec![(Some(own), g.a_local, local_row), (Some(other), g.g_local, om)]
+        }
+        _ => vec![(None, x.a, om)],
+    };
+    // B's columns for the tile, and where each lands in the stage: a gated product loads the
+    // matching columns of both halves (gate at `on`, up at N/2 + `on`).
+    let b_parts: Vec<(MlirValue, i64, i64)> = if x.gate.is_some() {
+        let half = bn / 2;
+        vec![(on, half, 0), (b.addi(on, b.cidx(plan.p.n / 2)), half, half)]
+    } else {
+        vec![(on, bn, 0)]
+    };
     // Whole tiles: the tile's rows of A and columns of B once, each K step a slice of them.
     // Ragged: a two-dimensional `{clip}` slice per K step.
-    let panels = (!plan.ragged).then(|| {
-        let ar = axe_ops::slice(
-            b,
-            x.a,
-            &[Dim::At(om, bm), Dim::Static(0, k)],
-            false,
-            global(b, &[bm, k]),
-        );
-        let bc = axe_ops::slice(
-            b,
-            x.b,
-            &b_dims(plan, Dim::At(on, bn), Dim::Static(0, k)),
-            false,
-            global(b, &b_shape(bn, k)),
-        );
-        (ar, bc)
-    });
+    let a_panels: Vec<Option<MlirValue>> = a_sources
+        .iter()
+        .map(|&(_, root, row)| {
+            (!plan.ragged)
+                .then(|| axe_ops::slice(b, root, &[Dim::At(row, bm), Dim::Static(0, k)], false, global(b, &[bm, k])))
+        })
+        .collect();
+    let b_panels: Vec<Option<MlirValue>> = b_parts
+        .iter()
+        .map(|&(col, w, _)| {
+            (!plan.ragged).then(|| {
+                axe_ops::slice(
+                    b,
+                    x.b,
+                    &b_dims(plan, Dim::At(col, w), Dim::Static(0, k)),
+                    false,
+                    global(b, &b_shape(w, k)),
+                )
+            })
+        })
+        .collect();
+    // A stage's part of B for each of `b_parts` (the whole stage, or its halves).
+    let stage_b_parts = |q: &B, st: usize| -> Vec<MlirValue> {
+        if b_parts.len() == 1 {
+            return vec![sh.stages_b[st]];
+        }
+        b_parts
+            .iter()
+            .map(|&(_, w, at)| {
+                let t = axe_ops::tensor_type(
+                    q,
+                    &b_shape(w, bk),
+                    x.e,
+                    MemoryScope::Shared,
+                    None,
+                    Some(plan.operand_swizzle()),
+                );
+                axe_ops::slice(q, sh.stages_b[st], &b_dims(plan, Dim::Static(at, at + w), Dim::Static(0, bk)), false, t)
+            })
+            .collect()
+    };
     b.for_::<()>(Ix::C(0), Ix::V(sh.rounds), Ix::C(1), |q, r| {
         let full = phase(&q, sh, it, r);
         let empty = q.xori(full, sh.truth);
@@ -431,49 +520,51 @@ fn produce(b: &B, plan: &Plan, x: &Operands, sh: &Shared, item: Item) {
             } else {
                 q.addi(k0, q.cidx(st as i64 * bk))
             };
-            let (at, bt) = match panels {
-                Some((ar, bc)) => (
-                    axe_ops::slice(
-                        &q,
-                        ar,
-                        &[Dim::Static(0, bm), Dim::At(ks, bk)],
-                        false,
-                        global(&q, &[bm, bk]),
-                    ),
-                    axe_ops::slice(
-                        &q,
-                        bc,
-                        &b_dims(plan, Dim::Static(0, bn), Dim::At(ks, bk)),
-                        false,
-                        global(&q, &b_shape(bn, bk)),
-                    ),
-                ),
-                None => (
-                    axe_ops::slice(
-                        &q,
-                        x.a,
-                        &[Dim::At(om, bm), Dim::At(ks, bk)],
-                        true,
-                        global(&q, &[bm, bk]),
-                    ),
-                    axe_ops::slice(
-                        &q,
-                        x.b,
-                        &b_dims(plan, Dim::At(on, bn), Dim::At(ks, bk)),
-                        true,
-                        global(&q, &b_shape(bn, bk)),
-                    ),
-                ),
-            };
             let tma = CopyOptions {
                 schedule: CopySchedule::Tma,
                 async_: true,
                 barrier: Some(sh.full[st]),
                 multicast: None,
             };
-            axe_ops::copy(&q, at, sh.stages_a[st], tma);
+            for (&(cond, root, row), &panel) in a_sources.iter().zip(&a_panels) {
+                let load = |t: &B| {
+                    let at = match panel {
+                        Some(ar) => axe_ops::slice(t, ar, &[Dim::Static(0, bm), Dim::At(ks, bk)], false, global(t, &[bm, bk])),
+                        None => axe_ops::slice(t, root, &[Dim::At(row, bm), Dim::At(ks, bk)], true, global(t, &[bm, bk])),
+                    };
+                    axe_ops::copy(t, at, sh.stages_a[st], tma);
+                };
+                match cond {
+                    Some(c) => {
+                        q.if_::<()>(c, |t| {
+                            load(&t);
+                            Ok(())
+                        })
+                        .expect("the load does not fail");
+                    }
+                    None => load(&q),
+                }
+            }
             let multicast = (s.cluster > 1).then_some(0);
-            axe_ops::copy(&q, bt, sh.stages_b[st], CopyOptions { multicast, ..tma });
+            for ((&(col, w, _), &panel), dest) in b_parts.iter().zip(&b_panels).zip(stage_b_parts(&q, st)) {
+                let bt = match panel {
+                    Some(bc) => axe_ops::slice(
+                        &q,
+                        bc,
+                        &b_dims(plan, Dim::Static(0, w), Dim::At(ks, bk)),
+                        false,
+                        global(&q, &b_shape(w, bk)),
+                    ),
+                    None => axe_ops::slice(
+                        &q,
+                        x.b,
+                        &b_dims(plan, Dim::At(col, w), Dim::At(ks, bk)),
+                        true,
+                        global(&q, &b_shape(w, bk)),
+                    ),
+                };
+                axe_ops::copy(&q, bt, dest, CopyOptions { multicast, ..tma });
+            }
         }
         Ok(())
     })
@@ -651,7 +742,8 @@ fn staging_type(b: &B, plan: &Plan, x: &Operands) -> (MlirType, i64) {
     (t, w)
 }
 
-/// This warpgroup's 64 rows of the tile, part by part: each part of the accumulator is
+/// This warpgroup's 64 rows of the tile, part by part (of a gated product, the activation of
+/// the gate columns times the up columns): each part of the accumulator is
 /// converted right before it goes to shared memory (with the whole tile converted after the
 /// wait, ptxas (CUDA 13.0) hoisted conversions above `wgmma.wait_group 0` in kernels with one
 /// tile per CTA), then stored to C by TMA (`{clip}`: only what lies inside C).
@@ -673,7 +765,7 @@ fn epilogue(
     let part_acc_t = axe_ops::tensor_type(b, &[64, w], f32, MemoryScope::Register, None, None);
     let part_t = axe_ops::tensor_type(b, &[64, w], x.o, MemoryScope::Register, None, None);
     let part_c_t = axe_ops::tensor_type(b, &[64, w], x.o, MemoryScope::Global, None, None);
-    for c in 0..plan.s.tile_n / w {
+    for c in 0..plan.out_cols / w {
         let pacc = axe_ops::slice(
             b,
             acc,
@@ -681,6 +773,13 @@ fn epilogue(
             false,
             part_acc_t,
         );
+        // A gated product: act(gate) * up, the up columns half a tile to the right.
+        if let Some(gate) = x.gate {
+            let up = plan.out_cols + c * w;
+            let uacc = axe_ops::slice(b, acc, &[Dim::Static(0, 64), Dim::Static(up, up + w)], false, part_acc_t);
+            axe_ops::unary(b, gate, pacc, pacc);
+            axe_ops::binary(b, BinaryKind::Mul, pacc, uacc, pacc);
+        }
         let src = if out_f32 {
             pacc
         } else {

@@ -108,6 +108,54 @@ class GemmRs:
         return [cls(kernel, a_slices[r], b_slices[r], m, n, ranks, r, per_rank[r]) for r in range(ranks)]
 
 
+class AgGemm:
+    """Rank `rank`'s side of `axe.matmul ... gather(%G, %F, %epoch)` (the all-gather of the
+    tokens fused into the up/gate projection; arguments a, b, c, g, gf, epoch as
+    bench/gpu/matmul_ir.py writes them): `a` is this rank's M/R x K rows, `b` its [K, N']
+    weights, `c` its M x N'' output (all M rows). G and the flags are symmetric buffers
+    (`buffers`: {argument index: (buffer, peer table)}, flags zeroed once). Each call is one
+    launch with the next epoch; the kernel's start flags keep consecutive launches apart, so
+    the host needs no barrier between them."""
+
+    def __init__(self, kernel, a, b, c, rank, buffers):
+        self.kernel, self.a, self.b, self.c, self.rank, self.buffers = kernel, a, b, c, rank, buffers
+        self.epoch = 0
+
+    def __call__(self, stream=None):
+        self.epoch += 1
+        own = [self.a, self.b, self.c, self.buffers[3][0], self.buffers[4][0], self.epoch]
+        tables = {i: t for i, (_, t) in self.buffers.items()}
+        self.kernel(*call_args(self.kernel, own, self.rank, tables), stream=stream)
+        return self.c
+
+    @staticmethod
+    def _specs(kernel):
+        return {i: kernel.arguments[i] for i in (3, 4)}
+
+    @classmethod
+    def distributed(cls, kernel, a, b, c, group):
+        import torch.distributed as dist
+        buffers = {}
+        for i, spec in cls._specs(kernel).items():
+            buffers[i] = symmetric(spec["extent"], DTYPES[spec["dtype"]], group)
+            buffers[i][0].zero_()
+        torch.cuda.synchronize()
+        dist.barrier(group)
+        return cls(kernel, a, b, c, dist.get_rank(group), buffers)
+
+    @classmethod
+    def simulated(cls, kernel, a_shards, b, cs):
+        """R instances on one GPU (the peer tables point at the R instances' buffers)."""
+        ranks = len(a_shards)
+        per_rank = [{} for _ in range(ranks)]
+        for i, spec in cls._specs(kernel).items():
+            ts = [torch.zeros(spec["extent"], device="cuda", dtype=DTYPES[spec["dtype"]]) for _ in range(ranks)]
+            table = torch.tensor([t.data_ptr() for t in ts], device="cuda", dtype=torch.int64)
+            for r in range(ranks):
+                per_rank[r][i] = (ts[r], table)
+        return [cls(kernel, a_shards[r], b, cs[r], r, per_rank[r]) for r in range(ranks)]
+
+
 def run_ranks(worker, ranks, make_args, timeout):
     """Runs `worker` in one spawned process per rank (`make_args(rank, port, results)` gives
     its arguments; each process puts `(rank, lines)` on `results`), prints every rank's lines

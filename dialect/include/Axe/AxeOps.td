@@ -646,6 +646,30 @@ def Axe_MatmulOp : Axe_Op<"matmul", [AttrSizedOperandSegments]> {
     launch — every launch leaves them zero again (as cuBLAS's workspace, the
     caller allocates both once).
 
+    `gate silu` (any `axe.unary` kind) fuses a gated linear unit into the
+    epilogue, as a tensor-parallel MLP's up/gate projection does (SwiGLU):
+    B is `[B_gate | B_up]`, [K, 2N], and C[M, N] = silu(A · B_gate) ⊙
+    (A · B_up). Each tile computes matching columns of both halves.
+
+    `gather(%G, %F, %epoch : ...)` fuses an all-gather of A's rows into the
+    GEMM, inside an `axe.mesh [R]`: A is distributed by rows, layout
+    `(R, M/R, K) : (1@gpuid, K, 1)` (device r holds rows r M/R ..), and
+    every device computes its C from all M rows. `%G` is the symmetric
+    gather buffer, [R, M, K] with layout `(R, M, K) : (1@gpuid, K, 1)`
+    (device d's copy of every row); `%F` the symmetric flags, [R, R + 1, P]
+    i32 with layout `(R, R + 1, P) : (1@gpuid, P, 1)`: per device, a row per
+    source device (one flag per 64 x 512 piece of its rows of A,
+    Q = ceil(M/R / 64) · ceil(K / 512) of them) and a row of start flags,
+    P = Q · ceil(R / Q) slots each; zero before the first launch;
+    `%epoch` an i32 the caller increments per launch (flags are never
+    reset). Both buffers must be `axe.view`s of function arguments. Each
+    device computes its own rows first while spare warps push its rows,
+    64 x 512 pieces, into the peers' G, each piece published with a flag
+    (`axe.signal`); a device's producer waits (`axe.signal_wait`) only for
+    the pieces of the row tile it loads next. Pushes into a peer start
+    once that peer's launch of the same epoch has started (its start flag),
+    so consecutive launches need no host barrier.
+
     `axe-matmul-schedule` chooses the `schedule` (a `#axe.matmul_schedule`)
     from the shapes, types and the module's `#axe.target`, keeping the fields
     already given; `axe-expand-matmul` replaces the op by the warp-specialized
@@ -655,6 +679,7 @@ def Axe_MatmulOp : Axe_Op<"matmul", [AttrSizedOperandSegments]> {
     ```mlir
     axe.matmul %A, %B, %C : !axe.tensor<128x4096xf16, global, #axe.layout<(128, 4096) : (4096, 1)>>, !axe.tensor<4096x8192xf16, global, #axe.layout<(4096, 8192) : (8192, 1)>>, !axe.tensor<128x8192xf16, global, #axe.layout<(128, 8192) : (8192, 1)>>
     axe.matmul %A, %B, %C scales(%sa, %sb : ...) workspace(%P, %F : ...) {transpose_b, schedule = #axe.matmul_schedule<tile_n = 128>} : ...
+    axe.matmul %X, %W, %H gate silu gather(%G, %F, %epoch : ...) : ...
     ```
   }];
   let arguments = (ins Arg<Axe_AnyTensor, "", [MemRead]>:$a,
@@ -664,10 +689,16 @@ def Axe_MatmulOp : Axe_Op<"matmul", [AttrSizedOperandSegments]> {
                        Arg<Optional<Axe_AnyTensor>, "", [MemRead]>:$scale_b,
                        Arg<Optional<Axe_AnyTensor>, "", [MemRead, MemWrite]>:$partials,
                        Arg<Optional<Axe_AnyTensor>, "", [MemRead, MemWrite]>:$flags,
+                       Arg<Optional<Axe_AnyTensor>, "", [MemRead, MemWrite]>:$gathered,
+                       Arg<Optional<Axe_AnyTensor>, "", [MemRead, MemWrite]>:$gather_flags,
+                       Optional<I32>:$epoch,
                        UnitAttr:$transpose_b,
+                       OptionalAttr<Axe_UnaryKind>:$gate,
                        OptionalAttr<Axe_MatmulScheduleAttr>:$schedule);
   let assemblyFormat = [{
     $a `,` $b `,` $c
+    (`gate` $gate^)?
+    (`gather` `(` $gathered^ `,` $gather_flags `,` $epoch `:` qualified(type($gathered)) `,` qualified(type($gather_flags)) `)`)?
     (`scales` `(` $scale_a^ `,` $scale_b `:` qualified(type($scale_a)) `,` qualified(type($scale_b)) `)`)?
     (`workspace` `(` $partials^ `,` $flags `:` qualified(type($partials)) `,` qualified(type($flags)) `)`)?
     attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($c))

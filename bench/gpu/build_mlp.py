@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Builds the kernels of the tensor-parallel (sequence-parallel) MLP block that dist_mlp.py
+runs, for each model, token count T and device count R:
+
+  * the up/gate projection with the all-gather of the tokens fused in and the SwiGLU in its
+    epilogue: one `axe.matmul ... gate silu gather(...)` per device in an `axe.mesh [R]`
+    (matmul_ir.py), scheduled and expanded by the compiler (`axe-to-nvvm-pipeline`):
+    OUTDIR/ag_<model>_t<T>_r<R>.json; with --simulate also a copy for R ranks simulated on one
+    GPU (a grid of 132 / R CTAs per rank, so the R launches are resident together):
+    ..._sim.json;
+  * the same GEMM without the gather (this device's GEMM alone, every row local, R = 1): the
+    GEMM the fused kernel overlaps: OUTDIR/gemm_<model>_t<T>_r<R>.json;
+  * the down projection with the reduce-scatter fused in (the pusher form of the Axe paper's
+    §4.3 kernel, gen_gemm_rs.py): OUTDIR/gemm_rs_..._ws_w_kernel.json, as dist_gemm_rs.py
+    names it.
+
+    build_mlp.py OUTDIR [--models 8b,70b] [--tokens 8192,2048] [--ranks 2,4] [--simulate]
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..")
+sys.path.insert(0, HERE)
+import matmul_ir  # noqa: E402
+
+# Llama-3.1 MLPs: (hidden, intermediate).
+MODELS = {"8b": (4096, 14336), "70b": (8192, 28672)}
+
+
+def tools():
+    opt = os.environ.get("AXE_OPT", os.path.join(ROOT, "target/release/axe-opt"))
+    return opt, os.environ.get("AXE_TRANSLATE", os.path.join(os.path.dirname(opt), "axe-translate"))
+
+
+def lower(outdir, entry, src):
+    """Lowers `src` (a module with one function `entry`) and writes OUTDIR/<entry>.json."""
+    opt, translate = tools()
+    lowered = subprocess.run([opt, "-", "--axe-to-nvvm-pipeline=chip=sm_90a features=+ptx80"], input=src,
+                             capture_output=True, text=True)
+    if lowered.returncode:
+        return f"{entry}: {lowered.stderr.strip()[:3000]}"
+    manifest = subprocess.run([translate, "-", "--axe-to-launch-manifest"], input=lowered.stdout,
+                              capture_output=True, text=True)
+    if manifest.returncode:
+        return f"{entry}: {manifest.stderr.strip()[:3000]}"
+    with open(os.path.join(outdir, f"{entry}.json"), "w") as f:
+        f.write(manifest.stdout)
+    return None
+
+
+def schedule_of(src):
+    opt, _ = tools()
+    chosen = subprocess.run([opt, "-", "--axe-matmul-schedule"], input=src, capture_output=True, text=True)
+    if chosen.returncode:
+        return chosen.stderr.strip()
+    import re
+    return re.search(r"#axe\.matmul_schedule<([^>]*)>", chosen.stdout).group(1)
+
+
+def jobs(models, tokens, ranks, simulate):
+    out = []
+    for model in models:
+        hidden, inter = MODELS[model]
+        for t in tokens:
+            for r in ranks:
+                n = inter // r
+                tag = f"{model}_t{t}_r{r}"
+                out.append((f"ag_{tag}", matmul_ir.module(t, n, hidden, name=f"ag_{tag}", gate="silu", gather=r)))
+                out.append((f"gemm_{tag}", matmul_ir.module(t, n, hidden, name=f"gemm_{tag}", gate="silu")))
+                if simulate:
+                    out.append((f"ag_{tag}_sim", matmul_ir.module(t, n, hidden, name=f"ag_{tag}_sim", gate="silu",
+                                                                  gather=r, schedule=f"grid = {132 // r}")))
+                out.append(("rs", (t, hidden, inter, r)))
+    return out
+
+
+def rs_group(m, ranks):
+    """The down projection's raster group: the largest that splits each device's row tiles."""
+    return next(g for g in (8, 4, 2, 1) if m % (128 * ranks * g) == 0)
+
+
+def build_rs(outdir, m, n, k, ranks):
+    """The fused GEMM + reduce-scatter (pusher form) for the down projection [T, I] x [I, H]."""
+    import gen_gemm_rs
+    import gen_gemm_ws
+    name = gen_gemm_rs.name_ws(m, n, k, ranks, pushers=True)
+    src = gen_gemm_ws.kernel(m, n, k // ranks, 256, 4, "f16", 1, rs_group(m, ranks), 132, 1, 1, ranks=ranks,
+                             fname=name, cooperative=True, pushers=True)
+    return lower(outdir, name, src)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("outdir")
+    ap.add_argument("--models", default="8b,70b")
+    ap.add_argument("--tokens", default="8192,2048")
+    ap.add_argument("--ranks", default="2,4")
+    ap.add_argument("--simulate", action="store_true")
+    a = ap.parse_args()
+    os.makedirs(a.outdir, exist_ok=True)
+    items = jobs(a.models.split(","), [int(t) for t in a.tokens.split(",")], [int(r) for r in a.ranks.split(",")],
+                 a.simulate)
+    index = {}
+
+    def one(item):
+        entry, src = item
+        if entry == "rs":
+            return build_rs(a.outdir, *src)
+        index[entry] = schedule_of(src)
+        return lower(a.outdir, entry, src)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        errors = [e for e in pool.map(one, items) if e]
+    with open(os.path.join(a.outdir, "schedules.json"), "w") as f:
+        json.dump(index, f, indent=1, sort_keys=True)
+    print(f"{len(items) - len(errors)} kernels in {a.outdir}, {len(errors)} failed")
+    for e in errors:
+        print("FAILED", e)
+    sys.exit(1 if errors else 0)
+
+
+if __name__ == "__main__":
+    main()

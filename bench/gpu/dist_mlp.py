@@ -85,6 +85,20 @@ def swiglu(h):
     return F.silu(h[:, :n]) * h[:, n:]
 
 
+class Lines(list):
+    """Result lines, also printed as they come (flushed) when `echo`: a run cut short by its
+    time limit still shows how far it got."""
+
+    def __init__(self, echo=False):
+        super().__init__()
+        self.echo = echo
+
+    def append(self, line):
+        super().append(line)
+        if self.echo:
+            print(line, flush=True)
+
+
 def check(lines, label, got, want, what):
     got = got.float()
     scale = want.abs().max().item()
@@ -98,7 +112,7 @@ def simulate(d, ranks, models, tokens):
     """R ranks on one GPU: the all-gather GEMM's R instances launched together on R streams,
     three times in a row (epochs 1-3, no synchronization between the launches)."""
     from axe_dist import AgGemm
-    lines = []
+    lines = Lines()
     for model in models:
         hidden, inter = MODELS[model]
         for t in tokens:
@@ -148,7 +162,7 @@ def timed(fns, reps, group):
 
 def report(lines, title, times, base, bound_parts):
     med = {k: statistics.median(v) for k, v in times.items()}
-    bound = max(med[p] for p in bound_parts) if all(p in med for p in bound_parts) else None
+    bound = max(med[p] for p in bound_parts) if bound_parts and all(p in med for p in bound_parts) else None
     lines.append(f"     {title}")
     for name, ts in times.items():
         extra = f"  bound/this = {bound / med[name]:.3f}" if bound and not name.startswith("part:") else ""
@@ -165,7 +179,7 @@ def worker(rank, ranks, d, port, models, tokens, reps, check_only, results):
     dist.init_process_group("nccl", rank=rank, world_size=ranks,
                             device_id=torch.device("cuda", torch.cuda.current_device()))
     group = dist.group.WORLD
-    lines = []
+    lines = Lines(echo=os.environ.get("AXE_ECHO") == "1" and rank == 0)
     try:
         from torch.distributed import _symmetric_memory as symm
         if hasattr(symm, "enable_symm_mem_for_group"):
@@ -175,6 +189,8 @@ def worker(rank, ranks, d, port, models, tokens, reps, check_only, results):
             hidden, inter = MODELS[model]
             for t in tokens:
                 tag = f"{model}_t{t}_r{ranks}"
+                if lines.echo:
+                    print(f"progress: {tag}", flush=True)
                 rows = slice(rank * t // ranks, (rank + 1) * t // ranks)
                 w_up, w_down, full = weights(hidden, inter, ranks, rank)
                 x = torch.randn(t, hidden, device="cuda", generator=torch.Generator(device="cuda").manual_seed(7)).half()
@@ -233,6 +249,9 @@ def worker(rank, ranks, d, port, models, tokens, reps, check_only, results):
                          "part:allgather(nccl)": lambda: dist.all_gather_into_tensor(x_all, x_r, group=group)}
                 if local is not None:
                     parts["part:gemm+swiglu(axe)"] = lambda: local(x, w_up, z_local)
+                    local(x, w_up, z_local)  # loaded (the PTX compiled) before the timing
+                if lines.echo:
+                    print(f"progress: {tag} timing", flush=True)
                 ut = timed({**up, **parts}, reps, group)
                 if rank == 0:
                     report(lines, f"{tag}: up/gate projection, all-gather + GEMM + SwiGLU (M={t} N={2 * n} K={hidden}); "

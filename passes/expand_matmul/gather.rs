@@ -35,8 +35,11 @@ pub const PIECE_ROWS: i64 = 64;
 pub const PIECE_COLS: i64 = 512;
 /// The pusher warps of the producer warpgroup (warps 1..=3; warp 0 issues the TMA loads).
 const PUSHERS: i64 = 3;
-/// Rows x columns a pusher warp moves per copy: 8 contiguous elements (16 bytes) per lane
-/// and row, two rows in flight (the producer warpgroup keeps 40 registers per thread).
+/// Rows x columns a pusher warp moves per copy: 8 contiguous elements (16 bytes) per lane,
+/// row and 256 columns; two rows of a whole piece's width (four 16-byte loads per lane in
+/// flight before the stores: the loads' latency, not NVLink, bounds a warp's pushes), or of
+/// half of it where K ends half a piece in. The producer warpgroup keeps 40 registers per
+/// thread.
 const COPY_ROWS: i64 = 2;
 const COPY_COLS: i64 = 256;
 
@@ -206,14 +209,18 @@ pub fn pusher(b: &B, g: &Gather, cta: MlirValue, grid: i64, w: i64, rank: MlirVa
     }
     let elem = crate::convert_axe_to_gpu::types::element_type(ir::value_type(g.a_local));
     let first = b.addi(b.muli(cta, b.cidx(PUSHERS)), b.cidx(w - 1));
+    // One copy's columns: the whole piece, or half of it where K ends half a piece in.
+    let width = if g.k % PIECE_COLS == 0 { PIECE_COLS } else { COPY_COLS };
+    let chunks = width / COPY_COLS;
     let reg_layout = Layout::from_shard(vec![
-        Iter::new(COPY_ROWS, 8, "reg"),
+        Iter::new(COPY_ROWS, chunks * 8, "reg"),
+        Iter::new(chunks, 8, "reg"),
         Iter::new(32, 1, "lane"),
         Iter::new(8, 1, "reg"),
     ])
     .expect("a valid register layout");
-    let reg_t = axe_ops::tensor_type(b, &[1, COPY_ROWS, COPY_COLS], elem, MemoryScope::Register, Some(&reg_layout), None);
-    let part_t = axe_ops::tensor_type(b, &[1, COPY_ROWS, COPY_COLS], elem, MemoryScope::Global, None, None);
+    let reg_t = axe_ops::tensor_type(b, &[1, COPY_ROWS, width], elem, MemoryScope::Register, Some(&reg_layout), None);
+    let part_t = axe_ops::tensor_type(b, &[1, COPY_ROWS, width], elem, MemoryScope::Global, None, None);
     let staged = axe_ops::alloc(b, reg_t);
     b.for_::<()>(Ix::V(first), Ix::C(pieces), Ix::C(grid * PUSHERS), |q, p| {
         // Piece p: peer offset (1..R-1, outermost), then 64-row block, then 512-column slab.
@@ -230,20 +237,20 @@ pub fn pusher(b: &B, g: &Gather, cta: MlirValue, grid: i64, w: i64, rank: MlirVa
         let col0 = q.muli(slab, q.cidx(PIECE_COLS));
         let dest_row0 = q.addi(q.muli(rank, q.cidx(g.shard_rows)), row0);
         q.for_::<()>(Ix::C(0), Ix::C(PIECE_ROWS), Ix::C(COPY_ROWS), |c, i| {
-            for j in 0..PIECE_COLS / COPY_COLS {
-                let col = c.addi(col0, c.cidx(j * COPY_COLS));
+            for j in 0..PIECE_COLS / width {
+                let col = c.addi(col0, c.cidx(j * width));
                 let copy_part = |c: &B| {
                 let src = axe_ops::slice(
                     c,
                     g.a_rows,
-                    &[Dim::Static(0, 1), Dim::At(c.addi(row0, i), COPY_ROWS), Dim::At(col, COPY_COLS)],
+                    &[Dim::Static(0, 1), Dim::At(c.addi(row0, i), COPY_ROWS), Dim::At(col, width)],
                     false,
                     part_t,
                 );
                 let dst = axe_ops::slice(
                     c,
                     g.g,
-                    &[Dim::At(peer, 1), Dim::At(c.addi(dest_row0, i), COPY_ROWS), Dim::At(col, COPY_COLS)],
+                    &[Dim::At(peer, 1), Dim::At(c.addi(dest_row0, i), COPY_ROWS), Dim::At(col, width)],
                     false,
                     part_t,
                 );

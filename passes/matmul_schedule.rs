@@ -762,6 +762,39 @@ mod tests {
     }
 
     #[test]
+    fn gated_and_gathered_products_get_buildable_tiles() {
+        // SwiGLU's up/gate projection of Llama-3.1-8B on 4 devices: B is [4096, 2 x 3584].
+        for m in [64, 256, 2048, 8192] {
+            let p = Problem {
+                gated: true,
+                ..f16(m, 2 * 3584, 4096)
+            };
+            let s = choose(&p, h100(), 132, &Partial::default()).unwrap();
+            assert!(s.tile_n == 128 || s.tile_n == 256, "{p:?} {s:?}");
+            // With the all-gather: a row tile never straddles two devices' rows, no pairs.
+            let p = Problem {
+                gather: Some(4),
+                ..p
+            };
+            if let Ok(s) = choose(&p, h100(), 132, &Partial::default()) {
+                assert_eq!((m / 4) % s.tile_m, 0, "{p:?} {s:?}");
+                assert_eq!((s.cluster, s.split_k), (1, 1), "{p:?} {s:?}");
+            } else {
+                assert!(m / 4 < 64, "{p:?}");
+            }
+        }
+        let given = Partial {
+            tile_n: Some(192),
+            ..Partial::default()
+        };
+        let p = Problem {
+            gated: true,
+            ..f16(1024, 2048, 1024)
+        };
+        assert!(choose(&p, h100(), 132, &given).unwrap_err().contains("gated"));
+    }
+
+    #[test]
     fn targets_without_wgmma_are_refused() {
         let e = choose(
             &f16(256, 256, 256),

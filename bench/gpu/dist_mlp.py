@@ -258,14 +258,14 @@ def worker(rank, ranks, d, port, models, tokens, reps, check_only, results):
                            f"median of {reps}, slowest rank", ut, "cublas+nccl",
                            ("part:gemm(cublas)", "part:allgather(nccl)"))
                 z_tmp = swiglu(torch.mm(x, w_up))
+                partial = torch.mm(z_tmp, w_down)
                 bparts = {"part:down-gemm(cublas)": lambda: torch.mm(z_tmp, w_down),
-                          "part:reducescatter(nccl)": lambda: dist.reduce_scatter_tensor(y, torch.mm(z_tmp, w_down),
-                                                                                         group=group)}
+                          "part:reducescatter(nccl)": lambda: dist.reduce_scatter_tensor(y, partial, group=group)}
                 bt = timed({**block, **bparts}, reps, group)
                 if rank == 0:
                     report(lines, f"{tag}: the block (up/gate + SwiGLU, down + reduce-scatter); median of {reps}",
                            bt, "cublas+nccl", ())
-                del x, x_all, z, y, w_up, w_down, z_local, z_tmp
+                del x, x_all, z, y, w_up, w_down, z_local, z_tmp, partial
                 torch.cuda.empty_cache()
     except Exception as e:  # report, never hang the other ranks
         import traceback

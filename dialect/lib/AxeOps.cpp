@@ -818,9 +818,9 @@ LogicalResult MatmulOp::verify() {
     auto f = cast<axe::TensorType>(getGatherFlags().getType());
     if (g.getShape() != ArrayRef<int64_t>{r, m, k} ||
         g.getElementType() != e || g.getScope() != MemoryScope::Global)
-      return emitOpError() << "the gather buffer must be an " << r << "x" << m
-                           << "x" << k << "x" << e
-                           << " global tensor (every device's copy of A), got " << g;
+      return emitOpError() << "the gather buffer must be a global " << r << "x"
+                           << m << "x" << k << " tensor of A's element type " << e
+                           << " (every device's copy of A), got " << g;
     // Per device: a row of flags per source (one per 64 x 512 piece of its
     // rows of A) and a row of start flags (one per source), rows of P slots:
     // the pieces, rounded up to a multiple of them that holds R.

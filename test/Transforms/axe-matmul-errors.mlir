@@ -164,3 +164,54 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     return
   }
 }
+
+
+// -----
+
+// A user's tile_m = 128 would straddle two devices' 64-row shards of the gathered A.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @row_tile_straddles(%a: memref<32768xf16> {axe.align = 16 : i64}, %b: memref<131072xf16> {axe.align = 16 : i64}, %c: memref<32768xf16> {axe.align = 16 : i64}, %g: memref<131072xf16> {axe.align = 16 : i64}, %gf: memref<20xi32> {axe.align = 16 : i64}, %epoch: i32) {
+    axe.mesh [4] {
+      %A = axe.view %a : memref<32768xf16> to !axe.tensor<256x512xf16, global, #axe.layout<(4, 64, 512) : (1@gpuid, 512, 1)>>
+      %B = axe.view %b : memref<131072xf16> to !axe.tensor<512x256xf16, global, #axe.layout<(512, 256) : (256, 1)>>
+      %C = axe.view %c : memref<32768xf16> to !axe.tensor<256x128xf16, global, #axe.layout<(256, 128) : (128, 1)>>
+      %G = axe.view %g : memref<131072xf16> to !axe.tensor<4x256x512xf16, global, #axe.layout<(4, 256, 512) : (1@gpuid, 512, 1)>>
+      %GF = axe.view %gf : memref<20xi32> to !axe.tensor<4x5x4xi32, global, #axe.layout<(4, 5, 4) : (1@gpuid, 4, 1)>>
+      // expected-error @+1 {{axe.matmul 256x256x512: cannot schedule: tile_m = 128 does not divide a device's 64 rows of the gathered A (a row tile waits for one device's rows)}}
+      axe.matmul %A, %B, %C gate silu gather(%G, %GF, %epoch : !axe.tensor<4x256x512xf16, global, #axe.layout<(4, 256, 512) : (1@gpuid, 512, 1)>>, !axe.tensor<4x5x4xi32, global, #axe.layout<(4, 5, 4) : (1@gpuid, 4, 1)>>) {schedule = #axe.matmul_schedule<tile_m = 128>} : !axe.tensor<256x512xf16, global, #axe.layout<(4, 64, 512) : (1@gpuid, 512, 1)>>, !axe.tensor<512x256xf16, global, #axe.layout<(512, 256) : (256, 1)>>, !axe.tensor<256x128xf16, global, #axe.layout<(256, 128) : (128, 1)>>
+    }
+    return
+  }
+}
+
+// -----
+
+// A gated tile's halves must be whole 64-column blocks.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @gated_192(%a: memref<131072xf16> {axe.align = 16 : i64}, %b: memref<393216xf16> {axe.align = 16 : i64}, %c: memref<98304xf16> {axe.align = 16 : i64}) {
+    %A = axe.view %a : memref<131072xf16> to !axe.tensor<256x512xf16, global, #axe.layout<(256, 512) : (512, 1)>>
+    %B = axe.view %b : memref<393216xf16> to !axe.tensor<512x768xf16, global, #axe.layout<(512, 768) : (768, 1)>>
+    %C = axe.view %c : memref<98304xf16> to !axe.tensor<256x384xf16, global, #axe.layout<(256, 384) : (384, 1)>>
+    // expected-error @+1 {{axe.matmul 256x768x512: cannot schedule: tile_n = 192 in a gated product (expected 128 or 256: each half, gate and up, whole 64-column blocks)}}
+    axe.matmul %A, %B, %C gate silu {schedule = #axe.matmul_schedule<tile_n = 192>} : !axe.tensor<256x512xf16, global, #axe.layout<(256, 512) : (512, 1)>>, !axe.tensor<512x768xf16, global, #axe.layout<(512, 768) : (768, 1)>>, !axe.tensor<256x384xf16, global, #axe.layout<(256, 384) : (384, 1)>>
+    return
+  }
+}
+
+// -----
+
+// The gathered A must be distributed by rows over the mesh.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @a_not_distributed(%a: memref<65536xf16> {axe.align = 16 : i64}, %b: memref<131072xf16> {axe.align = 16 : i64}, %c: memref<32768xf16> {axe.align = 16 : i64}, %g: memref<131072xf16> {axe.align = 16 : i64}, %gf: memref<6xi32> {axe.align = 16 : i64}, %epoch: i32) {
+    axe.mesh [2] {
+      %A = axe.view %a : memref<65536xf16> to !axe.tensor<256x512xf16, global, #axe.layout<(256, 512) : (512, 1)>>
+      %B = axe.view %b : memref<131072xf16> to !axe.tensor<512x256xf16, global, #axe.layout<(512, 256) : (256, 1)>>
+      %C = axe.view %c : memref<32768xf16> to !axe.tensor<256x128xf16, global, #axe.layout<(256, 128) : (128, 1)>>
+      %G = axe.view %g : memref<131072xf16> to !axe.tensor<2x256x512xf16, global, #axe.layout<(2, 256, 512) : (1@gpuid, 512, 1)>>
+      %GF = axe.view %gf : memref<6xi32> to !axe.tensor<2x3x2xi32, global, #axe.layout<(2, 3, 2) : (1@gpuid, 2, 1)>>
+      // expected-error @+1 {{axe.matmul: the gathered product's A (rows distributed over the mesh) has type}}
+      axe.matmul %A, %B, %C gate silu gather(%G, %GF, %epoch : !axe.tensor<2x256x512xf16, global, #axe.layout<(2, 256, 512) : (1@gpuid, 512, 1)>>, !axe.tensor<2x3x2xi32, global, #axe.layout<(2, 3, 2) : (1@gpuid, 2, 1)>>) : !axe.tensor<256x512xf16, global, #axe.layout<(256, 512) : (512, 1)>>, !axe.tensor<512x256xf16, global, #axe.layout<(512, 256) : (256, 1)>>, !axe.tensor<256x128xf16, global, #axe.layout<(256, 128) : (128, 1)>>
+    }
+    return
+  }
+}

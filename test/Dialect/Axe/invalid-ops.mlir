@@ -1132,3 +1132,55 @@ func.func @matmul_workspace(%A: !axe.tensor<64x64xf16, global, ?>, %B: !axe.tens
   axe.matmul %A, %B, %C workspace(%P, %F : !axe.tensor<64x256xf32, global, ?>, !axe.tensor<1x1xi32, global, ?>) : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x256xf16, global, ?>, !axe.tensor<64x256xf16, global, ?>
   return
 }
+
+// -----
+
+// axe.matmul gate: B holds both halves (gate and up) of C's columns.
+func.func @matmul_gate_width(%A: !axe.tensor<64x64xf16, global, ?>, %B: !axe.tensor<64x64xf16, global, ?>, %C: !axe.tensor<64x64xf16, global, ?>) {
+  // expected-error @+1 {{'axe.matmul' op a gated product (`gate silu`) needs B = [B_gate | B_up] with twice C's 64 columns, got 64}}
+  axe.matmul %A, %B, %C gate silu : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, global, ?>
+  return
+}
+
+// -----
+
+// axe.matmul gather: A is distributed over a mesh, so the op must be in one.
+func.func @matmul_gather_no_mesh(%A: !axe.tensor<128x64xf16, global, ?>, %B: !axe.tensor<64x128xf16, global, ?>, %C: !axe.tensor<128x64xf16, global, ?>, %G: !axe.tensor<2x128x64xf16, global, ?>, %F: !axe.tensor<2x3x2xi32, global, ?>, %e: i32) {
+  // expected-error @+1 {{'axe.matmul' op a gathered A (`gather(...)`) is distributed over a mesh: the op must be inside an axe.mesh}}
+  axe.matmul %A, %B, %C gate silu gather(%G, %F, %e : !axe.tensor<2x128x64xf16, global, ?>, !axe.tensor<2x3x2xi32, global, ?>) : !axe.tensor<128x64xf16, global, ?>, !axe.tensor<64x128xf16, global, ?>, !axe.tensor<128x64xf16, global, ?>
+  return
+}
+
+// -----
+
+// axe.matmul gather: the gather buffer holds every device's copy of A.
+func.func @matmul_gather_buffer(%A: !axe.tensor<128x64xf16, global, ?>, %B: !axe.tensor<64x64xf16, global, ?>, %C: !axe.tensor<128x64xf16, global, ?>, %G: !axe.tensor<2x64x64xf16, global, ?>, %F: !axe.tensor<2x3x2xi32, global, ?>, %e: i32) {
+  axe.mesh [2] {
+    // expected-error @+1 {{'axe.matmul' op the gather buffer must be a global 2x128x64 tensor of A's element type 'f16' (every device's copy of A)}}
+    axe.matmul %A, %B, %C gather(%G, %F, %e : !axe.tensor<2x64x64xf16, global, ?>, !axe.tensor<2x3x2xi32, global, ?>) : !axe.tensor<128x64xf16, global, ?>, !axe.tensor<64x64xf16, global, ?>, !axe.tensor<128x64xf16, global, ?>
+  }
+  return
+}
+
+// -----
+
+// axe.matmul gather: per device a row of flags per source (one per 64 x 512 piece: 1 here, so
+// rows of 2 slots to hold the 2 start flags) and a row of start flags.
+func.func @matmul_gather_flags(%A: !axe.tensor<128x64xf16, global, ?>, %B: !axe.tensor<64x64xf16, global, ?>, %C: !axe.tensor<128x64xf16, global, ?>, %G: !axe.tensor<2x128x64xf16, global, ?>, %F: !axe.tensor<2x2x2xi32, global, ?>, %e: i32) {
+  axe.mesh [2] {
+    // expected-error @+1 {{'axe.matmul' op the gather flags must be an 2x3x2xi32 global tensor}}
+    axe.matmul %A, %B, %C gather(%G, %F, %e : !axe.tensor<2x128x64xf16, global, ?>, !axe.tensor<2x2x2xi32, global, ?>) : !axe.tensor<128x64xf16, global, ?>, !axe.tensor<64x64xf16, global, ?>, !axe.tensor<128x64xf16, global, ?>
+  }
+  return
+}
+
+// -----
+
+// axe.matmul gather: A's rows split evenly over the mesh.
+func.func @matmul_gather_rows(%A: !axe.tensor<100x64xf16, global, ?>, %B: !axe.tensor<64x64xf16, global, ?>, %C: !axe.tensor<100x64xf16, global, ?>, %G: !axe.tensor<3x100x64xf16, global, ?>, %F: !axe.tensor<3x4x3xi32, global, ?>, %e: i32) {
+  axe.mesh [3] {
+    // expected-error @+1 {{'axe.matmul' op A's 100 rows do not split evenly over the 3 devices of the mesh}}
+    axe.matmul %A, %B, %C gather(%G, %F, %e : !axe.tensor<3x100x64xf16, global, ?>, !axe.tensor<3x4x3xi32, global, ?>) : !axe.tensor<100x64xf16, global, ?>, !axe.tensor<64x64xf16, global, ?>, !axe.tensor<100x64xf16, global, ?>
+  }
+  return
+}

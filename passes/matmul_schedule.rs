@@ -772,10 +772,7 @@ mod tests {
             let s = choose(&p, h100(), 132, &Partial::default()).unwrap();
             assert!(s.tile_n == 128 || s.tile_n == 256, "{p:?} {s:?}");
             // With the all-gather: a row tile never straddles two devices' rows, no pairs.
-            let p = Problem {
-                gather: Some(4),
-                ..p
-            };
+            let p = Problem { gather: Some(4), ..p };
             if let Ok(s) = choose(&p, h100(), 132, &Partial::default()) {
                 assert_eq!((m / 4) % s.tile_m, 0, "{p:?} {s:?}");
                 assert_eq!((s.cluster, s.split_k), (1, 1), "{p:?} {s:?}");

@@ -351,7 +351,12 @@ pub fn unary(b: &B, kind: UnaryKind, source: MlirValue, dest: MlirValue) {
 
 /// `%t = axe.view %memref : memref to t`.
 pub fn view(b: &B, memref: MlirValue, t: MlirType) -> MlirValue {
-    result(b.build(|c, l| axe::ViewOperation::builder(c, l).result(B::type_(t)).source(v(memref)).build()))
+    result(b.build(|c, l| {
+        axe::ViewOperation::builder(c, l)
+            .result(B::type_(t))
+            .source(v(memref))
+            .build()
+    }))
 }
 
 /// `%r = axe.device_id`: the executing device's rank in the enclosing mesh.

@@ -27,6 +27,7 @@ use crate::dialect::ods::MemoryScope;
 use crate::error::{AxeError, Result};
 use crate::ir;
 use crate::matmul_schedule::GatherOperands;
+use crate::target::ceil_div;
 
 /// Rows of A in one pushed piece (one flag each, with [`PIECE_COLS`]): the op's contract,
 /// which its verifier checks the flags' shape against.
@@ -69,7 +70,7 @@ pub struct Gather {
 /// them that holds the `devices` start flags (the op's contract). A row tile's wait reads
 /// whole blocks of a row at a run-time origin, which must divide the row.
 fn flag_slots(pieces: i64, devices: i64) -> i64 {
-    pieces * target_ceil(devices, pieces)
+    pieces * ceil_div(devices, pieces)
 }
 
 /// The memref an `axe.view` made `v` from: the expansion views the same buffer locally.
@@ -118,8 +119,8 @@ pub fn views(op: MlirOperation, b: &B, a: MlirValue, x: GatherOperands, e: MlirT
         vec![gpu(devices), Iter::mem(m, k), Iter::mem(k, 1)],
         "gather buffer",
     )?;
-    let blocks = target_ceil(shard_rows, PIECE_ROWS);
-    let slabs = target_ceil(k, PIECE_COLS);
+    let blocks = ceil_div(shard_rows, PIECE_ROWS);
+    let slabs = ceil_div(k, PIECE_COLS);
     let per = flag_slots(blocks * slabs, devices);
     expect_layout(
         op,
@@ -155,16 +156,18 @@ pub fn views(op: MlirOperation, b: &B, a: MlirValue, x: GatherOperands, e: MlirT
     })
 }
 
-fn target_ceil(a: i64, b: i64) -> i64 {
-    crate::target::ceil_div(a, b)
-}
-
 /// The one-element flag `[device, row, slot]` of F (or `n` consecutive slots); row `s < R`
 /// holds source s's pieces, row R the start flags.
 fn flag(b: &B, g: &Gather, device: MlirValue, source: MlirValue, slot: MlirValue, n: i64) -> MlirValue {
     let i32t = b.int_type(32);
     let t = axe_ops::tensor_type(b, &[1, 1, n], i32t, MemoryScope::Global, None, None);
-    axe_ops::slice(b, g.f, &[Dim::At(device, 1), Dim::At(source, 1), Dim::At(slot, n)], false, t)
+    axe_ops::slice(
+        b,
+        g.f,
+        &[Dim::At(device, 1), Dim::At(source, 1), Dim::At(slot, n)],
+        false,
+        t,
+    )
 }
 
 /// Whether the row tile at `om` holds this device's own rows, and the device whose rows it
@@ -219,7 +222,14 @@ pub fn pusher(b: &B, g: &Gather, cta: MlirValue, grid: i64, w: i64, rank: MlirVa
         Iter::new(8, 1, "reg"),
     ])
     .expect("a valid register layout");
-    let reg_t = axe_ops::tensor_type(b, &[1, COPY_ROWS, width], elem, MemoryScope::Register, Some(&reg_layout), None);
+    let reg_t = axe_ops::tensor_type(
+        b,
+        &[1, COPY_ROWS, width],
+        elem,
+        MemoryScope::Register,
+        Some(&reg_layout),
+        None,
+    );
     let part_t = axe_ops::tensor_type(b, &[1, COPY_ROWS, width], elem, MemoryScope::Global, None, None);
     let staged = axe_ops::alloc(b, reg_t);
     b.for_::<()>(Ix::V(first), Ix::C(pieces), Ix::C(grid * PUSHERS), |q, p| {
@@ -240,22 +250,30 @@ pub fn pusher(b: &B, g: &Gather, cta: MlirValue, grid: i64, w: i64, rank: MlirVa
             for j in 0..PIECE_COLS / width {
                 let col = c.addi(col0, c.cidx(j * width));
                 let copy_part = |c: &B| {
-                let src = axe_ops::slice(
-                    c,
-                    g.a_rows,
-                    &[Dim::Static(0, 1), Dim::At(c.addi(row0, i), COPY_ROWS), Dim::At(col, width)],
-                    false,
-                    part_t,
-                );
-                let dst = axe_ops::slice(
-                    c,
-                    g.g,
-                    &[Dim::At(peer, 1), Dim::At(c.addi(dest_row0, i), COPY_ROWS), Dim::At(col, width)],
-                    false,
-                    part_t,
-                );
-                axe_ops::copy(c, src, staged, CopyOptions::AUTO);
-                axe_ops::copy(c, staged, dst, CopyOptions::AUTO);
+                    let src = axe_ops::slice(
+                        c,
+                        g.a_rows,
+                        &[
+                            Dim::Static(0, 1),
+                            Dim::At(c.addi(row0, i), COPY_ROWS),
+                            Dim::At(col, width),
+                        ],
+                        false,
+                        part_t,
+                    );
+                    let dst = axe_ops::slice(
+                        c,
+                        g.g,
+                        &[
+                            Dim::At(peer, 1),
+                            Dim::At(c.addi(dest_row0, i), COPY_ROWS),
+                            Dim::At(col, width),
+                        ],
+                        false,
+                        part_t,
+                    );
+                    axe_ops::copy(c, src, staged, CopyOptions::AUTO);
+                    axe_ops::copy(c, staged, dst, CopyOptions::AUTO);
                 };
                 // The last slab of a K that is not whole pieces is half a piece wide.
                 if j > 0 && g.k % PIECE_COLS != 0 {

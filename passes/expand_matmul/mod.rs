@@ -466,8 +466,15 @@ fn produce(b: &B, plan: &Plan, x: &Operands, sh: &Shared, item: Item) {
     let a_panels: Vec<Option<MlirValue>> = a_sources
         .iter()
         .map(|&(_, root, row)| {
-            (!plan.ragged)
-                .then(|| axe_ops::slice(b, root, &[Dim::At(row, bm), Dim::Static(0, k)], false, global(b, &[bm, k])))
+            (!plan.ragged).then(|| {
+                axe_ops::slice(
+                    b,
+                    root,
+                    &[Dim::At(row, bm), Dim::Static(0, k)],
+                    false,
+                    global(b, &[bm, k]),
+                )
+            })
         })
         .collect();
     let b_panels: Vec<Option<MlirValue>> = b_parts
@@ -500,7 +507,13 @@ fn produce(b: &B, plan: &Plan, x: &Operands, sh: &Shared, item: Item) {
                     None,
                     Some(plan.operand_swizzle()),
                 );
-                axe_ops::slice(q, sh.stages_b[st], &b_dims(plan, Dim::Static(at, at + w), Dim::Static(0, bk)), false, t)
+                axe_ops::slice(
+                    q,
+                    sh.stages_b[st],
+                    &b_dims(plan, Dim::Static(at, at + w), Dim::Static(0, bk)),
+                    false,
+                    t,
+                )
             })
             .collect()
     };
@@ -529,8 +542,20 @@ fn produce(b: &B, plan: &Plan, x: &Operands, sh: &Shared, item: Item) {
             for (&(cond, root, row), &panel) in a_sources.iter().zip(&a_panels) {
                 let load = |t: &B| {
                     let at = match panel {
-                        Some(ar) => axe_ops::slice(t, ar, &[Dim::Static(0, bm), Dim::At(ks, bk)], false, global(t, &[bm, bk])),
-                        None => axe_ops::slice(t, root, &[Dim::At(row, bm), Dim::At(ks, bk)], true, global(t, &[bm, bk])),
+                        Some(ar) => axe_ops::slice(
+                            t,
+                            ar,
+                            &[Dim::Static(0, bm), Dim::At(ks, bk)],
+                            false,
+                            global(t, &[bm, bk]),
+                        ),
+                        None => axe_ops::slice(
+                            t,
+                            root,
+                            &[Dim::At(row, bm), Dim::At(ks, bk)],
+                            true,
+                            global(t, &[bm, bk]),
+                        ),
                     };
                     axe_ops::copy(t, at, sh.stages_a[st], tma);
                 };
@@ -776,7 +801,13 @@ fn epilogue(
         // A gated product: act(gate) * up, the up columns half a tile to the right.
         if let Some(gate) = x.gate {
             let up = plan.out_cols + c * w;
-            let uacc = axe_ops::slice(b, acc, &[Dim::Static(0, 64), Dim::Static(up, up + w)], false, part_acc_t);
+            let uacc = axe_ops::slice(
+                b,
+                acc,
+                &[Dim::Static(0, 64), Dim::Static(up, up + w)],
+                false,
+                part_acc_t,
+            );
             axe_ops::unary(b, gate, pacc, pacc);
             axe_ops::binary(b, BinaryKind::Mul, pacc, uacc, pacc);
         }

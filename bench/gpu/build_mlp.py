@@ -14,7 +14,13 @@ runs, for each model, token count T and device count R:
     §4.3 kernel, gen_gemm_rs.py): OUTDIR/gemm_rs_..._ws_w_kernel.json, as dist_gemm_rs.py
     names it.
 
-    build_mlp.py OUTDIR [--models 8b,70b] [--tokens 8192,2048] [--ranks 2,4] [--simulate]
+    build_mlp.py OUTDIR [--models 8b,70b] [--tokens 8192,2048] [--ranks 2,4] [--simulate] [--ablation]
+                 [--pushers 1,2]
+
+--ablation (timing only: the results are wrong) also builds, from the expanded IR of the
+gathered GEMM, ..._nowait (the producer does not wait for the pieces; the pushes run) and
+..._nopush (no pushes and no waits: the gathered kernel's structure alone), so dist_mlp.py
+--ablation can tell the pushes' interference, the waits and the structure apart.
 """
 import argparse
 import concurrent.futures
@@ -62,6 +68,43 @@ def schedule_of(src):
     return re.search(r"#axe\.matmul_schedule<([^>]*)>", chosen.stdout).group(1)
 
 
+def ablations(outdir, entry, src):
+    """The timing-only variants of a gathered GEMM (see --ablation): its expanded IR with the
+    producer's waits for pieces removed (`_nowait`), and with the pushers' loops emptied too
+    (`_nopush`)."""
+    import re
+    opt, _ = tools()
+    expanded = subprocess.run([opt, "-", "--axe-matmul-schedule", "--axe-expand-matmul"], input=src,
+                              capture_output=True, text=True)
+    if expanded.returncode:
+        return f"{entry}: {expanded.stderr.strip()[:2000]}"
+    ir = expanded.stdout
+    # The producer's wait reads a run of flags (1x1xN, N > 1); the pushers' start waits one.
+    nowait = re.sub(r"^\s*axe\.signal_wait %\w+, %\w+ : !axe\.tensor<1x1x(?!1xi32)\d+xi32.*$", "", ir, flags=re.M)
+    # The pushers' loop over pieces steps by grid * 3: start == end leaves it empty.
+    grid = int(re.search(r"axe\.kernel grid \[(\d+)\]", ir).group(1))
+    nopush = re.sub(rf"(scf\.for %\w+ = (%\w+) to )%\w+( step %c{grid * 3}\b)", r"\1\2\3", nowait)
+    errors = []
+    for suffix, text in (("_nowait", nowait), ("_nopush", nopush)):
+        name = entry + suffix
+        text = text.replace(f"@{entry}(", f"@{name}(")
+        err = lower(outdir, name, text)
+        if err:
+            errors.append(err)
+    return "; ".join(errors) or None
+
+
+def with_pushers(outdir, entry, src, n):
+    """The gathered GEMM expanded with `n` pusher warps: OUTDIR/<entry>_p<n>.json."""
+    opt, _ = tools()
+    name = f"{entry}_p{n}"
+    expanded = subprocess.run([opt, "-", "--axe-matmul-schedule", f"--axe-expand-matmul=gather-pushers={n}"],
+                              input=src.replace(f"@{entry}(", f"@{name}("), capture_output=True, text=True)
+    if expanded.returncode:
+        return f"{name}: {expanded.stderr.strip()[:2000]}"
+    return lower(outdir, name, expanded.stdout)
+
+
 def jobs(models, tokens, ranks, simulate):
     out = []
     for model in models:
@@ -101,6 +144,10 @@ def main():
     ap.add_argument("--tokens", default="8192,2048")
     ap.add_argument("--ranks", default="2,4")
     ap.add_argument("--simulate", action="store_true")
+    ap.add_argument("--ablation", action="store_true")
+    ap.add_argument("--pushers", default="",
+                    help="also build the gathered GEMM with these pusher counts (axe-expand-matmul{gather-pushers=N}): "
+                         "..._p<N>.json")
     a = ap.parse_args()
     os.makedirs(a.outdir, exist_ok=True)
     items = jobs(a.models.split(","), [int(t) for t in a.tokens.split(",")], [int(r) for r in a.ranks.split(",")],
@@ -112,7 +159,13 @@ def main():
         if entry == "rs":
             return build_rs(a.outdir, *src)
         index[entry] = schedule_of(src)
-        return lower(a.outdir, entry, src)
+        err = lower(a.outdir, entry, src)
+        if not err and a.ablation and entry.startswith("ag_") and not entry.endswith("_sim"):
+            err = ablations(a.outdir, entry, src)
+        if not err and entry.startswith("ag_") and not entry.endswith("_sim"):
+            for n in filter(None, a.pushers.split(",")):
+                err = err or with_pushers(a.outdir, entry, src, int(n))
+        return err
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         errors = [e for e in pool.map(one, items) if e]

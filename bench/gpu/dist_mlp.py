@@ -25,7 +25,8 @@ Correctness: every candidate against a single-GPU float32 PyTorch evaluation of 
 the whole X (Z's rows and this rank's rows of Y). Per repetition the slowest rank's time
 counts (an all-reduce MAX); the median over repetitions is reported with the spread.
 
-    python3 dist_mlp.py DIR --ranks R [--reps N] [--models 8b,70b] [--tokens 8192,2048] [--check-only]
+    python3 dist_mlp.py DIR --ranks R [--reps N] [--models 8b,70b] [--tokens 8192,2048] [--check-only] [--ablation]
+                        [--spin-us US]
     python3 dist_mlp.py DIR --simulate R [--models 8b] [--tokens 2048]   (R ranks on one GPU: checks only)
 
 NVLink multicast stays off in every process (NCCL_NVLS_ENABLE=0,
@@ -142,14 +143,21 @@ def simulate(d, ranks, models, tokens):
     return lines
 
 
-def timed(fns, reps, group):
+def timed(fns, reps, group, spin_us=0):
+    """Per candidate: the slowest rank's time per repetition (ms), repetitions interleaved.
+    `spin_us` > 0: a spin kernel of about that long is queued before the start event, so the
+    host's work to launch the candidate overlaps it and the events time the GPU's work alone
+    (the ranks still start as far apart as the barrier leaves them)."""
     import torch.distributed as dist
     times = {name: [] for name in fns}
+    cycles = int(spin_us * torch.cuda.get_device_properties(0).clock_rate / 1e3) if spin_us else 0
     for _ in range(reps):
         for name, fn in fns.items():
             dist.barrier(group)
             torch.cuda.synchronize()
             a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            if cycles:
+                torch.cuda._sleep(cycles)
             a.record()
             fn()
             b.record()
@@ -160,10 +168,16 @@ def timed(fns, reps, group):
     return times
 
 
+# The spin before each start event (--spin-us), for the reports.
+SPIN_US = [0.0]
+
+
 def report(lines, title, times, base, bound_parts):
     med = {k: statistics.median(v) for k, v in times.items()}
     bound = max(med[p] for p in bound_parts) if bound_parts and all(p in med for p in bound_parts) else None
     lines.append(f"     {title}")
+    if SPIN_US[0]:
+        lines.append(f"     (GPU time: each candidate's host launch work hidden behind a {SPIN_US[0]:g} us spin)")
     for name, ts in times.items():
         extra = f"  bound/this = {bound / med[name]:.3f}" if bound and not name.startswith("part:") else ""
         lines.append(f"     {name:26s} {med[name] * 1e3:9.1f} us  ({min(ts) * 1e3:.1f}..{max(ts) * 1e3:.1f})"
@@ -172,13 +186,14 @@ def report(lines, title, times, base, bound_parts):
         lines.append(f"     full-overlap bound (slower of {' and '.join(bound_parts)}): {bound * 1e3:.1f} us")
 
 
-def worker(rank, ranks, d, port, models, tokens, reps, check_only, results):
+def worker(rank, ranks, d, port, models, tokens, reps, check_only, results, ablation=False, spin_us=0):
     import torch.distributed as dist
     torch.cuda.set_device(rank % torch.cuda.device_count())
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     dist.init_process_group("nccl", rank=rank, world_size=ranks,
                             device_id=torch.device("cuda", torch.cuda.current_device()))
     group = dist.group.WORLD
+    SPIN_US[0] = spin_us
     lines = Lines(echo=os.environ.get("AXE_ECHO") == "1" and rank == 0)
     try:
         from torch.distributed import _symmetric_memory as symm
@@ -217,6 +232,11 @@ def worker(rank, ranks, d, port, models, tokens, reps, check_only, results):
                     up["axe-ag"] = AgGemm.distributed(kernel, x_r, w_up, z, group)
                 else:
                     lines.append(f"FAIL {tag}: no ag_{tag}.json in {d}")
+                # build_mlp.py --pushers N: the same kernel with N pusher warps (checked too).
+                for n in (1, 2):
+                    k = load(d, f"ag_{tag}_p{n}")
+                    if k is not None:
+                        up[f"axe-ag-pushers{n}"] = AgGemm.distributed(k, x_r, w_up, z, group)
                 import gen_gemm_rs
                 rs_kernel = load(d, gen_gemm_rs.name_ws(t, hidden, inter, ranks, pushers=True))
                 rs = GemmRs.distributed(rs_kernel, z, w_down, t, hidden, ranks, rank, group) if rs_kernel else None
@@ -245,14 +265,24 @@ def worker(rank, ranks, d, port, models, tokens, reps, check_only, results):
                     continue
                 local = load(d, f"gemm_{tag}")
                 z_local = torch.empty_like(z)
+                one = torch.ones(1, device="cuda")
                 parts = {"part:gemm(cublas)": lambda: torch.mm(x, w_up),
+                         # The ranks' skew as one small collective sees it (its latency too).
+                         "part:allreduce-1(nccl)": lambda: dist.all_reduce(one, group=group),
                          "part:allgather(nccl)": lambda: dist.all_gather_into_tensor(x_all, x_r, group=group)}
                 if local is not None:
                     parts["part:gemm+swiglu(axe)"] = lambda: local(x, w_up, z_local)
                     local(x, w_up, z_local)  # loaded (the PTX compiled) before the timing
                 if lines.echo:
                     print(f"progress: {tag} timing", flush=True)
-                ut = timed({**up, **parts}, reps, group)
+                if ablation:
+                    # Timing only (the results are wrong): build_mlp.py --ablation's variants.
+                    for suffix in ("_nowait", "_nopush"):
+                        k = load(d, f"ag_{tag}{suffix}")
+                        if k is not None:
+                            parts[f"ablation:{suffix[1:]}"] = AgGemm.distributed(k, x_r, w_up, z_local, group)
+                            parts[f"ablation:{suffix[1:]}"]()
+                ut = timed({**up, **parts}, reps, group, spin_us)
                 if rank == 0:
                     report(lines, f"{tag}: up/gate projection, all-gather + GEMM + SwiGLU (M={t} N={2 * n} K={hidden}); "
                            f"median of {reps}, slowest rank", ut, "cublas+nccl",
@@ -261,7 +291,7 @@ def worker(rank, ranks, d, port, models, tokens, reps, check_only, results):
                 partial = torch.mm(z_tmp, w_down)
                 bparts = {"part:down-gemm(cublas)": lambda: torch.mm(z_tmp, w_down),
                           "part:reducescatter(nccl)": lambda: dist.reduce_scatter_tensor(y, partial, group=group)}
-                bt = timed({**block, **bparts}, reps, group)
+                bt = timed({**block, **bparts}, reps, group, spin_us)
                 if rank == 0:
                     report(lines, f"{tag}: the block (up/gate + SwiGLU, down + reduce-scatter); median of {reps}",
                            bt, "cublas+nccl", ())
@@ -284,6 +314,10 @@ def main():
     ap.add_argument("--models", default="8b,70b")
     ap.add_argument("--tokens", default="8192,2048")
     ap.add_argument("--check-only", action="store_true")
+    ap.add_argument("--spin-us", type=float, default=0,
+                    help="queue a spin kernel this long before each start event (times the GPU's work alone)")
+    ap.add_argument("--ablation", action="store_true",
+                    help="also time build_mlp.py --ablation's variants of the gathered GEMM (timing only)")
     a = ap.parse_args()
     models, tokens = a.models.split(","), [int(t) for t in a.tokens.split(",")]
     if a.simulate:
@@ -294,7 +328,8 @@ def main():
         sys.exit(1 if failed else 0)
     from axe_dist import run_ranks
     run_ranks(worker, a.ranks,
-              lambda r, port, results: (r, a.ranks, a.dir, port, models, tokens, a.reps, a.check_only, results), 580)
+              lambda r, port, results: (r, a.ranks, a.dir, port, models, tokens, a.reps, a.check_only, results,
+                                       a.ablation, a.spin_us), 580)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 //! tensor-parallel MLP's up/gate projection): device r of R holds rows r M/R .. of A and
 //! computes C from all M rows.
 //!
-//! * **Pushers** (warps 1-3 of the producer warpgroup, idle otherwise): A's rows of this device
+//! * **Pushers** (warps 1-3 of the producer warpgroup, idle otherwise; fewer with the pass's
+//!   `gather-pushers`): A's rows of this device
 //!   are cut into pieces of [`PIECE_ROWS`] x [`PIECE_COLS`]; piece by piece, each pusher warp
 //!   copies one from this device's A (local loads) into a peer's gather buffer G (remote
 //!   stores over NVLink), then publishes it on the peer's flag of that piece (`axe.signal`,
@@ -34,8 +35,9 @@ use crate::target::ceil_div;
 pub const PIECE_ROWS: i64 = 64;
 /// Columns of A in one pushed piece.
 pub const PIECE_COLS: i64 = 512;
-/// The pusher warps of the producer warpgroup (warps 1..=3; warp 0 issues the TMA loads).
-const PUSHERS: i64 = 3;
+/// The most pusher warps: the producer warpgroup's warps 1..=3 (warp 0 issues the TMA
+/// loads); `axe-expand-matmul{gather-pushers=N}` takes fewer.
+pub const MAX_PUSHERS: i64 = 3;
 /// Rows x columns a pusher warp moves per copy: 8 contiguous elements (16 bytes) per lane,
 /// row and 256 columns; two rows of a whole piece's width (four 16-byte loads per lane in
 /// flight before the stores: the loads' latency, not NVLink, bounds a warp's pushes), or of
@@ -64,6 +66,8 @@ pub struct Gather {
     pub g: MlirValue,
     pub f: MlirValue,
     pub epoch: MlirValue,
+    /// Pusher warps per CTA (warps 1..=pushers of the producer warpgroup).
+    pub pushers: i64,
 }
 
 /// Slots of a row of the flags: the pieces of a device's rows, rounded up to a multiple of
@@ -101,7 +105,7 @@ fn expect_layout(op: MlirOperation, v: MlirValue, expected: Vec<Iter>, what: &st
 }
 
 /// Checks the gather's operands and views A and G locally, before `op`.
-pub fn views(op: MlirOperation, b: &B, a: MlirValue, x: GatherOperands, e: MlirType) -> Result<Gather> {
+pub fn views(op: MlirOperation, b: &B, a: MlirValue, x: GatherOperands, e: MlirType, pushers: i64) -> Result<Gather> {
     let sa = ir::shape(ir::value_type(a));
     let (m, k) = (sa[0], sa[1]);
     let devices = ir::shape(ir::value_type(x.buffer))[0];
@@ -153,6 +157,7 @@ pub fn views(op: MlirOperation, b: &B, a: MlirValue, x: GatherOperands, e: MlirT
         g: x.buffer,
         f: x.flags,
         epoch: x.epoch,
+        pushers,
     })
 }
 
@@ -187,8 +192,9 @@ pub fn wait_rows(b: &B, g: &Gather, om: MlirValue, source: MlirValue, rank: Mlir
     axe_ops::signal_wait(b, f, g.epoch);
 }
 
-/// CTA `cta`'s pusher warp `w` (1-based): its start signal (CTA 0's warp 1 tells every peer
-/// that this device's launch has begun), then pieces `(cta * 3 + w - 1) + i * grid * 3`.
+/// CTA `cta`'s pusher warp `w` (1-based) of `g.pushers`: its start signal (CTA 0's warp 1
+/// tells every peer that this device's launch has begun), then pieces
+/// `(cta * pushers + w - 1) + i * grid * pushers`.
 pub fn pusher(b: &B, g: &Gather, cta: MlirValue, grid: i64, w: i64, rank: MlirValue) {
     let r = g.devices;
     // The start flags: row R of each device's flags, a slot per source.
@@ -211,7 +217,7 @@ pub fn pusher(b: &B, g: &Gather, cta: MlirValue, grid: i64, w: i64, rank: MlirVa
         return;
     }
     let elem = crate::convert_axe_to_gpu::types::element_type(ir::value_type(g.a_local));
-    let first = b.addi(b.muli(cta, b.cidx(PUSHERS)), b.cidx(w - 1));
+    let first = b.addi(b.muli(cta, b.cidx(g.pushers)), b.cidx(w - 1));
     // One copy's columns: the whole piece, or half of it where K ends half a piece in.
     let width = if g.k % PIECE_COLS == 0 { PIECE_COLS } else { COPY_COLS };
     let chunks = width / COPY_COLS;
@@ -232,7 +238,7 @@ pub fn pusher(b: &B, g: &Gather, cta: MlirValue, grid: i64, w: i64, rank: MlirVa
     );
     let part_t = axe_ops::tensor_type(b, &[1, COPY_ROWS, width], elem, MemoryScope::Global, None, None);
     let staged = axe_ops::alloc(b, reg_t);
-    b.for_::<()>(Ix::V(first), Ix::C(pieces), Ix::C(grid * PUSHERS), |q, p| {
+    b.for_::<()>(Ix::V(first), Ix::C(pieces), Ix::C(grid * g.pushers), |q, p| {
         // Piece p: peer offset (1..R-1, outermost), then 64-row block, then 512-column slab.
         let off = q.addi(q.arith_binary(arith::divui, p, q.cidx(per_peer)), q.cidx(1));
         let within = q.arith_binary(arith::remui, p, q.cidx(per_peer));

@@ -43,11 +43,11 @@ const PRODUCER_REGISTERS: i64 = 40;
 const CONSUMER_REGISTERS: i64 = 232;
 
 /// The pass body.
-pub fn run(root: OperationRefMut) -> bool {
+pub fn run(root: OperationRefMut, options: &ods::passes::AxeExpandMatmulOptions) -> bool {
     let root = root.to_raw();
     let mut ok = true;
     for op in ir::collect(root, &[ods::ops::MATMUL]) {
-        if let Err(e) = expand(op) {
+        if let Err(e) = expand(op, options.gather_pushers) {
             e.emit(op);
             ok = false;
         }
@@ -168,7 +168,16 @@ struct Operands {
     o: MlirType,
 }
 
-fn expand(op: MlirOperation) -> Result<()> {
+fn expand(op: MlirOperation, pushers: i64) -> Result<()> {
+    if !(1..=gather::MAX_PUSHERS).contains(&pushers) {
+        return Err(AxeError::at(
+            op,
+            format!(
+                "axe-expand-matmul: gather-pushers = {pushers} (expected 1 to {}: the producer warpgroup's spare warps)",
+                gather::MAX_PUSHERS
+            ),
+        ));
+    }
     use ods::matmul::operands;
     let t = schedule::target_of(op)?;
     let p = schedule::problem(op);
@@ -184,7 +193,7 @@ fn expand(op: MlirOperation) -> Result<()> {
     let b = B::before(op);
     let e = element_type(ir::value_type(ir::operand(op, operands::A)));
     let gather = match optional.gather {
-        Some(g) => Some(gather::views(op, &b, ir::operand(op, operands::A), g, e)?),
+        Some(g) => Some(gather::views(op, &b, ir::operand(op, operands::A), g, e, pushers)?),
         None => None,
     };
     let x = Operands {
@@ -285,7 +294,7 @@ fn build_kernel(b: &B, plan: &Plan, x: &Operands) {
                 tile_loop(&w, plan, &shared, |j, item| produce(j, plan, x, &shared, item));
             });
             if let (Some(g), Some(device)) = (&x.gather, shared.device) {
-                for p in 1..=3 {
+                for p in 1..=g.pushers {
                     axe_ops::scope(&wg, ScopeKind::Warp, p, p + 1, |w| {
                         gather::pusher(&w, g, shared.cta, s.grid, p, device);
                     });

@@ -64,8 +64,15 @@ def AxeExpandMatmul : Pass<"axe-expand-matmul", "::mlir::ModuleOp"> {
     through a swizzled shared tile with TMA. Tiles past M, N or K are `{clip}`
     slices (TMA zero fill, clipped stores). A persistent grid walks tiles in
     grouped raster order. Global strides that TMA cannot address (not a
-    multiple of 16 bytes) are located errors naming the operand.
+    multiple of 16 bytes) are located errors naming the operand. A gathered
+    A (`gather(...)`) adds pusher warps to the producer warpgroup
+    (`passes/expand_matmul/gather.rs`).
   }];
+  let options = [
+    Option<"gatherPushers", "gather-pushers", "int", "3",
+           "warps of the producer warpgroup (1 to 3) that push a gathered A's "
+           "rows to the peers">
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 

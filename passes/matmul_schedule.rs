@@ -344,7 +344,10 @@ pub fn choose(p: &Problem, t: &Target, sms: i64, given: &Partial) -> std::result
     });
     let (tm, tn) = tiles(p, tile_m, tile_n);
     let walk_rows = target::ceil_div(tm, cluster.max(1));
-    let group = given.group.unwrap_or_else(|| choose_group(walk_rows));
+    // A gathered A: the raster group divides a device's row tiles, so the walk covers this
+    // device's own rows (which wait for no pushes) before any peer's.
+    let group_rows = p.gather.map_or(walk_rows, |devices| walk_rows / devices);
+    let group = given.group.unwrap_or_else(|| choose_group(group_rows));
     let persistent = given.persistent.unwrap_or(true);
     let walk = walk_rows * tn * split_k;
     let grid = given.grid.unwrap_or_else(|| {
@@ -776,6 +779,8 @@ mod tests {
             if let Ok(s) = choose(&p, h100(), 132, &Partial::default()) {
                 assert_eq!((m / 4) % s.tile_m, 0, "{p:?} {s:?}");
                 assert_eq!((s.cluster, s.split_k), (1, 1), "{p:?} {s:?}");
+                // The raster group stays inside a device's row tiles (own rows walked first).
+                assert_eq!((m / 4 / s.tile_m) % s.group, 0, "{p:?} {s:?}");
             } else {
                 assert!(m / 4 < 64, "{p:?}");
             }

@@ -145,6 +145,9 @@ def main():
     ap.add_argument("--ranks", default="2,4")
     ap.add_argument("--simulate", action="store_true")
     ap.add_argument("--ablation", action="store_true")
+    ap.add_argument("--variant", action="append", default=[], metavar="SUFFIX=SCHEDULE",
+                    help="also build the gathered GEMM with this schedule override: ..._<SUFFIX>.json "
+                         "(e.g. g8='group = 8')")
     ap.add_argument("--pushers", default="",
                     help="also build the gathered GEMM with these pusher counts (axe-expand-matmul{gather-pushers=N}): "
                          "..._p<N>.json")
@@ -165,6 +168,14 @@ def main():
         if not err and entry.startswith("ag_") and not entry.endswith("_sim"):
             for n in filter(None, a.pushers.split(",")):
                 err = err or with_pushers(a.outdir, entry, src, int(n))
+            for spec in a.variant:
+                suffix, sched = spec.split("=", 1)
+                model, t, r = entry[3:].split("_")
+                hidden, inter = MODELS[model]
+                t, r = int(t[1:]), int(r[1:])
+                name = f"{entry}_{suffix}"
+                err = err or lower(a.outdir, name, matmul_ir.module(t, inter // r, hidden, name=name, gate="silu",
+                                                                    gather=r, schedule=sched))
         return err
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:

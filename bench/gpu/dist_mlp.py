@@ -232,11 +232,14 @@ def worker(rank, ranks, d, port, models, tokens, reps, check_only, results, abla
                     up["axe-ag"] = AgGemm.distributed(kernel, x_r, w_up, z, group)
                 else:
                     lines.append(f"FAIL {tag}: no ag_{tag}.json in {d}")
-                # build_mlp.py --pushers N: the same kernel with N pusher warps (checked too).
-                for n in (1, 2):
-                    k = load(d, f"ag_{tag}_p{n}")
-                    if k is not None:
-                        up[f"axe-ag-pushers{n}"] = AgGemm.distributed(k, x_r, w_up, z, group)
+                # build_mlp.py --pushers N / --variant SUFFIX=...: the same op built another way
+                # (checked and timed too).
+                import glob
+                for path in sorted(glob.glob(f"{d}/ag_{tag}_*.json")):
+                    suffix = os.path.basename(path)[len(f"ag_{tag}_"):-len(".json")]
+                    if suffix in ("sim", "nowait", "nopush"):
+                        continue
+                    up[f"axe-ag-{suffix}"] = AgGemm.distributed(load(d, f"ag_{tag}_{suffix}"), x_r, w_up, z, group)
                 import gen_gemm_rs
                 rs_kernel = load(d, gen_gemm_rs.name_ws(t, hidden, inter, ranks, pushers=True))
                 rs = GemmRs.distributed(rs_kernel, z, w_down, t, hidden, ranks, rank, group) if rs_kernel else None

@@ -39,6 +39,9 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // (rotated first) load this device's A, the others wait for their pieces' flags and load G;
 // pusher warps 1-3 signal this device's start to its peer (CTA 0's warp 1), then push 64 x 512
 // pieces (whole rows of a piece, two at a time) into the peer's G and publish each.
+// The raster group divides a device's 2 row tiles (its own rows are walked before a peer's).
+// CHOSEN-LABEL: func.func @gather
+// CHOSEN: tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, cluster = 1, group = 2, grid = 16
 // CHECK-LABEL: func.func @gather
 // CHECK-DAG: %[[AL:.*]] = axe.view %arg0 : memref<262144xf16> to !axe.tensor<256x1024xf16, global, #axe.layout<(256, 1024) : (1024, 1)>>
 // CHECK-DAG: %[[AR:.*]] = axe.view %arg0 : memref<262144xf16> to !axe.tensor<1x256x1024xf16

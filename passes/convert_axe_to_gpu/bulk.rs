@@ -48,7 +48,7 @@ use super::context::{unit_linear, Ctx, R};
 use super::tensor::{tensor, Mem, Tensor};
 use super::types::bit_width;
 use super::{barrier, shared};
-use crate::dialect::ods::{self, MemoryScope, ReduceKind};
+use crate::dialect::ods::{self, ReduceKind};
 use crate::ir;
 use crate::target::ScopeKind;
 
@@ -59,12 +59,6 @@ const BULK_ALIGN: i64 = 16;
 /// unrolled): more means the layouts share only short runs, which threads' vector stores
 /// move better.
 const MAX_RUNS: usize = 256;
-
-/// Whether `op` (a `schedule tma` copy) is lowered here: a store into a peer's memory, or a
-/// reducing store (`reduce`, into any global tensor).
-pub fn is_bulk_store(op: MlirOperation) -> bool {
-    is_peer_store(op) || ir::has_attr(op, ods::copy::REDUCE)
-}
 
 /// The PTX reduction suffix of `cp.reduce.async.bulk` for `kind` over elements of type `elt`
 /// (the instruction's table: `.add` of f16/bf16 only as `.add.noftz`; integers' `.add` is the
@@ -85,20 +79,6 @@ pub fn reduction_suffix(kind: ReduceKind, elt: &str) -> Result<&'static str, Str
             k.as_str()
         )),
     }
-}
-
-/// Whether `op` (a `schedule tma` copy) is a store into a peer's memory: shared source, and a
-/// global destination whose root view is a distributed tensor (a layout over `gpuid`).
-pub fn is_peer_store(op: MlirOperation) -> bool {
-    let scope = |i: usize| ir::tensor_scope(ir::value_type(ir::operand(op, i)));
-    if scope(0) != Some(MemoryScope::Shared) || scope(1) != Some(MemoryScope::Global) {
-        return false;
-    }
-    let mut v = ir::operand(op, ods::copy::operands::DEST);
-    while let Some(d) = ir::defining_op(v).filter(|&d| ir::name(d) == ods::ops::SLICE) {
-        v = ir::operand(d, ods::slice::operands::SOURCE);
-    }
-    ir::tensor_layout(ir::value_type(v)).is_some_and(|l| l.axes().iter().any(|a| a.name() == "gpuid"))
 }
 
 /// One bulk copy: element offsets of its first element on the shared and global sides, and
@@ -172,7 +152,7 @@ pub fn lower_bulk_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()>
     if src.mem != Mem::Shared {
         return Err(AxeError::at(op, "internal: a bulk store's source is a shared tile"));
     }
-    let peer = is_peer_store(op);
+    let peer = super::tma_plan::is_peer_store(op);
     if peer && !dst.remote {
         // Name the destination's declared layout: the resolved one has its gpuid replica dropped.
         let declared = ir::tensor_layout(ir::value_type(ir::operand(op, ods::copy::operands::DEST)))
@@ -198,7 +178,7 @@ pub fn lower_bulk_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()>
         ));
     }
     if crate::slice::is_window(ir::operand(op, ods::copy::operands::DEST)) {
-        return Err(AxeError::at(op, super::copy::tma_window_refusal("destination")));
+        return Err(AxeError::at(op, super::tma_plan::tma_window_refusal("destination")));
     }
     if dst.bounds.iter().any(Option::is_some) {
         return Err(AxeError::at(

@@ -58,7 +58,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             ("destination", ods::copy::operands::DEST),
         ] {
             if crate::slice::is_window(ir::operand(op, o)) {
-                return Err(AxeError::at(op, tma_window_refusal(role)));
+                return Err(AxeError::at(op, super::tma_plan::tma_window_refusal(role)));
             }
         }
     }
@@ -92,14 +92,6 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         }
         _ => distributed(&b, op, ctx, scope, &factors, Some(&src), &dst, None, bits, accumulate),
     }
-}
-
-/// Why a TMA copy of a window with a run-time end is refused (its GPU lowering and the
-/// emulation say the same).
-pub fn tma_window_refusal(role: &str) -> String {
-    format!(
-        "the {role} of this TMA copy ends at run time ('until'): TMA fills zeros and clips stores only at the tensor's own bounds; copy the window with schedule cp_async or through registers (predicated accesses)"
-    )
 }
 
 /// A register-to-register copy (`axe.convert_layout`) whose elements change threads: every

@@ -9,12 +9,13 @@
 //!    queries). Everything builds IR or asks about types; these need nothing of the pass.
 //! 2. **Analyses and plans**, from the Axe IR alone, before any code is built (no lowering
 //!    state): [`address`] (layouts evaluated symbolically: factors, thread digits, addresses,
-//!    layout equivalence), [`tokens`] (what each async token comes from, analysed before
-//!    anything is rewritten, and tokens' retyping to `i32`), [`tma_plan`] (TMA tensor maps,
-//!    boxes, byte counts, swizzle modes, multicast groups, mbarrier numbering), [`peers`]
-//!    (a symmetric buffer's peer table and a peer's buffer) and [`shared`] (shared-memory
-//!    buffers and alignment). They cannot depend on how the lowering is organized, so they
-//!    can be tested and reused on their own.
+//!    layout equivalence), [`tma_plan`] (TMA tensor maps, boxes, byte counts, swizzle modes,
+//!    multicast groups, mbarrier numbering, and which TMA copies become bulk copies; it uses
+//!    [`address`]), [`tokens`] (what each async token comes from, analysed before anything is
+//!    rewritten, and tokens' retyping to `i32`; it asks [`tma_plan`] which copies are TMA's),
+//!    [`peers`] (a symmetric buffer's peer table and a peer's buffer) and [`shared`]
+//!    (shared-memory buffers and alignment). They cannot depend on how the lowering is
+//!    organized, so they can be tested and reused on their own.
 //! 3. **[`context`]**: `Ctx`, the per-kernel lowering state, and what derives from it alone
 //!    (unit thread coordinates, the CTA's cluster rank). It holds the results of layer 2
 //!    (the token kinds, the TMA plan), hence sits above it.
@@ -22,8 +23,10 @@
 //!    and the element accesses (`load`, `store`, `swizzled`) every schedule is made of.
 //! 5. **Shared schedules**, used by several op lowerings, so below all of them:
 //!    [`distribute`] (how a unit's threads share a copy-like op's elements: thread-bound and
-//!    distributed loops, vector widths), [`barrier`], [`ldmatrix`], [`wgmma`], [`signal`],
-//!    [`tma`] (TMA emission from the plan).
+//!    distributed loops, vector widths), [`barrier`] (first: [`bulk`], [`signal`] and [`tma`]
+//!    synchronize through it), [`ldmatrix`], [`wgmma`], [`signal`], [`bulk`] (TMA stores into
+//!    a peer's memory and reducing stores, as one-dimensional bulk copies) and [`tma`] (TMA
+//!    emission from the plan, handing bulk stores to [`bulk`]).
 //! 6. **Op lowerings**: [`copy`], [`elementwise`], [`gemm`] (dispatching to [`wgmma`]), and
 //!    [`reduce`], which takes its combining ops from [`elementwise`] (the one import within
 //!    this layer). A helper two op lowerings share belongs in layer 5, not in one of them.
@@ -34,6 +37,9 @@
 //!    thread ids), and the per-op dispatch to layers 5 and 6), and [`mesh`] (`axe.mesh`,
 //!    whose generated kernels launch through [`kernel`]). What they need of the pass options
 //!    is passed in as plain values, so they do not import this file either.
+//!
+//! The unit test `imports_follow_the_layers` reads every module's source and fails on an
+//! import from a later layer, or within a layer other than those named above.
 //!
 //! Every refusal is a located error naming what is missing.
 
@@ -183,4 +189,112 @@ pub fn run(root: OperationRefMut, opts: &Options) -> bool {
         ir::remove_discardable_attr(root, "axe.target");
     }
     true
+}
+
+#[cfg(test)]
+mod layering {
+    /// Each module's layer (the module documentation's numbering) and its source.
+    const MODULES: &[(&str, u32, &str)] = &[
+        ("builder", 1, include_str!("builder.rs")),
+        ("types", 1, include_str!("types.rs")),
+        ("address", 2, include_str!("address.rs")),
+        ("tma_plan", 2, include_str!("tma_plan.rs")),
+        ("tokens", 2, include_str!("tokens.rs")),
+        ("peers", 2, include_str!("peers.rs")),
+        ("shared", 2, include_str!("shared.rs")),
+        ("context", 3, include_str!("context.rs")),
+        ("tensor", 4, include_str!("tensor.rs")),
+        ("distribute", 5, include_str!("distribute.rs")),
+        ("barrier", 5, include_str!("barrier.rs")),
+        ("ldmatrix", 5, include_str!("ldmatrix.rs")),
+        ("wgmma", 5, include_str!("wgmma.rs")),
+        ("signal", 5, include_str!("signal.rs")),
+        ("bulk", 5, include_str!("bulk.rs")),
+        ("tma", 5, include_str!("tma.rs")),
+        ("copy", 6, include_str!("copy.rs")),
+        ("elementwise", 6, include_str!("elementwise.rs")),
+        ("gemm", 6, include_str!("gemm.rs")),
+        ("reduce", 6, include_str!("reduce.rs")),
+        ("boundaries", 7, include_str!("boundaries.rs")),
+        ("kernel", 7, include_str!("kernel.rs")),
+        ("mesh", 7, include_str!("mesh.rs")),
+    ];
+    /// The imports within a layer that the module documentation names.
+    const WITHIN: &[(&str, &str)] = &[
+        ("tma_plan", "address"),
+        ("tokens", "tma_plan"),
+        ("bulk", "barrier"),
+        ("signal", "barrier"),
+        ("tma", "barrier"),
+        ("tma", "bulk"),
+        ("reduce", "elementwise"),
+        ("mesh", "kernel"),
+    ];
+
+    /// The sibling modules `src` names through `super::` (in paths and `use super::{...}`
+    /// lists), outside its unit tests.
+    fn imports(src: &str) -> Vec<String> {
+        let code = src.split("#[cfg(test)]").next().unwrap_or(src);
+        let mut out = Vec::new();
+        let mut rest = code;
+        while let Some(i) = rest.find("super::") {
+            rest = &rest[i + "super::".len()..];
+            if let Some(list) = rest.strip_prefix('{') {
+                let end = list.find('}').unwrap_or(list.len());
+                out.extend(
+                    list[..end]
+                        .split(',')
+                        .map(|x| x.trim().split("::").next().unwrap_or("").to_string()),
+                );
+            } else {
+                let end = rest
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(rest.len());
+                out.push(rest[..end].to_string());
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn imports_follow_the_layers() {
+        let layer = |m: &str| MODULES.iter().find(|(n, _, _)| *n == m).map(|(_, l, _)| *l);
+        let mut bad = Vec::new();
+        for &(name, own, src) in MODULES {
+            for used in imports(src) {
+                let Some(theirs) = layer(&used) else { continue };
+                if used == name {
+                    continue;
+                }
+                if theirs > own || (theirs == own && !WITHIN.contains(&(name, used.as_str()))) {
+                    bad.push(format!("{name} (layer {own}) imports {used} (layer {theirs})"));
+                }
+            }
+        }
+        bad.sort();
+        bad.dedup();
+        assert!(
+            bad.is_empty(),
+            "imports against the documented layering:\n{}",
+            bad.join("\n")
+        );
+    }
+
+    #[test]
+    fn every_module_has_a_layer() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("passes/convert_axe_to_gpu");
+        for entry in std::fs::read_dir(dir).expect("the pass's sources") {
+            let name = entry
+                .expect("a directory entry")
+                .file_name()
+                .to_string_lossy()
+                .to_string();
+            if let Some(m) = name.strip_suffix(".rs").filter(|m| *m != "mod") {
+                assert!(
+                    MODULES.iter().any(|(n, _, _)| *n == m),
+                    "{m}.rs has no layer in MODULES (and the documentation)"
+                );
+            }
+        }
+    }
 }

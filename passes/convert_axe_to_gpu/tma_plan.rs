@@ -117,6 +117,34 @@ impl State {
     }
 }
 
+/// Why a TMA copy of a window with a run-time end is refused (its GPU lowering and the
+/// emulation say the same).
+pub fn tma_window_refusal(role: &str) -> String {
+    format!(
+        "the {role} of this TMA copy ends at run time ('until'): TMA fills zeros and clips stores only at the tensor's own bounds; copy the window with schedule cp_async or through registers (predicated accesses)"
+    )
+}
+
+/// Whether `op` (a `schedule tma` copy) is lowered as bulk copies (`bulk.rs`): a store into a peer's memory, or a
+/// reducing store (`reduce`, into any global tensor).
+pub fn is_bulk_store(op: MlirOperation) -> bool {
+    is_peer_store(op) || ir::has_attr(op, ods::copy::REDUCE)
+}
+
+/// Whether `op` (a `schedule tma` copy) is a store into a peer's memory: shared source, and a
+/// global destination whose root view is a distributed tensor (a layout over `gpuid`).
+pub fn is_peer_store(op: MlirOperation) -> bool {
+    let scope = |i: usize| ir::tensor_scope(ir::value_type(ir::operand(op, i)));
+    if scope(0) != Some(MemoryScope::Shared) || scope(1) != Some(MemoryScope::Global) {
+        return false;
+    }
+    let mut v = ir::operand(op, ods::copy::operands::DEST);
+    while let Some(d) = ir::defining_op(v).filter(|&d| ir::name(d) == ods::ops::SLICE) {
+        v = ir::operand(d, ods::slice::operands::SOURCE);
+    }
+    ir::tensor_layout(ir::value_type(v)).is_some_and(|l| l.axes().iter().any(|a| a.name() == "gpuid"))
+}
+
 pub fn err<T>(op: MlirOperation, msg: impl Into<String>) -> R<T> {
     Err(AxeError::at(op, msg))
 }
@@ -147,7 +175,7 @@ pub fn plan(kernel: MlirOperation, threads: i64) -> R<State> {
             continue;
         }
         let id = st.counts.len();
-        if !arrive && super::bulk::is_bulk_store(op) {
+        if !arrive && is_bulk_store(op) {
             st.bulk_stores.insert(op.ptr as usize);
             continue;
         }
@@ -296,7 +324,7 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
         match ir::defining_op(v) {
             Some(d) if ir::name(d) == ods::ops::SLICE => {
                 if crate::slice::has_run_time_end(d) {
-                    return err(op, super::copy::tma_window_refusal(if store { "destination" } else { "source" }));
+                    return err(op, tma_window_refusal(if store { "destination" } else { "source" }));
                 }
                 let mut next = 1;
                 for (i, &l) in ir::i64_array(d, ods::slice::LOWER).iter().enumerate() {

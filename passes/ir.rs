@@ -507,8 +507,8 @@ pub fn element_bits(t: MlirType) -> u32 {
 
 /// The printed element type of a shaped type (e.g. "f16").
 pub fn element_type_name(t: MlirType) -> String {
-    // SAFETY: `t` is a live type (module contract).
     assert!(
+        // SAFETY: `t` is a live type (module contract).
         unsafe { mlirTypeIsAShaped(t) },
         "element type of the unshaped type {}",
         type_to_string(t)

@@ -42,11 +42,15 @@ impl<T: Copy> Buf<T> {
     fn misaligned(data: &[T], misalign: usize) -> Self {
         let bytes = std::mem::size_of_val(data) + misalign;
         let layout = std::alloc::Layout::from_size_align(bytes.max(64), 64).unwrap();
+        // SAFETY: `layout` has a nonzero size; `misalign` < 64 stays inside the allocation,
+        // which holds `bytes` = the data's size + `misalign`.
         let ptr = unsafe { std::alloc::alloc(layout).add(misalign) as *mut T };
+        // SAFETY: `ptr` has room for `data.len()` elements (above); the regions are disjoint.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr, data.len()) };
         Buf { ptr, len: data.len() }
     }
     fn get(&self) -> Vec<T> {
+        // SAFETY: `ptr` holds `len` initialized elements (copied in by `misaligned`).
         unsafe { std::slice::from_raw_parts(self.ptr, self.len).to_vec() }
     }
 }
@@ -74,6 +78,7 @@ fn try_run(text: &str, name: &str, bufs: &mut [(*mut (), usize)]) -> Result<(), 
         .iter_mut()
         .map(|p| p as *mut *mut [i64; 5] as *mut ())
         .collect();
+    // SAFETY: `args` points at one live descriptor per argument of `name`, in its order.
     unsafe { engine.invoke_packed(name, &mut args) }.expect("kernel runs");
     Ok(())
 }
@@ -679,7 +684,8 @@ fn invoke_ranks(engine: &ExecutionEngine, name: &str, per_rank: &[Vec<(*mut (), 
             .map(|p| p as *mut *mut [i64; 5] as *mut ())
             .collect();
         args.push(&mut rank_value as *mut i64 as *mut ());
-        unsafe { engine.invoke_packed(name, &mut args) }.expect("kernel runs");
+        // SAFETY: `args` points at one live descriptor per argument of `name`, in its order.
+    unsafe { engine.invoke_packed(name, &mut args) }.expect("kernel runs");
     }
 }
 
@@ -705,6 +711,7 @@ fn invoke_as_rank(
         .collect();
     args.push(&mut rank_value as *mut i64 as *mut ());
     args.extend(table_ptrs.iter_mut().map(|p| p as *mut *mut [i64; 5] as *mut ()));
+    // SAFETY: `args` points at one live descriptor per argument of `name`, in its order.
     unsafe { engine.invoke_packed(name, &mut args) }.expect("kernel runs");
 }
 

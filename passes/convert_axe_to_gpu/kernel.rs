@@ -402,6 +402,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, emulate: bool, chip: 
     // ops nested in it) are gone or rewired before it; nothing else holds them; the kernel's
     // body has been moved into the launch.
     for &op in ctx.dead.iter().rev() {
+        // SAFETY: see above: `op` is dead, its users gone or rewired.
         unsafe { ir::erase(op) };
     }
     // SAFETY: as above; the kernel's body is empty and the kernel has no results.

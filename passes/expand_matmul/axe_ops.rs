@@ -42,8 +42,8 @@ pub fn tensor_type(
 ) -> MlirType {
     // SAFETY: the context is live (builder contract); the layout attribute is built in it.
     let context = unsafe { melior::ContextRef::from_raw(b.ctx) };
-    // SAFETY: as above.
     let layout = layout.map_or(MlirAttribute { ptr: std::ptr::null() }, |l| {
+        // SAFETY: as above: the context outlives the attribute built in it.
         dialect::layout_attr(unsafe { context.to_ref() }, l).to_raw()
     });
     // SAFETY: `shape` is borrowed for the call; `element` and `layout` (or null: `?`) are of the

@@ -2,8 +2,9 @@
 //! tensor-parallel MLP's up/gate projection): device r of R holds rows r M/R .. of A and
 //! computes C from all M rows.
 //!
-//! * **Pushers** (warps 1-3 of the producer warpgroup, idle otherwise; fewer with the pass's
-//!   `gather-pushers`): A's rows of this device
+//! * **Pushers** (warp 1 of the producer warpgroup, idle otherwise; up to warps 1-3 with the
+//!   pass's `gather-pushers`: on 4 H100s three pushers slowed the GEMM by more than they sped
+//!   the gather, one was as fast or faster at every shape measured, bench/RESULTS.md): A's rows of this device
 //!   are cut into pieces of [`PIECE_ROWS`] x [`PIECE_COLS`]; piece by piece, each pusher warp
 //!   copies one from this device's A (local loads) into a peer's gather buffer G (remote
 //!   stores over NVLink), then publishes it on the peer's flag of that piece (`axe.signal`,

@@ -2,6 +2,8 @@
 // all-gather of A's rows fused in (`gather(%G, %F, %epoch)` in an axe.mesh).
 // RUN: axe-opt %s --split-input-file --axe-matmul-schedule --axe-expand-matmul | FileCheck %s
 // RUN: axe-opt %s --split-input-file --axe-matmul-schedule | FileCheck %s --check-prefix=CHOSEN
+// RUN: axe-opt %s --split-input-file --axe-matmul-schedule --axe-expand-matmul=gather-pushers=3 | FileCheck %s --check-prefix=PUSH3
+// RUN: not axe-opt %s --split-input-file --axe-matmul-schedule --axe-expand-matmul=gather-pushers=4 2>&1 | FileCheck %s --check-prefix=BADPUSH
 
 // The gated product: each K step loads B's gate columns and the matching up columns (N/2 to
 // the right) into the two halves of the stage: three copies complete on a stage's barrier.
@@ -37,11 +39,19 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 
 // The gathered A on 2 devices, 256 rows each: a cooperative grid; the producer's own row tiles
 // (rotated first) load this device's A, the others wait for their pieces' flags and load G;
-// pusher warps 1-3 signal this device's start to its peer (CTA 0's warp 1), then push 64 x 512
+// pusher warp 1 (or warps 1-3, `gather-pushers=3`) signals this device's start to its peer
+// (CTA 0's warp 1), then pushes 64 x 512
 // pieces (whole rows of a piece, two at a time) into the peer's G and publish each.
 // The raster group divides a device's 2 row tiles (its own rows are walked before a peer's).
 // CHOSEN-LABEL: func.func @gather
 // CHOSEN: tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, cluster = 1, group = 2, grid = 16
+// Three pushers take pieces cta * 3 + w - 1, stepping by the grid's 48 warps.
+// PUSH3-LABEL: func.func @gather
+// PUSH3: axe.scope warp [1 : 2] {
+// PUSH3: scf.for %{{.*}} = %{{.*}} to %c8{{.*}} step %c48
+// PUSH3: axe.scope warp [2 : 3] {
+// PUSH3: axe.scope warp [3 : 4] {
+// BADPUSH: error: axe-expand-matmul: gather-pushers = 4 (expected 1 to 3: the producer warpgroup's spare warps)
 // CHECK-LABEL: func.func @gather
 // CHECK-DAG: %[[AL:.*]] = axe.view %arg0 : memref<262144xf16> to !axe.tensor<256x1024xf16, global, #axe.layout<(256, 1024) : (1024, 1)>>
 // CHECK-DAG: %[[AR:.*]] = axe.view %arg0 : memref<262144xf16> to !axe.tensor<1x256x1024xf16
@@ -66,7 +76,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // CHECK: scf.if
 // CHECK: axe.signal %{{.*}}, %arg5 : !axe.tensor<1x1x1xi32, global, ?>, i32
 // CHECK: %[[REG:.*]] = axe.alloc : !axe.tensor<1x2x512xf16, register, #axe.layout<(2, 2, 32, 8) : (16@reg, 8@reg, 1@lane, 1@reg)>>
-// CHECK: scf.for
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c8{{.*}} step %c16
 // CHECK: axe.signal_wait %{{.*}}, %arg5 : !axe.tensor<1x1x1xi32, global, ?>, i32
 // CHECK: scf.for
 // CHECK: %[[FROM:.*]] = axe.slice %[[AR]]
@@ -74,8 +84,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // CHECK: axe.copy %[[FROM]], %[[REG]]
 // CHECK-NEXT: axe.copy %[[REG]], %[[TO]]
 // CHECK: axe.signal %{{.*}}, %arg5 : !axe.tensor<1x1x1xi32, global, ?>, i32
-// CHECK: axe.scope warp [2 : 3] {
-// CHECK: axe.scope warp [3 : 4] {
+// CHECK-NOT: axe.scope warp [2 : 3] {
 // CHECK: axe.scope warpgroup [1 : 2] {
 // CHECK: axe.unary silu
 module attributes {axe.target = #axe.target<"sm_90a">} {

@@ -69,9 +69,10 @@ def AxeExpandMatmul : Pass<"axe-expand-matmul", "::mlir::ModuleOp"> {
     (`passes/expand_matmul/gather.rs`).
   }];
   let options = [
-    Option<"gatherPushers", "gather-pushers", "int", "3",
+    Option<"gatherPushers", "gather-pushers", "int", "1",
            "warps of the producer warpgroup (1 to 3) that push a gathered A's "
-           "rows to the peers">
+           "rows to the peers (1: on 4 H100s, more pushers slowed the GEMM more "
+           "than they sped the gather, bench/RESULTS.md)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }

@@ -685,7 +685,7 @@ fn invoke_ranks(engine: &ExecutionEngine, name: &str, per_rank: &[Vec<(*mut (), 
             .collect();
         args.push(&mut rank_value as *mut i64 as *mut ());
         // SAFETY: `args` points at one live descriptor per argument of `name`, in its order.
-    unsafe { engine.invoke_packed(name, &mut args) }.expect("kernel runs");
+        unsafe { engine.invoke_packed(name, &mut args) }.expect("kernel runs");
     }
 }
 

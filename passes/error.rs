@@ -62,12 +62,23 @@ impl AxeError {
         }
     }
 
-    /// Emits the error as an MLIR diagnostic (`error: message`) at its operation, or at
-    /// `fallback` when it names none.
+    /// Emits the error as an MLIR diagnostic at its operation, or at `fallback` when it names
+    /// none, naming the operation as the C++ verifiers do (`'axe.copy' op message`; a message
+    /// that starts with the op's name, `axe.matmul: ...`, is not prefixed twice).
     pub fn emit(&self, fallback: MlirOperation) {
         let op = self.op().unwrap_or(fallback);
-        crate::diagnostics::emit_error_raw(op, &self.to_string());
+        crate::diagnostics::emit_error_raw(op, &op_message(&crate::ir::name(op), &self.to_string()));
     }
+}
+
+/// `message` as a diagnostic of the operation `name`: `'name' op message`, with a leading
+/// `name` (and its colon) of the message folded into the prefix.
+pub fn op_message(name: &str, message: &str) -> String {
+    let rest = match message.strip_prefix(name) {
+        Some(r) if r.starts_with([':', ' ']) => r.trim_start_matches(':').trim_start(),
+        _ => message,
+    };
+    format!("'{name}' op {rest}")
 }
 
 impl From<String> for AxeError {
@@ -115,5 +126,23 @@ mod tests {
         assert_eq!(e.op().map(|o| o.ptr as usize), Some(1));
         let m: Result<()> = Err::<(), _>("plain".to_string()).at(b);
         assert_eq!(m.unwrap_err().to_string(), "plain");
+    }
+
+    #[test]
+    fn messages_name_their_op_once() {
+        assert_eq!(
+            op_message("axe.copy", "no vector width fits"),
+            "'axe.copy' op no vector width fits"
+        );
+        assert_eq!(
+            op_message("axe.matmul", "axe.matmul: B has layout X"),
+            "'axe.matmul' op B has layout X"
+        );
+        assert_eq!(
+            op_message("axe.matmul", "axe.matmul 64x64x64: cannot schedule"),
+            "'axe.matmul' op 64x64x64: cannot schedule"
+        );
+        // A longer name that merely starts like the op's is not folded.
+        assert_eq!(op_message("axe.gemm", "axe.gemma x"), "'axe.gemm' op axe.gemma x");
     }
 }

@@ -6,7 +6,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     %A = axe.view %a : memref<16384xf16> to !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>
     %B = axe.view %b : memref<16384xf16> to !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>
     %C = axe.view %c : memref<16384xf16> to !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>
-    // expected-error @+1 {{axe.matmul has no complete #axe.matmul_schedule: run axe-matmul-schedule first}}
+    // expected-error @+1 {{'axe.matmul' op has no complete #axe.matmul_schedule: run axe-matmul-schedule first}}
     axe.matmul %A, %B, %C {schedule = #axe.matmul_schedule<tile_n = 64>} : !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>, !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>, !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>
     return
   }

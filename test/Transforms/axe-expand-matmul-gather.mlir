@@ -51,7 +51,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // PUSH3: scf.for %{{.*}} = %{{.*}} to %c8{{.*}} step %c48
 // PUSH3: axe.scope warp [2 : 3] {
 // PUSH3: axe.scope warp [3 : 4] {
-// BADPUSH: error: axe-expand-matmul: gather-pushers = 4 (expected 1 to 3: the producer warpgroup's spare warps)
+// BADPUSH: error: 'axe.matmul' op axe-expand-matmul: gather-pushers = 4 (expected 1 to 3: the producer warpgroup's spare warps)
 // CHECK-LABEL: func.func @gather
 // CHECK-DAG: %[[AL:.*]] = axe.view %arg0 : memref<262144xf16> to !axe.tensor<256x1024xf16, global, #axe.layout<(256, 1024) : (1024, 1)>>
 // CHECK-DAG: %[[AR:.*]] = axe.view %arg0 : memref<262144xf16> to !axe.tensor<1x256x1024xf16

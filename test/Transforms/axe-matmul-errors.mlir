@@ -9,7 +9,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     %A = axe.view %a : memref<16384xf16> to !axe.tensor<64x256xf16, global, #axe.layout<(64, 256) : (256, 1)>>
     %B = axe.view %b : memref<256256xf16> to !axe.tensor<256x1001xf16, global, #axe.layout<(256, 1001) : (1001, 1)>>
     %C = axe.view %c : memref<64064xf16> to !axe.tensor<64x1001xf16, global, #axe.layout<(64, 1001) : (1001, 1)>>
-    // expected-error @+1 {{axe.matmul: B has layout !axe.tensor<256x1001xf16, global, #axe.layout<(256, 1001) : (1001, 1)>>, which TMA cannot load; expected a row-major layout (256, 1001) : (ld, 1) with ld >= 1001 and ld * 2 bytes a multiple of 16}}
+    // expected-error @+1 {{'axe.matmul' op B has layout !axe.tensor<256x1001xf16, global, #axe.layout<(256, 1001) : (1001, 1)>>, which TMA cannot load; expected a row-major layout (256, 1001) : (ld, 1) with ld >= 1001 and ld * 2 bytes a multiple of 16}}
     axe.matmul %A, %B, %C : !axe.tensor<64x256xf16, global, #axe.layout<(64, 256) : (256, 1)>>, !axe.tensor<256x1001xf16, global, #axe.layout<(256, 1001) : (1001, 1)>>, !axe.tensor<64x1001xf16, global, #axe.layout<(64, 1001) : (1001, 1)>>
     return
   }
@@ -23,7 +23,7 @@ module attributes {axe.target = #axe.target<"sm_90">} {
     %A = axe.view %a : memref<16384xf16> to !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>
     %B = axe.view %b : memref<16384xf16> to !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>
     %C = axe.view %c : memref<16384xf16> to !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>
-    // expected-error @+1 {{axe.matmul 128x128x128: cannot schedule: target 'sm_90' has no wgmma}}
+    // expected-error @+1 {{'axe.matmul' op 128x128x128: cannot schedule: target 'sm_90' has no wgmma}}
     axe.matmul %A, %B, %C : !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>, !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>, !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>
     return
   }
@@ -75,7 +75,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 
 // Without an #axe.target there are no SMs, shared memory or tensor cores to schedule for.
 func.func @no_target(%A: !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>, %B: !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>, %C: !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>) {
-  // expected-error @+1 {{axe.matmul needs the module's #axe.target}}
+  // expected-error @+1 {{'axe.matmul' op needs the module's #axe.target}}
   axe.matmul %A, %B, %C : !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>, !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>, !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>
   return
 }
@@ -159,7 +159,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // A tensor map needs a layout: `?` on a global operand is refused at the op.
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @no_layout(%A: !axe.tensor<128x128xf16, global, ?>, %B: !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>, %C: !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>) {
-    // expected-error @+1 {{axe.matmul: A has no layout; TMA needs a row-major layout (128, 128) : (ld, 1) with ld >= 128 and ld * 2 bytes a multiple of 16}}
+    // expected-error @+1 {{'axe.matmul' op A has no layout; TMA needs a row-major layout (128, 128) : (ld, 1) with ld >= 128 and ld * 2 bytes a multiple of 16}}
     axe.matmul %A, %B, %C : !axe.tensor<128x128xf16, global, ?>, !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>, !axe.tensor<128x128xf16, global, #axe.layout<(128, 128) : (128, 1)>>
     return
   }
@@ -177,7 +177,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
       %C = axe.view %c : memref<32768xf16> to !axe.tensor<256x128xf16, global, #axe.layout<(256, 128) : (128, 1)>>
       %G = axe.view %g : memref<131072xf16> to !axe.tensor<4x256x512xf16, global, #axe.layout<(4, 256, 512) : (1@gpuid, 512, 1)>>
       %GF = axe.view %gf : memref<20xi32> to !axe.tensor<4x5x4xi32, global, #axe.layout<(4, 5, 4) : (1@gpuid, 4, 1)>>
-      // expected-error @+1 {{axe.matmul 256x256x512: cannot schedule: tile_m = 128 does not divide a device's 64 rows of the gathered A (a row tile waits for one device's rows)}}
+      // expected-error @+1 {{'axe.matmul' op 256x256x512: cannot schedule: tile_m = 128 does not divide a device's 64 rows of the gathered A (a row tile waits for one device's rows)}}
       axe.matmul %A, %B, %C gate silu gather(%G, %GF, %epoch : !axe.tensor<4x256x512xf16, global, #axe.layout<(4, 256, 512) : (1@gpuid, 512, 1)>>, !axe.tensor<4x5x4xi32, global, #axe.layout<(4, 5, 4) : (1@gpuid, 4, 1)>>) {schedule = #axe.matmul_schedule<tile_m = 128>} : !axe.tensor<256x512xf16, global, #axe.layout<(4, 64, 512) : (1@gpuid, 512, 1)>>, !axe.tensor<512x256xf16, global, #axe.layout<(512, 256) : (256, 1)>>, !axe.tensor<256x128xf16, global, #axe.layout<(256, 128) : (128, 1)>>
     }
     return
@@ -192,7 +192,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     %A = axe.view %a : memref<131072xf16> to !axe.tensor<256x512xf16, global, #axe.layout<(256, 512) : (512, 1)>>
     %B = axe.view %b : memref<393216xf16> to !axe.tensor<512x768xf16, global, #axe.layout<(512, 768) : (768, 1)>>
     %C = axe.view %c : memref<98304xf16> to !axe.tensor<256x384xf16, global, #axe.layout<(256, 384) : (384, 1)>>
-    // expected-error @+1 {{axe.matmul 256x768x512: cannot schedule: tile_n = 192 in a gated product (expected 128 or 256: each half, gate and up, whole 64-column blocks)}}
+    // expected-error @+1 {{'axe.matmul' op 256x768x512: cannot schedule: tile_n = 192 in a gated product (expected 128 or 256: each half, gate and up, whole 64-column blocks)}}
     axe.matmul %A, %B, %C gate silu {schedule = #axe.matmul_schedule<tile_n = 192>} : !axe.tensor<256x512xf16, global, #axe.layout<(256, 512) : (512, 1)>>, !axe.tensor<512x768xf16, global, #axe.layout<(512, 768) : (768, 1)>>, !axe.tensor<256x384xf16, global, #axe.layout<(256, 384) : (384, 1)>>
     return
   }
@@ -209,7 +209,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
       %C = axe.view %c : memref<32768xf16> to !axe.tensor<256x128xf16, global, #axe.layout<(256, 128) : (128, 1)>>
       %G = axe.view %g : memref<131072xf16> to !axe.tensor<2x256x512xf16, global, #axe.layout<(2, 256, 512) : (1@gpuid, 512, 1)>>
       %GF = axe.view %gf : memref<6xi32> to !axe.tensor<2x3x2xi32, global, #axe.layout<(2, 3, 2) : (1@gpuid, 2, 1)>>
-      // expected-error @+1 {{axe.matmul: the gathered product's A (rows distributed over the mesh) has type}}
+      // expected-error @+1 {{'axe.matmul' op the gathered product's A (rows distributed over the mesh) has type}}
       axe.matmul %A, %B, %C gate silu gather(%G, %GF, %epoch : !axe.tensor<2x256x512xf16, global, #axe.layout<(2, 256, 512) : (1@gpuid, 512, 1)>>, !axe.tensor<2x3x2xi32, global, #axe.layout<(2, 3, 2) : (1@gpuid, 2, 1)>>) : !axe.tensor<256x512xf16, global, #axe.layout<(256, 512) : (512, 1)>>, !axe.tensor<512x256xf16, global, #axe.layout<(512, 256) : (256, 1)>>, !axe.tensor<256x128xf16, global, #axe.layout<(256, 128) : (128, 1)>>
     }
     return

@@ -5,7 +5,7 @@
 
 // An sm_90 module may be compiled for sm_80 when it uses nothing sm_80 lacks; this one's split
 // barrier needs mbarriers.
-// CHECK: error: this kernel's TMA copies or axe.arrive barriers need mbarriers (sm_90 or newer), but the pipeline compiles for sm_80
+// CHECK: error: 'axe.kernel' op this kernel's TMA copies or axe.arrive barriers need mbarriers (sm_90 or newer), but the pipeline compiles for sm_80
 module attributes {axe.target = #axe.target<"sm_90">} {
   func.func @arrive() {
     axe.kernel grid [1] threads [8] {
@@ -27,7 +27,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // -----
 
 // Without a target, the chip decides: mbarriers need sm_90.
-// CHECK: error: this kernel's TMA copies or axe.arrive barriers need mbarriers (sm_90 or newer), but the pipeline compiles for sm_80
+// CHECK: error: 'axe.kernel' op this kernel's TMA copies or axe.arrive barriers need mbarriers (sm_90 or newer), but the pipeline compiles for sm_80
 module {
   func.func @arrive_no_target() {
     axe.kernel grid [1] threads [8] {

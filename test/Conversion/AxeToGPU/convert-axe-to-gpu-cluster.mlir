@@ -125,7 +125,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @cluster_barrier_in_role() {
     axe.kernel grid [2] threads [64] cluster [2] {
       axe.scope warp [0 : 1] {
-        // expected-error @+1 {{axe.barrier cluster inside a sliced scope: the threads outside the slice never reach it}}
+        // expected-error @+1 {{'axe.barrier' op cluster inside a sliced scope: the threads outside the slice never reach it}}
         axe.barrier cluster
       }
     }

@@ -60,7 +60,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @cta_barrier_in_a_role() {
     axe.kernel grid [1] threads [256] {
       axe.scope warpgroup [1 : 2] {
-        // expected-error @+1 {{axe.barrier cta inside a sliced scope: the threads outside the slice never reach it (synchronize roles with axe.mbarrier)}}
+        // expected-error @+1 {{'axe.barrier' op cta inside a sliced scope: the threads outside the slice never reach it (synchronize roles with axe.mbarrier)}}
         axe.barrier cta
       }
     }
@@ -74,7 +74,7 @@ module attributes {axe.target = #axe.target<"sm_90">} {
   func.func @max_registers_on_sm_90() {
     axe.kernel grid [1] threads [256] {
       axe.scope warpgroup [1 : 2] {
-        // expected-error @+1 {{axe.set_max_registers needs setmaxnreg (sm_90a); the module targets sm_90}}
+        // expected-error @+1 {{'axe.set_max_registers' op needs setmaxnreg (sm_90a); the module targets sm_90}}
         axe.set_max_registers 232
       }
     }

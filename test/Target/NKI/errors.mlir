@@ -1,7 +1,7 @@
 // Every refusal of axe-to-nki is a located diagnostic (and a failed translation).
 // RUN: axe-translate --axe-to-nki --split-input-file --verify-diagnostics %s
 // RUN: not axe-translate --axe-to-nki %S/Inputs/gemm-errors-input.mlir 2>&1 | FileCheck %s --check-prefix=EXIT
-// EXIT: gemm-errors-input.mlir:{{[0-9]+}}:{{[0-9]+}}: error: axe-to-nki: TensorE contracts over the partition axis, but no K iter is on P in both A
+// EXIT: gemm-errors-input.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'axe.gemm' op axe-to-nki: TensorE contracts over the partition axis, but no K iter is on P in both A
 
 module attributes {axe.target = #axe.target<"trn1">} {
   func.func @k() {

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Copies the op and pass reference that the build generates from the dialect's ODS
+# (mlir-tblgen -gen-dialect-doc / -gen-pass-doc, under cargo's OUT_DIR) into docs/reference/,
+# where readers find it; tests/reference_docs.rs fails when the copy is stale.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+cargo build -q --lib -p axe
+out=$(cargo metadata --format-version 1 >/dev/null 2>&1 && ls -td target/debug/build/axe-*/out/cmake/dialect/docs 2>/dev/null | head -1)
+[ -n "$out" ] || { echo "reference-docs: no generated docs under target/debug/build/axe-*/out" >&2; exit 1; }
+mkdir -p docs/reference
+cp "$out/AxeDialect.md" "$out/AxePasses.md" docs/reference/
+echo "docs/reference/ refreshed from $out"

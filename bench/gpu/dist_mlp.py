@@ -186,6 +186,109 @@ def report(lines, title, times, base, bound_parts):
         lines.append(f"     full-overlap bound (slower of {' and '.join(bound_parts)}): {bound * 1e3:.1f} us")
 
 
+def one_shape(model, t, rank, ranks, d, group, lines, reps, check_only, ablation, spin_us):
+    """Checks and times the block at one model and token count on this rank (a function, so
+    that its tensors are freed before the next shape's)."""
+    import torch.distributed as dist
+    from axe_dist import AgGemm, GemmRs
+    hidden, inter = MODELS[model]
+    tag = f"{model}_t{t}_r{ranks}"
+    if lines.echo:
+        print(f"progress: {tag}", flush=True)
+    rows = slice(rank * t // ranks, (rank + 1) * t // ranks)
+    w_up, w_down, full = weights(hidden, inter, ranks, rank)
+    x = torch.randn(t, hidden, device="cuda", generator=torch.Generator(device="cuda").manual_seed(7)).half()
+    z_want, y_want = reference(x, full, rows)
+    n = inter // ranks
+    z_want = z_want[:, rank * n:(rank + 1) * n]
+    del full
+    x_r = x[rows].contiguous()
+    x_all = torch.empty_like(x)
+    z = torch.empty(t, n, device="cuda", dtype=torch.float16)
+    y = torch.empty(t // ranks, hidden, device="cuda", dtype=torch.float16)
+
+    def up_nccl():
+        dist.all_gather_into_tensor(x_all, x_r, group=group)
+        return swiglu(torch.mm(x_all, w_up))
+
+    def up_async_tp():
+        _, (h,) = torch.ops.symm_mem.fused_all_gather_matmul(x_r, [w_up], 0, group.group_name)
+        return swiglu(h)
+
+    up = {"cublas+nccl": up_nccl, "torch-async-tp": up_async_tp}
+    kernel = load(d, f"ag_{tag}")
+    if kernel is not None:
+        up["axe-ag"] = AgGemm.distributed(kernel, x_r, w_up, z, group)
+    else:
+        lines.append(f"FAIL {tag}: no ag_{tag}.json in {d}")
+    # build_mlp.py --pushers N / --variant SUFFIX=...: the same op built another way
+    # (checked and timed too).
+    import glob
+    for path in sorted(glob.glob(f"{d}/ag_{tag}_*.json")):
+        suffix = os.path.basename(path)[len(f"ag_{tag}_"):-len(".json")]
+        if suffix in ("sim", "nowait", "nopush"):
+            continue
+        up[f"axe-ag-{suffix}"] = AgGemm.distributed(load(d, f"ag_{tag}_{suffix}"), x_r, w_up, z, group)
+    import gen_gemm_rs
+    rs_kernel = load(d, gen_gemm_rs.name_ws(t, hidden, inter, ranks, pushers=True))
+    rs = GemmRs.distributed(rs_kernel, z, w_down, t, hidden, ranks, rank, group) if rs_kernel else None
+
+    def block_nccl():
+        h = up_nccl()
+        dist.reduce_scatter_tensor(y, torch.mm(h, w_down), group=group)
+        return y
+
+    def block_async_tp():
+        return torch.ops.symm_mem.fused_matmul_reduce_scatter(up_async_tp(), w_down, "sum", 0,
+                                                             group.group_name)
+
+    block = {"cublas+nccl": block_nccl, "torch-async-tp": block_async_tp}
+    if kernel is not None and rs is not None:
+        def block_axe():
+            up["axe-ag"]()
+            return rs()
+        block["axe"] = block_axe
+    for name, fn in up.items():
+        z.fill_(float("nan"))
+        check(lines, f"{tag} rank {rank} {name}", fn(), z_want, "Z (up/gate + SwiGLU)")
+    for name, fn in block.items():
+        check(lines, f"{tag} rank {rank} block {name}", fn(), y_want, "Y (this rank's rows)")
+    if check_only:
+        return
+    local = load(d, f"gemm_{tag}")
+    z_local = torch.empty_like(z)
+    one = torch.ones(1, device="cuda")
+    parts = {"part:gemm(cublas)": lambda: torch.mm(x, w_up),
+             # The ranks' skew as one small collective sees it (its latency too).
+             "part:allreduce-1(nccl)": lambda: dist.all_reduce(one, group=group),
+             "part:allgather(nccl)": lambda: dist.all_gather_into_tensor(x_all, x_r, group=group)}
+    if local is not None:
+        parts["part:gemm+swiglu(axe)"] = lambda: local(x, w_up, z_local)
+        local(x, w_up, z_local)  # loaded (the PTX compiled) before the timing
+    if lines.echo:
+        print(f"progress: {tag} timing", flush=True)
+    if ablation:
+        # Timing only (the results are wrong): build_mlp.py --ablation's variants.
+        for suffix in ("_nowait", "_nopush"):
+            k = load(d, f"ag_{tag}{suffix}")
+            if k is not None:
+                parts[f"ablation:{suffix[1:]}"] = AgGemm.distributed(k, x_r, w_up, z_local, group)
+                parts[f"ablation:{suffix[1:]}"]()
+    ut = timed({**up, **parts}, reps, group, spin_us)
+    if rank == 0:
+        report(lines, f"{tag}: up/gate projection, all-gather + GEMM + SwiGLU (M={t} N={2 * n} K={hidden}); "
+               f"median of {reps}, slowest rank", ut, "cublas+nccl",
+               ("part:gemm(cublas)", "part:allgather(nccl)"))
+    z_tmp = swiglu(torch.mm(x, w_up))
+    partial = torch.mm(z_tmp, w_down)
+    bparts = {"part:down-gemm(cublas)": lambda: torch.mm(z_tmp, w_down),
+              "part:reducescatter(nccl)": lambda: dist.reduce_scatter_tensor(y, partial, group=group)}
+    bt = timed({**block, **bparts}, reps, group, spin_us)
+    if rank == 0:
+        report(lines, f"{tag}: the block (up/gate + SwiGLU, down + reduce-scatter); median of {reps}",
+               bt, "cublas+nccl", ())
+
+
 def worker(rank, ranks, d, port, models, tokens, reps, check_only, results, ablation=False, spin_us=0):
     import torch.distributed as dist
     torch.cuda.set_device(rank % torch.cuda.device_count())
@@ -199,106 +302,9 @@ def worker(rank, ranks, d, port, models, tokens, reps, check_only, results, abla
         from torch.distributed import _symmetric_memory as symm
         if hasattr(symm, "enable_symm_mem_for_group"):
             symm.enable_symm_mem_for_group(group.group_name)
-        from axe_dist import AgGemm, GemmRs
         for model in models:
-            hidden, inter = MODELS[model]
             for t in tokens:
-                tag = f"{model}_t{t}_r{ranks}"
-                if lines.echo:
-                    print(f"progress: {tag}", flush=True)
-                rows = slice(rank * t // ranks, (rank + 1) * t // ranks)
-                w_up, w_down, full = weights(hidden, inter, ranks, rank)
-                x = torch.randn(t, hidden, device="cuda", generator=torch.Generator(device="cuda").manual_seed(7)).half()
-                z_want, y_want = reference(x, full, rows)
-                n = inter // ranks
-                z_want = z_want[:, rank * n:(rank + 1) * n]
-                del full
-                x_r = x[rows].contiguous()
-                x_all = torch.empty_like(x)
-                z = torch.empty(t, n, device="cuda", dtype=torch.float16)
-                y = torch.empty(t // ranks, hidden, device="cuda", dtype=torch.float16)
-
-                def up_nccl():
-                    dist.all_gather_into_tensor(x_all, x_r, group=group)
-                    return swiglu(torch.mm(x_all, w_up))
-
-                def up_async_tp():
-                    _, (h,) = torch.ops.symm_mem.fused_all_gather_matmul(x_r, [w_up], 0, group.group_name)
-                    return swiglu(h)
-
-                up = {"cublas+nccl": up_nccl, "torch-async-tp": up_async_tp}
-                kernel = load(d, f"ag_{tag}")
-                if kernel is not None:
-                    up["axe-ag"] = AgGemm.distributed(kernel, x_r, w_up, z, group)
-                else:
-                    lines.append(f"FAIL {tag}: no ag_{tag}.json in {d}")
-                # build_mlp.py --pushers N / --variant SUFFIX=...: the same op built another way
-                # (checked and timed too).
-                import glob
-                for path in sorted(glob.glob(f"{d}/ag_{tag}_*.json")):
-                    suffix = os.path.basename(path)[len(f"ag_{tag}_"):-len(".json")]
-                    if suffix in ("sim", "nowait", "nopush"):
-                        continue
-                    up[f"axe-ag-{suffix}"] = AgGemm.distributed(load(d, f"ag_{tag}_{suffix}"), x_r, w_up, z, group)
-                import gen_gemm_rs
-                rs_kernel = load(d, gen_gemm_rs.name_ws(t, hidden, inter, ranks, pushers=True))
-                rs = GemmRs.distributed(rs_kernel, z, w_down, t, hidden, ranks, rank, group) if rs_kernel else None
-
-                def block_nccl():
-                    h = up_nccl()
-                    dist.reduce_scatter_tensor(y, torch.mm(h, w_down), group=group)
-                    return y
-
-                def block_async_tp():
-                    return torch.ops.symm_mem.fused_matmul_reduce_scatter(up_async_tp(), w_down, "sum", 0,
-                                                                         group.group_name)
-
-                block = {"cublas+nccl": block_nccl, "torch-async-tp": block_async_tp}
-                if kernel is not None and rs is not None:
-                    def block_axe():
-                        up["axe-ag"]()
-                        return rs()
-                    block["axe"] = block_axe
-                for name, fn in up.items():
-                    z.fill_(float("nan"))
-                    check(lines, f"{tag} rank {rank} {name}", fn(), z_want, "Z (up/gate + SwiGLU)")
-                for name, fn in block.items():
-                    check(lines, f"{tag} rank {rank} block {name}", fn(), y_want, "Y (this rank's rows)")
-                if check_only:
-                    continue
-                local = load(d, f"gemm_{tag}")
-                z_local = torch.empty_like(z)
-                one = torch.ones(1, device="cuda")
-                parts = {"part:gemm(cublas)": lambda: torch.mm(x, w_up),
-                         # The ranks' skew as one small collective sees it (its latency too).
-                         "part:allreduce-1(nccl)": lambda: dist.all_reduce(one, group=group),
-                         "part:allgather(nccl)": lambda: dist.all_gather_into_tensor(x_all, x_r, group=group)}
-                if local is not None:
-                    parts["part:gemm+swiglu(axe)"] = lambda: local(x, w_up, z_local)
-                    local(x, w_up, z_local)  # loaded (the PTX compiled) before the timing
-                if lines.echo:
-                    print(f"progress: {tag} timing", flush=True)
-                if ablation:
-                    # Timing only (the results are wrong): build_mlp.py --ablation's variants.
-                    for suffix in ("_nowait", "_nopush"):
-                        k = load(d, f"ag_{tag}{suffix}")
-                        if k is not None:
-                            parts[f"ablation:{suffix[1:]}"] = AgGemm.distributed(k, x_r, w_up, z_local, group)
-                            parts[f"ablation:{suffix[1:]}"]()
-                ut = timed({**up, **parts}, reps, group, spin_us)
-                if rank == 0:
-                    report(lines, f"{tag}: up/gate projection, all-gather + GEMM + SwiGLU (M={t} N={2 * n} K={hidden}); "
-                           f"median of {reps}, slowest rank", ut, "cublas+nccl",
-                           ("part:gemm(cublas)", "part:allgather(nccl)"))
-                z_tmp = swiglu(torch.mm(x, w_up))
-                partial = torch.mm(z_tmp, w_down)
-                bparts = {"part:down-gemm(cublas)": lambda: torch.mm(z_tmp, w_down),
-                          "part:reducescatter(nccl)": lambda: dist.reduce_scatter_tensor(y, partial, group=group)}
-                bt = timed({**block, **bparts}, reps, group, spin_us)
-                if rank == 0:
-                    report(lines, f"{tag}: the block (up/gate + SwiGLU, down + reduce-scatter); median of {reps}",
-                           bt, "cublas+nccl", ())
-                del x, x_all, z, y, w_up, w_down, z_local, z_tmp, partial
+                one_shape(model, t, rank, ranks, d, group, lines, reps, check_only, ablation, spin_us)
                 torch.cuda.empty_cache()
     except Exception as e:  # report, never hang the other ranks
         import traceback

@@ -16,7 +16,8 @@ the first launch (each launch leaves it zero).
 --gate KIND: a gated product (SwiGLU's up/gate projection): b is [K*2N], B = [B_gate | B_up],
 and C = KIND(A B_gate) * (A B_up) is M x N. --gather R: the all-gather of A's rows fused in, in
 an `axe.mesh [R]`: a is this device's M/R x K rows, then after c the symmetric gather buffer
-g [M*K], its flags gf [(R+1)*P] i32 (gather_flags; zero before the first launch) and the launch's epoch (i32, one more each launch).
+g [M*K], its flags gf [(R+1)*P] i32 (gather_flags; zero before the first launch) and the
+launch's epoch (i32, one more each launch).
 """
 import argparse
 

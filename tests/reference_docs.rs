@@ -8,10 +8,8 @@ use std::path::Path;
 fn check(name: &str) {
     let generated = Path::new(env!("OUT_DIR")).join("cmake/dialect/docs").join(name);
     let published = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/reference").join(name);
-    let g = std::fs::read_to_string(&generated)
-        .unwrap_or_else(|e| panic!("the build's {}: {e}", generated.display()));
-    let p = std::fs::read_to_string(&published)
-        .unwrap_or_else(|e| panic!("{}: {e}", published.display()));
+    let g = std::fs::read_to_string(&generated).unwrap_or_else(|e| panic!("the build's {}: {e}", generated.display()));
+    let p = std::fs::read_to_string(&published).unwrap_or_else(|e| panic!("{}: {e}", published.display()));
     assert!(
         g == p,
         "docs/reference/{name} is stale against the ODS: run scripts/reference-docs.sh (copies {})",

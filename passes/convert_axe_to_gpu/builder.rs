@@ -1536,7 +1536,7 @@ pub mod math {
             }
         )*};
     }
-    math_unary!(exp => exp, exp2 => exp_2, log => log, sqrt => sqrt, rsqrt => rsqrt, absf => absf, absi => absi);
+    math_unary!(exp => exp, exp2 => exp_2, log => log, sqrt => sqrt, rsqrt => rsqrt);
 }
 
 /// A unary op of [`math`] ([`math::exp`], ...).
@@ -1568,10 +1568,6 @@ pub use crate::ir::{block_ops, region_block};
 pub unsafe fn move_before(op: MlirOperation, anchor: MlirOperation) {
     // SAFETY: the caller's guarantees.
     unsafe { mlirOperationMoveBefore(op, anchor) }
-}
-
-pub fn type_str(t: MlirType) -> String {
-    crate::ir::type_to_string(t)
 }
 
 pub use crate::ir::{has_attr, int_attr};

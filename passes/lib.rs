@@ -50,7 +50,7 @@ pub(crate) fn run_pass(pass: &str, op: MlirOperation, options: &str) -> bool {
         }
         passes::AXE_MATMUL_SCHEDULE => read(&op, options).is_some_and(|o| matmul_schedule::run(op, &o)),
         passes::AXE_EXPAND_MATMUL => {
-            read::<passes::AxeExpandMatmulOptions>(&op, options).is_some_and(|o| expand_matmul::run(op, &o))
+            read::<passes::AxeExpandMatmulOptions>(&op, options).is_some_and(|_| expand_matmul::run(op))
         }
         passes::AXE_SLICE => read::<passes::AxeSliceOptions>(&op, options).is_some_and(|_| slice::run(op)),
         passes::CONVERT_AXE_TO_GPU => read(&op, options).is_some_and(|o| convert_axe_to_gpu::run(op, &o)),

@@ -68,6 +68,9 @@ pub struct Schedule {
     /// CTAs that share one output tile's K (1: no split).
     pub split_k: i64,
     pub persistent: bool,
+    /// With a gathered A: the producer warpgroup's warps that push this device's rows (1 to 3);
+    /// 0 without one.
+    pub pushers: i64,
 }
 
 /// The fields an attribute gives (None: to be chosen).
@@ -82,6 +85,7 @@ pub struct Partial {
     pub grid: Option<i64>,
     pub split_k: Option<i64>,
     pub persistent: Option<bool>,
+    pub pushers: Option<i64>,
 }
 
 impl Partial {
@@ -96,6 +100,8 @@ impl Partial {
             grid: self.grid?,
             split_k: self.split_k?,
             persistent: self.persistent?,
+            // Absent where there is nothing to push (no gathered A).
+            pushers: self.pushers.unwrap_or(0),
         })
     }
 }
@@ -122,6 +128,12 @@ pub const RASTER_GROUP: i64 = 8;
 /// Clusters of two pay off only for GEMMs of at least this many flops (bench/RESULTS.md: below
 /// it the pairs won nothing and FP8 lost up to 7 %).
 const CLUSTER_MIN_FLOPS: f64 = 1e12;
+/// Pusher warps of a gathered A: on 4 H100s one was as fast as three or faster at every
+/// Llama-3.1 shape measured (more pushers moved the pieces sooner but slowed the GEMM more:
+/// bench/RESULTS.md, "The tensor-parallel MLP block").
+const GATHER_PUSHERS: i64 = 1;
+/// The most pusher warps: the producer warpgroup's warps 1-3 (warp 0 issues the TMA loads).
+pub const MAX_PUSHERS: i64 = 3;
 
 /// The cost model's constants, in SM clocks (fitted on the H100 SXM, see the module's
 /// documentation): dense 16-bit tensor-core flops per clock per SM (twice for FP8), bytes per
@@ -310,6 +322,7 @@ pub fn choose(p: &Problem, t: &Target, sms: i64, given: &Partial) -> std::result
                     grid: 1,
                     split_k,
                     persistent: true,
+                    pushers: p.gather.map_or(0, |_| GATHER_PUSHERS),
                 };
                 if let Err(why) = check(p, t, &candidate) {
                     rejected.get_or_insert(why);
@@ -357,6 +370,7 @@ pub fn choose(p: &Problem, t: &Target, sms: i64, given: &Partial) -> std::result
             walk * cluster
         }
     });
+    let pushers = given.pushers.unwrap_or_else(|| p.gather.map_or(0, |_| GATHER_PUSHERS));
     let s = Schedule {
         tile_m,
         tile_n,
@@ -367,6 +381,7 @@ pub fn choose(p: &Problem, t: &Target, sms: i64, given: &Partial) -> std::result
         grid,
         split_k,
         persistent,
+        pushers,
     };
     check(p, t, &s)?;
     Ok(s)
@@ -457,6 +472,17 @@ pub fn check(p: &Problem, t: &Target, s: &Schedule) -> std::result::Result<(), S
                 s.cluster, s.split_k, s.persistent
             ));
         }
+        if !(1..=MAX_PUSHERS).contains(&s.pushers) {
+            return Err(format!(
+                "pushers = {} (expected 1 to {MAX_PUSHERS}: the producer warpgroup's spare warps)",
+                s.pushers
+            ));
+        }
+    } else if s.pushers != 0 {
+        return Err(format!(
+            "pushers = {} without a gathered A (`gather(...)`): there is nothing to push",
+            s.pushers
+        ));
     }
     if s.split_k > 1 {
         if !p.workspace {
@@ -493,8 +519,8 @@ pub fn check(p: &Problem, t: &Target, s: &Schedule) -> std::result::Result<(), S
 
 /// The fields of a `#axe.matmul_schedule` attribute.
 pub fn read_attr(a: MlirAttribute) -> Partial {
-    let mut f = [0i64; 9];
-    // SAFETY: `a` is a live `#axe.matmul_schedule` (the caller checked), and `f` has the nine
+    let mut f = [0i64; 10];
+    // SAFETY: `a` is a live `#axe.matmul_schedule` (the caller checked), and `f` has the ten
     // fields the C API writes.
     unsafe { ffi::axeMatmulScheduleAttrGetFields(a, f.as_mut_ptr()) };
     let some = |v: i64| (v != 0).then_some(v);
@@ -508,6 +534,7 @@ pub fn read_attr(a: MlirAttribute) -> Partial {
         grid: some(f[6]),
         persistent: (f[7] >= 0).then_some(f[7] == 1),
         split_k: some(f[8]),
+        pushers: some(f[9]),
     }
 }
 
@@ -523,6 +550,7 @@ pub fn schedule_attr(op: MlirOperation, s: &Schedule) -> MlirAttribute {
         s.grid,
         i64::from(s.persistent),
         s.split_k,
+        s.pushers,
     ];
     // SAFETY: `op` is live (module contract); the attribute is owned by its context.
     unsafe { ffi::axeMatmulScheduleAttrGet(mlir_sys::mlirOperationGetContext(op), f.as_ptr()) }

@@ -94,15 +94,13 @@ def ablations(outdir, entry, src):
     return "; ".join(errors) or None
 
 
-def with_pushers(outdir, entry, src, n):
-    """The gathered GEMM expanded with `n` pusher warps: OUTDIR/<entry>_p<n>.json."""
-    opt, _ = tools()
+def with_pushers(outdir, entry, model, t, r, n):
+    """The gathered GEMM with `n` pusher warps (the schedule's `pushers`, an override):
+    OUTDIR/<entry>_p<n>.json."""
+    hidden, inter = MODELS[model]
     name = f"{entry}_p{n}"
-    expanded = subprocess.run([opt, "-", "--axe-matmul-schedule", f"--axe-expand-matmul=gather-pushers={n}"],
-                              input=src.replace(f"@{entry}(", f"@{name}("), capture_output=True, text=True)
-    if expanded.returncode:
-        return f"{name}: {expanded.stderr.strip()[:2000]}"
-    return lower(outdir, name, expanded.stdout)
+    return lower(outdir, name, matmul_ir.module(t, inter // r, hidden, name=name, gate="silu", gather=r,
+                                                schedule=f"pushers = {n}"))
 
 
 def jobs(models, tokens, ranks, simulate):
@@ -149,7 +147,7 @@ def main():
                     help="also build the gathered GEMM with this schedule override: ..._<SUFFIX>.json "
                          "(e.g. g8='group = 8')")
     ap.add_argument("--pushers", default="",
-                    help="also build the gathered GEMM with these pusher counts (axe-expand-matmul{gather-pushers=N}): "
+                    help="also build the gathered GEMM with these pusher counts (#axe.matmul_schedule<pushers = N>): "
                          "..._p<N>.json")
     a = ap.parse_args()
     os.makedirs(a.outdir, exist_ok=True)
@@ -166,13 +164,13 @@ def main():
         if not err and a.ablation and entry.startswith("ag_") and not entry.endswith("_sim"):
             err = ablations(a.outdir, entry, src)
         if not err and entry.startswith("ag_") and not entry.endswith("_sim"):
+            model, t, r = entry[3:].split("_")
+            hidden, inter = MODELS[model]
+            t, r = int(t[1:]), int(r[1:])
             for n in filter(None, a.pushers.split(",")):
-                err = err or with_pushers(a.outdir, entry, src, int(n))
+                err = err or with_pushers(a.outdir, entry, model, t, r, int(n))
             for spec in a.variant:
                 suffix, sched = spec.split("=", 1)
-                model, t, r = entry[3:].split("_")
-                hidden, inter = MODELS[model]
-                t, r = int(t[1:]), int(r[1:])
                 name = f"{entry}_{suffix}"
                 err = err or lower(a.outdir, name, matmul_ir.module(t, inter // r, hidden, name=name, gate="silu",
                                                                     gather=r, schedule=sched))

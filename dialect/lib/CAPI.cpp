@@ -121,6 +121,7 @@ void axeMatmulScheduleAttrGetFields(MlirAttribute attr, int64_t *fields) {
   fields[6] = s.getGrid();
   fields[7] = s.getPersistent() ? (s.getPersistent().getValue() ? 1 : 0) : -1;
   fields[8] = s.getSplitK();
+  fields[9] = s.getPushers();
 }
 
 MlirAttribute axeMatmulScheduleAttrGet(MlirContext ctx, const int64_t *fields) {
@@ -129,7 +130,8 @@ MlirAttribute axeMatmulScheduleAttrGet(MlirContext ctx, const int64_t *fields) {
       fields[7] < 0 ? BoolAttr() : BoolAttr::get(context, fields[7] != 0);
   return wrap(MatmulScheduleAttr::get(context, fields[0], fields[1], fields[2],
                                       fields[3], fields[4], fields[5],
-                                      fields[6], fields[8], persistent));
+                                      fields[6], fields[8], persistent,
+                                      fields[9]));
 }
 
 MlirType axeTensorTypeGet(MlirContext ctx, intptr_t rank, const int64_t *shape,

@@ -2,9 +2,9 @@
 //! tensor-parallel MLP's up/gate projection): device r of R holds rows r M/R .. of A and
 //! computes C from all M rows.
 //!
-//! * **Pushers** (warp 1 of the producer warpgroup, idle otherwise; up to warps 1-3 with the
-//!   pass's `gather-pushers`: on 4 H100s three pushers slowed the GEMM by more than they sped
-//!   the gather, one was as fast or faster at every shape measured, bench/RESULTS.md): A's rows of this device
+//! * **Pushers** (the schedule's `pushers` warps of the producer warpgroup, 1 to 3, idle
+//!   otherwise; `axe-matmul-schedule` chooses one: on 4 H100s three slowed the GEMM by more
+//!   than they sped the gather, bench/RESULTS.md): A's rows of this device
 //!   are cut into pieces of [`PIECE_ROWS`] x [`PIECE_COLS`]; piece by piece, each pusher warp
 //!   copies one from this device's A (local loads) into a peer's gather buffer G (remote
 //!   stores over NVLink), then publishes it on the peer's flag of that piece (`axe.signal`,
@@ -36,9 +36,6 @@ use crate::target::ceil_div;
 pub const PIECE_ROWS: i64 = 64;
 /// Columns of A in one pushed piece.
 pub const PIECE_COLS: i64 = 512;
-/// The most pusher warps: the producer warpgroup's warps 1..=3 (warp 0 issues the TMA
-/// loads); `axe-expand-matmul{gather-pushers=N}` takes fewer.
-pub const MAX_PUSHERS: i64 = 3;
 /// Rows x columns a pusher warp moves per copy: 8 contiguous elements (16 bytes) per lane,
 /// row and 256 columns; two rows of a whole piece's width (four 16-byte loads per lane in
 /// flight before the stores: the loads' latency, not NVLink, bounds a warp's pushes), or of

@@ -43,11 +43,11 @@ const PRODUCER_REGISTERS: i64 = 40;
 const CONSUMER_REGISTERS: i64 = 232;
 
 /// The pass body.
-pub fn run(root: OperationRefMut, options: &ods::passes::AxeExpandMatmulOptions) -> bool {
+pub fn run(root: OperationRefMut) -> bool {
     let root = root.to_raw();
     let mut ok = true;
     for op in ir::collect(root, &[ods::ops::MATMUL]) {
-        if let Err(e) = expand(op, options.gather_pushers) {
+        if let Err(e) = expand(op) {
             e.emit(op);
             ok = false;
         }
@@ -168,16 +168,7 @@ struct Operands {
     o: MlirType,
 }
 
-fn expand(op: MlirOperation, pushers: i64) -> Result<()> {
-    if !(1..=gather::MAX_PUSHERS).contains(&pushers) {
-        return Err(AxeError::at(
-            op,
-            format!(
-                "axe-expand-matmul: gather-pushers = {pushers} (expected 1 to {}: the producer warpgroup's spare warps)",
-                gather::MAX_PUSHERS
-            ),
-        ));
-    }
+fn expand(op: MlirOperation) -> Result<()> {
     use ods::matmul::operands;
     let t = schedule::target_of(op)?;
     let p = schedule::problem(op);
@@ -193,7 +184,7 @@ fn expand(op: MlirOperation, pushers: i64) -> Result<()> {
     let b = B::before(op);
     let e = element_type(ir::value_type(ir::operand(op, operands::A)));
     let gather = match optional.gather {
-        Some(g) => Some(gather::views(op, &b, ir::operand(op, operands::A), g, e, pushers)?),
+        Some(g) => Some(gather::views(op, &b, ir::operand(op, operands::A), g, e, s.pushers)?),
         None => None,
     };
     let x = Operands {

@@ -2,8 +2,6 @@
 // all-gather of A's rows fused in (`gather(%G, %F, %epoch)` in an axe.mesh).
 // RUN: axe-opt %s --split-input-file --axe-matmul-schedule --axe-expand-matmul | FileCheck %s
 // RUN: axe-opt %s --split-input-file --axe-matmul-schedule | FileCheck %s --check-prefix=CHOSEN
-// RUN: axe-opt %s --split-input-file --axe-matmul-schedule --axe-expand-matmul=gather-pushers=3 | FileCheck %s --check-prefix=PUSH3
-// RUN: not axe-opt %s --split-input-file --axe-matmul-schedule --axe-expand-matmul=gather-pushers=4 2>&1 | FileCheck %s --check-prefix=BADPUSH
 
 // The gated product: each K step loads B's gate columns and the matching up columns (N/2 to
 // the right) into the two halves of the stage: three copies complete on a stage's barrier.
@@ -39,19 +37,12 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 
 // The gathered A on 2 devices, 256 rows each: a cooperative grid; the producer's own row tiles
 // (rotated first) load this device's A, the others wait for their pieces' flags and load G;
-// pusher warp 1 (or warps 1-3, `gather-pushers=3`) signals this device's start to its peer
+// pusher warp 1 (the schedule's one pusher) signals this device's start to its peer
 // (CTA 0's warp 1), then pushes 64 x 512
 // pieces (whole rows of a piece, two at a time) into the peer's G and publish each.
 // The raster group divides a device's 2 row tiles (its own rows are walked before a peer's).
 // CHOSEN-LABEL: func.func @gather
-// CHOSEN: tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, cluster = 1, group = 2, grid = 16
-// Three pushers take pieces cta * 3 + w - 1, stepping by the grid's 48 warps.
-// PUSH3-LABEL: func.func @gather
-// PUSH3: axe.scope warp [1 : 2] {
-// PUSH3: scf.for %{{.*}} = %{{.*}} to %c8{{.*}} step %c48
-// PUSH3: axe.scope warp [2 : 3] {
-// PUSH3: axe.scope warp [3 : 4] {
-// BADPUSH: error: 'axe.matmul' op axe-expand-matmul: gather-pushers = 4 (expected 1 to 3: the producer warpgroup's spare warps)
+// CHOSEN: tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, cluster = 1, group = 2, grid = 16, split_k = 1, persistent = true, pushers = 1>
 // CHECK-LABEL: func.func @gather
 // CHECK-DAG: %[[AL:.*]] = axe.view %arg0 : memref<262144xf16> to !axe.tensor<256x1024xf16, global, #axe.layout<(256, 1024) : (1024, 1)>>
 // CHECK-DAG: %[[AR:.*]] = axe.view %arg0 : memref<262144xf16> to !axe.tensor<1x256x1024xf16
@@ -96,6 +87,32 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
       %G = axe.view %g : memref<524288xf16> to !axe.tensor<2x512x1024xf16, global, #axe.layout<(2, 512, 1024) : (1@gpuid, 1024, 1)>>
       %GF = axe.view %gf : memref<24xi32> to !axe.tensor<2x3x8xi32, global, #axe.layout<(2, 3, 8) : (1@gpuid, 8, 1)>>
       axe.matmul %A, %B, %C gate silu gather(%G, %GF, %epoch : !axe.tensor<2x512x1024xf16, global, #axe.layout<(2, 512, 1024) : (1@gpuid, 1024, 1)>>, !axe.tensor<2x3x8xi32, global, #axe.layout<(2, 3, 8) : (1@gpuid, 8, 1)>>) {schedule = #axe.matmul_schedule<tile_m = 128, stages = 4>} : !axe.tensor<512x1024xf16, global, #axe.layout<(2, 256, 1024) : (1@gpuid, 1024, 1)>>, !axe.tensor<1024x512xf16, global, #axe.layout<(1024, 512) : (512, 1)>>, !axe.tensor<512x256xf16, global, #axe.layout<(512, 256) : (256, 1)>>
+    }
+    return
+  }
+}
+
+// -----
+
+// The schedule's `pushers = 3` (an override): warps 1-3 push, each piece `cta * 3 + w - 1`,
+// stepping by the grid's 48 warps.
+// CHOSEN-LABEL: func.func @gather3
+// CHOSEN: pushers = 3>
+// CHECK-LABEL: func.func @gather3
+// CHECK: axe.scope warp [1 : 2] {
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c8{{.*}} step %c48
+// CHECK: axe.scope warp [2 : 3] {
+// CHECK: axe.scope warp [3 : 4] {
+// CHECK: axe.scope warpgroup [1 : 2] {
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @gather3(%a: memref<262144xf16> {axe.align = 16 : i64}, %b: memref<524288xf16> {axe.align = 16 : i64}, %c: memref<131072xf16> {axe.align = 16 : i64}, %g: memref<524288xf16> {axe.align = 16 : i64}, %gf: memref<24xi32> {axe.align = 16 : i64}, %epoch: i32) {
+    axe.mesh [2] {
+      %A = axe.view %a : memref<262144xf16> to !axe.tensor<512x1024xf16, global, #axe.layout<(2, 256, 1024) : (1@gpuid, 1024, 1)>>
+      %B = axe.view %b : memref<524288xf16> to !axe.tensor<1024x512xf16, global, #axe.layout<(1024, 512) : (512, 1)>>
+      %C = axe.view %c : memref<131072xf16> to !axe.tensor<512x256xf16, global, #axe.layout<(512, 256) : (256, 1)>>
+      %G = axe.view %g : memref<524288xf16> to !axe.tensor<2x512x1024xf16, global, #axe.layout<(2, 512, 1024) : (1@gpuid, 1024, 1)>>
+      %GF = axe.view %gf : memref<24xi32> to !axe.tensor<2x3x8xi32, global, #axe.layout<(2, 3, 8) : (1@gpuid, 8, 1)>>
+      axe.matmul %A, %B, %C gate silu gather(%G, %GF, %epoch : !axe.tensor<2x512x1024xf16, global, #axe.layout<(2, 512, 1024) : (1@gpuid, 1024, 1)>>, !axe.tensor<2x3x8xi32, global, #axe.layout<(2, 3, 8) : (1@gpuid, 8, 1)>>) {schedule = #axe.matmul_schedule<tile_m = 128, stages = 4, pushers = 3>} : !axe.tensor<512x1024xf16, global, #axe.layout<(2, 256, 1024) : (1@gpuid, 1024, 1)>>, !axe.tensor<1024x512xf16, global, #axe.layout<(1024, 512) : (512, 1)>>, !axe.tensor<512x256xf16, global, #axe.layout<(512, 256) : (256, 1)>>
     }
     return
   }

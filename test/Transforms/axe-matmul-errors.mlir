@@ -215,3 +215,35 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     return
   }
 }
+
+// -----
+
+// A gathered A is pushed by one to three spare warps of the producer warpgroup.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @too_many_pushers(%a: memref<65536xf16> {axe.align = 16 : i64}, %b: memref<131072xf16> {axe.align = 16 : i64}, %c: memref<32768xf16> {axe.align = 16 : i64}, %g: memref<131072xf16> {axe.align = 16 : i64}, %gf: memref<6xi32> {axe.align = 16 : i64}, %epoch: i32) {
+    axe.mesh [2] {
+      %A = axe.view %a : memref<65536xf16> to !axe.tensor<256x512xf16, global, #axe.layout<(2, 128, 512) : (1@gpuid, 512, 1)>>
+      %B = axe.view %b : memref<131072xf16> to !axe.tensor<512x256xf16, global, #axe.layout<(512, 256) : (256, 1)>>
+      %C = axe.view %c : memref<32768xf16> to !axe.tensor<256x128xf16, global, #axe.layout<(256, 128) : (128, 1)>>
+      %G = axe.view %g : memref<131072xf16> to !axe.tensor<2x256x512xf16, global, #axe.layout<(2, 256, 512) : (1@gpuid, 512, 1)>>
+      %GF = axe.view %gf : memref<6xi32> to !axe.tensor<2x3x2xi32, global, #axe.layout<(2, 3, 2) : (1@gpuid, 2, 1)>>
+      // expected-error @+1 {{'axe.matmul' op 256x256x512: cannot schedule: pushers = 4 (expected 1 to 3: the producer warpgroup's spare warps)}}
+      axe.matmul %A, %B, %C gate silu gather(%G, %GF, %epoch : !axe.tensor<2x256x512xf16, global, #axe.layout<(2, 256, 512) : (1@gpuid, 512, 1)>>, !axe.tensor<2x3x2xi32, global, #axe.layout<(2, 3, 2) : (1@gpuid, 2, 1)>>) {schedule = #axe.matmul_schedule<pushers = 4>} : !axe.tensor<256x512xf16, global, #axe.layout<(2, 128, 512) : (1@gpuid, 512, 1)>>, !axe.tensor<512x256xf16, global, #axe.layout<(512, 256) : (256, 1)>>, !axe.tensor<256x128xf16, global, #axe.layout<(256, 128) : (128, 1)>>
+    }
+    return
+  }
+}
+
+// -----
+
+// Without a gathered A there is nothing to push.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @pushers_without_gather(%a: memref<131072xf16> {axe.align = 16 : i64}, %b: memref<65536xf16> {axe.align = 16 : i64}, %c: memref<32768xf16> {axe.align = 16 : i64}) {
+    %A = axe.view %a : memref<131072xf16> to !axe.tensor<256x512xf16, global, #axe.layout<(256, 512) : (512, 1)>>
+    %B = axe.view %b : memref<65536xf16> to !axe.tensor<512x128xf16, global, #axe.layout<(512, 128) : (128, 1)>>
+    %C = axe.view %c : memref<32768xf16> to !axe.tensor<256x128xf16, global, #axe.layout<(256, 128) : (128, 1)>>
+    // expected-error @+1 {{'axe.matmul' op 256x128x512: cannot schedule: pushers = 2 without a gathered A (`gather(...)`): there is nothing to push}}
+    axe.matmul %A, %B, %C {schedule = #axe.matmul_schedule<pushers = 2>} : !axe.tensor<256x512xf16, global, #axe.layout<(256, 512) : (512, 1)>>, !axe.tensor<512x128xf16, global, #axe.layout<(512, 128) : (128, 1)>>, !axe.tensor<256x128xf16, global, #axe.layout<(256, 128) : (128, 1)>>
+    return
+  }
+}

@@ -165,6 +165,7 @@ def Axe_MatmulScheduleAttr : AttrDef<Axe_Dialect, "MatmulSchedule"> {
     | `grid` | CTAs launched (clusters × `cluster`); with `persistent`, each walks tiles `cta, cta + grid, ...` |
     | `split_k` | K split over this many CTAs per output tile (1: none); needs the op's `workspace` |
     | `persistent` | one CTA per SM walking tiles (true), or one CTA per tile (false) |
+    | `pushers` | with a gathered A (`gather(...)`): warps of the producer warpgroup (1 to 3) that push this device's rows to the peers; absent otherwise |
 
     ```mlir
     #axe.matmul_schedule<tile_m = 128, tile_n = 256, tile_k = 64, stages = 4, cluster = 1, group = 8, grid = 132, split_k = 1, persistent = true>
@@ -180,7 +181,8 @@ def Axe_MatmulScheduleAttr : AttrDef<Axe_Dialect, "MatmulSchedule"> {
     OptionalParameter<"int64_t">:$group,
     OptionalParameter<"int64_t">:$grid,
     OptionalParameter<"int64_t">:$split_k,
-    OptionalParameter<"::mlir::BoolAttr">:$persistent);
+    OptionalParameter<"::mlir::BoolAttr">:$persistent,
+    OptionalParameter<"int64_t">:$pushers);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

@@ -663,8 +663,8 @@ def Axe_MatmulOp : Axe_Op<"matmul", [AttrSizedOperandSegments]> {
     P = Q · ceil(R / Q) slots each; zero before the first launch;
     `%epoch` an i32 the caller increments per launch (flags are never
     reset). Both buffers must be `axe.view`s of function arguments. Each
-    device computes its own rows first while a spare warp (more with
-    `axe-expand-matmul{gather-pushers=N}`) pushes its rows,
+    device computes its own rows first while spare warps of the producer
+    warpgroup (the schedule's `pushers`, one by default) push its rows,
     64 x 512 pieces, into the peers' G, each piece published with a flag
     (`axe.signal`); a device's producer waits (`axe.signal_wait`) only for
     the pieces of the row tile it loads next. Pushes into a peer start

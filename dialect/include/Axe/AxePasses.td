@@ -65,15 +65,9 @@ def AxeExpandMatmul : Pass<"axe-expand-matmul", "::mlir::ModuleOp"> {
     slices (TMA zero fill, clipped stores). A persistent grid walks tiles in
     grouped raster order. Global strides that TMA cannot address (not a
     multiple of 16 bytes) are located errors naming the operand. A gathered
-    A (`gather(...)`) adds pusher warps to the producer warpgroup
-    (`passes/expand_matmul/gather.rs`).
+    A (`gather(...)`) adds the schedule's `pushers` warps to the producer
+    warpgroup (`passes/expand_matmul/gather.rs`).
   }];
-  let options = [
-    Option<"gatherPushers", "gather-pushers", "int", "1",
-           "warps of the producer warpgroup (1 to 3) that push a gathered A's "
-           "rows to the peers (1: on 4 H100s, more pushers slowed the GEMM more "
-           "than they sped the gather, bench/RESULTS.md)">
-  ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 

@@ -27,6 +27,7 @@ namespace mlir::axe {
 #define GEN_PASS_DEF_AXESLICE
 #define GEN_PASS_DEF_AXEINFERLAYOUT
 #define GEN_PASS_DEF_CONVERTAXETOGPU
+#define GEN_PASS_DEF_CONVERTLINALGTOAXE
 #include "Axe/AxePasses.h.inc"
 } // namespace mlir::axe
 
@@ -69,6 +70,7 @@ AXE_RUST_PASS(AxeCanonicalize)
 AXE_RUST_PASS(AxeSlice)
 AXE_RUST_PASS(AxeInferLayout)
 AXE_RUST_PASS(ConvertAxeToGPU)
+AXE_RUST_PASS(ConvertLinalgToAxe)
 } // namespace
 
 namespace mlir::axe {

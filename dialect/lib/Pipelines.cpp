@@ -171,10 +171,30 @@ void buildAxeEmulateOnCPUPipeline(OpPassManager &pm) {
   if (failed(parsePassPipeline(kPipeline, pm, llvm::errs())))
     llvm::report_fatal_error("axe-emulate-on-cpu-pipeline: a pass is not registered");
 }
+/// axe-from-linalg-pipeline: linalg-on-tensors (torch-mlir's, IREE's or StableHLO's output)
+/// into Axe IR: upstream's one-shot-bufferize over function boundaries with identity layouts,
+/// buffer-results-to-out-params (returned buffers become arguments: destination-passing
+/// style, the buffers a launch passes), canonicalize, then convert-linalg-to-axe. Textual,
+/// as the pipeline above: every pass is registered by name.
+void buildAxeFromLinalgPipeline(OpPassManager &pm) {
+  static constexpr const char *kPipeline =
+      "one-shot-bufferize{bufferize-function-boundaries=1 "
+      "function-boundary-type-conversion=identity-layout-map},"
+      "buffer-results-to-out-params{modify-public-functions=1 hoist-static-allocs=1},"
+      "canonicalize,convert-linalg-to-axe";
+  if (failed(parsePassPipeline(kPipeline, pm, llvm::errs())))
+    llvm::report_fatal_error("axe-from-linalg-pipeline: a pass is not registered");
+}
 } // namespace
 
 namespace mlir::axe {
 void registerAxePipelines() {
+  PassPipelineRegistration<>(
+      "axe-from-linalg-pipeline",
+      "Bring linalg-on-tensors into Axe: one-shot-bufferize (function boundaries, identity "
+      "layouts), buffer-results-to-out-params, canonicalize, convert-linalg-to-axe; then "
+      "axe-to-nvvm-pipeline lowers what it converted",
+      buildAxeFromLinalgPipeline);
   PassPipelineRegistration<>(
       "axe-emulate-on-cpu-pipeline",
       "Run Axe kernels on the host: axe-slice, axe-infer-layout, axe-canonicalize, "

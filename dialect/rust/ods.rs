@@ -323,7 +323,8 @@ mod tests {
     fn pass_arguments_and_defaults_come_from_ods() {
         assert_eq!(passes::CONVERT_AXE_TO_GPU, "convert-axe-to-gpu");
         assert_eq!(passes::AXE_INFER_LAYOUT, "axe-infer-layout");
-        assert_eq!(passes::ALL.len(), 7);
+        assert_eq!(passes::ALL.len(), 8);
+        assert_eq!(passes::CONVERT_LINALG_TO_AXE, "convert-linalg-to-axe");
         assert_eq!(passes::AXE_MATMUL_SCHEDULE, "axe-matmul-schedule");
         assert_eq!(passes::AXE_EXPAND_MATMUL, "axe-expand-matmul");
         assert_eq!(passes::AxeMatmulScheduleOptions::default().sm_count, 0);

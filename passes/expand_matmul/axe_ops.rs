@@ -349,6 +349,14 @@ pub fn unary(b: &B, kind: UnaryKind, source: MlirValue, dest: MlirValue) {
     });
 }
 
+/// `axe.matmul %a, %b, %c` (no scales, workspace or gather; the schedule left to
+/// `axe-matmul-schedule`).
+pub fn matmul(b: &B, a: MlirValue, bm: MlirValue, c: MlirValue) -> MlirOperation {
+    let op = b.build(|ctx, l| axe::MatmulOperation::builder(ctx, l).a(v(a)).b(v(bm)).c(v(c)).build());
+    segments(b, op, &[1, 1, 1, 0, 0, 0, 0, 0, 0, 0]);
+    op
+}
+
 /// `%t = axe.view %memref : memref to t`.
 pub fn view(b: &B, memref: MlirValue, t: MlirType) -> MlirValue {
     result(b.build(|c, l| {

@@ -71,6 +71,47 @@ def AxeExpandMatmul : Pass<"axe-expand-matmul", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 
+def ConvertLinalgToAxe : Pass<"convert-linalg-to-axe", "::mlir::ModuleOp"> {
+  let summary = "Turn bufferized `linalg` matrix products into `axe.matmul`";
+  let description = [{
+    The front door for IR that existing pipelines produce (torch-mlir's
+    linalg-on-tensors after `one-shot-bufferize`, IREE's and StableHLO's
+    input pipelines): each `linalg.matmul` on memrefs that overwrites its
+    output becomes an `axe.matmul` on views of the same buffers, which
+    `axe-matmul-schedule` and `axe-expand-matmul` then schedule and build.
+
+    * **Overwrite, not accumulate**: `linalg.matmul` adds into its output,
+      `axe.matmul` writes it; a matmul is converted when the op right before
+      it fills that output with zero (`linalg.fill`), as torch-mlir and IREE
+      emit it.
+    * **f32 accumulation, then a narrowing**: a matmul into a freshly
+      allocated f32 buffer whose one reader is a `linalg.generic` that
+      `arith.truncf`s it elementwise into an f16 or bf16 buffer becomes one
+      `axe.matmul` writing the narrow buffer (the accumulator stays in
+      registers); the f32 buffer goes.
+    * **Buffers**: static shapes, row-major contiguous layouts, function
+      arguments; each gets `{axe.align = 16}` (TMA's requirement, which the
+      launcher checks: `axe_runtime` refuses a misaligned buffer).
+
+    Anything else stays as it was, with a remark that says why (a transposed
+    or batched product, an accumulating one, a dynamic or strided buffer, a
+    tensor operand before bufferization).
+
+    Before / after:
+
+    ```mlir
+    linalg.fill ins(%zero : f32) outs(%acc : memref<64x128xf32>)
+    linalg.matmul ins(%a, %b : memref<64x256xf16>, memref<256x128xf16>) outs(%acc : memref<64x128xf32>)
+    linalg.generic {...} ins(%acc : memref<64x128xf32>) outs(%c : memref<64x128xf16>) { arith.truncf ... }
+    // becomes
+    %A = axe.view %a : memref<64x256xf16> to !axe.tensor<64x256xf16, global, #axe.layout<(64, 256) : (256, 1)>>
+    ...
+    axe.matmul %A, %B, %C : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::axe::AxeDialect"];
+}
+
 def AxeCanonicalize : Pass<"axe-canonicalize"> {
   let summary = "Put every Axe layout into canonical form";
   let description = [{

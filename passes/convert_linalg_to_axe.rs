@@ -1,0 +1,287 @@
+//! `convert-linalg-to-axe`: the front door for bufferized `linalg` IR. Each `linalg.matmul` on
+//! memrefs that overwrites its output (a zero `linalg.fill` of that output right before it)
+//! becomes an `axe.matmul` on views of the same buffers; a matmul into a fresh f32 buffer whose
+//! one reader is an elementwise `arith.truncf` `linalg.generic` becomes one `axe.matmul` into
+//! the narrow buffer. What is not converted stays, with a remark saying why. The pass's
+//! description in `AxePasses.td` has the contract.
+
+use axe_layout::{Iter, Layout};
+use mlir_sys::*;
+
+use crate::convert_axe_to_gpu::builder::B;
+use crate::convert_axe_to_gpu::types::element_type;
+use crate::dialect::ods::{self, MemoryScope};
+use crate::expand_matmul::axe_ops;
+use crate::ir;
+
+/// What TMA needs of a global buffer's address, which the converted buffers promise
+/// (`{axe.align = 16}`; the launcher checks it).
+const BUFFER_ALIGN: i64 = 16;
+
+/// The pass body: converts what it can; never fails (the rest keeps its remarks).
+pub fn run(root: melior::ir::operation::OperationRefMut) -> bool {
+    let root = root.to_raw();
+    for op in ir::collect(root, &["linalg.matmul"]) {
+        match plan(op) {
+            Ok(p) => convert(op, &p),
+            Err(why) => ir::remark(op, &format!("linalg.matmul not converted to axe.matmul: {why}")),
+        }
+    }
+    true
+}
+
+/// A matmul the pass converts: its operands, the fill before it, and the narrowing after it.
+struct Plan {
+    a: MlirValue,
+    b: MlirValue,
+    /// The buffer the `axe.matmul` writes: the matmul's output, or the narrowing's.
+    out: MlirValue,
+    fill: MlirOperation,
+    /// The f32 accumulator's allocation, the narrowing `linalg.generic`, and the deallocations
+    /// of the accumulator, all erased.
+    narrowing: Option<(MlirOperation, MlirOperation, Vec<MlirOperation>)>,
+}
+
+/// Whether `t` is a memref of static shape with the identity (row-major contiguous) layout.
+fn static_row_major(t: MlirType) -> bool {
+    // SAFETY: `t` is a live type (module contract); the layout is read only of a memref.
+    unsafe {
+        if !mlirTypeIsAMemRef(t) || !mlirShapedTypeHasStaticShape(t) {
+            return false;
+        }
+        let layout = mlirMemRefTypeGetLayout(t);
+        layout.ptr.is_null()
+            || (mlirAttributeIsAAffineMap(layout) && mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout)))
+    }
+}
+
+/// The element type's name (`f16`, ...).
+fn elt(v: MlirValue) -> String {
+    ir::element_type_name(ir::value_type(v))
+}
+
+/// The op right before `op` in its block.
+fn previous(op: MlirOperation) -> Option<MlirOperation> {
+    let ops = ir::block_ops(ir::block_of(op)?);
+    let i = ops.iter().position(|o| o.ptr == op.ptr)?;
+    i.checked_sub(1).map(|j| ops[j])
+}
+
+/// Whether `fill` is a `linalg.fill` of `out` with the constant zero.
+fn zero_fill_of(fill: MlirOperation, out: MlirValue) -> bool {
+    if ir::name(fill) != "linalg.fill" || ir::num_operands(fill) != 2 || ir::operand(fill, 1).ptr != out.ptr {
+        return false;
+    }
+    ir::defining_op(ir::operand(fill, 0))
+        .filter(|&c| ir::name(c) == "arith.constant")
+        .and_then(|c| ir::float_or_int_attr(c, "value"))
+        == Some(0.0)
+}
+
+/// Whether every map of `op`'s `indexing_maps` is the identity.
+fn identity_maps(op: MlirOperation) -> bool {
+    let Some(maps) = ir::attr(op, "indexing_maps") else {
+        return false;
+    };
+    // SAFETY: `maps` is a live attribute of `op`; elements are read within bounds, each checked
+    // to be an affine map before its value is read.
+    unsafe {
+        mlirAttributeIsAArray(maps)
+            && (0..mlirArrayAttrGetNumElements(maps)).all(|i| {
+                let m = mlirArrayAttrGetElement(maps, i);
+                mlirAttributeIsAAffineMap(m) && mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(m))
+            })
+    }
+}
+
+/// Whether `generic` narrows its one input into its one output elementwise: identity maps,
+/// all loops parallel, and a body of `arith.truncf` of the input, yielded.
+fn is_truncf_copy(generic: MlirOperation) -> bool {
+    if ir::name(generic) != "linalg.generic" || ir::num_operands(generic) != 2 || !identity_maps(generic) {
+        return false;
+    }
+    let iterators = ir::attr_text(generic, "iterator_types").unwrap_or_default();
+    if iterators.contains("reduction") {
+        return false;
+    }
+    let block = ir::region_block(generic, 0);
+    let ops = ir::block_ops(block);
+    let args = ir::block_arguments(block);
+    matches!(ops.as_slice(), [t, y]
+        if ir::name(*t) == "arith.truncf"
+            && args.first().is_some_and(|a| ir::operand(*t, 0).ptr == a.ptr)
+            && ir::name(*y) == "linalg.yield"
+            && ir::num_operands(*y) == 1
+            && ir::operand(*y, 0).ptr == ir::result(*t, 0).ptr)
+}
+
+/// Whether `v` is an argument of the function that holds `op` (the buffers a launch passes).
+fn function_argument(v: MlirValue, op: MlirOperation) -> bool {
+    // SAFETY: `v` is live (module contract); the owner block is read only of a block argument.
+    let owner = unsafe {
+        if !mlirValueIsABlockArgument(v) {
+            return false;
+        }
+        mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v))
+    };
+    ir::enclosing_function(op).is_some_and(|f| f.ptr == owner.ptr)
+}
+
+/// Why `op` cannot be converted, or its plan.
+fn plan(op: MlirOperation) -> Result<Plan, String> {
+    if ir::num_operands(op) != 3 {
+        return Err(format!(
+            "{} operands (expected A, B and the output)",
+            ir::num_operands(op)
+        ));
+    }
+    let (a, b, c) = (ir::operand(op, 0), ir::operand(op, 1), ir::operand(op, 2));
+    // SAFETY: a live type (module contract).
+    if !unsafe { mlirTypeIsAMemRef(ir::value_type(a)) } {
+        return Err("its operands are tensors: bufferize first (one-shot-bufferize)".into());
+    }
+    if ir::attr(op, "indexing_maps").is_some() && !default_matmul_maps(op) {
+        return Err("its indexing_maps transpose or broadcast an operand (only A[M, K] B[K, N] is converted)".into());
+    }
+    for (v, what) in [(a, "A"), (b, "B"), (c, "the output")] {
+        if !static_row_major(ir::value_type(v)) {
+            return Err(format!(
+                "{what} is {}, not a static row-major contiguous memref",
+                ir::type_to_string(ir::value_type(v))
+            ));
+        }
+    }
+    let fill = previous(op).filter(|&f| zero_fill_of(f, c)).ok_or(
+        "it accumulates into its output (no zero linalg.fill of it right before), which axe.matmul overwrites",
+    )?;
+    let (e, o) = (elt(a), elt(c));
+    if elt(b) != e || !matches!(e.as_str(), "f16" | "bf16") {
+        return Err(format!(
+            "A and B are {e} and {} (axe.matmul takes f16 or bf16 here)",
+            elt(b)
+        ));
+    }
+    // An f32 accumulator read once by a narrowing: fused.
+    let users: Vec<MlirOperation> = ir::users(c)
+        .into_iter()
+        .filter(|u| u.ptr != op.ptr && u.ptr != fill.ptr)
+        .collect();
+    let narrowing = match (o.as_str(), ir::defining_op(c)) {
+        ("f32", Some(alloc)) if ir::name(alloc) == "memref.alloc" => {
+            let (deallocs, readers): (Vec<_>, Vec<_>) = users.iter().partition(|&&u| ir::name(u) == "memref.dealloc");
+            match readers.as_slice() {
+                [g] if is_truncf_copy(*g) && ir::operand(*g, 0).ptr == c.ptr => Some((alloc, *g, deallocs)),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    let out = match narrowing {
+        Some((_, g, _)) => ir::operand(g, 1),
+        None => c,
+    };
+    if !matches!(elt(out).as_str(), "f16" | "bf16" | "f32") {
+        return Err(format!(
+            "the output is {} (axe.matmul writes f16, bf16 or f32)",
+            elt(out)
+        ));
+    }
+    if narrowing.is_some() && !static_row_major(ir::value_type(out)) {
+        return Err("the narrowed output is not a static row-major contiguous memref".into());
+    }
+    for (v, what) in [(a, "A"), (b, "B"), (out, "the output")] {
+        if !function_argument(v, op) {
+            return Err(format!(
+                "{what} is not an argument of the function (a launch passes arguments as its buffers)"
+            ));
+        }
+    }
+    Ok(Plan {
+        a,
+        b,
+        out,
+        fill,
+        narrowing,
+    })
+}
+
+/// Whether `op`'s explicit `indexing_maps` are the default ones of a matmul:
+/// (m, k), (k, n), (m, n) over (m, n, k).
+fn default_matmul_maps(op: MlirOperation) -> bool {
+    ir::attr_text(op, "indexing_maps").is_some_and(|t| {
+        t.replace(' ', "")
+            == "[affine_map<(d0,d1,d2)->(d0,d2)>,affine_map<(d0,d1,d2)->(d2,d1)>,affine_map<(d0,d1,d2)->(d0,d1)>]"
+    })
+}
+
+/// The global view of the memref `v`, shaped as it is, row-major.
+fn view(b: &B, v: MlirValue) -> MlirValue {
+    let t = ir::value_type(v);
+    let shape = ir::shape(t);
+    let l = Layout::from_shard(vec![Iter::mem(shape[0], shape[1]), Iter::mem(shape[1], 1)]).expect("a valid layout");
+    let tt = axe_ops::tensor_type(b, &shape, element_type(t), MemoryScope::Global, Some(&l), None);
+    axe_ops::view(b, v, tt)
+}
+
+fn convert(op: MlirOperation, p: &Plan) {
+    let b = B::before(op).with_loc_of(op);
+    let (va, vb, vc) = (view(&b, p.a), view(&b, p.b), view(&b, p.out));
+    axe_ops::matmul(&b, va, vb, vc);
+    for v in [p.a, p.b, p.out] {
+        declare_alignment(v, BUFFER_ALIGN);
+    }
+    // SAFETY: the ops erased are the converted matmul, its fill and (fused) the narrowing, the
+    // accumulator's deallocations and its allocation, users before definitions; nothing else
+    // uses them (`plan` checked the accumulator's users).
+    unsafe {
+        ir::erase(op);
+        ir::erase(p.fill);
+        if let Some((alloc, generic, deallocs)) = &p.narrowing {
+            ir::erase(*generic);
+            for &d in deallocs {
+                ir::erase(d);
+            }
+            ir::erase(*alloc);
+        }
+    }
+}
+
+/// Adds `{axe.align = align}` to the function argument `v` unless it declares at least that.
+fn declare_alignment(v: MlirValue, align: i64) {
+    if ir::declared_alignment(v).is_some_and(|a| a >= align) {
+        return;
+    }
+    // SAFETY: `v` is a function argument (checked by `plan`); the function's `arg_attrs` is
+    // rebuilt with one dictionary per argument, each of the function's context.
+    unsafe {
+        let index = mlirBlockArgumentGetArgNumber(v);
+        let block = mlirBlockArgumentGetOwner(v);
+        let func = mlirBlockGetParentOperation(block);
+        let ctx = mlirOperationGetContext(func);
+        let n = mlirBlockGetNumArguments(block);
+        let old = mlirOperationGetAttributeByName(func, ir::string_ref("arg_attrs"));
+        let dicts: Vec<MlirAttribute> = (0..n)
+            .map(|i| {
+                let d = if !old.ptr.is_null() && mlirAttributeIsAArray(old) && i < mlirArrayAttrGetNumElements(old) {
+                    mlirArrayAttrGetElement(old, i)
+                } else {
+                    mlirDictionaryAttrGet(ctx, 0, std::ptr::null())
+                };
+                if i != index {
+                    return d;
+                }
+                let mut named: Vec<MlirNamedAttribute> = (0..mlirDictionaryAttrGetNumElements(d))
+                    .map(|j| mlirDictionaryAttrGetElement(d, j))
+                    .filter(|na| ir::string_of(mlirIdentifierStr(na.name)) != ods::discardable_attrs::ALIGN)
+                    .collect();
+                named.push(mlirNamedAttributeGet(
+                    mlirIdentifierGet(ctx, ir::string_ref(ods::discardable_attrs::ALIGN)),
+                    ir::integer_attr(ctx, 64, align),
+                ));
+                mlirDictionaryAttrGet(ctx, named.len() as isize, named.as_ptr())
+            })
+            .collect();
+        let array = mlirArrayAttrGet(ctx, dicts.len() as isize, dicts.as_ptr());
+        mlirOperationSetAttributeByName(func, ir::string_ref("arg_attrs"), array);
+    }
+}

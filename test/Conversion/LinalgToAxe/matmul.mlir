@@ -70,3 +70,25 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     return %r : tensor<64x128xf32>
   }
 }
+
+// -----
+
+// Dynamic, strided and non-zero-filled outputs stay too.
+// CHECK-LABEL: func.func @refused_buffers(
+// CHECK-COUNT-3: linalg.matmul
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @refused_buffers(%a: memref<64x256xf16>, %b: memref<256x128xf16>, %d: memref<?x?xf32>, %s: memref<64x128xf32, strided<[256, 1]>>, %c: memref<64x128xf32>) {
+    %zero = arith.constant 0.000000e+00 : f32
+    %one = arith.constant 1.000000e+00 : f32
+    linalg.fill ins(%zero : f32) outs(%d : memref<?x?xf32>)
+    // expected-remark @+1 {{linalg.matmul not converted to axe.matmul: the output is memref<?x?xf32>, not a static row-major contiguous memref}}
+    linalg.matmul ins(%a, %b : memref<64x256xf16>, memref<256x128xf16>) outs(%d : memref<?x?xf32>)
+    linalg.fill ins(%zero : f32) outs(%s : memref<64x128xf32, strided<[256, 1]>>)
+    // expected-remark @+1 {{linalg.matmul not converted to axe.matmul: the output is memref<64x128xf32, strided<[256, 1]>>, not a static row-major contiguous memref}}
+    linalg.matmul ins(%a, %b : memref<64x256xf16>, memref<256x128xf16>) outs(%s : memref<64x128xf32, strided<[256, 1]>>)
+    linalg.fill ins(%one : f32) outs(%c : memref<64x128xf32>)
+    // expected-remark @+1 {{linalg.matmul not converted to axe.matmul: it accumulates into its output}}
+    linalg.matmul ins(%a, %b : memref<64x256xf16>, memref<256x128xf16>) outs(%c : memref<64x128xf32>)
+    return
+  }
+}

@@ -247,3 +247,39 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     return
   }
 }
+
+// -----
+
+// The pushers copy 256 columns at a time: a gathered A's K must be a multiple of 256.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @gather_k(%a: memref<40960xf16> {axe.align = 16 : i64}, %b: memref<81920xf16> {axe.align = 16 : i64}, %c: memref<32768xf16> {axe.align = 16 : i64}, %g: memref<81920xf16> {axe.align = 16 : i64}, %gf: memref<6xi32> {axe.align = 16 : i64}, %epoch: i32) {
+    axe.mesh [2] {
+      %A = axe.view %a : memref<40960xf16> to !axe.tensor<256x320xf16, global, #axe.layout<(2, 128, 320) : (1@gpuid, 320, 1)>>
+      %B = axe.view %b : memref<81920xf16> to !axe.tensor<320x256xf16, global, #axe.layout<(320, 256) : (256, 1)>>
+      %C = axe.view %c : memref<32768xf16> to !axe.tensor<256x128xf16, global, #axe.layout<(256, 128) : (128, 1)>>
+      %G = axe.view %g : memref<81920xf16> to !axe.tensor<2x256x320xf16, global, #axe.layout<(2, 256, 320) : (1@gpuid, 320, 1)>>
+      %GF = axe.view %gf : memref<6xi32> to !axe.tensor<2x3x2xi32, global, #axe.layout<(2, 3, 2) : (1@gpuid, 2, 1)>>
+      // expected-error @+1 {{'axe.matmul' op a gathered A needs K a multiple of 256 and whole 64-row blocks per device (K = 320, 128 rows per device)}}
+      axe.matmul %A, %B, %C gate silu gather(%G, %GF, %epoch : !axe.tensor<2x256x320xf16, global, #axe.layout<(2, 256, 320) : (1@gpuid, 320, 1)>>, !axe.tensor<2x3x2xi32, global, #axe.layout<(2, 3, 2) : (1@gpuid, 2, 1)>>) : !axe.tensor<256x320xf16, global, #axe.layout<(2, 128, 320) : (1@gpuid, 320, 1)>>, !axe.tensor<320x256xf16, global, #axe.layout<(320, 256) : (256, 1)>>, !axe.tensor<256x128xf16, global, #axe.layout<(256, 128) : (128, 1)>>
+    }
+    return
+  }
+}
+
+// -----
+
+// The flags are row-major per device (a row per source, then the start flags).
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @gather_flags_layout(%a: memref<65536xf16> {axe.align = 16 : i64}, %b: memref<131072xf16> {axe.align = 16 : i64}, %c: memref<32768xf16> {axe.align = 16 : i64}, %g: memref<131072xf16> {axe.align = 16 : i64}, %gf: memref<6xi32> {axe.align = 16 : i64}, %epoch: i32) {
+    axe.mesh [2] {
+      %A = axe.view %a : memref<65536xf16> to !axe.tensor<256x512xf16, global, #axe.layout<(2, 128, 512) : (1@gpuid, 512, 1)>>
+      %B = axe.view %b : memref<131072xf16> to !axe.tensor<512x256xf16, global, #axe.layout<(512, 256) : (256, 1)>>
+      %C = axe.view %c : memref<32768xf16> to !axe.tensor<256x128xf16, global, #axe.layout<(256, 128) : (128, 1)>>
+      %G = axe.view %g : memref<131072xf16> to !axe.tensor<2x256x512xf16, global, #axe.layout<(2, 256, 512) : (1@gpuid, 512, 1)>>
+      %GF = axe.view %gf : memref<6xi32> to !axe.tensor<2x3x2xi32, global, #axe.layout<(2, 3, 2) : (1@gpuid, 1, 3)>>
+      // expected-error @+1 {{'axe.matmul' op the gathered product's gather flags has type}}
+      axe.matmul %A, %B, %C gate silu gather(%G, %GF, %epoch : !axe.tensor<2x256x512xf16, global, #axe.layout<(2, 256, 512) : (1@gpuid, 512, 1)>>, !axe.tensor<2x3x2xi32, global, #axe.layout<(2, 3, 2) : (1@gpuid, 1, 3)>>) : !axe.tensor<256x512xf16, global, #axe.layout<(2, 128, 512) : (1@gpuid, 512, 1)>>, !axe.tensor<512x256xf16, global, #axe.layout<(512, 256) : (256, 1)>>, !axe.tensor<256x128xf16, global, #axe.layout<(256, 128) : (128, 1)>>
+    }
+    return
+  }
+}

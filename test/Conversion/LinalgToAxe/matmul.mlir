@@ -73,11 +73,11 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 
 // -----
 
-// Dynamic, strided and non-zero-filled outputs stay too.
+// Dynamic, strided and non-zero-filled outputs stay too, and so do f32 inputs.
 // CHECK-LABEL: func.func @refused_buffers(
-// CHECK-COUNT-3: linalg.matmul
+// CHECK-COUNT-4: linalg.matmul
 module attributes {axe.target = #axe.target<"sm_90a">} {
-  func.func @refused_buffers(%a: memref<64x256xf16>, %b: memref<256x128xf16>, %d: memref<?x?xf32>, %s: memref<64x128xf32, strided<[256, 1]>>, %c: memref<64x128xf32>) {
+  func.func @refused_buffers(%a: memref<64x256xf16>, %b: memref<256x128xf16>, %d: memref<?x?xf32>, %s: memref<64x128xf32, strided<[256, 1]>>, %c: memref<64x128xf32>, %c4: memref<128x128xf32>) {
     %zero = arith.constant 0.000000e+00 : f32
     %one = arith.constant 1.000000e+00 : f32
     linalg.fill ins(%zero : f32) outs(%d : memref<?x?xf32>)
@@ -89,6 +89,9 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     linalg.fill ins(%one : f32) outs(%c : memref<64x128xf32>)
     // expected-remark @+1 {{linalg.matmul not converted to axe.matmul: it accumulates into its output}}
     linalg.matmul ins(%a, %b : memref<64x256xf16>, memref<256x128xf16>) outs(%c : memref<64x128xf32>)
+    linalg.fill ins(%zero : f32) outs(%c : memref<64x128xf32>)
+    // expected-remark @+1 {{linalg.matmul not converted to axe.matmul: A and B are f32 and f32 (axe.matmul takes f16 or bf16 here)}}
+    linalg.matmul ins(%c, %c4 : memref<64x128xf32>, memref<128x128xf32>) outs(%c : memref<64x128xf32>)
     return
   }
 }

@@ -1184,3 +1184,23 @@ func.func @matmul_gather_rows(%A: !axe.tensor<100x64xf16, global, ?>, %B: !axe.t
   }
   return
 }
+
+// -----
+
+// axe.matmul gate: split-K's running sums are not gated (no workspace with `gate`).
+func.func @matmul_gate_workspace(%A: !axe.tensor<64x64xf16, global, ?>, %B: !axe.tensor<64x128xf16, global, ?>, %C: !axe.tensor<64x64xf16, global, ?>, %P: !axe.tensor<64x64xf32, global, ?>, %F: !axe.tensor<1x1xi32, global, ?>) {
+  // expected-error @+1 {{'axe.matmul' op a gated product takes no split-K workspace}}
+  axe.matmul %A, %B, %C gate silu workspace(%P, %F : !axe.tensor<64x64xf32, global, ?>, !axe.tensor<1x1xi32, global, ?>) : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x128xf16, global, ?>, !axe.tensor<64x64xf16, global, ?>
+  return
+}
+
+// -----
+
+// axe.matmul gather: a gathered A's tiles are whole (no split-K workspace).
+func.func @matmul_gather_workspace(%A: !axe.tensor<128x64xf16, global, ?>, %B: !axe.tensor<64x64xf16, global, ?>, %C: !axe.tensor<128x64xf16, global, ?>, %G: !axe.tensor<2x128x64xf16, global, ?>, %F: !axe.tensor<2x3x2xi32, global, ?>, %e: i32, %P: !axe.tensor<128x64xf32, global, ?>, %W: !axe.tensor<2x1xi32, global, ?>) {
+  axe.mesh [2] {
+    // expected-error @+1 {{'axe.matmul' op a gathered A takes no split-K workspace}}
+    axe.matmul %A, %B, %C gather(%G, %F, %e : !axe.tensor<2x128x64xf16, global, ?>, !axe.tensor<2x3x2xi32, global, ?>) workspace(%P, %W : !axe.tensor<128x64xf32, global, ?>, !axe.tensor<2x1xi32, global, ?>) : !axe.tensor<128x64xf16, global, ?>, !axe.tensor<64x64xf16, global, ?>, !axe.tensor<128x64xf16, global, ?>
+  }
+  return
+}

@@ -47,6 +47,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "test", "gpu"))
 
+from dist_gemm_rs import timed  # noqa: E402  (paired repetitions, the slowest rank's time)
+
 MODELS = {"8b": (4096, 14336), "70b": (8192, 28672)}
 
 
@@ -141,31 +143,6 @@ def simulate(d, ranks, models, tokens):
                     check(lines, f"{tag} simulated rank {r} launch {launch + 1}", outs[r], z_want[:, :n],
                           "Z = SwiGLU(all-gathered X W_up) against f32")
     return lines
-
-
-def timed(fns, reps, group, spin_us=0):
-    """Per candidate: the slowest rank's time per repetition (ms), repetitions interleaved.
-    `spin_us` > 0: a spin kernel of about that long is queued before the start event, so the
-    host's work to launch the candidate overlaps it and the events time the GPU's work alone
-    (the ranks still start as far apart as the barrier leaves them)."""
-    import torch.distributed as dist
-    times = {name: [] for name in fns}
-    cycles = int(spin_us * torch.cuda.get_device_properties(0).clock_rate / 1e3) if spin_us else 0
-    for _ in range(reps):
-        for name, fn in fns.items():
-            dist.barrier(group)
-            torch.cuda.synchronize()
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            if cycles:
-                torch.cuda._sleep(cycles)
-            a.record()
-            fn()
-            b.record()
-            torch.cuda.synchronize()
-            ms = torch.tensor([a.elapsed_time(b)], device="cuda")
-            dist.all_reduce(ms, op=dist.ReduceOp.MAX, group=group)
-            times[name].append(ms.item())
-    return times
 
 
 # The spin before each start event (--spin-us), for the reports.

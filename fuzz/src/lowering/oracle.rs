@@ -35,6 +35,15 @@ pub fn is_undefined(e: &str) -> bool {
     e.starts_with(UNDEFINED)
 }
 
+/// The expected outputs of a generated program, or why it has none (its result is undefined:
+/// [`UNDEFINED`]). Any other failure of the oracle is a generator bug, and panics.
+pub fn expected_of_generated(p: &Program) -> Result<Vec<Option<Vec<f64>>>, String> {
+    match Oracle::run(p) {
+        Err(e) if !is_undefined(&e) => panic!("generated programs are valid: {e}"),
+        r => r,
+    }
+}
+
 /// Round `v` to the element type (f16: 11 significant bits, ties to even).
 pub fn round(v: f64, elt: Elt) -> f64 {
     match elt {

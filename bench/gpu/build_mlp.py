@@ -81,9 +81,17 @@ def ablations(outdir, entry, src):
     ir = expanded.stdout
     # The producer's wait reads a run of flags (1x1xN, N > 1); the pushers' start waits one.
     nowait = re.sub(r"^\s*axe\.signal_wait %\w+, %\w+ : !axe\.tensor<1x1x(?!1xi32)\d+xi32.*$", "", ir, flags=re.M)
-    # The pushers' loop over pieces steps by grid * 3: start == end leaves it empty.
-    grid = int(re.search(r"axe\.kernel grid \[(\d+)\]", ir).group(1))
-    nopush = re.sub(rf"(scf\.for %\w+ = (%\w+) to )%\w+( step %c{grid * 3}\b)", r"\1\2\3", nowait)
+    # Each pusher warp (`axe.scope warp [w : w + 1]`, w >= 1) walks its pieces in the first
+    # scf.for of its scope: start == end leaves it empty.
+    lines, in_pusher = [], False
+    for line in nowait.split("\n"):
+        if re.search(r"axe\.scope warp \[[1-9]\d* : \d+\]", line):
+            in_pusher = True
+        elif in_pusher and "scf.for" in line:
+            line = re.sub(r"(scf\.for %\w+ = (%\w+) to )%\w+", r"\1\2", line)
+            in_pusher = False
+        lines.append(line)
+    nopush = "\n".join(lines)
     errors = []
     for suffix, text in (("_nowait", nowait), ("_nopush", nopush)):
         name = entry + suffix

@@ -225,6 +225,22 @@ pub unsafe fn set_i64_array(op: MlirOperation, attr: &str, values: &[i64]) {
 }
 
 /// The shape of a shaped type (an `!axe.tensor` implements ShapedTypeInterface).
+/// Whether `t` is a memref in the default memory space with the identity layout (its
+/// elements row-major and contiguous, as one-shot-bufferize's identity-layout functions take
+/// them).
+pub fn is_identity_memref(t: MlirType) -> bool {
+    // SAFETY: `t` is live (module contract); the layout and memory space are read only for a
+    // memref, and the affine map only from an affine map attribute.
+    unsafe {
+        if !mlirTypeIsAMemRef(t) || !mlirMemRefTypeGetMemorySpace(t).ptr.is_null() {
+            return false;
+        }
+        let layout = mlirMemRefTypeGetLayout(t);
+        layout.ptr.is_null()
+            || (mlirAttributeIsAAffineMap(layout) && mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout)))
+    }
+}
+
 pub fn shape(t: MlirType) -> Vec<i64> {
     // SAFETY: `t` is live (module contract); dimensions are read only for a shaped type, at
     // indices below its rank.

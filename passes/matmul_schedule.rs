@@ -581,6 +581,9 @@ pub struct Optional {
     pub scales: Option<(MlirValue, MlirValue)>,
     pub workspace: Option<(MlirValue, MlirValue)>,
     pub gather: Option<GatherOperands>,
+    /// The epilogue's bias row ([1, N]) and residual ([M, N]).
+    pub bias: Option<MlirValue>,
+    pub residual: Option<MlirValue>,
 }
 
 /// `gather(%G, %F, %epoch)`: the symmetric gather buffer, its flags and the launch's epoch.
@@ -610,6 +613,8 @@ pub fn optional_operands(op: MlirOperation) -> Optional {
                 epoch: one(9)?,
             })
         })(),
+        bias: one(10),
+        residual: one(11),
     }
 }
 

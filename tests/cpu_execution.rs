@@ -519,6 +519,93 @@ fn tiles_with_run_time_origins() {
     }
 }
 
+/// erf by its Maclaurin series in f64 (|x| <= 4: the terms peak near 4e6, so the sum keeps
+/// about 1e-9): an oracle independent of the lowering's rational approximation.
+fn erf_series(x: f64) -> f64 {
+    let (mut term, mut sum) = (x, x);
+    for n in 1..200 {
+        term *= -x * x / n as f64;
+        sum += term / (2 * n + 1) as f64;
+    }
+    sum * 2.0 / std::f64::consts::PI.sqrt()
+}
+
+/// `tanh`, `erf`, `gelu` and `gelu_tanh` (the activations of GPT-style MLPs), in f32 and
+/// f16 (computed through f32), against f64 definitions: ONNX's exact Gelu and its tanh
+/// approximation.
+#[test]
+fn tanh_erf_and_gelu() {
+    let l = "(32, 8) : (1@lane, 1@reg)";
+    let (tx, tg) = (
+        ty("32x8", "f32", "register", l),
+        ty("32x8", "f32", "global", "(32, 8) : (8, 1)"),
+    );
+    let (hx, hg) = (
+        ty("32x8", "f16", "register", l),
+        ty("32x8", "f16", "global", "(32, 8) : (8, 1)"),
+    );
+    let kinds = ["tanh", "erf", "gelu", "gelu_tanh"];
+    let mut args = String::from("%in: memref<256xf32>, %hout: memref<256xf16>");
+    let mut body = String::new();
+    for k in kinds {
+        args += &format!(", %{k}: memref<256xf32>");
+        body += &format!(
+            "      %y_{k} = axe.alloc : {tx}
+      axe.unary {k} %x, %y_{k} : {tx}, {tx}
+      %G_{k} = axe.view %{k} : memref<256xf32> to {tg}
+      axe.copy %y_{k}, %G_{k} : {tx}, {tg}
+"
+        );
+    }
+    let text = format!(
+        "module attributes {{axe.target = #axe.target<\"sm_90\">}} {{
+  func.func @k({args}) {{
+    %X = axe.view %in : memref<256xf32> to {tg}
+    %H = axe.view %hout : memref<256xf16> to {hg}
+    axe.kernel grid [1] threads [32] {{
+      %x = axe.alloc : {tx}
+      %h = axe.alloc : {hx}
+      axe.copy %X, %x : {tg}, {tx}
+{body}      axe.cast %x, %h : {tx}, {hx}
+      axe.unary gelu %h, %h : {hx}, {hx}
+      axe.copy %h, %H : {hx}, {hg}
+    }}
+    return
+  }}
+}}"
+    );
+    // Multiples of 1/256 in (-4, 4): exact in f16 too.
+    let input: Vec<f32> = random(256, 11).iter().map(|v| (v * 512.0).round() / 256.0).collect();
+    let a = Buf::new(&input);
+    let h = Buf::new(&vec![0u16; 256]);
+    let outs: Vec<Buf<f32>> = kinds.iter().map(|_| Buf::new(&vec![0f32; 256])).collect();
+    let mut bufs = vec![(a.ptr as _, 256), (h.ptr as _, 256)];
+    bufs.extend(outs.iter().map(|o| (o.ptr as _, 256)));
+    run(&text, "k", &mut bufs);
+    let got: Vec<Vec<f32>> = outs.iter().map(|o| o.get()).collect();
+    let half = h.get();
+    for i in 0..256 {
+        let x = f64::from(input[i]);
+        let c = (2.0 / std::f64::consts::PI).sqrt() * (x + 0.044715 * x * x * x);
+        let want = [
+            x.tanh(),
+            erf_series(x),
+            0.5 * x * (1.0 + erf_series(x / 2f64.sqrt())),
+            0.5 * x * (1.0 + c.tanh()),
+        ];
+        for (k, (g, w)) in kinds.iter().zip(got.iter().map(|g| f64::from(g[i])).zip(want)) {
+            assert!((g - w).abs() < 1e-6 * (1.0 + w.abs()), "{k}({x}) = {g} want {w}");
+        }
+        // f16 (the same inputs, exact there): gelu through f32, rounded once (half an f16 ulp).
+        let wh = want[2];
+        let gh = f64::from(f16_to_f32(half[i]));
+        assert!(
+            (gh - wh).abs() <= 1e-3 * wh.abs() + 1e-6,
+            "f16 gelu({x}) = {gh} want {wh}"
+        );
+    }
+}
+
 /// `silu` and `sigmoid` (the SwiGLU gate of MoE experts), in f32 and f16, against Rust's
 /// x / (1 + e^-x) and 1 / (1 + e^-x).
 #[test]

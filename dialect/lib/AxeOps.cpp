@@ -839,6 +839,29 @@ LogicalResult MatmulOp::verify() {
   }
   if (gate && getPartials())
     return emitOpError() << "a gated product takes no split-K workspace";
+  // The epilogue's operands: a bias row and a residual, any 16- or 32-bit
+  // float (added in f32).
+  auto epilogueOperand = [&](Value v, ArrayRef<int64_t> shape,
+                             StringRef what) -> LogicalResult {
+    if (!v)
+      return success();
+    auto t = cast<axe::TensorType>(v.getType());
+    Type et = t.getElementType();
+    if (t.getShape() != shape || t.getScope() != MemoryScope::Global ||
+        !isa<Float16Type, BFloat16Type, Float32Type>(et))
+      return emitOpError() << "the " << what << " must be a " << shape[0] << "x"
+                           << shape[1] << " global tensor of f16, bf16 or f32, got "
+                           << t;
+    return success();
+  };
+  if (failed(epilogueOperand(getBias(), {1, n}, "bias")) ||
+      failed(epilogueOperand(getResidual(), {m, n}, "residual")))
+    return failure();
+  if (gate && (getBias() || getActivation()))
+    return emitOpError() << "a gated product takes no bias or activation (its "
+                            "gate `"
+                         << stringifyUnaryKind(*gate)
+                         << "` is the activation); a residual it may take";
   if ((getPartials() != nullptr) != (getFlags() != nullptr))
     return emitOpError() << "a workspace is partials and flags, both or neither";
   if (getPartials()) {

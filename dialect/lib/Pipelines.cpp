@@ -172,12 +172,15 @@ void buildAxeEmulateOnCPUPipeline(OpPassManager &pm) {
     llvm::report_fatal_error("axe-emulate-on-cpu-pipeline: a pass is not registered");
 }
 /// axe-from-linalg-pipeline: linalg-on-tensors (torch-mlir's, IREE's or StableHLO's output)
-/// into Axe IR: upstream's one-shot-bufferize over function boundaries with identity layouts,
+/// into Axe IR: upstream's elementwise fusion (a matmul's consumers become one generic, the
+/// epilogue convert-linalg-to-axe folds in), one-shot-bufferize over function boundaries with
+/// identity layouts,
 /// buffer-results-to-out-params (returned buffers become arguments: destination-passing
 /// style, the buffers a launch passes), canonicalize, then convert-linalg-to-axe. Textual,
 /// as the pipeline above: every pass is registered by name.
 void buildAxeFromLinalgPipeline(OpPassManager &pm) {
   static constexpr const char *kPipeline =
+      "linalg-fuse-elementwise-ops,canonicalize,"
       "one-shot-bufferize{bufferize-function-boundaries=1 "
       "function-boundary-type-conversion=identity-layout-map},"
       "buffer-results-to-out-params{modify-public-functions=1 hoist-static-allocs=1},"
@@ -191,7 +194,8 @@ namespace mlir::axe {
 void registerAxePipelines() {
   PassPipelineRegistration<>(
       "axe-from-linalg-pipeline",
-      "Bring linalg-on-tensors into Axe: one-shot-bufferize (function boundaries, identity "
+      "Bring linalg-on-tensors into Axe: linalg-fuse-elementwise-ops, canonicalize, "
+      "one-shot-bufferize (function boundaries, identity "
       "layouts), buffer-results-to-out-params, canonicalize, convert-linalg-to-axe; then "
       "axe-to-nvvm-pipeline lowers what it converted",
       buildAxeFromLinalgPipeline);

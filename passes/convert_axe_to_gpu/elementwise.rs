@@ -172,8 +172,61 @@ fn f32_intrinsic(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -
             let num = if kind == UnaryKind::Silu { x } else { one };
             b.divf(num, den)
         }
+        UnaryKind::Tanh => tanh(b, x, t, &exp2),
+        UnaryKind::Erf => erf(b, x, t, &exp2),
+        // gelu x = x (1 + erf(x / sqrt 2)) / 2 (ONNX's Gelu, PyTorch's default).
+        UnaryKind::Gelu => {
+            let e = erf(b, mul(x, std::f64::consts::FRAC_1_SQRT_2), t, &exp2);
+            b.mulf(mul(x, 0.5), b.addf(b.cfloat(1.0, t), e))
+        }
+        // gelu_tanh x = x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) / 2.
+        UnaryKind::GeluTanh => {
+            let cube = b.mulf(b.mulf(x, x), x);
+            let inner = mul(b.addf(x, mul(cube, 0.044715)), (2.0 / std::f64::consts::PI).sqrt());
+            let th = tanh(b, inner, t, &exp2);
+            b.mulf(mul(x, 0.5), b.addf(b.cfloat(1.0, t), th))
+        }
         _ => return None,
     })
+}
+
+/// tanh x = 1 - 2 / (e^(2x) + 1): exact at both infinities (e^(2x) overflows to inf, or
+/// reaches 0), absolute error a few ulp of 1 near 0.
+fn tanh(b: &B, x: MlirValue, t: MlirType, exp2: &dyn Fn(MlirValue) -> MlirValue) -> MlirValue {
+    let e = exp2(b.mulf(x, b.cfloat(2.0 * std::f64::consts::LOG2_E, t)));
+    let one = b.cfloat(1.0, t);
+    b.arith_binary(arith::subf, one, b.divf(b.cfloat(2.0, t), b.addf(e, one)))
+}
+
+/// erf on f32 without libdevice: Abramowitz and Stegun 7.1.26 on |x| (absolute error below
+/// 1.5e-7, under an f32 ulp of 1), the sign of x put back on the result's bits.
+fn erf(b: &B, x: MlirValue, t: MlirType, exp2: &dyn Fn(MlirValue) -> MlirValue) -> MlirValue {
+    const P: f64 = 0.327_591_1;
+    const A: [f64; 5] = [
+        0.254_829_592,
+        -0.284_496_736,
+        1.421_413_741,
+        -1.453_152_027,
+        1.061_405_429,
+    ];
+    let i32t = b.int_type(32);
+    let bits = b.arith_cast(arith::bitcast, x, i32t);
+    let sign = b.andi(bits, b.cint(i64::from(i32::MIN), 32));
+    let magnitude = b.andi(bits, b.cint(i64::from(i32::MAX), 32));
+    let ax = b.arith_cast(arith::bitcast, magnitude, t);
+    let one = b.cfloat(1.0, t);
+    let tt = b.divf(one, b.addf(one, b.mulf(ax, b.cfloat(P, t))));
+    // Horner: t (a1 + t (a2 + t (a3 + t (a4 + t a5)))).
+    let mut poly = b.cfloat(A[4], t);
+    for &a in A[..4].iter().rev() {
+        poly = b.addf(b.cfloat(a, t), b.mulf(tt, poly));
+    }
+    poly = b.mulf(tt, poly);
+    // e^(-x^2) = 2^(-x^2 log2 e)
+    let g = exp2(b.mulf(b.mulf(ax, ax), b.cfloat(-std::f64::consts::LOG2_E, t)));
+    let y = b.arith_binary(arith::subf, one, b.mulf(poly, g));
+    let ybits = b.arith_cast(arith::bitcast, y, i32t);
+    b.arith_cast(arith::bitcast, b.ori(ybits, sign), t)
 }
 
 pub fn unary(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -> Result<MlirValue, AxeError> {
@@ -182,6 +235,16 @@ pub fn unary(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -> Re
     }
     let f = is_float(t);
     use UnaryKind::*;
+    // The functions defined only through f32 arithmetic: narrower floats go through f32 and
+    // are rounded once.
+    if f && matches!(kind, Tanh | Erf | Gelu | GeluTanh) {
+        let f32t = b.f32_type();
+        let wide = b.extf(x, f32t);
+        let y = f32_intrinsic(b, kind, wide, f32t, gpu).ok_or_else(|| {
+            AxeError::Message(format!("unary kind {kind} is not defined on {}", ir::type_to_string(t)))
+        })?;
+        return Ok(b.truncf(y, t));
+    }
     let build: MathUnary = match (kind, f) {
         (Neg, true) => return Ok(b.negf(x)),
         (Exp, true) => math::exp,
@@ -210,7 +273,7 @@ pub fn unary(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -> Re
             let num = if kind == Silu { x } else { one };
             return Ok(b.divf(num, den));
         }
-        (Exp | Exp2 | Log | Sqrt | Rsqrt | Sigmoid | Silu, false) => {
+        (Exp | Exp2 | Log | Sqrt | Rsqrt | Sigmoid | Silu, false) | (Tanh | Erf | Gelu | GeluTanh, _) => {
             return Err(AxeError::Message(format!(
                 "unary kind {kind} is not defined on {}",
                 ir::type_to_string(t)

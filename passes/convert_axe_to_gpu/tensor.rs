@@ -148,6 +148,12 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
     Ok(t)
 }
 
+/// The element type of the memref type `t`.
+fn element_type_of_memref(t: MlirType) -> MlirType {
+    // SAFETY: `t` is a live memref type (a view's source, checked by the verifier).
+    unsafe { mlirShapedTypeGetElementType(t) }
+}
+
 fn resolve(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<(Tensor, Option<Spread>)> {
     let t = ir::value_type(v);
     let Some(layout) = ir::tensor_layout(t) else {
@@ -200,13 +206,14 @@ fn resolve(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<(Tensor, Option<Sp
         Some(d) if ir::name(d) == ods::ops::VIEW => {
             let m = ir::operand(d, ods::view::operands::SOURCE);
             let mt = ir::value_type(m);
-            if ir::shape(mt).len() != 1 {
+            let dims = ir::shape(mt);
+            if dims.len() != 1 && !ir::is_identity_memref(mt) {
                 return Err(AxeError::at(d, format!(
-                    "convert-axe-to-gpu lowers views of rank-1 memrefs only (got {}); layouts address elements linearly",
+                    "convert-axe-to-gpu lowers views of rank-1 memrefs, or of memrefs with the identity layout (row-major, contiguous), only (got {}); layouts address elements linearly",
                     ir::type_to_string(mt)
                 )));
             }
-            if ir::shape(mt)[0] < 0 {
+            if dims.iter().any(|&n| n < 0) {
                 return Err(AxeError::at(d, format!(
                     "convert-axe-to-gpu lowers views of statically sized memrefs only (got {}): a kernel takes its buffers as bare pointers, and the launch manifest states each one's extent",
                     ir::type_to_string(mt)
@@ -228,6 +235,26 @@ fn resolve(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<(Tensor, Option<Sp
                     device: Ix::C(0),
                 });
             }
+            // A row-major buffer of any rank is addressed as its elements in a row: the same
+            // memory, reinterpreted as rank 1 where it is used (the kernel still takes the
+            // function's argument).
+            let m = if dims.len() == 1 {
+                m
+            } else {
+                let b = B::before(user);
+                let flat = b.memref_type(element_type_of_memref(mt), &[dims.iter().product()]);
+                b.val(
+                    "memref.reinterpret_cast",
+                    &[m],
+                    flat,
+                    &[
+                        ("static_offsets", b.i64_array(&[0])),
+                        ("static_sizes", b.i64_array(&[dims.iter().product()])),
+                        ("static_strides", b.i64_array(&[1])),
+                        ("operandSegmentSizes", b.i32_array(&[1, 0, 0, 0])),
+                    ],
+                )
+            };
             (m, false)
         }
         Some(d) if ir::name(d) == ods::ops::SLICE => {

@@ -349,11 +349,49 @@ pub fn unary(b: &B, kind: UnaryKind, source: MlirValue, dest: MlirValue) {
     });
 }
 
-/// `axe.matmul %a, %b, %c` (no scales, workspace or gather; the schedule left to
-/// `axe-matmul-schedule`).
-pub fn matmul(b: &B, a: MlirValue, bm: MlirValue, c: MlirValue) -> MlirOperation {
-    let op = b.build(|ctx, l| axe::MatmulOperation::builder(ctx, l).a(v(a)).b(v(bm)).c(v(c)).build());
-    segments(b, op, &[1, 1, 1, 0, 0, 0, 0, 0, 0, 0]);
+/// An `axe.matmul`'s epilogue: C = activation(A B + bias) + residual.
+#[derive(Clone, Copy, Default)]
+pub struct Epilogue {
+    pub bias: Option<MlirValue>,
+    pub activation: Option<UnaryKind>,
+    pub residual: Option<MlirValue>,
+}
+
+/// `axe.matmul %a, %b, %c` with `epilogue` (no scales, workspace or gather; the schedule left
+/// to `axe-matmul-schedule`).
+pub fn matmul(b: &B, a: MlirValue, bm: MlirValue, c: MlirValue, epilogue: Epilogue) -> MlirOperation {
+    let op = b.build(|ctx, l| {
+        let mut m = axe::MatmulOperation::builder(ctx, l).a(v(a)).b(v(bm)).c(v(c));
+        if let Some(x) = epilogue.bias {
+            m = m.bias(v(x));
+        }
+        if let Some(x) = epilogue.residual {
+            m = m.residual(v(x));
+        }
+        if let Some(k) = epilogue.activation {
+            m = m.activation(enum_attr(b, k));
+        }
+        m.build()
+    });
+    let present = |x: Option<MlirValue>| i32::from(x.is_some());
+    segments(
+        b,
+        op,
+        &[
+            1,
+            1,
+            1,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            present(epilogue.bias),
+            present(epilogue.residual),
+        ],
+    );
     op
 }
 

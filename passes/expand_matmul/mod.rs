@@ -164,6 +164,10 @@ struct Operands {
     gate: Option<UnaryKind>,
     /// The fused all-gather of A's rows (`gather`).
     gather: Option<gather::Gather>,
+    /// The epilogue: C = act(A B + bias) + residual.
+    bias: Option<MlirValue>,
+    activation: Option<UnaryKind>,
+    residual: Option<MlirValue>,
     e: MlirType,
     o: MlirType,
 }
@@ -195,6 +199,9 @@ fn expand(op: MlirOperation) -> Result<()> {
         workspace: optional.workspace,
         gate: ir::enum_attr::<UnaryKind>(op, ods::matmul::GATE)?,
         gather,
+        bias: optional.bias,
+        activation: ir::enum_attr::<UnaryKind>(op, ods::matmul::ACTIVATION)?,
+        residual: optional.residual,
         e,
         o: element_type(ir::value_type(ir::operand(op, operands::C))),
     };
@@ -811,6 +818,37 @@ fn epilogue(
             axe_ops::unary(b, gate, pacc, pacc);
             axe_ops::binary(b, BinaryKind::Mul, pacc, uacc, pacc);
         }
+        let onc = b.addi(on, b.cidx(c * w));
+        // The epilogue's terms, in f32 before C's rounding: act(acc + bias) + residual. Each
+        // is read from global memory straight into registers in the accumulator part's layout
+        // (a bias row broadcast over the rows), clipped to C like the store.
+        let load_f32 = |source: MlirValue, rows: i64, row: MlirValue| {
+            let e = element_type(ir::value_type(source));
+            let global_t = axe_ops::tensor_type(b, &[rows, w], e, MemoryScope::Global, None, None);
+            let window = axe_ops::slice(b, source, &[Dim::At(row, rows), Dim::At(onc, w)], plan.ragged, global_t);
+            let wide_t = axe_ops::tensor_type(b, &[rows, w], f32, MemoryScope::Register, None, None);
+            let wide = axe_ops::alloc(b, wide_t);
+            if ir::element_bits(ir::value_type(source)) == 32 {
+                axe_ops::copy(b, window, wide, CopyOptions::AUTO);
+            } else {
+                let narrow_t = axe_ops::tensor_type(b, &[rows, w], e, MemoryScope::Register, None, None);
+                let narrow = axe_ops::alloc(b, narrow_t);
+                axe_ops::copy(b, window, narrow, CopyOptions::AUTO);
+                axe_ops::cast(b, narrow, wide);
+            }
+            wide
+        };
+        if let Some(bias) = x.bias {
+            let row = load_f32(bias, 1, b.cidx(0));
+            axe_ops::binary(b, BinaryKind::Add, pacc, row, pacc);
+        }
+        if let Some(act) = x.activation {
+            axe_ops::unary(b, act, pacc, pacc);
+        }
+        if let Some(residual) = x.residual {
+            let r = load_f32(residual, 64, omw);
+            axe_ops::binary(b, BinaryKind::Add, pacc, r, pacc);
+        }
         let src = if out_f32 {
             pacc
         } else {
@@ -818,7 +856,6 @@ fn epilogue(
             axe_ops::cast(b, pacc, part);
             part
         };
-        let onc = b.addi(on, b.cidx(c * w));
         let dst = axe_ops::slice(b, x.c, &[Dim::At(omw, 64), Dim::At(onc, w)], plan.ragged, part_c_t);
         axe_ops::copy(b, src, staging, CopyOptions::AUTO);
         axe_ops::copy(

@@ -99,7 +99,11 @@ def Axe_UnaryKind : I32EnumAttr<"UnaryKind", "a pointwise unary function", [
     I32EnumAttrCase<"Abs", 6, "abs">,
     I32EnumAttrCase<"Relu", 7, "relu">,
     I32EnumAttrCase<"Sigmoid", 8, "sigmoid">,
-    I32EnumAttrCase<"Silu", 9, "silu">]> {
+    I32EnumAttrCase<"Silu", 9, "silu">,
+    I32EnumAttrCase<"Tanh", 10, "tanh">,
+    I32EnumAttrCase<"Erf", 11, "erf">,
+    I32EnumAttrCase<"Gelu", 12, "gelu">,
+    I32EnumAttrCase<"GeluTanh", 13, "gelu_tanh">]> {
   let cppNamespace = "::mlir::axe";
 }
 

@@ -651,6 +651,15 @@ def Axe_MatmulOp : Axe_Op<"matmul", [AttrSizedOperandSegments]> {
     B is `[B_gate | B_up]`, [K, 2N], and C[M, N] = silu(A · B_gate) ⊙
     (A · B_up). Each tile computes matching columns of both halves.
 
+    The epilogue may also add a bias, apply an activation and add a
+    residual, in f32 on the accumulator before C's rounding, in this order
+    (cuBLASLt's bias-then-activation, then the residual stream's add): C =
+    act(A · B + bias) + residual. `bias(%b : ...)` is a [1, N] global tensor
+    (f16, bf16 or f32) added to every row; `activation gelu` is any
+    `axe.unary` kind; `residual(%r : ...)` an [M, N] global tensor (f16,
+    bf16 or f32; it may be C itself). A gated product takes a residual but
+    neither bias nor activation (its gate is the activation).
+
     `gather(%G, %F, %epoch : ...)` fuses an all-gather of A's rows into the
     GEMM, inside an `axe.mesh [R]`: A is distributed by rows, layout
     `(R, M/R, K) : (1@gpuid, K, 1)` (device r holds rows r M/R ..), and
@@ -681,6 +690,7 @@ def Axe_MatmulOp : Axe_Op<"matmul", [AttrSizedOperandSegments]> {
     axe.matmul %A, %B, %C : !axe.tensor<128x4096xf16, global, #axe.layout<(128, 4096) : (4096, 1)>>, !axe.tensor<4096x8192xf16, global, #axe.layout<(4096, 8192) : (8192, 1)>>, !axe.tensor<128x8192xf16, global, #axe.layout<(128, 8192) : (8192, 1)>>
     axe.matmul %A, %B, %C scales(%sa, %sb : ...) workspace(%P, %F : ...) {transpose_b, schedule = #axe.matmul_schedule<tile_n = 128>} : ...
     axe.matmul %X, %W, %H gate silu gather(%G, %F, %epoch : ...) : ...
+    axe.matmul %X, %W, %Y bias(%b : ...) activation gelu residual(%R : ...) : ...
     ```
   }];
   let arguments = (ins Arg<Axe_AnyTensor, "", [MemRead]>:$a,
@@ -693,12 +703,18 @@ def Axe_MatmulOp : Axe_Op<"matmul", [AttrSizedOperandSegments]> {
                        Arg<Optional<Axe_AnyTensor>, "", [MemRead, MemWrite]>:$gathered,
                        Arg<Optional<Axe_AnyTensor>, "", [MemRead, MemWrite]>:$gather_flags,
                        Optional<I32>:$epoch,
+                       Arg<Optional<Axe_AnyTensor>, "", [MemRead]>:$bias,
+                       Arg<Optional<Axe_AnyTensor>, "", [MemRead]>:$residual,
                        UnitAttr:$transpose_b,
                        OptionalAttr<Axe_UnaryKind>:$gate,
+                       OptionalAttr<Axe_UnaryKind>:$activation,
                        OptionalAttr<Axe_MatmulScheduleAttr>:$schedule);
   let assemblyFormat = [{
     $a `,` $b `,` $c
     (`gate` $gate^)?
+    (`bias` `(` $bias^ `:` qualified(type($bias)) `)`)?
+    (`activation` $activation^)?
+    (`residual` `(` $residual^ `:` qualified(type($residual)) `)`)?
     (`gather` `(` $gathered^ `,` $gather_flags `,` $epoch `:` qualified(type($gathered)) `,` qualified(type($gather_flags)) `)`)?
     (`scales` `(` $scale_a^ `,` $scale_b `:` qualified(type($scale_a)) `,` qualified(type($scale_b)) `)`)?
     (`workspace` `(` $partials^ `,` $flags `:` qualified(type($partials)) `,` qualified(type($flags)) `)`)?
@@ -710,6 +726,12 @@ def Axe_MatmulOp : Axe_Op<"matmul", [AttrSizedOperandSegments]> {
 def Axe_UnaryOp : Axe_Op<"unary"> {
   let summary = "dest = f(source), elementwise";
   let description = [{
+    The functions: `neg`, `exp`, `exp2`, `log`, `sqrt`, `rsqrt`, `abs`,
+    `relu`, `sigmoid`, `silu` (x · sigmoid x), `tanh`, `erf`, `gelu` (x ·
+    (1 + erf(x / √2)) / 2, ONNX's and PyTorch's exact GELU) and `gelu_tanh`
+    (its tanh approximation). On floats narrower than f32, the
+    transcendental ones are computed in f32 and rounded once.
+
     ```mlir
     axe.unary exp %x, %y : !axe.tensor<128xf32, register, ?>, !axe.tensor<128xf32, register, ?>
     ```

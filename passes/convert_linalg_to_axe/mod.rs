@@ -1,9 +1,12 @@
 //! `convert-linalg-to-axe`: the front door for bufferized `linalg` IR. Each `linalg.matmul` on
 //! memrefs that overwrites its output (a zero `linalg.fill` of that output right before it)
-//! becomes an `axe.matmul` on views of the same buffers; a matmul into a fresh f32 buffer whose
-//! one reader is an elementwise `arith.truncf` `linalg.generic` becomes one `axe.matmul` into
-//! the narrow buffer. What is not converted stays, with a remark saying why. The pass's
-//! description in `AxePasses.td` has the contract.
+//! becomes an `axe.matmul` on views of the same buffers; a matmul into a fresh buffer whose
+//! one reader is an elementwise `linalg.generic` computing `act(acc + bias) + residual`
+//! ([`epilogue`]: a narrowing, a bias row, an activation, a residual, any of them) becomes one
+//! `axe.matmul` with that epilogue, into the generic's output. What is not converted stays,
+//! with a remark saying why. The pass's description in `AxePasses.td` has the contract.
+
+pub mod epilogue;
 
 use axe_layout::{Iter, Layout};
 use mlir_sys::*;
@@ -13,6 +16,7 @@ use crate::convert_axe_to_gpu::types::element_type;
 use crate::dialect::ods::{self, MemoryScope};
 use crate::expand_matmul::axe_ops;
 use crate::ir;
+use epilogue::Access;
 
 /// What TMA needs of a global buffer's address, which the converted buffers promise
 /// (`{axe.align = 16}`; the launcher checks it).
@@ -37,9 +41,20 @@ struct Plan {
     /// The buffer the `axe.matmul` writes: the matmul's output, or the narrowing's.
     out: MlirValue,
     fill: MlirOperation,
-    /// The f32 accumulator's allocation, the narrowing `linalg.generic`, and the deallocations
-    /// of the accumulator, all erased.
-    narrowing: Option<(MlirOperation, MlirOperation, Vec<MlirOperation>)>,
+    /// The fused elementwise consumer, if any.
+    fused: Option<Fused>,
+}
+
+/// A matmul's elementwise consumer folded into the `axe.matmul`: the accumulator's
+/// allocation, the `linalg.generic` and the accumulator's deallocations (all erased), and what
+/// the epilogue reads (buffers of the function).
+struct Fused {
+    alloc: MlirOperation,
+    generic: MlirOperation,
+    deallocs: Vec<MlirOperation>,
+    bias: Option<MlirValue>,
+    activation: Option<ods::UnaryKind>,
+    residual: Option<MlirValue>,
 }
 
 /// Whether `t` is a memref of static shape with the identity (row-major contiguous) layout.
@@ -76,43 +91,6 @@ fn zero_fill_of(fill: MlirOperation, out: MlirValue) -> bool {
         .filter(|&c| ir::name(c) == "arith.constant")
         .and_then(|c| ir::float_or_int_attr(c, "value"))
         == Some(0.0)
-}
-
-/// Whether every map of `op`'s `indexing_maps` is the identity.
-fn identity_maps(op: MlirOperation) -> bool {
-    let Some(maps) = ir::attr(op, "indexing_maps") else {
-        return false;
-    };
-    // SAFETY: `maps` is a live attribute of `op`; elements are read within bounds, each checked
-    // to be an affine map before its value is read.
-    unsafe {
-        mlirAttributeIsAArray(maps)
-            && (0..mlirArrayAttrGetNumElements(maps)).all(|i| {
-                let m = mlirArrayAttrGetElement(maps, i);
-                mlirAttributeIsAAffineMap(m) && mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(m))
-            })
-    }
-}
-
-/// Whether `generic` narrows its one input into its one output elementwise: identity maps,
-/// all loops parallel, and a body of `arith.truncf` of the input, yielded.
-fn is_truncf_copy(generic: MlirOperation) -> bool {
-    if ir::name(generic) != "linalg.generic" || ir::num_operands(generic) != 2 || !identity_maps(generic) {
-        return false;
-    }
-    let iterators = ir::attr_text(generic, "iterator_types").unwrap_or_default();
-    if iterators.contains("reduction") {
-        return false;
-    }
-    let block = ir::region_block(generic, 0);
-    let ops = ir::block_ops(block);
-    let args = ir::block_arguments(block);
-    matches!(ops.as_slice(), [t, y]
-        if ir::name(*t) == "arith.truncf"
-            && args.first().is_some_and(|a| ir::operand(*t, 0).ptr == a.ptr)
-            && ir::name(*y) == "linalg.yield"
-            && ir::num_operands(*y) == 1
-            && ir::operand(*y, 0).ptr == ir::result(*t, 0).ptr)
 }
 
 /// Whether `v` is an argument of the function that holds `op` (the buffers a launch passes).
@@ -154,30 +132,35 @@ fn plan(op: MlirOperation) -> Result<Plan, String> {
     let fill = previous(op).filter(|&f| zero_fill_of(f, c)).ok_or(
         "it accumulates into its output (no zero linalg.fill of it right before), which axe.matmul overwrites",
     )?;
-    let (e, o) = (elt(a), elt(c));
+    let e = elt(a);
     if elt(b) != e || !matches!(e.as_str(), "f16" | "bf16") {
         return Err(format!(
             "A and B are {e} and {} (axe.matmul takes f16 or bf16 here)",
             elt(b)
         ));
     }
-    // An f32 accumulator read once by a narrowing: fused.
+    // An accumulator read once, by an elementwise generic: fused into the epilogue.
     let users: Vec<MlirOperation> = ir::users(c)
         .into_iter()
         .filter(|u| u.ptr != op.ptr && u.ptr != fill.ptr)
         .collect();
-    let narrowing = match (o.as_str(), ir::defining_op(c)) {
-        ("f32", Some(alloc)) if ir::name(alloc) == "memref.alloc" => {
+    let fused = match ir::defining_op(c) {
+        Some(alloc) if ir::name(alloc) == "memref.alloc" => {
             let (deallocs, readers): (Vec<_>, Vec<_>) = users.iter().partition(|&&u| ir::name(u) == "memref.dealloc");
             match readers.as_slice() {
-                [g] if is_truncf_copy(*g) && ir::operand(*g, 0).ptr == c.ptr => Some((alloc, *g, deallocs)),
-                _ => None,
+                [g] if ir::name(*g) == "linalg.generic" => Some(fuse(op, *g, c, alloc, deallocs)?),
+                [] => return Err("its output is a buffer nothing reads".into()),
+                _ => {
+                    return Err(
+                        "its output is a temporary buffer read by other than one elementwise linalg.generic".into(),
+                    )
+                }
             }
         }
         _ => None,
     };
-    let out = match narrowing {
-        Some((_, g, _)) => ir::operand(g, 1),
+    let out = match &fused {
+        Some(f) => ir::operand(f.generic, ir::num_operands(f.generic) - 1),
         None => c,
     };
     if !matches!(elt(out).as_str(), "f16" | "bf16" | "f32") {
@@ -186,8 +169,8 @@ fn plan(op: MlirOperation) -> Result<Plan, String> {
             elt(out)
         ));
     }
-    if narrowing.is_some() && !static_row_major(ir::value_type(out)) {
-        return Err("the narrowed output is not a static row-major contiguous memref".into());
+    if fused.is_some() && !static_row_major(ir::value_type(out)) {
+        return Err("the epilogue's output is not a static row-major contiguous memref".into());
     }
     for (v, what) in [(a, "A"), (b, "B"), (out, "the output")] {
         if !function_argument(v, op) {
@@ -196,12 +179,65 @@ fn plan(op: MlirOperation) -> Result<Plan, String> {
             ));
         }
     }
-    Ok(Plan {
-        a,
-        b,
-        out,
-        fill,
-        narrowing,
+    Ok(Plan { a, b, out, fill, fused })
+}
+
+/// The matmul `op`'s accumulator `acc` (allocated by `alloc`) read by `generic`: the epilogue
+/// it computes, with its operands checked, or why it cannot be fused.
+fn fuse(
+    op: MlirOperation,
+    generic: MlirOperation,
+    acc: MlirValue,
+    alloc: MlirOperation,
+    deallocs: Vec<MlirOperation>,
+) -> Result<Fused, String> {
+    let why = |w: String| format!("its result feeds a linalg.generic that is not an epilogue axe.matmul computes: {w}");
+    let groups = ir::operand_groups(generic).ok_or_else(|| why("its operands are not ins and outs".into()))?;
+    let (ins, outs) = match groups.as_slice() {
+        [ins, outs] if outs.len() == 1 => (ins, outs),
+        _ => return Err(why("it has more than one output".into())),
+    };
+    if ir::attr_text(generic, "iterator_types")
+        .unwrap_or_default()
+        .contains("reduction")
+    {
+        return Err(why("it reduces".into()));
+    }
+    let positions: Vec<usize> = (0..ins.len()).filter(|&i| ins[i].ptr == acc.ptr).collect();
+    let [acc_index] = positions.as_slice() else {
+        return Err(why("it reads the matmul's result more than once".into()));
+    };
+    let access = epilogue::accesses(generic, ins.len()).map_err(why)?;
+    if access[*acc_index] != Access::Elementwise || access[ins.len()] != Access::Elementwise {
+        return Err(why(
+            "it does not read the matmul's result and write its output elementwise".into(),
+        ));
+    }
+    let e = epilogue::analyse(generic, *acc_index, &access[..ins.len()]).map_err(why)?;
+    let shape = ir::shape(ir::value_type(outs[0]));
+    let operand = |i: Option<usize>, what: &str, want: &[i64]| -> Result<Option<MlirValue>, String> {
+        let Some(i) = i else { return Ok(None) };
+        let v = ins[i];
+        let t = ir::value_type(v);
+        if !static_row_major(t) || ir::shape(t) != want || !matches!(elt(v).as_str(), "f16" | "bf16" | "f32") {
+            return Err(why(format!(
+                "the {what} is {}, not a static row-major memref<{}xf16, bf16 or f32>",
+                ir::type_to_string(t),
+                want.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x")
+            )));
+        }
+        if !function_argument(v, op) {
+            return Err(why(format!("the {what} is not an argument of the function")));
+        }
+        Ok(Some(v))
+    };
+    Ok(Fused {
+        alloc,
+        generic,
+        deallocs,
+        bias: operand(e.bias, "bias", &shape[1..])?,
+        activation: e.activation,
+        residual: operand(e.residual, "residual", &shape)?,
     })
 }
 
@@ -214,10 +250,13 @@ fn default_matmul_maps(op: MlirOperation) -> bool {
     })
 }
 
-/// The global view of the memref `v`, shaped as it is, row-major.
+/// The global view of the memref `v`, shaped as it is, row-major (a vector as one row).
 fn view(b: &B, v: MlirValue) -> MlirValue {
     let t = ir::value_type(v);
-    let shape = ir::shape(t);
+    let mut shape = ir::shape(t);
+    if shape.len() == 1 {
+        shape.insert(0, 1);
+    }
     let l = Layout::from_shard(vec![Iter::mem(shape[0], shape[1]), Iter::mem(shape[1], 1)]).expect("a valid layout");
     let tt = axe_ops::tensor_type(b, &shape, element_type(t), MemoryScope::Global, Some(&l), None);
     axe_ops::view(b, v, tt)
@@ -226,7 +265,15 @@ fn view(b: &B, v: MlirValue) -> MlirValue {
 fn convert(op: MlirOperation, p: &Plan) {
     let b = B::before(op).with_loc_of(op);
     let (va, vb, vc) = (view(&b, p.a), view(&b, p.b), view(&b, p.out));
-    axe_ops::matmul(&b, va, vb, vc);
+    let mut e = axe_ops::Epilogue::default();
+    if let Some(f) = &p.fused {
+        e = axe_ops::Epilogue {
+            bias: f.bias.map(|v| view(&b, v)),
+            activation: f.activation,
+            residual: f.residual.map(|v| view(&b, v)),
+        };
+    }
+    axe_ops::matmul(&b, va, vb, vc, e);
     for v in [p.a, p.b, p.out] {
         declare_alignment(v, BUFFER_ALIGN);
     }
@@ -236,12 +283,12 @@ fn convert(op: MlirOperation, p: &Plan) {
     unsafe {
         ir::erase(op);
         ir::erase(p.fill);
-        if let Some((alloc, generic, deallocs)) = &p.narrowing {
-            ir::erase(*generic);
-            for &d in deallocs {
+        if let Some(f) = &p.fused {
+            ir::erase(f.generic);
+            for &d in &f.deallocs {
                 ir::erase(d);
             }
-            ir::erase(*alloc);
+            ir::erase(f.alloc);
         }
     }
 }

@@ -125,10 +125,16 @@ pub fn record_arguments(func: MlirOperation) {
                 let align = ir::argument_alignment(arg);
                 // SAFETY: `t` is a memref (checked above), a shaped type.
                 let elt = unsafe { mlirShapedTypeGetElementType(t) };
+                // A workspace: the launcher allocates it (zeroed, once) instead of the caller.
+                let kind = if ir::declared_flag(arg, ods::discardable_attrs::WORKSPACE) {
+                    "workspace"
+                } else {
+                    "buffer"
+                };
                 dict_attr(
                     ctx,
                     &[
-                        ("kind", str_attr(ctx, "buffer")),
+                        ("kind", str_attr(ctx, kind)),
                         ("dtype", str_attr(ctx, &ir::type_to_string(elt))),
                         ("extent", i64_attr(ctx, extent)),
                         ("rank", i64_attr(ctx, shape.len() as i64)),
@@ -359,7 +365,7 @@ fn host_positions(arguments: &[Value]) -> Vec<usize> {
     let mut out = Vec::with_capacity(arguments.len());
     for a in arguments {
         match a["kind"].as_str() {
-            Some("buffer") | Some("peer_table") => {
+            Some("buffer") | Some("workspace") | Some("peer_table") => {
                 let rank = a["rank"].as_i64().unwrap_or(1).max(0) as usize;
                 out.push(pos + 1);
                 pos += 3 + 2 * rank;
@@ -516,7 +522,9 @@ fn parameter(
         };
         let a = &arguments[arg];
         return Ok(match a["kind"].as_str() {
-            Some("buffer") => json!({
+            // A kernel parameter is a buffer whoever allocates it (the caller, or the launcher
+            // for a workspace argument).
+            Some("buffer") | Some("workspace") => json!({
                 "kind": "buffer", "arg": arg, "dtype": a["dtype"], "extent": a["extent"], "align": a["align"],
             }),
             Some("peer_table") => json!({"kind": "peer_table", "arg": arg, "of": a["of"], "devices": a["devices"]}),

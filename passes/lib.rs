@@ -54,9 +54,7 @@ pub(crate) fn run_pass(pass: &str, op: MlirOperation, options: &str) -> bool {
             read::<passes::AxeExpandMatmulOptions>(&op, options).is_some_and(|_| expand_matmul::run(op))
         }
         passes::AXE_SLICE => read::<passes::AxeSliceOptions>(&op, options).is_some_and(|_| slice::run(op)),
-        passes::CONVERT_LINALG_TO_AXE => {
-            read::<passes::ConvertLinalgToAxeOptions>(&op, options).is_some_and(|_| convert_linalg_to_axe::run(op))
-        }
+        passes::CONVERT_LINALG_TO_AXE => read(&op, options).is_some_and(|o| convert_linalg_to_axe::run(op, &o)),
         passes::CONVERT_AXE_TO_GPU => read(&op, options).is_some_and(|o| convert_axe_to_gpu::run(op, &o)),
         passes::AXE_INFER_LAYOUT => read(&op, options).is_some_and(|o| infer_layout::run(op, &o)),
         // The Rust step of the C++ pass (between outlining and the rest of upstream's

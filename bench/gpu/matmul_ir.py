@@ -5,7 +5,7 @@ a user (or a front end) writes it. The compiler chooses the schedule (`axe-matmu
 and builds the kernel (`axe-expand-matmul`); `--schedule` passes an override.
 
     matmul_ir.py M N K [DTYPE [OUT]] [--name NAME] [--schedule 'tile_n = 128, ...'] [--workspace]
-                 [--gate silu] [--gather R] > mm.mlir
+                 [--gate silu] [--gather R] [--bias] [--activation KIND] [--residual] > mm.mlir
 
 DTYPE f16 (default), bf16 or e4m3 (B given as [N, K], per-tensor scales); OUT f16 (default),
 bf16 or f32. The function's arguments are bare 16-byte-aligned buffers (the launch
@@ -18,6 +18,10 @@ and C = KIND(A B_gate) * (A B_up) is M x N. --gather R: the all-gather of A's ro
 an `axe.mesh [R]`: a is this device's M/R x K rows, then after c the symmetric gather buffer
 g [M*K], its flags gf [(R+1)*P] i32 (gather_flags; zero before the first launch) and the
 launch's epoch (i32, one more each launch).
+
+The epilogue: --bias adds a row bias [N] (in A's type), --activation KIND applies an
+`axe.unary` kind, --residual adds r [M*N] (in C's type): C = KIND(A B + bias) + r; their
+buffers come last, bias before r.
 """
 import argparse
 
@@ -32,7 +36,7 @@ def gather_flags(m, k, ranks):
 
 
 def module(m, n, k, dtype="f16", out="f16", name=None, schedule=None, target="sm_90a", workspace=False,
-           gate=None, gather=0):
+           gate=None, gather=0, bias=False, activation=None, residual=False):
     e, o = MLIR[dtype], MLIR[out]
     nb = 2 * n if gate else n
     fp8 = dtype in ("e4m3", "e5m2")
@@ -59,6 +63,12 @@ def module(m, n, k, dtype="f16", out="f16", name=None, schedule=None, target="sm
         gfl = (f"!axe.tensor<{gather}x{gather + 1}x{pf}xi32, global, "
                f"#axe.layout<({gather}, {gather + 1}, {pf}) : (1@gpuid, {pf}, 1)>>")
         scales += f", %g: memref<{m * k}x{e}> {align}, %gf: memref<{(gather + 1) * pf}xi32> {align}, %epoch: i32"
+    gbias = f"!axe.tensor<1x{n}x{e}, global, #axe.layout<(1, {n}) : ({n}, 1)>>"
+    gres = f"!axe.tensor<{m}x{n}x{o}, global, #axe.layout<({m}, {n}) : ({n}, 1)>>"
+    if bias:
+        scales += f", %bias: memref<{n}x{e}>"
+    if residual:
+        scales += f", %r: memref<{m * n}x{o}>"
     ind = "      " if gather else "    "
     lines = [f'module attributes {{axe.target = #axe.target<"{target}">}} {{',
              f"  func.func @{name}(%a: memref<{a_elems}x{e}> {align}, %b: memref<{k * nb}x{e}> {align}, "
@@ -79,6 +89,14 @@ def module(m, n, k, dtype="f16", out="f16", name=None, schedule=None, target="sm
         lines += [f"{ind}%SA = axe.view %scale_a : memref<1xf32> to {sg}",
                   f"{ind}%SB = axe.view %scale_b : memref<1xf32> to {sg}"]
         operands += f" scales(%SA, %SB : {sg}, {sg})"
+    if bias:
+        lines.append(f"{ind}%BIAS = axe.view %bias : memref<{n}x{e}> to {gbias}")
+        operands += f" bias(%BIAS : {gbias})"
+    if activation:
+        operands += f" activation {activation}"
+    if residual:
+        lines.append(f"{ind}%R = axe.view %r : memref<{m * n}x{o}> to {gres}")
+        operands += f" residual(%R : {gres})"
     if workspace:
         lines += [f"{ind}%P = axe.view %p : memref<{m * n}xf32> to {gp}",
                   f"{ind}%F = axe.view %f : memref<{fm * fn}xi32> to {gf}"]
@@ -104,6 +122,9 @@ if __name__ == "__main__":
     ap.add_argument("--workspace", action="store_true")
     ap.add_argument("--gate")
     ap.add_argument("--gather", type=int, default=0)
+    ap.add_argument("--bias", action="store_true")
+    ap.add_argument("--activation")
+    ap.add_argument("--residual", action="store_true")
     a = ap.parse_args()
     print(module(a.m, a.n, a.k, a.dtype, a.out, a.name, a.schedule, workspace=a.workspace, gate=a.gate,
-                 gather=a.gather), end="")
+                 gather=a.gather, bias=a.bias, activation=a.activation, residual=a.residual), end="")

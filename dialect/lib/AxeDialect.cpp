@@ -346,6 +346,14 @@ LogicalResult AxeDialect::verifyRegionArgAttribute(Operation *op,
                              << " must be a unit attribute";
     return success();
   }
+  // A zeroed scratch buffer the launcher allocates (convert-linalg-to-axe).
+  if (attr.getName() == getWorkspaceAttrHelper().getName()) {
+    if (!llvm::isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << WorkspaceAttrHelper::getNameStr()
+                             << "' on argument #" << argIndex
+                             << " must be a unit attribute";
+    return success();
+  }
   if (attr.getName() == getPeersOfAttrHelper().getName()) {
     auto of = llvm::dyn_cast<IntegerAttr>(attr.getValue());
     if (!of || of.getInt() < 0)

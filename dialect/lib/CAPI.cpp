@@ -34,6 +34,10 @@ MlirStringRef axeTargetAttrGetName(MlirAttribute attr) {
   return wrap(llvm::cast<TargetAttr>(unwrap(attr)).getName());
 }
 
+MlirAttribute axeTargetAttrGet(MlirContext ctx, MlirStringRef name) {
+  return wrap(TargetAttr::get(unwrap(ctx), unwrap(name)));
+}
+
 bool axeTypeIsATensor(MlirType type) {
   return llvm::isa<axe::TensorType>(unwrap(type));
 }

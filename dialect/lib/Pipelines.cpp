@@ -178,25 +178,40 @@ void buildAxeEmulateOnCPUPipeline(OpPassManager &pm) {
 /// buffer-results-to-out-params (returned buffers become arguments: destination-passing
 /// style, the buffers a launch passes), canonicalize, then convert-linalg-to-axe. Textual,
 /// as the pipeline above: every pass is registered by name.
-void buildAxeFromLinalgPipeline(OpPassManager &pm) {
-  static constexpr const char *kPipeline =
+struct AxeFromLinalgPipelineOptions
+    : public PassPipelineOptions<AxeFromLinalgPipelineOptions> {
+  PassOptions::Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("The #axe.target a module without one gets (convert-linalg-to-axe "
+                     "target)"),
+      llvm::cl::init("sm_90a")};
+};
+
+void buildAxeFromLinalgPipeline(OpPassManager &pm,
+                                const AxeFromLinalgPipelineOptions &options) {
+  // Upstream's passes by their registered names; the conversion through its generated
+  // constructor and options (the target is a value, never spliced into pipeline text).
+  static constexpr const char *kUpstream =
       "linalg-fuse-elementwise-ops,canonicalize,"
       "one-shot-bufferize{bufferize-function-boundaries=1 "
       "function-boundary-type-conversion=identity-layout-map},"
       "buffer-results-to-out-params{modify-public-functions=1 hoist-static-allocs=1},"
-      "canonicalize,convert-linalg-to-axe";
-  if (failed(parsePassPipeline(kPipeline, pm, llvm::errs())))
+      "canonicalize";
+  if (failed(parsePassPipeline(kUpstream, pm, llvm::errs())))
     llvm::report_fatal_error("axe-from-linalg-pipeline: a pass is not registered");
+  axe::ConvertLinalgToAxeOptions convert;
+  convert.target = options.target;
+  pm.addPass(axe::createConvertLinalgToAxe(convert));
 }
 } // namespace
 
 namespace mlir::axe {
 void registerAxePipelines() {
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<AxeFromLinalgPipelineOptions>(
       "axe-from-linalg-pipeline",
       "Bring linalg-on-tensors into Axe: linalg-fuse-elementwise-ops, canonicalize, "
       "one-shot-bufferize (function boundaries, identity "
-      "layouts), buffer-results-to-out-params, canonicalize, convert-linalg-to-axe; then "
+      "layouts), buffer-results-to-out-params, canonicalize, convert-linalg-to-axe{target}; then "
       "axe-to-nvvm-pipeline lowers what it converted",
       buildAxeFromLinalgPipeline);
   PassPipelineRegistration<>(

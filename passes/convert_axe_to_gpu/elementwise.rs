@@ -154,6 +154,26 @@ fn f32_intrinsic(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -
             b.llvm_exp2(v)
         }
     };
+    // The divisions inside these functions' formulas need no IEEE rounding: on the GPU
+    // `div.approx.f32` (2 ulp; one MUFU.RCP and a multiply, no branch), where `div.rn.f32`'s
+    // slow-path branch around every element kept ptxas from interleaving them (a bias + GELU
+    // epilogue ran at 0.56 of the GEMM alone).
+    let div = |n: MlirValue, d: MlirValue| {
+        if gpu {
+            b.val(
+                "llvm.call_intrinsic",
+                &[n, d],
+                t,
+                &[
+                    ("intrin", b.str_attr("llvm.nvvm.div.approx.f")),
+                    ("op_bundle_sizes", b.i32_array(&[])),
+                    ("operandSegmentSizes", b.i32_array(&[2, 0])),
+                ],
+            )
+        } else {
+            b.divf(n, d)
+        }
+    };
     let sqrt = |v: MlirValue| b.llvm_sqrt(v);
     let mul = |v: MlirValue, c: f64| b.mulf(v, b.cfloat(c, t));
     Some(match kind {
@@ -170,37 +190,41 @@ fn f32_intrinsic(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -
             let one = b.cfloat(1.0, t);
             let den = b.addf(one, e);
             let num = if kind == UnaryKind::Silu { x } else { one };
-            b.divf(num, den)
+            div(num, den)
         }
-        UnaryKind::Tanh => tanh(b, x, t, &exp2),
-        UnaryKind::Erf => erf(b, x, t, &exp2),
+        UnaryKind::Tanh => tanh(b, x, t, &exp2, &div),
+        UnaryKind::Erf => erf(b, x, t, &exp2, &div),
         // gelu x = x (1 + erf(x / sqrt 2)) / 2 (ONNX's Gelu, PyTorch's default).
         UnaryKind::Gelu => {
-            let e = erf(b, mul(x, std::f64::consts::FRAC_1_SQRT_2), t, &exp2);
+            let e = erf(b, mul(x, std::f64::consts::FRAC_1_SQRT_2), t, &exp2, &div);
             b.mulf(mul(x, 0.5), b.addf(b.cfloat(1.0, t), e))
         }
         // gelu_tanh x = x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) / 2.
         UnaryKind::GeluTanh => {
             let cube = b.mulf(b.mulf(x, x), x);
             let inner = mul(b.addf(x, mul(cube, 0.044715)), (2.0 / std::f64::consts::PI).sqrt());
-            let th = tanh(b, inner, t, &exp2);
+            let th = tanh(b, inner, t, &exp2, &div);
             b.mulf(mul(x, 0.5), b.addf(b.cfloat(1.0, t), th))
         }
         _ => return None,
     })
 }
 
+/// A function of values, built into the IR (the exp2 and division of [`f32_intrinsic`]).
+type Unary<'a> = dyn Fn(MlirValue) -> MlirValue + 'a;
+type Binary<'a> = dyn Fn(MlirValue, MlirValue) -> MlirValue + 'a;
+
 /// tanh x = 1 - 2 / (e^(2x) + 1): exact at both infinities (e^(2x) overflows to inf, or
 /// reaches 0), absolute error a few ulp of 1 near 0.
-fn tanh(b: &B, x: MlirValue, t: MlirType, exp2: &dyn Fn(MlirValue) -> MlirValue) -> MlirValue {
+fn tanh(b: &B, x: MlirValue, t: MlirType, exp2: &Unary<'_>, div: &Binary<'_>) -> MlirValue {
     let e = exp2(b.mulf(x, b.cfloat(2.0 * std::f64::consts::LOG2_E, t)));
     let one = b.cfloat(1.0, t);
-    b.arith_binary(arith::subf, one, b.divf(b.cfloat(2.0, t), b.addf(e, one)))
+    b.arith_binary(arith::subf, one, div(b.cfloat(2.0, t), b.addf(e, one)))
 }
 
 /// erf on f32 without libdevice: Abramowitz and Stegun 7.1.26 on |x| (absolute error below
 /// 1.5e-7, under an f32 ulp of 1), the sign of x put back on the result's bits.
-fn erf(b: &B, x: MlirValue, t: MlirType, exp2: &dyn Fn(MlirValue) -> MlirValue) -> MlirValue {
+fn erf(b: &B, x: MlirValue, t: MlirType, exp2: &Unary<'_>, div: &Binary<'_>) -> MlirValue {
     const P: f64 = 0.327_591_1;
     const A: [f64; 5] = [
         0.254_829_592,
@@ -215,7 +239,7 @@ fn erf(b: &B, x: MlirValue, t: MlirType, exp2: &dyn Fn(MlirValue) -> MlirValue) 
     let magnitude = b.andi(bits, b.cint(i64::from(i32::MAX), 32));
     let ax = b.arith_cast(arith::bitcast, magnitude, t);
     let one = b.cfloat(1.0, t);
-    let tt = b.divf(one, b.addf(one, b.mulf(ax, b.cfloat(P, t))));
+    let tt = div(one, b.addf(one, b.mulf(ax, b.cfloat(P, t))));
     // Horner: t (a1 + t (a2 + t (a3 + t (a4 + t a5)))).
     let mut poly = b.cfloat(A[4], t);
     for &a in A[..4].iter().rev() {

@@ -63,6 +63,7 @@ const OPS: &[&str] = &[
     "math.tanh",
     "math.erf",
     "math.absf",
+    "arith.select",
 ];
 
 /// Bodies larger than this (in expression nodes, shared values counted at each use) are
@@ -193,6 +194,18 @@ fn build(v: MlirValue, args: &[MlirValue], inputs: usize, nodes: &mut usize) -> 
     match name.as_str() {
         // Rounding between float types is looked through: the epilogue computes in f32.
         "arith.truncf" | "arith.extf" => build(ir::operand(d, 0), args, inputs, nodes),
+        // A comparison keeps its predicate in the name (ReLU is `cmpf ugt` + `select` in
+        // torch-mlir's lowering).
+        "arith.cmpf" => {
+            let predicate = ir::float_or_int_attr(d, "predicate").ok_or("a cmpf without a predicate")?;
+            Ok(Expr::Op(
+                format!("arith.cmpf:{predicate}"),
+                vec![
+                    build(ir::operand(d, 0), args, inputs, nodes)?,
+                    build(ir::operand(d, 1), args, inputs, nodes)?,
+                ],
+            ))
+        }
         "arith.constant" => ir::float_or_int_attr(d, "value")
             .map(Expr::Const)
             .ok_or_else(|| "its body uses a constant that is not a scalar float".into()),
@@ -249,9 +262,43 @@ fn eval(e: &Expr, x: f64) -> f64 {
                 "math.tanh" => a[0].tanh(),
                 "math.erf" => erf(a[0]),
                 "math.absf" => a[0].abs(),
-                _ => f64::NAN,
+                "arith.select" => {
+                    if a[0] != 0.0 {
+                        a[1]
+                    } else {
+                        a[2]
+                    }
+                }
+                _ => match n.strip_prefix("arith.cmpf:").and_then(|p| p.parse::<f64>().ok()) {
+                    Some(p) => f64::from(u8::from(compare(p as i64, a[0], a[1]))),
+                    None => f64::NAN,
+                },
             }
         }
+    }
+}
+
+/// `arith.cmpf`'s predicate `p` (its enum value: 1 oeq ... 6 one, 7 ord, 8 ueq ... 13 une,
+/// 14 uno, 0 false, 15 true) on `x`, `y`; the unordered ones hold where either is NaN.
+fn compare(p: i64, x: f64, y: f64) -> bool {
+    let unordered = x.is_nan() || y.is_nan();
+    let holds = |rel: i64| match rel {
+        1 => x == y,
+        2 => x > y,
+        3 => x >= y,
+        4 => x < y,
+        5 => x <= y,
+        6 => x != y,
+        _ => true,
+    };
+    match p {
+        0 => false,
+        15 => true,
+        7 => !unordered,
+        14 => unordered,
+        1..=6 => !unordered && holds(p),
+        8..=13 => unordered || holds(p - 7),
+        _ => false,
     }
 }
 
@@ -414,6 +461,9 @@ mod tests {
             identify(&op("arith.maximumf", vec![x(), c(0.0)])),
             Some(UnaryKind::Relu)
         );
+        // torch-mlir's ReLU: select(x > 0 (ugt: 9), x, 0).
+        let relu = op("arith.select", vec![op("arith.cmpf:9", vec![x(), c(0.0)]), x(), c(0.0)]);
+        assert_eq!(identify(&relu), Some(UnaryKind::Relu));
         // 2x, x^2 and a shifted ReLU are no kind.
         assert_eq!(identify(&op("arith.mulf", vec![x(), c(2.0)])), None);
         assert_eq!(identify(&op("arith.mulf", vec![x(), x()])), None);

@@ -13,23 +13,60 @@ use mlir_sys::*;
 
 use crate::convert_axe_to_gpu::builder::B;
 use crate::convert_axe_to_gpu::types::element_type;
-use crate::dialect::ods::{self, MemoryScope};
+use crate::dialect;
+use crate::dialect::ods::{self, passes::ConvertLinalgToAxeOptions, MemoryScope};
+use crate::error::AxeError;
 use crate::expand_matmul::axe_ops;
 use crate::ir;
+use crate::matmul_schedule as schedule;
+use crate::target;
 use epilogue::Access;
 
 /// What TMA needs of a global buffer's address, which the converted buffers promise
 /// (`{axe.align = 16}`; the launcher checks it).
 const BUFFER_ALIGN: i64 = 16;
 
-/// The pass body: converts what it can; never fails (the rest keeps its remarks).
-pub fn run(root: melior::ir::operation::OperationRefMut) -> bool {
+/// The pass body: sets the module's target if asked to, then converts what it can; fails only
+/// on an unknown `target` (the rest keeps its remarks).
+pub fn run(root: melior::ir::operation::OperationRefMut, options: &ConvertLinalgToAxeOptions) -> bool {
     let root = root.to_raw();
+    if !options.target.is_empty() && ir::own_target_name(root).ok().flatten().is_none() {
+        if target::lookup(&options.target).is_none() {
+            AxeError::at(
+                root,
+                format!(
+                    "convert-linalg-to-axe: unknown target '{}' (known: {})",
+                    options.target,
+                    target::known_targets()
+                ),
+            )
+            .emit(root);
+            return false;
+        }
+        // SAFETY: `root` is live (module contract); the attribute is built in its context
+        // from a name borrowed for the call.
+        unsafe {
+            let a = dialect::ffi::axeTargetAttrGet(mlirOperationGetContext(root), ir::string_ref(&options.target));
+            mlirOperationSetAttributeByName(root, ir::string_ref(ods::discardable_attrs::TARGET), a);
+        }
+    }
     for op in ir::collect(root, &["linalg.matmul"]) {
         match plan(op) {
             Ok(p) => convert(op, &p),
             Err(why) => ir::remark(op, &format!("linalg.matmul not converted to axe.matmul: {why}")),
         }
+    }
+    // What stays besides: the generics no matmul's epilogue took.
+    for op in ir::collect(root, &["linalg.generic"]) {
+        let kind = if ir::attr_text(op, "iterator_types")
+            .unwrap_or_default()
+            .contains("reduction")
+        {
+            "a reduction (row reductions such as softmax and RMSNorm are not converted yet)"
+        } else {
+            "elementwise, but no converted matmul's epilogue (elementwise kernels are not converted yet)"
+        };
+        ir::remark(op, &format!("linalg.generic not converted: it is {kind}"));
     }
     true
 }
@@ -265,15 +302,40 @@ fn view(b: &B, v: MlirValue) -> MlirValue {
 fn convert(op: MlirOperation, p: &Plan) {
     let b = B::before(op).with_loc_of(op);
     let (va, vb, vc) = (view(&b, p.a), view(&b, p.b), view(&b, p.out));
-    let mut e = axe_ops::Epilogue::default();
+    let mut parts = axe_ops::MatmulParts::default();
     if let Some(f) = &p.fused {
-        e = axe_ops::Epilogue {
+        parts = axe_ops::MatmulParts {
             bias: f.bias.map(|v| view(&b, v)),
             activation: f.activation,
             residual: f.residual.map(|v| view(&b, v)),
+            workspace: None,
         };
     }
-    axe_ops::matmul(&b, va, vb, vc, e);
+    let (sa, sc) = (ir::shape(ir::value_type(p.a)), ir::shape(ir::value_type(p.out)));
+    let (m, n) = (sc[0], sc[1]);
+    let bits = |v: MlirValue| ir::element_bits(ir::value_type(v));
+    if splits_k(op, m, n, sa[1], bits(p.a), bits(p.out)) {
+        // The workspace split-K needs: arguments the launcher allocates (zeroed, once).
+        let func = ir::enclosing_function(op).expect("a converted matmul is in a function");
+        let rows = target::ceil_div(m, 64);
+        let cols = target::ceil_div(n, 64);
+        let partials = add_workspace_argument(func, b.memref_type(b.f32_type(), &[m * n]));
+        let flags = add_workspace_argument(func, b.memref_type(b.int_type(32), &[rows * cols]));
+        let as_tensor = |v: MlirValue, shape: [i64; 2], e: MlirType| {
+            let l = Layout::from_shard(vec![Iter::mem(shape[0], shape[1]), Iter::mem(shape[1], 1)])
+                .expect("a valid layout");
+            axe_ops::view(
+                &b,
+                v,
+                axe_ops::tensor_type(&b, &shape, e, MemoryScope::Global, Some(&l), None),
+            )
+        };
+        parts.workspace = Some((
+            as_tensor(partials, [m, n], b.f32_type()),
+            as_tensor(flags, [rows, cols], b.int_type(32)),
+        ));
+    }
+    axe_ops::matmul(&b, va, vb, vc, parts);
     for v in [p.a, p.b, p.out] {
         declare_alignment(v, BUFFER_ALIGN);
     }
@@ -293,13 +355,72 @@ fn convert(op: MlirOperation, p: &Plan) {
     }
 }
 
+/// Whether the schedule `axe-matmul-schedule` would choose for this product, given a
+/// workspace, splits K (small batches over a long K: too few output tiles for the SMs).
+fn splits_k(op: MlirOperation, m: i64, n: i64, k: i64, in_bits: u32, out_bits: u32) -> bool {
+    let Some(t) = target::of(op) else { return false };
+    let p = schedule::Problem {
+        m,
+        n,
+        k,
+        in_bits: i64::from(in_bits),
+        out_bits: i64::from(out_bits),
+        workspace: true,
+        gated: false,
+        gather: None,
+    };
+    schedule::choose(&p, t, t.sm_count, &schedule::Partial::default()).is_ok_and(|s| s.split_k > 1)
+}
+
+/// Appends an argument of memref type `t` to `func`, marked `{axe.workspace, axe.align = 16}`
+/// (the launch manifest lists it as a workspace, which the launcher allocates zeroed); returns
+/// it.
+fn add_workspace_argument(func: MlirOperation, t: MlirType) -> MlirValue {
+    // SAFETY: `func` is a live `func.func` with a body (it holds the converted matmul); its
+    // `function_type` is a TypeAttr of a FunctionType, read within its input and result counts
+    // and rebuilt with the new argument's type appended.
+    let arg = unsafe {
+        let ctx = mlirOperationGetContext(func);
+        let block = ir::region_block(func, 0);
+        let arg = mlirBlockAddArgument(block, t, mlirOperationGetLocation(func));
+        let name = ir::string_ref("function_type");
+        let ft = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(func, name));
+        let mut inputs: Vec<MlirType> = (0..mlirFunctionTypeGetNumInputs(ft))
+            .map(|i| mlirFunctionTypeGetInput(ft, i))
+            .collect();
+        inputs.push(t);
+        let results: Vec<MlirType> = (0..mlirFunctionTypeGetNumResults(ft))
+            .map(|i| mlirFunctionTypeGetResult(ft, i))
+            .collect();
+        let nft = mlirFunctionTypeGet(
+            ctx,
+            inputs.len() as isize,
+            inputs.as_ptr(),
+            results.len() as isize,
+            results.as_ptr(),
+        );
+        mlirOperationSetAttributeByName(func, name, mlirTypeAttrGet(nft));
+        set_argument_attribute(arg, ods::discardable_attrs::WORKSPACE, mlirUnitAttrGet(ctx));
+        arg
+    };
+    declare_alignment(arg, BUFFER_ALIGN);
+    arg
+}
+
 /// Adds `{axe.align = align}` to the function argument `v` unless it declares at least that.
 fn declare_alignment(v: MlirValue, align: i64) {
     if ir::declared_alignment(v).is_some_and(|a| a >= align) {
         return;
     }
-    // SAFETY: `v` is a function argument (checked by `plan`); the function's `arg_attrs` is
-    // rebuilt with one dictionary per argument, each of the function's context.
+    // SAFETY: `v` is a function argument (checked by `plan`, or just added).
+    let ctx = unsafe { mlirOperationGetContext(mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v))) };
+    set_argument_attribute(v, ods::discardable_attrs::ALIGN, ir::integer_attr(ctx, 64, align));
+}
+
+/// Sets the argument attribute `key` of the function argument `v` to `value`.
+fn set_argument_attribute(v: MlirValue, key: &str, value: MlirAttribute) {
+    // SAFETY: `v` is a function argument (checked by `plan`, or just added); the function's
+    // `arg_attrs` is rebuilt with one dictionary per argument, each of the function's context.
     unsafe {
         let index = mlirBlockArgumentGetArgNumber(v);
         let block = mlirBlockArgumentGetOwner(v);
@@ -319,11 +440,11 @@ fn declare_alignment(v: MlirValue, align: i64) {
                 }
                 let mut named: Vec<MlirNamedAttribute> = (0..mlirDictionaryAttrGetNumElements(d))
                     .map(|j| mlirDictionaryAttrGetElement(d, j))
-                    .filter(|na| ir::string_of(mlirIdentifierStr(na.name)) != ods::discardable_attrs::ALIGN)
+                    .filter(|na| ir::string_of(mlirIdentifierStr(na.name)) != key)
                     .collect();
                 named.push(mlirNamedAttributeGet(
-                    mlirIdentifierGet(ctx, ir::string_ref(ods::discardable_attrs::ALIGN)),
-                    ir::integer_attr(ctx, 64, align),
+                    mlirIdentifierGet(ctx, ir::string_ref(key)),
+                    value,
                 ));
                 mlirDictionaryAttrGet(ctx, named.len() as isize, named.as_ptr())
             })

@@ -349,31 +349,38 @@ pub fn unary(b: &B, kind: UnaryKind, source: MlirValue, dest: MlirValue) {
     });
 }
 
-/// An `axe.matmul`'s epilogue: C = activation(A B + bias) + residual.
+/// An `axe.matmul`'s optional parts: its epilogue, C = activation(A B + bias) + residual, and
+/// split-K's workspace (partial sums, flags).
 #[derive(Clone, Copy, Default)]
-pub struct Epilogue {
+pub struct MatmulParts {
     pub bias: Option<MlirValue>,
     pub activation: Option<UnaryKind>,
     pub residual: Option<MlirValue>,
+    pub workspace: Option<(MlirValue, MlirValue)>,
 }
 
-/// `axe.matmul %a, %b, %c` with `epilogue` (no scales, workspace or gather; the schedule left
-/// to `axe-matmul-schedule`).
-pub fn matmul(b: &B, a: MlirValue, bm: MlirValue, c: MlirValue, epilogue: Epilogue) -> MlirOperation {
+/// `axe.matmul %a, %b, %c` with `parts` (no scales or gather; the schedule left to
+/// `axe-matmul-schedule`).
+pub fn matmul(b: &B, a: MlirValue, bm: MlirValue, c: MlirValue, parts: MatmulParts) -> MlirOperation {
     let op = b.build(|ctx, l| {
         let mut m = axe::MatmulOperation::builder(ctx, l).a(v(a)).b(v(bm)).c(v(c));
-        if let Some(x) = epilogue.bias {
+        if let Some((p, f)) = parts.workspace {
+            m = m.partials(v(p)).flags(v(f));
+        }
+        if let Some(x) = parts.bias {
             m = m.bias(v(x));
         }
-        if let Some(x) = epilogue.residual {
+        if let Some(x) = parts.residual {
             m = m.residual(v(x));
         }
-        if let Some(k) = epilogue.activation {
+        if let Some(k) = parts.activation {
             m = m.activation(enum_attr(b, k));
         }
         m.build()
     });
     let present = |x: Option<MlirValue>| i32::from(x.is_some());
+    let workspace = i32::from(parts.workspace.is_some());
+    // A, B, C, scale_a, scale_b, partials, flags, gathered, gather_flags, epoch, bias, residual.
     segments(
         b,
         op,
@@ -383,13 +390,13 @@ pub fn matmul(b: &B, a: MlirValue, bm: MlirValue, c: MlirValue, epilogue: Epilog
             1,
             0,
             0,
+            workspace,
+            workspace,
             0,
             0,
             0,
-            0,
-            0,
-            present(epilogue.bias),
-            present(epilogue.residual),
+            present(parts.bias),
+            present(parts.residual),
         ],
     );
     op

@@ -96,7 +96,7 @@ def check_arguments(args, arguments, where):
                         f"({', '.join(_show(a) for a in arguments)}), got {len(args)}")
     out = []
     for i, (x, spec) in enumerate(zip(args, arguments)):
-        if spec["kind"] == "buffer":
+        if spec["kind"] in ("buffer", "workspace"):
             out.append(check_buffer(x, spec, i, where))
         elif spec["kind"] == "peer_table":
             # The device addresses of a symmetric buffer on every rank: int64[devices].
@@ -116,6 +116,8 @@ def check_arguments(args, arguments, where):
 
 
 def _show(spec):
+    if spec["kind"] == "workspace":
+        return f"workspace {spec['dtype']}[{spec['extent']}]"
     if spec["kind"] == "buffer":
         return f"{spec['dtype']}[{spec['extent'] if spec['extent'] >= 0 else '?'}]"
     if spec["kind"] == "peer_table":

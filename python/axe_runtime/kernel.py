@@ -37,6 +37,7 @@ class Kernel:
                         for i, p in enumerate(self.params) if p["kind"] == "tensor_map"}
         self._loaded = {}       # device -> backend's loaded function
         self._bound = OrderedDict()  # (device, buffers' data pointers) -> {param index: tensor map's device copy}
+        self._workspace = {}  # (framework, device) -> the workspace buffers, zeroed once
 
     def __repr__(self):
         return (f"<axe_runtime.Kernel {self.entry} of {self.function}: grid {list(self.grid)}, "
@@ -48,8 +49,42 @@ class Kernel:
 
     def check(self, *args):
         """Checks `args` against the manifest without launching; returns the checked list
-        (checks.Buffer for buffers). Raises TypeError / ValueError naming the argument."""
+        (checks.Buffer for buffers). Raises TypeError / ValueError naming the argument.
+
+        Workspace arguments (the manifest's kind "workspace": split-K's partial sums and flags,
+        which every launch leaves zero) may be left out: the kernel allocates them itself,
+        zeroed, once per device, with the framework of the other buffers."""
+        workspace = [i for i, a in enumerate(self.arguments) if a["kind"] == "workspace"]
+        if workspace and len(args) == len(self.arguments) - len(workspace):
+            args = self._with_workspace(list(args), workspace)
         return checks.check_arguments(args, self.arguments, self._where)
+
+    def _with_workspace(self, args, positions):
+        described = [d for d in map(checks._describe, args) if d is not None]
+        framework, device = (described[0][0], described[0][6]) if described else ("torch", None)
+        if framework == "torch":
+            import torch
+            device = torch.cuda.current_device() if device is None else device
+        else:
+            import cupy
+            device = cupy.cuda.Device().id if device is None else device
+        held = self._workspace.get((framework, device))
+        if held is None:
+            held = []
+            for i in positions:
+                spec = self.arguments[i]
+                if framework == "torch":
+                    import torch
+                    held.append(torch.zeros(spec["extent"], dtype=dtypes.torch_dtype(spec["dtype"]),
+                                            device=f"cuda:{device}"))
+                else:
+                    import cupy
+                    with cupy.cuda.Device(device):
+                        held.append(cupy.zeros(spec["extent"], dtype=dtypes.numpy_dtype(spec["dtype"])))
+            self._workspace[(framework, device)] = held
+        for i, w in zip(positions, held):
+            args.insert(i, w)
+        return args
 
     def tensor_map_fields(self):
         """{param index: cuTensorMapEncodeTiled fields} of this kernel's tensor maps."""

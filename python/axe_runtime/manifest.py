@@ -75,7 +75,8 @@ def validate_kernel(k, where="manifest"):
         if not isinstance(a, dict):
             c.fail(what, "must be a JSON object")
         kind = c.field(a, "kind", what, "str")
-        if kind == "buffer":
+        # A workspace is a buffer the launcher allocates itself (zeroed, once per device).
+        if kind in ("buffer", "workspace"):
             c.dtype(a, what)
             if c.field(a, "extent", what, "int") < -1:
                 c.fail(what, "'extent' must be >= 0 (or -1: not static)")
@@ -91,7 +92,7 @@ def validate_kernel(k, where="manifest"):
             if c.field(a, "devices", what, "int") < 1:
                 c.fail(what, "'devices' must be >= 1")
         else:
-            c.fail(what, f"unknown kind {kind!r} (expected 'buffer', 'scalar', 'peer_table' or 'rank')")
+            c.fail(what, f"unknown kind {kind!r} (expected 'buffer', 'workspace', 'scalar', 'peer_table' or 'rank')")
     params = c.field(k, "params", "kernel")
     if not isinstance(params, list):
         c.fail("kernel", "'params' must be a list")
@@ -104,7 +105,7 @@ def validate_kernel(k, where="manifest"):
         if not 0 <= arg < len(args):
             c.fail(what, f"'arg' {arg} is not one of the {len(args)} arguments")
         want = {"buffer": "buffer", "tensor_map": "buffer", "peer_table": "peer_table", "rank": "rank", "scalar": "scalar"}.get(kind)
-        if want is not None and args[arg]["kind"] != want:
+        if want is not None and args[arg]["kind"] != want and not (want == "buffer" and args[arg]["kind"] == "workspace"):
             c.fail(what, f"refers to argument {arg}, which is not a {want}")
         if kind in ("buffer", "peer_table", "rank", "scalar"):
             pass

@@ -241,6 +241,59 @@ class TensorMapTests(unittest.TestCase):
             tensormap.encode({}, 0x1008)
 
 
+class FakeTorch:
+    """What the runtime reads of the torch module to allocate a workspace."""
+    float32, int32, float16 = "torch.float32", "torch.int32", "torch.float16"
+
+    class cuda:
+        @staticmethod
+        def current_device():
+            return 0
+
+    def __init__(self):
+        self.allocated = []
+
+    def zeros(self, n, dtype, device):
+        t = FakeTensor(dtype=dtype, numel=n, ptr=0x7f0000800000 + 0x100000 * len(self.allocated))
+        self.allocated.append((n, dtype, device))
+        return t
+
+
+class WorkspaceTests(unittest.TestCase):
+    """Workspace arguments (split-K's partial sums and flags, which convert-linalg-to-axe adds):
+    a caller may leave them out, and the kernel allocates them zeroed, once per device."""
+
+    def setUp(self):
+        with open(os.path.join(DATA, "copy_tma.json")) as f:
+            spec = json.load(f)["kernels"][0]
+        spec["arguments"] += [{"kind": "workspace", "dtype": "f32", "extent": 1024, "rank": 1, "align": 16},
+                              {"kind": "workspace", "dtype": "i32", "extent": 4, "rank": 1, "align": 16}]
+        spec["params"] += [{"kind": "buffer", "arg": 2, "dtype": "f32", "extent": 1024, "align": 16},
+                           {"kind": "buffer", "arg": 3, "dtype": "i32", "extent": 4, "align": 16}]
+        manifest.validate_kernel(spec)
+        self.k = axe_runtime.Kernel(spec)
+
+    def test_left_out_and_allocated_once(self):
+        fake = FakeTorch()
+        with mock.patch.dict(sys.modules, {"torch": fake}):
+            got = self.k.check(FakeTensor(ptr=0x10000), FakeTensor(ptr=0x20000))
+            again = self.k.check(FakeTensor(ptr=0x30000), FakeTensor(ptr=0x40000))
+        self.assertEqual(fake.allocated, [(1024, "torch.float32", "cuda:0"), (4, "torch.int32", "cuda:0")])
+        self.assertEqual([b.ptr for b in got[2:]], [b.ptr for b in again[2:]])
+        self.assertEqual(len(got), 4)
+
+    def test_given_explicitly(self):
+        got = self.k.check(FakeTensor(ptr=0x10000), FakeTensor(ptr=0x20000),
+                           FakeTensor(dtype="torch.float32", numel=1024, ptr=0x50000),
+                           FakeTensor(dtype="torch.int32", numel=4, ptr=0x60000))
+        self.assertEqual([b.ptr for b in got[2:]], [0x50000, 0x60000])
+
+    def test_wrong_count(self):
+        with self.assertRaisesRegex(TypeError, r"takes 4 arguments \(f16\[65536\], f16\[65536\], "
+                                    r"workspace f32\[1024\], workspace i32\[4\]\), got 3"):
+            self.k.check(FakeTensor(), FakeTensor(), FakeTensor())
+
+
 class ArgumentTests(unittest.TestCase):
     def setUp(self):
         self.k = axe_runtime.load(os.path.join(DATA, "copy_tma.json"))

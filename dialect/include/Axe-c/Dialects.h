@@ -140,6 +140,9 @@ MLIR_CAPI_EXPORTED MlirStringRef axeLayoutAttrGetText(MlirAttribute attr);
 MLIR_CAPI_EXPORTED bool axeAttributeIsATarget(MlirAttribute attr);
 /// The target's name (`sm_90a`, `trn1`, ...), owned by the context.
 MLIR_CAPI_EXPORTED MlirStringRef axeTargetAttrGetName(MlirAttribute attr);
+/// `#axe.target<"name">`, unchecked: the caller names a known target.
+MLIR_CAPI_EXPORTED MlirAttribute axeTargetAttrGet(MlirContext ctx,
+                                                  MlirStringRef name);
 
 //===----------------------------------------------------------------------===//
 // !axe.tensor

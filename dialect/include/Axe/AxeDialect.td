@@ -52,6 +52,10 @@ def Axe_Dialect : Dialect {
     // On such an argument: the table of a symmetric buffer's device addresses
     // on every rank; the value is the position of the buffer's argument.
     "::mlir::IntegerAttr":$peers_of,
+    // On a function argument that convert-linalg-to-axe adds: a zeroed scratch
+    // buffer (split-K's partial sums and flags) the launcher allocates once
+    // and passes to every launch, which leaves it zero (a unit attribute).
+    "::mlir::UnitAttr":$workspace,
     // On a lowered host function: per argument, the buffer a launcher passes.
     "::mlir::ArrayAttr":$arguments,
     // On a lowered host function: the TMA tensor maps its launcher builds.

@@ -72,7 +72,7 @@ def AxeExpandMatmul : Pass<"axe-expand-matmul", "::mlir::ModuleOp"> {
 }
 
 def ConvertLinalgToAxe : Pass<"convert-linalg-to-axe", "::mlir::ModuleOp"> {
-  let summary = "Turn bufferized `linalg` matrix products into `axe.matmul`";
+  let summary = "Turn bufferized `linalg` matrix products and their epilogues into `axe.matmul`";
   let description = [{
     The front door for IR that existing pipelines produce (torch-mlir's
     linalg-on-tensors after `one-shot-bufferize`, IREE's and StableHLO's
@@ -93,9 +93,25 @@ def ConvertLinalgToAxe : Pass<"convert-linalg-to-axe", "::mlir::ModuleOp"> {
       arguments; each gets `{axe.align = 16}` (TMA's requirement, which the
       launcher checks: `axe_runtime` refuses a misaligned buffer).
 
+    * **The epilogue**: a matmul into a freshly allocated buffer whose one
+      reader is an elementwise `linalg.generic` (after upstream's elementwise
+      fusion, the whole chain of its consumers) computing `act(acc + bias) +
+      residual` becomes one `axe.matmul` with `bias`, `activation` and
+      `residual`, writing the generic's output; the accumulator goes. The
+      bias is an input broadcast along rows (`(d0, d1) -> (d1)`), the
+      residual one of the output's shape added last, and the activation,
+      a function of one value, is identified by its values (any algebraic
+      form of `gelu`, `silu`, `sigmoid`, `relu`, `tanh`, ...). Roundings
+      between float types inside the body are not kept: the epilogue
+      computes in f32 and rounds once, to the output's type.
+
     Anything else stays as it was, with a remark that says why (a transposed
     or batched product, an accumulating one, a dynamic or strided buffer, a
-    tensor operand before bufferization).
+    tensor operand before bufferization, a consumer that is not such an
+    epilogue).
+
+    `target` sets the module's `#axe.target` where it has none (torch-mlir's
+    and IREE's modules carry none), which `axe-matmul-schedule` reads.
 
     Before / after:
 
@@ -109,6 +125,10 @@ def ConvertLinalgToAxe : Pass<"convert-linalg-to-axe", "::mlir::ModuleOp"> {
     axe.matmul %A, %B, %C : ...
     ```
   }];
+  let options = [
+    Option<"target", "target", "std::string", "\"\"",
+           "The #axe.target to set on a module that has none (e.g. sm_90a); empty: none">
+  ];
   let dependentDialects = ["::mlir::axe::AxeDialect"];
 }
 

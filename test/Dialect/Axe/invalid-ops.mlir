@@ -1204,3 +1204,28 @@ func.func @matmul_gather_workspace(%A: !axe.tensor<128x64xf16, global, ?>, %B: !
   }
   return
 }
+
+// -----
+
+// axe.matmul's epilogue: the bias is one row of C's width, the residual C's shape.
+func.func @matmul_bias_shape(%A: !axe.tensor<64x64xf16, global, ?>, %B: !axe.tensor<64x128xf16, global, ?>, %C: !axe.tensor<64x128xf16, global, ?>, %b: !axe.tensor<1x64xf16, global, ?>) {
+  // expected-error @+1 {{'axe.matmul' op the bias must be a 1x128 global tensor of f16, bf16 or f32, got '!axe.tensor<1x64xf16, global, ?>'}}
+  axe.matmul %A, %B, %C bias(%b : !axe.tensor<1x64xf16, global, ?>) : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x128xf16, global, ?>, !axe.tensor<64x128xf16, global, ?>
+  return
+}
+
+// -----
+
+func.func @matmul_residual_type(%A: !axe.tensor<64x64xf16, global, ?>, %B: !axe.tensor<64x128xf16, global, ?>, %C: !axe.tensor<64x128xf16, global, ?>, %r: !axe.tensor<64x128xi32, global, ?>) {
+  // expected-error @+1 {{'axe.matmul' op the residual must be a 64x128 global tensor of f16, bf16 or f32, got '!axe.tensor<64x128xi32, global, ?>'}}
+  axe.matmul %A, %B, %C residual(%r : !axe.tensor<64x128xi32, global, ?>) : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x128xf16, global, ?>, !axe.tensor<64x128xf16, global, ?>
+  return
+}
+
+// -----
+
+func.func @matmul_gate_and_activation(%A: !axe.tensor<64x64xf16, global, ?>, %B: !axe.tensor<64x128xf16, global, ?>, %C: !axe.tensor<64x64xf16, global, ?>) {
+  // expected-error @+1 {{'axe.matmul' op a gated product takes no bias or activation (its gate `silu` is the activation); a residual it may take}}
+  axe.matmul %A, %B, %C gate silu activation gelu : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x128xf16, global, ?>, !axe.tensor<64x64xf16, global, ?>
+  return
+}

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Builds the front door's GPU checks and benchmarks (run by frontdoor.py on the GPU machine):
+
+* **model entries**: the ONNX graphs of test/Conversion/LinalgToAxe/Inputs/make_models.py
+  (linear + bias + GELU; linear + residual) at LLM shapes, imported by torch-mlir, brought in
+  by `axe-from-linalg-pipeline` (one `axe.matmul` with the fused epilogue per graph) and
+  lowered by `axe-to-nvvm-pipeline`; at small shapes also onnxruntime's output on the CPU for
+  seeded inputs (OUTDIR/<entry>.npz), the oracle nobody here wrote;
+* **epilogue entries**: `axe.matmul` modules of matmul_ir.py with a bias, an activation and a
+  residual, one per schedule family (64-row {clip} tiles, 128-row tiles of two consumer
+  warpgroups, 256-column tiles, clusters, split-K with its workspace, bf16).
+
+    build_frontdoor.py OUTDIR [--only SUBSTR]
+
+writes OUTDIR/<entry>.json (launch manifests), OUTDIR/index.json and the .npz files. Needs
+`pip install onnx onnxruntime torch-mlir` here (not on the GPU machine).
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+MODELS = os.path.join(ROOT, "test", "Conversion", "LinalgToAxe", "Inputs")
+sys.path.insert(0, HERE)
+sys.path.insert(0, MODELS)
+import make_models  # noqa: E402
+import matmul_ir  # noqa: E402
+
+OPT = os.environ.get("AXE_OPT", os.path.join(ROOT, "target/release/axe-opt"))
+TRANSLATE = os.environ.get("AXE_TRANSLATE", os.path.join(os.path.dirname(OPT), "axe-translate"))
+LOWER = "--axe-to-nvvm-pipeline=chip=sm_90a features=+ptx80"
+
+# (model, M, K, N): GPT-style up projections with GELU at Llama-3.1-8B's widths (4096 ->
+# 14336), down projections into the residual (14336 -> 4096), serving batches and ragged ones.
+BATCHES = [1, 16, 77, 128, 1024, 4096]
+MODEL_ENTRIES = ([("linear_gelu", m, 4096, 14336) for m in BATCHES]
+                 + [("linear_residual", m, 14336, 4096) for m in BATCHES])
+# Small ones checked against onnxruntime (its f16 MatMul on the CPU is slow at LLM sizes).
+ORT_ENTRIES = [("linear_gelu", 64, 512, 1024), ("linear_gelu", 77, 1000, 1000),
+               ("linear_residual", 64, 512, 1024), ("linear_residual", 77, 1000, 1000)]
+
+# (M, N, K, dtype, options, schedule override): each schedule family with an epilogue.
+EPILOGUE_ENTRIES = [
+    (200, 1000, 512, "f16", dict(bias=True, activation="gelu", residual=True), None),
+    (1024, 4096, 4096, "f16", dict(bias=True, activation="silu"), None),
+    (512, 4096, 4096, "f16", dict(bias=True, activation="gelu", residual=True), "tile_m = 128, tile_n = 256, stages = 4"),
+    (4096, 14336, 4096, "f16", dict(bias=True, activation="gelu_tanh", residual=True), None),
+    (8192, 8192, 8192, "f16", dict(residual=True), "cluster = 2"),
+    (16, 4096, 14336, "f16", dict(bias=True, residual=True, workspace=True), "split_k = 2"),
+    (2048, 6144, 4096, "bf16", dict(bias=True, activation="relu", residual=True), None),
+]
+
+
+def run(cmd, data=None):
+    p = subprocess.run(cmd, input=data, capture_output=True, text=True)
+    if p.returncode:
+        raise RuntimeError(f"{' '.join(cmd[:2])}: {p.stderr.strip()[:3000]}")
+    return p.stdout
+
+
+def lower(outdir, entry, src, input_flag=None):
+    """The launch manifest of module `src` (Axe IR; or linalg with `input_flag`)."""
+    if input_flag:
+        src = run([OPT, "-", input_flag], src)
+    schedules = re.findall(r"#axe\.matmul_schedule<([^>]*)>", run([OPT, "-", "--axe-matmul-schedule"], src))
+    data = json.loads(run([TRANSLATE, "-", "--axe-to-launch-manifest"], run([OPT, "-", LOWER], src)))
+    with open(os.path.join(outdir, f"{entry}.json"), "w") as f:
+        json.dump(data, f)
+    return [k["entry"] for k in data["kernels"]], schedules, src
+
+
+def ort_reference(onnx_path, entry, outdir, seed):
+    """Seeded inputs and onnxruntime's output on the CPU, in the graph's argument order."""
+    import onnx
+    import onnxruntime as ort
+    model = onnx.load(onnx_path)
+    rng = np.random.default_rng(seed)
+    feeds = {}
+    for i in model.graph.input:
+        shape = [d.dim_value for d in i.type.tensor_type.shape.dim]
+        feeds[i.name] = (rng.standard_normal(shape) * (0.5 if i.name == "X" else 0.05)).astype(np.float16)
+    sess = ort.InferenceSession(onnx_path, providers=["CPUExecutionProvider"])
+    (out,) = sess.run(None, feeds)
+    names = [i.name for i in model.graph.input]
+    np.savez(os.path.join(outdir, f"{entry}.npz"), names=np.array(names), output=out,
+             **{f"in_{k}": v for k, v in feeds.items()})
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("outdir")
+    ap.add_argument("--only")
+    a = ap.parse_args()
+    os.makedirs(a.outdir, exist_ok=True)
+    models = os.path.join(a.outdir, "models")
+    os.makedirs(models, exist_ok=True)
+    index = []
+    for i, (model, m, k, n) in enumerate(ORT_ENTRIES + MODEL_ENTRIES):
+        entry = f"{model}_{m}x{k}x{n}"
+        if a.only and a.only not in entry:
+            continue
+        onnx_path = os.path.join(models, f"{entry}.onnx")
+        linalg_path = os.path.join(models, f"{entry}.mlir")
+        import onnx
+        onnx.save(make_models.build(model, m, k, n, 0), onnx_path)
+        make_models.import_linalg(onnx_path, linalg_path)
+        with open(linalg_path) as f:
+            kernels, scheds, axe_ir = lower(a.outdir, entry, f.read(), "--axe-from-linalg-pipeline")
+        line = re.search(r"axe\.matmul .*", axe_ir).group(0)
+        act = re.search(r" activation (\w+)", line)
+        fused = " + ".join(x for x, there in (("bias", " bias(" in line), (act and act.group(1), act),
+                                                ("residual", " residual(" in line)) if there) or "none"
+        ort = i < len(ORT_ENTRIES)
+        if ort:
+            ort_reference(onnx_path, entry, a.outdir, seed=i)
+        index.append({"entry": entry, "kind": "model", "model": model, "m": m, "k": k, "n": n,
+                      "kernels": kernels, "schedules": scheds, "ort": ort,
+                      "fused": fused})
+        print(f"{entry}: {scheds} | {index[-1]['fused']}", flush=True)
+    for m, n, k, dtype, opts, sched in EPILOGUE_ENTRIES:
+        parts = [f"{m}x{n}x{k}", dtype] + [o if v is True else f"{o}-{v}" for o, v in opts.items()]
+        entry = "epilogue_" + "_".join(parts).replace("activation-", "")
+        if a.only and a.only not in entry:
+            continue
+        src = matmul_ir.module(m, n, k, dtype, dtype, name=entry, schedule=sched, **opts)
+        kernels, scheds, _ = lower(a.outdir, entry, src)
+        index.append({"entry": entry, "kind": "epilogue", "m": m, "n": n, "k": k, "dtype": dtype, **opts,
+                      "kernels": kernels, "schedules": scheds})
+        print(f"{entry}: {scheds}", flush=True)
+    with open(os.path.join(a.outdir, "index.json"), "w") as f:
+        json.dump(index, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

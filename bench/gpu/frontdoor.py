@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Checks and times what build_frontdoor.py built (on the GPU machine):
+
+* every kernel against PyTorch's float32 evaluation of its definition (act(X W + b) + R; the
+  output filled with NaN first, so an element not written fails), and the small model entries
+  also against onnxruntime's output for the same inputs (computed on the CPU when built);
+* the model entries (linalg from torch-mlir, through `axe-from-linalg-pipeline`) timed against
+  PyTorch on the same graph: eager (`gelu(x @ w + b)`, `x @ w + r`), `torch.compile` of that
+  function, and cuBLAS's GEMM alone (`torch.mm`: the fused kernel's target is to cost no more
+  than the GEMM alone). Paired in one process: rounds of the median of RUNS CUDA-event-timed
+  runs, the methods' order reversed every other round, L2 flushed before every run; ratios
+  are baseline time / Axe time (above 1: Axe faster), median [min-max] over rounds.
+
+    frontdoor.py DIR [--reps 3] [--runs 20] [--only SUBSTR] [--no-compile]
+"""
+import argparse
+import json
+import os
+import sys
+import zlib
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+for _d in (os.path.join(HERE, "..", "..", "test", "gpu"), HERE):
+    if os.path.isdir(_d):
+        sys.path.insert(0, _d)
+from runtime_path import axe_runtime  # noqa: E402
+import gemm_grid  # noqa: E402  (Timer: L2-flushed CUDA-event timing)
+import timing  # noqa: E402  (ratio_stats)
+
+TORCH = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
+# Of the output's largest magnitude: the epilogue rounds once (f16 half an ulp ~ 5e-4), the
+# reference is float32; K-long f32 sums in a different order add a little.
+RTOL = {"f16": 4e-3, "bf16": 1.6e-2}
+
+
+def activation(name, x):
+    f = torch.nn.functional
+    return {None: lambda v: v, "gelu": f.gelu, "gelu_tanh": lambda v: f.gelu(v, approximate="tanh"),
+            "silu": f.silu, "relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh}[name](x)
+
+
+def inputs(e):
+    """The kernel's arguments in order and the float32 reference of its output."""
+    m, n, k = e["m"], e["n"], e["k"]
+    g = torch.Generator(device="cuda").manual_seed(zlib.crc32(e["entry"].encode()))
+
+    def rnd(*shape, scale, dtype):
+        return (torch.randn(*shape, generator=g, device="cuda") * scale).to(dtype)
+
+    if e["kind"] == "model":
+        t = torch.float16
+        if e["ort"]:
+            z = np.load(os.path.join(e["dir"], e["entry"] + ".npz"))
+            feeds = [torch.from_numpy(z[f"in_{name}"]).cuda() for name in z["names"]]
+            ort_out = torch.from_numpy(z["output"]).cuda()
+        else:
+            feeds = [rnd(m, k, scale=0.5, dtype=t), rnd(k, n, scale=k ** -0.5, dtype=t)]
+            feeds.append(rnd(n, scale=0.5, dtype=t) if e["model"] == "linear_gelu" else rnd(m, n, scale=1.0, dtype=t))
+            ort_out = None
+        x, w, third = feeds
+        bias, res, act = (third, None, "gelu") if e["model"] == "linear_gelu" else (None, third, None)
+        out = torch.full((m, n), float("nan"), device="cuda", dtype=t)
+        args = feeds + [out]
+    else:
+        t = TORCH[e["dtype"]]
+        x, w = rnd(m, k, scale=0.5, dtype=t), rnd(k, n, scale=k ** -0.5, dtype=t)
+        out = torch.full((m, n), float("nan"), device="cuda", dtype=t)
+        args = [x.view(-1), w.view(-1), out.view(-1)]
+        if e.get("workspace"):
+            fm, fn = -(-m // 64), -(-n // 64)
+            args += [torch.zeros(m * n, device="cuda"), torch.zeros(fm * fn, device="cuda", dtype=torch.int32)]
+        bias = rnd(n, scale=0.5, dtype=t) if e.get("bias") else None
+        res = rnd(m, n, scale=1.0, dtype=t) if e.get("residual") else None
+        act = e.get("activation")
+        args += [v.view(-1) for v in (bias, res) if v is not None]
+        ort_out = None
+    ref = x.float() @ w.float()
+    if bias is not None:
+        ref = ref + bias.float()
+    ref = activation(act, ref)
+    if res is not None:
+        ref = ref + res.float()
+    return args, out, ref, ort_out, (x, w, bias, res, act)
+
+
+def check(got, want, dtype):
+    got = got.float().view_as(want)
+    scale = want.abs().max().item()
+    err = (got - want).abs().max().item()
+    nan = torch.isnan(got).any().item()
+    return (not nan) and err <= RTOL[dtype] * max(scale, 1e-3), err, scale
+
+
+def eager_fn(x, w, bias, res, act):
+    def f():
+        y = x @ w
+        if bias is not None:
+            y = y + bias
+        y = activation(act, y)
+        if res is not None:
+            y = y + res
+        return y
+    return f
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dir")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--only")
+    ap.add_argument("--no-compile", action="store_true")
+    a = ap.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    with open(os.path.join(a.dir, "index.json")) as f:
+        index = json.load(f)
+    print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}", flush=True)
+    timer = gemm_grid.Timer(flush=True)
+    passed = failed = 0
+    rows = []
+    for e in index:
+        if a.only and a.only not in e["entry"]:
+            continue
+        e["dir"] = a.dir
+        kernel = axe_runtime.load(os.path.join(a.dir, e["entry"] + ".json"))
+        args, out, ref, ort_out, parts = inputs(e)
+        kernel(*args)
+        torch.cuda.synchronize()
+        ok, err, scale = check(out, ref, e.get("dtype", "f16"))
+        note = f"max err {err:.3g} of {scale:.3g}"
+        if ort_out is not None:
+            ok_ort, err_ort, _ = check(out, ort_out.float(), "f16")
+            ok = ok and ok_ort
+            note += f"; vs onnxruntime {err_ort:.3g} ({'ok' if ok_ort else 'FAIL'})"
+        if e.get("workspace"):
+            # Split-K's workspace must be zero again (flags) for the next launch: run twice more.
+            out.fill_(float("nan"))
+            kernel(*args)
+            kernel(*args)
+            torch.cuda.synchronize()
+            ok2, err2, _ = check(out, ref, e.get("dtype", "f16"))
+            ok = ok and ok2
+            note += f"; relaunched {err2:.3g}"
+        passed += ok
+        failed += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {e['entry']} [{e.get('fused', '')}] {note}", flush=True)
+        if e["kind"] != "model" or e["ort"] or not ok:
+            continue
+        x, w, bias, res, act = parts
+        eager = eager_fn(x, w, bias, res, act)
+        methods = {"axe": lambda: kernel(*args), "eager": eager, "cublas_mm": lambda: torch.mm(x, w)}
+        if not a.no_compile:
+            compiled = torch.compile(eager_fn(x, w, bias, res, act), dynamic=False)
+            for _ in range(3):
+                compiled()
+            methods["compile"] = compiled
+        times = {name: [] for name in methods}
+        for r in range(a.reps):
+            order = list(methods) if r % 2 == 0 else list(reversed(methods))
+            for name in order:
+                times[name].append(timer.ms(methods[name], a.runs))
+        med = {name: sorted(v)[len(v) // 2] * 1e3 for name, v in times.items()}
+        ratios = {name: timing.ratio_stats(times[name], times["axe"]) for name in methods if name != "axe"}
+        rows.append((e, med, ratios))
+        print("     " + "  ".join(f"{n} {med[n]:.1f} us" for n in methods) + " | "
+              + "  ".join(f"x{n} {r[0]:.3f} [{r[1]:.3f}-{r[2]:.3f}]" for n, r in ratios.items()), flush=True)
+    print(f"\n{passed} passed, {failed} failed")
+    print("\n| entry | epilogue | Axe us | eager us | compile us | cuBLAS mm us | x eager | x compile | x mm |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for e, med, r in rows:
+        def rr(n):
+            return f"{r[n][0]:.3f} [{r[n][1]:.3f}-{r[n][2]:.3f}]" if n in r else "-"
+        print(f"| {e['entry']} | {e['fused']} | {med['axe']:.1f} | {med['eager']:.1f} | "
+              f"{med.get('compile', float('nan')):.1f} | {med['cublas_mm']:.1f} | {rr('eager')} | {rr('compile')} | "
+              f"{rr('cublas_mm')} |")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

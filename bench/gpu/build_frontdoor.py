@@ -119,9 +119,14 @@ def main():
         ort = i < len(ORT_ENTRIES)
         if ort:
             ort_reference(onnx_path, entry, a.outdir, seed=i)
+        # The same GEMM without the epilogue, as axe.matmul (with split-K's workspace, which
+        # the schedule uses where it pays): what the fused kernel should cost no more than.
+        plain = f"plain_{m}x{n}x{k}"
+        if not ort and not os.path.exists(os.path.join(a.outdir, plain + ".json")):
+            lower(a.outdir, plain, matmul_ir.module(m, n, k, name=plain, workspace=True))
         index.append({"entry": entry, "kind": "model", "model": model, "m": m, "k": k, "n": n,
                       "kernels": kernels, "schedules": scheds, "ort": ort,
-                      "fused": fused})
+                      "fused": fused, "plain": None if ort else plain})
         print(f"{entry}: {scheds} | {index[-1]['fused']}", flush=True)
     for m, n, k, dtype, opts, sched in EPILOGUE_ENTRIES:
         parts = [f"{m}x{n}x{k}", dtype] + [o if v is True else f"{o}-{v}" for o, v in opts.items()]

@@ -151,7 +151,15 @@ def main():
             continue
         x, w, bias, res, act = parts
         eager = eager_fn(x, w, bias, res, act)
-        methods = {"axe": lambda: kernel(*args), "eager": eager, "cublas_mm": lambda: torch.mm(x, w)}
+        launch = kernel.launcher(*args)
+        methods = {"axe": launch, "eager": eager, "cublas_mm": lambda: torch.mm(x, w)}
+        if e.get("plain"):
+            plain = axe_runtime.load(os.path.join(a.dir, e["plain"] + ".json"))
+            m, n = e["m"], e["n"]
+            cp = torch.empty(m * n, device="cuda", dtype=torch.float16)
+            ws = [torch.zeros(m * n, device="cuda"), torch.zeros(-(-m // 64) * -(-n // 64), device="cuda",
+                                                               dtype=torch.int32)]
+            methods["axe_plain"] = plain.launcher(x.view(-1), w.view(-1), cp, *ws)
         if not a.no_compile:
             compiled = torch.compile(eager_fn(x, w, bias, res, act), dynamic=False)
             for _ in range(3):
@@ -168,14 +176,15 @@ def main():
         print("     " + "  ".join(f"{n} {med[n]:.1f} us" for n in methods) + " | "
               + "  ".join(f"x{n} {r[0]:.3f} [{r[1]:.3f}-{r[2]:.3f}]" for n, r in ratios.items()), flush=True)
     print(f"\n{passed} passed, {failed} failed")
-    print("\n| entry | epilogue | Axe us | eager us | compile us | cuBLAS mm us | x eager | x compile | x mm |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("\n| entry | epilogue | Axe us | Axe GEMM alone us | eager us | compile us | cuBLAS mm us | x eager "
+          "| x compile | x cuBLAS mm | x Axe GEMM alone |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for e, med, r in rows:
         def rr(n):
             return f"{r[n][0]:.3f} [{r[n][1]:.3f}-{r[n][2]:.3f}]" if n in r else "-"
-        print(f"| {e['entry']} | {e['fused']} | {med['axe']:.1f} | {med['eager']:.1f} | "
-              f"{med.get('compile', float('nan')):.1f} | {med['cublas_mm']:.1f} | {rr('eager')} | {rr('compile')} | "
-              f"{rr('cublas_mm')} |")
+        print(f"| {e['entry']} | {e['fused']} | {med['axe']:.1f} | {med.get('axe_plain', float('nan')):.1f} | "
+              f"{med['eager']:.1f} | {med.get('compile', float('nan')):.1f} | {med['cublas_mm']:.1f} | "
+              f"{rr('eager')} | {rr('compile')} | {rr('cublas_mm')} | {rr('axe_plain')} |")
     return 1 if failed else 0
 
 

@@ -185,6 +185,11 @@ struct AxeFromLinalgPipelineOptions
       llvm::cl::desc("The #axe.target a module without one gets (convert-linalg-to-axe "
                      "target)"),
       llvm::cl::init("sm_90a")};
+  PassOptions::Option<int> threadsPerRow{
+      *this, "threads-per-row",
+      llvm::cl::desc("Threads of a row kernel per row (convert-linalg-to-axe "
+                     "threads-per-row): 0 chooses, 1 keeps a row in one thread"),
+      llvm::cl::init(0)};
 };
 
 void buildAxeFromLinalgPipeline(OpPassManager &pm,
@@ -201,6 +206,7 @@ void buildAxeFromLinalgPipeline(OpPassManager &pm,
     llvm::report_fatal_error("axe-from-linalg-pipeline: a pass is not registered");
   axe::ConvertLinalgToAxeOptions convert;
   convert.target = options.target;
+  convert.threadsPerRow = options.threadsPerRow;
   pm.addPass(axe::createConvertLinalgToAxe(convert));
 }
 } // namespace

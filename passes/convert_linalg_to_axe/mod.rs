@@ -7,6 +7,7 @@
 //! with a remark saying why. The pass's description in `AxePasses.td` has the contract.
 
 pub mod epilogue;
+pub mod rows;
 
 use axe_layout::{Iter, Layout};
 use mlir_sys::*;
@@ -56,17 +57,10 @@ pub fn run(root: melior::ir::operation::OperationRefMut, options: &ConvertLinalg
             Err(why) => ir::remark(op, &format!("linalg.matmul not converted to axe.matmul: {why}")),
         }
     }
-    // What stays besides: the generics no matmul's epilogue took.
-    for op in ir::collect(root, &["linalg.generic"]) {
-        let kind = if ir::attr_text(op, "iterator_types")
-            .unwrap_or_default()
-            .contains("reduction")
-        {
-            "a reduction (row reductions such as softmax and RMSNorm are not converted yet)"
-        } else {
-            "elementwise, but no converted matmul's epilogue (elementwise kernels are not converted yet)"
-        };
-        ir::remark(op, &format!("linalg.generic not converted: it is {kind}"));
+    // Then the row operations around them (softmax, norms, elementwise chains): a kernel per
+    // run of them, or remarks that say why not.
+    for func in ir::collect(root, &["func.func"]) {
+        rows::run(func, options.threads_per_row);
     }
     true
 }

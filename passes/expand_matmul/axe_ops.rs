@@ -14,7 +14,7 @@ use melior::ir::{Block, Region, RegionLike};
 use mlir_sys::*;
 
 use crate::convert_axe_to_gpu::builder::B;
-use crate::dialect::ods::{BinaryKind, CopySchedule, MemoryScope, OdsEnum, ScopeKind, UnaryKind};
+use crate::dialect::ods::{BinaryKind, CopySchedule, MemoryScope, OdsEnum, ReduceKind, ScopeKind, UnaryKind};
 use crate::dialect::{self, ffi};
 use crate::ir;
 
@@ -334,6 +334,18 @@ pub fn binary(b: &B, kind: BinaryKind, lhs: MlirValue, rhs: MlirValue, dest: Mli
             .lhs(v(lhs))
             .rhs(v(rhs))
             .dest(v(dest))
+            .build()
+    });
+}
+
+/// `axe.reduce <kind> %source, %dest dims [dims]`.
+pub fn reduce(b: &B, kind: ReduceKind, source: MlirValue, dest: MlirValue, dims: &[i64]) {
+    b.build(|c, l| {
+        axe::ReduceOperation::builder(c, l)
+            .kind(enum_attr(b, kind))
+            .source(v(source))
+            .dest(v(dest))
+            .dims(dense(b, dims))
             .build()
     });
 }

@@ -110,6 +110,13 @@ def ConvertLinalgToAxe : Pass<"convert-linalg-to-axe", "::mlir::ModuleOp"> {
     tensor operand before bufferization, a consumer that is not such an
     epilogue).
 
+    * **Row operations**: a run of generics (and fills) that work row by
+      row (softmax, RMSNorm, LayerNorm, elementwise chains) becomes one
+      `axe.kernel` of one CTA per row: inputs loaded once into registers,
+      each body applied to whole register tensors, each reduction along
+      the row an `axe.reduce`, outputs stored once; temporaries live in
+      registers (a temporary read after the run refuses it).
+
     `target` sets the module's `#axe.target` where it has none (torch-mlir's
     and IREE's modules carry none), which `axe-matmul-schedule` reads.
 
@@ -127,7 +134,11 @@ def ConvertLinalgToAxe : Pass<"convert-linalg-to-axe", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"target", "target", "std::string", "\"\"",
-           "The #axe.target to set on a module that has none (e.g. sm_90a); empty: none">
+           "The #axe.target to set on a module that has none (e.g. sm_90a); empty: none">,
+    Option<"threadsPerRow", "threads-per-row", "int", "0",
+           "Threads of a row kernel per row: 0 chooses (warps of lanes over the row); 1 keeps "
+           "each row in one thread's registers (reductions in-thread: what "
+           "axe-emulate-on-cpu-pipeline can run)">
   ];
   let dependentDialects = ["::mlir::axe::AxeDialect"];
 }

@@ -141,7 +141,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     linalg.fill ins(%zero : f32) outs(%acc1 : memref<128x512xf32>)
     // expected-remark @+1 {{linalg.matmul not converted to axe.matmul: its result feeds a linalg.generic that is not an epilogue axe.matmul computes: its activation is none of axe.unary's functions}}
     linalg.matmul ins(%a, %b : memref<128x256xf16>, memref<256x512xf16>) outs(%acc1 : memref<128x512xf32>)
-    // expected-remark @+1 {{linalg.generic not converted: it is elementwise, but no converted matmul's epilogue}}
+    // expected-remark @+1 {{linalg.generic not converted: it reads a temporary written outside the run (by an op not converted to Axe)}}
     linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%acc1 : memref<128x512xf32>) outs(%out : memref<128x512xf16>) {
     ^bb0(%x: f32, %o: f16):
       %sq = arith.mulf %x, %x : f32
@@ -152,7 +152,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     linalg.fill ins(%zero : f32) outs(%acc2 : memref<128x512xf32>)
     // expected-remark @+1 {{linalg.matmul not converted to axe.matmul: its result feeds a linalg.generic that is not an epilogue axe.matmul computes: it adds more than one row-broadcast operand}}
     linalg.matmul ins(%a, %b : memref<128x256xf16>, memref<256x512xf16>) outs(%acc2 : memref<128x512xf32>)
-    // expected-remark @+1 {{linalg.generic not converted: it is elementwise, but no converted matmul's epilogue}}
+    // expected-remark @+1 {{linalg.generic not converted: it reads a temporary written outside the run (by an op not converted to Axe)}}
     linalg.generic {indexing_maps = [#id, #row, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%acc2, %bias, %bias2 : memref<128x512xf32>, memref<512xf16>, memref<512xf16>) outs(%out : memref<128x512xf16>) {
     ^bb0(%x: f32, %u: f16, %v: f16, %o: f16):
       %t = arith.truncf %x : f32 to f16
@@ -164,7 +164,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     linalg.fill ins(%zero : f32) outs(%acc3 : memref<128x512xf32>)
     // expected-remark @+1 {{linalg.matmul not converted to axe.matmul: its result feeds a linalg.generic that is not an epilogue axe.matmul computes: it is not act(acc) + residual: an operand is used other than in a final residual addition}}
     linalg.matmul ins(%a, %b : memref<128x256xf16>, memref<256x512xf16>) outs(%acc3 : memref<128x512xf32>)
-    // expected-remark @+1 {{linalg.generic not converted: it is elementwise, but no converted matmul's epilogue}}
+    // expected-remark @+1 {{linalg.generic not converted: it reads a temporary written outside the run (by an op not converted to Axe)}}
     linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%acc3, %r : memref<128x512xf32>, memref<128x512xf16>) outs(%out : memref<128x512xf16>) {
     ^bb0(%x: f32, %rv: f16, %o: f16):
       %t = arith.truncf %x : f32 to f16
@@ -175,7 +175,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     linalg.fill ins(%zero : f32) outs(%acc4 : memref<128x512xf32>)
     // expected-remark @+1 {{linalg.matmul not converted to axe.matmul: its result feeds a linalg.generic that is not an epilogue axe.matmul computes: operand 1's indexing map is neither the output's (d0, d1) nor a row broadcast (d1)}}
     linalg.matmul ins(%a, %b : memref<128x256xf16>, memref<256x512xf16>) outs(%acc4 : memref<128x512xf32>)
-    // expected-remark @+1 {{linalg.generic not converted: it is elementwise, but no converted matmul's epilogue}}
+    // expected-remark @+1 {{linalg.generic not converted: it reads a temporary written outside the run (by an op not converted to Axe)}}
     linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0)>, #id], iterator_types = ["parallel", "parallel"]} ins(%acc4, %col : memref<128x512xf32>, memref<128xf16>) outs(%out : memref<128x512xf16>) {
     ^bb0(%x: f32, %c: f16, %o: f16):
       %t = arith.truncf %x : f32 to f16
@@ -186,7 +186,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     linalg.fill ins(%zero : f32) outs(%acc5 : memref<128x512xf32>)
     // expected-remark @+1 {{linalg.matmul not converted to axe.matmul: its result feeds a linalg.generic that is not an epilogue axe.matmul computes: its body uses 'math.cos', which the epilogue does not compute}}
     linalg.matmul ins(%a, %b : memref<128x256xf16>, memref<256x512xf16>) outs(%acc5 : memref<128x512xf32>)
-    // expected-remark @+1 {{linalg.generic not converted: it is elementwise, but no converted matmul's epilogue}}
+    // expected-remark @+1 {{linalg.generic not converted: it reads a temporary written outside the run (by an op not converted to Axe)}}
     linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%acc5 : memref<128x512xf32>) outs(%out : memref<128x512xf16>) {
     ^bb0(%x: f32, %o: f16):
       %s = math.cos %x : f32

@@ -1,0 +1,176 @@
+//! The front door end to end on the CPU, against onnxruntime: the ONNX graphs of
+//! `test/Conversion/LinalgToAxe/Inputs/make_models.py`, as torch-mlir imported them (the
+//! checked-in linalg), go through `axe-from-linalg-pipeline` (one Axe row kernel each) and
+//! `axe-emulate-on-cpu-pipeline` (threads and CTAs as loops), run JIT-compiled, and their
+//! outputs are compared with onnxruntime's for the same inputs (`<model>.ort`, written by the
+//! same script: an oracle nobody here wrote).
+
+use axe::dialect;
+use melior::ir::Module;
+use melior::pass::PassManager;
+use melior::utility::{parse_pass_pipeline, register_all_llvm_translations};
+use melior::{Context, ExecutionEngine};
+
+const INPUTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/test/Conversion/LinalgToAxe/Inputs");
+
+fn context() -> Context {
+    let registry = dialect::registry_with_everything();
+    let context = Context::new();
+    context.append_dialect_registry(&registry);
+    context.load_all_available_dialects();
+    register_all_llvm_translations(&context);
+    context.attach_diagnostic_handler(|d| {
+        eprintln!("{d}");
+        true
+    });
+    context
+}
+
+/// An f16 input buffer of `make_models.test_input`: exact in f16 (multiples of 1/256, or a
+/// norm weight's (32..95)/64), as bits.
+fn test_input(name: &str, n: usize) -> Vec<u16> {
+    (0..n as i64)
+        .map(|i| {
+            let v = if name == "g" {
+                ((i * 31) % 64 + 32) as f32 / 64.0
+            } else {
+                ((i * 7919) % 2001 - 1000) as f32 / 256.0
+            };
+            exact_f16(v)
+        })
+        .collect()
+}
+
+/// The f16 bits of `v`, which must be 0 or a normal f16 with at most 11 significant bits.
+fn exact_f16(v: f32) -> u16 {
+    if v == 0.0 {
+        return 0;
+    }
+    let bits = v.to_bits();
+    let sign = ((bits >> 16) & 0x8000) as u16;
+    let exp = ((bits >> 23) & 0xff) as i32 - 127 + 15;
+    let frac = bits & 0x7f_ffff;
+    assert!((1..31).contains(&exp) && frac & 0x1fff == 0, "{v} is not exact in f16");
+    sign | ((exp as u16) << 10) | (frac >> 13) as u16
+}
+
+fn f16_to_f32(h: u16) -> f32 {
+    let (sign, exp, frac) = ((h >> 15) as u32, ((h >> 10) & 0x1f) as i32, (h & 0x3ff) as f32);
+    let mag = match exp {
+        0 => frac * 2f32.powi(-24),
+        31 => f32::INFINITY,
+        e => (1.0 + frac / 1024.0) * 2f32.powi(e - 15),
+    };
+    if sign == 1 {
+        -mag
+    } else {
+        mag
+    }
+}
+
+/// onnxruntime's output for `model` (f16 bits).
+fn ort_output(model: &str) -> Vec<u16> {
+    let hex = std::fs::read_to_string(format!("{INPUTS}/{model}.ort")).expect("the .ort file");
+    let hex = hex.trim();
+    (0..hex.len() / 4)
+        .map(|i| u16::from_str_radix(&hex[4 * i..4 * i + 4], 16).expect("hex"))
+        .collect()
+}
+
+/// Runs the torch-mlir module of `model` (function `model`) through the front door on the
+/// CPU with `inputs` (f16 buffers with their shapes), returning the output buffer (the out
+/// parameter buffer-results-to-out-params adds, of `out_shape`).
+fn run(model: &str, inputs: &[(Vec<u16>, Vec<i64>)], out_shape: &[i64]) -> Vec<u16> {
+    let text = std::fs::read_to_string(format!("{INPUTS}/{model}.mlir")).expect("the model's linalg");
+    // The C interface, for calling the function with memref descriptors.
+    let start = text
+        .find(&format!("func.func @{model}("))
+        .expect("the model's function");
+    let body = start + text[start..].find(" {\n").expect("its body");
+    let text = format!(
+        "{} attributes {{llvm.emit_c_interface}}{}",
+        &text[..body],
+        &text[body..]
+    );
+    let context = context();
+    let mut module = Module::parse(&context, &text).expect("the model parses");
+    let pm = PassManager::new(&context);
+    parse_pass_pipeline(
+        pm.as_operation_pass_manager(),
+        "builtin.module(axe-from-linalg-pipeline{threads-per-row=1},axe-emulate-on-cpu-pipeline)",
+    )
+    .unwrap();
+    pm.run(&mut module)
+        .expect("the front door and the emulation lower the model");
+    let engine = ExecutionEngine::new(&module, 2, &[], false, false);
+    let n_out: i64 = out_shape.iter().product();
+    let mut buffers: Vec<Vec<u16>> = inputs.iter().map(|(d, _)| d.clone()).collect();
+    buffers.push(vec![0xffff; n_out as usize]); // NaN: an element not written fails
+    let shapes: Vec<Vec<i64>> = inputs
+        .iter()
+        .map(|(_, s)| s.clone())
+        .chain(std::iter::once(out_shape.to_vec()))
+        .collect();
+    // A memref descriptor: allocated, aligned, offset, sizes, strides (row-major).
+    let mut descs: Vec<Vec<i64>> = buffers
+        .iter_mut()
+        .zip(&shapes)
+        .map(|(b, s)| {
+            let p = b.as_mut_ptr() as i64;
+            let mut d = vec![p, p, 0];
+            d.extend(s);
+            let mut stride = 1;
+            let mut strides = vec![0; s.len()];
+            for k in (0..s.len()).rev() {
+                strides[k] = stride;
+                stride *= s[k];
+            }
+            d.extend(strides);
+            d
+        })
+        .collect();
+    let mut ptrs: Vec<*mut i64> = descs.iter_mut().map(|d| d.as_mut_ptr()).collect();
+    let mut args: Vec<*mut ()> = ptrs.iter_mut().map(|p| p as *mut *mut i64 as *mut ()).collect();
+    // SAFETY: `args` points at one live descriptor per argument of the converted function, in
+    // its order (the inputs, then the output), each describing a live buffer of its shape.
+    unsafe { engine.invoke_packed(model, &mut args) }.expect("the model runs");
+    buffers.pop().expect("the output")
+}
+
+/// Within two f16 ulps of onnxruntime's value (both round an f32 computation to f16; the
+/// order of the f32 sums differs).
+fn check(model: &str, got: &[u16], want: &[u16]) {
+    assert_eq!(got.len(), want.len());
+    let mut worst = 0f32;
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        let (g, w) = (f16_to_f32(g), f16_to_f32(w));
+        let ulp = 2f32.powi((w.abs().max(2f32.powi(-14))).log2().floor() as i32 - 10);
+        assert!(
+            (g - w).abs() <= 2.0 * ulp,
+            "{model}: element {i} is {g}, onnxruntime {w}"
+        );
+        worst = worst.max((g - w).abs() / ulp);
+    }
+    eprintln!("{model}: {} elements within {worst} ulp of onnxruntime", got.len());
+}
+
+#[test]
+fn softmax_matches_onnxruntime() {
+    let (m, k) = (64, 128);
+    let x = test_input("X", m * k);
+    let got = run("softmax", &[(x, vec![m as i64, k as i64])], &[m as i64, k as i64]);
+    check("softmax", &got, &ort_output("softmax"));
+}
+
+#[test]
+fn rmsnorm_matches_onnxruntime() {
+    let (m, k) = (64, 128);
+    let x = test_input("X", m * k);
+    let g = test_input("g", k);
+    let got = run(
+        "rmsnorm",
+        &[(x, vec![m as i64, k as i64]), (g, vec![k as i64])],
+        &[m as i64, k as i64],
+    );
+    check("rmsnorm", &got, &ort_output("rmsnorm"));
+}

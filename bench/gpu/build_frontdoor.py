@@ -6,6 +6,7 @@
   by `axe-from-linalg-pipeline` (one `axe.matmul` with the fused epilogue per graph) and
   lowered by `axe-to-nvvm-pipeline`; at small shapes also onnxruntime's output on the CPU for
   seeded inputs (OUTDIR/<entry>.npz), the oracle nobody here wrote;
+* **row entries**: softmax and RMSNorm graphs at LLM widths, each one Axe row kernel;
 * **epilogue entries**: `axe.matmul` modules of matmul_ir.py with a bias, an activation and a
   residual, one per schedule family (64-row {clip} tiles, 128-row tiles of two consumer
   warpgroups, 256-column tiles, clusters, split-K with its workspace, bf16).
@@ -41,6 +42,10 @@ LOWER = "--axe-to-nvvm-pipeline=chip=sm_90a features=+ptx80"
 BATCHES = [1, 16, 77, 128, 1024, 4096]
 MODEL_ENTRIES = ([("linear_gelu", m, 4096, 14336) for m in BATCHES]
                  + [("linear_residual", m, 14336, 4096) for m in BATCHES])
+# (model, M, N): row kernels, at Llama-3.1-8B's and -70B's hidden sizes, serving and prefill
+# token counts; a ragged-width softmax too.
+ROW_ENTRIES = ([("rmsnorm", m, n) for m in (1, 128, 4096, 16384) for n in (4096, 8192)]
+               + [("softmax", m, n) for m, n in ((4096, 4096), (32768, 4096), (8192, 8192), (4096, 1000))])
 # Small ones checked against onnxruntime (its f16 MatMul on the CPU is slow at LLM sizes).
 ORT_ENTRIES = [("linear_gelu", 64, 512, 1024), ("linear_gelu", 77, 1000, 1000),
                ("linear_residual", 64, 512, 1024), ("linear_residual", 77, 1000, 1000)]
@@ -128,6 +133,29 @@ def main():
                       "kernels": kernels, "schedules": scheds, "ort": ort,
                       "fused": fused, "plain": None if ort else plain})
         print(f"{entry}: {scheds} | {index[-1]['fused']}", flush=True)
+    for model, m, n in ROW_ENTRIES:
+        entry = f"{model}_{m}x{n}"
+        if a.only and a.only not in entry:
+            continue
+        onnx_path = os.path.join(models, f"{entry}.onnx")
+        linalg_path = os.path.join(models, f"{entry}.mlir")
+        import onnx
+        onnx.save(make_models.build(model, m, n, 0, 0), onnx_path)
+        make_models.import_linalg(onnx_path, linalg_path)
+        with open(linalg_path) as f:
+            try:
+                kernels, _, axe_ir = lower(a.outdir, entry, f.read(), "--axe-from-linalg-pipeline")
+            except RuntimeError as err:
+                print(f"{entry}: not built: {str(err)[:300]}", flush=True)
+                continue
+        block = re.search(r"axe\.kernel grid \[(\d+)\] threads \[(\d+)\]", axe_ir)
+        if not block:
+            print(f"{entry}: not converted: {run([OPT, '-', '--axe-from-linalg-pipeline'], open(linalg_path).read())[:0]}"
+                  "no row kernel (see the remarks of axe-from-linalg-pipeline)", flush=True)
+            continue
+        index.append({"entry": entry, "kind": "row", "model": model, "m": m, "n": n, "kernels": kernels,
+                      "launch": f"grid {block.group(1)} x {block.group(2)} threads" if block else "?"})
+        print(f"{entry}: {index[-1]['launch']}", flush=True)
     for m, n, k, dtype, opts, sched in EPILOGUE_ENTRIES:
         parts = [f"{m}x{n}x{k}", dtype] + [o if v is True else f"{o}-{v}" for o, v in opts.items()]
         entry = "epilogue_" + "_".join(parts).replace("activation-", "")

@@ -86,6 +86,55 @@ def inputs(e):
     return args, out, ref, ort_out, (x, w, bias, res, act)
 
 
+def row_inputs(e):
+    """A row entry's arguments, output and float32 reference (softmax; Hugging Face's RMSNorm)."""
+    m, n = e["m"], e["n"]
+    g = torch.Generator(device="cuda").manual_seed(zlib.crc32(e["entry"].encode()))
+    x = (torch.randn(m, n, generator=g, device="cuda") * 2).half()
+    out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+    if e["model"] == "softmax":
+        def eager():
+            return torch.softmax(x, -1)
+        ref = torch.softmax(x.float(), -1)
+        return [x, out], out, ref, eager, 2 * m * n * 2
+    w = (torch.rand(n, generator=g, device="cuda") + 0.5).half()
+
+    def eager():
+        xf = x.float()
+        return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-5)).half() * w
+    xf = x.float()
+    ref = (xf / torch.sqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-5)).half().float() * w.float()
+    return [x, w, out], out, ref, eager, 2 * m * n * 2 + n * 2
+
+
+def run_row(e, a, timer, kernel):
+    args, out, ref, eager, nbytes = row_inputs(e)
+    kernel(*args)
+    torch.cuda.synchronize()
+    ok, err, scale = check(out, ref, "f16")
+    print(f"{'ok  ' if ok else 'FAIL'} {e['entry']} [{e['launch']}] max err {err:.3g} of {scale:.3g}", flush=True)
+    if not ok:
+        return ok, None
+    x = args[0]
+    dst = torch.empty_like(x)
+    methods = {"axe": kernel.launcher(*args), "eager": eager, "copy": lambda: dst.copy_(x)}
+    if not a.no_compile:
+        compiled = torch.compile(eager, dynamic=False)
+        for _ in range(3):
+            compiled()
+        methods["compile"] = compiled
+    times = {name: [] for name in methods}
+    for r in range(a.reps):
+        for name in (list(methods) if r % 2 == 0 else list(reversed(methods))):
+            times[name].append(timer.ms(methods[name], a.runs))
+    med = {name: sorted(v)[len(v) // 2] * 1e3 for name, v in times.items()}
+    ratios = {name: timing.ratio_stats(times[name], times["axe"]) for name in methods if name != "axe"}
+    gbps = nbytes / (med["axe"] * 1e-6) / 1e9
+    print("     " + "  ".join(f"{n} {med[n]:.1f} us" for n in methods) + f" | Axe {gbps:.0f} GB/s | "
+          + "  ".join(f"x{n} {r[0]:.3f} [{r[1]:.3f}-{r[2]:.3f}]" for n, r in ratios.items()), flush=True)
+    return ok, (e, med, ratios, gbps)
+
+
 def check(got, want, dtype):
     got = got.float().view_as(want)
     scale = want.abs().max().item()
@@ -121,11 +170,19 @@ def main():
     timer = gemm_grid.Timer(flush=True)
     passed = failed = 0
     rows = []
+    row_rows = []
     for e in index:
         if a.only and a.only not in e["entry"]:
             continue
         e["dir"] = a.dir
         kernel = axe_runtime.load(os.path.join(a.dir, e["entry"] + ".json"))
+        if e["kind"] == "row":
+            ok, row = run_row(e, a, timer, kernel)
+            passed += ok
+            failed += not ok
+            if row:
+                row_rows.append(row)
+            continue
         args, out, ref, ort_out, parts = inputs(e)
         kernel(*args)
         torch.cuda.synchronize()
@@ -185,6 +242,14 @@ def main():
         print(f"| {e['entry']} | {e['fused']} | {med['axe']:.1f} | {med.get('axe_plain', float('nan')):.1f} | "
               f"{med['eager']:.1f} | {med.get('compile', float('nan')):.1f} | {med['cublas_mm']:.1f} | "
               f"{rr('eager')} | {rr('compile')} | {rr('cublas_mm')} | {rr('axe_plain')} |")
+    print("\n| entry | launch | Axe us | eager us | compile us | copy us | Axe GB/s | x eager | x compile | of copy |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for e, med, r, gbps in row_rows:
+        def rr(n):
+            return f"{r[n][0]:.3f} [{r[n][1]:.3f}-{r[n][2]:.3f}]" if n in r else "-"
+        print(f"| {e['entry']} | {e['launch']} | {med['axe']:.1f} | {med['eager']:.1f} | "
+              f"{med.get('compile', float('nan')):.1f} | {med['copy']:.1f} | {gbps:.0f} | {rr('eager')} | "
+              f"{rr('compile')} | {rr('copy')} |")
     return 1 if failed else 0
 
 

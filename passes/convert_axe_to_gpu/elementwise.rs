@@ -174,7 +174,15 @@ fn f32_intrinsic(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -
             b.divf(n, d)
         }
     };
-    let sqrt = |v: MlirValue| b.llvm_sqrt(v);
+    // sqrt.rn.f32 on the GPU (convert-gpu-to-nvvm leaves `llvm.intr.sqrt` illegal); libm's
+    // sqrtf when emulated.
+    let sqrt = |v: MlirValue| {
+        if gpu {
+            call("llvm.nvvm.sqrt.rn.f", v)
+        } else {
+            b.llvm_sqrt(v)
+        }
+    };
     let mul = |v: MlirValue, c: f64| b.mulf(v, b.cfloat(c, t));
     Some(match kind {
         // e^x = 2^(x log2 e)

@@ -350,14 +350,20 @@ fn loops(p: &mut Program, op: MlirOperation, operands: &[MlirValue]) -> Result<(
         }
         results.push(out);
     }
-    let big: Vec<usize> = (0..dims).filter(|&d| extent[d] != 1).collect();
-    let (row, col) = match big.as_slice() {
-        [r] => (*r, None),
-        [r, c] => (*r, Some(*c)),
+    // The rows are the first loop (of any extent: a batch of one row too); the columns the one
+    // other loop longer than 1, if any.
+    if dims == 0 {
+        return Err("it has no loops".into());
+    }
+    let row = 0;
+    let others: Vec<usize> = (1..dims).filter(|&d| extent[d] != 1).collect();
+    let col = match others.as_slice() {
+        [] => None,
+        [c] => Some(*c),
         _ => {
             return Err(format!(
-                "{} loops are longer than 1 (a row operation has rows and columns)",
-                big.len()
+                "{} loops besides the rows are longer than 1 (a row operation has rows and columns)",
+                others.len()
             ))
         }
     };
@@ -377,7 +383,12 @@ fn loops(p: &mut Program, op: MlirOperation, operands: &[MlirValue]) -> Result<(
     let classes = results
         .iter()
         .map(|rs| {
-            let used: Vec<usize> = rs.iter().flatten().copied().filter(|d| extent[*d] != 1).collect();
+            let used: Vec<usize> = rs
+                .iter()
+                .flatten()
+                .copied()
+                .filter(|&d| d == row || Some(d) == col)
+                .collect();
             match (used.contains(&row), col.is_some_and(|c| used.contains(&c))) {
                 (true, true) if used == [row, col.expect("a column loop")] => Ok(Class::Full),
                 (true, true) => Err("an operand indexed by columns before rows (a transpose)".to_string()),

@@ -584,6 +584,8 @@ pub struct Optional {
     /// The epilogue's bias row ([1, N]) and residual ([M, N]).
     pub bias: Option<MlirValue>,
     pub residual: Option<MlirValue>,
+    /// A gated product's up weights, when separate from B.
+    pub b_up: Option<MlirValue>,
 }
 
 /// `gather(%G, %F, %epoch)`: the symmetric gather buffer, its flags and the launch's epoch.
@@ -615,6 +617,7 @@ pub fn optional_operands(op: MlirOperation) -> Optional {
         })(),
         bias: one(10),
         residual: one(11),
+        b_up: one(12),
     }
 }
 

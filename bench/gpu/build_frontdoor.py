@@ -6,6 +6,8 @@
   by `axe-from-linalg-pipeline` (one `axe.matmul` with the fused epilogue per graph) and
   lowered by `axe-to-nvvm-pipeline`; at small shapes also onnxruntime's output on the CPU for
   seeded inputs (OUTDIR/<entry>.npz), the oracle nobody here wrote;
+* **block entries**: the Llama-3.1-8B MLP block graph, one program of three kernels (the
+  RMSNorm row kernel, the gated GEMM with SiLU, the down GEMM into the residual);
 * **row entries**: softmax and RMSNorm graphs at LLM widths, each one Axe row kernel;
 * **epilogue entries**: `axe.matmul` modules of matmul_ir.py with a bias, an activation and a
   residual, one per schedule family (64-row {clip} tiles, 128-row tiles of two consumer
@@ -24,6 +26,7 @@ import subprocess
 import sys
 
 import numpy as np
+import onnx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -42,6 +45,9 @@ LOWER = "--axe-to-nvvm-pipeline=chip=sm_90a features=+ptx80"
 BATCHES = [1, 16, 77, 128, 1024, 4096]
 MODEL_ENTRIES = ([("linear_gelu", m, 4096, 14336) for m in BATCHES]
                  + [("linear_residual", m, 14336, 4096) for m in BATCHES])
+# The Llama-3.1-8B MLP block (RMSNorm, gate/up, SiLU x up, down, residual; hidden 4096,
+# intermediate 14336) at the token counts of the torch.compile anchors.
+BLOCK_TOKENS = [1, 16, 128, 1024, 4096, 8192]
 # (model, M, N): row kernels, at Llama-3.1-8B's and -70B's hidden sizes, serving and prefill
 # token counts; a ragged-width softmax too.
 ROW_ENTRIES = ([("rmsnorm", m, n) for m in (1, 128, 4096, 16384) for n in (4096, 8192)]
@@ -112,7 +118,6 @@ def main():
             continue
         onnx_path = os.path.join(models, f"{entry}.onnx")
         linalg_path = os.path.join(models, f"{entry}.mlir")
-        import onnx
         onnx.save(make_models.build(model, m, k, n, 0), onnx_path)
         make_models.import_linalg(onnx_path, linalg_path)
         with open(linalg_path) as f:
@@ -139,7 +144,6 @@ def main():
             continue
         onnx_path = os.path.join(models, f"{entry}.onnx")
         linalg_path = os.path.join(models, f"{entry}.mlir")
-        import onnx
         onnx.save(make_models.build(model, m, n, 0, 0), onnx_path)
         make_models.import_linalg(onnx_path, linalg_path)
         with open(linalg_path) as f:
@@ -156,6 +160,19 @@ def main():
         index.append({"entry": entry, "kind": "row", "model": model, "m": m, "n": n, "kernels": kernels,
                       "launch": f"grid {block.group(1)} x {block.group(2)} threads" if block else "?"})
         print(f"{entry}: {index[-1]['launch']}", flush=True)
+    for t in BLOCK_TOKENS:
+        entry = f"llama_mlp_8b_{t}"
+        if a.only and a.only not in entry:
+            continue
+        onnx_path = os.path.join(models, f"{entry}.onnx")
+        linalg_path = os.path.join(models, f"{entry}.mlir")
+        onnx.save(make_models.build("llama_mlp", t, 4096, 0, 14336), onnx_path)
+        make_models.import_linalg(onnx_path, linalg_path)
+        with open(linalg_path) as f:
+            kernels, scheds, axe_ir = lower(a.outdir, entry, f.read(), "--axe-from-linalg-pipeline")
+        index.append({"entry": entry, "kind": "block", "m": t, "hidden": 4096, "inter": 14336,
+                      "kernels": kernels, "schedules": scheds})
+        print(f"{entry}: {len(kernels)} kernels, {scheds}", flush=True)
     for m, n, k, dtype, opts, sched in EPILOGUE_ENTRIES:
         parts = [f"{m}x{n}x{k}", dtype] + [o if v is True else f"{o}-{v}" for o, v in opts.items()]
         entry = "epilogue_" + "_".join(parts).replace("activation-", "")

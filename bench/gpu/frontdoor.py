@@ -135,6 +135,57 @@ def run_row(e, a, timer, kernel):
     return ok, (e, med, ratios, gbps)
 
 
+def run_block(e, a, timer):
+    """The Llama MLP block program: checked against a float32 evaluation that rounds to f16
+    where the graph stores f16 (the normed rows, SiLU(gate) * up), timed against eager,
+    torch.compile of the same function, and cuBLAS's two GEMMs alone (gate and up as one
+    GEMM of concatenated weights, then down)."""
+    m, h, f = e["m"], e["hidden"], e["inter"]
+    g = torch.Generator(device="cuda").manual_seed(zlib.crc32(e["entry"].encode()))
+    x = torch.randn(m, h, generator=g, device="cuda").half()
+    w = (torch.rand(h, generator=g, device="cuda") + 0.5).half()
+    wg = (torch.randn(h, f, generator=g, device="cuda") * h ** -0.5).half()
+    wu = (torch.randn(h, f, generator=g, device="cuda") * h ** -0.5).half()
+    wd = (torch.randn(f, h, generator=g, device="cuda") * f ** -0.5).half()
+    out = torch.full((m, h), float("nan"), device="cuda", dtype=torch.float16)
+    block = axe_runtime.program(os.path.join(a.dir, e["entry"] + ".json"))
+    block(x, w, wg, wu, wd, out)
+    torch.cuda.synchronize()
+    xf = x.float()
+    hn = ((xf / torch.sqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-5)).half() * w).float()
+    gate, up = hn @ wg.float(), hn @ wu.float()
+    act = (gate * torch.sigmoid(gate) * up).half().float()
+    ref = xf + act @ wd.float()
+    ok, err, scale = check(out, ref, "f16")
+    print(f"{'ok  ' if ok else 'FAIL'} {e['entry']} [{len(block.kernels)} kernels] max err {err:.3g} of {scale:.3g}",
+          flush=True)
+    if not ok:
+        return ok, None
+
+    def eager():
+        xf = x.float()
+        hn = (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-5)).half() * w
+        return x + (torch.nn.functional.silu(hn @ wg) * (hn @ wu)) @ wd
+    wgu = torch.cat([wg, wu], 1)
+    hn16, a16 = hn.half(), act.half()
+    methods = {"axe": block.launcher(x, w, wg, wu, wd, out), "eager": eager,
+               "cublas_2gemm": lambda: (torch.mm(hn16, wgu), torch.mm(a16, wd))}
+    if not a.no_compile:
+        compiled = torch.compile(eager, dynamic=False)
+        for _ in range(3):
+            compiled()
+        methods["compile"] = compiled
+    times = {name: [] for name in methods}
+    for r in range(a.reps):
+        for name in (list(methods) if r % 2 == 0 else list(reversed(methods))):
+            times[name].append(timer.ms(methods[name], a.runs))
+    med = {name: sorted(v)[len(v) // 2] * 1e3 for name, v in times.items()}
+    ratios = {name: timing.ratio_stats(times[name], times["axe"]) for name in methods if name != "axe"}
+    print("     " + "  ".join(f"{n} {med[n]:.1f} us" for n in methods) + " | "
+          + "  ".join(f"x{n} {r[0]:.3f} [{r[1]:.3f}-{r[2]:.3f}]" for n, r in ratios.items()), flush=True)
+    return ok, (e, med, ratios)
+
+
 def check(got, want, dtype):
     got = got.float().view_as(want)
     scale = want.abs().max().item()
@@ -171,10 +222,18 @@ def main():
     passed = failed = 0
     rows = []
     row_rows = []
+    block_rows = []
     for e in index:
         if a.only and a.only not in e["entry"]:
             continue
         e["dir"] = a.dir
+        if e["kind"] == "block":
+            ok, row = run_block(e, a, timer)
+            passed += ok
+            failed += not ok
+            if row:
+                block_rows.append(row)
+            continue
         kernel = axe_runtime.load(os.path.join(a.dir, e["entry"] + ".json"))
         if e["kind"] == "row":
             ok, row = run_row(e, a, timer, kernel)
@@ -250,6 +309,14 @@ def main():
         print(f"| {e['entry']} | {e['launch']} | {med['axe']:.1f} | {med['eager']:.1f} | "
               f"{med.get('compile', float('nan')):.1f} | {med['copy']:.1f} | {gbps:.0f} | {rr('eager')} | "
               f"{rr('compile')} | {rr('copy')} |")
+    print("\n| block | tokens | Axe us | eager us | compile us | cuBLAS 2 GEMMs us | x eager | x compile | x 2 GEMMs |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for e, med, r in block_rows:
+        def rr(n):
+            return f"{r[n][0]:.3f} [{r[n][1]:.3f}-{r[n][2]:.3f}]" if n in r else "-"
+        print(f"| {e['entry']} | {e['m']} | {med['axe']:.1f} | {med['eager']:.1f} | "
+              f"{med.get('compile', float('nan')):.1f} | {med['cublas_2gemm']:.1f} | {rr('eager')} | {rr('compile')} | "
+              f"{rr('cublas_2gemm')} |")
     return 1 if failed else 0
 
 

@@ -19,6 +19,9 @@ an `axe.mesh [R]`: a is this device's M/R x K rows, then after c the symmetric g
 g [M*K], its flags gf [(R+1)*P] i32 (gather_flags; zero before the first launch) and the
 launch's epoch (i32, one more each launch).
 
+--up (with --gate): the up weights are a buffer of their own, bu [K*N] (after the workspace and
+the gather's buffers), and b is the gate's [K*N].
+
 The epilogue: --bias adds a row bias [N] (in A's type), --activation KIND applies an
 `axe.unary` kind, --residual adds r [M*N] (in C's type): C = KIND(A B + bias) + r; their
 buffers come last, bias before r.
@@ -36,9 +39,9 @@ def gather_flags(m, k, ranks):
 
 
 def module(m, n, k, dtype="f16", out="f16", name=None, schedule=None, target="sm_90a", workspace=False,
-           gate=None, gather=0, bias=False, activation=None, residual=False):
+           gate=None, gather=0, bias=False, activation=None, residual=False, up=False):
     e, o = MLIR[dtype], MLIR[out]
-    nb = 2 * n if gate else n
+    nb = 2 * n if gate and not up else n
     fp8 = dtype in ("e4m3", "e5m2")
     name = name or f"matmul_{m}x{n}x{k}_{dtype}_o{out}"
     ga = f"!axe.tensor<{m}x{k}x{e}, global, #axe.layout<({m}, {k}) : ({k}, 1)>>"
@@ -65,6 +68,8 @@ def module(m, n, k, dtype="f16", out="f16", name=None, schedule=None, target="sm
         scales += f", %g: memref<{m * k}x{e}> {align}, %gf: memref<{(gather + 1) * pf}xi32> {align}, %epoch: i32"
     gbias = f"!axe.tensor<1x{n}x{e}, global, #axe.layout<(1, {n}) : ({n}, 1)>>"
     gres = f"!axe.tensor<{m}x{n}x{o}, global, #axe.layout<({m}, {n}) : ({n}, 1)>>"
+    if up:
+        scales += f", %bu: memref<{k * n}x{e}> {align}"
     if bias:
         scales += f", %bias: memref<{n}x{e}>"
     if residual:
@@ -81,6 +86,9 @@ def module(m, n, k, dtype="f16", out="f16", name=None, schedule=None, target="sm
     operands, types = "%A, %B, %C", f"{ga}, {gb}, {gc}"
     if gate:
         operands += f" gate {gate}"
+    if up:
+        lines.append(f"{ind}%BU = axe.view %bu : memref<{k * n}x{e}> to {gb}")
+        operands += f" up(%BU : {gb})"
     if gather:
         lines += [f"{ind}%G = axe.view %g : memref<{m * k}x{e}> to {gg}",
                   f"{ind}%GF = axe.view %gf : memref<{(gather + 1) * pf}xi32> to {gfl}"]
@@ -125,6 +133,7 @@ if __name__ == "__main__":
     ap.add_argument("--bias", action="store_true")
     ap.add_argument("--activation")
     ap.add_argument("--residual", action="store_true")
+    ap.add_argument("--up", action="store_true", help="with --gate: the up weights as a buffer of their own")
     a = ap.parse_args()
     print(module(a.m, a.n, a.k, a.dtype, a.out, a.name, a.schedule, workspace=a.workspace, gate=a.gate,
-                 gather=a.gather, bias=a.bias, activation=a.activation, residual=a.residual), end="")
+                 gather=a.gather, bias=a.bias, activation=a.activation, residual=a.residual, up=a.up), end="")

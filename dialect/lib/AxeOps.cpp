@@ -772,7 +772,16 @@ LogicalResult MatmulOp::verify() {
   // A gated product computes both halves of B's columns: the contraction is
   // checked against a C twice as wide (C's columns are the gate half's).
   std::optional<UnaryKind> gate = getGate();
-  if (gate) {
+  if (getBUp()) {
+    if (!gate)
+      return emitOpError() << "`up(...)` is the up half of a gated product: it needs `gate`";
+    auto up = cast<axe::TensorType>(getBUp().getType());
+    if (up.getShape() != b.getShape() || up.getElementType() != b.getElementType() ||
+        up.getScope() != MemoryScope::Global)
+      return emitOpError() << "the up weights must be a global tensor of B's shape and type "
+                           << b << ", got " << up;
+  }
+  if (gate && !getBUp()) {
     int64_t nb = getTransposeB() ? b.getShape()[0] : b.getShape()[1];
     if (nb != 2 * c.getShape()[1])
       return emitOpError() << "a gated product (`gate " << stringifyUnaryKind(*gate)
@@ -780,7 +789,7 @@ LogicalResult MatmulOp::verify() {
                            << c.getShape()[1] << " columns, got " << nb;
   }
   if (failed(verifyContraction(*this, a, b, c, /*transposeA=*/false,
-                               getTransposeB(), gate ? 2 : 1)))
+                               getTransposeB(), gate && !getBUp() ? 2 : 1)))
     return failure();
   int64_t m = a.getShape()[0], n = c.getShape()[1];
   Type e = a.getElementType(), o = c.getElementType();

@@ -175,6 +175,41 @@ pub fn analyse(generic: MlirOperation, acc: usize, access: &[Access]) -> Result<
     })
 }
 
+/// A gated pair's consumer: `generic` multiplies an activation of its input `x` by its input
+/// `y` (SwiGLU's silu(A W_gate) * (A W_up)), elementwise. Returns which of the two is the gate
+/// and the activation, or why it is not such a product.
+pub fn gated(generic: MlirOperation, x: usize, y: usize, inputs: usize) -> Result<(usize, UnaryKind), String> {
+    let block = ir::region_block(generic, 0);
+    let args = ir::block_arguments(block);
+    let yield_op = *ir::block_ops(block).last().ok_or("its body is empty")?;
+    if ir::name(yield_op) != "linalg.yield" || ir::num_operands(yield_op) != 1 {
+        return Err("its body does not yield one value".into());
+    }
+    let mut nodes = 0;
+    let top = build(ir::operand(yield_op, 0), &args, inputs, &mut nodes)?;
+    let Expr::Op(name, xs) = &top else {
+        return Err("it is not a product of the two matmuls' results".into());
+    };
+    if name != "arith.mulf" {
+        return Err("it is not a product of the two matmuls' results".into());
+    }
+    for (gate, up) in [(x, y), (y, x)] {
+        for (f, u) in [(&xs[0], &xs[1]), (&xs[1], &xs[0])] {
+            if *u != Expr::Input(up) || count(f, &|e| *e == Expr::Input(up)) > 0 {
+                continue;
+            }
+            let g = substitute(f, &|e| *e == Expr::Input(gate));
+            if count(&g, &|e| matches!(e, Expr::Input(i) if *i != VAR)) > 0 {
+                continue;
+            }
+            if let Some(kind) = identify(&g) {
+                return Ok((gate, kind));
+            }
+        }
+    }
+    Err("it is not act(one matmul's result) * the other's, with act one of axe.unary's functions".into())
+}
+
 /// The expression of `v` in a generic body with block arguments `args` (the first `inputs`
 /// are its inputs, the last its output).
 fn build(v: MlirValue, args: &[MlirValue], inputs: usize, nodes: &mut usize) -> Result<Expr, String> {

@@ -6,6 +6,7 @@
 //! `axe.matmul` with that epilogue, into the generic's output. What is not converted stays,
 //! with a remark saying why. The pass's description in `AxePasses.td` has the contract.
 
+pub mod buffers;
 pub mod epilogue;
 pub mod rows;
 
@@ -51,16 +52,27 @@ pub fn run(root: melior::ir::operation::OperationRefMut, options: &ConvertLinalg
             mlirOperationSetAttributeByName(root, ir::string_ref(ods::discardable_attrs::TARGET), a);
         }
     }
+    // Gated pairs first (two matmuls of one A whose results one generic multiplies, one through
+    // an activation: SwiGLU), then every other matmul with its epilogue.
+    for g in ir::collect(root, &["linalg.generic"]) {
+        if let Some(pair) = gated_pair(g) {
+            convert_gated(&pair);
+        }
+    }
     for op in ir::collect(root, &["linalg.matmul"]) {
         match plan(op) {
             Ok(p) => convert(op, &p),
             Err(why) => ir::remark(op, &format!("linalg.matmul not converted to axe.matmul: {why}")),
         }
     }
-    // Then the row operations around them (softmax, norms, elementwise chains): a kernel per
-    // run of them, or remarks that say why not.
     for func in ir::collect(root, &["func.func"]) {
+        // The fills and copies that only fed converted matmuls go before the row operations
+        // around them (softmax, norms, elementwise chains) become kernels, or get remarks.
+        buffers::clean_up(func);
         rows::run(func, options.threads_per_row);
+        buffers::clean_up(func);
+        // What the kernels pass each other: buffers the launcher allocates.
+        buffers::promote_temporaries(func);
     }
     true
 }
@@ -71,7 +83,6 @@ struct Plan {
     b: MlirValue,
     /// The buffer the `axe.matmul` writes: the matmul's output, or the narrowing's.
     out: MlirValue,
-    fill: MlirOperation,
     /// The fused elementwise consumer, if any.
     fused: Option<Fused>,
 }
@@ -80,9 +91,7 @@ struct Plan {
 /// allocation, the `linalg.generic` and the accumulator's deallocations (all erased), and what
 /// the epilogue reads (buffers of the function).
 struct Fused {
-    alloc: MlirOperation,
     generic: MlirOperation,
-    deallocs: Vec<MlirOperation>,
     bias: Option<MlirValue>,
     activation: Option<ods::UnaryKind>,
     residual: Option<MlirValue>,
@@ -106,24 +115,6 @@ fn elt(v: MlirValue) -> String {
     ir::element_type_name(ir::value_type(v))
 }
 
-/// The op right before `op` in its block.
-fn previous(op: MlirOperation) -> Option<MlirOperation> {
-    let ops = ir::block_ops(ir::block_of(op)?);
-    let i = ops.iter().position(|o| o.ptr == op.ptr)?;
-    i.checked_sub(1).map(|j| ops[j])
-}
-
-/// Whether `fill` is a `linalg.fill` of `out` with the constant zero.
-fn zero_fill_of(fill: MlirOperation, out: MlirValue) -> bool {
-    if ir::name(fill) != "linalg.fill" || ir::num_operands(fill) != 2 || ir::operand(fill, 1).ptr != out.ptr {
-        return false;
-    }
-    ir::defining_op(ir::operand(fill, 0))
-        .filter(|&c| ir::name(c) == "arith.constant")
-        .and_then(|c| ir::float_or_int_attr(c, "value"))
-        == Some(0.0)
-}
-
 /// Whether `v` is an argument of the function that holds `op` (the buffers a launch passes).
 fn function_argument(v: MlirValue, op: MlirOperation) -> bool {
     // SAFETY: `v` is live (module contract); the owner block is read only of a block argument.
@@ -134,6 +125,12 @@ fn function_argument(v: MlirValue, op: MlirOperation) -> bool {
         mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v))
     };
     ir::enclosing_function(op).is_some_and(|f| f.ptr == owner.ptr)
+}
+
+/// Whether `v` is a buffer of the function that holds `op`: an argument, or an allocation
+/// (which becomes a buffer the launcher allocates).
+fn buffer_of_function(v: MlirValue, op: MlirOperation) -> bool {
+    function_argument(v, op) || (buffers::is_alloc(v) && buffers::root(v).ptr == v.ptr)
 }
 
 /// Why `op` cannot be converted, or its plan.
@@ -160,9 +157,12 @@ fn plan(op: MlirOperation) -> Result<Plan, String> {
             ));
         }
     }
-    let fill = previous(op).filter(|&f| zero_fill_of(f, c)).ok_or(
-        "it accumulates into its output (no zero linalg.fill of it right before), which axe.matmul overwrites",
-    )?;
+    if !buffers::zero_before(op, c) {
+        return Err(
+            "it accumulates into its output (no zero linalg.fill of it, or copy of zeros, before it), which axe.matmul overwrites"
+                .into(),
+        );
+    }
     let e = elt(a);
     if elt(b) != e || !matches!(e.as_str(), "f16" | "bf16") {
         return Err(format!(
@@ -171,15 +171,11 @@ fn plan(op: MlirOperation) -> Result<Plan, String> {
         ));
     }
     // An accumulator read once, by an elementwise generic: fused into the epilogue.
-    let users: Vec<MlirOperation> = ir::users(c)
-        .into_iter()
-        .filter(|u| u.ptr != op.ptr && u.ptr != fill.ptr)
-        .collect();
     let fused = match ir::defining_op(c) {
         Some(alloc) if ir::name(alloc) == "memref.alloc" => {
-            let (deallocs, readers): (Vec<_>, Vec<_>) = users.iter().partition(|&&u| ir::name(u) == "memref.dealloc");
+            let readers = buffers::uses_after(op, c);
             match readers.as_slice() {
-                [g] if ir::name(*g) == "linalg.generic" => Some(fuse(op, *g, c, alloc, deallocs)?),
+                [g] if ir::name(*g) == "linalg.generic" => Some(fuse(op, *g, c, alloc)?),
                 [] => return Err("its output is a buffer nothing reads".into()),
                 _ => {
                     return Err(
@@ -204,24 +200,18 @@ fn plan(op: MlirOperation) -> Result<Plan, String> {
         return Err("the epilogue's output is not a static row-major contiguous memref".into());
     }
     for (v, what) in [(a, "A"), (b, "B"), (out, "the output")] {
-        if !function_argument(v, op) {
+        if !buffer_of_function(v, op) {
             return Err(format!(
-                "{what} is not an argument of the function (a launch passes arguments as its buffers)"
+                "{what} is neither an argument nor an allocation of the function (a launch passes its buffers)"
             ));
         }
     }
-    Ok(Plan { a, b, out, fill, fused })
+    Ok(Plan { a, b, out, fused })
 }
 
 /// The matmul `op`'s accumulator `acc` (allocated by `alloc`) read by `generic`: the epilogue
 /// it computes, with its operands checked, or why it cannot be fused.
-fn fuse(
-    op: MlirOperation,
-    generic: MlirOperation,
-    acc: MlirValue,
-    alloc: MlirOperation,
-    deallocs: Vec<MlirOperation>,
-) -> Result<Fused, String> {
+fn fuse(op: MlirOperation, generic: MlirOperation, acc: MlirValue, _alloc: MlirOperation) -> Result<Fused, String> {
     let why = |w: String| format!("its result feeds a linalg.generic that is not an epilogue axe.matmul computes: {w}");
     let groups = ir::operand_groups(generic).ok_or_else(|| why("its operands are not ins and outs".into()))?;
     let (ins, outs) = match groups.as_slice() {
@@ -257,19 +247,118 @@ fn fuse(
                 want.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x")
             )));
         }
-        if !function_argument(v, op) {
-            return Err(why(format!("the {what} is not an argument of the function")));
+        if !buffer_of_function(v, op) {
+            return Err(why(format!(
+                "the {what} is neither an argument nor an allocation of the function"
+            )));
         }
         Ok(Some(v))
     };
     Ok(Fused {
-        alloc,
         generic,
-        deallocs,
         bias: operand(e.bias, "bias", &shape[1..])?,
         activation: e.activation,
         residual: operand(e.residual, "residual", &shape)?,
     })
+}
+
+/// A gated pair: two matmuls of one A, each into a zero-filled temporary, whose results one
+/// elementwise generic combines as act(gate) * up.
+struct GatedPair {
+    gate_mm: MlirOperation,
+    up_mm: MlirOperation,
+    generic: MlirOperation,
+    activation: ods::UnaryKind,
+    out: MlirValue,
+}
+
+/// `generic` as the consumer of a gated pair, if it is one (no remark otherwise: its matmuls
+/// are then tried one by one).
+fn gated_pair(generic: MlirOperation) -> Option<GatedPair> {
+    let groups = ir::operand_groups(generic)?;
+    let [ins, outs] = groups.as_slice() else { return None };
+    let ([x, y], [out]) = (ins.as_slice(), outs.as_slice()) else {
+        return None;
+    };
+    let access = epilogue::accesses(generic, 2).ok()?;
+    if access.iter().any(|&a| a != Access::Elementwise)
+        || ir::attr_text(generic, "iterator_types")
+            .unwrap_or_default()
+            .contains("reduction")
+    {
+        return None;
+    }
+    // The matmul that last wrote each input before the generic.
+    let writer = |v: MlirValue| -> Option<MlirOperation> {
+        if !buffers::is_alloc(v) {
+            return None;
+        }
+        let ops = ir::block_ops(ir::block_of(generic)?);
+        let at = ops.iter().position(|o| o.ptr == generic.ptr)?;
+        let w = *ops[..at]
+            .iter()
+            .rev()
+            .find(|&&o| buffers::use_of(o, buffers::root(v)) != buffers::Use::None && ir::name(o) != "memref.copy")?;
+        let readers = buffers::uses_after(w, v);
+        let only_generic = matches!(readers.as_slice(), [r] if r.ptr == generic.ptr);
+        (ir::name(w) == "linalg.matmul" && plan_operands(w).is_some() && only_generic).then_some(w)
+    };
+    let (mx, my) = (writer(*x)?, writer(*y)?);
+    let (ox, oy) = (plan_operands(mx)?, plan_operands(my)?);
+    let same_a = buffers::root(ox.0).ptr == buffers::root(oy.0).ptr;
+    let same_b = ir::value_type(ox.1).ptr == ir::value_type(oy.1).ptr;
+    if !same_a || !same_b || !buffers::zero_before(mx, *x) || !buffers::zero_before(my, *y) {
+        return None;
+    }
+    let (gate, activation) = epilogue::gated(generic, 0, 1, 2).ok()?;
+    let (gate_mm, up_mm) = if gate == 0 { (mx, my) } else { (my, mx) };
+    if !static_row_major(ir::value_type(*out)) || !buffer_of_function(*out, generic) {
+        return None;
+    }
+    Some(GatedPair {
+        gate_mm,
+        up_mm,
+        generic,
+        activation,
+        out: *out,
+    })
+}
+
+/// A matmul's A and B when they are what `axe.matmul` takes (f16/bf16, static row-major, the
+/// default maps, buffers of the function).
+fn plan_operands(op: MlirOperation) -> Option<(MlirValue, MlirValue)> {
+    if ir::num_operands(op) != 3 || (ir::attr(op, "indexing_maps").is_some() && !default_matmul_maps(op)) {
+        return None;
+    }
+    let (a, b) = (ir::operand(op, 0), ir::operand(op, 1));
+    let ok = |v: MlirValue| {
+        static_row_major(ir::value_type(v)) && matches!(elt(v).as_str(), "f16" | "bf16") && buffer_of_function(v, op)
+    };
+    (ok(a) && ok(b) && elt(a) == elt(b)).then_some((a, b))
+}
+
+/// One `axe.matmul ... gate act up(...)` for the pair; the matmuls and the generic go.
+fn convert_gated(p: &GatedPair) {
+    let b = B::before(p.generic).with_loc_of(p.generic);
+    let (a, wg) = plan_operands(p.gate_mm).expect("checked by gated_pair");
+    let (_, wu) = plan_operands(p.up_mm).expect("checked by gated_pair");
+    let (va, vg, vu, vc) = (view(&b, a), view(&b, wg), view(&b, wu), view(&b, p.out));
+    let parts = axe_ops::MatmulParts {
+        gate: Some(p.activation),
+        b_up: Some(vu),
+        ..Default::default()
+    };
+    axe_ops::matmul(&b, va, vg, vc, parts);
+    for v in [a, wg, wu, p.out] {
+        declare_alignment(v, BUFFER_ALIGN);
+    }
+    // SAFETY: the generic and the two matmuls have no results; what they leave (fills, copies,
+    // temporaries) goes in `buffers::clean_up`.
+    unsafe {
+        ir::erase(p.generic);
+        ir::erase(p.gate_mm);
+        ir::erase(p.up_mm);
+    }
 }
 
 /// Whether `op`'s explicit `indexing_maps` are the default ones of a matmul:
@@ -302,7 +391,7 @@ fn convert(op: MlirOperation, p: &Plan) {
             bias: f.bias.map(|v| view(&b, v)),
             activation: f.activation,
             residual: f.residual.map(|v| view(&b, v)),
-            workspace: None,
+            ..Default::default()
         };
     }
     let (sa, sc) = (ir::shape(ir::value_type(p.a)), ir::shape(ir::value_type(p.out)));
@@ -333,18 +422,12 @@ fn convert(op: MlirOperation, p: &Plan) {
     for v in [p.a, p.b, p.out] {
         declare_alignment(v, BUFFER_ALIGN);
     }
-    // SAFETY: the ops erased are the converted matmul, its fill and (fused) the narrowing, the
-    // accumulator's deallocations and its allocation, users before definitions; nothing else
-    // uses them (`plan` checked the accumulator's users).
+    // SAFETY: the ops erased are the converted matmul and its fused consumer, which have no
+    // results; the fills, copies and temporaries they leave go in `buffers::clean_up`.
     unsafe {
         ir::erase(op);
-        ir::erase(p.fill);
         if let Some(f) = &p.fused {
             ir::erase(f.generic);
-            for &d in &f.deallocs {
-                ir::erase(d);
-            }
-            ir::erase(f.alloc);
         }
     }
 }
@@ -401,9 +484,11 @@ fn add_workspace_argument(func: MlirOperation, t: MlirType) -> MlirValue {
     arg
 }
 
-/// Adds `{axe.align = align}` to the function argument `v` unless it declares at least that.
+/// Adds `{axe.align = align}` to the function argument `v` unless it declares at least that
+/// (an allocation gets it when it becomes an argument).
 fn declare_alignment(v: MlirValue, align: i64) {
-    if ir::declared_alignment(v).is_some_and(|a| a >= align) {
+    // SAFETY: `v` is live (module contract).
+    if !unsafe { mlirValueIsABlockArgument(v) } || ir::declared_alignment(v).is_some_and(|a| a >= align) {
         return;
     }
     // SAFETY: `v` is a function argument (checked by `plan`, or just added).

@@ -25,6 +25,8 @@ use crate::dialect::ods::{BinaryKind, MemoryScope, ReduceKind, UnaryKind};
 use crate::expand_matmul::axe_ops::{self, CopyOptions};
 use crate::ir;
 
+use super::buffers::root;
+
 /// The ops a run may hold besides generics and fills (views and allocations of its buffers).
 const HOUSEKEEPING: &[&str] = &[
     "memref.alloc",
@@ -129,19 +131,6 @@ impl Program {
         self.tensors.push(Tensor { class, elt });
         self.tensors.len() - 1
     }
-}
-
-/// The memref `v` views: through `memref.expand_shape` / `collapse_shape` to the allocation or
-/// argument.
-fn root(mut v: MlirValue) -> MlirValue {
-    while let Some(d) = ir::defining_op(v) {
-        if matches!(ir::name(d).as_str(), "memref.expand_shape" | "memref.collapse_shape") {
-            v = ir::operand(d, 0);
-        } else {
-            break;
-        }
-    }
-    v
 }
 
 fn key(v: MlirValue) -> usize {

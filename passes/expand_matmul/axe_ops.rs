@@ -369,6 +369,9 @@ pub struct MatmulParts {
     pub activation: Option<UnaryKind>,
     pub residual: Option<MlirValue>,
     pub workspace: Option<(MlirValue, MlirValue)>,
+    /// A gated product: its gate activation, and its up weights (apart from B).
+    pub gate: Option<UnaryKind>,
+    pub b_up: Option<MlirValue>,
 }
 
 /// `axe.matmul %a, %b, %c` with `parts` (no scales or gather; the schedule left to
@@ -388,11 +391,18 @@ pub fn matmul(b: &B, a: MlirValue, bm: MlirValue, c: MlirValue, parts: MatmulPar
         if let Some(k) = parts.activation {
             m = m.activation(enum_attr(b, k));
         }
+        if let Some(k) = parts.gate {
+            m = m.gate(enum_attr(b, k));
+        }
+        if let Some(x) = parts.b_up {
+            m = m.b_up(v(x));
+        }
         m.build()
     });
     let present = |x: Option<MlirValue>| i32::from(x.is_some());
     let workspace = i32::from(parts.workspace.is_some());
-    // A, B, C, scale_a, scale_b, partials, flags, gathered, gather_flags, epoch, bias, residual.
+    // A, B, C, scale_a, scale_b, partials, flags, gathered, gather_flags, epoch, bias, residual,
+    // b_up.
     segments(
         b,
         op,
@@ -409,6 +419,7 @@ pub fn matmul(b: &B, a: MlirValue, bm: MlirValue, c: MlirValue, parts: MatmulPar
             0,
             present(parts.bias),
             present(parts.residual),
+            present(parts.b_up),
         ],
     );
     op

@@ -162,6 +162,8 @@ struct Operands {
     workspace: Option<(MlirValue, MlirValue)>,
     /// A gated product's activation (`gate`): C = act(A B_gate) * (A B_up).
     gate: Option<UnaryKind>,
+    /// Its up weights when given apart from B (`up(...)`).
+    b_up: Option<MlirValue>,
     /// The fused all-gather of A's rows (`gather`).
     gather: Option<gather::Gather>,
     /// The epilogue: C = act(A B + bias) + residual.
@@ -198,6 +200,7 @@ fn expand(op: MlirOperation) -> Result<()> {
         scales: optional.scales,
         workspace: optional.workspace,
         gate: ir::enum_attr::<UnaryKind>(op, ods::matmul::GATE)?,
+        b_up: optional.b_up,
         gather,
         bias: optional.bias,
         activation: ir::enum_attr::<UnaryKind>(op, ods::matmul::ACTIVATION)?,
@@ -209,6 +212,9 @@ fn expand(op: MlirOperation) -> Result<()> {
         row_stride(op, x.a, "A")?;
     }
     row_stride(op, x.b, "B")?;
+    if let Some(up) = x.b_up {
+        row_stride(op, up, "the up weights")?;
+    }
     row_stride(op, x.c, "C")?;
     let plan = Plan::new(p, s);
     build_kernel(&b, &plan, &x);
@@ -460,13 +466,19 @@ fn produce(b: &B, plan: &Plan, x: &Operands, sh: &Shared, item: Item) {
         }
         _ => vec![(None, x.a, om)],
     };
-    // B's columns for the tile, and where each lands in the stage: a gated product loads the
-    // matching columns of both halves (gate at `on`, up at N/2 + `on`).
-    let b_parts: Vec<(MlirValue, i64, i64)> = if x.gate.is_some() {
-        let half = bn / 2;
-        vec![(on, half, 0), (b.addi(on, b.cidx(plan.p.n / 2)), half, half)]
-    } else {
-        vec![(on, bn, 0)]
+    // B's columns for the tile (source, first column, width, where it lands in the stage): a
+    // gated product loads the matching columns of both halves (gate at `on`, up at N/2 + `on`
+    // of B, or at `on` of the separate up weights).
+    let b_parts: Vec<(MlirValue, MlirValue, i64, i64)> = match (x.gate, x.b_up) {
+        (Some(_), Some(up)) => {
+            let half = bn / 2;
+            vec![(x.b, on, half, 0), (up, on, half, half)]
+        }
+        (Some(_), None) => {
+            let half = bn / 2;
+            vec![(x.b, on, half, 0), (x.b, b.addi(on, b.cidx(plan.p.n / 2)), half, half)]
+        }
+        _ => vec![(x.b, on, bn, 0)],
     };
     // Whole tiles: the tile's rows of A and columns of B once, each K step a slice of them.
     // Ragged: a two-dimensional `{clip}` slice per K step.
@@ -486,11 +498,11 @@ fn produce(b: &B, plan: &Plan, x: &Operands, sh: &Shared, item: Item) {
         .collect();
     let b_panels: Vec<Option<MlirValue>> = b_parts
         .iter()
-        .map(|&(col, w, _)| {
+        .map(|&(source, col, w, _)| {
             (!plan.ragged).then(|| {
                 axe_ops::slice(
                     b,
-                    x.b,
+                    source,
                     &b_dims(plan, Dim::At(col, w), Dim::Static(0, k)),
                     false,
                     global(b, &b_shape(w, k)),
@@ -505,7 +517,7 @@ fn produce(b: &B, plan: &Plan, x: &Operands, sh: &Shared, item: Item) {
         }
         b_parts
             .iter()
-            .map(|&(_, w, at)| {
+            .map(|&(_, _, w, at)| {
                 let t = axe_ops::tensor_type(
                     q,
                     &b_shape(w, bk),
@@ -578,7 +590,7 @@ fn produce(b: &B, plan: &Plan, x: &Operands, sh: &Shared, item: Item) {
                 }
             }
             let multicast = (s.cluster > 1).then_some(0);
-            for ((&(col, w, _), &panel), dest) in b_parts.iter().zip(&b_panels).zip(stage_b_parts(&q, st)) {
+            for ((&(source, col, w, _), &panel), dest) in b_parts.iter().zip(&b_panels).zip(stage_b_parts(&q, st)) {
                 let bt = match panel {
                     Some(bc) => axe_ops::slice(
                         &q,
@@ -589,7 +601,7 @@ fn produce(b: &B, plan: &Plan, x: &Operands, sh: &Shared, item: Item) {
                     ),
                     None => axe_ops::slice(
                         &q,
-                        x.b,
+                        source,
                         &b_dims(plan, Dim::At(col, w), Dim::At(ks, bk)),
                         true,
                         global(&q, &b_shape(w, bk)),

@@ -8,13 +8,13 @@ arguments, build the TMA tensor maps, load the PTX and launch on the current str
 """
 from .compiler import CompileError, compile, pipeline_options
 from .dtypes import DTYPES, element_bytes, numpy_dtype, tensor_map_dtype, torch_dtype
-from .kernel import Kernel
-from .manifest import VERSION, Manifest, ManifestError, load, validate
+from .kernel import Kernel, Program
+from .manifest import VERSION, Manifest, ManifestError, load, program, validate
 from .tensormap import tensor_map_fields
 
 __all__ = [
-    "CompileError", "DTYPES", "Kernel", "Manifest", "ManifestError", "VERSION", "compile",
-    "element_bytes", "load", "numpy_dtype", "pipeline_options", "tensor_map_dtype",
+    "CompileError", "DTYPES", "Kernel", "Manifest", "ManifestError", "Program", "VERSION", "compile",
+    "element_bytes", "load", "numpy_dtype", "pipeline_options", "program", "tensor_map_dtype",
     "tensor_map_fields", "torch_dtype", "validate",
 ]
 __version__ = "0.1.0"

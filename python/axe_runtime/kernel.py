@@ -60,31 +60,7 @@ class Kernel:
         return checks.check_arguments(args, self.arguments, self._where)
 
     def _with_workspace(self, args, positions):
-        described = [d for d in map(checks._describe, args) if d is not None]
-        framework, device = (described[0][0], described[0][6]) if described else ("torch", None)
-        if framework == "torch":
-            import torch
-            device = torch.cuda.current_device() if device is None else device
-        else:
-            import cupy
-            device = cupy.cuda.Device().id if device is None else device
-        held = self._workspace.get((framework, device))
-        if held is None:
-            held = []
-            for i in positions:
-                spec = self.arguments[i]
-                if framework == "torch":
-                    import torch
-                    held.append(torch.zeros(spec["extent"], dtype=dtypes.torch_dtype(spec["dtype"]),
-                                            device=f"cuda:{device}"))
-                else:
-                    import cupy
-                    with cupy.cuda.Device(device):
-                        held.append(cupy.zeros(spec["extent"], dtype=dtypes.numpy_dtype(spec["dtype"])))
-            self._workspace[(framework, device)] = held
-        for i, w in zip(positions, held):
-            args.insert(i, w)
-        return args
+        return with_workspace(self.arguments, args, positions, self._workspace)
 
     def tensor_map_fields(self):
         """{param index: cuTensorMapEncodeTiled fields} of this kernel's tensor maps."""
@@ -198,4 +174,83 @@ class Kernel:
     def __call__(self, *args, stream=None):
         """Checks `args` against the manifest and launches (on `stream`, else the current
         stream of the arguments' framework)."""
+        self.launcher(*args, stream=stream)()
+
+
+def with_workspace(arguments, args, positions, cache):
+    """`args` with the workspace arguments at `positions` inserted: zeroed buffers allocated once
+    per (framework, device) with the framework of the other buffers, kept in `cache`."""
+    described = [d for d in map(checks._describe, args) if d is not None]
+    framework, device = (described[0][0], described[0][6]) if described else ("torch", None)
+    if framework == "torch":
+        import torch
+        device = torch.cuda.current_device() if device is None else device
+    else:
+        import cupy
+        device = cupy.cuda.Device().id if device is None else device
+    held = cache.get((framework, device))
+    if held is None:
+        held = []
+        for i in positions:
+            spec = arguments[i]
+            if framework == "torch":
+                import torch
+                held.append(torch.zeros(spec["extent"], dtype=dtypes.torch_dtype(spec["dtype"]),
+                                        device=f"cuda:{device}"))
+            else:
+                import cupy
+                with cupy.cuda.Device(device):
+                    held.append(cupy.zeros(spec["extent"], dtype=dtypes.numpy_dtype(spec["dtype"])))
+        cache[(framework, device)] = held
+    args = list(args)
+    for i, w in zip(positions, held):
+        args.insert(i, w)
+    return args
+
+
+class Program:
+    """The kernels one function of a manifest launches, in the order its host code launches
+    them (a model block lowered by the front door: a norm, a gated GEMM, a GEMM into the
+    residual). Call it with the function's arguments; its workspace arguments (split-K's sums,
+    the buffers one kernel passes the next) may be left out: the program allocates them once
+    per device and passes the same buffers to every kernel.
+
+        block = axe_runtime.program("llama_mlp.json")
+        block(x, g, w_gate, w_up, w_down, y)
+        run = block.launcher(x, g, w_gate, w_up, w_down, y)   # checks and binds once
+        run()                                                  # launches only (CUDA graphs)
+    """
+
+    def __init__(self, kernels):
+        if not kernels:
+            raise ValueError("a program has at least one kernel")
+        self.kernels = list(kernels)
+        self.function = self.kernels[0].function
+        self.arguments = self.kernels[0].arguments
+        for k in self.kernels[1:]:
+            if k.function != self.function or k.arguments != self.arguments:
+                raise ValueError(f"{k.entry} is not launched by {self.function} with its arguments")
+        self._workspace = {}
+
+    def __repr__(self):
+        return f"<axe_runtime.Program {self.function}: {len(self.kernels)} kernels>"
+
+    def _full(self, args):
+        positions = [i for i, a in enumerate(self.arguments) if a["kind"] == "workspace"]
+        if positions and len(args) == len(self.arguments) - len(positions):
+            return with_workspace(self.arguments, args, positions, self._workspace)
+        return list(args)
+
+    def launcher(self, *args, stream=None):
+        """Checks and binds `args` for every kernel; returns a callable that launches them all."""
+        full = self._full(args)
+        launches = [k.launcher(*full, stream=stream) for k in self.kernels]
+
+        def launch():
+            for one in launches:
+                one()
+        launch.keeps = (launches, full)
+        return launch
+
+    def __call__(self, *args, stream=None):
         self.launcher(*args, stream=stream)()

@@ -213,6 +213,23 @@ class Manifest:
     __getitem__ = kernel
 
 
+def program(manifest, function=None):
+    """The kernels of `function` (with no name, the manifest's only launching function), in
+    launch order, as one callable Program."""
+    from .kernel import Program
+    m = Manifest.load(manifest)
+    functions = list(dict.fromkeys(k.function for k in m))
+    if function is None:
+        if len(functions) != 1:
+            raise ValueError(f"the manifest launches from {len(functions)} functions ({', '.join(functions)}): "
+                             "name one")
+        function = functions[0]
+    kernels = [k for k in m if k.function == function]
+    if not kernels:
+        raise ValueError(f"no kernel of the manifest is launched by {function!r} ({', '.join(functions)})")
+    return Program(kernels)
+
+
 def load(manifest, entry=None):
     """The kernel `entry` (a PTX entry or function name) of a manifest (path, JSON text or
     dict); with no entry, its only kernel, or a dict entry -> Kernel when it has several."""

@@ -407,6 +407,35 @@ class LaunchPathTests(unittest.TestCase):
             p.start()
             self.addCleanup(p.stop)
 
+    def test_program_shares_its_workspace(self):
+        """A function of two kernels (a producer and a consumer of a temporary, the front door's
+        workspace argument): Program launches both in order with the same temporary buffer,
+        allocated once."""
+        def kernel(entry, params):
+            return {"entry": entry, "function": "block", "binary": entry, "ptx": ".version 8.0", "grid": [1, 1, 1],
+                    "block": [32, 1, 1], "dynamic_shared_bytes": 0, "params": params,
+                    "arguments": [{"kind": "buffer", "dtype": "f16", "extent": 64, "rank": 1, "align": 16},
+                                  {"kind": "workspace", "dtype": "f16", "extent": 64, "rank": 1, "align": 16},
+                                  {"kind": "buffer", "dtype": "f16", "extent": 64, "rank": 1, "align": 16}]}
+        m = {"version": manifest.VERSION, "kernels": [
+            kernel("first", [{"kind": "buffer", "arg": 0, "dtype": "f16", "extent": 64, "align": 16},
+                             {"kind": "buffer", "arg": 1, "dtype": "f16", "extent": 64, "align": 16}]),
+            kernel("second", [{"kind": "buffer", "arg": 1, "dtype": "f16", "extent": 64, "align": 16},
+                              {"kind": "buffer", "arg": 2, "dtype": "f16", "extent": 64, "align": 16}])]}
+        fake = FakeTorch()
+        block = axe_runtime.program(m)
+        self.assertEqual([k.entry for k in block.kernels], ["first", "second"])
+        x, y = FakeTensor(numel=64, ptr=0x10000), FakeTensor(numel=64, ptr=0x20000)
+        with mock.patch.dict(sys.modules, {"torch": fake}):
+            block(x, y, stream=5)
+            block(x, y, stream=5)
+        self.assertEqual(len(fake.allocated), 1)
+        tmp = self.be.launches[0]["ptrs"][1]
+        self.assertEqual([la["ptrs"] for la in self.be.launches],
+                         [[0x10000, tmp], [tmp, 0x20000], [0x10000, tmp], [tmp, 0x20000]])
+        with self.assertRaisesRegex(ValueError, "no kernel of the manifest is launched by 'other'"):
+            axe_runtime.program(m, "other")
+
     def test_mesh_reduce_scatter(self):
         """Figure 8 over 4 devices: the parameters are the rank, the peer table of X and the
         rank's own Y; every rank binds its own values (scalars are filled in per launch)."""

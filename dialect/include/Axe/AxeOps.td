@@ -650,6 +650,8 @@ def Axe_MatmulOp : Axe_Op<"matmul", [AttrSizedOperandSegments]> {
     epilogue, as a tensor-parallel MLP's up/gate projection does (SwiGLU):
     B is `[B_gate | B_up]`, [K, 2N], and C[M, N] = silu(A · B_gate) ⊙
     (A · B_up). Each tile computes matching columns of both halves.
+    `up(%Bu : ...)` gives B_up as a tensor of its own (a model's separate
+    gate and up weights): then B is B_gate alone, both [K, N].
 
     The epilogue may also add a bias, apply an activation and add a
     residual, in f32 on the accumulator before C's rounding, in this order
@@ -705,6 +707,7 @@ def Axe_MatmulOp : Axe_Op<"matmul", [AttrSizedOperandSegments]> {
                        Optional<I32>:$epoch,
                        Arg<Optional<Axe_AnyTensor>, "", [MemRead]>:$bias,
                        Arg<Optional<Axe_AnyTensor>, "", [MemRead]>:$residual,
+                       Arg<Optional<Axe_AnyTensor>, "", [MemRead]>:$b_up,
                        UnitAttr:$transpose_b,
                        OptionalAttr<Axe_UnaryKind>:$gate,
                        OptionalAttr<Axe_UnaryKind>:$activation,
@@ -712,6 +715,7 @@ def Axe_MatmulOp : Axe_Op<"matmul", [AttrSizedOperandSegments]> {
   let assemblyFormat = [{
     $a `,` $b `,` $c
     (`gate` $gate^)?
+    (`up` `(` $b_up^ `:` qualified(type($b_up)) `)`)?
     (`bias` `(` $bias^ `:` qualified(type($bias)) `)`)?
     (`activation` $activation^)?
     (`residual` `(` $residual^ `:` qualified(type($residual)) `)`)?

@@ -56,7 +56,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @refused(%a: memref<64x256xf16>, %b: memref<256x128xf16>, %bt: memref<128x256xf16>, %c: memref<64x128xf32>, %t: tensor<64x256xf16>, %tb: tensor<256x128xf16>, %tc: tensor<64x128xf32>) -> tensor<64x128xf32> {
     %cst = arith.constant 0.000000e+00 : f32
-    // expected-remark @+1 {{linalg.matmul not converted to axe.matmul: it accumulates into its output (no zero linalg.fill of it right before), which axe.matmul overwrites}}
+    // expected-remark @+1 {{linalg.matmul not converted to axe.matmul: it accumulates into its output (no zero linalg.fill of it, or copy of zeros, before it), which axe.matmul overwrites}}
     linalg.matmul ins(%a, %b : memref<64x256xf16>, memref<256x128xf16>) outs(%c : memref<64x128xf32>)
     linalg.fill ins(%cst : f32) outs(%c : memref<64x128xf32>)
     // expected-remark @+1 {{linalg.matmul not converted to axe.matmul: its indexing_maps transpose or broadcast an operand}}

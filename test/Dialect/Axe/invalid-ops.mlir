@@ -1229,3 +1229,20 @@ func.func @matmul_gate_and_activation(%A: !axe.tensor<64x64xf16, global, ?>, %B:
   axe.matmul %A, %B, %C gate silu activation gelu : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x128xf16, global, ?>, !axe.tensor<64x64xf16, global, ?>
   return
 }
+
+// -----
+
+// axe.matmul up(...): the up half of a gated product, B's shape and type.
+func.func @matmul_up_without_gate(%A: !axe.tensor<64x64xf16, global, ?>, %B: !axe.tensor<64x128xf16, global, ?>, %C: !axe.tensor<64x128xf16, global, ?>) {
+  // expected-error @+1 {{'axe.matmul' op `up(...)` is the up half of a gated product: it needs `gate`}}
+  axe.matmul %A, %B, %C up(%B : !axe.tensor<64x128xf16, global, ?>) : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x128xf16, global, ?>, !axe.tensor<64x128xf16, global, ?>
+  return
+}
+
+// -----
+
+func.func @matmul_up_shape(%A: !axe.tensor<64x64xf16, global, ?>, %B: !axe.tensor<64x128xf16, global, ?>, %U: !axe.tensor<64x64xf16, global, ?>, %C: !axe.tensor<64x128xf16, global, ?>) {
+  // expected-error @+1 {{'axe.matmul' op the up weights must be a global tensor of B's shape and type '!axe.tensor<64x128xf16, global, ?>', got '!axe.tensor<64x64xf16, global, ?>'}}
+  axe.matmul %A, %B, %C gate silu up(%U : !axe.tensor<64x64xf16, global, ?>) : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x128xf16, global, ?>, !axe.tensor<64x128xf16, global, ?>
+  return
+}

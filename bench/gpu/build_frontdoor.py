@@ -48,10 +48,13 @@ MODEL_ENTRIES = ([("linear_gelu", m, 4096, 14336) for m in BATCHES]
 # The Llama-3.1-8B MLP block (RMSNorm, gate/up, SiLU x up, down, residual; hidden 4096,
 # intermediate 14336) at the token counts of the torch.compile anchors.
 BLOCK_TOKENS = [1, 16, 128, 1024, 4096, 8192]
+# Llama-3.1-70B's (hidden 8192, intermediate 28672).
+BLOCK_70B_TOKENS = [1, 128, 1024, 4096]
 # (model, M, N): row kernels, at Llama-3.1-8B's and -70B's hidden sizes, serving and prefill
 # token counts; a ragged-width softmax too.
 ROW_ENTRIES = ([("rmsnorm", m, n) for m in (1, 128, 4096, 16384) for n in (4096, 8192)]
-               + [("softmax", m, n) for m, n in ((4096, 4096), (32768, 4096), (8192, 8192), (4096, 1000))])
+               + [("softmax", m, n) for m, n in ((4096, 4096), (32768, 4096), (8192, 8192), (4096, 1000))]
+               + [("layernorm", m, n) for m, n in ((128, 4096), (4096, 4096), (16384, 8192))])
 # Small ones checked against onnxruntime (its f16 MatMul on the CPU is slow at LLM sizes).
 ORT_ENTRIES = [("linear_gelu", 64, 512, 1024), ("linear_gelu", 77, 1000, 1000),
                ("linear_residual", 64, 512, 1024), ("linear_residual", 77, 1000, 1000)]
@@ -160,17 +163,19 @@ def main():
         index.append({"entry": entry, "kind": "row", "model": model, "m": m, "n": n, "kernels": kernels,
                       "launch": f"grid {block.group(1)} x {block.group(2)} threads" if block else "?"})
         print(f"{entry}: {index[-1]['launch']}", flush=True)
-    for t in BLOCK_TOKENS:
-        entry = f"llama_mlp_8b_{t}"
+    blocks = ([("8b", t, 4096, 14336) for t in BLOCK_TOKENS]
+              + [("70b", t, 8192, 28672) for t in BLOCK_70B_TOKENS])
+    for size, t, hidden, inter in blocks:
+        entry = f"llama_mlp_{size}_{t}"
         if a.only and a.only not in entry:
             continue
         onnx_path = os.path.join(models, f"{entry}.onnx")
         linalg_path = os.path.join(models, f"{entry}.mlir")
-        onnx.save(make_models.build("llama_mlp", t, 4096, 0, 14336), onnx_path)
+        onnx.save(make_models.build("llama_mlp", t, hidden, 0, inter), onnx_path)
         make_models.import_linalg(onnx_path, linalg_path)
         with open(linalg_path) as f:
             kernels, scheds, axe_ir = lower(a.outdir, entry, f.read(), "--axe-from-linalg-pipeline")
-        index.append({"entry": entry, "kind": "block", "m": t, "hidden": 4096, "inter": 14336,
+        index.append({"entry": entry, "kind": "block", "m": t, "hidden": hidden, "inter": inter,
                       "kernels": kernels, "schedules": scheds})
         print(f"{entry}: {len(kernels)} kernels, {scheds}", flush=True)
     for m, n, k, dtype, opts, sched in EPILOGUE_ENTRIES:

@@ -92,6 +92,16 @@ def row_inputs(e):
     g = torch.Generator(device="cuda").manual_seed(zlib.crc32(e["entry"].encode()))
     x = (torch.randn(m, n, generator=g, device="cuda") * 2).half()
     out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+    if e["model"] == "layernorm":
+        w = (torch.rand(n, generator=g, device="cuda") + 0.5).half()
+        b = (torch.rand(n, generator=g, device="cuda") - 0.5).half()
+
+        def eager():
+            return torch.nn.functional.layer_norm(x, (n,), w, b, 1e-5)
+        xf = x.float()
+        normed = ((xf - xf.mean(-1, keepdim=True)) / torch.sqrt(xf.var(-1, unbiased=False, keepdim=True) + 1e-5))
+        ref = normed.half().float() * w.float() + b.float()
+        return [x, w, b, out], out, ref, eager, 2 * m * n * 2 + 2 * n * 2
     if e["model"] == "softmax":
         def eager():
             return torch.softmax(x, -1)

@@ -311,7 +311,8 @@ mod tests {
         assert_eq!(discardable_attrs::TARGET, "axe.target");
         assert_eq!(discardable_attrs::ALIGN, "axe.align");
         assert_eq!(discardable_attrs::COOPERATIVE_LAUNCHES, "axe.cooperative_launches");
-        assert_eq!(discardable_attrs::ALL.len(), 7);
+        assert_eq!(discardable_attrs::WORKSPACE, "axe.workspace");
+        assert_eq!(discardable_attrs::ALL.len(), 8);
         for name in discardable_attrs::ALL {
             assert!(name.starts_with(&format!("{DIALECT}.")), "{name}");
         }

@@ -154,7 +154,9 @@ pub fn run(func: MlirOperation, threads_per_row: i64) {
     let mut current = vec![];
     for &op in &ops {
         let name = ir::name(op);
-        if name == "linalg.generic" || name == "linalg.fill" || HOUSEKEEPING.contains(&name.as_str()) {
+        if matches!(name.as_str(), "linalg.generic" | "linalg.fill" | "memref.copy")
+            || HOUSEKEEPING.contains(&name.as_str())
+        {
             current.push(op);
         } else if !current.is_empty() {
             runs.push(std::mem::take(&mut current));
@@ -214,6 +216,17 @@ fn analyse(run: &[MlirOperation], after: &[MlirOperation]) -> Result<Program, St
             }
             "linalg.generic" => {
                 generic(&mut p, op)?;
+                p.taken.push(op);
+            }
+            // A copy between buffers of the run (a reduction's initial value, the result into
+            // the output argument) is the same register tensor under another name.
+            "memref.copy" => {
+                let (src, dst) = (root(ir::operand(op, 0)), root(ir::operand(op, 1)));
+                let t = *p
+                    .version
+                    .get(&key(src))
+                    .ok_or("it copies a buffer the run did not compute (a copy alone is not a row kernel)")?;
+                write(&mut p, dst, t);
                 p.taken.push(op);
             }
             _ => {}

@@ -14,6 +14,7 @@ output on the CPU for the inputs of `test_input` (<model>.ort). The models, f16:
   linear_residual  Y = X W + R                                (a down projection into the residual)
   softmax          Y = Softmax(X) over rows
   rmsnorm          Y = RMSNorm(X) (in f32) * g
+  layernorm        Y = LayerNorm(X) * g + b
   llama_mlp        H = RMSNorm(X) (in f32), Y = X + (SiLU(H Wg) * (H Wu)) Wd   (Llama's MLP block)
 """
 import argparse
@@ -72,6 +73,12 @@ def rmsnorm(m, k, _n, _f):
     return rms_norm_nodes("X", "g", "Y"), [io("X", [m, k]), io("g", [k])], [io("Y", [m, k])], norm_constants()
 
 
+def layernorm(m, k, _n, _f):
+    """ONNX's LayerNormalization over rows (in f32 inside torch-mlir's lowering), scale and bias."""
+    nodes = [h.make_node("LayerNormalization", ["X", "g", "b"], ["Y"], axis=-1, epsilon=1e-5)]
+    return nodes, [io("X", [m, k]), io("g", [k]), io("b", [k])], [io("Y", [m, k])]
+
+
 def llama_mlp(m, k, _n, f):
     nodes = rms_norm_nodes("X", "g", "Hn") + [
         h.make_node("MatMul", ["Hn", "Wg"], ["G"]),
@@ -87,11 +94,11 @@ def llama_mlp(m, k, _n, f):
 
 
 MODELS = {"linear_gelu": linear_gelu, "linear_residual": linear_residual, "softmax": softmax,
-          "rmsnorm": rmsnorm, "llama_mlp": llama_mlp}
+          "rmsnorm": rmsnorm, "layernorm": layernorm, "llama_mlp": llama_mlp}
 
 # The models the CPU execution test runs (tests/frontdoor_cpu.rs), with onnxruntime's output
 # for the inputs of `test_input` kept beside them (<model>.ort: f16 bits in hex).
-ORT_MODELS = ["softmax", "rmsnorm"]
+ORT_MODELS = ["softmax", "rmsnorm", "layernorm"]
 # Their rows are 128 long in the lit inputs: the CPU test keeps a row in one thread's
 # registers (at most 255; the emulation runs no cross-lane exchange).
 ORT_ROW = 128
@@ -99,11 +106,13 @@ ORT_ROW = 128
 
 def test_input(name, shape):
     """Inputs every test computes the same way, exact in f16: multiples of 1/256 in
-    [-3.9, 3.9] for activations, (32..95)/64 for a norm's weight."""
+    [-3.9, 3.9] for activations, (32..95)/64 for a norm's weight, (-16..16)/32 for a bias."""
     import numpy as np
     i = np.arange(int(np.prod(shape)), dtype=np.int64)
     if name == "g":
         v = ((i * 31) % 64 + 32) / 64.0
+    elif name == "b":
+        v = ((i * 13) % 33 - 16) / 32.0
     else:
         v = ((i * 7919) % 2001 - 1000) / 256.0
     return v.reshape(shape).astype(np.float16)

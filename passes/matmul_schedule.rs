@@ -71,6 +71,9 @@ pub struct Schedule {
     /// With a gathered A: the producer warpgroup's warps that push this device's rows (1 to 3);
     /// 0 without one.
     pub pushers: i64,
+    /// Two consumer warpgroups on alternate 64-row tiles, mainloops in turn (the epilogue of one
+    /// under the MMAs of the other).
+    pub pingpong: bool,
 }
 
 /// The fields an attribute gives (None: to be chosen).
@@ -86,6 +89,7 @@ pub struct Partial {
     pub split_k: Option<i64>,
     pub persistent: Option<bool>,
     pub pushers: Option<i64>,
+    pub pingpong: Option<bool>,
 }
 
 impl Partial {
@@ -102,6 +106,7 @@ impl Partial {
             persistent: self.persistent?,
             // Absent where there is nothing to push (no gathered A).
             pushers: self.pushers.unwrap_or(0),
+            pingpong: self.pingpong.unwrap_or(false),
         })
     }
 }
@@ -300,6 +305,12 @@ pub fn choose(p: &Problem, t: &Target, sms: i64, given: &Partial) -> std::result
     } else {
         TILE_M.to_vec()
     };
+    // A ping-pong schedule the user asks for has 64-row tiles (one per consumer warpgroup).
+    let rows = if given.pingpong == Some(true) {
+        vec![WGMMA_ROWS]
+    } else {
+        rows
+    };
     for tile_m in given.tile_m.map_or(rows, |v| vec![v]) {
         for tile_n in given.tile_n.map_or(TILE_N.to_vec(), |v| vec![v]) {
             let most = stages_that_fit(p, t, tile_m, tile_n, tile_k);
@@ -323,6 +334,7 @@ pub fn choose(p: &Problem, t: &Target, sms: i64, given: &Partial) -> std::result
                     split_k,
                     persistent: true,
                     pushers: p.gather.map_or(0, |_| GATHER_PUSHERS),
+                    pingpong: false,
                 };
                 if let Err(why) = check(p, t, &candidate) {
                     rejected.get_or_insert(why);
@@ -344,17 +356,25 @@ pub fn choose(p: &Problem, t: &Target, sms: i64, given: &Partial) -> std::result
             }
         }
     }
-    let (_, _, tile_m, tile_n, stages, split_k) = best.ok_or_else(|| {
+    let (_, _, mut tile_m, tile_n, stages, split_k) = best.ok_or_else(|| {
         rejected.unwrap_or_else(|| "no tile of the given fields fits the target's shared memory".to_string())
     })?;
-    // Pairs share B between two row tiles of one K range; split tiles do not pair.
+    // Pairs share B between two row tiles of one K range; split tiles and ping-pong tiles do
+    // not pair.
     let cluster = given.cluster.unwrap_or_else(|| {
-        if split_k > 1 {
+        if split_k > 1 || given.pingpong == Some(true) {
             1
         } else {
             choose_cluster(p, t, tile_m, tile_n, sms)
         }
     });
+    // Ping-pong consumers only where asked for: on the H100 they hid a bias + GELU epilogue at
+    // 4096 x 14336 x 4096 (964 -> 873 us) but lost 7-15 % at 128-1024 rows and on gated
+    // products (bench/RESULTS.md, "Ping-pong consumers"): 64-row tiles read B twice as often.
+    let pingpong = given.pingpong.unwrap_or(false);
+    if pingpong {
+        tile_m = WGMMA_ROWS;
+    }
     let (tm, tn) = tiles(p, tile_m, tile_n);
     let walk_rows = target::ceil_div(tm, cluster.max(1));
     // A gathered A: the raster group divides a device's row tiles, so the walk covers this
@@ -382,6 +402,7 @@ pub fn choose(p: &Problem, t: &Target, sms: i64, given: &Partial) -> std::result
         split_k,
         persistent,
         pushers,
+        pingpong,
     };
     check(p, t, &s)?;
     Ok(s)
@@ -514,14 +535,33 @@ pub fn check(p: &Problem, t: &Target, s: &Schedule) -> std::result::Result<(), S
             walk * s.cluster
         ));
     }
+    if s.pingpong {
+        let why = if s.tile_m != WGMMA_ROWS {
+            Some(format!(
+                "tile_m = {} (a ping-pong warpgroup computes 64-row tiles)",
+                s.tile_m
+            ))
+        } else if s.cluster > 1 {
+            Some("cluster > 1 (the ping-pong consumers do not share B across CTAs)".to_string())
+        } else if s.split_k > 1 {
+            Some("split_k > 1 (split tiles' fix-ups are not ordered between ping-pong warpgroups)".to_string())
+        } else if p.gather.is_some() {
+            Some("a gathered A (its pushes use the producer warpgroup's spare warps)".to_string())
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(format!("pingpong = true with {why}"));
+        }
+    }
     Ok(())
 }
 
 /// The fields of a `#axe.matmul_schedule` attribute.
 pub fn read_attr(a: MlirAttribute) -> Partial {
-    let mut f = [0i64; 10];
-    // SAFETY: `a` is a live `#axe.matmul_schedule` (the caller checked), and `f` has the ten
-    // fields the C API writes.
+    let mut f = [0i64; 11];
+    // SAFETY: `a` is a live `#axe.matmul_schedule` (the caller checked), and `f` has the
+    // eleven fields the C API writes.
     unsafe { ffi::axeMatmulScheduleAttrGetFields(a, f.as_mut_ptr()) };
     let some = |v: i64| (v != 0).then_some(v);
     Partial {
@@ -535,6 +575,7 @@ pub fn read_attr(a: MlirAttribute) -> Partial {
         persistent: (f[7] >= 0).then_some(f[7] == 1),
         split_k: some(f[8]),
         pushers: some(f[9]),
+        pingpong: (f[10] >= 0).then_some(f[10] == 1),
     }
 }
 
@@ -551,6 +592,7 @@ pub fn schedule_attr(op: MlirOperation, s: &Schedule) -> MlirAttribute {
         i64::from(s.persistent),
         s.split_k,
         s.pushers,
+        i64::from(s.pingpong),
     ];
     // SAFETY: `op` is live (module contract); the attribute is owned by its context.
     unsafe { ffi::axeMatmulScheduleAttrGet(mlir_sys::mlirOperationGetContext(op), f.as_ptr()) }
@@ -722,6 +764,28 @@ mod tests {
         let (tm, tn) = tiles(&f16(128, 8192, 8192), s.tile_m, s.tile_n);
         assert!(tm * tn >= 100, "{s:?}");
         assert_eq!(s.cluster, 1);
+    }
+
+    #[test]
+    fn pingpong_is_an_override_only() {
+        // Never chosen: measured slower than one 128-row tile's two warpgroups except at the
+        // largest bias + GELU (bench/RESULTS.md).
+        let s = choose(&f16(4096, 14336, 4096), h100(), 132, &Partial::default()).unwrap();
+        assert!(!s.pingpong);
+        // Asked for: 64-row tiles, no pairs (a user's cluster > 1 is refused by the check).
+        let given = Partial {
+            pingpong: Some(true),
+            ..Partial::default()
+        };
+        let s = choose(&f16(8192, 28672, 8192), h100(), 132, &given).unwrap();
+        assert_eq!((s.tile_m, s.cluster, s.split_k, s.pingpong), (64, 1, 1, true));
+        let paired = Partial {
+            cluster: Some(2),
+            ..given
+        };
+        assert!(choose(&f16(8192, 28672, 8192), h100(), 132, &paired)
+            .unwrap_err()
+            .contains("pingpong = true with cluster > 1"));
     }
 
     #[test]

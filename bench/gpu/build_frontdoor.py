@@ -13,7 +13,7 @@
   residual, one per schedule family (64-row {clip} tiles, 128-row tiles of two consumer
   warpgroups, 256-column tiles, clusters, split-K with its workspace, bf16).
 
-    build_frontdoor.py OUTDIR [--only SUBSTR]
+    build_frontdoor.py OUTDIR [--only SUBSTR,...]
 
 writes OUTDIR/<entry>.json (launch manifests), OUTDIR/index.json and the .npz files. Needs
 `pip install onnx onnxruntime torch-mlir` here (not on the GPU machine).
@@ -68,6 +68,19 @@ EPILOGUE_ENTRIES = [
     (8192, 8192, 8192, "f16", dict(residual=True), "cluster = 2"),
     (16, 4096, 14336, "f16", dict(bias=True, residual=True, workspace=True), "split_k = 2"),
     (2048, 6144, 4096, "bf16", dict(bias=True, activation="relu", residual=True), None),
+    # Ping-pong consumers (chosen for per-element epilogues of 128-row tiles; forced here on a
+    # ragged shape too), and a gated product with separate up weights.
+    (200, 1000, 512, "f16", dict(bias=True, activation="gelu", residual=True), "pingpong = true"),
+    (2048, 6144, 4096, "bf16", dict(bias=True, activation="silu"), "pingpong = true"),
+    (4096, 14336, 4096, "f16", dict(gate="silu", up=True, residual=True), None),
+    (1024, 14336, 4096, "f16", dict(gate="silu", up=True), "pingpong = false"),
+    # The same GEMMs both ways, timed against each other (frontdoor.py --time-epilogues).
+    (4096, 14336, 4096, "f16", dict(bias=True, activation="gelu"), "pingpong = false"),
+    (4096, 14336, 4096, "f16", dict(bias=True, activation="gelu"), "pingpong = true"),
+    (1024, 14336, 4096, "f16", dict(bias=True, activation="gelu"), "pingpong = false"),
+    (1024, 14336, 4096, "f16", dict(bias=True, activation="gelu"), "pingpong = true"),
+    (8192, 14336, 4096, "f16", dict(gate="silu", up=True), "pingpong = false"),
+    (8192, 14336, 4096, "f16", dict(gate="silu", up=True), "pingpong = true"),
 ]
 
 
@@ -109,15 +122,16 @@ def ort_reference(onnx_path, entry, outdir, seed):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("outdir")
-    ap.add_argument("--only")
+    ap.add_argument("--only", help="build the entries whose name contains one of these (comma-separated)")
     a = ap.parse_args()
+    only = a.only.split(",") if a.only else None
     os.makedirs(a.outdir, exist_ok=True)
     models = os.path.join(a.outdir, "models")
     os.makedirs(models, exist_ok=True)
     index = []
     for i, (model, m, k, n) in enumerate(ORT_ENTRIES + MODEL_ENTRIES):
         entry = f"{model}_{m}x{k}x{n}"
-        if a.only and a.only not in entry:
+        if only and not any(o in entry for o in only):
             continue
         onnx_path = os.path.join(models, f"{entry}.onnx")
         linalg_path = os.path.join(models, f"{entry}.mlir")
@@ -143,7 +157,7 @@ def main():
         print(f"{entry}: {scheds} | {index[-1]['fused']}", flush=True)
     for model, m, n in ROW_ENTRIES:
         entry = f"{model}_{m}x{n}"
-        if a.only and a.only not in entry:
+        if only and not any(o in entry for o in only):
             continue
         onnx_path = os.path.join(models, f"{entry}.onnx")
         linalg_path = os.path.join(models, f"{entry}.mlir")
@@ -167,7 +181,7 @@ def main():
               + [("70b", t, 8192, 28672) for t in BLOCK_70B_TOKENS])
     for size, t, hidden, inter in blocks:
         entry = f"llama_mlp_{size}_{t}"
-        if a.only and a.only not in entry:
+        if only and not any(o in entry for o in only):
             continue
         onnx_path = os.path.join(models, f"{entry}.onnx")
         linalg_path = os.path.join(models, f"{entry}.mlir")
@@ -179,9 +193,11 @@ def main():
                       "kernels": kernels, "schedules": scheds})
         print(f"{entry}: {len(kernels)} kernels, {scheds}", flush=True)
     for m, n, k, dtype, opts, sched in EPILOGUE_ENTRIES:
-        parts = [f"{m}x{n}x{k}", dtype] + [o if v is True else f"{o}-{v}" for o, v in opts.items()]
-        entry = "epilogue_" + "_".join(parts).replace("activation-", "")
-        if a.only and a.only not in entry:
+        parts = [f"{m}x{n}x{k}", dtype] + [o if v is True else f"{o}_{v}" for o, v in opts.items()]
+        if sched:
+            parts.append(re.sub(r"\W+", "_", sched))
+        entry = "epilogue_" + "_".join(parts).replace("activation_", "")
+        if only and not any(o in entry for o in only):
             continue
         src = matmul_ir.module(m, n, k, dtype, dtype, name=entry, schedule=sched, **opts)
         kernels, scheds, _ = lower(a.outdir, entry, src)

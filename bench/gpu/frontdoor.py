@@ -11,7 +11,7 @@
   runs, the methods' order reversed every other round, L2 flushed before every run; ratios
   are baseline time / Axe time (above 1: Axe faster), median [min-max] over rounds.
 
-    frontdoor.py DIR [--reps 3] [--runs 20] [--only SUBSTR] [--no-compile]
+    frontdoor.py DIR [--reps 3] [--runs 20] [--only SUBSTR] [--no-compile] [--time-epilogues]
 """
 import argparse
 import json
@@ -72,12 +72,20 @@ def inputs(e):
         if e.get("workspace"):
             fm, fn = -(-m // 64), -(-n // 64)
             args += [torch.zeros(m * n, device="cuda"), torch.zeros(fm * fn, device="cuda", dtype=torch.int32)]
+        wu = None
+        if e.get("up"):
+            wu = rnd(k, n, scale=k ** -0.5, dtype=t)
+            args.append(wu.view(-1))
         bias = rnd(n, scale=0.5, dtype=t) if e.get("bias") else None
         res = rnd(m, n, scale=1.0, dtype=t) if e.get("residual") else None
         act = e.get("activation")
         args += [v.view(-1) for v in (bias, res) if v is not None]
         ort_out = None
+    if e["kind"] == "model":
+        wu = None
     ref = x.float() @ w.float()
+    if e.get("gate"):
+        ref = activation(e["gate"], ref) * (x.float() @ wu.float())
     if bias is not None:
         ref = ref + bias.float()
     ref = activation(act, ref)
@@ -223,6 +231,8 @@ def main():
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--only")
     ap.add_argument("--no-compile", action="store_true")
+    ap.add_argument("--time-epilogues", action="store_true",
+                    help="time the epilogue entries too, against cuBLAS's plain GEMM of A and B")
     a = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     with open(os.path.join(a.dir, "index.json")) as f:
@@ -273,6 +283,17 @@ def main():
         passed += ok
         failed += not ok
         print(f"{'ok  ' if ok else 'FAIL'} {e['entry']} [{e.get('fused', '')}] {note}", flush=True)
+        if e["kind"] == "epilogue" and a.time_epilogues and ok:
+            x, w = parts[0], parts[1]
+            methods = {"axe": kernel.launcher(*args), "cublas_mm": lambda: torch.mm(x, w)}
+            times = {name: [] for name in methods}
+            for r in range(a.reps):
+                for name in (list(methods) if r % 2 == 0 else list(reversed(methods))):
+                    times[name].append(timer.ms(methods[name], a.runs))
+            med = {name: sorted(v)[len(v) // 2] * 1e3 for name, v in times.items()}
+            r = timing.ratio_stats(times["cublas_mm"], times["axe"])
+            print(f"     axe {med['axe']:.1f} us  cublas_mm(A, B) {med['cublas_mm']:.1f} us | "
+                  f"x cublas_mm {r[0]:.3f} [{r[1]:.3f}-{r[2]:.3f}]", flush=True)
         if e["kind"] != "model" or e["ort"] or not ok:
             continue
         x, w, bias, res, act = parts

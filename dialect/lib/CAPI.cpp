@@ -126,16 +126,19 @@ void axeMatmulScheduleAttrGetFields(MlirAttribute attr, int64_t *fields) {
   fields[7] = s.getPersistent() ? (s.getPersistent().getValue() ? 1 : 0) : -1;
   fields[8] = s.getSplitK();
   fields[9] = s.getPushers();
+  fields[10] = s.getPingpong() ? (s.getPingpong().getValue() ? 1 : 0) : -1;
 }
 
 MlirAttribute axeMatmulScheduleAttrGet(MlirContext ctx, const int64_t *fields) {
   MLIRContext *context = unwrap(ctx);
   BoolAttr persistent =
       fields[7] < 0 ? BoolAttr() : BoolAttr::get(context, fields[7] != 0);
+  BoolAttr pingpong =
+      fields[10] <= 0 ? BoolAttr() : BoolAttr::get(context, true);
   return wrap(MatmulScheduleAttr::get(context, fields[0], fields[1], fields[2],
                                       fields[3], fields[4], fields[5],
                                       fields[6], fields[8], persistent,
-                                      fields[9]));
+                                      fields[9], pingpong));
 }
 
 MlirType axeTensorTypeGet(MlirContext ctx, intptr_t rank, const int64_t *shape,

@@ -129,7 +129,8 @@ impl Plan {
             p,
             s,
             fp8: p.fp8(),
-            consumers: s.tile_m / 64,
+            // Ping-pong: two consumer warpgroups, each on whole 64-row tiles of its own.
+            consumers: if s.pingpong { 2 } else { s.tile_m / 64 },
             tiles_n,
             walk_rows,
             walk: walk_rows * tiles_n,
@@ -238,6 +239,9 @@ struct Shared {
     stages_b: Vec<MlirValue>,
     full: Vec<MlirValue>,
     empty: Vec<MlirValue>,
+    /// Ping-pong: each consumer warpgroup's turn to run its mainloop (the other one arrives
+    /// when its own mainloop has issued every MMA).
+    turns: Vec<MlirValue>,
 }
 
 fn build_kernel(b: &B, plan: &Plan, x: &Operands) {
@@ -271,6 +275,7 @@ fn build_kernel(b: &B, plan: &Plan, x: &Operands) {
             stages_b: vec![],
             full: vec![],
             empty: vec![],
+            turns: vec![],
         };
         for _ in 0..s.stages {
             shared.stages_a.push(axe_ops::alloc(&k, sa));
@@ -280,6 +285,9 @@ fn build_kernel(b: &B, plan: &Plan, x: &Operands) {
         // reading it (with clusters, one lane per consumer warp of each CTA of the pair).
         let empty_arrivals = if s.cluster > 1 {
             plan.consumers * target::WARPGROUP_WARPS * s.cluster
+        } else if s.pingpong {
+            // Each stage use belongs to one warpgroup's tile.
+            target::WARPGROUP_THREADS
         } else {
             plan.consumers * target::WARPGROUP_THREADS
         };
@@ -289,13 +297,18 @@ fn build_kernel(b: &B, plan: &Plan, x: &Operands) {
             shared.full.push(axe_ops::mbarrier(&k, copies));
             shared.empty.push(axe_ops::mbarrier(&k, empty_arrivals));
         }
+        if s.pingpong {
+            for _ in 0..2 {
+                shared.turns.push(axe_ops::mbarrier(&k, target::WARPGROUP_THREADS));
+            }
+        }
         let split_registers = plan.consumers == 2;
         axe_ops::scope(&k, ScopeKind::Warpgroup, 0, 1, |wg| {
             if split_registers {
                 axe_ops::set_max_registers(&wg, PRODUCER_REGISTERS);
             }
             axe_ops::scope(&wg, ScopeKind::Warp, 0, 1, |w| {
-                tile_loop(&w, plan, &shared, |j, item| produce(j, plan, x, &shared, item));
+                tile_loop(&w, plan, &shared, 0, 1, |j, item| produce(j, plan, x, &shared, item));
             });
             if let (Some(g), Some(device)) = (&x.gather, shared.device) {
                 for p in 1..=g.pushers {
@@ -310,7 +323,11 @@ fn build_kernel(b: &B, plan: &Plan, x: &Operands) {
                 if split_registers {
                     axe_ops::set_max_registers(&wg, CONSUMER_REGISTERS);
                 }
-                consumer(&wg, plan, x, &shared, (w - 1) * 64);
+                if s.pingpong {
+                    consumer(&wg, plan, x, &shared, 0, Some(w - 1));
+                } else {
+                    consumer(&wg, plan, x, &shared, (w - 1) * 64, None);
+                }
             });
         }
     });
@@ -353,11 +370,22 @@ fn stage_b_type(b: &B, plan: &Plan, x: &Operands) -> MlirType {
     )
 }
 
-/// The CTA's tiles: `t = cta, cta + grid, ...`; `body(b, it, om, on)` with `it` the number of
-/// tiles this CTA did before (for the barrier phases) and `om`, `on` the tile's origin in C.
-fn tile_loop(b: &B, plan: &Plan, sh: &Shared, body: impl FnOnce(&B, Item)) {
+/// The CTA's tiles: `t = cta, cta + grid, ...` from its `first`-th, every `every`-th (a
+/// ping-pong consumer's); `body(b, it, om, on)` with `it` the number of tiles this CTA did
+/// before (for the barrier phases) and `om`, `on` the tile's origin in C.
+fn tile_loop(b: &B, plan: &Plan, sh: &Shared, first: i64, every: i64, body: impl FnOnce(&B, Item)) {
     let s = &plan.s;
-    b.for_::<()>(Ix::V(sh.cta), Ix::V(sh.tiles), Ix::V(sh.grid), |j, t| {
+    let start = if first == 0 {
+        sh.cta
+    } else {
+        b.addi(sh.cta, b.muli(sh.grid, b.cidx(first)))
+    };
+    let step = if every == 1 {
+        sh.grid
+    } else {
+        b.muli(sh.grid, b.cidx(every))
+    };
+    b.for_::<()>(Ix::V(start), Ix::V(sh.tiles), Ix::V(step), |j, t| {
         let tl = j.subi(t, sh.cta);
         let it = j.arith_binary(arith::divui, tl, sh.grid);
         // Split-K: item t is part t / walk of tile t % walk.
@@ -615,14 +643,16 @@ fn produce(b: &B, plan: &Plan, x: &Operands, sh: &Shared, item: Item) {
     .expect("the producer's loop body does not fail");
 }
 
-/// The consumer warpgroup of rows `row0 .. row0 + 64` of every tile.
-fn consumer(b: &B, plan: &Plan, x: &Operands, sh: &Shared, row0: i64) {
+/// The consumer warpgroup of rows `row0 .. row0 + 64` of every tile; in a ping-pong schedule,
+/// `turn` is its place (0 or 1): it takes every other tile of the CTA, whole, and runs its
+/// mainloop when the other warpgroup's has issued its MMAs.
+fn consumer(b: &B, plan: &Plan, x: &Operands, sh: &Shared, row0: i64, turn: Option<i64>) {
     let s = &plan.s;
     let (bn, bk) = (s.tile_n, s.tile_k);
     let f32 = b.f32_type();
     let reg = |b: &B, shape: &[i64], e: MlirType| axe_ops::tensor_type(b, shape, e, MemoryScope::Register, None, None);
     // This warpgroup's 64 rows of each A stage (the whole stage for one consumer).
-    let rows: Vec<MlirValue> = if plan.consumers == 1 {
+    let rows: Vec<MlirValue> = if plan.consumers == 1 || turn.is_some() {
         sh.stages_a.clone()
     } else {
         let sah = axe_ops::tensor_type(
@@ -669,8 +699,18 @@ fn consumer(b: &B, plan: &Plan, x: &Operands, sh: &Shared, row0: i64) {
             .expect("the release does not fail");
         }
     };
-    tile_loop(b, plan, sh, |j, item| {
+    let (first, every) = turn.map_or((0, 1), |w| (w, 2));
+    tile_loop(b, plan, sh, first, every, |j, item| {
         let Item { it, om, on, split } = item;
+        // Ping-pong: wait for this warpgroup's turn. Its n-th tile (n = it / 2) follows the
+        // other's n-th (turn 1) or (n - 1)-th (turn 0; its first passes a fresh barrier's
+        // parity 1): the parity of that arrival's phase.
+        if let Some(w) = turn {
+            let n = j.arith_binary(arith::divui, it, j.cidx(2));
+            let bit = j.cmpi(CmpiPredicate::Ne, j.andi(n, j.cidx(1)), j.cidx(0));
+            let parity = if w == 0 { j.xori(bit, sh.truth) } else { bit };
+            axe_ops::mbarrier_wait(j, sh.turns[w as usize], parity);
+        }
         axe_ops::fill(j, acc, zero);
         j.for_::<()>(Ix::C(0), Ix::V(sh.rounds), Ix::C(1), |q, r| {
             let full = phase(&q, sh, it, r);
@@ -694,6 +734,10 @@ fn consumer(b: &B, plan: &Plan, x: &Operands, sh: &Shared, row0: i64) {
             Ok(())
         })
         .expect("the consumer's loop body does not fail");
+        // Every MMA of the tile is issued: the other warpgroup's turn.
+        if let Some(w) = turn {
+            axe_ops::mbarrier_arrive(j, sh.turns[1 - w as usize], None);
+        }
         axe_ops::wait(j, &[], 0);
         release(j, s.stages as usize - 1);
         if let Some(scale) = scale {

@@ -283,3 +283,14 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     return
   }
 }
+
+// -----
+
+// A ping-pong schedule takes no clusters.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @pingpong_cluster(%A: !axe.tensor<256x512xf16, global, #axe.layout<(256, 512) : (512, 1)>>, %B: !axe.tensor<512x1024xf16, global, #axe.layout<(512, 1024) : (1024, 1)>>, %C: !axe.tensor<256x1024xf16, global, #axe.layout<(256, 1024) : (1024, 1)>>) {
+    // expected-error @+1 {{'axe.matmul' op 256x1024x512: cannot schedule: pingpong = true with cluster > 1 (the ping-pong consumers do not share B across CTAs)}}
+    axe.matmul %A, %B, %C {schedule = #axe.matmul_schedule<pingpong = true, cluster = 2>} : !axe.tensor<256x512xf16, global, #axe.layout<(256, 512) : (512, 1)>>, !axe.tensor<512x1024xf16, global, #axe.layout<(512, 1024) : (1024, 1)>>, !axe.tensor<256x1024xf16, global, #axe.layout<(256, 1024) : (1024, 1)>>
+    return
+  }
+}

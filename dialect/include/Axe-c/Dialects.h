@@ -181,12 +181,14 @@ MLIR_CAPI_EXPORTED MlirType axeMBarrierTypeGet(MlirContext ctx);
 
 /// Whether `attr` is an `#axe.matmul_schedule`.
 MLIR_CAPI_EXPORTED bool axeAttributeIsAMatmulSchedule(MlirAttribute attr);
-/// The schedule's fields into `fields[10]`: tile_m, tile_n, tile_k, stages,
+/// The schedule's fields into `fields[11]`: tile_m, tile_n, tile_k, stages,
 /// cluster, group, grid (0 where absent), persistent (-1 absent, 0 false,
-/// 1 true), split_k and pushers (0 where absent).
+/// 1 true), split_k and pushers (0 where absent), pingpong (-1 absent, 0
+/// false, 1 true).
 MLIR_CAPI_EXPORTED void axeMatmulScheduleAttrGetFields(MlirAttribute attr,
                                                        int64_t *fields);
-/// The `#axe.matmul_schedule` of `fields[10]`, encoded as above.
+/// The `#axe.matmul_schedule` of `fields[11]`, encoded as above (pingpong
+/// false is left out, as absent).
 MLIR_CAPI_EXPORTED MlirAttribute axeMatmulScheduleAttrGet(MlirContext ctx,
                                                           const int64_t *fields);
 

@@ -170,6 +170,7 @@ def Axe_MatmulScheduleAttr : AttrDef<Axe_Dialect, "MatmulSchedule"> {
     | `split_k` | K split over this many CTAs per output tile (1: none); needs the op's `workspace` |
     | `persistent` | one CTA per SM walking tiles (true), or one CTA per tile (false) |
     | `pushers` | with a gathered A (`gather(...)`): warps of the producer warpgroup (1 to 3) that push this device's rows to the peers; absent otherwise |
+    | `pingpong` | two consumer warpgroups take alternate 64-row tiles, their mainloops in turn, so that one's epilogue runs under the other's MMAs (CUTLASS's ping-pong kernel); with `tile_m = 64`, no clusters, no split-K; never chosen by `axe-matmul-schedule` (an override); absent: false |
 
     ```mlir
     #axe.matmul_schedule<tile_m = 128, tile_n = 256, tile_k = 64, stages = 4, cluster = 1, group = 8, grid = 132, split_k = 1, persistent = true>
@@ -186,7 +187,8 @@ def Axe_MatmulScheduleAttr : AttrDef<Axe_Dialect, "MatmulSchedule"> {
     OptionalParameter<"int64_t">:$grid,
     OptionalParameter<"int64_t">:$split_k,
     OptionalParameter<"::mlir::BoolAttr">:$persistent,
-    OptionalParameter<"int64_t">:$pushers);
+    OptionalParameter<"int64_t">:$pushers,
+    OptionalParameter<"::mlir::BoolAttr">:$pingpong);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

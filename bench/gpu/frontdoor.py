@@ -11,7 +11,7 @@
   runs, the methods' order reversed every other round, L2 flushed before every run; ratios
   are baseline time / Axe time (above 1: Axe faster), median [min-max] over rounds.
 
-    frontdoor.py DIR [--reps 3] [--runs 20] [--only SUBSTR] [--no-compile] [--time-epilogues]
+    frontdoor.py DIR [--reps 3] [--runs 20] [--only SUBSTR] [--no-compile] [--time-epilogues] [--graph]
 """
 import argparse
 import json
@@ -179,6 +179,23 @@ def run_block(e, a, timer):
           flush=True)
     if not ok:
         return ok, None
+    if a.graph:
+        # The program captured in a CUDA graph (its launcher binds once, on the capture stream)
+        # and replayed into a NaN-filled output.
+        s = torch.cuda.Stream()
+        launch = block.launcher(x, w, wg, wu, wd, out, stream=s)
+        with torch.cuda.stream(s):
+            launch()
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, stream=s):
+            launch()
+        out.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        gok, gerr, _ = check(out, ref, "f16")
+        print(f"{'ok  ' if gok else 'FAIL'} {e['entry']} replayed from a CUDA graph: max err {gerr:.3g}", flush=True)
+        ok = ok and gok
 
     def eager():
         xf = x.float()
@@ -231,6 +248,7 @@ def main():
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--only")
     ap.add_argument("--no-compile", action="store_true")
+    ap.add_argument("--graph", action="store_true", help="also replay each block program from a CUDA graph")
     ap.add_argument("--time-epilogues", action="store_true",
                     help="time the epilogue entries too, against cuBLAS's plain GEMM of A and B")
     a = ap.parse_args()

@@ -11,7 +11,7 @@
   runs, the methods' order reversed every other round, L2 flushed before every run; ratios
   are baseline time / Axe time (above 1: Axe faster), median [min-max] over rounds.
 
-    frontdoor.py DIR [--reps 3] [--runs 20] [--only SUBSTR] [--no-compile] [--time-epilogues] [--graph]
+    frontdoor.py DIR [--reps 3] [--runs 20] [--only SUBSTR,...] [--no-compile] [--time-epilogues] [--graph]
 """
 import argparse
 import json
@@ -94,6 +94,30 @@ def inputs(e):
     return args, out, ref, ort_out, (x, w, bias, res, act)
 
 
+def compare(methods, a, timer):
+    """Times `methods` (the first is "axe") paired in rounds, the order reversed every other
+    round; prints and returns the medians (us) and each baseline's ratio over Axe."""
+    times = {name: [] for name in methods}
+    for r in range(a.reps):
+        for name in (list(methods) if r % 2 == 0 else list(reversed(methods))):
+            times[name].append(timer.ms(methods[name], a.runs))
+    med = {name: sorted(v)[len(v) // 2] * 1e3 for name, v in times.items()}
+    ratios = {name: timing.ratio_stats(times[name], times["axe"]) for name in methods if name != "axe"}
+    print("     " + "  ".join(f"{n} {med[n]:.1f} us" for n in methods) + " | "
+          + "  ".join(f"x{n} {r[0]:.3f} [{r[1]:.3f}-{r[2]:.3f}]" for n, r in ratios.items()), flush=True)
+    return med, ratios
+
+
+def with_compile(methods, fn, a):
+    """`methods` with torch.compile of `fn` added (warmed up), unless --no-compile."""
+    if not a.no_compile:
+        compiled = torch.compile(fn, dynamic=False)
+        for _ in range(3):
+            compiled()
+        methods["compile"] = compiled
+    return methods
+
+
 def row_inputs(e):
     """A row entry's arguments, output and float32 reference (softmax; Hugging Face's RMSNorm)."""
     m, n = e["m"], e["n"]
@@ -135,21 +159,11 @@ def run_row(e, a, timer, kernel):
         return ok, None
     x = args[0]
     dst = torch.empty_like(x)
-    methods = {"axe": kernel.launcher(*args), "eager": eager, "copy": lambda: dst.copy_(x)}
-    if not a.no_compile:
-        compiled = torch.compile(eager, dynamic=False)
-        for _ in range(3):
-            compiled()
-        methods["compile"] = compiled
-    times = {name: [] for name in methods}
-    for r in range(a.reps):
-        for name in (list(methods) if r % 2 == 0 else list(reversed(methods))):
-            times[name].append(timer.ms(methods[name], a.runs))
-    med = {name: sorted(v)[len(v) // 2] * 1e3 for name, v in times.items()}
-    ratios = {name: timing.ratio_stats(times[name], times["axe"]) for name in methods if name != "axe"}
+    methods = with_compile({"axe": kernel.launcher(*args), "eager": eager, "copy": lambda: dst.copy_(x)}, eager, a)
+    med, ratios = compare(methods, a, timer)
+    # The row kernel's bandwidth: its inputs read once, its output written once.
     gbps = nbytes / (med["axe"] * 1e-6) / 1e9
-    print("     " + "  ".join(f"{n} {med[n]:.1f} us" for n in methods) + f" | Axe {gbps:.0f} GB/s | "
-          + "  ".join(f"x{n} {r[0]:.3f} [{r[1]:.3f}-{r[2]:.3f}]" for n, r in ratios.items()), flush=True)
+    print(f"     Axe {gbps:.0f} GB/s", flush=True)
     return ok, (e, med, ratios, gbps)
 
 
@@ -203,21 +217,9 @@ def run_block(e, a, timer):
         return x + (torch.nn.functional.silu(hn @ wg) * (hn @ wu)) @ wd
     wgu = torch.cat([wg, wu], 1)
     hn16, a16 = hn.half(), act.half()
-    methods = {"axe": block.launcher(x, w, wg, wu, wd, out), "eager": eager,
-               "cublas_2gemm": lambda: (torch.mm(hn16, wgu), torch.mm(a16, wd))}
-    if not a.no_compile:
-        compiled = torch.compile(eager, dynamic=False)
-        for _ in range(3):
-            compiled()
-        methods["compile"] = compiled
-    times = {name: [] for name in methods}
-    for r in range(a.reps):
-        for name in (list(methods) if r % 2 == 0 else list(reversed(methods))):
-            times[name].append(timer.ms(methods[name], a.runs))
-    med = {name: sorted(v)[len(v) // 2] * 1e3 for name, v in times.items()}
-    ratios = {name: timing.ratio_stats(times[name], times["axe"]) for name in methods if name != "axe"}
-    print("     " + "  ".join(f"{n} {med[n]:.1f} us" for n in methods) + " | "
-          + "  ".join(f"x{n} {r[0]:.3f} [{r[1]:.3f}-{r[2]:.3f}]" for n, r in ratios.items()), flush=True)
+    methods = with_compile({"axe": block.launcher(x, w, wg, wu, wd, out), "eager": eager,
+                            "cublas_2gemm": lambda: (torch.mm(hn16, wgu), torch.mm(a16, wd))}, eager, a)
+    med, ratios = compare(methods, a, timer)
     return ok, (e, med, ratios)
 
 
@@ -262,7 +264,7 @@ def main():
     row_rows = []
     block_rows = []
     for e in index:
-        if a.only and a.only not in e["entry"]:
+        if a.only and not any(o in e["entry"] for o in a.only.split(",")):
             continue
         e["dir"] = a.dir
         if e["kind"] == "block":
@@ -303,15 +305,7 @@ def main():
         print(f"{'ok  ' if ok else 'FAIL'} {e['entry']} [{e.get('fused', '')}] {note}", flush=True)
         if e["kind"] == "epilogue" and a.time_epilogues and ok:
             x, w = parts[0], parts[1]
-            methods = {"axe": kernel.launcher(*args), "cublas_mm": lambda: torch.mm(x, w)}
-            times = {name: [] for name in methods}
-            for r in range(a.reps):
-                for name in (list(methods) if r % 2 == 0 else list(reversed(methods))):
-                    times[name].append(timer.ms(methods[name], a.runs))
-            med = {name: sorted(v)[len(v) // 2] * 1e3 for name, v in times.items()}
-            r = timing.ratio_stats(times["cublas_mm"], times["axe"])
-            print(f"     axe {med['axe']:.1f} us  cublas_mm(A, B) {med['cublas_mm']:.1f} us | "
-                  f"x cublas_mm {r[0]:.3f} [{r[1]:.3f}-{r[2]:.3f}]", flush=True)
+            compare({"axe": kernel.launcher(*args), "cublas_mm": lambda: torch.mm(x, w)}, a, timer)
         if e["kind"] != "model" or e["ort"] or not ok:
             continue
         x, w, bias, res, act = parts
@@ -325,21 +319,8 @@ def main():
             ws = [torch.zeros(m * n, device="cuda"), torch.zeros(-(-m // 64) * -(-n // 64), device="cuda",
                                                                dtype=torch.int32)]
             methods["axe_plain"] = plain.launcher(x.view(-1), w.view(-1), cp, *ws)
-        if not a.no_compile:
-            compiled = torch.compile(eager_fn(x, w, bias, res, act), dynamic=False)
-            for _ in range(3):
-                compiled()
-            methods["compile"] = compiled
-        times = {name: [] for name in methods}
-        for r in range(a.reps):
-            order = list(methods) if r % 2 == 0 else list(reversed(methods))
-            for name in order:
-                times[name].append(timer.ms(methods[name], a.runs))
-        med = {name: sorted(v)[len(v) // 2] * 1e3 for name, v in times.items()}
-        ratios = {name: timing.ratio_stats(times[name], times["axe"]) for name in methods if name != "axe"}
+        med, ratios = compare(with_compile(methods, eager, a), a, timer)
         rows.append((e, med, ratios))
-        print("     " + "  ".join(f"{n} {med[n]:.1f} us" for n in methods) + " | "
-              + "  ".join(f"x{n} {r[0]:.3f} [{r[1]:.3f}-{r[2]:.3f}]" for n, r in ratios.items()), flush=True)
     print(f"\n{passed} passed, {failed} failed")
     print("\n| entry | epilogue | Axe us | Axe GEMM alone us | eager us | compile us | cuBLAS mm us | x eager "
           "| x compile | x cuBLAS mm | x Axe GEMM alone |")

@@ -3,25 +3,14 @@
 //! JIT-compiled with melior's ExecutionEngine and run on random data; results are compared
 //! with a reference computed in Rust from the layouts' definitions (axe-layout's `eval`).
 
-use axe::dialect;
+mod common;
+
 use axe::layout::Layout;
+use common::{context, f16_to_f32};
 use melior::ir::Module;
 use melior::pass::PassManager;
-use melior::utility::{parse_pass_pipeline, register_all_llvm_translations};
+use melior::utility::parse_pass_pipeline;
 use melior::{Context, ExecutionEngine};
-
-fn context() -> Context {
-    let registry = dialect::registry_with_everything();
-    let context = Context::new();
-    context.append_dialect_registry(&registry);
-    context.load_all_available_dialects();
-    register_all_llvm_translations(&context);
-    context.attach_diagnostic_handler(|d| {
-        eprintln!("{d}");
-        true
-    });
-    context
-}
 
 const PIPELINE: &str = "builtin.module(convert-axe-to-gpu{emulate-threads-on-cpu=1},canonicalize,\
     convert-vector-to-scf,convert-scf-to-cf,convert-vector-to-llvm,expand-strided-metadata,\
@@ -682,21 +671,6 @@ fn silu_and_sigmoid() {
             (got - x * want_sig).abs() < 1e-2 * (1.0 + x.abs()),
             "f16 silu({x}) = {got}"
         );
-    }
-}
-
-/// IEEE half (bits) to f32.
-fn f16_to_f32(h: u16) -> f32 {
-    let (sign, exp, frac) = ((h >> 15) as u32, ((h >> 10) & 0x1f) as i32, (h & 0x3ff) as f32);
-    let mag = match exp {
-        0 => frac * 2f32.powi(-24),
-        31 => f32::INFINITY,
-        e => (1.0 + frac / 1024.0) * 2f32.powi(e - 15),
-    };
-    if sign == 1 {
-        -mag
-    } else {
-        mag
     }
 }
 

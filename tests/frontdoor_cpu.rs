@@ -5,26 +5,15 @@
 //! outputs are compared with onnxruntime's for the same inputs (`<model>.ort`, written by the
 //! same script: an oracle nobody here wrote).
 
-use axe::dialect;
+mod common;
+
+use common::{context, f16_to_f32};
 use melior::ir::Module;
 use melior::pass::PassManager;
-use melior::utility::{parse_pass_pipeline, register_all_llvm_translations};
-use melior::{Context, ExecutionEngine};
+use melior::utility::parse_pass_pipeline;
+use melior::ExecutionEngine;
 
 const INPUTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/test/Conversion/LinalgToAxe/Inputs");
-
-fn context() -> Context {
-    let registry = dialect::registry_with_everything();
-    let context = Context::new();
-    context.append_dialect_registry(&registry);
-    context.load_all_available_dialects();
-    register_all_llvm_translations(&context);
-    context.attach_diagnostic_handler(|d| {
-        eprintln!("{d}");
-        true
-    });
-    context
-}
 
 /// An f16 input buffer of `make_models.test_input`: exact in f16 (multiples of 1/256, a norm
 /// weight's (32..95)/64, a bias's (-16..16)/32), as bits.
@@ -54,20 +43,6 @@ fn exact_f16(v: f32) -> u16 {
     let frac = bits & 0x7f_ffff;
     assert!((1..31).contains(&exp) && frac & 0x1fff == 0, "{v} is not exact in f16");
     sign | ((exp as u16) << 10) | (frac >> 13) as u16
-}
-
-fn f16_to_f32(h: u16) -> f32 {
-    let (sign, exp, frac) = ((h >> 15) as u32, ((h >> 10) & 0x1f) as i32, (h & 0x3ff) as f32);
-    let mag = match exp {
-        0 => frac * 2f32.powi(-24),
-        31 => f32::INFINITY,
-        e => (1.0 + frac / 1024.0) * 2f32.powi(e - 15),
-    };
-    if sign == 1 {
-        -mag
-    } else {
-        mag
-    }
 }
 
 /// onnxruntime's output for `model` (f16 bits).

@@ -111,14 +111,7 @@ pub fn accesses(generic: MlirOperation, inputs: usize) -> Result<Vec<Access>, St
 /// its inputs accessed as `access` says; or why it is not one the `axe.matmul` epilogue
 /// computes.
 pub fn analyse(generic: MlirOperation, acc: usize, access: &[Access]) -> Result<Epilogue, String> {
-    let block = ir::region_block(generic, 0);
-    let args = ir::block_arguments(block);
-    let yield_op = *ir::block_ops(block).last().ok_or("its body is empty")?;
-    if ir::name(yield_op) != "linalg.yield" || ir::num_operands(yield_op) != 1 {
-        return Err("its body does not yield one value".into());
-    }
-    let mut nodes = 0;
-    let top = build(ir::operand(yield_op, 0), &args, access.len(), &mut nodes)?;
+    let top = body_expression(generic, access.len())?;
     let uses_of = |e: &Expr, i: usize| count(e, &|x| *x == Expr::Input(i));
     // The residual: the last addition, of an input of the output's shape used nowhere else.
     let mut residual = None;
@@ -179,14 +172,7 @@ pub fn analyse(generic: MlirOperation, acc: usize, access: &[Access]) -> Result<
 /// `y` (SwiGLU's silu(A W_gate) * (A W_up)), elementwise. Returns which of the two is the gate
 /// and the activation, or why it is not such a product.
 pub fn gated(generic: MlirOperation, x: usize, y: usize, inputs: usize) -> Result<(usize, UnaryKind), String> {
-    let block = ir::region_block(generic, 0);
-    let args = ir::block_arguments(block);
-    let yield_op = *ir::block_ops(block).last().ok_or("its body is empty")?;
-    if ir::name(yield_op) != "linalg.yield" || ir::num_operands(yield_op) != 1 {
-        return Err("its body does not yield one value".into());
-    }
-    let mut nodes = 0;
-    let top = build(ir::operand(yield_op, 0), &args, inputs, &mut nodes)?;
+    let top = body_expression(generic, inputs)?;
     let Expr::Op(name, xs) = &top else {
         return Err("it is not a product of the two matmuls' results".into());
     };
@@ -208,6 +194,18 @@ pub fn gated(generic: MlirOperation, x: usize, y: usize, inputs: usize) -> Resul
         }
     }
     Err("it is not act(one matmul's result) * the other's, with act one of axe.unary's functions".into())
+}
+
+/// The expression `generic`'s body yields (one value), over its `inputs` inputs.
+fn body_expression(generic: MlirOperation, inputs: usize) -> Result<Expr, String> {
+    let block = ir::region_block(generic, 0);
+    let args = ir::block_arguments(block);
+    let yield_op = *ir::block_ops(block).last().ok_or("its body is empty")?;
+    if ir::name(yield_op) != "linalg.yield" || ir::num_operands(yield_op) != 1 {
+        return Err("its body does not yield one value".into());
+    }
+    let mut nodes = 0;
+    build(ir::operand(yield_op, 0), &args, inputs, &mut nodes)
 }
 
 /// The expression of `v` in a generic body with block arguments `args` (the first `inputs`

@@ -44,6 +44,7 @@ LOWER = "--axe-to-nvvm-pipeline=chip=sm_90a features=+ptx80"
 # 14336), down projections into the residual (14336 -> 4096), serving batches and ragged ones.
 BATCHES = [1, 16, 77, 128, 1024, 4096]
 MODEL_ENTRIES = ([("linear_gelu", m, 4096, 14336) for m in BATCHES]
+                 + [("gemm_bias", m, 4096, 14336) for m in (16, 1024, 4096)]
                  + [("linear_residual", m, 14336, 4096) for m in BATCHES])
 # The Llama-3.1-8B MLP block (RMSNorm, gate/up, SiLU x up, down, residual; hidden 4096,
 # intermediate 14336) at the token counts of the torch.compile anchors.
@@ -56,7 +57,8 @@ ROW_ENTRIES = ([("rmsnorm", m, n) for m in (1, 128, 4096, 16384) for n in (4096,
                + [("softmax", m, n) for m, n in ((4096, 4096), (32768, 4096), (8192, 8192), (4096, 1000))]
                + [("layernorm", m, n) for m, n in ((128, 4096), (4096, 4096), (16384, 8192))])
 # Small ones checked against onnxruntime (its f16 MatMul on the CPU is slow at LLM sizes).
-ORT_ENTRIES = [("linear_gelu", 64, 512, 1024), ("linear_gelu", 77, 1000, 1000),
+ORT_ENTRIES = [("gemm_bias", 64, 512, 1024), ("gemm_bias", 77, 1000, 1000),
+               ("linear_gelu", 64, 512, 1024), ("linear_gelu", 77, 1000, 1000),
                ("linear_residual", 64, 512, 1024), ("linear_residual", 77, 1000, 1000)]
 
 # (M, N, K, dtype, options, schedule override): each schedule family with an epilogue.

@@ -57,11 +57,16 @@ def inputs(e):
             feeds = [torch.from_numpy(z[f"in_{name}"]).cuda() for name in z["names"]]
             ort_out = torch.from_numpy(z["output"]).cuda()
         else:
-            feeds = [rnd(m, k, scale=0.5, dtype=t), rnd(k, n, scale=k ** -0.5, dtype=t)]
-            feeds.append(rnd(n, scale=0.5, dtype=t) if e["model"] == "linear_gelu" else rnd(m, n, scale=1.0, dtype=t))
+            wshape = (n, k) if e["model"] == "gemm_bias" else (k, n)
+            feeds = [rnd(m, k, scale=0.5, dtype=t), rnd(*wshape, scale=k ** -0.5, dtype=t)]
+            feeds.append(rnd(n, scale=0.5, dtype=t) if e["model"] in ("linear_gelu", "gemm_bias")
+                         else rnd(m, n, scale=1.0, dtype=t))
             ort_out = None
         x, w, third = feeds
-        bias, res, act = (third, None, "gelu") if e["model"] == "linear_gelu" else (None, third, None)
+        if e["model"] == "gemm_bias":
+            w = w.t()  # the weights [N, K]: the product is X W^T
+        bias, res, act = {"linear_gelu": (third, None, "gelu"), "gemm_bias": (third, None, None)}.get(
+            e["model"], (None, third, None))
         out = torch.full((m, n), float("nan"), device="cuda", dtype=t)
         args = feeds + [out]
     else:
@@ -318,7 +323,8 @@ def main():
             cp = torch.empty(m * n, device="cuda", dtype=torch.float16)
             ws = [torch.zeros(m * n, device="cuda"), torch.zeros(-(-m // 64) * -(-n // 64), device="cuda",
                                                                dtype=torch.int32)]
-            methods["axe_plain"] = plain.launcher(x.view(-1), w.view(-1), cp, *ws)
+            wkn = w.contiguous()  # [K, N] (a Linear's weights are given as [N, K])
+            methods["axe_plain"] = plain.launcher(x.view(-1), wkn.view(-1), cp, *ws)
         med, ratios = compare(with_compile(methods, eager, a), a, timer)
         rows.append((e, med, ratios))
     print(f"\n{passed} passed, {failed} failed")

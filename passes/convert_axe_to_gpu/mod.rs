@@ -76,6 +76,7 @@ use axe_upstream_ods::func;
 use melior::ir::operation::OperationRefMut;
 
 use crate::dialect::ods;
+use crate::error::AxeError;
 use crate::ir;
 use mlir_sys::MlirOperation;
 
@@ -160,6 +161,17 @@ pub fn run(root: OperationRefMut, opts: &Options) -> bool {
     // `axe-translate --axe-to-launch-manifest` after the whole pipeline).
     if !opts.emulate_threads_on_cpu {
         for &f in &launching {
+            // A launcher runs the manifest's kernels only: computation left on the host side of
+            // such a function (a linalg op the front door did not convert) would never run, and
+            // the kernels would read buffers it was meant to write.
+            if let Some(&op) = ir::collect_where(f, |n| n.starts_with("linalg.")).first() {
+                AxeError::at(
+                    op,
+                    "is left in a function that launches Axe kernels; a launch manifest runs kernels only, so it would never run (convert it, or compute it outside this function)".to_string(),
+                )
+                .emit(op);
+                return false;
+            }
             crate::launch_manifest::record_arguments(f);
         }
     }

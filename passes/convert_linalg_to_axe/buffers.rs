@@ -60,10 +60,25 @@ pub fn use_of(op: MlirOperation, buffer: MlirValue) -> Use {
             _ => Use::ReadWrite,
         },
         _ => match linalg_inputs(op) {
-            // A linalg op reads its inputs; its outputs it may read too (a matmul accumulates).
+            // A linalg op reads its inputs; its outputs it may read too (a matmul accumulates),
+            // except a generic whose body never reads its output's values, or a transpose.
             Some(n) if hits.iter().all(|&i| i < n) => Use::Read,
+            Some(n) if hits.iter().all(|&i| i >= n) && overwrites_outputs(op, n) => Use::Overwrite,
             _ => Use::ReadWrite,
         },
+    }
+}
+
+/// Whether the linalg op `op` (with `inputs` inputs) writes its outputs without reading them:
+/// a transpose, or a generic whose body does not use its output arguments.
+fn overwrites_outputs(op: MlirOperation, inputs: usize) -> bool {
+    match ir::name(op).as_str() {
+        "linalg.transpose" => true,
+        "linalg.generic" => {
+            let args = ir::block_arguments(ir::region_block(op, 0));
+            args[inputs.min(args.len())..].iter().all(|a| ir::users(*a).is_empty())
+        }
+        _ => false,
     }
 }
 
@@ -96,6 +111,18 @@ pub fn zero_before(op: MlirOperation, buffer: MlirValue) -> bool {
     false
 }
 
+/// The last op before `op` that writes `buffer` (a view of it as an output).
+pub fn last_write_before(op: MlirOperation, buffer: MlirValue) -> Option<MlirOperation> {
+    let buffer = root(buffer);
+    let ops = block_of(op);
+    let at = ops.iter().position(|o| o.ptr == op.ptr)?;
+    ops[..at]
+        .iter()
+        .rev()
+        .find(|&&o| matches!(use_of(o, buffer), Use::Overwrite | Use::ReadWrite))
+        .copied()
+}
+
 /// The ops after `op` that use `buffer` before anything overwrites it.
 pub fn uses_after(op: MlirOperation, buffer: MlirValue) -> Vec<MlirOperation> {
     let buffer = root(buffer);
@@ -115,8 +142,8 @@ pub fn is_alloc(v: MlirValue) -> bool {
     ir::defining_op(root(v)).is_some_and(|d| ir::name(d) == "memref.alloc")
 }
 
-/// Erases the writes to temporaries that nothing reads any more (fills and copies the converted
-/// ops left), then the temporaries only deallocations and views use.
+/// Erases the writes to temporaries that nothing reads any more (fills, copies and transposes
+/// the converted ops left), then the temporaries only deallocations and views use.
 pub fn clean_up(func: MlirOperation) {
     loop {
         let block = ir::region_block(func, 0);
@@ -125,8 +152,7 @@ pub fn clean_up(func: MlirOperation) {
         for &o in &ops {
             let name = ir::name(o);
             let target = match name.as_str() {
-                "linalg.fill" => ir::operand(o, 1),
-                "memref.copy" => ir::operand(o, 1),
+                "linalg.fill" | "memref.copy" | "linalg.transpose" => ir::operand(o, 1),
                 _ => continue,
             };
             let r = root(target);

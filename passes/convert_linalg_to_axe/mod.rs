@@ -81,6 +81,8 @@ pub fn run(root: melior::ir::operation::OperationRefMut, options: &ConvertLinalg
 struct Plan {
     a: MlirValue,
     b: MlirValue,
+    /// B given as [N, K] (`transpose_b`).
+    transpose_b: bool,
     /// The buffer the `axe.matmul` writes: the matmul's output, or the narrowing's.
     out: MlirValue,
     /// The fused elementwise consumer, if any.
@@ -141,14 +143,17 @@ fn plan(op: MlirOperation) -> Result<Plan, String> {
             ir::num_operands(op)
         ));
     }
-    let (a, b, c) = (ir::operand(op, 0), ir::operand(op, 1), ir::operand(op, 2));
+    let (a, c) = (ir::operand(op, 0), ir::operand(op, 2));
     // SAFETY: a live type (module contract).
     if !unsafe { mlirTypeIsAMemRef(ir::value_type(a)) } {
         return Err("its operands are tensors: bufferize first (one-shot-bufferize)".into());
     }
-    if ir::attr(op, "indexing_maps").is_some() && !default_matmul_maps(op) {
-        return Err("its indexing_maps transpose or broadcast an operand (only A[M, K] B[K, N] is converted)".into());
-    }
+    let Some((b, transpose_b)) = b_operand(op) else {
+        return Err(
+            "its indexing_maps transpose A or broadcast an operand (A[M, K] with B[K, N] or B[N, K] is converted)"
+                .into(),
+        );
+    };
     for (v, what) in [(a, "A"), (b, "B"), (c, "the output")] {
         if !static_row_major(ir::value_type(v)) {
             return Err(format!(
@@ -206,7 +211,13 @@ fn plan(op: MlirOperation) -> Result<Plan, String> {
             ));
         }
     }
-    Ok(Plan { a, b, out, fused })
+    Ok(Plan {
+        a,
+        b,
+        transpose_b,
+        out,
+        fused,
+    })
 }
 
 /// The matmul `op`'s accumulator `acc` (allocated by `alloc`) read by `generic`: the epilogue
@@ -306,7 +317,7 @@ fn gated_pair(generic: MlirOperation) -> Option<GatedPair> {
     let (mx, my) = (writer(*x)?, writer(*y)?);
     let (ox, oy) = (plan_operands(mx)?, plan_operands(my)?);
     let same_a = buffers::root(ox.0).ptr == buffers::root(oy.0).ptr;
-    let same_b = ir::value_type(ox.1).ptr == ir::value_type(oy.1).ptr;
+    let same_b = ir::value_type(ox.1).ptr == ir::value_type(oy.1).ptr && ox.2 == oy.2;
     if !same_a || !same_b || !buffers::zero_before(mx, *x) || !buffers::zero_before(my, *y) {
         return None;
     }
@@ -324,28 +335,59 @@ fn gated_pair(generic: MlirOperation) -> Option<GatedPair> {
     })
 }
 
-/// A matmul's A and B when they are what `axe.matmul` takes (f16/bf16, static row-major, the
-/// default maps, buffers of the function).
-fn plan_operands(op: MlirOperation) -> Option<(MlirValue, MlirValue)> {
-    if ir::num_operands(op) != 3 || (ir::attr(op, "indexing_maps").is_some() && !default_matmul_maps(op)) {
+/// A matmul's A, B and whether B is given as [N, K], when they are what `axe.matmul` takes
+/// (f16/bf16, static row-major, buffers of the function).
+fn plan_operands(op: MlirOperation) -> Option<(MlirValue, MlirValue, bool)> {
+    if ir::num_operands(op) != 3 {
         return None;
     }
-    let (a, b) = (ir::operand(op, 0), ir::operand(op, 1));
+    let a = ir::operand(op, 0);
+    let (b, transpose_b) = b_operand(op)?;
     let ok = |v: MlirValue| {
         static_row_major(ir::value_type(v)) && matches!(elt(v).as_str(), "f16" | "bf16") && buffer_of_function(v, op)
     };
-    (ok(a) && ok(b) && elt(a) == elt(b)).then_some((a, b))
+    (ok(a) && ok(b) && elt(a) == elt(b)).then_some((a, b, transpose_b))
+}
+
+/// The B `op` multiplies by and whether it is given as [N, K]: the matmul's own B under the
+/// default maps ([K, N]) or maps that read it transposed ([N, K]); and where the default maps
+/// read a temporary that a `linalg.transpose` of an [N, K] buffer wrote (torch-mlir's Linear
+/// and ONNX `Gemm` with `transB`), that buffer itself. None for other maps.
+fn b_operand(op: MlirOperation) -> Option<(MlirValue, bool)> {
+    let b = ir::operand(op, 1);
+    let maps = ir::attr_text(op, "indexing_maps").map(|t| t.replace(' ', ""));
+    const TRANSPOSED_B: &str =
+        "[affine_map<(d0,d1,d2)->(d0,d2)>,affine_map<(d0,d1,d2)->(d1,d2)>,affine_map<(d0,d1,d2)->(d0,d1)>]";
+    match maps.as_deref() {
+        Some(TRANSPOSED_B) => return Some((b, true)),
+        Some(_) if !default_matmul_maps(op) => return None,
+        _ => {}
+    }
+    // (Into a temporary, or into any buffer the bufferization reused: the function's output.)
+    let transposed = buffers::last_write_before(op, b)
+        .filter(|&w| {
+            ir::name(w) == "linalg.transpose" && ir::attr_text(w, "permutation").is_some_and(|p| p.contains("1, 0"))
+        })
+        .map(|w| ir::operand(w, 0))
+        .filter(|&src| {
+            static_row_major(ir::value_type(src)) && buffers::root(src).ptr == src.ptr && buffer_of_function(src, op)
+        });
+    Some(match transposed {
+        Some(src) => (src, true),
+        None => (b, false),
+    })
 }
 
 /// One `axe.matmul ... gate act up(...)` for the pair; the matmuls and the generic go.
 fn convert_gated(p: &GatedPair) {
     let b = B::before(p.generic).with_loc_of(p.generic);
-    let (a, wg) = plan_operands(p.gate_mm).expect("checked by gated_pair");
-    let (_, wu) = plan_operands(p.up_mm).expect("checked by gated_pair");
+    let (a, wg, transpose_b) = plan_operands(p.gate_mm).expect("checked by gated_pair");
+    let (_, wu, _) = plan_operands(p.up_mm).expect("checked by gated_pair");
     let (va, vg, vu, vc) = (view(&b, a), view(&b, wg), view(&b, wu), view(&b, p.out));
     let parts = axe_ops::MatmulParts {
         gate: Some(p.activation),
         b_up: Some(vu),
+        transpose_b,
         ..Default::default()
     };
     axe_ops::matmul(&b, va, vg, vc, parts);
@@ -383,6 +425,14 @@ fn view(b: &B, v: MlirValue) -> MlirValue {
 }
 
 fn convert(op: MlirOperation, p: &Plan) {
+    // The transpose that fed B, where the matmul was its only reader: B is read K-major now
+    // (found before the views are built, which use its buffer too).
+    let transpose = p
+        .transpose_b
+        .then(|| buffers::last_write_before(op, ir::operand(op, 1)))
+        .flatten()
+        .filter(|&w| ir::name(w) == "linalg.transpose")
+        .filter(|&w| matches!(buffers::uses_after(w, ir::operand(w, 1)).as_slice(), [r] if r.ptr == op.ptr));
     let b = B::before(op).with_loc_of(op);
     let (va, vb, vc) = (view(&b, p.a), view(&b, p.b), view(&b, p.out));
     let mut parts = axe_ops::MatmulParts::default();
@@ -394,6 +444,7 @@ fn convert(op: MlirOperation, p: &Plan) {
             ..Default::default()
         };
     }
+    parts.transpose_b = p.transpose_b;
     let (sa, sc) = (ir::shape(ir::value_type(p.a)), ir::shape(ir::value_type(p.out)));
     let (m, n) = (sc[0], sc[1]);
     let bits = |v: MlirValue| ir::element_bits(ir::value_type(v));
@@ -422,12 +473,16 @@ fn convert(op: MlirOperation, p: &Plan) {
     for v in [p.a, p.b, p.out] {
         declare_alignment(v, BUFFER_ALIGN);
     }
-    // SAFETY: the ops erased are the converted matmul and its fused consumer, which have no
-    // results; the fills, copies and temporaries they leave go in `buffers::clean_up`.
+    // SAFETY: the ops erased are the converted matmul, its fused consumer and the transpose only
+    // it read, which have no results; the fills, copies and temporaries they leave go in
+    // `buffers::clean_up`.
     unsafe {
         ir::erase(op);
         if let Some(f) = &p.fused {
             ir::erase(f.generic);
+        }
+        if let Some(t) = transpose {
+            ir::erase(t);
         }
     }
 }

@@ -372,6 +372,8 @@ pub struct MatmulParts {
     /// A gated product: its gate activation, and its up weights (apart from B).
     pub gate: Option<UnaryKind>,
     pub b_up: Option<MlirValue>,
+    /// B (and the up weights) given as [N, K].
+    pub transpose_b: bool,
 }
 
 /// `axe.matmul %a, %b, %c` with `parts` (no scales or gather; the schedule left to
@@ -396,6 +398,9 @@ pub fn matmul(b: &B, a: MlirValue, bm: MlirValue, c: MlirValue, parts: MatmulPar
         }
         if let Some(x) = parts.b_up {
             m = m.b_up(v(x));
+        }
+        if parts.transpose_b {
+            m = m.transpose_b(unit(b));
         }
         m.build()
     });

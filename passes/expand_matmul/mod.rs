@@ -100,6 +100,9 @@ struct Plan {
     p: Problem,
     s: Schedule,
     fp8: bool,
+    /// B given as [N, K] (`transpose_b`: FP8's only form, and a Linear layer's weights), its
+    /// stages K-major; else [K, N], its stages N-major.
+    b_k_major: bool,
     consumers: i64,
     tiles_n: i64,
     /// Tiles of the walk (a cluster's row tiles count once).
@@ -116,7 +119,7 @@ struct Plan {
 }
 
 impl Plan {
-    fn new(p: Problem, s: Schedule) -> Plan {
+    fn new(p: Problem, s: Schedule, transpose_b: bool) -> Plan {
         let (tiles_m, tiles_n) = schedule::tiles(&p, s.tile_m, s.tile_n);
         let walk_rows = target::ceil_div(tiles_m, s.cluster);
         // Each of the split_k work items of a tile walks the same number of rounds.
@@ -129,6 +132,7 @@ impl Plan {
             p,
             s,
             fp8: p.fp8(),
+            b_k_major: transpose_b,
             // Ping-pong: two consumer warpgroups, each on whole 64-row tiles of its own.
             consumers: if s.pingpong { 2 } else { s.tile_m / 64 },
             tiles_n,
@@ -217,7 +221,7 @@ fn expand(op: MlirOperation) -> Result<()> {
         row_stride(op, up, "the up weights")?;
     }
     row_stride(op, x.c, "C")?;
-    let plan = Plan::new(p, s);
+    let plan = Plan::new(p, s, ir::attr(op, ods::matmul::TRANSPOSE_B).is_some());
     build_kernel(&b, &plan, &x);
     // SAFETY: `op` is live, owned by the pass, has no results, and is not walked again.
     unsafe { ir::erase(op) };
@@ -351,7 +355,7 @@ fn stage_a_type(b: &B, plan: &Plan, x: &Operands) -> MlirType {
 /// 128-byte rows (what wgmma reads N-major), each block swizzled.
 fn stage_b_type(b: &B, plan: &Plan, x: &Operands) -> MlirType {
     let (bn, bk) = (plan.s.tile_n, plan.s.tile_k);
-    let (shape, l) = if plan.fp8 {
+    let (shape, l) = if plan.b_k_major {
         ([bn, bk], Layout::from_shard(vec![Iter::mem(bn, bk), Iter::mem(bk, 1)]))
     } else {
         (
@@ -461,9 +465,9 @@ fn phase(b: &B, sh: &Shared, it: MlirValue, r: MlirValue) -> MlirValue {
     b.cmpi(CmpiPredicate::Ne, bit, b.cidx(0))
 }
 
-/// B's region `[n : +bn, k : +bk]` (FP8, B is [N, K]) or `[k : +bk, n : +bn]`.
+/// B's region `[n : +bn, k : +bk]` (B given as [N, K]) or `[k : +bk, n : +bn]`.
 fn b_dims(plan: &Plan, n: Dim, k: Dim) -> [Dim; 2] {
-    if plan.fp8 {
+    if plan.b_k_major {
         [n, k]
     } else {
         [k, n]
@@ -477,7 +481,13 @@ fn produce(b: &B, plan: &Plan, x: &Operands, sh: &Shared, item: Item) {
     let k = plan.p.k;
     let (bm, bn, bk) = (s.tile_m, s.tile_n, s.tile_k);
     let global = |b: &B, shape: &[i64]| axe_ops::tensor_type(b, shape, x.e, MemoryScope::Global, None, None);
-    let b_shape = |rows_n: i64, cols_k: i64| if plan.fp8 { [rows_n, cols_k] } else { [cols_k, rows_n] };
+    let b_shape = |rows_n: i64, cols_k: i64| {
+        if plan.b_k_major {
+            [rows_n, cols_k]
+        } else {
+            [cols_k, rows_n]
+        }
+    };
     // Where the tile's rows of A come from: A itself, or with a gathered A this device's rows
     // of it (own row tiles) or its gather buffer (after the pieces of those rows arrived).
     let a_sources: Vec<(Option<MlirValue>, MlirValue, MlirValue)> = match (&x.gather, sh.device) {
@@ -717,7 +727,7 @@ fn consumer(b: &B, plan: &Plan, x: &Operands, sh: &Shared, row0: i64, turn: Opti
             let not_first = q.cmpi(CmpiPredicate::Ne, r, q.cidx(0));
             for (st, (&a, &bs)) in rows.iter().zip(&sh.stages_b).enumerate() {
                 axe_ops::mbarrier_wait(&q, sh.full[st], full);
-                let g = axe_ops::gemm_async(&q, a, bs, acc, plan.fp8);
+                let g = axe_ops::gemm_async(&q, a, bs, acc, plan.b_k_major);
                 axe_ops::wait(&q, &[g], 1);
                 // The previous K step's gemm is done: its stage may be refilled (at a tile's
                 // first step, that stage was released after the previous tile).

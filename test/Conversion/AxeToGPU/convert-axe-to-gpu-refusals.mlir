@@ -90,3 +90,21 @@ module attributes {axe.target = #axe.target<"sm_90">} {
     return
   }
 }
+
+// -----
+
+// A function that launches kernels runs its kernels only (the launch manifest): host-side
+// computation left in it (a linalg op the front door did not convert) would never run.
+module attributes {axe.target = #axe.target<"sm_90">} {
+  func.func @linalg_left(%x: memref<32xf32>, %y: memref<32xf32>) {
+    %zero = arith.constant 0.000000e+00 : f32
+    // expected-error @+1 {{'linalg.fill' op is left in a function that launches Axe kernels; a launch manifest runs kernels only, so it would never run (convert it, or compute it outside this function)}}
+    linalg.fill ins(%zero : f32) outs(%y : memref<32xf32>)
+    %X = axe.view %x : memref<32xf32> to !axe.tensor<32xf32, global, #axe.layout<(32) : (1)>>
+    axe.kernel grid [1] threads [32] {
+      %r = axe.alloc : !axe.tensor<32xf32, register, #axe.layout<(32) : (1@lane)>>
+      axe.copy %X, %r : !axe.tensor<32xf32, global, #axe.layout<(32) : (1)>>, !axe.tensor<32xf32, register, #axe.layout<(32) : (1@lane)>>
+    }
+    return
+  }
+}

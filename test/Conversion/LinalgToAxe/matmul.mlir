@@ -54,13 +54,13 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 // CHECK-LABEL: func.func @refused(
 // CHECK-COUNT-5: linalg.matmul
 module attributes {axe.target = #axe.target<"sm_90a">} {
-  func.func @refused(%a: memref<64x256xf16>, %b: memref<256x128xf16>, %bt: memref<128x256xf16>, %c: memref<64x128xf32>, %t: tensor<64x256xf16>, %tb: tensor<256x128xf16>, %tc: tensor<64x128xf32>) -> tensor<64x128xf32> {
+  func.func @refused(%a: memref<64x256xf16>, %b: memref<256x128xf16>, %at: memref<256x64xf16>, %c: memref<64x128xf32>, %t: tensor<64x256xf16>, %tb: tensor<256x128xf16>, %tc: tensor<64x128xf32>) -> tensor<64x128xf32> {
     %cst = arith.constant 0.000000e+00 : f32
     // expected-remark @+1 {{linalg.matmul not converted to axe.matmul: it accumulates into its output (no zero linalg.fill of it, or copy of zeros, before it), which axe.matmul overwrites}}
     linalg.matmul ins(%a, %b : memref<64x256xf16>, memref<256x128xf16>) outs(%c : memref<64x128xf32>)
     linalg.fill ins(%cst : f32) outs(%c : memref<64x128xf32>)
-    // expected-remark @+1 {{linalg.matmul not converted to axe.matmul: its indexing_maps transpose or broadcast an operand}}
-    linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%a, %bt : memref<64x256xf16>, memref<128x256xf16>) outs(%c : memref<64x128xf32>)
+    // expected-remark @+1 {{linalg.matmul not converted to axe.matmul: its indexing_maps transpose A or broadcast an operand}}
+    linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%at, %b : memref<256x64xf16>, memref<256x128xf16>) outs(%c : memref<64x128xf32>)
     %local = memref.alloc() : memref<64x128xf32>
     linalg.fill ins(%cst : f32) outs(%local : memref<64x128xf32>)
     // expected-remark @+1 {{linalg.matmul not converted to axe.matmul: its output is a buffer nothing reads}}
@@ -97,6 +97,49 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     linalg.fill ins(%zero : f32) outs(%c : memref<64x128xf32>)
     // expected-remark @+1 {{linalg.matmul not converted to axe.matmul: A and B are f32 and f32 (axe.matmul takes f16 or bf16 here)}}
     linalg.matmul ins(%c, %c4 : memref<64x128xf32>, memref<128x128xf32>) outs(%c : memref<64x128xf32>)
+    return
+  }
+}
+
+// -----
+
+// A matmul whose maps read B transposed (B given as [N, K]) becomes axe.matmul {transpose_b}.
+// CHECK-LABEL: func.func @transposed_b(
+// CHECK: %[[VB:.*]] = axe.view %{{.*}} : memref<128x256xf16> to !axe.tensor<128x256xf16, global, #axe.layout<(128, 256) : (256, 1)>>
+// CHECK: axe.matmul %{{.*}}, %[[VB]], %{{.*}} {transpose_b} :
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @transposed_b(%a: memref<64x256xf16>, %bt: memref<128x256xf16>, %c: memref<64x128xf32>) {
+    %cst = arith.constant 0.000000e+00 : f32
+    linalg.fill ins(%cst : f32) outs(%c : memref<64x128xf32>)
+    linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%a, %bt : memref<64x256xf16>, memref<128x256xf16>) outs(%c : memref<64x128xf32>)
+    return
+  }
+}
+
+// -----
+
+// Where M == K, one-shot-bufferize transposes the weights into the output buffer itself (its
+// shape is B's transposed): B is still the weights, read K-major, and the transpose goes (its
+// only reader was the matmul; the epilogue's write overwrites the buffer).
+// CHECK-LABEL: func.func @transposed_into_output(
+// CHECK-SAME: %{{[^:]*}}: memref<64x64xf16> {axe.align = 16 : i64}, %[[W:[^:]*]]: memref<128x64xf16> {axe.align = 16 : i64}
+// CHECK-NOT: linalg.
+// CHECK: %[[VW:.*]] = axe.view %[[W]] : memref<128x64xf16>
+// CHECK: axe.matmul %{{.*}}, %[[VW]], %{{.*}} {transpose_b} :
+// CHECK-NOT: linalg.
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @transposed_into_output(%x: memref<64x64xf16>, %w: memref<128x64xf16>, %y: memref<64x128xf16>) {
+    %zero = arith.constant 0.000000e+00 : f32
+    linalg.transpose ins(%w : memref<128x64xf16>) outs(%y : memref<64x128xf16>) permutation = [1, 0]
+    %acc = memref.alloc() : memref<64x128xf32>
+    linalg.fill ins(%zero : f32) outs(%acc : memref<64x128xf32>)
+    linalg.matmul ins(%x, %y : memref<64x64xf16>, memref<64x128xf16>) outs(%acc : memref<64x128xf32>)
+    linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%acc : memref<64x128xf32>) outs(%y : memref<64x128xf16>) {
+    ^bb0(%a: f32, %o: f16):
+      %t = arith.truncf %a : f32 to f16
+      linalg.yield %t : f16
+    }
     return
   }
 }

@@ -11,6 +11,7 @@ directory (the lit inputs of test/Conversion/LinalgToAxe/, checked in: regenerat
 `pip install onnx onnxruntime torch-mlir`), and for the models of ORT_MODELS onnxruntime's
 output on the CPU for the inputs of `test_input` (<model>.ort). The models, f16:
   linear_gelu      Y = Gelu(X W + b)                          (a GPT-style MLP's up projection)
+  gemm_bias        Y = X W^T + b, W [N, K]                    (ONNX Gemm with transB: PyTorch's Linear)
   linear_residual  Y = X W + R                                (a down projection into the residual)
   softmax          Y = Softmax(X) over rows
   rmsnorm          Y = RMSNorm(X) (in f32) * g
@@ -40,6 +41,12 @@ def linear_gelu(m, k, n, _f):
     nodes = [h.make_node("MatMul", ["X", "W"], ["XW"]), h.make_node("Add", ["XW", "b"], ["Z"]),
              h.make_node("Gelu", ["Z"], ["Y"])]
     return nodes, [io("X", [m, k]), io("W", [k, n]), io("b", [n])], [io("Y", [m, n])]
+
+
+def gemm_bias(m, k, n, _f):
+    """ONNX Gemm with transB (PyTorch's Linear: weights [N, K]) and a bias."""
+    nodes = [h.make_node("Gemm", ["X", "W", "b"], ["Y"], transB=1)]
+    return nodes, [io("X", [m, k]), io("W", [n, k]), io("b", [n])], [io("Y", [m, n])]
 
 
 def linear_residual(m, k, n, _f):
@@ -93,7 +100,7 @@ def llama_mlp(m, k, _n, f):
     return nodes, inputs, [io("Y", [m, k])], norm_constants()
 
 
-MODELS = {"linear_gelu": linear_gelu, "linear_residual": linear_residual, "softmax": softmax,
+MODELS = {"linear_gelu": linear_gelu, "gemm_bias": gemm_bias, "linear_residual": linear_residual, "softmax": softmax,
           "rmsnorm": rmsnorm, "layernorm": layernorm, "llama_mlp": llama_mlp}
 
 # The models the CPU execution test runs (tests/frontdoor_cpu.rs), with onnxruntime's output

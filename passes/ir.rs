@@ -411,6 +411,58 @@ pub fn declared_flag(v: MlirValue, name: &str) -> bool {
     argument_attr(v, name).is_some()
 }
 
+/// Appends an argument of type `ty` with the argument attributes `attrs` to the `func.func`
+/// `func`: its entry block, function type and `arg_attrs` together.
+pub fn append_function_argument(func: MlirOperation, ty: MlirType, attrs: &[(&str, MlirAttribute)]) -> MlirValue {
+    // SAFETY: `func` is a live func.func of the IR this pass owns; its type, entry block and
+    // argument attributes are updated together, so they stay consistent.
+    unsafe {
+        let ctx = mlirOperationGetContext(func);
+        let entry = region_block(func, 0);
+        let loc = mlirOperationGetLocation(func);
+        let arg = mlirBlockAddArgument(entry, ty, loc);
+        let fty = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(func, string_ref("function_type")));
+        let mut inputs: Vec<MlirType> = (0..mlirFunctionTypeGetNumInputs(fty))
+            .map(|i| mlirFunctionTypeGetInput(fty, i))
+            .collect();
+        let results: Vec<MlirType> = (0..mlirFunctionTypeGetNumResults(fty))
+            .map(|i| mlirFunctionTypeGetResult(fty, i))
+            .collect();
+        inputs.push(ty);
+        let new = mlirFunctionTypeGet(
+            ctx,
+            inputs.len() as isize,
+            inputs.as_ptr(),
+            results.len() as isize,
+            results.as_ptr(),
+        );
+        mlirOperationSetAttributeByName(func, string_ref("function_type"), mlirTypeAttrGet(new));
+        // Argument attributes: one dictionary per argument.
+        let old = mlirOperationGetAttributeByName(func, string_ref("arg_attrs"));
+        let mut dicts: Vec<MlirAttribute> = if !old.ptr.is_null() && mlirAttributeIsAArray(old) {
+            (0..mlirArrayAttrGetNumElements(old))
+                .map(|i| mlirArrayAttrGetElement(old, i))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        while dicts.len() + 1 < inputs.len() {
+            dicts.push(mlirDictionaryAttrGet(ctx, 0, std::ptr::null()));
+        }
+        let named: Vec<MlirNamedAttribute> = attrs
+            .iter()
+            .map(|(k, v)| mlirNamedAttributeGet(mlirIdentifierGet(ctx, string_ref(k)), *v))
+            .collect();
+        dicts.push(mlirDictionaryAttrGet(ctx, named.len() as isize, named.as_ptr()));
+        mlirOperationSetAttributeByName(
+            func,
+            string_ref("arg_attrs"),
+            mlirArrayAttrGet(ctx, dicts.len() as isize, dicts.as_ptr()),
+        );
+        arg
+    }
+}
+
 /// The function (`func.func`) around `op`.
 pub fn enclosing_function(op: MlirOperation) -> Option<MlirOperation> {
     let mut p = parent(op);

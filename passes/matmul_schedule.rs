@@ -356,7 +356,7 @@ pub fn choose(p: &Problem, t: &Target, sms: i64, given: &Partial) -> std::result
             }
         }
     }
-    let (_, _, mut tile_m, tile_n, stages, split_k) = best.ok_or_else(|| {
+    let (_, _, tile_m, tile_n, stages, split_k) = best.ok_or_else(|| {
         rejected.unwrap_or_else(|| "no tile of the given fields fits the target's shared memory".to_string())
     })?;
     // Pairs share B between two row tiles of one K range; split tiles and ping-pong tiles do
@@ -372,9 +372,6 @@ pub fn choose(p: &Problem, t: &Target, sms: i64, given: &Partial) -> std::result
     // 4096 x 14336 x 4096 (964 -> 873 us) but lost 7-15 % at 128-1024 rows and on gated
     // products (bench/RESULTS.md, "Ping-pong consumers"): 64-row tiles read B twice as often.
     let pingpong = given.pingpong.unwrap_or(false);
-    if pingpong {
-        tile_m = WGMMA_ROWS;
-    }
     let (tm, tn) = tiles(p, tile_m, tile_n);
     let walk_rows = target::ceil_div(tm, cluster.max(1));
     // A gathered A: the raster group divides a device's row tiles, so the walk covers this

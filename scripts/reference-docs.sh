@@ -6,7 +6,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 cargo build -q --lib -p axe
-out=$(cargo metadata --format-version 1 >/dev/null 2>&1 && ls -td target/debug/build/axe-*/out/cmake/dialect/docs 2>/dev/null | head -1)
+# The build just refreshed: the newest generated pass reference (several axe-* build
+# directories may exist; a directory's own time does not change when files are rewritten).
+newest=$(ls -t target/debug/build/axe-*/out/cmake/dialect/docs/AxePasses.md 2>/dev/null | head -1)
+out=${newest:+$(dirname "$newest")}
 [ -n "$out" ] || { echo "reference-docs: no generated docs under target/debug/build/axe-*/out" >&2; exit 1; }
 mkdir -p docs/reference
 cp "$out/AxeDialect.md" "$out/AxePasses.md" docs/reference/

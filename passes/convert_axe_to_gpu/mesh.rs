@@ -184,66 +184,18 @@ fn distributed(user: MlirOperation, func: MlirOperation, v: MlirValue) -> R<Dist
     })
 }
 
-/// Appends an argument of type `ty` with the argument attribute `attr` to `func`.
-fn append_argument(func: MlirOperation, ty: MlirType, attr: (&str, MlirAttribute)) -> MlirValue {
-    // SAFETY: `func` is a live func.func of the IR this pass owns; its type, entry block and
-    // argument attributes are updated together, so they stay consistent.
-    unsafe {
-        let ctx = mlirOperationGetContext(func);
-        let entry = ir::region_block(func, 0);
-        let loc = mlirOperationGetLocation(func);
-        let arg = mlirBlockAddArgument(entry, ty, loc);
-        let fty = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(func, ir::string_ref("function_type")));
-        let mut inputs: Vec<MlirType> = (0..mlirFunctionTypeGetNumInputs(fty))
-            .map(|i| mlirFunctionTypeGetInput(fty, i))
-            .collect();
-        let results: Vec<MlirType> = (0..mlirFunctionTypeGetNumResults(fty))
-            .map(|i| mlirFunctionTypeGetResult(fty, i))
-            .collect();
-        inputs.push(ty);
-        let new = mlirFunctionTypeGet(
-            ctx,
-            inputs.len() as isize,
-            inputs.as_ptr(),
-            results.len() as isize,
-            results.as_ptr(),
-        );
-        mlirOperationSetAttributeByName(func, ir::string_ref("function_type"), mlirTypeAttrGet(new));
-        // Argument attributes: one dictionary per argument.
-        let old = mlirOperationGetAttributeByName(func, ir::string_ref("arg_attrs"));
-        let mut dicts: Vec<MlirAttribute> = if !old.ptr.is_null() && mlirAttributeIsAArray(old) {
-            (0..mlirArrayAttrGetNumElements(old))
-                .map(|i| mlirArrayAttrGetElement(old, i))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        while dicts.len() + 1 < inputs.len() {
-            dicts.push(mlirDictionaryAttrGet(ctx, 0, std::ptr::null()));
-        }
-        let named = mlirNamedAttributeGet(mlirIdentifierGet(ctx, ir::string_ref(attr.0)), attr.1);
-        dicts.push(mlirDictionaryAttrGet(ctx, 1, &named));
-        mlirOperationSetAttributeByName(
-            func,
-            ir::string_ref("arg_attrs"),
-            mlirArrayAttrGet(ctx, dicts.len() as isize, dicts.as_ptr()),
-        );
-        arg
-    }
-}
-
 fn rank_arg(func: MlirOperation, args: &mut MeshArgs) -> MlirValue {
     *args.rank.get_or_insert_with(|| {
         let b = B::before(func);
-        append_argument(
+        ir::append_function_argument(
             func,
             b.index(),
-            (
+            &[(
                 ods::discardable_attrs::MESH_RANK,
                 // SAFETY: `func` is live (module contract); the unit attribute is owned by its
                 // context.
                 unsafe { mlirUnitAttrGet(mlirOperationGetContext(func)) },
-            ),
+            )],
         )
     })
 }
@@ -251,10 +203,10 @@ fn rank_arg(func: MlirOperation, args: &mut MeshArgs) -> MlirValue {
 fn peers_arg(func: MlirOperation, args: &mut MeshArgs, arg: usize, devices: i64) -> MlirValue {
     *args.peers.entry(arg).or_insert_with(|| {
         let b = B::before(func);
-        append_argument(
+        ir::append_function_argument(
             func,
             b.memref_type(b.int_type(64), &[devices]),
-            (ods::discardable_attrs::PEERS_OF, b.i64_attr(arg as i64)),
+            &[(ods::discardable_attrs::PEERS_OF, b.i64_attr(arg as i64))],
         )
     })
 }

@@ -148,12 +148,6 @@ pub fn tensor(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<Tensor> {
     Ok(t)
 }
 
-/// The element type of the memref type `t`.
-fn element_type_of_memref(t: MlirType) -> MlirType {
-    // SAFETY: `t` is a live memref type (a view's source, checked by the verifier).
-    unsafe { mlirShapedTypeGetElementType(t) }
-}
-
 fn resolve(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<(Tensor, Option<Spread>)> {
     let t = ir::value_type(v);
     let Some(layout) = ir::tensor_layout(t) else {
@@ -242,7 +236,7 @@ fn resolve(ctx: &Ctx, user: MlirOperation, v: MlirValue) -> R<(Tensor, Option<Sp
                 m
             } else {
                 let b = B::before(user);
-                let flat = b.memref_type(element_type_of_memref(mt), &[dims.iter().product()]);
+                let flat = b.memref_type(element_type(mt), &[dims.iter().product()]);
                 b.val(
                     "memref.reinterpret_cast",
                     &[m],

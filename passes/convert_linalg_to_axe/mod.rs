@@ -77,7 +77,7 @@ pub fn run(root: melior::ir::operation::OperationRefMut, options: &ConvertLinalg
     true
 }
 
-/// A matmul the pass converts: its operands, the fill before it, and the narrowing after it.
+/// A matmul the pass converts: its operands, and the elementwise consumer fused into it.
 struct Plan {
     a: MlirValue,
     b: MlirValue,
@@ -89,9 +89,9 @@ struct Plan {
     fused: Option<Fused>,
 }
 
-/// A matmul's elementwise consumer folded into the `axe.matmul`: the accumulator's
-/// allocation, the `linalg.generic` and the accumulator's deallocations (all erased), and what
-/// the epilogue reads (buffers of the function).
+/// A matmul's elementwise consumer folded into the `axe.matmul`: the `linalg.generic` (erased;
+/// the accumulator it read goes in `buffers::clean_up`) and what the epilogue reads (buffers of
+/// the function).
 struct Fused {
     generic: MlirOperation,
     bias: Option<MlirValue>,
@@ -101,15 +101,7 @@ struct Fused {
 
 /// Whether `t` is a memref of static shape with the identity (row-major contiguous) layout.
 fn static_row_major(t: MlirType) -> bool {
-    // SAFETY: `t` is a live type (module contract); the layout is read only of a memref.
-    unsafe {
-        if !mlirTypeIsAMemRef(t) || !mlirShapedTypeHasStaticShape(t) {
-            return false;
-        }
-        let layout = mlirMemRefTypeGetLayout(t);
-        layout.ptr.is_null()
-            || (mlirAttributeIsAAffineMap(layout) && mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout)))
-    }
+    ir::is_identity_memref(t) && ir::shape(t).iter().all(|&d| d >= 0)
 }
 
 /// The element type's name (`f16`, ...).
@@ -180,7 +172,7 @@ fn plan(op: MlirOperation) -> Result<Plan, String> {
         Some(alloc) if ir::name(alloc) == "memref.alloc" => {
             let readers = buffers::uses_after(op, c);
             match readers.as_slice() {
-                [g] if ir::name(*g) == "linalg.generic" => Some(fuse(op, *g, c, alloc)?),
+                [g] if ir::name(*g) == "linalg.generic" => Some(fuse(op, *g, c)?),
                 [] => return Err("its output is a buffer nothing reads".into()),
                 _ => {
                     return Err(
@@ -220,9 +212,9 @@ fn plan(op: MlirOperation) -> Result<Plan, String> {
     })
 }
 
-/// The matmul `op`'s accumulator `acc` (allocated by `alloc`) read by `generic`: the epilogue
+/// The matmul `op`'s accumulator `acc` (a temporary) read by `generic`: the epilogue
 /// it computes, with its operands checked, or why it cannot be fused.
-fn fuse(op: MlirOperation, generic: MlirOperation, acc: MlirValue, _alloc: MlirOperation) -> Result<Fused, String> {
+fn fuse(op: MlirOperation, generic: MlirOperation, acc: MlirValue) -> Result<Fused, String> {
     let why = |w: String| format!("its result feeds a linalg.generic that is not an epilogue axe.matmul computes: {w}");
     let groups = ir::operand_groups(generic).ok_or_else(|| why("its operands are not ins and outs".into()))?;
     let (ins, outs) = match groups.as_slice() {
@@ -508,35 +500,17 @@ fn splits_k(op: MlirOperation, m: i64, n: i64, k: i64, in_bits: u32, out_bits: u
 /// (the launch manifest lists it as a workspace, which the launcher allocates zeroed); returns
 /// it.
 fn add_workspace_argument(func: MlirOperation, t: MlirType) -> MlirValue {
-    // SAFETY: `func` is a live `func.func` with a body (it holds the converted matmul); its
-    // `function_type` is a TypeAttr of a FunctionType, read within its input and result counts
-    // and rebuilt with the new argument's type appended.
-    let arg = unsafe {
-        let ctx = mlirOperationGetContext(func);
-        let block = ir::region_block(func, 0);
-        let arg = mlirBlockAddArgument(block, t, mlirOperationGetLocation(func));
-        let name = ir::string_ref("function_type");
-        let ft = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(func, name));
-        let mut inputs: Vec<MlirType> = (0..mlirFunctionTypeGetNumInputs(ft))
-            .map(|i| mlirFunctionTypeGetInput(ft, i))
-            .collect();
-        inputs.push(t);
-        let results: Vec<MlirType> = (0..mlirFunctionTypeGetNumResults(ft))
-            .map(|i| mlirFunctionTypeGetResult(ft, i))
-            .collect();
-        let nft = mlirFunctionTypeGet(
-            ctx,
-            inputs.len() as isize,
-            inputs.as_ptr(),
-            results.len() as isize,
-            results.as_ptr(),
-        );
-        mlirOperationSetAttributeByName(func, name, mlirTypeAttrGet(nft));
-        set_argument_attribute(arg, ods::discardable_attrs::WORKSPACE, mlirUnitAttrGet(ctx));
-        arg
-    };
-    declare_alignment(arg, BUFFER_ALIGN);
-    arg
+    // SAFETY: `func` is live (module contract); the attributes are owned by its context.
+    let ctx = unsafe { mlirOperationGetContext(func) };
+    ir::append_function_argument(
+        func,
+        t,
+        &[
+            (ods::discardable_attrs::ALIGN, ir::integer_attr(ctx, 64, BUFFER_ALIGN)),
+            // SAFETY: as above.
+            (ods::discardable_attrs::WORKSPACE, unsafe { mlirUnitAttrGet(ctx) }),
+        ],
+    )
 }
 
 /// Adds `{axe.align = align}` to the function argument `v` unless it declares at least that

@@ -21,11 +21,12 @@ use axe_layout::{Iter, Layout};
 use mlir_sys::*;
 
 use crate::convert_axe_to_gpu::builder::B;
+use crate::convert_axe_to_gpu::types::element_type;
 use crate::dialect::ods::{BinaryKind, MemoryScope, ReduceKind, UnaryKind};
 use crate::expand_matmul::axe_ops::{self, CopyOptions};
 use crate::ir;
 
-use super::buffers::root;
+use super::buffers::{self, root};
 
 /// The ops a run may hold besides generics and fills (views and allocations of its buffers).
 const HOUSEKEEPING: &[&str] = &[
@@ -174,13 +175,7 @@ pub fn run(func: MlirOperation, threads_per_row: i64) {
         if generics.is_empty() {
             continue;
         }
-        let after: Vec<MlirOperation> = ops
-            .iter()
-            .skip_while(|o| o.ptr != run.last().expect("a run is not empty").ptr)
-            .skip(1)
-            .copied()
-            .collect();
-        match analyse(&run, &after) {
+        match analyse(&run) {
             Ok(p) => emit(&run, &p, threads_per_row),
             Err(why) => {
                 for g in generics {
@@ -191,8 +186,8 @@ pub fn run(func: MlirOperation, threads_per_row: i64) {
     }
 }
 
-/// The program of `run`, or why there is none; `after` are the ops that follow it.
-fn analyse(run: &[MlirOperation], after: &[MlirOperation]) -> Result<Program, String> {
+/// The program of `run`, or why there is none.
+fn analyse(run: &[MlirOperation]) -> Result<Program, String> {
     let mut p = Program::default();
     for &op in run {
         match ir::name(op).as_str() {
@@ -237,7 +232,8 @@ fn analyse(run: &[MlirOperation], after: &[MlirOperation]) -> Result<Program, St
     }
     // Temporaries live in registers: none may be read after the run.
     for &w in &p.written {
-        if !is_argument(w) && read_after(w, after) {
+        let last = *run.last().expect("a run is not empty");
+        if !is_argument(w) && !buffers::uses_after(last, w).is_empty() {
             return Err(format!(
                 "its temporary {} is read after the row operations (only function arguments are stored)",
                 ir::type_to_string(ir::value_type(w))
@@ -265,8 +261,7 @@ fn write(p: &mut Program, buffer: MlirValue, t: usize) {
 }
 
 fn memref_element(v: MlirValue) -> MlirType {
-    // SAFETY: `v` is a memref value (an operand of a linalg op on buffers).
-    unsafe { mlirShapedTypeGetElementType(ir::value_type(v)) }
+    element_type(ir::value_type(v))
 }
 
 /// Whether a generic of `run` after `from` reads `buffer` (a view of it as an operand).
@@ -275,33 +270,6 @@ fn read_in(buffer: MlirValue, run: &[MlirOperation], from: MlirOperation) -> boo
         .skip_while(|o| o.ptr != from.ptr)
         .filter(|&&o| ir::name(o) == "linalg.generic")
         .any(|&g| (0..ir::num_operands(g)).any(|j| root(ir::operand(g, j)).ptr == buffer.ptr))
-}
-
-/// Whether the first op of `after` that touches `buffer` (or a view of it) reads it; a fill
-/// or a deallocation first means its value is dead.
-fn read_after(buffer: MlirValue, after: &[MlirOperation]) -> bool {
-    let mut views = vec![buffer];
-    let mut i = 0;
-    while i < views.len() {
-        for u in ir::users(views[i]) {
-            if matches!(ir::name(u).as_str(), "memref.expand_shape" | "memref.collapse_shape") {
-                views.push(ir::result(u, 0));
-            }
-        }
-        i += 1;
-    }
-    for &op in after {
-        let touches = (0..ir::num_operands(op)).any(|j| views.iter().any(|v| v.ptr == ir::operand(op, j).ptr));
-        if !touches {
-            continue;
-        }
-        return match ir::name(op).as_str() {
-            "memref.dealloc" | "memref.expand_shape" | "memref.collapse_shape" => continue,
-            "linalg.fill" => false,
-            _ => true,
-        };
-    }
-    false
 }
 
 /// The loops of `op` as (row loop, column loop, whether the column loop reduces), and each

@@ -81,16 +81,20 @@ def ConvertLinalgToAxe : Pass<"convert-linalg-to-axe", "::mlir::ModuleOp"> {
     `axe-matmul-schedule` and `axe-expand-matmul` then schedule and build.
 
     * **Overwrite, not accumulate**: `linalg.matmul` adds into its output,
-      `axe.matmul` writes it; a matmul is converted when the op right before
-      it fills that output with zero (`linalg.fill`), as torch-mlir and IREE
-      emit it.
+      `axe.matmul` writes it; a matmul is converted when its output holds
+      zeros before it (the last write is a zero `linalg.fill`, or a copy of
+      one, as torch-mlir and IREE emit it after bufferization).
+    * **B given as [N, K]**: maps that read B transposed, or a
+      `linalg.transpose` of an [N, K] buffer into B (ONNX `Gemm` with
+      `transB`, PyTorch's Linear), become `transpose_b` on that buffer.
     * **f32 accumulation, then a narrowing**: a matmul into a freshly
       allocated f32 buffer whose one reader is a `linalg.generic` that
       `arith.truncf`s it elementwise into an f16 or bf16 buffer becomes one
       `axe.matmul` writing the narrow buffer (the accumulator stays in
       registers); the f32 buffer goes.
     * **Buffers**: static shapes, row-major contiguous layouts, function
-      arguments; each gets `{axe.align = 16}` (TMA's requirement, which the
+      arguments or temporaries (which become `{axe.workspace}` arguments);
+      each TMA operand gets `{axe.align = 16}` (TMA's requirement, which the
       launcher checks: `axe_runtime` refuses a misaligned buffer).
 
     * **The epilogue**: a matmul into a freshly allocated buffer whose one
@@ -106,7 +110,7 @@ def ConvertLinalgToAxe : Pass<"convert-linalg-to-axe", "::mlir::ModuleOp"> {
       computes in f32 and rounds once, to the output's type.
 
     Anything else stays as it was, with a remark that says why (a transposed
-    or batched product, an accumulating one, a dynamic or strided buffer, a
+    A, a batched product, an accumulating one, a dynamic or strided buffer, a
     tensor operand before bufferization, a consumer that is not such an
     epilogue).
 

@@ -6,7 +6,7 @@
 mod common;
 
 use axe::layout::Layout;
-use common::{context, f16_to_f32};
+use common::{context, f16_to_f32, Buf};
 use melior::ir::Module;
 use melior::pass::PassManager;
 use melior::utility::parse_pass_pipeline;
@@ -16,33 +16,6 @@ const PIPELINE: &str = "builtin.module(convert-axe-to-gpu{emulate-threads-on-cpu
     convert-vector-to-scf,convert-scf-to-cf,convert-vector-to-llvm,expand-strided-metadata,\
     finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,\
     convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts)";
-
-/// A buffer whose base is `misalign` bytes past a 64-byte boundary: 0 gives the alignment
-/// cudaMalloc guarantees, 4 a buffer only element-aligned (a tensor view with a storage offset).
-struct Buf<T: Copy> {
-    ptr: *mut T,
-    len: usize,
-}
-
-impl<T: Copy> Buf<T> {
-    fn new(data: &[T]) -> Self {
-        Self::misaligned(data, 0)
-    }
-    fn misaligned(data: &[T], misalign: usize) -> Self {
-        let bytes = std::mem::size_of_val(data) + misalign;
-        let layout = std::alloc::Layout::from_size_align(bytes.max(64), 64).unwrap();
-        // SAFETY: `layout` has a nonzero size; `misalign` < 64 stays inside the allocation,
-        // which holds `bytes` = the data's size + `misalign`.
-        let ptr = unsafe { std::alloc::alloc(layout).add(misalign) as *mut T };
-        // SAFETY: `ptr` has room for `data.len()` elements (above); the regions are disjoint.
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr, data.len()) };
-        Buf { ptr, len: data.len() }
-    }
-    fn get(&self) -> Vec<T> {
-        // SAFETY: `ptr` holds `len` initialized elements (copied in by `misaligned`).
-        unsafe { std::slice::from_raw_parts(self.ptr, self.len).to_vec() }
-    }
-}
 
 /// Lowers `text` and runs function `name` on the 1-D memrefs `bufs` (each passed expanded:
 /// allocated, aligned, offset, size, stride), after checking the buffers against the

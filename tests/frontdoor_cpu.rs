@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{context, f16_to_f32};
+use common::{context, f16_to_f32, Buf};
 use melior::ir::Module;
 use melior::pass::PassManager;
 use melior::utility::parse_pass_pipeline;
@@ -71,18 +71,27 @@ fn run(model: &str, inputs: &[(Vec<u16>, Vec<i64>)], out_shape: &[i64]) -> Vec<u
     );
     let context = context();
     let mut module = Module::parse(&context, &text).expect("the model parses");
-    let pm = PassManager::new(&context);
-    parse_pass_pipeline(
-        pm.as_operation_pass_manager(),
-        "builtin.module(axe-from-linalg-pipeline{threads-per-row=1},axe-emulate-on-cpu-pipeline)",
-    )
-    .unwrap();
-    pm.run(&mut module)
-        .expect("the front door and the emulation lower the model");
-    let engine = ExecutionEngine::new(&module, 2, &[], false, false);
+    let lower = |module: &mut Module, pipeline: &str| {
+        let pm = PassManager::new(&context);
+        parse_pass_pipeline(pm.as_operation_pass_manager(), pipeline).unwrap();
+        pm.run(module)
+            .expect("the front door and the emulation lower the model");
+    };
+    lower(
+        &mut module,
+        "builtin.module(axe-from-linalg-pipeline{threads-per-row=1})",
+    );
+    // Buffers 64-byte aligned (what cudaMalloc gives), checked against the alignment the
+    // converted function declares, as a launcher must: the emulated kernels' vector accesses
+    // rely on it.
     let n_out: i64 = out_shape.iter().product();
-    let mut buffers: Vec<Vec<u16>> = inputs.iter().map(|(d, _)| d.clone()).collect();
-    buffers.push(vec![0xffff; n_out as usize]); // NaN: an element not written fails
+    let mut data: Vec<Vec<u16>> = inputs.iter().map(|(d, _)| d.clone()).collect();
+    data.push(vec![0xffff; n_out as usize]); // NaN: an element not written fails
+    let buffers: Vec<Buf<u16>> = data.iter().map(|d| Buf::new(d)).collect();
+    let addresses: Vec<usize> = buffers.iter().map(|b| b.ptr as usize).collect();
+    axe::launch::check_alignment(&module, model, &addresses).expect("the buffers are aligned as declared");
+    lower(&mut module, "builtin.module(axe-emulate-on-cpu-pipeline)");
+    let engine = ExecutionEngine::new(&module, 2, &[], false, false);
     let shapes: Vec<Vec<i64>> = inputs
         .iter()
         .map(|(_, s)| s.clone())
@@ -90,10 +99,10 @@ fn run(model: &str, inputs: &[(Vec<u16>, Vec<i64>)], out_shape: &[i64]) -> Vec<u
         .collect();
     // A memref descriptor: allocated, aligned, offset, sizes, strides (row-major).
     let mut descs: Vec<Vec<i64>> = buffers
-        .iter_mut()
+        .iter()
         .zip(&shapes)
         .map(|(b, s)| {
-            let p = b.as_mut_ptr() as i64;
+            let p = b.ptr as i64;
             let mut d = vec![p, p, 0];
             d.extend(s);
             let mut stride = 1;
@@ -111,7 +120,7 @@ fn run(model: &str, inputs: &[(Vec<u16>, Vec<i64>)], out_shape: &[i64]) -> Vec<u
     // SAFETY: `args` points at one live descriptor per argument of the converted function, in
     // its order (the inputs, then the output), each describing a live buffer of its shape.
     unsafe { engine.invoke_packed(model, &mut args) }.expect("the model runs");
-    buffers.pop().expect("the output")
+    buffers.last().expect("the output").get()
 }
 
 /// Within two f16 ulps of onnxruntime's value (both round an f32 computation to f16; the

@@ -1,5 +1,9 @@
 //! What the CPU execution tests share: an MLIR context with every dialect, pass and LLVM
-//! translation they use, and f16 bits read as f32.
+//! translation they use, buffers aligned as a GPU allocator aligns them, and f16 bits read as
+//! f32.
+
+// Each test binary uses its own part of this module.
+#![allow(dead_code)]
 
 use axe::dialect;
 use melior::utility::register_all_llvm_translations;
@@ -32,5 +36,32 @@ pub fn f16_to_f32(h: u16) -> f32 {
         -mag
     } else {
         mag
+    }
+}
+
+/// A buffer whose base is `misalign` bytes past a 64-byte boundary: 0 gives the alignment
+/// cudaMalloc guarantees, 4 a buffer only element-aligned (a tensor view with a storage offset).
+pub struct Buf<T: Copy> {
+    pub ptr: *mut T,
+    pub len: usize,
+}
+
+impl<T: Copy> Buf<T> {
+    pub fn new(data: &[T]) -> Self {
+        Self::misaligned(data, 0)
+    }
+    pub fn misaligned(data: &[T], misalign: usize) -> Self {
+        let bytes = std::mem::size_of_val(data) + misalign;
+        let layout = std::alloc::Layout::from_size_align(bytes.max(64), 64).unwrap();
+        // SAFETY: `layout` has a nonzero size; `misalign` < 64 stays inside the allocation,
+        // which holds `bytes` = the data's size + `misalign`.
+        let ptr = unsafe { std::alloc::alloc(layout).add(misalign) as *mut T };
+        // SAFETY: `ptr` has room for `data.len()` elements (above); the regions are disjoint.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr, data.len()) };
+        Buf { ptr, len: data.len() }
+    }
+    pub fn get(&self) -> Vec<T> {
+        // SAFETY: `ptr` holds `len` initialized elements (copied in by `misaligned`).
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len).to_vec() }
     }
 }

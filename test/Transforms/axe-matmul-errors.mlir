@@ -294,3 +294,24 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     return
   }
 }
+
+// -----
+
+// A ping-pong schedule computes 64-row tiles per warpgroup, and its tiles are not split.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @pingpong_rows(%A: !axe.tensor<256x512xf16, global, #axe.layout<(256, 512) : (512, 1)>>, %B: !axe.tensor<512x1024xf16, global, #axe.layout<(512, 1024) : (1024, 1)>>, %C: !axe.tensor<256x1024xf16, global, #axe.layout<(256, 1024) : (1024, 1)>>) {
+    // expected-error @+1 {{'axe.matmul' op 256x1024x512: cannot schedule: pingpong = true with tile_m = 128 (a ping-pong warpgroup computes 64-row tiles)}}
+    axe.matmul %A, %B, %C {schedule = #axe.matmul_schedule<pingpong = true, tile_m = 128>} : !axe.tensor<256x512xf16, global, #axe.layout<(256, 512) : (512, 1)>>, !axe.tensor<512x1024xf16, global, #axe.layout<(512, 1024) : (1024, 1)>>, !axe.tensor<256x1024xf16, global, #axe.layout<(256, 1024) : (1024, 1)>>
+    return
+  }
+}
+
+// -----
+
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @pingpong_split(%A: !axe.tensor<64x4096xf16, global, #axe.layout<(64, 4096) : (4096, 1)>>, %B: !axe.tensor<4096x256xf16, global, #axe.layout<(4096, 256) : (256, 1)>>, %C: !axe.tensor<64x256xf16, global, #axe.layout<(64, 256) : (256, 1)>>, %P: !axe.tensor<64x256xf32, global, #axe.layout<(64, 256) : (256, 1)>>, %F: !axe.tensor<1x4xi32, global, #axe.layout<(1, 4) : (4, 1)>>) {
+    // expected-error @+1 {{'axe.matmul' op 64x256x4096: cannot schedule: pingpong = true with split_k > 1 (split tiles' fix-ups are not ordered between ping-pong warpgroups)}}
+    axe.matmul %A, %B, %C workspace(%P, %F : !axe.tensor<64x256xf32, global, #axe.layout<(64, 256) : (256, 1)>>, !axe.tensor<1x4xi32, global, #axe.layout<(1, 4) : (4, 1)>>) {schedule = #axe.matmul_schedule<pingpong = true, split_k = 2>} : !axe.tensor<64x4096xf16, global, #axe.layout<(64, 4096) : (4096, 1)>>, !axe.tensor<4096x256xf16, global, #axe.layout<(4096, 256) : (256, 1)>>, !axe.tensor<64x256xf16, global, #axe.layout<(64, 256) : (256, 1)>>
+    return
+  }
+}

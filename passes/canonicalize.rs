@@ -51,7 +51,7 @@ unsafe extern "C" fn canonical_layout(attr: MlirAttribute, _user: *mut c_void) -
 fn written_operands(name: &str) -> &'static [usize] {
     match name {
         ods::ops::COPY | ods::ops::UNARY | ods::ops::CAST | ods::ops::REDUCE | ods::ops::CONVERT_LAYOUT => &[1],
-        ods::ops::FILL => &[0],
+        ods::ops::FILL | ods::ops::IOTA => &[0],
         ods::ops::GEMM | ods::ops::BINARY => &[2],
         _ => &[],
     }
@@ -66,7 +66,7 @@ fn overwrites(op: MlirOperation, v: MlirValue) -> bool {
     let dest = match name.as_str() {
         ods::ops::COPY | ods::ops::CONVERT_LAYOUT | ods::ops::CAST | ods::ops::UNARY | ods::ops::REDUCE => 1,
         ods::ops::BINARY => 2,
-        ods::ops::FILL => 0,
+        ods::ops::FILL | ods::ops::IOTA => 0,
         _ => return false,
     };
     let operands: Vec<MlirValue> = (0..ir::num_operands(op)).map(|i| ir::operand(op, i)).collect();

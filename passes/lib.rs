@@ -14,6 +14,7 @@ pub mod convert_axe_to_gpu;
 pub mod convert_linalg_to_axe;
 pub mod diagnostics;
 pub mod error;
+pub mod expand_attention;
 pub mod expand_matmul;
 pub mod infer_layout;
 pub mod ir;
@@ -52,6 +53,9 @@ pub(crate) fn run_pass(pass: &str, op: MlirOperation, options: &str) -> bool {
         passes::AXE_MATMUL_SCHEDULE => read(&op, options).is_some_and(|o| matmul_schedule::run(op, &o)),
         passes::AXE_EXPAND_MATMUL => {
             read::<passes::AxeExpandMatmulOptions>(&op, options).is_some_and(|_| expand_matmul::run(op))
+        }
+        passes::AXE_EXPAND_ATTENTION => {
+            read::<passes::AxeExpandAttentionOptions>(&op, options).is_some_and(|_| expand_attention::run(op))
         }
         passes::AXE_SLICE => read::<passes::AxeSliceOptions>(&op, options).is_some_and(|_| slice::run(op)),
         passes::CONVERT_LINALG_TO_AXE => read(&op, options).is_some_and(|o| convert_linalg_to_axe::run(op, &o)),

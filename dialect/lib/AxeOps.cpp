@@ -702,6 +702,21 @@ LogicalResult CopyOp::verify() {
   return verifyTensorUses(*this);
 }
 
+LogicalResult IotaOp::verify() {
+  auto t = getDest().getType();
+  if (t.getScope() != MemoryScope::Register)
+    return emitOpError() << "writes a register tensor (got a "
+                         << stringifyMemoryScope(t.getScope()) << " tensor)";
+  int64_t rank = t.getShape().size();
+  if (getDim() < 0 || getDim() >= rank)
+    return emitOpError() << "dim " << getDim() << " is not a dimension of a rank-"
+                         << rank << " tensor";
+  if (!isa<IntegerType, FloatType>(t.getElementType()))
+    return emitOpError() << "needs an integer or float element type, not "
+                         << t.getElementType();
+  return verifyTensorUses(*this);
+}
+
 LogicalResult FillOp::verify() {
   if (getValue().getType() != getDest().getType().getElementType())
     return emitOpError() << "fill value type " << getValue().getType()
@@ -753,6 +768,54 @@ LogicalResult GemmOp::verify() {
   if (exec && *exec == ScopeKind::Thread)
     return emitOpError() << "a gemm needs at least a warp to execute; it cannot "
                             "run at thread scope";
+  return verifyTensorUses(*this);
+}
+
+LogicalResult AttentionOp::verify() {
+  if (getOperation()->getParentOfType<KernelOp>())
+    return emitOpError() << "is a whole attention that expands into its own kernel; "
+                            "inside an axe.kernel use axe.gemm";
+  axe::TensorType q = getQ().getType(), k = getK().getType(),
+                  v = getV().getType(), o = getO().getType();
+  for (auto [t, what] : {std::pair{q, "Q"}, {k, "K"}, {v, "V"}, {o, "O"}}) {
+    if (t.getShape().size() != 2)
+      return emitOpError() << what << " must be 2-D [tokens, heads * head_dim]";
+    if (t.getScope() != MemoryScope::Global)
+      return emitOpError() << what << " must be a global tensor, got "
+                           << stringifyMemoryScope(t.getScope());
+    if (t.getElementType() != q.getElementType())
+      return emitOpError() << "Q, K, V and O must have one element type; " << what
+                           << " has " << t.getElementType() << ", Q "
+                           << q.getElementType();
+  }
+  if (!isa<Float16Type, BFloat16Type>(q.getElementType()))
+    return emitOpError() << "Q, K, V and O must be f16 or bf16, got "
+                         << q.getElementType();
+  int64_t heads = getHeads(), kvHeads = getKvHeads().value_or(heads);
+  int64_t tokens = q.getShape()[0], seq = getSeqLen();
+  if (heads < 1 || kvHeads < 1 || heads % kvHeads != 0)
+    return emitOpError() << "heads (" << heads << ") must be a positive multiple of kv_heads ("
+                         << kvHeads << ")";
+  if (q.getShape()[1] % heads != 0)
+    return emitOpError() << "Q's " << q.getShape()[1] << " columns are not " << heads
+                         << " heads of one head dimension";
+  int64_t d = q.getShape()[1] / heads;
+  if (q.getShape() != o.getShape())
+    return emitOpError() << "O must have Q's shape";
+  for (auto [t, what] : {std::pair{k, "K"}, {v, "V"}})
+    if (t.getShape()[0] != tokens || t.getShape()[1] != kvHeads * d)
+      return emitOpError() << what << " must be [" << tokens << ", " << kvHeads * d
+                           << "] (tokens, kv_heads * head_dim)";
+  if (seq < 1 || tokens % seq != 0)
+    return emitOpError() << "seq_len " << seq << " does not divide the " << tokens
+                         << " tokens into whole sequences";
+  if (Value l = getLse()) {
+    auto t = cast<axe::TensorType>(l.getType());
+    if (t.getShape() != ArrayRef<int64_t>{tokens, heads} || !t.getElementType().isF32() ||
+        t.getScope() != MemoryScope::Global)
+      return emitOpError() << "lse must be an f32 global tensor [" << tokens << ", "
+                           << heads << "], got " << t;
+  }
   return verifyTensorUses(*this);
 }
 

@@ -23,6 +23,7 @@
 namespace mlir::axe {
 #define GEN_PASS_DEF_AXEMATMULSCHEDULE
 #define GEN_PASS_DEF_AXEEXPANDMATMUL
+#define GEN_PASS_DEF_AXEEXPANDATTENTION
 #define GEN_PASS_DEF_AXECANONICALIZE
 #define GEN_PASS_DEF_AXESLICE
 #define GEN_PASS_DEF_AXEINFERLAYOUT
@@ -66,6 +67,7 @@ namespace {
 
 AXE_RUST_PASS(AxeMatmulSchedule)
 AXE_RUST_PASS(AxeExpandMatmul)
+AXE_RUST_PASS(AxeExpandAttention)
 AXE_RUST_PASS(AxeCanonicalize)
 AXE_RUST_PASS(AxeSlice)
 AXE_RUST_PASS(AxeInferLayout)

@@ -118,7 +118,7 @@ struct AxeToNVVMPipelineOptions
 
 void buildAxeToNVVMPipeline(OpPassManager &pm,
                             const AxeToNVVMPipelineOptions &options) {
-  // axe-matmul-schedule, axe-expand-matmul, axe-slice, axe-infer-layout,
+  // axe-matmul-schedule, axe-expand-matmul, axe-expand-attention, axe-slice, axe-infer-layout,
   // axe-canonicalize, convert-axe-to-gpu, canonicalize,
   // gpu-launch-sink-index-computations, then upstream:
   // convert-nvgpu-to-nvvm, gpu-kernel-outlining, convert-vector-to-scf,
@@ -136,6 +136,7 @@ void buildAxeToNVVMPipeline(OpPassManager &pm,
   std::string chip = options.chip.getValue();
   pm.addPass(axe::createAxeMatmulSchedule());
   pm.addPass(axe::createAxeExpandMatmul());
+  pm.addPass(axe::createAxeExpandAttention());
   pm.addPass(axe::createAxeSlice());
   pm.addPass(axe::createAxeInferLayout());
   pm.addPass(axe::createAxeCanonicalize());

@@ -45,6 +45,24 @@ pub fn fill(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     per_element(&b, op, ctx, scope, &[n], &ops, &dst, &[], |_, _| Ok(value))
 }
 
+/// `axe.iota`: each element of the register tensor becomes its coordinate along `dim`.
+pub fn iota(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
+    let b = B::before(op);
+    let dst = tensor(ctx, op, ir::operand(op, ods::iota::operands::DEST))?;
+    let dim = ir::int_attr(op, ods::iota::DIM).unwrap_or(0) as usize;
+    let space = dst.shape.clone();
+    let ops = [Operand {
+        layout: &dst.layout,
+        shape: dst.shape.clone(),
+        dim_map: (0..space.len()).map(Some).collect(),
+    }];
+    let i32t = b.int_type(32);
+    per_element_at(&b, op, ctx, scope, &space, &ops, &dst, &[], |g, _, at| {
+        let index = g.ix(at(dim));
+        cast(g, g.index_cast(index, i32t), i32t, dst.elt)
+    })
+}
+
 /// Runs `compute` for every element the thread owns in the register tensor `dst` (operand
 /// 0 of `ops`), with the sources `srcs` (operands 1..) loaded from their registers, and
 /// stores the result in every register replica of the element.
@@ -59,6 +77,25 @@ pub fn per_element(
     dst: &Tensor,
     srcs: &[&Tensor],
     compute: impl Fn(&B, &[MlirValue]) -> Result<MlirValue, AxeError>,
+) -> R<()> {
+    per_element_at(b, op, ctx, scope, space, ops, dst, srcs, |g, vals, _| compute(g, vals))
+}
+
+/// [`per_element`], with `compute` also given the element's coordinate along each dimension
+/// of `space` (`at(d)`): the sum of the factors' digits of that dimension, each by its weight
+/// over the dimension's stride — constants for a thread's registers, its lane and warp digits
+/// for the rest.
+#[allow(clippy::too_many_arguments)]
+fn per_element_at(
+    b: &B,
+    op: MlirOperation,
+    ctx: &Ctx,
+    scope: ScopeKind,
+    space: &[i64],
+    ops: &[Operand],
+    dst: &Tensor,
+    srcs: &[&Tensor],
+    compute: impl Fn(&B, &[MlirValue], &dyn Fn(usize) -> Ix) -> Result<MlirValue, AxeError>,
 ) -> R<()> {
     for s in srcs {
         if s.mem != Mem::Register {
@@ -100,7 +137,22 @@ pub fn per_element(
                 .enumerate()
                 .map(|(i, s)| RegIndex::of(&plan, &factors, i + 1, &s.layout, &digits).load(&g, ctx, s, 0))
                 .collect();
-            let out = compute(&g, &vals)?;
+            let at = |d: usize| -> Ix {
+                let stride: i64 = space[d + 1..].iter().product();
+                let mut acc = Ix::C(0);
+                for (k, f) in factors.iter().enumerate() {
+                    if f.dim != d {
+                        continue;
+                    }
+                    let w = f.weight / stride;
+                    acc = match plan.digits[k] {
+                        Some(digit) => g.add(acc, g.mul(digit, w)),
+                        None => g.add(acc, Ix::C(digits[k] * w)),
+                    };
+                }
+                acc
+            };
+            let out = compute(&g, &vals, &at)?;
             let reg = static_part(&plan, &factors, 0, &dst.layout, "reg", &digits);
             for r in address::replica_offsets(&dst.layout, "reg") {
                 store(&g, ctx, dst, out, Ix::C(reg + r), 1, 1);

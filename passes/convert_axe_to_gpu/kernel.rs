@@ -583,6 +583,10 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 elementwise::fill(op, ctx, scope)?;
                 ctx.dead.push(op);
             }
+            ods::ops::IOTA => {
+                elementwise::iota(op, ctx, scope)?;
+                ctx.dead.push(op);
+            }
             ods::ops::UNARY | ods::ops::BINARY | ods::ops::CAST => {
                 elementwise::lower(op, ctx, scope)?;
                 ctx.dead.push(op);

@@ -49,7 +49,10 @@ use crate::target::ScopeKind;
 
 /// The number of warpgroups when this gemm lowers to wgmma, else `None` (mma.sync).
 pub fn selected(op: MlirOperation, ctx: &Ctx, scope: ScopeKind, a: &Tensor, b: &Tensor, c: &Tensor) -> Option<i64> {
-    if !has_wgmma(op) || a.mem != Mem::Shared || b.mem != Mem::Shared || c.mem != Mem::Register || c.shape.len() != 2 {
+    // A in shared memory (a descriptor) or, 16-bit, in registers (P of attention: the previous
+    // gemm's accumulator, converted); B always shared.
+    let a_ok = a.mem == Mem::Shared || (a.mem == Mem::Register && bit_width(a.elt) == 16);
+    if !has_wgmma(op) || !a_ok || b.mem != Mem::Shared || c.mem != Mem::Register || c.shape.len() != 2 {
         return None;
     }
     let wg = match scope {
@@ -360,48 +363,32 @@ pub fn lower(
         .flat_map(|i| (0..wg).flat_map(move |g| (0..kn).map(move |ki| a_origin(i, g, ki))))
         .collect();
     let b_origins: Vec<(i64, i64)> = (0..nn).flat_map(|j| (0..kn).map(move |ki| b_origin(j, ki))).collect();
-    let da = opa.descriptor(WGMMA_M, &a_origins).at(op)?;
+    let da = if a.mem == Mem::Shared {
+        let d = opa.descriptor(WGMMA_M, &a_origins).at(op)?;
+        super::shared::align_buffer(&b, op, a.buf, d.mode.period())?;
+        Some(d)
+    } else {
+        None
+    };
     let db = opb.descriptor(ni_n, &b_origins).at(op)?;
-    super::shared::align_buffer(&b, op, a.buf, da.mode.period())?;
     super::shared::align_buffer(&b, op, bt.buf, db.mode.period())?;
-    // The accumulator register of D element r of instruction tile (i, j), from the layout:
-    // the same for every warp and lane (checked), by the PTX ISA's D-fragment formula.
-    let (warp_ax, lane_ax, reg_ax) = (Axis::from("warp"), Axis::from("lane"), Axis::from("reg"));
-    let mut regs = vec![vec![vec![0i64; (ni_n / 2) as usize]; nn as usize]; rm as usize];
-    for i in 0..rm {
-        for j in 0..nn {
-            for r in 0..ni_n / 2 {
-                let mut reg: Option<i64> = None;
-                for g in 0..wg {
-                    for w in 0..4 {
-                        for t in 0..32 {
-                            let row = WGMMA_M * (wg * i + g) + 16 * w + t / 4 + 8 * ((r / 2) % 2);
-                            let col = ni_n * j + 8 * (r / 4) + 2 * (t % 4) + r % 2;
-                            let pts = c.layout.eval_set(&[row, col], &c.shape).at(op)?;
-                            let held = pts.iter().find(|p| {
-                                p.get(&warp_ax).copied().unwrap_or(0) == 4 * g + w
-                                    && p.get(&lane_ax).copied().unwrap_or(0) == t
-                            });
-                            let Some(p) = held else {
-                                return Err(AxeError::at(op, format!("internal error: the accumulator layout {} does not give ({row}, {col}) to warp {} lane {t}", c.layout, 4 * g + w)));
-                            };
-                            let rg = p.get(&reg_ax).copied().unwrap_or(0);
-                            if *reg.get_or_insert(rg) != rg {
-                                return Err(AxeError::at(
-                                    op,
-                                    format!(
-                                        "internal error: the accumulator layout {} is not warp-uniform for wgmma",
-                                        c.layout
-                                    ),
-                                ));
-                            }
-                        }
-                    }
-                }
-                regs[i as usize][j as usize][r as usize] = reg.unwrap_or(0) + oc;
-            }
+    // The accumulator register of D element r of instruction tile (i, j), from the layout.
+    let regs = fragment_registers(op, c, wg, rm, nn, ni_n, oc, "the accumulator")?;
+    // A in registers: its fragment for instruction (i, ki) has the D fragment's shape over 16
+    // columns of K (PTX ISA, "Register Fragments and Shared Memory Matrix Layouts", wgmma
+    // .m64nNk16 A): the registers are read off A's layout and checked the same way — an A whose
+    // layout is not that fragment (a conversion would be needed) is refused here.
+    let a_regs = if a.mem == Mem::Register {
+        if ta {
+            return Err(AxeError::at(
+                op,
+                "wgmma reads a register A only as [M, K] (transpose_a needs A in shared memory)",
+            ));
         }
-    }
+        Some(fragment_registers(op, a, wg, rm, kn, k_inst, oa, "A")?)
+    } else {
+        None
+    };
 
     // Emission.
     let i64t = b.int_type(64);
@@ -416,7 +403,8 @@ pub fn lower(
         let p = b.index_cast(p, i64t);
         b.andi(b.shrui(p, c64(4)), c64(0x3fff))
     };
-    let (base_a, base_b) = (base(a), base(bt));
+    let base_a = da.map(|_| base(a));
+    let base_b = base(bt);
     // The warpgroup index within the scope (a select chain; warpgroups differ only in A's rows).
     let g = if wg > 1 { Some(b.div(Ix::V(ctx.tid), 128)) } else { None };
     let desc = |basev: MlirValue, words: &[i64]| -> MlirValue {
@@ -463,23 +451,35 @@ pub fn lower(
         scale_d: b.attr("#nvvm.wgmma_scale_out<one>"),
         scale_a: b.attr("#nvvm.wgmma_scale_in<one>"),
         scale_b: b.attr("#nvvm.wgmma_scale_in<one>"),
-        layout_a: layout_attr(da.k_major, true),
+        layout_a: layout_attr(da.map_or(true, |d| d.k_major), true),
         layout_b: layout_attr(db.k_major, false),
     };
     for ki in 0..kn {
         for i in 0..rm {
-            let words: Vec<i64> = (0..wg)
-                .map(|gi| {
-                    let (x, kk) = a_origin(i, gi, ki);
-                    da.word(eb * opa.offset(x, kk).unwrap_or(0))
-                })
-                .collect();
-            let dav = desc(base_a, &words);
+            // A: a descriptor per warpgroup (shared), or this thread's fragment (registers).
+            let a_operand = match (da, base_a, &a_regs) {
+                (Some(da), Some(base_a), _) => {
+                    let words: Vec<i64> = (0..wg)
+                        .map(|gi| {
+                            let (x, kk) = a_origin(i, gi, ki);
+                            da.word(eb * opa.offset(x, kk).unwrap_or(0))
+                        })
+                        .collect();
+                    AOperand::Descriptor(desc(base_a, &words))
+                }
+                (_, _, Some(regs)) => AOperand::Registers(pack_pairs(&b, a, &regs[i as usize][ki as usize])),
+                _ => unreachable!("A is shared (a descriptor) or in registers"),
+            };
             for j in 0..nn {
                 let (x, kk) = b_origin(j, ki);
                 let dbv = desc(base_b, &[db.word(eb * opb.offset(x, kk).unwrap_or(0))]);
                 let s = acc[i as usize][j as usize];
-                acc[i as usize][j as usize] = b.wgmma_mma_async(s, dav, dbv, &attrs);
+                acc[i as usize][j as usize] = match &a_operand {
+                    AOperand::Descriptor(dav) => b.wgmma_mma_async(s, *dav, dbv, &attrs),
+                    AOperand::Registers(frag) => {
+                        register_a_mma(&b, s, frag, dbv, ni_n, ia.nvvm(), !db.k_major, (ni_n / 2) as usize)
+                    }
+                };
             }
         }
     }
@@ -512,6 +512,129 @@ pub fn lower(
         }
     }
     Ok(())
+}
+
+/// Operand A of one wgmma instruction: a shared-memory matrix descriptor, or the four 32-bit
+/// registers of a register fragment.
+enum AOperand {
+    Descriptor(MlirValue),
+    Registers(Vec<MlirValue>),
+}
+
+/// The register of element r of every `width`-column instruction tile (i, j) of the
+/// warpgroup-distributed fragment `t` (an m64nN D fragment, or an m64k16 A fragment, which has
+/// the same shape over its 16 columns): by the PTX ISA's fragment formula, row = 64 (wg i + g)
+/// + 16 w + t / 4 + 8 ((r / 2) % 2), col = width j + 8 (r / 4) + 2 (t % 4) + r % 2 for thread t
+/// of warp w of warpgroup g. The layout must give each such element to that warp and lane, at
+/// the same register for every warp and lane (else a located error: the tensor is not the
+/// fragment wgmma reads or writes).
+#[allow(clippy::too_many_arguments)]
+fn fragment_registers(
+    op: MlirOperation,
+    t: &Tensor,
+    wg: i64,
+    rm: i64,
+    tiles: i64,
+    width: i64,
+    offset: i64,
+    what: &str,
+) -> R<Vec<Vec<Vec<i64>>>> {
+    let (warp_ax, lane_ax, reg_ax) = (Axis::from("warp"), Axis::from("lane"), Axis::from("reg"));
+    let mut regs = vec![vec![vec![0i64; (width / 2) as usize]; tiles as usize]; rm as usize];
+    let not_fragment = |why: String| {
+        AxeError::at(
+            op,
+            format!(
+                "{what}'s layout {} is not the wgmma m64nNk16 fragment layout ({why}); give it the fragment's layout (e.g. the accumulator's of a previous gemm, cast) or stage it in shared memory",
+                t.layout
+            ),
+        )
+    };
+    for i in 0..rm {
+        for j in 0..tiles {
+            for r in 0..width / 2 {
+                let mut reg: Option<i64> = None;
+                for g in 0..wg {
+                    for w in 0..4 {
+                        for lane in 0..32 {
+                            let row = WGMMA_M * (wg * i + g) + 16 * w + lane / 4 + 8 * ((r / 2) % 2);
+                            let col = width * j + 8 * (r / 4) + 2 * (lane % 4) + r % 2;
+                            let pts = t.layout.eval_set(&[row, col], &t.shape).at(op)?;
+                            let held = pts.iter().find(|p| {
+                                p.get(&warp_ax).copied().unwrap_or(0) == 4 * g + w
+                                    && p.get(&lane_ax).copied().unwrap_or(0) == lane
+                            });
+                            let Some(p) = held else {
+                                return Err(not_fragment(format!(
+                                    "({row}, {col}) is not on warp {} lane {lane}",
+                                    4 * g + w
+                                )));
+                            };
+                            let rg = p.get(&reg_ax).copied().unwrap_or(0);
+                            if *reg.get_or_insert(rg) != rg {
+                                return Err(not_fragment(format!(
+                                    "element {r} of tile ({i}, {j}) sits at different registers on different threads"
+                                )));
+                            }
+                        }
+                    }
+                }
+                regs[i as usize][j as usize][r as usize] = reg.unwrap_or(0) + offset;
+            }
+        }
+    }
+    Ok(regs)
+}
+
+/// A register fragment's 8 16-bit elements as the four `.b32` registers wgmma reads (element
+/// pairs (2p, 2p + 1), the lower one in the low half).
+fn pack_pairs(b: &B, a: &Tensor, regs: &[i64]) -> Vec<MlirValue> {
+    let pair = b.vector_type(a.elt, &[2]);
+    let i32t = b.int_type(32);
+    regs.chunks(2)
+        .map(|p| {
+            let lo = b.load(a.buf, &[b.cidx(p[0])]);
+            let hi = b.load(a.buf, &[b.cidx(p[1])]);
+            let v = b.vector_from_elements(&[lo, hi], pair);
+            b.llvm_bitcast(v, i32t)
+        })
+        .collect()
+}
+
+/// `wgmma.mma_async` m64nNk16 with A from registers. The NVVM dialect's op takes A only as a
+/// descriptor, so this is the PTX instruction as inline assembly (as the NVVM op itself is
+/// lowered): the accumulators are tied outputs (`=f` ... with inputs `0` ...), A the four
+/// `.b32` registers, B's descriptor, scale-d 1 (accumulate), A and B unscaled, B transposed
+/// when it is MN-major.
+#[allow(clippy::too_many_arguments)]
+fn register_a_mma(
+    b: &B,
+    acc: MlirValue,
+    frag: &[MlirValue],
+    desc_b: MlirValue,
+    n: i64,
+    ty: &str,
+    trans_b: bool,
+    count: usize,
+) -> MlirValue {
+    let d: Vec<String> = (0..count).map(|r| format!("${r}")).collect();
+    let a: Vec<String> = (count..count + 4).map(|r| format!("${r}")).collect();
+    let asm = format!(
+        "{{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} {{{}}}, {{{}}}, ${}, p, 1, 1, {};\n}}",
+        d.join(", "),
+        a.join(", "),
+        count + 4,
+        u8::from(trans_b)
+    );
+    let mut constraints: Vec<String> = vec!["=f".into(); count];
+    constraints.extend(std::iter::repeat_n("r".to_string(), 4));
+    constraints.push("l".into());
+    constraints.extend((0..count).map(|r| r.to_string()));
+    let f32t = b.f32_type();
+    let mut operands: Vec<MlirValue> = frag.to_vec();
+    operands.push(desc_b);
+    operands.extend((0..count).map(|r| b.extractvalue(acc, &[r as i64], f32t)));
+    b.inline_asm_side_effects(&asm, &constraints.join(","), &operands, ir::value_type(acc))
 }
 
 /// An accumulator register after `wgmma.wait_group`: passed through an empty side-effecting

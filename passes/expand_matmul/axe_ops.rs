@@ -295,6 +295,16 @@ pub fn fill(b: &B, dest: MlirValue, value: MlirValue) {
     b.build(|c, l| axe::FillOperation::builder(c, l).dest(v(dest)).value(v(value)).build());
 }
 
+/// `axe.iota %dest dim d`.
+pub fn iota(b: &B, dest: MlirValue, dim: i64) {
+    b.build(|c, l| {
+        axe::IotaOperation::builder(c, l)
+            .dest(v(dest))
+            .dim(i64_attr(b, dim))
+            .build()
+    });
+}
+
 /// `%tok = axe.gemm async %a, %b, %c ({transpose_b})?`.
 pub fn gemm_async(b: &B, a: MlirValue, bt: MlirValue, acc: MlirValue, transpose_b: bool) -> MlirValue {
     let t = token_type(b);

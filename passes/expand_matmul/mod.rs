@@ -58,7 +58,7 @@ pub fn run(root: OperationRefMut) -> bool {
 /// The row stride of a global operand `[rows, cols]` whose layout must be `(rows, cols) :
 /// (ld, 1)` with `ld >= cols` and `ld` elements a multiple of 16 bytes (what a TMA tensor map
 /// addresses); `what` names the operand in the error.
-fn row_stride(op: MlirOperation, v: MlirValue, what: &str) -> Result<i64> {
+pub(crate) fn row_stride(op: MlirOperation, v: MlirValue, what: &str) -> Result<i64> {
     let t = ir::value_type(v);
     let shape = ir::shape(t);
     let bits = i64::from(ir::element_bits(t));
@@ -69,8 +69,12 @@ fn row_stride(op: MlirOperation, v: MlirValue, what: &str) -> Result<i64> {
         bytes = bits as f64 / 8.0,
         align = TMA_GLOBAL_ALIGN
     );
-    let layout = ir::tensor_layout(t)
-        .ok_or_else(|| AxeError::at(op, format!("axe.matmul: {what} has no layout; TMA needs {accepted}")))?;
+    let layout = ir::tensor_layout(t).ok_or_else(|| {
+        AxeError::at(
+            op,
+            format!("{}: {what} has no layout; TMA needs {accepted}", ir::name(op)),
+        )
+    })?;
     let given = layout.canonical();
     // The candidate row stride: the stride of the iter that steps rows (any unit-extent iters
     // are dropped by canonicalization).
@@ -86,7 +90,8 @@ fn row_stride(op: MlirOperation, v: MlirValue, what: &str) -> Result<i64> {
         return Err(AxeError::at(
             op,
             format!(
-                "axe.matmul: {what} has layout {}, which TMA cannot load; expected {accepted}",
+                "{}: {what} has layout {}, which TMA cannot load; expected {accepted}",
+                ir::name(op),
                 ir::type_to_string(t)
             ),
         ));

@@ -40,6 +40,7 @@ const OPS: &[&str] = &[
     ods::ops::SLICE,
     ods::ops::COPY,
     ods::ops::FILL,
+    ods::ops::IOTA,
     ods::ops::GEMM,
     ods::ops::UNARY,
     ods::ops::BINARY,
@@ -184,9 +185,13 @@ fn anchor_gemm(inf: &mut Inference, op: MlirOperation) -> Option<(Layout, Layout
         );
         return None;
     }
-    // sm_90a: A and B in shared memory make the gemm a wgmma (convert-axe-to-gpu), whose
-    // accumulator is the m64nNk16 D fragment, the warpgroups splitting M.
-    let mut wgmma = (gemm::has_wgmma(op) && shared(a) && shared(b))
+    // sm_90a: B in shared memory and A in shared memory or registers make the gemm a wgmma
+    // (convert-axe-to-gpu), whose accumulator is the m64nNk16 D fragment, the warpgroups
+    // splitting M. A register A gets the m64k16 A fragment, which is mma.sync's A fragment over
+    // the same (4 warps per warpgroup) x 1 grid — and the same map as a 16-bit copy of an
+    // accumulator over those columns, so attention's P needs no conversion.
+    let a_ok = shared(a) || scope(a) == Some(MemoryScope::Register);
+    let mut wgmma = (gemm::has_wgmma(op) && a_ok && shared(b))
         .then(|| gemm::wgmma_warpgroups(m, n, k, 16, threads.warps))
         .flatten();
     // ... unless the accumulator is already laid out as a tiling of the mma.sync atom (not

@@ -593,6 +593,24 @@ def Axe_FillOp : Axe_Op<"fill"> {
   let hasVerifier = 1;
 }
 
+def Axe_IotaOp : Axe_Op<"iota"> {
+  let summary = "set every element of a register tensor to its index along a dimension";
+  let description = [{
+    Each element of `dest` becomes its coordinate along dimension `dim`
+    (converted to the element type, integer or float): what masks are built
+    from, e.g. attention's causal mask, a key column against a query row,
+    or the columns past a sequence's end. Offsets (a tile's origin) are added
+    with `axe.binary`.
+
+    ```mlir
+    axe.iota %cols dim 1 : !axe.tensor<64x128xf32, register, ?>
+    ```
+  }];
+  let arguments = (ins Arg<Axe_AnyTensor, "", [MemWrite]>:$dest, I64Attr:$dim);
+  let assemblyFormat = "$dest `dim` $dim attr-dict `:` qualified(type($dest))";
+  let hasVerifier = 1;
+}
+
 def Axe_GemmOp : Axe_Op<"gemm"> {
   let summary = "C += op(A) · op(B)";
   let description = [{
@@ -723,6 +741,57 @@ def Axe_MatmulOp : Axe_Op<"matmul", [AttrSizedOperandSegments]> {
     (`scales` `(` $scale_a^ `,` $scale_b `:` qualified(type($scale_a)) `,` qualified(type($scale_b)) `)`)?
     (`workspace` `(` $partials^ `,` $flags `:` qualified(type($partials)) `,` qualified(type($flags)) `)`)?
     attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($c))
+  }];
+  let hasVerifier = 1;
+}
+
+def Axe_AttentionOp : Axe_Op<"attention"> {
+  let summary = "O = softmax(scale · Q Kᵀ (+ causal mask)) V on global tensors: fused attention, built by the compiler";
+  let description = [{
+    Scaled dot-product attention forward over a batch of sequences of
+    `seq_len` tokens each, the tokens packed along rows (the "THD" layout of
+    FlashAttention's variable-length interface): Q and O are
+    [tokens, heads · D], K and V [tokens, kv_heads · D], row-major, f16 or
+    bf16 (all one type), D (the head dimension) 64 or 128. Query head h reads
+    key/value head h / (heads / kv_heads) (grouped-query attention; kv_heads
+    = heads is multi-head attention). `causal` masks key j > query i within
+    each sequence. `scale` multiplies Q Kᵀ (default 1/√D). The softmax runs
+    online in f32 (exp2 with the scale folded in); O is normalized and
+    rounded once.
+
+    `lse(%L : ...)` also writes each row's log-sum-exp (natural log, of the
+    scaled scores: what a backward pass reads), an f32 [tokens, heads] global
+    tensor — give it a column-major layout for FlashAttention's [heads,
+    tokens] storage.
+
+    `axe-expand-attention` replaces the op by one `axe.kernel`: per CTA a
+    128-row tile of one head's queries; a TMA producer warp streams K and V
+    tiles through a ring of stages; two consumer warpgroups (64 rows each)
+    compute S = Q Kᵀ with wgmma, the online softmax on the accumulator's
+    registers, and O += P V with P taken from those registers as wgmma's A
+    operand. `block_n` (key rows per stage) and `stages` override the
+    compiler's choice.
+
+    ```mlir
+    axe.attention %Q, %K, %V, %O lse(%L : ...) {heads = 32, kv_heads = 8, seq_len = 4096, causal} : ...
+    ```
+  }];
+  let arguments = (ins Arg<Axe_AnyTensor, "", [MemRead]>:$q,
+                       Arg<Axe_AnyTensor, "", [MemRead]>:$k,
+                       Arg<Axe_AnyTensor, "", [MemRead]>:$v,
+                       Arg<Axe_AnyTensor, "", [MemWrite]>:$o,
+                       Arg<Optional<Axe_AnyTensor>, "", [MemWrite]>:$lse,
+                       I64Attr:$heads,
+                       OptionalAttr<I64Attr>:$kv_heads,
+                       I64Attr:$seq_len,
+                       UnitAttr:$causal,
+                       OptionalAttr<F32Attr>:$scale,
+                       OptionalAttr<I64Attr>:$block_n,
+                       OptionalAttr<I64Attr>:$stages);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v `,` $o
+    (`lse` `(` $lse^ `:` qualified(type($lse)) `)`)?
+    attr-dict `:` qualified(type($q)) `,` qualified(type($k)) `,` qualified(type($v)) `,` qualified(type($o))
   }];
   let hasVerifier = 1;
 }

@@ -71,6 +71,33 @@ def AxeExpandMatmul : Pass<"axe-expand-matmul", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 
+def AxeExpandAttention : Pass<"axe-expand-attention", "::mlir::ModuleOp"> {
+  let summary = "Expand every `axe.attention` into its warp-specialized `axe.kernel`";
+  let description = [{
+    Replaces each `axe.attention` by a FlashAttention-style Hopper kernel as
+    scoped Axe IR, built through the dialect's typed op builders: one CTA per
+    128 query rows of one head (for `causal`, the longest rows first), three
+    warpgroups. Warp 0 of warpgroup 0 loads the Q tile and streams K and V
+    tiles (`block_n` rows) through `stages` mbarrier stages by TMA; each of
+    the two consumer warpgroups (64 query rows, `axe.set_max_registers`
+    240) computes S = Q Kᵀ (`axe.gemm async`, wgmma), the online softmax on
+    the accumulator (`axe.reduce max`/`sum` along its rows, exp2 with the
+    scale folded in), casts P to 16 bits — the same register layout, which
+    `axe-infer-layout` derives and `convert-axe-to-gpu` checks to be the
+    wgmma A fragment — and accumulates O += P V with A from registers. Only
+    the tiles that cross the causal diagonal are masked (`axe.iota`). O is
+    normalized, staged in the Q tile's shared memory and stored by TMA.
+
+    The schedule: `block_n` 128 and 2 stages at D = 128, 3 stages at D = 64
+    (what fits the 227 KiB of shared memory a Hopper CTA may use with the Q
+    tile); the op's `block_n` / `stages` attributes override it. Shapes the
+    kernel cannot run (D not 64 or 128, `seq_len` not a multiple of 128 or
+    of `block_n`, heads not a multiple of kv_heads, strides TMA cannot
+    address) are located errors.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
 def ConvertLinalgToAxe : Pass<"convert-linalg-to-axe", "::mlir::ModuleOp"> {
   let summary = "Turn bufferized `linalg` matrix products and their epilogues into `axe.matmul`";
   let description = [{

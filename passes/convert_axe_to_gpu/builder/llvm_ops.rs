@@ -18,6 +18,13 @@ impl B {
         self.build_value(|c, l| llvm::addrspacecast(c, Self::type_(t), unsafe { value(v) }, l))
     }
 
+    /// `llvm.bitcast %v : ... to t` (same bit width; e.g. a `vector<2xf16>` to the `i32` a
+    /// 32-bit register operand of inline PTX takes).
+    pub fn llvm_bitcast(&self, v: MlirValue, t: MlirType) -> MlirValue {
+        // SAFETY: `v` is a live value visible here (module and builder contracts).
+        self.build_value(|c, l| llvm::bitcast(c, Self::type_(t), unsafe { value(v) }, l))
+    }
+
     /// `llvm.load %ptr : ... -> t`, atomic with `ordering` (an `i64` attribute holding an
     /// `llvm::AtomicOrdering`) and `alignment` bytes when given.
     pub fn llvm_load(&self, ptr: MlirValue, t: MlirType, atomic: Option<(MlirAttribute, i64)>) -> MlirValue {

@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""Checks and times the attention kernels build_attention.py built (on the GPU machine).
+
+    attention.py DIR [--rounds N] [--only SUBSTR] [--fa3 WHEEL_DIR] [--no-time]
+
+Correctness (every entry): O against a float32 evaluation of softmax(scale Q Kᵀ + mask) V from
+its definition (per head, chunked; the first, a middle and the last query head, in the first
+and the last sequence), the log-sum-exp against the same evaluation's, and NaN sentinels past
+O's end (nothing written outside O). The tolerance is the larger of 1e-2 (f16) / 2e-2 (bf16)
+and twice the error of PyTorch's own flash backend against the same reference.
+
+Timing: each round runs every method once, in turn (CUDA events, no host sync between the
+methods of a round): Axe, SDPA's cuDNN and flash backends, and FlashAttention-3 (`fa3-fwd`,
+when its wheel is given or installed). TFLOP/s counts 4 B H S² D (half for causal); ratios are
+per round (paired), median with min..max.
+"""
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+import zlib
+
+import torch
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+for _d in (os.path.join(HERE, "..", "..", "test", "gpu"), HERE):
+    if os.path.isdir(_d):
+        sys.path.insert(0, _d)
+from runtime_path import axe_runtime  # noqa: E402
+
+TORCH = {"f16": torch.float16, "bf16": torch.bfloat16}
+SENTINEL = 4096
+
+
+def load_fa3(wheel_dir):
+    """FlashAttention-3's forward from the `fa3-fwd` wheel: its interface imports
+    `flash_attn_config`, which the wheel ships as `fa3_fwd_config`."""
+    if wheel_dir:
+        import glob
+        import zipfile
+        dest = os.path.join("/tmp", "fa3_unpacked")
+        for w in glob.glob(os.path.join(wheel_dir, "*.whl")):
+            zipfile.ZipFile(w).extractall(dest)
+        sys.path.insert(0, dest)
+    try:
+        import fa3_fwd_config
+        sys.modules.setdefault("flash_attn_config", fa3_fwd_config)
+        import fa3_fwd_interface
+        return fa3_fwd_interface.flash_attn_func
+    except Exception as x:  # no wheel: the other baselines still run
+        print(f"# FlashAttention-3 not available: {type(x).__name__}: {x}", flush=True)
+        return None
+
+
+def reference(q, k, v, e, heads_checked, seqs_checked):
+    """float32 O and log-sum-exp rows of the checked (sequence, head)s, from the definition."""
+    seq, d, group = e["seq"], e["d"], e["heads"] // e["kv_heads"]
+    scale = 1.0 / math.sqrt(d)
+    out = {}
+    for b in seqs_checked:
+        rows = slice(b * seq, (b + 1) * seq)
+        for h in heads_checked:
+            hk = h // group
+            qh = q[rows, h * d:(h + 1) * d].float()
+            kh = k[rows, hk * d:(hk + 1) * d].float()
+            vh = v[rows, hk * d:(hk + 1) * d].float()
+            os_, ls = [], []
+            for c0 in range(0, seq, 2048):
+                s = (qh[c0:c0 + 2048] @ kh.t()) * scale
+                if e["causal"]:
+                    i = torch.arange(c0, min(c0 + 2048, seq), device="cuda")[:, None]
+                    j = torch.arange(seq, device="cuda")[None, :]
+                    s = s.masked_fill(j > i, float("-inf"))
+                lse = torch.logsumexp(s, dim=1)
+                os_.append(torch.exp(s - lse[:, None]) @ vh)
+                ls.append(lse)
+            out[(b, h)] = (torch.cat(os_), torch.cat(ls))
+    return out
+
+
+def bhsd(x, e, heads):
+    """The packed [tokens, heads * d] tensor as [B, heads, S, D] (a strided view)."""
+    b = e["tokens"] // e["seq"]
+    return x.view(b, e["seq"], heads, e["d"]).transpose(1, 2)
+
+
+def run_entry(e, d, a, fa3):
+    torch.manual_seed(zlib.crc32(e["entry"].encode()))
+    dt = TORCH[e["dtype"]]
+    t, hq, hk, hd = e["tokens"], e["heads"], e["kv_heads"], e["d"]
+    q = torch.randn(t, hq * hd, device="cuda", dtype=dt)
+    k = torch.randn(t, hk * hd, device="cuda", dtype=dt)
+    v = torch.randn(t, hk * hd, device="cuda", dtype=dt)
+    o_store = torch.full((t * hq * hd + SENTINEL,), float("nan"), device="cuda", dtype=dt)
+    o = o_store[: t * hq * hd].view(t, hq * hd)
+    lse = torch.full((hq * t,), float("nan"), device="cuda", dtype=torch.float32)
+    kernel = axe_runtime.load(os.path.join(d, f"{e['entry']}.json"))
+    if isinstance(kernel, dict):
+        kernel = kernel[e["entry"]]
+    launch = kernel.launcher(q.view(-1), k.view(-1), v.view(-1), o_store[: t * hq * hd], lse)
+    launch()
+    torch.cuda.synchronize()
+    rec = dict(e, status="FAIL")
+    nseq = t // e["seq"]
+    heads_checked = sorted({0, hq // 2 + 1, hq - 1})
+    seqs_checked = sorted({0, nseq - 1})
+    ref = reference(q, k, v, e, heads_checked, seqs_checked)
+    causal = e["causal"]
+    # PyTorch's flash backend against the same reference: the error a 16-bit P costs.
+    qb, kb, vb = bhsd(q, e, hq), bhsd(k, e, hk), bhsd(v, e, hk)
+    gqa = hq != hk
+
+    def sdpa(backend):
+        from torch.nn.attention import sdpa_kernel
+        with sdpa_kernel([backend]):
+            return F.scaled_dot_product_attention(qb, kb, vb, is_causal=causal, enable_gqa=gqa)
+
+    from torch.nn.attention import SDPBackend
+    flash_err = 0.0
+    try:
+        fo = sdpa(SDPBackend.FLASH_ATTENTION)
+        for (b, h), (ro, _) in ref.items():
+            flash_err = max(flash_err, (fo[b, h].float() - ro).abs().max().item())
+    except Exception as x:
+        rec["flash_error"] = str(x)[:200]
+    tol = max(1e-2 if e["dtype"] == "f16" else 2e-2, 2 * flash_err)
+    err_o, err_l = 0.0, 0.0
+    lse2 = lse.view(hq, t)
+    for (b, h), (ro, rl) in ref.items():
+        rows = slice(b * e["seq"], (b + 1) * e["seq"])
+        err_o = max(err_o, (o[rows, h * hd:(h + 1) * hd].float() - ro).abs().max().item())
+        err_l = max(err_l, (lse2[h, rows] - rl).abs().max().item())
+    nan_o = int(torch.isnan(o).sum())
+    tail = bool(torch.isnan(o_store[t * hq * hd:]).all())
+    nan_l = int(torch.isnan(lse).sum())
+    rec.update(max_abs_error=err_o, lse_max_abs_error=err_l, flash_max_abs_error=flash_err, tolerance=tol,
+               nan_in_o=nan_o, nan_in_lse=nan_l, tail_untouched=tail)
+    ok = err_o <= tol and err_l <= 1e-3 * max(1.0, math.log(e["seq"])) and nan_o == 0 and nan_l == 0 and tail
+    if not ok:
+        return rec
+    rec["status"] = "PASS"
+    if a.no_time:
+        return rec
+    methods = {"axe": launch,
+               "cudnn": lambda: sdpa(SDPBackend.CUDNN_ATTENTION),
+               "flash2": lambda: sdpa(SDPBackend.FLASH_ATTENTION)}
+    if fa3 is not None:
+        b = t // e["seq"]
+        q4, k4, v4 = (x.view(b, e["seq"], -1, hd) for x in (q, k, v))
+        methods["fa3"] = lambda: fa3(q4, k4, v4, causal=causal)
+    for name in list(methods):
+        try:
+            for _ in range(3):
+                methods[name]()
+            torch.cuda.synchronize()
+        except Exception as x:
+            rec[f"{name}_error"] = f"{type(x).__name__}: {str(x)[:160]}"
+            del methods[name]
+    times = {n: [] for n in methods}
+    for _ in range(a.rounds):
+        ev = {n: (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for n in methods}
+        torch.cuda._sleep(2_000_000)
+        for n, fn in methods.items():
+            ev[n][0].record()
+            fn()
+            ev[n][1].record()
+        torch.cuda.synchronize()
+        for n in methods:
+            times[n].append(ev[n][0].elapsed_time(ev[n][1]))
+    flops = 4 * t * e["seq"] * hq * hd * (0.5 if causal else 1.0)
+    rec["tflops"] = {n: flops / (statistics.median(v) * 1e-3) / 1e12 for n, v in times.items()}
+    rec["ms"] = {n: statistics.median(v) for n, v in times.items()}
+    for n in methods:
+        if n == "axe":
+            continue
+        r = [b_ / x for b_, x in zip(times[n], times["axe"])]
+        rec[f"vs_{n}"] = (statistics.median(r), min(r), max(r))
+    return rec
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dir")
+    ap.add_argument("--rounds", type=int, default=10)
+    ap.add_argument("--only")
+    ap.add_argument("--fa3")
+    ap.add_argument("--no-time", action="store_true")
+    ap.add_argument("--out")
+    a = ap.parse_args()
+    index = json.load(open(os.path.join(a.dir, "index.json")))
+    fa3 = None if a.no_time else load_fa3(a.fa3)
+    print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}", flush=True)
+    recs = []
+    for e in index:
+        if a.only and a.only not in e["entry"]:
+            continue
+        try:
+            rec = run_entry(e, a.dir, a, fa3)
+        except Exception as x:
+            rec = dict(e, status="ERROR", error=f"{type(x).__name__}: {str(x)[:300]}")
+        recs.append(rec)
+        tf = rec.get("tflops", {})
+        line = f"{rec['status']} {e['entry']} err {rec.get('max_abs_error', float('nan')):.2e} " \
+               f"(tol {rec.get('tolerance', 0):.1e}, flash {rec.get('flash_max_abs_error', 0):.1e}) " \
+               f"lse {rec.get('lse_max_abs_error', float('nan')):.1e}"
+        if tf:
+            line += " | TFLOP/s " + " ".join(f"{n} {v:.0f}" for n, v in tf.items())
+            line += " | " + " ".join(f"vs {n[3:]} x{r[0]:.2f} [{r[1]:.2f}-{r[2]:.2f}]"
+                                     for n, r in rec.items() if n.startswith("vs_"))
+        if rec["status"] != "PASS":
+            line += " | " + json.dumps({x: y for x, y in rec.items() if x not in e})
+        print(line, flush=True)
+        torch.cuda.empty_cache()
+    if a.out:
+        with open(a.out, "w") as f:
+            json.dump(recs, f, indent=1)
+    bad = [r for r in recs if r["status"] != "PASS"]
+    print(f"# {len(recs) - len(bad)} of {len(recs)} passed", flush=True)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

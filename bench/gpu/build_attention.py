@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Builds the attention benchmark grid through the compiler: for each configuration the
+user-level module (one `axe.attention` on views of the function's buffers, as a user or a front
+end writes it), lowered with `axe-to-nvvm-pipeline` (which expands the op with
+`axe-expand-attention`) and written as a launch manifest OUTDIR/<entry>.json; plus
+OUTDIR/index.json, the list attention.py reads on the GPU.
+
+    build_attention.py OUTDIR [--grid full|small] [--only SUBSTR]
+
+The grid (16k tokens per batch, as FlashAttention-3's paper measures): head dim 64 (32 heads)
+and 128 (16 heads), causal and not, sequence 512 ... 16384, f16 and bf16; grouped-query
+attention (32 query heads over 8 key/value heads, head dim 128) at sequence 4096 and 8192; and
+batches of other sizes than the grid's (seq 2048 x 3, 768 x 5) that nothing was tuned on.
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..")
+MLIR = {"f16": "f16", "bf16": "bf16"}
+
+
+def module(name, tokens, heads, kv_heads, d, seq, causal, dtype, lse=True):
+    """The user-level module: Q, K, V, O (and the log-sum-exp, [tokens, heads] f32 stored
+    head-major as FlashAttention's [heads, tokens]) as bare 16-byte-aligned buffers."""
+    e = MLIR[dtype]
+    nq, nkv = tokens * heads * d, tokens * kv_heads * d
+    tq = f"!axe.tensor<{tokens}x{heads * d}x{e}, global, #axe.layout<({tokens}, {heads * d}) : ({heads * d}, 1)>>"
+    tkv = f"!axe.tensor<{tokens}x{kv_heads * d}x{e}, global, #axe.layout<({tokens}, {kv_heads * d}) : ({kv_heads * d}, 1)>>"
+    tl = f"!axe.tensor<{tokens}x{heads}xf32, global, #axe.layout<({tokens}, {heads}) : (1, {tokens})>>"
+    arg = lambda n, c, t: f"%{n}: memref<{c}x{t}> {{axe.align = 16 : i64}}"  # noqa: E731
+    args = [arg("q", nq, e), arg("k", nkv, e), arg("v", nkv, e), arg("o", nq, e)]
+    if lse:
+        args.append(arg("l", tokens * heads, "f32"))
+    attrs = f"heads = {heads}, kv_heads = {kv_heads}, seq_len = {seq}" + (", causal" if causal else "")
+    lines = [
+        'module attributes {axe.target = #axe.target<"sm_90a">} {',
+        f"  func.func @{name}({', '.join(args)}) {{",
+        f"    %Q = axe.view %q : memref<{nq}x{e}> to {tq}",
+        f"    %K = axe.view %k : memref<{nkv}x{e}> to {tkv}",
+        f"    %V = axe.view %v : memref<{nkv}x{e}> to {tkv}",
+        f"    %O = axe.view %o : memref<{nq}x{e}> to {tq}",
+    ]
+    if lse:
+        lines.append(f"    %L = axe.view %l : memref<{tokens * heads}xf32> to {tl}")
+    lse_part = f" lse(%L : {tl})" if lse else ""
+    lines += [
+        f"    axe.attention %Q, %K, %V, %O{lse_part} {{{attrs}}} : {tq}, {tkv}, {tkv}, {tq}",
+        "    return",
+        "  }",
+        "}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def grid(kind):
+    out = []
+    seqs = [512, 1024, 2048, 4096, 8192, 16384] if kind == "full" else [1024, 4096]
+    dtypes = ["f16", "bf16"] if kind == "full" else ["f16"]
+    for dtype in dtypes:
+        for d in (64, 128):
+            for causal in (False, True):
+                for seq in seqs:
+                    out.append(dict(tokens=16384, heads=2048 // d, kv_heads=2048 // d, d=d, seq=seq,
+                                    causal=causal, dtype=dtype))
+    for seq in ([4096, 8192] if kind == "full" else [4096]):
+        for causal in (False, True):
+            out.append(dict(tokens=16384, heads=32, kv_heads=8, d=128, seq=seq, causal=causal, dtype="bf16"))
+    # Other batch sizes: 3 sequences of 2048, 5 of 768.
+    for tokens, seq in ([(6144, 2048), (3840, 768)] if kind == "full" else [(3840, 768)]):
+        out.append(dict(tokens=tokens, heads=16, kv_heads=16, d=128, seq=seq, causal=True, dtype="f16"))
+    return out
+
+
+def entry_name(c):
+    return (f"attn_t{c['tokens']}_h{c['heads']}x{c['kv_heads']}_d{c['d']}_s{c['seq']}"
+            f"{'_causal' if c['causal'] else ''}_{c['dtype']}")
+
+
+def build(outdir, c):
+    opt = os.environ.get("AXE_OPT", os.path.join(ROOT, "target/release/axe-opt"))
+    translate = os.environ.get("AXE_TRANSLATE", os.path.join(os.path.dirname(opt), "axe-translate"))
+    name = entry_name(c)
+    src = module(name, c["tokens"], c["heads"], c["kv_heads"], c["d"], c["seq"], c["causal"], c["dtype"])
+    lowered = subprocess.run([opt, "-", "--axe-to-nvvm-pipeline=chip=sm_90a features=+ptx80"], input=src,
+                             capture_output=True, text=True)
+    if lowered.returncode:
+        return None, f"{name}: {lowered.stderr.strip()[:2000]}"
+    manifest = subprocess.run([translate, "-", "--axe-to-launch-manifest"], input=lowered.stdout,
+                              capture_output=True, text=True)
+    if manifest.returncode:
+        return None, f"{name}: {manifest.stderr.strip()[:2000]}"
+    data = json.loads(manifest.stdout)
+    (kernel,) = data["kernels"]
+    with open(os.path.join(outdir, f"{kernel['entry']}.json"), "w") as f:
+        json.dump({"version": data["version"], "kernels": [kernel]}, f)
+    return dict(c, entry=kernel["entry"]), None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("outdir")
+    ap.add_argument("--grid", default="full", choices=["small", "full"])
+    ap.add_argument("--only")
+    a = ap.parse_args()
+    os.makedirs(a.outdir, exist_ok=True)
+    items = [c for c in grid(a.grid) if not a.only or a.only in entry_name(c)]
+    index, errors = [], []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        for rec, err in pool.map(lambda c: build(a.outdir, c), items):
+            if err:
+                errors.append(err)
+            else:
+                index.append(rec)
+    with open(os.path.join(a.outdir, "index.json"), "w") as f:
+        json.dump(index, f, indent=1)
+    print(f"built {len(index)} of {len(items)}")
+    for e in errors:
+        print("ERROR", e, file=sys.stderr)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,482 @@
+//! `axe-expand-attention`: replaces each `axe.attention` by a FlashAttention-style Hopper
+//! kernel (FlashAttention-3's structure: a TMA producer warp and wgmma consumer warpgroups with
+//! register-sourced P) as scoped Axe IR, built through the dialect's typed builders
+//! ([`crate::expand_matmul::axe_ops`], shared with the GEMM expansion).
+//!
+//! The kernel, per CTA (128 query rows of one head of one sequence; three warpgroups):
+//! * **producer** (warp 0 of warpgroup 0, registers given up with `setmaxnreg`): loads the Q
+//!   tile, then every K and V tile of the rows' keys into a ring of `stages` stages, each copy
+//!   completing on its own full barrier (K's and V's apart, so that S = Q Kᵀ starts before V
+//!   lands), after waiting until the consumers emptied the stage;
+//! * **consumers** (warpgroups 1 and 2, 64 query rows each): per K/V tile, S = Q Kᵀ (wgmma,
+//!   A and B from shared memory); on tiles that cross the causal diagonal, keys after the
+//!   query get -1e30 added (`axe.iota` rows and columns); the online softmax (row max and sum
+//!   as `axe.reduce` along the accumulator's rows, exp2 with scale · log2 e folded in, the
+//!   running O and sum rescaled); P = S cast to 16 bits, which has S's register layout — the
+//!   wgmma A fragment (`axe-infer-layout` derives it, `convert-axe-to-gpu` checks it) — so O
+//!   += P V reads A from registers; then the stage is released. At the end O / sum is cast,
+//!   staged in the rows' part of the Q tile and stored by TMA; the log-sum-exp (scale · max +
+//!   ln sum) is stored when asked for.
+//!
+//! Barrier phases are computed: the CTA's r-th use of a stage (its r-th round) waits for
+//! parity r & 1 on the full barriers, the producer for (r & 1) ^ 1 on the empty one (a fresh
+//! barrier passes parity 1). For `causal`, CTAs take query tiles from the last (most keys)
+//! to the first: the longest work starts first.
+
+use arith::CmpiPredicate;
+use axe_layout::{Iter, Layout};
+use melior::dialect::arith;
+use mlir_sys::*;
+
+use crate::convert_axe_to_gpu::builder::{Ix, B};
+use crate::convert_axe_to_gpu::types::element_type;
+use crate::dialect::ods::{self, BinaryKind, CopySchedule, MemoryScope, ReduceKind, ScopeKind, UnaryKind};
+use crate::error::{AxeError, Result};
+use crate::expand_matmul::axe_ops::{self, CopyOptions, Dim};
+use crate::ir;
+use crate::target;
+
+/// Query rows per CTA: one 64-row wgmma tile per consumer warpgroup.
+const BLOCK_M: i64 = 128;
+const CONSUMERS: i64 = 2;
+/// `setmaxnreg`: the producer warpgroup keeps 24 registers, the consumers get 240 (128 x 24 +
+/// 256 x 240 = 64,512 of 65,536): S, O and P of a 64 x 128 tile live in registers.
+const PRODUCER_REGISTERS: i64 = 24;
+const CONSUMER_REGISTERS: i64 = 240;
+/// What a masked score gets added: exp2 of (scaled) -1e30 below any row maximum is 0.
+const MASKED: f64 = -1.0e30;
+
+/// The pass body.
+pub fn run(root: melior::ir::operation::OperationRefMut) -> bool {
+    let root = root.to_raw();
+    let mut ok = true;
+    for op in ir::collect(root, &[ods::ops::ATTENTION]) {
+        if let Err(e) = expand(op) {
+            e.emit(op);
+            ok = false;
+        }
+    }
+    ok
+}
+
+/// The compiler's schedule for head dimension `d`: key rows per stage and stages. A CTA's
+/// shared memory holds the Q tile and `stages` K and V tiles: at D = 128, 32 KiB + 2 x 64 KiB;
+/// at D = 64, 16 KiB + 3 x 32 KiB (within the 227 KiB a Hopper CTA may use, leaving room for
+/// two CTAs' worth of neither: one CTA per SM, as the register split needs).
+pub fn schedule(d: i64) -> (i64, i64) {
+    match d {
+        64 => (128, 3),
+        _ => (128, 2),
+    }
+}
+
+/// Everything the kernel's construction reads.
+struct Plan {
+    q: MlirValue,
+    k: MlirValue,
+    v: MlirValue,
+    o: MlirValue,
+    lse: Option<MlirValue>,
+    e: MlirType,
+    tokens: i64,
+    heads: i64,
+    group: i64,
+    d: i64,
+    seq: i64,
+    causal: bool,
+    scale: f64,
+    block_n: i64,
+    stages: i64,
+}
+
+impl Plan {
+    fn tiles_q(&self) -> i64 {
+        self.seq / BLOCK_M
+    }
+}
+
+fn expand(op: MlirOperation) -> Result<()> {
+    use ods::attention::{operands, BLOCK_N, CAUSAL, HEADS, KV_HEADS, SCALE, SEQ_LEN, STAGES};
+    let t = target::of(op).ok_or_else(|| {
+        AxeError::at(
+            op,
+            "axe.attention needs the module's #axe.target (e.g. #axe.target<\"sm_90a\">)".to_string(),
+        )
+    })?;
+    if !t.has_wgmma {
+        return Err(AxeError::at(
+            op,
+            format!(
+                "axe.attention expands to a wgmma kernel, which target {} does not have (sm_90a)",
+                t.name
+            ),
+        ));
+    }
+    // The one optional operand comes last.
+    let lse = (ir::num_operands(op) > operands::O + 1).then(|| ir::operand(op, operands::O + 1));
+    let q = ir::operand(op, operands::Q);
+    let qshape = ir::shape(ir::value_type(q));
+    let heads = ir::int_attr(op, HEADS).unwrap_or(1);
+    let kv_heads = ir::int_attr(op, KV_HEADS).unwrap_or(heads);
+    let d = qshape[1] / heads;
+    let (block_n_default, stages_default) = schedule(d);
+    let plan = Plan {
+        q,
+        k: ir::operand(op, operands::K),
+        v: ir::operand(op, operands::V),
+        o: ir::operand(op, operands::O),
+        lse,
+        e: element_type(ir::value_type(q)),
+        tokens: qshape[0],
+        heads,
+        group: heads / kv_heads,
+        d,
+        seq: ir::int_attr(op, SEQ_LEN).unwrap_or(qshape[0]),
+        causal: ir::attr(op, CAUSAL).is_some(),
+        scale: ir::float_or_int_attr(op, SCALE).unwrap_or(1.0 / (d as f64).sqrt()),
+        block_n: ir::int_attr(op, BLOCK_N).unwrap_or(block_n_default),
+        stages: ir::int_attr(op, STAGES).unwrap_or(stages_default),
+    };
+    let fail = |why: String| Err(AxeError::at(op, format!("axe.attention: cannot expand: {why}")));
+    if d != 64 && d != 128 {
+        return fail(format!("head dimension {d} (the kernel has 64 and 128)"));
+    }
+    if plan.seq % BLOCK_M != 0 {
+        return fail(format!(
+            "seq_len {} is not a multiple of the {BLOCK_M} query rows of a CTA",
+            plan.seq
+        ));
+    }
+    if !matches!(plan.block_n, 64 | 128) || plan.seq % plan.block_n != 0 {
+        return fail(format!(
+            "block_n {} must be 64 or 128 and divide seq_len {}",
+            plan.block_n, plan.seq
+        ));
+    }
+    if !(1..=4).contains(&plan.stages) {
+        return fail(format!("stages {} (1 to 4)", plan.stages));
+    }
+    let smem = 2 * d * (BLOCK_M + 2 * plan.block_n * plan.stages);
+    if smem > t.max_shared_bytes {
+        return fail(format!(
+            "the Q tile and {} K/V stages need {smem} bytes of shared memory; the target has {}",
+            plan.stages, t.max_shared_bytes
+        ));
+    }
+    for (v, what) in [(plan.q, "Q"), (plan.k, "K"), (plan.v, "V"), (plan.o, "O")] {
+        crate::expand_matmul::row_stride(op, v, what)?;
+    }
+    build_kernel(&B::before(op), &plan);
+    // SAFETY: `op` is live, owned by the pass, has no results, and is not walked again.
+    unsafe { ir::erase(op) };
+    Ok(())
+}
+
+/// A `[rows, d]` shared tile: 64-column blocks of 128-byte rows, 128-byte swizzled — what TMA
+/// writes and wgmma reads K-major (Q, K) or MN-major (V) alike.
+fn tile_type(b: &B, plan: &Plan, rows: i64) -> MlirType {
+    let mut shard = vec![Iter::mem(rows, 64)];
+    if plan.d > 64 {
+        shard.push(Iter::mem(plan.d / 64, rows * 64));
+    }
+    shard.push(Iter::mem(64, 1));
+    let l = Layout::from_shard(shard).expect("a valid tile layout");
+    axe_ops::tensor_type(
+        b,
+        &[rows, plan.d],
+        plan.e,
+        MemoryScope::Shared,
+        Some(&l),
+        Some((3, 3, 3)),
+    )
+}
+
+/// The kernel's values every role reads.
+struct Shared {
+    /// The first row of the CTA's query tile, and the sequence's first row.
+    row0: MlirValue,
+    seq0: MlirValue,
+    /// The tile's index in its sequence.
+    qt: MlirValue,
+    /// Query head and its key/value head.
+    h: MlirValue,
+    hk: MlirValue,
+    /// K/V tiles of this CTA, and rounds of the stage ring.
+    n_kv: MlirValue,
+    rounds: MlirValue,
+    sq: MlirValue,
+    sk: Vec<MlirValue>,
+    sv: Vec<MlirValue>,
+    q_full: MlirValue,
+    k_full: Vec<MlirValue>,
+    v_full: Vec<MlirValue>,
+    empty: Vec<MlirValue>,
+    truth: MlirValue,
+}
+
+fn build_kernel(b: &B, plan: &Plan) {
+    let tiles_q = plan.tiles_q();
+    let grid = tiles_q * plan.heads * (plan.tokens / plan.seq);
+    let threads = (CONSUMERS + 1) * target::WARPGROUP_THREADS;
+    axe_ops::kernel(b, grid, threads, None, false, |k| {
+        let cta = axe_ops::unit_id(&k, ScopeKind::Cta, false);
+        let tq = k.cidx(tiles_q);
+        let x = k.arith_binary(arith::remui, cta, tq);
+        let bh = k.arith_binary(arith::divui, cta, tq);
+        let qt = if plan.causal { k.subi(k.cidx(tiles_q - 1), x) } else { x };
+        let h = k.arith_binary(arith::remui, bh, k.cidx(plan.heads));
+        let batch = k.arith_binary(arith::divui, bh, k.cidx(plan.heads));
+        let hk = k.arith_binary(arith::divui, h, k.cidx(plan.group));
+        let seq0 = k.muli(batch, k.cidx(plan.seq));
+        let row0 = k.addi(seq0, k.muli(qt, k.cidx(BLOCK_M)));
+        let bn = plan.block_n;
+        // Causal: the keys up to the tile's last query row; else the whole sequence.
+        let n_kv = if plan.causal {
+            let last = k.muli(k.addi(qt, k.cidx(1)), k.cidx(BLOCK_M));
+            k.arith_binary(arith::divui, k.addi(last, k.cidx(bn - 1)), k.cidx(bn))
+        } else {
+            k.cidx(plan.seq / bn)
+        };
+        let rounds = k.arith_binary(arith::divui, k.addi(n_kv, k.cidx(plan.stages - 1)), k.cidx(plan.stages));
+        let sq = axe_ops::alloc(&k, tile_type(&k, plan, BLOCK_M));
+        let kv_t = tile_type(&k, plan, bn);
+        let mut sh = Shared {
+            row0,
+            seq0,
+            qt,
+            h,
+            hk,
+            n_kv,
+            rounds,
+            sq,
+            sk: vec![],
+            sv: vec![],
+            q_full: axe_ops::mbarrier(&k, 1),
+            k_full: vec![],
+            v_full: vec![],
+            empty: vec![],
+            truth: k.cbool(true),
+        };
+        for _ in 0..plan.stages {
+            sh.sk.push(axe_ops::alloc(&k, kv_t));
+            sh.sv.push(axe_ops::alloc(&k, kv_t));
+            sh.k_full.push(axe_ops::mbarrier(&k, 1));
+            sh.v_full.push(axe_ops::mbarrier(&k, 1));
+            sh.empty
+                .push(axe_ops::mbarrier(&k, CONSUMERS * target::WARPGROUP_THREADS));
+        }
+        axe_ops::scope(&k, ScopeKind::Warpgroup, 0, 1, |wg| {
+            axe_ops::set_max_registers(&wg, PRODUCER_REGISTERS);
+            axe_ops::scope(&wg, ScopeKind::Warp, 0, 1, |w| produce(&w, plan, &sh));
+        });
+        for w in 1..=CONSUMERS {
+            axe_ops::scope(&k, ScopeKind::Warpgroup, w, w + 1, |wg| {
+                axe_ops::set_max_registers(&wg, CONSUMER_REGISTERS);
+                consume(&wg, plan, &sh, (w - 1) * 64);
+            });
+        }
+    });
+}
+
+/// The parity of round `r` (an index) as an i1.
+fn parity(b: &B, r: MlirValue) -> MlirValue {
+    b.cmpi(CmpiPredicate::Ne, b.andi(r, b.cidx(1)), b.cidx(0))
+}
+
+/// Runs `body(b, round, stage, j)` for every K/V tile j < n_kv of the CTA: the stages in
+/// turn, round after round (stage buffers are separate allocations, so a stage is static).
+fn for_tiles(b: &B, plan: &Plan, sh: &Shared, body: impl Fn(&B, MlirValue, usize, MlirValue)) {
+    b.for_::<()>(Ix::C(0), Ix::V(sh.rounds), Ix::C(1), |q, r| {
+        for st in 0..plan.stages as usize {
+            let j = q.addi(q.muli(r, q.cidx(plan.stages)), q.cidx(st as i64));
+            let live = q.cmpi(CmpiPredicate::Ult, j, sh.n_kv);
+            q.if_::<()>(live, |t| {
+                body(&t, r, st, j);
+                Ok(())
+            })
+            .expect("the stage's body does not fail");
+        }
+        Ok(())
+    })
+    .expect("the K/V loop's body does not fail");
+}
+
+fn global(b: &B, plan: &Plan, rows: i64, cols: i64) -> MlirType {
+    axe_ops::tensor_type(b, &[rows, cols], plan.e, MemoryScope::Global, None, None)
+}
+
+fn tma(bar: MlirValue) -> CopyOptions {
+    CopyOptions {
+        schedule: CopySchedule::Tma,
+        async_: true,
+        barrier: Some(bar),
+        multicast: None,
+    }
+}
+
+/// The producer warp: the Q tile, then K and V tile by tile.
+fn produce(b: &B, plan: &Plan, sh: &Shared) {
+    let (d, bn) = (plan.d, plan.block_n);
+    let qcol = b.muli(sh.h, b.cidx(d));
+    let qwin = axe_ops::slice(
+        b,
+        plan.q,
+        &[Dim::At(sh.row0, BLOCK_M), Dim::At(qcol, d)],
+        false,
+        global(b, plan, BLOCK_M, d),
+    );
+    axe_ops::copy(b, qwin, sh.sq, tma(sh.q_full));
+    let kcol = b.muli(sh.hk, b.cidx(d));
+    for_tiles(b, plan, sh, |t, r, st, j| {
+        let empty = t.xori(parity(t, r), sh.truth);
+        axe_ops::mbarrier_wait(t, sh.empty[st], empty);
+        let row = t.addi(sh.seq0, t.muli(j, t.cidx(bn)));
+        for (source, dest, bar) in [(plan.k, sh.sk[st], sh.k_full[st]), (plan.v, sh.sv[st], sh.v_full[st])] {
+            let win = axe_ops::slice(
+                t,
+                source,
+                &[Dim::At(row, bn), Dim::At(kcol, d)],
+                false,
+                global(t, plan, bn, d),
+            );
+            axe_ops::copy(t, win, dest, tma(bar));
+        }
+    });
+}
+
+/// A consumer warpgroup: query rows `r0 .. r0 + 64` of the CTA's tile.
+fn consume(b: &B, plan: &Plan, sh: &Shared, r0: i64) {
+    let (d, bn) = (plan.d, plan.block_n);
+    let f32 = b.f32_type();
+    let reg = |shape: &[i64], e: MlirType| {
+        axe_ops::alloc(b, axe_ops::tensor_type(b, shape, e, MemoryScope::Register, None, None))
+    };
+    let scalar = |v: f64| {
+        let t = reg(&[1, 1], f32);
+        axe_ops::fill(b, t, b.cfloat(v, f32));
+        t
+    };
+    let rows_t = axe_ops::tensor_type(b, &[64, d], plan.e, MemoryScope::Shared, None, Some((3, 3, 3)));
+    let q_rows = axe_ops::slice(b, sh.sq, &[Dim::Static(r0, r0 + 64), Dim::Static(0, d)], false, rows_t);
+    let s = reg(&[64, bn], f32);
+    let p = reg(&[64, bn], plan.e);
+    let o = reg(&[64, d], f32);
+    let m = reg(&[64, 1], f32);
+    let l = reg(&[64, 1], f32);
+    let mt = reg(&[64, 1], f32);
+    let ms = reg(&[64, 1], f32);
+    let rs = reg(&[64, 1], f32);
+    // exp(scale x) = exp2(scale log2(e) x).
+    let c = scalar(plan.scale * std::f64::consts::LOG2_E);
+    let zero = b.cfloat(0.0, f32);
+    axe_ops::fill(b, m, b.cfloat(f64::NEG_INFINITY, f32));
+    axe_ops::fill(b, l, zero);
+    axe_ops::fill(b, o, zero);
+    axe_ops::mbarrier_wait(b, sh.q_full, b.cbool(false));
+    // The tile's first query row in its sequence (for the causal mask).
+    let q_first = b.addi(b.muli(sh.qt, b.cidx(BLOCK_M)), b.cidx(r0));
+    for_tiles(b, plan, sh, |t, r, st, j| {
+        let full = parity(t, r);
+        axe_ops::mbarrier_wait(t, sh.k_full[st], full);
+        axe_ops::fill(t, s, zero);
+        let g = axe_ops::gemm_async(t, q_rows, sh.sk[st], s, true);
+        axe_ops::wait(t, &[g], 0);
+        if plan.causal {
+            // Tiles whose last key comes after the CTA's first query cross the diagonal.
+            let last_key = t.addi(t.muli(j, t.cidx(bn)), t.cidx(bn - 1));
+            let first_query = t.muli(sh.qt, t.cidx(BLOCK_M));
+            let crosses = t.cmpi(CmpiPredicate::Ugt, last_key, first_query);
+            t.if_::<()>(crosses, |u| {
+                causal_mask(&u, plan, s, q_first, j);
+                Ok(())
+            })
+            .expect("the mask does not fail");
+        }
+        // m_new = max(m, rowmax S); alpha = exp2(c (m - m_new)) rescales O and the sum.
+        axe_ops::reduce(t, ReduceKind::Max, s, mt, &[1]);
+        axe_ops::binary(t, BinaryKind::Max, m, mt, mt);
+        axe_ops::binary(t, BinaryKind::Sub, m, mt, m);
+        axe_ops::binary(t, BinaryKind::Mul, m, c, m);
+        axe_ops::unary(t, UnaryKind::Exp2, m, m);
+        axe_ops::binary(t, BinaryKind::Mul, l, m, l);
+        axe_ops::binary(t, BinaryKind::Mul, o, m, o);
+        // P = exp2(c S - c m_new), its row sums added.
+        axe_ops::binary(t, BinaryKind::Mul, mt, c, ms);
+        axe_ops::binary(t, BinaryKind::Mul, s, c, s);
+        axe_ops::binary(t, BinaryKind::Sub, s, ms, s);
+        axe_ops::unary(t, UnaryKind::Exp2, s, s);
+        axe_ops::reduce(t, ReduceKind::Sum, s, rs, &[1]);
+        axe_ops::binary(t, BinaryKind::Add, l, rs, l);
+        axe_ops::binary(t, BinaryKind::Max, mt, mt, m);
+        axe_ops::cast(t, s, p);
+        axe_ops::mbarrier_wait(t, sh.v_full[st], full);
+        let g = axe_ops::gemm_async(t, p, sh.sv[st], o, false);
+        axe_ops::wait(t, &[g], 0);
+        axe_ops::mbarrier_arrive(t, sh.empty[st], None);
+    });
+    // O / sum, rounded once; staged in these rows of the Q tile (every Q Kᵀ that read them is
+    // done) and stored by TMA.
+    axe_ops::binary(b, BinaryKind::Div, o, l, o);
+    let out = reg(&[64, d], plan.e);
+    axe_ops::cast(b, o, out);
+    axe_ops::copy(b, out, q_rows, CopyOptions::AUTO);
+    let row = b.addi(sh.row0, b.cidx(r0));
+    let ocol = b.muli(sh.h, b.cidx(d));
+    let owin = axe_ops::slice(
+        b,
+        plan.o,
+        &[Dim::At(row, 64), Dim::At(ocol, d)],
+        false,
+        global(b, plan, 64, d),
+    );
+    axe_ops::copy(
+        b,
+        q_rows,
+        owin,
+        CopyOptions {
+            schedule: CopySchedule::Tma,
+            ..CopyOptions::AUTO
+        },
+    );
+    if let Some(lse) = plan.lse {
+        // ln(sum) + scale · max: the log-sum-exp of the scaled scores.
+        axe_ops::unary(b, UnaryKind::Log, l, l);
+        let sc = scalar(plan.scale);
+        axe_ops::binary(b, BinaryKind::Mul, m, sc, m);
+        axe_ops::binary(b, BinaryKind::Add, l, m, l);
+        let t = axe_ops::tensor_type(b, &[64, 1], f32, MemoryScope::Global, None, None);
+        let win = axe_ops::slice(b, lse, &[Dim::At(row, 64), Dim::At(sh.h, 1)], false, t);
+        axe_ops::copy(b, l, win, CopyOptions::AUTO);
+    }
+}
+
+/// Adds -1e30 to the scores of keys after their query: S[i, c] += min(q - k, 0) · 1e30, with
+/// q = `q_first` + i and k = j · block_n + c (positions in the sequence).
+fn causal_mask(b: &B, plan: &Plan, s: MlirValue, q_first: MlirValue, j: MlirValue) {
+    let f32 = b.f32_type();
+    let bn = plan.block_n;
+    let reg = |shape: &[i64]| {
+        axe_ops::alloc(
+            b,
+            axe_ops::tensor_type(b, shape, f32, MemoryScope::Register, None, None),
+        )
+    };
+    let cols = reg(&[64, bn]);
+    let rows = reg(&[64, 1]);
+    let off = reg(&[1, 1]);
+    let big = reg(&[1, 1]);
+    axe_ops::iota(b, cols, 1);
+    axe_ops::iota(b, rows, 0);
+    // q - k = (i - c) + (q_first - j block_n).
+    let diff = b.subi(q_first, b.muli(j, b.cidx(bn)));
+    let i32t = b.int_type(32);
+    let diff = b.arith_cast(arith::sitofp, b.index_cast(diff, i32t), f32);
+    axe_ops::fill(b, off, diff);
+    axe_ops::fill(b, big, b.cfloat(-MASKED, f32));
+    axe_ops::binary(b, BinaryKind::Sub, rows, cols, cols);
+    axe_ops::binary(b, BinaryKind::Add, cols, off, cols);
+    axe_ops::fill(b, off, b.cfloat(0.0, f32));
+    axe_ops::binary(b, BinaryKind::Min, cols, off, cols);
+    axe_ops::binary(b, BinaryKind::Mul, cols, big, cols);
+    axe_ops::binary(b, BinaryKind::Add, s, cols, s);
+}

@@ -14,7 +14,8 @@
 //!   as `axe.reduce` along the accumulator's rows, exp2 with scale · log2 e folded in, the
 //!   running O and sum rescaled); P = S cast to 16 bits, which has S's register layout — the
 //!   wgmma A fragment (`axe-infer-layout` derives it, `convert-axe-to-gpu` checks it) — so O
-//!   += P V reads A from registers; then the stage is released. At the end O / sum is cast,
+//!   += P V reads A from registers, left running while the next tile's Q Kᵀ is issued (the
+//!   wait for both then releases the previous stage). At the end O / sum is cast,
 //!   staged in the rows' part of the Q tile and stored by TMA; the log-sum-exp (scale · max +
 //!   ln sum) is stored when asked for.
 //!
@@ -220,9 +221,13 @@ fn build_kernel(b: &B, plan: &Plan) {
     let threads = (CONSUMERS + 1) * target::WARPGROUP_THREADS;
     axe_ops::kernel(b, grid, threads, None, false, |k| {
         let cta = axe_ops::unit_id(&k, ScopeKind::Cta, false);
-        let tq = k.cidx(tiles_q);
-        let x = k.arith_binary(arith::remui, cta, tq);
-        let bh = k.arith_binary(arith::divui, cta, tq);
+        // CTA c takes query tile c / (heads * batches) of (batch, head) c % (heads * batches):
+        // the grid walks every head's first tiles before any head's next ones. Causal: tiles
+        // from the last (most keys) down, so that the longest work starts first and the short
+        // tiles fill the tail.
+        let per_tile = k.cidx(plan.heads * (plan.tokens / plan.seq));
+        let x = k.arith_binary(arith::divui, cta, per_tile);
+        let bh = k.arith_binary(arith::remui, cta, per_tile);
         let qt = if plan.causal { k.subi(k.cidx(tiles_q - 1), x) } else { x };
         let h = k.arith_binary(arith::remui, bh, k.cidx(plan.heads));
         let batch = k.arith_binary(arith::divui, bh, k.cidx(plan.heads));
@@ -379,8 +384,17 @@ fn consume(b: &B, plan: &Plan, sh: &Shared, r0: i64) {
         let full = parity(t, r);
         axe_ops::mbarrier_wait(t, sh.k_full[st], full);
         axe_ops::fill(t, s, zero);
+        // Waits for this Q Kᵀ and the previous tile's P V (left running across the loop), so
+        // that O may be rescaled and P rewritten below; the previous tile's stage is then free.
         let g = axe_ops::gemm_async(t, q_rows, sh.sk[st], s, true);
         axe_ops::wait(t, &[g], 0);
+        let previous = if st > 0 { st - 1 } else { plan.stages as usize - 1 };
+        let not_first = t.cmpi(CmpiPredicate::Ne, j, t.cidx(0));
+        t.if_::<()>(not_first, |u| {
+            axe_ops::mbarrier_arrive(&u, sh.empty[previous], None);
+            Ok(())
+        })
+        .expect("the release does not fail");
         if plan.causal {
             // Tiles whose last key comes after the CTA's first query cross the diagonal.
             let last_key = t.addi(t.muli(j, t.cidx(bn)), t.cidx(bn - 1));
@@ -410,10 +424,9 @@ fn consume(b: &B, plan: &Plan, sh: &Shared, r0: i64) {
         axe_ops::binary(t, BinaryKind::Max, mt, mt, m);
         axe_ops::cast(t, s, p);
         axe_ops::mbarrier_wait(t, sh.v_full[st], full);
-        let g = axe_ops::gemm_async(t, p, sh.sv[st], o, false);
-        axe_ops::wait(t, &[g], 0);
-        axe_ops::mbarrier_arrive(t, sh.empty[st], None);
+        axe_ops::gemm_async(t, p, sh.sv[st], o, false);
     });
+    axe_ops::wait(b, &[], 0);
     // O / sum, rounded once; staged in these rows of the Q tile (every Q Kᵀ that read them is
     // done) and stored by TMA.
     axe_ops::binary(b, BinaryKind::Div, o, l, o);

@@ -290,7 +290,9 @@ mod tests {
                 },
             )
         };
-        assert_eq!(ops::ALL.len(), 26);
+        assert_eq!(ops::ALL.len(), 28);
+        assert_eq!(attention::NAME, "axe.attention");
+        assert_eq!(iota::NAME, "axe.iota");
         assert_eq!(matmul::NAME, "axe.matmul");
         assert_eq!(matmul::SCHEDULE, "schedule");
         for name in ops::ALL {
@@ -324,7 +326,8 @@ mod tests {
     fn pass_arguments_and_defaults_come_from_ods() {
         assert_eq!(passes::CONVERT_AXE_TO_GPU, "convert-axe-to-gpu");
         assert_eq!(passes::AXE_INFER_LAYOUT, "axe-infer-layout");
-        assert_eq!(passes::ALL.len(), 8);
+        assert_eq!(passes::ALL.len(), 9);
+        assert_eq!(passes::AXE_EXPAND_ATTENTION, "axe-expand-attention");
         assert_eq!(passes::CONVERT_LINALG_TO_AXE, "convert-linalg-to-axe");
         assert_eq!(passes::AXE_MATMUL_SCHEDULE, "axe-matmul-schedule");
         assert_eq!(passes::AXE_EXPAND_MATMUL, "axe-expand-matmul");

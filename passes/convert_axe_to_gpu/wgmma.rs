@@ -451,7 +451,7 @@ pub fn lower(
         scale_d: b.attr("#nvvm.wgmma_scale_out<one>"),
         scale_a: b.attr("#nvvm.wgmma_scale_in<one>"),
         scale_b: b.attr("#nvvm.wgmma_scale_in<one>"),
-        layout_a: layout_attr(da.map_or(true, |d| d.k_major), true),
+        layout_a: layout_attr(da.is_none_or(|d| d.k_major), true),
         layout_b: layout_attr(db.k_major, false),
     };
     for ki in 0..kn {
@@ -523,9 +523,9 @@ enum AOperand {
 
 /// The register of element r of every `width`-column instruction tile (i, j) of the
 /// warpgroup-distributed fragment `t` (an m64nN D fragment, or an m64k16 A fragment, which has
-/// the same shape over its 16 columns): by the PTX ISA's fragment formula, row = 64 (wg i + g)
-/// + 16 w + t / 4 + 8 ((r / 2) % 2), col = width j + 8 (r / 4) + 2 (t % 4) + r % 2 for thread t
-/// of warp w of warpgroup g. The layout must give each such element to that warp and lane, at
+/// the same shape over its 16 columns): by the PTX ISA's fragment formula, for thread t of warp
+/// w of warpgroup g, row = 64 (wg i + g) + 16 w + t / 4 + 8 ((r / 2) % 2) and col = width j +
+/// 8 (r / 4) + 2 (t % 4) + r % 2. The layout must give each such element to that warp and lane, at
 /// the same register for every warp and lane (else a located error: the tensor is not the
 /// fragment wgmma reads or writes).
 #[allow(clippy::too_many_arguments)]

@@ -397,3 +397,25 @@ module attributes {axe.target = #axe.target<"sm_90">} {
     return
   }
 }
+
+// -----
+
+// A register A whose layout is not the fragment (each thread holds half a row) would need a
+// conversion: refused at the gemm, naming the first element out of place.
+!rows = !axe.tensor<64x64xf16, register, #axe.layout<(4, 16, 2, 32) : (1@warp, 2@lane, 1@lane, 1@reg)>>
+!acc3 = !axe.tensor<64x64xf32, register, #axe.layout<(4, 2, 8, 8, 4, 2) : (1@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>
+!sv3 = !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @register_a_not_fragment() {
+    axe.kernel grid [1] threads [128] {
+      %sv = axe.alloc : !sv3
+      axe.scope warpgroup [0 : 1] {
+        %p = axe.alloc : !rows
+        %o = axe.alloc : !acc3
+        // expected-error @+1 {{'axe.gemm' op A's layout (4, 16, 2, 32) : (1@warp, 2@lane, 1@lane, 1@reg) is not the wgmma m64nNk16 fragment layout}}
+        axe.gemm %p, %sv, %o : !rows, !sv3, !acc3
+      }
+    }
+    return
+  }
+}

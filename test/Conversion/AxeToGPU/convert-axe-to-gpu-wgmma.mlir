@@ -356,3 +356,36 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     return
   }
 }
+
+// -----
+
+// A from registers (attention's P V): a 16-bit A whose layout is the m64k16 A fragment (the
+// accumulator layout, as a cast of one gives it) becomes wgmma's register operand: four .b32
+// registers per instruction, each two elements packed, in inline PTX (the NVVM op takes A
+// only as a descriptor); B's descriptor MN-major (transposed), the accumulators tied.
+// CHECK-LABEL: func.func @register_a
+// CHECK: vector.from_elements %{{.*}}, %{{.*}} : vector<2xf16>
+// CHECK-NEXT: llvm.bitcast %{{.*}} : vector<2xf16> to i32
+// CHECK: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, 1, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, {{.*}}, $31}, {$32, $33, $34, $35}, $36, p, 1, 1, 1;\0A}", "=f,{{.*}},r,r,r,r,l,0,1,
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+!frag16 = !axe.tensor<64x64xf16, register, #axe.layout<(4, 2, 8, 8, 4, 2) : (1@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>
+!acc2 = !axe.tensor<64x64xf32, register, #axe.layout<(4, 2, 8, 8, 4, 2) : (1@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>
+!sv = !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @register_a() {
+    axe.kernel grid [1] threads [128] {
+      %sv = axe.alloc : !sv
+      axe.scope warpgroup [0 : 1] {
+        %p = axe.alloc : !frag16
+        %o = axe.alloc : !acc2
+        %z = arith.constant 0.0 : f32
+        %h = arith.constant 1.0 : f16
+        axe.fill %p, %h : !frag16, f16
+        axe.fill %o, %z : !acc2, f32
+        axe.gemm %p, %sv, %o : !frag16, !sv, !acc2
+      }
+    }
+    return
+  }
+}

@@ -1246,3 +1246,81 @@ func.func @matmul_up_shape(%A: !axe.tensor<64x64xf16, global, ?>, %B: !axe.tenso
   axe.matmul %A, %B, %C gate silu up(%U : !axe.tensor<64x64xf16, global, ?>) : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x128xf16, global, ?>, !axe.tensor<64x128xf16, global, ?>
   return
 }
+
+// -----
+
+// axe.iota writes a register tensor, along one of its dimensions.
+func.func @iota_shared() {
+  axe.kernel grid [1] threads [32] {
+    %t = axe.alloc : !axe.tensor<8x8xf32, shared, #axe.layout<(8, 8) : (8, 1)>>
+    // expected-error @+1 {{'axe.iota' op writes a register tensor (got a shared tensor)}}
+    axe.iota %t dim 0 : !axe.tensor<8x8xf32, shared, #axe.layout<(8, 8) : (8, 1)>>
+  }
+  return
+}
+
+// -----
+
+func.func @iota_dim() {
+  axe.kernel grid [1] threads [32] {
+    %t = axe.alloc : !axe.tensor<8x8xf32, register, ?>
+    // expected-error @+1 {{'axe.iota' op dim 2 is not a dimension of a rank-2 tensor}}
+    axe.iota %t dim 2 : !axe.tensor<8x8xf32, register, ?>
+  }
+  return
+}
+
+// -----
+
+// axe.attention: K and V have the key/value heads' columns.
+!q = !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>>
+!kv = !axe.tensor<256x64xf16, global, #axe.layout<(256, 64) : (64, 1)>>
+func.func @attention_kv(%q: memref<65536xf16>, %k: memref<16384xf16>) {
+  %Q = axe.view %q : memref<65536xf16> to !q
+  %K = axe.view %k : memref<16384xf16> to !kv
+  // expected-error @+1 {{'axe.attention' op K must be [256, 128] (tokens, kv_heads * head_dim)}}
+  axe.attention %Q, %K, %K, %Q {heads = 4, kv_heads = 2, seq_len = 256} : !q, !kv, !kv, !q
+  return
+}
+
+// -----
+
+!q = !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>>
+func.func @attention_groups(%q: memref<65536xf16>) {
+  %Q = axe.view %q : memref<65536xf16> to !q
+  // expected-error @+1 {{'axe.attention' op heads (4) must be a positive multiple of kv_heads (3)}}
+  axe.attention %Q, %Q, %Q, %Q {heads = 4, kv_heads = 3, seq_len = 256} : !q, !q, !q, !q
+  return
+}
+
+// -----
+
+!q = !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>>
+func.func @attention_seq(%q: memref<65536xf16>) {
+  %Q = axe.view %q : memref<65536xf16> to !q
+  // expected-error @+1 {{'axe.attention' op seq_len 100 does not divide the 256 tokens into whole sequences}}
+  axe.attention %Q, %Q, %Q, %Q {heads = 4, seq_len = 100} : !q, !q, !q, !q
+  return
+}
+
+// -----
+
+!q = !axe.tensor<256x256xf32, global, #axe.layout<(256, 256) : (256, 1)>>
+func.func @attention_f32(%q: memref<65536xf32>) {
+  %Q = axe.view %q : memref<65536xf32> to !q
+  // expected-error @+1 {{'axe.attention' op Q, K, V and O must be f16 or bf16, got 'f32'}}
+  axe.attention %Q, %Q, %Q, %Q {heads = 4, seq_len = 256} : !q, !q, !q, !q
+  return
+}
+
+// -----
+
+!q = !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>>
+!l = !axe.tensor<256x4xf16, global, #axe.layout<(256, 4) : (4, 1)>>
+func.func @attention_lse(%q: memref<65536xf16>, %l: memref<1024xf16>) {
+  %Q = axe.view %q : memref<65536xf16> to !q
+  %L = axe.view %l : memref<1024xf16> to !l
+  // expected-error @+1 {{'axe.attention' op lse must be an f32 global tensor [256, 4]}}
+  axe.attention %Q, %Q, %Q, %Q lse(%L : !l) {heads = 4, seq_len = 256} : !q, !q, !q, !q
+  return
+}

@@ -7,20 +7,21 @@
 //! * **producer** (warp 0 of warpgroup 0, registers given up with `setmaxnreg`): loads the Q
 //!   tile, then every K and V tile of the rows' keys into a ring of `stages` stages, each copy
 //!   completing on its own full barrier (K's and V's apart, so that S = Q Kᵀ starts before V
-//!   lands), after waiting until the consumers emptied the stage;
-//! * **consumers** (warpgroups 1 and 2, 64 query rows each): per K/V tile, S = Q Kᵀ (wgmma,
-//!   A and B from shared memory); on tiles that cross the causal diagonal, keys after the
-//!   query get -1e30 added (`axe.iota` rows and columns); the online softmax (row max and sum
-//!   as `axe.reduce` along the accumulator's rows, exp2 with scale · log2 e folded in, the
-//!   running O and sum rescaled); P = S cast to 16 bits, which has S's register layout — the
-//!   wgmma A fragment (`axe-infer-layout` derives it, `convert-axe-to-gpu` checks it) — so O
-//!   += P V reads A from registers, left running while the next tile's Q Kᵀ is issued (the
-//!   wait for both then releases the previous stage). At the end O / sum is cast,
-//!   staged in the rows' part of the Q tile and stored by TMA; the log-sum-exp (scale · max +
-//!   ln sum) is stored when asked for.
+//!   lands), K after the consumers released the stage's K, V after they released its V;
+//! * **consumers** (warpgroups 1 and 2, 64 query rows each): S = Q Kᵀ (wgmma, A and B from
+//!   shared memory); on tiles that cross the causal diagonal, keys after the query get -1e30
+//!   added (`axe.iota` rows and columns); the online softmax (row max and sum as `axe.reduce`
+//!   along the accumulator's rows, exp2 with scale · log2 e folded in, the running O and sum
+//!   rescaled); P = S cast to 16 bits, which has S's register layout — the wgmma A fragment
+//!   (`axe-infer-layout` derives it, `convert-axe-to-gpu` checks it) — so O += P V reads A
+//!   from registers. Tile j's Q Kᵀ and tile j - 1's P V are issued as one burst; the wait for
+//!   the Q Kᵀ alone (`outstanding 1`) lets tile j's softmax run while that P V does (and
+//!   releases K), the wait for both releases V. The two warpgroups take turns issuing their
+//!   bursts (ping-pong). At the end O / sum is cast, staged in the rows' part of the Q tile
+//!   and stored by TMA; the log-sum-exp (scale · max + ln sum) is stored when asked for.
 //!
 //! Barrier phases are computed: the CTA's r-th use of a stage (its r-th round) waits for
-//! parity r & 1 on the full barriers, the producer for (r & 1) ^ 1 on the empty one (a fresh
+//! parity r & 1 on the full barriers, the producer for (r & 1) ^ 1 on the empty ones (a fresh
 //! barrier passes parity 1). For `causal`, CTAs take query tiles from the last (most keys)
 //! to the first: the longest work starts first.
 
@@ -211,7 +212,12 @@ struct Shared {
     q_full: MlirValue,
     k_full: Vec<MlirValue>,
     v_full: Vec<MlirValue>,
-    empty: Vec<MlirValue>,
+    /// A stage's K is released once the Q Kᵀ that reads it is done, its V once the P V is:
+    /// the producer refills K a softmax earlier than a stage-wide release would let it.
+    k_empty: Vec<MlirValue>,
+    v_empty: Vec<MlirValue>,
+    /// The two consumer warpgroups' turns (ping-pong).
+    turns: Vec<MlirValue>,
     truth: MlirValue,
 }
 
@@ -259,7 +265,9 @@ fn build_kernel(b: &B, plan: &Plan) {
             q_full: axe_ops::mbarrier(&k, 1),
             k_full: vec![],
             v_full: vec![],
-            empty: vec![],
+            k_empty: vec![],
+            v_empty: vec![],
+            turns: vec![],
             truth: k.cbool(true),
         };
         for _ in 0..plan.stages {
@@ -267,8 +275,13 @@ fn build_kernel(b: &B, plan: &Plan) {
             sh.sv.push(axe_ops::alloc(&k, kv_t));
             sh.k_full.push(axe_ops::mbarrier(&k, 1));
             sh.v_full.push(axe_ops::mbarrier(&k, 1));
-            sh.empty
+            sh.k_empty
                 .push(axe_ops::mbarrier(&k, CONSUMERS * target::WARPGROUP_THREADS));
+            sh.v_empty
+                .push(axe_ops::mbarrier(&k, CONSUMERS * target::WARPGROUP_THREADS));
+        }
+        for _ in 0..CONSUMERS {
+            sh.turns.push(axe_ops::mbarrier(&k, target::WARPGROUP_THREADS));
         }
         axe_ops::scope(&k, ScopeKind::Warpgroup, 0, 1, |wg| {
             axe_ops::set_max_registers(&wg, PRODUCER_REGISTERS);
@@ -277,7 +290,7 @@ fn build_kernel(b: &B, plan: &Plan) {
         for w in 1..=CONSUMERS {
             axe_ops::scope(&k, ScopeKind::Warpgroup, w, w + 1, |wg| {
                 axe_ops::set_max_registers(&wg, CONSUMER_REGISTERS);
-                consume(&wg, plan, &sh, (w - 1) * 64);
+                consume(&wg, plan, &sh, (w - 1) as usize);
             });
         }
     });
@@ -334,9 +347,12 @@ fn produce(b: &B, plan: &Plan, sh: &Shared) {
     let kcol = b.muli(sh.hk, b.cidx(d));
     for_tiles(b, plan, sh, |t, r, st, j| {
         let empty = t.xori(parity(t, r), sh.truth);
-        axe_ops::mbarrier_wait(t, sh.empty[st], empty);
         let row = t.addi(sh.seq0, t.muli(j, t.cidx(bn)));
-        for (source, dest, bar) in [(plan.k, sh.sk[st], sh.k_full[st]), (plan.v, sh.sv[st], sh.v_full[st])] {
+        for (source, dest, bar, free) in [
+            (plan.k, sh.sk[st], sh.k_full[st], sh.k_empty[st]),
+            (plan.v, sh.sv[st], sh.v_full[st], sh.v_empty[st]),
+        ] {
+            axe_ops::mbarrier_wait(t, free, empty);
             let win = axe_ops::slice(
                 t,
                 source,
@@ -349,8 +365,86 @@ fn produce(b: &B, plan: &Plan, sh: &Shared) {
     });
 }
 
-/// A consumer warpgroup: query rows `r0 .. r0 + 64` of the CTA's tile.
-fn consume(b: &B, plan: &Plan, sh: &Shared, r0: i64) {
+/// A consumer warpgroup's registers: S (scores, then P in f32), P (16 bits: the P V gemm's
+/// A), O, and per row the running max `m` (between tiles; `alpha` within one), the running sum
+/// `l`, the new max `mt`, `ms` and the row sums `rs`; `c` is scale · log2 e.
+struct Rows {
+    q_rows: MlirValue,
+    s: MlirValue,
+    p: MlirValue,
+    o: MlirValue,
+    m: MlirValue,
+    l: MlirValue,
+    mt: MlirValue,
+    ms: MlirValue,
+    rs: MlirValue,
+    c: MlirValue,
+    /// The first query row of these rows in their sequence (the causal mask's).
+    q_first: MlirValue,
+}
+
+/// The online softmax of tile `j`'s scores in S, up to what may run while the previous
+/// tile's P V still reads P and writes O: masks the diagonal, m_new = max(m, rowmax S),
+/// alpha = exp2(c (m - m_new)) into `m`, the sum rescaled, P = exp2(c S - c m_new) in S and
+/// its row sums added.
+fn softmax(b: &B, plan: &Plan, sh: &Shared, x: &Rows, j: MlirValue) {
+    let bn = plan.block_n;
+    if plan.causal {
+        // Tiles whose last key comes after the CTA's first query cross the diagonal.
+        let last_key = b.addi(b.muli(j, b.cidx(bn)), b.cidx(bn - 1));
+        let first_query = b.muli(sh.qt, b.cidx(BLOCK_M));
+        let crosses = b.cmpi(CmpiPredicate::Ugt, last_key, first_query);
+        b.if_::<()>(crosses, |u| {
+            causal_mask(&u, plan, x.s, x.q_first, j);
+            Ok(())
+        })
+        .expect("the mask does not fail");
+    }
+    axe_ops::reduce(b, ReduceKind::Max, x.s, x.mt, &[1]);
+    axe_ops::binary(b, BinaryKind::Max, x.m, x.mt, x.mt);
+    axe_ops::binary(b, BinaryKind::Sub, x.m, x.mt, x.m);
+    axe_ops::binary(b, BinaryKind::Mul, x.m, x.c, x.m);
+    axe_ops::unary(b, UnaryKind::Exp2, x.m, x.m);
+    axe_ops::binary(b, BinaryKind::Mul, x.l, x.m, x.l);
+    axe_ops::binary(b, BinaryKind::Mul, x.mt, x.c, x.ms);
+    axe_ops::binary(b, BinaryKind::Mul, x.s, x.c, x.s);
+    axe_ops::binary(b, BinaryKind::Sub, x.s, x.ms, x.s);
+    axe_ops::unary(b, UnaryKind::Exp2, x.s, x.s);
+    axe_ops::reduce(b, ReduceKind::Sum, x.s, x.rs, &[1]);
+    axe_ops::binary(b, BinaryKind::Add, x.l, x.rs, x.l);
+}
+
+/// The rest of tile j's softmax, once the previous P V is done: O rescaled by alpha, the new
+/// max kept. (P is cast to 16 bits right before the gemms that read it — S's register layout,
+/// the wgmma A fragment — so that its 16-bit copy is live only while they run.)
+fn rescale(b: &B, x: &Rows) {
+    axe_ops::binary(b, BinaryKind::Mul, x.o, x.m, x.o);
+    axe_ops::binary(b, BinaryKind::Max, x.mt, x.mt, x.m);
+}
+
+/// Ping-pong between the two consumer warpgroups (FlashAttention-3's): warpgroup `w` issues
+/// its k-th burst of gemms after the other one issued its (k - 1)-th (w = 0) or k-th (w = 1),
+/// so that one's softmax runs while the other's gemms do. `turns[w]` completes a phase when
+/// the other warpgroup arrives on it: burst k waits for parity (k & 1) ^ 1 (w = 0; its first
+/// passes a fresh barrier's parity 1) or k & 1 (w = 1).
+fn take_turn(b: &B, sh: &Shared, w: usize, k: MlirValue) {
+    let bit = parity(b, k);
+    let p = if w == 0 { b.xori(bit, sh.truth) } else { bit };
+    axe_ops::mbarrier_wait(b, sh.turns[w], p);
+}
+
+fn pass_turn(b: &B, sh: &Shared, w: usize) {
+    axe_ops::mbarrier_arrive(b, sh.turns[1 - w], None);
+}
+
+/// A consumer warpgroup (`w`: 0 or 1): query rows `64 w .. 64 w + 64` of the CTA's tile.
+///
+/// Tile 0: S = Q K₀ᵀ, its softmax, P. Tile j > 0, in one burst of gemms: S = Q Kⱼᵀ and O +=
+/// Pⱼ₋₁ Vⱼ₋₁; the wait for the first (the second still running) lets tile j's softmax overlap
+/// the previous P V; after the wait for both, the previous stage is released, O rescaled and
+/// P rewritten. The last tile's P V closes the loop.
+fn consume(b: &B, plan: &Plan, sh: &Shared, w: usize) {
+    let r0 = 64 * w as i64;
     let (d, bn) = (plan.d, plan.block_n);
     let f32 = b.f32_type();
     let reg = |shape: &[i64], e: MlirType| {
@@ -362,77 +456,93 @@ fn consume(b: &B, plan: &Plan, sh: &Shared, r0: i64) {
         t
     };
     let rows_t = axe_ops::tensor_type(b, &[64, d], plan.e, MemoryScope::Shared, None, Some((3, 3, 3)));
-    let q_rows = axe_ops::slice(b, sh.sq, &[Dim::Static(r0, r0 + 64), Dim::Static(0, d)], false, rows_t);
-    let s = reg(&[64, bn], f32);
-    let p = reg(&[64, bn], plan.e);
-    let o = reg(&[64, d], f32);
-    let m = reg(&[64, 1], f32);
-    let l = reg(&[64, 1], f32);
-    let mt = reg(&[64, 1], f32);
-    let ms = reg(&[64, 1], f32);
-    let rs = reg(&[64, 1], f32);
-    // exp(scale x) = exp2(scale log2(e) x).
-    let c = scalar(plan.scale * std::f64::consts::LOG2_E);
+    let x = Rows {
+        q_rows: axe_ops::slice(b, sh.sq, &[Dim::Static(r0, r0 + 64), Dim::Static(0, d)], false, rows_t),
+        s: reg(&[64, bn], f32),
+        p: reg(&[64, bn], plan.e),
+        o: reg(&[64, d], f32),
+        m: reg(&[64, 1], f32),
+        l: reg(&[64, 1], f32),
+        mt: reg(&[64, 1], f32),
+        ms: reg(&[64, 1], f32),
+        rs: reg(&[64, 1], f32),
+        // exp(scale x) = exp2(scale log2(e) x).
+        c: scalar(plan.scale * std::f64::consts::LOG2_E),
+        q_first: b.addi(b.muli(sh.qt, b.cidx(BLOCK_M)), b.cidx(r0)),
+    };
     let zero = b.cfloat(0.0, f32);
-    axe_ops::fill(b, m, b.cfloat(f64::NEG_INFINITY, f32));
-    axe_ops::fill(b, l, zero);
-    axe_ops::fill(b, o, zero);
+    axe_ops::fill(b, x.m, b.cfloat(f64::NEG_INFINITY, f32));
+    axe_ops::fill(b, x.l, zero);
+    axe_ops::fill(b, x.o, zero);
     axe_ops::mbarrier_wait(b, sh.q_full, b.cbool(false));
-    // The tile's first query row in its sequence (for the causal mask).
-    let q_first = b.addi(b.muli(sh.qt, b.cidx(BLOCK_M)), b.cidx(r0));
+    // Tile 0 (stage 0, round 0).
+    let first = b.cidx(0);
+    axe_ops::mbarrier_wait(b, sh.k_full[0], b.cbool(false));
+    axe_ops::fill(b, x.s, zero);
+    take_turn(b, sh, w, first);
+    let g = axe_ops::gemm_async(b, x.q_rows, sh.sk[0], x.s, true);
+    pass_turn(b, sh, w);
+    axe_ops::wait(b, &[g], 0);
+    axe_ops::mbarrier_arrive(b, sh.k_empty[0], None);
+    softmax(b, plan, sh, &x, first);
+    rescale(b, &x);
+    // Tiles 1 .. n_kv - 1.
+    let stages = plan.stages as usize;
     for_tiles(b, plan, sh, |t, r, st, j| {
-        let full = parity(t, r);
-        axe_ops::mbarrier_wait(t, sh.k_full[st], full);
-        axe_ops::fill(t, s, zero);
-        // Waits for this Q Kᵀ and the previous tile's P V (left running across the loop), so
-        // that O may be rescaled and P rewritten below; the previous tile's stage is then free.
-        let g = axe_ops::gemm_async(t, q_rows, sh.sk[st], s, true);
-        axe_ops::wait(t, &[g], 0);
-        let previous = if st > 0 { st - 1 } else { plan.stages as usize - 1 };
-        let not_first = t.cmpi(CmpiPredicate::Ne, j, t.cidx(0));
-        t.if_::<()>(not_first, |u| {
-            axe_ops::mbarrier_arrive(&u, sh.empty[previous], None);
+        let later = t.cmpi(CmpiPredicate::Ne, j, t.cidx(0));
+        t.if_::<()>(later, |u| {
+            let prev = (st + stages - 1) % stages;
+            let prev_round = if st == 0 { u.subi(r, u.cidx(1)) } else { r };
+            axe_ops::mbarrier_wait(&u, sh.k_full[st], parity(&u, r));
+            axe_ops::mbarrier_wait(&u, sh.v_full[prev], parity(&u, prev_round));
+            axe_ops::cast(&u, x.s, x.p);
+            axe_ops::fill(&u, x.s, zero);
+            take_turn(&u, sh, w, j);
+            let g = axe_ops::gemm_async(&u, x.q_rows, sh.sk[st], x.s, true);
+            axe_ops::gemm_async(&u, x.p, sh.sv[prev], x.o, false);
+            pass_turn(&u, sh, w);
+            axe_ops::wait(&u, &[g], 1);
+            axe_ops::mbarrier_arrive(&u, sh.k_empty[st], None);
+            softmax(&u, plan, sh, &x, j);
+            axe_ops::wait(&u, &[], 0);
+            axe_ops::mbarrier_arrive(&u, sh.v_empty[prev], None);
+            rescale(&u, &x);
             Ok(())
         })
-        .expect("the release does not fail");
-        if plan.causal {
-            // Tiles whose last key comes after the CTA's first query cross the diagonal.
-            let last_key = t.addi(t.muli(j, t.cidx(bn)), t.cidx(bn - 1));
-            let first_query = t.muli(sh.qt, t.cidx(BLOCK_M));
-            let crosses = t.cmpi(CmpiPredicate::Ugt, last_key, first_query);
-            t.if_::<()>(crosses, |u| {
-                causal_mask(&u, plan, s, q_first, j);
-                Ok(())
-            })
-            .expect("the mask does not fail");
-        }
-        // m_new = max(m, rowmax S); alpha = exp2(c (m - m_new)) rescales O and the sum.
-        axe_ops::reduce(t, ReduceKind::Max, s, mt, &[1]);
-        axe_ops::binary(t, BinaryKind::Max, m, mt, mt);
-        axe_ops::binary(t, BinaryKind::Sub, m, mt, m);
-        axe_ops::binary(t, BinaryKind::Mul, m, c, m);
-        axe_ops::unary(t, UnaryKind::Exp2, m, m);
-        axe_ops::binary(t, BinaryKind::Mul, l, m, l);
-        axe_ops::binary(t, BinaryKind::Mul, o, m, o);
-        // P = exp2(c S - c m_new), its row sums added.
-        axe_ops::binary(t, BinaryKind::Mul, mt, c, ms);
-        axe_ops::binary(t, BinaryKind::Mul, s, c, s);
-        axe_ops::binary(t, BinaryKind::Sub, s, ms, s);
-        axe_ops::unary(t, UnaryKind::Exp2, s, s);
-        axe_ops::reduce(t, ReduceKind::Sum, s, rs, &[1]);
-        axe_ops::binary(t, BinaryKind::Add, l, rs, l);
-        axe_ops::binary(t, BinaryKind::Max, mt, mt, m);
-        axe_ops::cast(t, s, p);
-        axe_ops::mbarrier_wait(t, sh.v_full[st], full);
-        axe_ops::gemm_async(t, p, sh.sv[st], o, false);
+        .expect("the tile's body does not fail");
     });
-    axe_ops::wait(b, &[], 0);
-    // O / sum, rounded once; staged in these rows of the Q tile (every Q Kᵀ that read them is
-    // done) and stored by TMA.
-    axe_ops::binary(b, BinaryKind::Div, o, l, o);
-    let out = reg(&[64, d], plan.e);
-    axe_ops::cast(b, o, out);
-    axe_ops::copy(b, out, q_rows, CopyOptions::AUTO);
+    // The last tile's P V, from its stage (a run-time one: one branch per stage).
+    let last = b.subi(sh.n_kv, b.cidx(1));
+    let last_stage = b.arith_binary(arith::remui, last, b.cidx(plan.stages));
+    let last_round = b.arith_binary(arith::divui, last, b.cidx(plan.stages));
+    for st in 0..stages {
+        let here = b.cmpi(CmpiPredicate::Eq, last_stage, b.cidx(st as i64));
+        b.if_::<()>(here, |u| {
+            axe_ops::mbarrier_wait(&u, sh.v_full[st], parity(&u, last_round));
+            axe_ops::cast(&u, x.s, x.p);
+            take_turn(&u, sh, w, sh.n_kv);
+            axe_ops::gemm_async(&u, x.p, sh.sv[st], x.o, false);
+            pass_turn(&u, sh, w);
+            axe_ops::wait(&u, &[], 0);
+            Ok(())
+        })
+        .expect("the last P V does not fail");
+    }
+    epilogue(b, plan, sh, &x, r0);
+}
+
+/// O / sum, rounded once; staged in these rows of the Q tile (every Q Kᵀ that read them is
+/// done) and stored by TMA; the log-sum-exp when asked for.
+fn epilogue(b: &B, plan: &Plan, sh: &Shared, x: &Rows, r0: i64) {
+    let d = plan.d;
+    let f32 = b.f32_type();
+    axe_ops::binary(b, BinaryKind::Div, x.o, x.l, x.o);
+    let out = axe_ops::alloc(
+        b,
+        axe_ops::tensor_type(b, &[64, d], plan.e, MemoryScope::Register, None, None),
+    );
+    axe_ops::cast(b, x.o, out);
+    axe_ops::copy(b, out, x.q_rows, CopyOptions::AUTO);
     let row = b.addi(sh.row0, b.cidx(r0));
     let ocol = b.muli(sh.h, b.cidx(d));
     let owin = axe_ops::slice(
@@ -444,7 +554,7 @@ fn consume(b: &B, plan: &Plan, sh: &Shared, r0: i64) {
     );
     axe_ops::copy(
         b,
-        q_rows,
+        x.q_rows,
         owin,
         CopyOptions {
             schedule: CopySchedule::Tma,
@@ -453,13 +563,17 @@ fn consume(b: &B, plan: &Plan, sh: &Shared, r0: i64) {
     );
     if let Some(lse) = plan.lse {
         // ln(sum) + scale · max: the log-sum-exp of the scaled scores.
-        axe_ops::unary(b, UnaryKind::Log, l, l);
-        let sc = scalar(plan.scale);
-        axe_ops::binary(b, BinaryKind::Mul, m, sc, m);
-        axe_ops::binary(b, BinaryKind::Add, l, m, l);
+        axe_ops::unary(b, UnaryKind::Log, x.l, x.l);
+        let sc = axe_ops::alloc(
+            b,
+            axe_ops::tensor_type(b, &[1, 1], f32, MemoryScope::Register, None, None),
+        );
+        axe_ops::fill(b, sc, b.cfloat(plan.scale, f32));
+        axe_ops::binary(b, BinaryKind::Mul, x.m, sc, x.m);
+        axe_ops::binary(b, BinaryKind::Add, x.l, x.m, x.l);
         let t = axe_ops::tensor_type(b, &[64, 1], f32, MemoryScope::Global, None, None);
         let win = axe_ops::slice(b, lse, &[Dim::At(row, 64), Dim::At(sh.h, 1)], false, t);
-        axe_ops::copy(b, l, win, CopyOptions::AUTO);
+        axe_ops::copy(b, x.l, win, CopyOptions::AUTO);
     }
 }
 

@@ -367,7 +367,10 @@ pub fn unary(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -> Re
     Ok(b.math_unary(build, x))
 }
 
-pub fn binary(b: &B, kind: BinaryKind, x: MlirValue, y: MlirValue, t: MlirType) -> MlirValue {
+/// `contract`: float adds, subtractions and multiplies may be fused (`fastmath<contract>`),
+/// what CUDA compilers do by default: without it NVPTX writes `mul.rn`/`add.rn`, which ptxas
+/// never contracts into `fma` — a softmax's `x · c - m · c` then costs two instructions.
+pub fn binary(b: &B, kind: BinaryKind, x: MlirValue, y: MlirValue, t: MlirType, contract: bool) -> MlirValue {
     use BinaryKind::*;
     let build: ArithBinary = match (kind, is_float(t)) {
         (Add, true) => arith::addf,
@@ -383,7 +386,14 @@ pub fn binary(b: &B, kind: BinaryKind, x: MlirValue, y: MlirValue, t: MlirType) 
         (Min, true) => ops::minimumf,
         (Min, false) => arith::minsi,
     };
-    b.arith_binary(build, x, y)
+    let v = b.arith_binary(build, x, y);
+    if contract && is_float(t) && matches!(kind, Add | Sub | Mul) {
+        if let Some(op) = ir::defining_op(v) {
+            // SAFETY: `op` was just built here; the attribute is owned by its context.
+            unsafe { ir::set_attr(op, "fastmath", b.attr("#arith.fastmath<contract>")) };
+        }
+    }
+    v
 }
 
 fn cast(b: &B, x: MlirValue, from: MlirType, to: MlirType) -> Result<MlirValue, AxeError> {
@@ -446,7 +456,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     per_element(&b, op, ctx, scope, &space, &ops, &dst, &refs, |g, v| {
         match (unary_kind, binary_kind) {
             (Some(k), _) => unary(g, k, v[0], dt, gpu),
-            (_, Some(k)) => Ok(binary(g, k, v[0], v[1], dt)),
+            (_, Some(k)) => Ok(binary(g, k, v[0], v[1], dt, gpu)),
             _ => cast(g, v[0], st, dt),
         }
     })

@@ -643,6 +643,17 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                         wgmma::wait_groups(&b, outstanding);
                         if outstanding == 0 {
                             wgmma::fence_accumulators(&b, ctx);
+                        } else {
+                            // A waited token whose gemm has at least `outstanding` async gemms
+                            // issued after it (in this block, before the wait) is complete: its
+                            // accumulator may be read next, so it is fenced like a full wait's.
+                            for t in token_kinds {
+                                let producer = t.producer.map(|p| MlirOperation { ptr: p as *mut _ });
+                                if let Some(g) = producer.and_then(|g| wgmma::completed_by(op, g, outstanding)) {
+                                    let c = super::tensor::tensor(ctx, g, ir::operand(g, ods::gemm::operands::C))?;
+                                    wgmma::fence_accumulator(&b, ctx, c.buf);
+                                }
+                            }
                         }
                     }
                     if ctx.has_cp_async && (all || kinds.copy) {

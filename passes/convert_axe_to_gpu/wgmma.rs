@@ -398,10 +398,15 @@ pub fn lower(
     // cut to the start field's 14 bits: in a cluster launch a CTA's shared addresses carry more
     // than its offset above bit 18 (seen on an H100: unmasked, the bits of CTAs of odd rank
     // spilled into the leading byte offset, and N-major B tiles read wrong column blocks).
+    // The start field is passed through an empty side-effecting `mov` at the gemm: without it
+    // LLVM hoists every descriptor of a loop's gemms (one 64-bit value per instruction tile
+    // and stage, all loop invariant) above the loop, where they stay live in registers — 80
+    // registers of an attention consumer's 240 at D = 128, and ptxas spilled.
     let base = |t: &Tensor| {
         let p = b.extract_aligned_pointer_as_index(t.buf);
         let p = b.index_cast(p, i64t);
-        b.andi(b.shrui(p, c64(4)), c64(0x3fff))
+        let field = b.andi(b.shrui(p, c64(4)), c64(0x3fff));
+        b.inline_asm_side_effects("mov.b64 $0, $1;", "=l,l", &[field], i64t)
     };
     let base_a = da.map(|_| base(a));
     let base_b = base(bt);
@@ -433,6 +438,16 @@ pub fn lower(
         }
         acc.push(v);
     }
+    // A register A's fragments, packed before `wgmma.fence`: registers written after the
+    // fence and read by a wgmma make ptxas inject a `warpgroup.arrive` before each such
+    // instruction (C7519), serializing the chain.
+    let packed: Vec<Vec<Vec<MlirValue>>> = match &a_regs {
+        Some(regs) => regs
+            .iter()
+            .map(|row| row.iter().map(|frag| pack_pairs(&b, a, frag)).collect())
+            .collect(),
+        None => vec![],
+    };
     b.wgmma_fence_aligned();
     let layout_attr = |k_major: bool, is_a: bool| {
         // A: row = K-major (no transpose); B: col = K-major.
@@ -467,7 +482,7 @@ pub fn lower(
                         .collect();
                     AOperand::Descriptor(desc(base_a, &words))
                 }
-                (_, _, Some(regs)) => AOperand::Registers(pack_pairs(&b, a, &regs[i as usize][ki as usize])),
+                (_, _, Some(_)) => AOperand::Registers(packed[i as usize][ki as usize].clone()),
                 _ => unreachable!("A is shared (a descriptor) or in registers"),
             };
             for j in 0..nn {
@@ -658,6 +673,42 @@ pub fn fence_accumulators(b: &B, ctx: &Ctx) {
             let v = b.load(*buf, &[b.cidx(r)]);
             let f = fence(b, v);
             b.store(f, *buf, &[b.cidx(r)]);
+        }
+    }
+}
+
+/// `g` (the Axe op a waited token comes from, still in place: lowered ops are erased at the
+/// kernel's end) when it is an async gemm that `wait` (an `axe.wait ... outstanding n`) is sure
+/// to find complete: it is in `wait`'s block and at least `n` async gemms are issued after it
+/// before the wait (groups complete in order, and at most `n` are left running).
+pub fn completed_by(wait: MlirOperation, g: MlirOperation, n: i64) -> Option<MlirOperation> {
+    if ir::name(g) != ods::ops::GEMM || ir::block_of(g).map(|b| b.ptr) != ir::block_of(wait).map(|b| b.ptr) {
+        return None;
+    }
+    let mut later = 0;
+    let mut next = ir::next_in_block(g);
+    while let Some(o) = next {
+        if o.ptr == wait.ptr {
+            return (later >= n).then_some(g);
+        }
+        if ir::name(o) == ods::ops::GEMM && super::builder::has_attr(o, ods::gemm::ASYNC) {
+            later += 1;
+        }
+        next = ir::next_in_block(o);
+    }
+    None
+}
+
+/// [`fence_accumulators`] for one accumulator buffer (an async gemm known to be complete).
+pub fn fence_accumulator(b: &B, ctx: &Ctx, buf: MlirValue) {
+    for (held, regs, id) in &ctx.async_accumulators {
+        if *id != ctx.scope_id || held.ptr != buf.ptr {
+            continue;
+        }
+        for &r in regs {
+            let v = b.load(*held, &[b.cidx(r)]);
+            let f = fence(b, v);
+            b.store(f, *held, &[b.cidx(r)]);
         }
     }
 }

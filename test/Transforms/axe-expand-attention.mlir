@@ -7,19 +7,30 @@
 // RUN: axe-opt %s --axe-to-nvvm-pipeline='chip=sm_90a features=+ptx80' | FileCheck %s --check-prefix=PTX
 
 // 2 sequences of 256 tokens, 4 query heads over 2 key/value heads, D = 64: 2 x 4 x 2 = 16
-// CTAs of 384 threads; the compiler's schedule at D = 64 is 3 stages of 128 keys (a full
-// barrier for K and one for V per stage, an empty barrier of the 256 consumer threads).
+// CTAs of 384 threads; the compiler's schedule at D = 64 is 3 stages of 128 keys: per stage a
+// full barrier for K and one for V (one TMA copy each) and an empty barrier for each (the 256
+// consumer threads); then the two consumer warpgroups' turns (ping-pong).
 // CHECK-LABEL: func.func @attn
 // CHECK: axe.kernel grid [16] threads [384] {
 // CHECK: axe.alloc : !axe.tensor<128x64xf16, shared, #axe.layout<(128, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
 // CHECK-NEXT: axe.mbarrier arrivals 1
-// CHECK-COUNT-3: axe.mbarrier arrivals 256
+// CHECK-COUNT-3: axe.alloc : !axe.tensor<128x64xf16, shared, #axe.layout<(128, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
+// CHECK-NEXT: axe.alloc : !axe.tensor<128x64xf16, shared
+// CHECK-NEXT: axe.mbarrier arrivals 1
+// CHECK-NEXT: axe.mbarrier arrivals 1
+// CHECK-NEXT: axe.mbarrier arrivals 256
+// CHECK-NEXT: axe.mbarrier arrivals 256
+// CHECK: axe.mbarrier arrivals 128
+// CHECK-NEXT: axe.mbarrier arrivals 128
 // CHECK: axe.scope warpgroup [0 : 1] {
 // CHECK-NEXT: axe.set_max_registers 24
 // CHECK-NEXT: axe.scope warp [0 : 1] {
 // CHECK: axe.copy async %{{.*}}, %{{.*}} schedule tma barrier %{{.*}} : !axe.tensor<128x64xf16, global, ?>
+// K and V of a tile, each after its own empty barrier.
 // CHECK: axe.mbarrier_wait
-// CHECK: axe.copy async {{.*}} schedule tma barrier
+// CHECK-NEXT: axe.slice
+// CHECK-NEXT: axe.copy async {{.*}} schedule tma barrier
+// CHECK-NEXT: axe.mbarrier_wait
 // CHECK-NEXT: axe.slice
 // CHECK-NEXT: axe.copy async {{.*}} schedule tma barrier
 // CHECK: axe.scope warpgroup [1 : 2] {
@@ -27,8 +38,12 @@
 // CHECK: %[[S:.*]] = axe.alloc : !axe.tensor<64x128xf32, register, ?>
 // CHECK-NEXT: %[[P:.*]] = axe.alloc : !axe.tensor<64x128xf16, register, ?>
 // CHECK-NEXT: %[[O:.*]] = axe.alloc : !axe.tensor<64x64xf32, register, ?>
+// Tile 0: Q K₀ᵀ in this warpgroup's turn, its K released once it is done.
+// CHECK: axe.mbarrier_wait
 // CHECK: %[[G:.*]] = axe.gemm async %{{.*}}, %{{.*}}, %[[S]] {transpose_b}
+// CHECK-NEXT: axe.mbarrier_arrive
 // CHECK-NEXT: axe.wait %[[G]]{{ *$}}
+// CHECK-NEXT: axe.mbarrier_arrive
 // Only tiles that cross the diagonal are masked.
 // CHECK: scf.if
 // CHECK: axe.iota %{{.*}} dim 1 : !axe.tensor<64x128xf32, register, ?>
@@ -37,10 +52,23 @@
 // CHECK: axe.reduce max %[[S]]
 // CHECK: axe.unary exp2 %[[S]], %[[S]]
 // CHECK-NEXT: axe.reduce sum %[[S]]
+// Tile j > 0: P cast right before the burst Q Kⱼᵀ, Pⱼ₋₁ Vⱼ₋₁ (A from registers); the wait for
+// the first lets the softmax overlap the second.
+// CHECK: scf.for
 // CHECK: axe.cast %[[S]], %[[P]]
-// CHECK: axe.gemm async %[[P]], %{{.*}}, %[[O]] : !axe.tensor<64x128xf16, register, ?>
+// CHECK-NEXT: axe.fill %[[S]]
+// CHECK: axe.mbarrier_wait
+// CHECK: %[[G1:.*]] = axe.gemm async %{{.*}}, %{{.*}}, %[[S]] {transpose_b}
+// CHECK-NEXT: axe.gemm async %[[P]], %{{.*}}, %[[O]] : !axe.tensor<64x128xf16, register, ?>
+// CHECK-NEXT: axe.mbarrier_arrive
+// CHECK-NEXT: axe.wait %[[G1]] outstanding 1
+// CHECK: axe.reduce max %[[S]]
 // CHECK: axe.wait{{ *$}}
-// CHECK-NEXT: axe.binary div %[[O]]
+// CHECK-NEXT: axe.mbarrier_arrive
+// CHECK-NEXT: axe.binary mul %[[O]]
+// The last tile's P V, then O / sum stored by TMA, and the log-sum-exp.
+// CHECK: axe.gemm async %[[P]], %{{.*}}, %[[O]]
+// CHECK: axe.binary div %[[O]]
 // CHECK: axe.copy %{{.*}} schedule tma : !axe.tensor<64x64xf16, shared
 // CHECK: axe.unary log
 // CHECK: axe.copy %{{.*}}, %{{.*}} : !axe.tensor<64x1xf32, register, ?>, !axe.tensor<64x1xf32, global, ?>

@@ -78,15 +78,19 @@ def AxeExpandAttention : Pass<"axe-expand-attention", "::mlir::ModuleOp"> {
     scoped Axe IR, built through the dialect's typed op builders: one CTA per
     128 query rows of one head (for `causal`, the longest rows first), three
     warpgroups. Warp 0 of warpgroup 0 loads the Q tile and streams K and V
-    tiles (`block_n` rows) through `stages` mbarrier stages by TMA; each of
-    the two consumer warpgroups (64 query rows, `axe.set_max_registers`
-    240) computes S = Q Kᵀ (`axe.gemm async`, wgmma), the online softmax on
-    the accumulator (`axe.reduce max`/`sum` along its rows, exp2 with the
-    scale folded in), casts P to 16 bits — the same register layout, which
-    `axe-infer-layout` derives and `convert-axe-to-gpu` checks to be the
-    wgmma A fragment — and accumulates O += P V with A from registers. Only
-    the tiles that cross the causal diagonal are masked (`axe.iota`). O is
-    normalized, staged in the Q tile's shared memory and stored by TMA.
+    tiles (`block_n` rows) through `stages` mbarrier stages by TMA (K and V
+    of a stage filled and released apart); each of the two consumer
+    warpgroups (64 query rows, `axe.set_max_registers` 240) computes S =
+    Q Kᵀ (`axe.gemm async`, wgmma), the online softmax on the accumulator
+    (`axe.reduce max`/`sum` along its rows, exp2 with the scale folded in),
+    casts P to 16 bits — the same register layout, which `axe-infer-layout`
+    derives and `convert-axe-to-gpu` checks to be the wgmma A fragment —
+    and accumulates O += P V with A from registers. Tile j's Q Kᵀ and tile
+    j - 1's P V are issued together and the softmax of tile j overlaps that
+    P V (`axe.wait %qk outstanding 1`); the two warpgroups take turns
+    issuing (ping-pong). Only the tiles that cross the causal diagonal are
+    masked (`axe.iota`). O is normalized, staged in the Q tile's shared
+    memory and stored by TMA.
 
     The schedule: `block_n` 128 and 2 stages at D = 128, 3 stages at D = 64
     (what fits the 227 KiB of shared memory a Hopper CTA may use with the Q

@@ -10,10 +10,12 @@
 // Fill: both registers of every thread.
 // CHECK: memref.store %[[ZERO:.*]], %[[X]][%[[R0:.*]]] : memref<2xf32>
 // CHECK: memref.store %[[ZERO]], %[[X]][%[[R1:.*]]] : memref<2xf32>
-// sub with the row value broadcast along the registers: both read register 0 of %m.
+// sub with the row value broadcast along the registers: both read register 0 of %m. Float
+// add, sub and mul may be contracted into fma (fastmath<contract>, as CUDA compilers do):
+// without it NVPTX writes mul.rn / sub.rn, which ptxas never fuses.
 // CHECK: %[[A:.*]] = memref.load %[[X]][%{{.*}}] : memref<2xf32>
 // CHECK: %[[B:.*]] = memref.load %[[M]][%[[MR:.*]]] : memref<1xf32>
-// CHECK: %[[D:.*]] = arith.subf %[[A]], %[[B]] : f32
+// CHECK: %[[D:.*]] = arith.subf %[[A]], %[[B]] fastmath<contract> : f32
 // CHECK: memref.store %[[D]], %[[X]]
 // CHECK: memref.load %[[M]][%[[MR2:.*]]] : memref<1xf32>
 // CHECK: arith.subf

@@ -389,3 +389,40 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     return
   }
 }
+
+// -----
+
+// `axe.wait %g1 outstanding 1` after a second async gemm: g1's group is complete (groups
+// complete in order, one is left running), so its accumulator is fenced after the wait — its
+// reads cannot move above it — while the second's is not (attention's softmax reads S while
+// P V runs on).
+// CHECK-LABEL: func.func @wait_for_the_older
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK-COUNT-32: llvm.inline_asm has_side_effects "", "=f,0"
+// CHECK-NOT: llvm.inline_asm has_side_effects "", "=f,0"
+// CHECK: arith.addf
+!accw = !axe.tensor<64x64xf32, register, #axe.layout<(4, 2, 8, 8, 4, 2) : (1@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>
+!sw = !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @wait_for_the_older() {
+    axe.kernel grid [1] threads [128] {
+      %sa = axe.alloc : !sw
+      %sb = axe.alloc : !sw
+      axe.scope warpgroup [0 : 1] {
+        %c1 = axe.alloc : !accw
+        %c2 = axe.alloc : !accw
+        %z = arith.constant 0.0 : f32
+        axe.fill %c1, %z : !accw, f32
+        axe.fill %c2, %z : !accw, f32
+        %g1 = axe.gemm async %sa, %sb, %c1 {transpose_b} : !sw, !sw, !accw -> !axe.token
+        %g2 = axe.gemm async %sa, %sb, %c2 {transpose_b} : !sw, !sw, !accw -> !axe.token
+        axe.wait %g1 outstanding 1
+        axe.binary add %c1, %c1, %c1 : !accw, !accw, !accw
+        axe.wait %g2
+      }
+    }
+    return
+  }
+}

@@ -63,12 +63,16 @@ pub fn run(root: melior::ir::operation::OperationRefMut) -> bool {
 
 /// The compiler's schedule for head dimension `d`: key rows per stage and stages. A CTA's
 /// shared memory holds the Q tile and `stages` K and V tiles: at D = 128, 32 KiB + 2 x 64 KiB;
-/// at D = 64, 16 KiB + 3 x 32 KiB (within the 227 KiB a Hopper CTA may use, leaving room for
-/// two CTAs' worth of neither: one CTA per SM, as the register split needs).
+/// at D = 64, 16 KiB + 3 x 32 KiB (within the 227 KiB a Hopper CTA may use; one CTA per SM,
+/// as the register split needs). 128 keys per stage measured faster than 64 with 4 stages at
+/// D = 128 (bench/RESULTS.md, "Fused attention forward").
 pub fn schedule(d: i64) -> (i64, i64) {
     match d {
         64 => (128, 3),
-        _ => (128, 2),
+        128 => (128, 2),
+        // D = 256: 64 KiB of Q and 2 x 64 KiB per stage pair; O alone is 128 registers of a
+        // consumer thread, so S is 64 keys wide.
+        _ => (64, 2),
     }
 }
 
@@ -140,8 +144,8 @@ fn expand(op: MlirOperation) -> Result<()> {
         stages: ir::int_attr(op, STAGES).unwrap_or(stages_default),
     };
     let fail = |why: String| Err(AxeError::at(op, format!("axe.attention: cannot expand: {why}")));
-    if d != 64 && d != 128 {
-        return fail(format!("head dimension {d} (the kernel has 64 and 128)"));
+    if ![64, 128, 256].contains(&d) {
+        return fail(format!("head dimension {d} (the kernel has 64, 128 and 256)"));
     }
     if plan.seq % BLOCK_M != 0 {
         return fail(format!(

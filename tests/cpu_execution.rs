@@ -1324,3 +1324,52 @@ fn moe_segmented_routing_matches_its_definition() {
         assert_eq!(used.get(), vec![want_used], "used tiles ({t} tokens, {bm}-row tiles)");
     }
 }
+
+/// `axe.iota` on registers distributed over lanes, warps and registers (the wgmma D fragment
+/// of a 64x16 tile over one warpgroup, and a replicated 64x1 column): every element of the
+/// copy to global memory is its own row or column index, whichever thread holds it — the
+/// oracle is the coordinate itself, not the layout.
+#[test]
+fn iota_rows_and_columns() {
+    let acc = "#axe.layout<(4, 2, 8, 2, 4, 2) : (1@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>";
+    let col = "#axe.layout<(4, 2, 8) : (1@warp, 2@reg, 4@lane) + [(4) : (1@lane)]>";
+    let g = ty("64x16", "f32", "global", "(64, 16) : (16, 1)");
+    let g1 = ty("64x1", "i32", "global", "(64, 1) : (1, 1)");
+    let text = format!(
+        "module attributes {{axe.target = #axe.target<\"sm_90\">}} {{
+  func.func @k(%r: memref<1024xf32>, %c: memref<1024xf32>, %q: memref<64xi32>) {{
+    %R = axe.view %r : memref<1024xf32> to {g}
+    %C = axe.view %c : memref<1024xf32> to {g}
+    %Q = axe.view %q : memref<64xi32> to {g1}
+    axe.kernel grid [1] threads [128] {{
+      %rows = axe.alloc : !axe.tensor<64x16xf32, register, {acc}>
+      %cols = axe.alloc : !axe.tensor<64x16xf32, register, {acc}>
+      %qr = axe.alloc : !axe.tensor<64x1xi32, register, {col}>
+      axe.iota %rows dim 0 : !axe.tensor<64x16xf32, register, {acc}>
+      axe.iota %cols dim 1 : !axe.tensor<64x16xf32, register, {acc}>
+      axe.iota %qr dim 0 : !axe.tensor<64x1xi32, register, {col}>
+      axe.copy %rows, %R : !axe.tensor<64x16xf32, register, {acc}>, {g}
+      axe.copy %cols, %C : !axe.tensor<64x16xf32, register, {acc}>, {g}
+      axe.copy %qr, %Q : !axe.tensor<64x1xi32, register, {col}>, {g1}
+    }}
+    return
+  }}
+}}"
+    );
+    let r = Buf::new(&vec![-1f32; 1024]);
+    let c = Buf::new(&vec![-1f32; 1024]);
+    let q = Buf::new(&vec![-1i32; 64]);
+    run(
+        &text,
+        "k",
+        &mut [(r.ptr as _, 1024), (c.ptr as _, 1024), (q.ptr as _, 64)],
+    );
+    let (r, c, q) = (r.get(), c.get(), q.get());
+    for i in 0..64 {
+        for j in 0..16 {
+            assert_eq!(r[i * 16 + j], i as f32, "row index of ({i}, {j})");
+            assert_eq!(c[i * 16 + j], j as f32, "column index of ({i}, {j})");
+        }
+        assert_eq!(q[i], i as i32, "row index of ({i}, 0)");
+    }
+}

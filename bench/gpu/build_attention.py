@@ -8,7 +8,8 @@ OUTDIR/index.json, the list attention.py reads on the GPU.
     build_attention.py OUTDIR [--grid full|small] [--only SUBSTR]
 
 The grid (16k tokens per batch, as FlashAttention-3's paper measures): head dim 64 (32 heads)
-and 128 (16 heads), causal and not, sequence 512 ... 16384, f16 and bf16; grouped-query
+and 128 (16 heads), causal and not, sequence 512 ... 16384, f16 and bf16; head dim 256 (8
+heads) at sequence 1024, 4096 and 16384; grouped-query
 attention (32 query heads over 8 key/value heads, head dim 128) at sequence 4096 and 8192; and
 batches of other sizes than the grid's (seq 2048 x 3, 768 x 5) that nothing was tuned on.
 """
@@ -70,6 +71,11 @@ def grid(kind):
     for seq in ([4096, 8192] if kind == "full" else [4096]):
         for causal in (False, True):
             out.append(dict(tokens=16384, heads=32, kv_heads=8, d=128, seq=seq, causal=causal, dtype="bf16"))
+    # Head dim 256 (8 heads of 2048 columns), f16 and bf16.
+    for dtype in dtypes:
+        for causal in (False, True):
+            for seq in ([1024, 4096, 16384] if kind == "full" else [4096]):
+                out.append(dict(tokens=16384, heads=8, kv_heads=8, d=256, seq=seq, causal=causal, dtype=dtype))
     # Other batch sizes: 3 sequences of 2048, 5 of 768.
     for tokens, seq in ([(6144, 2048), (3840, 768)] if kind == "full" else [(3840, 768)]):
         out.append(dict(tokens=tokens, heads=16, kv_heads=16, d=128, seq=seq, causal=True, dtype="f16"))

@@ -6,7 +6,7 @@
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @head_dim(%q: memref<49152xf16> {axe.align = 16 : i64}) {
     %Q = axe.view %q : memref<49152xf16> to !q
-    // expected-error @+1 {{'axe.attention' op cannot expand: head dimension 96 (the kernel has 64 and 128)}}
+    // expected-error @+1 {{'axe.attention' op cannot expand: head dimension 96 (the kernel has 64, 128 and 256)}}
     axe.attention %Q, %Q, %Q, %Q {heads = 2, seq_len = 256} : !q, !q, !q, !q
     return
   }

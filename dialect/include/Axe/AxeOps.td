@@ -752,7 +752,7 @@ def Axe_AttentionOp : Axe_Op<"attention"> {
     `seq_len` tokens each, the tokens packed along rows (the "THD" layout of
     FlashAttention's variable-length interface): Q and O are
     [tokens, heads · D], K and V [tokens, kv_heads · D], row-major, f16 or
-    bf16 (all one type), D (the head dimension) 64 or 128. Query head h reads
+    bf16 (all one type), D (the head dimension) 64, 128 or 256. Query head h reads
     key/value head h / (heads / kv_heads) (grouped-query attention; kv_heads
     = heads is multi-head attention). `causal` masks key j > query i within
     each sequence. `scale` multiplies Q Kᵀ (default 1/√D). The softmax runs

@@ -92,10 +92,10 @@ def AxeExpandAttention : Pass<"axe-expand-attention", "::mlir::ModuleOp"> {
     masked (`axe.iota`). O is normalized, staged in the Q tile's shared
     memory and stored by TMA.
 
-    The schedule: `block_n` 128 and 2 stages at D = 128, 3 stages at D = 64
-    (what fits the 227 KiB of shared memory a Hopper CTA may use with the Q
-    tile); the op's `block_n` / `stages` attributes override it. Shapes the
-    kernel cannot run (D not 64 or 128, `seq_len` not a multiple of 128 or
+    The schedule: `block_n` 128 and 2 stages at D = 128, 3 stages at D = 64,
+    64 keys and 2 stages at D = 256 (what fits the 227 KiB of shared memory
+    a Hopper CTA may use with the Q tile); the op's `block_n` / `stages` attributes override it. Shapes the
+    kernel cannot run (D not 64, 128 or 256, `seq_len` not a multiple of 128 or
     of `block_n`, heads not a multiple of kv_heads, strides TMA cannot
     address) are located errors.
   }];

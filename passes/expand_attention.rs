@@ -1,7 +1,7 @@
 //! `axe-expand-attention`: replaces each `axe.attention` by a FlashAttention-style Hopper
 //! kernel (FlashAttention-3's structure: a TMA producer warp and wgmma consumer warpgroups with
 //! register-sourced P) as scoped Axe IR, built through the dialect's typed builders
-//! ([`crate::expand_matmul::axe_ops`], shared with the GEMM expansion).
+//! ([`crate::axe_ops`], shared with the GEMM expansion and the linalg front door).
 //!
 //! The kernel, per CTA (128 query rows of one head of one sequence; three warpgroups):
 //! * **producer** (warp 0 of warpgroup 0, registers given up with `setmaxnreg`): loads the Q
@@ -30,11 +30,11 @@ use axe_layout::{Iter, Layout};
 use melior::dialect::arith;
 use mlir_sys::*;
 
+use crate::axe_ops::{self, CopyOptions, Dim};
 use crate::convert_axe_to_gpu::builder::{Ix, B};
 use crate::convert_axe_to_gpu::types::element_type;
 use crate::dialect::ods::{self, BinaryKind, CopySchedule, MemoryScope, ReduceKind, ScopeKind, UnaryKind};
 use crate::error::{AxeError, Result};
-use crate::expand_matmul::axe_ops::{self, CopyOptions, Dim};
 use crate::ir;
 use crate::target;
 

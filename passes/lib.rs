@@ -9,6 +9,7 @@
 #[path = "../dialect/rust/mod.rs"]
 pub mod dialect;
 
+pub mod axe_ops;
 pub mod canonicalize;
 pub mod convert_axe_to_gpu;
 pub mod convert_linalg_to_axe;

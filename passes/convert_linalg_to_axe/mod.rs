@@ -13,12 +13,12 @@ pub mod rows;
 use axe_layout::{Iter, Layout};
 use mlir_sys::*;
 
+use crate::axe_ops;
 use crate::convert_axe_to_gpu::builder::B;
 use crate::convert_axe_to_gpu::types::element_type;
 use crate::dialect;
 use crate::dialect::ods::{self, passes::ConvertLinalgToAxeOptions, MemoryScope};
 use crate::error::AxeError;
-use crate::expand_matmul::axe_ops;
 use crate::ir;
 use crate::matmul_schedule as schedule;
 use crate::target;

@@ -20,10 +20,10 @@ use std::collections::HashMap;
 use axe_layout::{Iter, Layout};
 use mlir_sys::*;
 
+use crate::axe_ops::{self, CopyOptions};
 use crate::convert_axe_to_gpu::builder::B;
 use crate::convert_axe_to_gpu::types::element_type;
 use crate::dialect::ods::{BinaryKind, MemoryScope, ReduceKind, UnaryKind};
-use crate::expand_matmul::axe_ops::{self, CopyOptions};
 use crate::ir;
 
 use super::buffers::{self, root};

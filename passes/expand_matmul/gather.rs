@@ -23,7 +23,7 @@ use axe_layout::{Iter, Layout};
 use melior::dialect::arith;
 use mlir_sys::*;
 
-use super::axe_ops::{self, CopyOptions, Dim};
+use crate::axe_ops::{self, CopyOptions, Dim};
 use crate::convert_axe_to_gpu::builder::{Ix, B};
 use crate::dialect::ods::MemoryScope;
 use crate::error::{AxeError, Result};

@@ -1,6 +1,6 @@
 //! `axe-expand-matmul`: replaces each `axe.matmul` by the warp-specialized Hopper GEMM of its
 //! `#axe.matmul_schedule` (Axe paper §4.1), as scoped Axe IR built through the dialect's typed
-//! builders ([`axe_ops`]). The schedule itself is `axe-matmul-schedule`'s
+//! builders ([`crate::axe_ops`]). The schedule itself is `axe-matmul-schedule`'s
 //! ([`crate::matmul_schedule`]).
 //!
 //! The kernel, per CTA of `tile_m / 64 + 1` warpgroups:
@@ -18,7 +18,6 @@
 //! shape that is not whole tiles (or rounds) uses `{clip}` slices: TMA fills what lies past A
 //! and B with zeros (adding nothing) and stores only what lies inside C.
 
-pub mod axe_ops;
 pub mod gather;
 
 use arith::CmpiPredicate;
@@ -27,6 +26,7 @@ use melior::dialect::arith;
 use melior::ir::operation::OperationRefMut;
 use mlir_sys::*;
 
+use crate::axe_ops::{self, CopyOptions, Dim};
 use crate::convert_axe_to_gpu::builder::{Ix, B};
 use crate::convert_axe_to_gpu::types::element_type;
 use crate::dialect::ods::{self, BinaryKind, CopySchedule, MemoryScope, ScopeKind, UnaryKind};
@@ -34,7 +34,6 @@ use crate::error::{AxeError, Result};
 use crate::ir;
 use crate::matmul_schedule::{self as schedule, Problem, Schedule};
 use crate::target::{self, TMA_GLOBAL_ALIGN};
-use axe_ops::{CopyOptions, Dim};
 
 /// Registers per thread after `setmaxnreg` in a CTA of two consumer warpgroups: the producer
 /// warpgroup keeps 40, the consumers get 232 (128 x 40 + 256 x 232 = 64,512 of the 65,536; at

@@ -1,4 +1,5 @@
-//! Typed constructors of the Axe ops the GEMM expansion creates, over melior's builders
+//! Typed constructors of the Axe ops the passes that build Axe IR create (`axe-expand-matmul`,
+//! `axe-expand-attention`, `convert-linalg-to-axe`), over melior's builders
 //! generated from the dialect's ODS (`axe_ods_builders::axe`): an operand, attribute or
 //! region renamed in ODS is a compile error here. Each takes the insertion point
 //! ([`B`]) and returns what the op defines.

@@ -63,3 +63,28 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     return
   }
 }
+
+// -----
+
+// block_n must be 64 or 128 and divide the sequences.
+!q = !axe.tensor<256x128xf16, global, #axe.layout<(256, 128) : (128, 1)>>
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @block_n(%q: memref<32768xf16> {axe.align = 16 : i64}) {
+    %Q = axe.view %q : memref<32768xf16> to !q
+    // expected-error @+1 {{'axe.attention' op cannot expand: block_n 96 must be 64 or 128 and divide seq_len 256}}
+    axe.attention %Q, %Q, %Q, %Q {heads = 1, seq_len = 256, block_n = 96} : !q, !q, !q, !q
+    return
+  }
+}
+
+// -----
+
+!q = !axe.tensor<256x128xf16, global, #axe.layout<(256, 128) : (128, 1)>>
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @no_stages(%q: memref<32768xf16> {axe.align = 16 : i64}) {
+    %Q = axe.view %q : memref<32768xf16> to !q
+    // expected-error @+1 {{'axe.attention' op cannot expand: stages 0 (1 to 4)}}
+    axe.attention %Q, %Q, %Q, %Q {heads = 1, seq_len = 256, stages = 0} : !q, !q, !q, !q
+    return
+  }
+}

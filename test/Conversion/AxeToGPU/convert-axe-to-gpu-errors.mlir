@@ -419,3 +419,24 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     return
   }
 }
+
+// -----
+
+// A register A is read as [M, K] only: wgmma's register fragment has no transposed form.
+!frag = !axe.tensor<64x64xf16, register, #axe.layout<(4, 2, 8, 8, 4, 2) : (1@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>
+!accT = !axe.tensor<64x64xf32, register, #axe.layout<(4, 2, 8, 8, 4, 2) : (1@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>
+!svT = !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @register_a_transposed() {
+    axe.kernel grid [1] threads [128] {
+      %sv = axe.alloc : !svT
+      axe.scope warpgroup [0 : 1] {
+        %p = axe.alloc : !frag
+        %o = axe.alloc : !accT
+        // expected-error @+1 {{'axe.gemm' op wgmma reads a register A only as [M, K] (transpose_a needs A in shared memory)}}
+        axe.gemm %p, %sv, %o {transpose_a} : !frag, !svT, !accT
+      }
+    }
+    return
+  }
+}

@@ -181,9 +181,14 @@ pub fn lower_bulk_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()>
         return Err(AxeError::at(op, super::tma_plan::tma_window_refusal("destination")));
     }
     if dst.bounds.iter().any(Option::is_some) {
+        let into = if peer {
+            "of a peer's memory is not stored by TMA"
+        } else {
+            "is not reduced into by TMA"
+        };
         return Err(AxeError::at(
             op,
-            "a {clip} tile of a peer's memory is not stored by TMA (the bulk copy writes whole runs)",
+            format!("a {{clip}} tile {into} (the bulk copy writes whole runs)"),
         ));
     }
     let reduction = ir::enum_attr::<ReduceKind>(op, ods::copy::REDUCE)?

@@ -175,7 +175,7 @@ module attributes {axe.target = #axe.target<"sm_90">} {
 
 // -----
 
-// A bulk store writes whole runs: a {clip} destination tile is refused.
+// A reducing TMA store writes whole runs: a {clip} destination tile is refused.
 module attributes {axe.target = #axe.target<"sm_90">} {
   func.func @tma_reduce_clip(%buf: memref<1000xf32> {axe.align = 16 : i64}) {
     %G = axe.view %buf : memref<1000xf32> to !axe.tensor<1000xf32, global, #axe.layout<(1000) : (1)>>
@@ -183,7 +183,7 @@ module attributes {axe.target = #axe.target<"sm_90">} {
       %o = axe.unit_id cta
       %s = axe.alloc : !axe.tensor<128xf32, shared, #axe.layout<(128) : (1)>>
       %w = axe.slice %G [%o : +128] {clip} : !axe.tensor<1000xf32, global, #axe.layout<(1000) : (1)>> to !axe.tensor<128xf32, global, #axe.layout<(128) : (1)>>
-      // expected-error @+1 {{a {clip} tile of a peer's memory is not stored by TMA (the bulk copy writes whole runs)}}
+      // expected-error @+1 {{a {clip} tile is not reduced into by TMA (the bulk copy writes whole runs)}}
       axe.copy %s, %w schedule tma reduce sum : !axe.tensor<128xf32, shared, #axe.layout<(128) : (1)>>, !axe.tensor<128xf32, global, #axe.layout<(128) : (1)>>
     }
     return

@@ -46,6 +46,33 @@ const KEYWORD_SETS: &[&[&str]] = &[
     &["sm_80", "sm_90", "sm_90a", "sm_100", "trn1"],
 ];
 
+/// The frame of an upstream op's parser when `stderr` is a crash inside MLIR's parser with no
+/// Axe code on the stack (no frame naming `axe`): e.g. LLVM 22's `linalg.transpose` parser,
+/// which stores the null attribute of a permutation it failed to parse and then dereferences
+/// it. Such crashes are upstream bugs no change here can fix.
+fn upstream_parser_crash(stderr: &str) -> Option<String> {
+    if !stderr.contains("Stack dump") {
+        return None;
+    }
+    let frames: Vec<&str> = stderr
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with('#') && l[1..].starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    // The frames from the crash up to the parser's entry (its callers, axe-opt's main among
+    // them, do not matter).
+    let entry = frames
+        .iter()
+        .position(|f| f.contains("mlir::parseSourceFile") || f.contains("mlir::parseAsmSourceFile"))?;
+    let inner = &frames[..entry];
+    let ours = inner.iter().any(|f| f.contains("axe"));
+    let op_parse = inner.iter().find(|f| f.contains("::parse(mlir::OpAsmParser"))?;
+    (!ours).then(|| {
+        let name = op_parse.split_whitespace().nth(2).unwrap_or(op_parse);
+        name.split('(').next().unwrap_or(name).to_string()
+    })
+}
+
 /// Markers of an internal failure on stderr.
 const BAD_STDERR: &[&str] = &["panicked", "internal error", "Assertion", "LLVM ERROR", "Stack dump"];
 
@@ -432,6 +459,15 @@ fn execute(report: &Report, opts: &Options, input: &Path, text: &str, case: &Cas
         .collect::<Vec<_>>()
         .join("\n");
     let code = status.code();
+    if let Some(frame) = upstream_parser_crash(&stderr) {
+        // Not Axe's: upstream MLIR crashed while parsing the mutant, before any Axe code ran.
+        // Shown, not counted as a finding (nothing in this repository can fix it).
+        eprintln!(
+            "[ir] upstream MLIR parser crash (not an Axe finding), in {frame}; seed {}",
+            case.seed
+        );
+        return;
+    }
     if let Some(m) = BAD_STDERR.iter().find(|m| stderr.contains(**m)) {
         // Deduplicate by the line that names the failure (paths and values stripped of digits).
         let line = stderr.lines().find(|l| l.contains(m)).unwrap_or("");
@@ -512,4 +548,31 @@ fn is_located(line: &str, file: &str) -> bool {
 /// A deduplication key for a diagnostic line ([`crate::report::diagnostic_signature`]).
 fn signature_of(line: &str, file: &str) -> String {
     crate::report::diagnostic_signature(line, file, 160)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A crash inside an upstream op's parser with no Axe frame is upstream's; one with an Axe
+    /// frame, or outside parsing, is a finding.
+    #[test]
+    fn upstream_parser_crashes_are_told_apart() {
+        let upstream = "Stack dump:\n #4 0x1 mlir::Attribute::getContext() const (libMLIR.so)\n #8 0x2 mlir::linalg::TransposeOp::parse(mlir::OpAsmParser&, mlir::OperationState&) (libMLIR.so)\n#20 0x3 mlir::parseAsmSourceFile(llvm::SourceMgr const&) (libMLIR.so)";
+        assert_eq!(
+            upstream_parser_crash(upstream).as_deref(),
+            Some("mlir::linalg::TransposeOp::parse")
+        );
+        let ours = upstream.replace("#4 0x1 mlir::Attribute", "#4 0x1 mlir::axe::LayoutAttr");
+        assert_eq!(upstream_parser_crash(&ours), None);
+        let not_parsing = upstream.replace("mlir::parseAsmSourceFile", "mlir::PassManager::run");
+        assert_eq!(upstream_parser_crash(&not_parsing), None);
+        // axe-opt's own frames above the parser's entry do not make it Axe's.
+        let caller = format!("{upstream}\n#30 0x4 main (/repo/target/release/axe-opt+0x5)");
+        assert_eq!(
+            upstream_parser_crash(&caller).as_deref(),
+            Some("mlir::linalg::TransposeOp::parse")
+        );
+        assert_eq!(upstream_parser_crash("panicked at foo"), None);
+    }
 }

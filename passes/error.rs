@@ -71,6 +71,21 @@ impl AxeError {
     }
 }
 
+/// Runs `apply` on every operation named `name` under `root` (collected first, so `apply` may
+/// replace them), emitting each error at its operation; whether all succeeded. The body of
+/// the passes that rewrite one op kind (`axe-matmul-schedule`, `axe-expand-matmul`,
+/// `axe-expand-attention`).
+pub fn for_each_op(root: MlirOperation, name: &str, mut apply: impl FnMut(MlirOperation) -> Result<()>) -> bool {
+    let mut ok = true;
+    for op in crate::ir::collect(root, &[name]) {
+        if let Err(e) = apply(op) {
+            e.emit(op);
+            ok = false;
+        }
+    }
+    ok
+}
+
 /// `message` as a diagnostic of the operation `name`: `'name' op message`, with a leading
 /// `name` (and its colon) of the message folded into the prefix.
 pub fn op_message(name: &str, message: &str) -> String {

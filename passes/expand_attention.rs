@@ -50,15 +50,7 @@ const MASKED: f64 = -1.0e30;
 
 /// The pass body.
 pub fn run(root: melior::ir::operation::OperationRefMut) -> bool {
-    let root = root.to_raw();
-    let mut ok = true;
-    for op in ir::collect(root, &[ods::ops::ATTENTION]) {
-        if let Err(e) = expand(op) {
-            e.emit(op);
-            ok = false;
-        }
-    }
-    ok
+    crate::error::for_each_op(root.to_raw(), ods::ops::ATTENTION, expand)
 }
 
 /// The compiler's schedule for head dimension `d`: key rows per stage and stages. A CTA's

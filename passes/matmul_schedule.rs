@@ -692,34 +692,25 @@ pub fn run(
     root: melior::ir::operation::OperationRefMut,
     options: &crate::dialect::ods::passes::AxeMatmulScheduleOptions,
 ) -> bool {
-    let root = root.to_raw();
-    let mut ok = true;
-    for op in ir::collect(root, &[crate::dialect::ods::ops::MATMUL]) {
-        let result = (|| -> Result<()> {
-            let t = target_of(op)?;
-            let sms = if options.sm_count > 0 {
-                options.sm_count
-            } else {
-                t.sm_count
-            };
-            let p = problem(op);
-            let s = choose(&p, t, sms, &given(op)?).map_err(|why| {
-                AxeError::at(
-                    op,
-                    format!("axe.matmul {}x{}x{}: cannot schedule: {why}", p.m, p.n, p.k),
-                )
-            })?;
-            // SAFETY: `op` is live and owned by the pass; `schedule` is declared as an
-            // `#axe.matmul_schedule`, which the attribute is.
-            unsafe { ir::set_attr(op, crate::dialect::ods::matmul::SCHEDULE, schedule_attr(op, &s)) };
-            Ok(())
-        })();
-        if let Err(e) = result {
-            e.emit(op);
-            ok = false;
-        }
-    }
-    ok
+    crate::error::for_each_op(root.to_raw(), crate::dialect::ods::ops::MATMUL, |op| {
+        let t = target_of(op)?;
+        let sms = if options.sm_count > 0 {
+            options.sm_count
+        } else {
+            t.sm_count
+        };
+        let p = problem(op);
+        let s = choose(&p, t, sms, &given(op)?).map_err(|why| {
+            AxeError::at(
+                op,
+                format!("axe.matmul {}x{}x{}: cannot schedule: {why}", p.m, p.n, p.k),
+            )
+        })?;
+        // SAFETY: `op` is live and owned by the pass; `schedule` is declared as an
+        // `#axe.matmul_schedule`, which the attribute is.
+        unsafe { ir::set_attr(op, crate::dialect::ods::matmul::SCHEDULE, schedule_attr(op, &s)) };
+        Ok(())
+    })
 }
 
 #[cfg(test)]

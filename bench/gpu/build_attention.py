@@ -17,11 +17,11 @@ import argparse
 import concurrent.futures
 import json
 import os
-import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.join(HERE, "..", "..")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lowering import lower  # noqa: E402
+
 MLIR = {"f16": "f16", "bf16": "bf16"}
 
 
@@ -88,23 +88,10 @@ def entry_name(c):
 
 
 def build(outdir, c):
-    opt = os.environ.get("AXE_OPT", os.path.join(ROOT, "target/release/axe-opt"))
-    translate = os.environ.get("AXE_TRANSLATE", os.path.join(os.path.dirname(opt), "axe-translate"))
     name = entry_name(c)
     src = module(name, c["tokens"], c["heads"], c["kv_heads"], c["d"], c["seq"], c["causal"], c["dtype"])
-    lowered = subprocess.run([opt, "-", "--axe-to-nvvm-pipeline=chip=sm_90a features=+ptx80"], input=src,
-                             capture_output=True, text=True)
-    if lowered.returncode:
-        return None, f"{name}: {lowered.stderr.strip()[:2000]}"
-    manifest = subprocess.run([translate, "-", "--axe-to-launch-manifest"], input=lowered.stdout,
-                              capture_output=True, text=True)
-    if manifest.returncode:
-        return None, f"{name}: {manifest.stderr.strip()[:2000]}"
-    data = json.loads(manifest.stdout)
-    (kernel,) = data["kernels"]
-    with open(os.path.join(outdir, f"{kernel['entry']}.json"), "w") as f:
-        json.dump({"version": data["version"], "kernels": [kernel]}, f)
-    return dict(c, entry=kernel["entry"]), None
+    err = lower(outdir, name, src)
+    return (None, err) if err else (dict(c, entry=name), None)
 
 
 def main():

@@ -30,33 +30,12 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, HERE)
 import matmul_ir  # noqa: E402
+from lowering import lower, tools  # noqa: E402
 
 # Llama-3.1 MLPs: (hidden, intermediate).
 MODELS = {"8b": (4096, 14336), "70b": (8192, 28672)}
-
-
-def tools():
-    opt = os.environ.get("AXE_OPT", os.path.join(ROOT, "target/release/axe-opt"))
-    return opt, os.environ.get("AXE_TRANSLATE", os.path.join(os.path.dirname(opt), "axe-translate"))
-
-
-def lower(outdir, entry, src):
-    """Lowers `src` (a module with one function `entry`) and writes OUTDIR/<entry>.json."""
-    opt, translate = tools()
-    lowered = subprocess.run([opt, "-", "--axe-to-nvvm-pipeline=chip=sm_90a features=+ptx80"], input=src,
-                             capture_output=True, text=True)
-    if lowered.returncode:
-        return f"{entry}: {lowered.stderr.strip()[:3000]}"
-    manifest = subprocess.run([translate, "-", "--axe-to-launch-manifest"], input=lowered.stdout,
-                              capture_output=True, text=True)
-    if manifest.returncode:
-        return f"{entry}: {manifest.stderr.strip()[:3000]}"
-    with open(os.path.join(outdir, f"{entry}.json"), "w") as f:
-        f.write(manifest.stdout)
-    return None
 
 
 def schedule_of(src):

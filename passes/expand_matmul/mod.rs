@@ -43,15 +43,7 @@ const CONSUMER_REGISTERS: i64 = 232;
 
 /// The pass body.
 pub fn run(root: OperationRefMut) -> bool {
-    let root = root.to_raw();
-    let mut ok = true;
-    for op in ir::collect(root, &[ods::ops::MATMUL]) {
-        if let Err(e) = expand(op) {
-            e.emit(op);
-            ok = false;
-        }
-    }
-    ok
+    crate::error::for_each_op(root.to_raw(), ods::ops::MATMUL, expand)
 }
 
 /// The row stride of a global operand `[rows, cols]` whose layout must be `(rows, cols) :

@@ -337,15 +337,29 @@ pub fn wait(b: &B, tokens: &[MlirValue], outstanding: i64) {
     });
 }
 
-/// `axe.binary <kind> %lhs, %rhs, %dest`.
-pub fn binary(b: &B, kind: BinaryKind, lhs: MlirValue, rhs: MlirValue, dest: MlirValue) {
+/// How an `axe.binary`'s float results may be computed (its `fastmath` flags).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FastMath {
+    /// Each result rounded on its own (no flags), as `arith` means by default.
+    None,
+    /// `#arith.fastmath<contract>`: a product may be fused with the add that consumes it.
+    Contract,
+}
+
+/// `axe.binary <kind> %lhs, %rhs, %dest`, with `fastmath = #arith.fastmath<contract>` for
+/// [`FastMath::Contract`].
+pub fn binary(b: &B, kind: BinaryKind, lhs: MlirValue, rhs: MlirValue, dest: MlirValue, fm: FastMath) {
     b.build(|c, l| {
-        axe::BinaryOperation::builder(c, l)
+        let op = axe::BinaryOperation::builder(c, l)
             .kind(enum_attr(b, kind))
             .lhs(v(lhs))
             .rhs(v(rhs))
-            .dest(v(dest))
-            .build()
+            .dest(v(dest));
+        match fm {
+            FastMath::None => op.build(),
+            // arith's flags have no C constructor (see `B::attr`).
+            FastMath::Contract => op.fastmath(B::attribute(b.attr("#arith.fastmath<contract>"))).build(),
+        }
     });
 }
 

@@ -30,7 +30,7 @@ use axe_layout::{Iter, Layout};
 use melior::dialect::arith;
 use mlir_sys::*;
 
-use crate::axe_ops::{self, CopyOptions, Dim};
+use crate::axe_ops::{self, CopyOptions, Dim, FastMath};
 use crate::convert_axe_to_gpu::builder::{Ix, B};
 use crate::convert_axe_to_gpu::types::element_type;
 use crate::dialect::ods::{self, BinaryKind, CopySchedule, MemoryScope, ReduceKind, ScopeKind, UnaryKind};
@@ -397,25 +397,25 @@ fn softmax(b: &B, plan: &Plan, sh: &Shared, x: &Rows, j: MlirValue) {
         .expect("the mask does not fail");
     }
     axe_ops::reduce(b, ReduceKind::Max, x.s, x.mt, &[1]);
-    axe_ops::binary(b, BinaryKind::Max, x.m, x.mt, x.mt);
-    axe_ops::binary(b, BinaryKind::Sub, x.m, x.mt, x.m);
-    axe_ops::binary(b, BinaryKind::Mul, x.m, x.c, x.m);
+    axe_ops::binary(b, BinaryKind::Max, x.m, x.mt, x.mt, FastMath::Contract);
+    axe_ops::binary(b, BinaryKind::Sub, x.m, x.mt, x.m, FastMath::Contract);
+    axe_ops::binary(b, BinaryKind::Mul, x.m, x.c, x.m, FastMath::Contract);
     axe_ops::unary(b, UnaryKind::Exp2, x.m, x.m);
-    axe_ops::binary(b, BinaryKind::Mul, x.l, x.m, x.l);
-    axe_ops::binary(b, BinaryKind::Mul, x.mt, x.c, x.ms);
-    axe_ops::binary(b, BinaryKind::Mul, x.s, x.c, x.s);
-    axe_ops::binary(b, BinaryKind::Sub, x.s, x.ms, x.s);
+    axe_ops::binary(b, BinaryKind::Mul, x.l, x.m, x.l, FastMath::Contract);
+    axe_ops::binary(b, BinaryKind::Mul, x.mt, x.c, x.ms, FastMath::Contract);
+    axe_ops::binary(b, BinaryKind::Mul, x.s, x.c, x.s, FastMath::Contract);
+    axe_ops::binary(b, BinaryKind::Sub, x.s, x.ms, x.s, FastMath::Contract);
     axe_ops::unary(b, UnaryKind::Exp2, x.s, x.s);
     axe_ops::reduce(b, ReduceKind::Sum, x.s, x.rs, &[1]);
-    axe_ops::binary(b, BinaryKind::Add, x.l, x.rs, x.l);
+    axe_ops::binary(b, BinaryKind::Add, x.l, x.rs, x.l, FastMath::Contract);
 }
 
 /// The rest of tile j's softmax, once the previous P V is done: O rescaled by alpha, the new
 /// max kept. (P is cast to 16 bits right before the gemms that read it — S's register layout,
 /// the wgmma A fragment — so that its 16-bit copy is live only while they run.)
 fn rescale(b: &B, x: &Rows) {
-    axe_ops::binary(b, BinaryKind::Mul, x.o, x.m, x.o);
-    axe_ops::binary(b, BinaryKind::Max, x.mt, x.mt, x.m);
+    axe_ops::binary(b, BinaryKind::Mul, x.o, x.m, x.o, FastMath::Contract);
+    axe_ops::binary(b, BinaryKind::Max, x.mt, x.mt, x.m, FastMath::Contract);
 }
 
 /// Ping-pong between the two consumer warpgroups (FlashAttention-3's): warpgroup `w` issues
@@ -532,7 +532,7 @@ fn consume(b: &B, plan: &Plan, sh: &Shared, w: usize) {
 fn epilogue(b: &B, plan: &Plan, sh: &Shared, x: &Rows, r0: i64) {
     let d = plan.d;
     let f32 = b.f32_type();
-    axe_ops::binary(b, BinaryKind::Div, x.o, x.l, x.o);
+    axe_ops::binary(b, BinaryKind::Div, x.o, x.l, x.o, FastMath::Contract);
     let out = axe_ops::alloc(
         b,
         axe_ops::tensor_type(b, &[64, d], plan.e, MemoryScope::Register, None, None),
@@ -565,8 +565,8 @@ fn epilogue(b: &B, plan: &Plan, sh: &Shared, x: &Rows, r0: i64) {
             axe_ops::tensor_type(b, &[1, 1], f32, MemoryScope::Register, None, None),
         );
         axe_ops::fill(b, sc, b.cfloat(plan.scale, f32));
-        axe_ops::binary(b, BinaryKind::Mul, x.m, sc, x.m);
-        axe_ops::binary(b, BinaryKind::Add, x.l, x.m, x.l);
+        axe_ops::binary(b, BinaryKind::Mul, x.m, sc, x.m, FastMath::Contract);
+        axe_ops::binary(b, BinaryKind::Add, x.l, x.m, x.l, FastMath::Contract);
         let t = axe_ops::tensor_type(b, &[64, 1], f32, MemoryScope::Global, None, None);
         let win = axe_ops::slice(b, lse, &[Dim::At(row, 64), Dim::At(sh.h, 1)], false, t);
         axe_ops::copy(b, x.l, win, CopyOptions::AUTO);
@@ -596,10 +596,10 @@ fn causal_mask(b: &B, plan: &Plan, s: MlirValue, q_first: MlirValue, j: MlirValu
     let diff = b.arith_cast(arith::sitofp, b.index_cast(diff, i32t), f32);
     axe_ops::fill(b, off, diff);
     axe_ops::fill(b, big, b.cfloat(-MASKED, f32));
-    axe_ops::binary(b, BinaryKind::Sub, rows, cols, cols);
-    axe_ops::binary(b, BinaryKind::Add, cols, off, cols);
+    axe_ops::binary(b, BinaryKind::Sub, rows, cols, cols, FastMath::Contract);
+    axe_ops::binary(b, BinaryKind::Add, cols, off, cols, FastMath::Contract);
     axe_ops::fill(b, off, b.cfloat(0.0, f32));
-    axe_ops::binary(b, BinaryKind::Min, cols, off, cols);
-    axe_ops::binary(b, BinaryKind::Mul, cols, big, cols);
-    axe_ops::binary(b, BinaryKind::Add, s, cols, s);
+    axe_ops::binary(b, BinaryKind::Min, cols, off, cols, FastMath::Contract);
+    axe_ops::binary(b, BinaryKind::Mul, cols, big, cols, FastMath::Contract);
+    axe_ops::binary(b, BinaryKind::Add, s, cols, s, FastMath::Contract);
 }

@@ -989,6 +989,9 @@ LogicalResult BinaryOp::verify() {
       getRhs().getType().getElementType() != d.getElementType())
     return emitOpError() << "operand element types must equal the "
                             "destination's; use axe.cast";
+  if (getFastmath() && !isa<FloatType>(d.getElementType()))
+    return emitOpError() << "fastmath flags apply to float elements, not "
+                         << d.getElementType();
   return verifyTensorUses(*this);
 }
 

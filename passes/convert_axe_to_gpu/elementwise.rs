@@ -346,9 +346,11 @@ pub fn unary(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -> Re
             let magnitude = b.andi(as_int, b.cint(!(1i64 << (bit_width(t) - 1)), bit_width(t) as u32));
             return Ok(b.arith_cast(arith::bitcast, magnitude, t));
         }
+        // max(x, -x) is recognized as `llvm.abs` and selected as `abs.s32`, so no min/max
+        // reaches ptxas (see `signed_min_max`).
         (Abs, false) => return Ok(b.maxsi(x, b.subi(zero(b, t), x))),
         (Relu, true) => return Ok(b.maximumf(x, zero(b, t))),
-        (Relu, false) => return Ok(b.maxsi(x, zero(b, t))),
+        (Relu, false) => return Ok(signed_min_max(b, BinaryKind::Max, x, zero(b, t), t)),
         (Neg, false) => return Ok(b.subi(zero(b, t), x)),
         (Sigmoid | Silu, true) => {
             let e = b.math_unary(math::exp, b.negf(x));
@@ -367,10 +369,16 @@ pub fn unary(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -> Re
     Ok(b.math_unary(build, x))
 }
 
-/// `contract`: float adds, subtractions and multiplies may be fused (`fastmath<contract>`),
-/// what CUDA compilers do by default: without it NVPTX writes `mul.rn`/`add.rn`, which ptxas
-/// never contracts into `fma` — a softmax's `x · c - m · c` then costs two instructions.
-pub fn binary(b: &B, kind: BinaryKind, x: MlirValue, y: MlirValue, t: MlirType, contract: bool) -> MlirValue {
+/// `fastmath`: the op's `#arith.fastmath<...>` flags, given to the arith op of a float kind
+/// (`contract` lets LLVM fuse a multiply and the add that consumes it: see `axe.binary`).
+pub fn binary(
+    b: &B,
+    kind: BinaryKind,
+    x: MlirValue,
+    y: MlirValue,
+    t: MlirType,
+    fastmath: Option<MlirAttribute>,
+) -> MlirValue {
     use BinaryKind::*;
     let build: ArithBinary = match (kind, is_float(t)) {
         (Add, true) => arith::addf,
@@ -382,18 +390,37 @@ pub fn binary(b: &B, kind: BinaryKind, x: MlirValue, y: MlirValue, t: MlirType, 
         (Div, true) => arith::divf,
         (Div, false) => arith::divsi,
         (Max, true) => ops::maximumf,
-        (Max, false) => arith::maxsi,
         (Min, true) => ops::minimumf,
-        (Min, false) => arith::minsi,
+        (Max | Min, false) => return signed_min_max(b, kind, x, y, t),
     };
     let v = b.arith_binary(build, x, y);
-    if contract && is_float(t) && matches!(kind, Add | Sub | Mul) {
-        if let Some(op) = ir::defining_op(v) {
-            // SAFETY: `op` was just built here; the attribute is owned by its context.
-            unsafe { ir::set_attr(op, "fastmath", b.attr("#arith.fastmath<contract>")) };
-        }
+    if let (Some(flags), Some(op), true) = (fastmath, ir::defining_op(v), is_float(t)) {
+        // SAFETY: `op` was just built here (a float arith op, which has `fastmath`); the
+        // attribute is the source op's, owned by the same context.
+        unsafe { ir::set_attr(op, "fastmath", flags) };
     }
     v
+}
+
+/// The signed minimum or maximum of two integers, computed as the unsigned one of the operands
+/// with their sign bits flipped (flipping the sign bit maps the signed order onto the unsigned
+/// one), then flipped back.
+///
+/// Why not `arith.maxsi`/`minsi`: ptxas (CUDA 13.0, -O1 and above) fuses two signed 32-bit
+/// min/max into `VIMNMX3` and folds the negation of its middle operand into the instruction,
+/// where it is lost: `max(-a, -b, -c)` becomes `max(-a, b, -c)` (`fuzz/gpu/repros/README.md`).
+/// It does not fold negations into the unsigned form, and LLVM keeps the unsigned form (it
+/// cancels the flips between chained min/max, so a reduction pays two `xor`s in all).
+fn signed_min_max(b: &B, kind: BinaryKind, x: MlirValue, y: MlirValue, t: MlirType) -> MlirValue {
+    let width = bit_width(t);
+    let sign = b.cint(i64::MIN >> (64 - width), width as u32);
+    let (x, y) = (b.xori(x, sign), b.xori(y, sign));
+    let unsigned = match kind {
+        BinaryKind::Max => arith::maxui,
+        BinaryKind::Min => arith::minui,
+        _ => unreachable!("signed_min_max is called for Max and Min only"),
+    };
+    b.xori(b.arith_binary(unsigned, x, y), sign)
 }
 
 fn cast(b: &B, x: MlirValue, from: MlirType, to: MlirType) -> Result<MlirValue, AxeError> {
@@ -453,10 +480,11 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     let refs: Vec<&Tensor> = srcs.iter().collect();
     let (st, dt) = (srcs[0].elt, dst.elt);
     let gpu = !ctx.emulate;
+    let fastmath = ir::attr(op, "fastmath");
     per_element(&b, op, ctx, scope, &space, &ops, &dst, &refs, |g, v| {
         match (unary_kind, binary_kind) {
             (Some(k), _) => unary(g, k, v[0], dt, gpu),
-            (_, Some(k)) => Ok(binary(g, k, v[0], v[1], dt, gpu)),
+            (_, Some(k)) => Ok(binary(g, k, v[0], v[1], dt, fastmath)),
             _ => cast(g, v[0], st, dt),
         }
     })

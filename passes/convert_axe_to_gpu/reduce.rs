@@ -233,7 +233,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 let x = load(&g, ctx, &src, Ix::C(r), 1, 1);
                 acc = Some(match acc {
                     None => x,
-                    Some(a) => binary(&g, kind, a, x, t, false),
+                    Some(a) => binary(&g, kind, a, x, t, None),
                 });
             }
             // Factors have extents of at least 2 (`refine`), so there is at least one combination.
@@ -246,7 +246,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     let o = g.ci32(off);
                     let w = g.ci32(32);
                     let (other, _valid) = g.gpu_shuffle_xor(acc, o, w);
-                    acc = binary(&g, kind, acc, other, t, false);
+                    acc = binary(&g, kind, acc, other, t, None);
                     off *= 2;
                 }
             }
@@ -316,7 +316,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                 let x = load(&b, ctx, &scratch_t, slot(w, i), 1, 1);
                 total = Some(match total {
                     None => x,
-                    Some(a) => binary(&b, kind, a, x, t, false),
+                    Some(a) => binary(&b, kind, a, x, t, None),
                 });
             }
             // There is at least one reduced warp factor (`red_warps` is not empty), of extent 2

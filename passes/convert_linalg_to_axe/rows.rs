@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use axe_layout::{Iter, Layout};
 use mlir_sys::*;
 
-use crate::axe_ops::{self, CopyOptions};
+use crate::axe_ops::{self, CopyOptions, FastMath};
 use crate::convert_axe_to_gpu::builder::B;
 use crate::convert_axe_to_gpu::types::element_type;
 use crate::dialect::ods::{BinaryKind, MemoryScope, ReduceKind, UnaryKind};
@@ -92,6 +92,8 @@ enum Step {
         lhs: usize,
         rhs: usize,
         dst: usize,
+        /// The body op's own `fastmath` (`contract` or `fast` carry over; torch-mlir sets none).
+        fm: FastMath,
     },
     Cast {
         src: usize,
@@ -483,6 +485,7 @@ fn generic(p: &mut Program, op: MlirOperation) -> Result<(), String> {
                         lhs: reduced,
                         rhs: i,
                         dst: t,
+                        fm: FastMath::None,
                     });
                     t
                 }
@@ -560,11 +563,13 @@ fn body_op(
         let (l, r) = (operand(p, 0)?, operand(p, 1)?);
         let class = p.tensors[l].class.join(p.tensors[r].class);
         let t = p.tensor(class, result_type);
+        let contract = ir::attr_text(b, "fastmath").is_some_and(|f| f.contains("contract") || f.contains("fast>"));
         p.steps.push(Step::Binary {
             kind,
             lhs: l,
             rhs: r,
             dst: t,
+            fm: if contract { FastMath::Contract } else { FastMath::None },
         });
         return Ok(t);
     }
@@ -694,7 +699,13 @@ fn emit(run: &[MlirOperation], p: &Program, threads_per_row: i64) {
                 }
                 Step::Fill { value, dst } => axe_ops::fill(&k, regs[dst], k.cfloat(value, p.tensors[dst].elt)),
                 Step::Unary { kind, src, dst } => axe_ops::unary(&k, kind, regs[src], regs[dst]),
-                Step::Binary { kind, lhs, rhs, dst } => axe_ops::binary(&k, kind, regs[lhs], regs[rhs], regs[dst]),
+                Step::Binary {
+                    kind,
+                    lhs,
+                    rhs,
+                    dst,
+                    fm,
+                } => axe_ops::binary(&k, kind, regs[lhs], regs[rhs], regs[dst], fm),
                 Step::Cast { src, dst } => axe_ops::cast(&k, regs[src], regs[dst]),
                 Step::Reduce { kind, src, dst } => axe_ops::reduce(&k, kind, regs[src], regs[dst], &[1]),
             }

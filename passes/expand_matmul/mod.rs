@@ -26,7 +26,7 @@ use melior::dialect::arith;
 use melior::ir::operation::OperationRefMut;
 use mlir_sys::*;
 
-use crate::axe_ops::{self, CopyOptions, Dim};
+use crate::axe_ops::{self, CopyOptions, Dim, FastMath};
 use crate::convert_axe_to_gpu::builder::{Ix, B};
 use crate::convert_axe_to_gpu::types::element_type;
 use crate::dialect::ods::{self, BinaryKind, CopySchedule, MemoryScope, ScopeKind, UnaryKind};
@@ -685,7 +685,7 @@ fn consumer(b: &B, plan: &Plan, x: &Operands, sh: &Shared, row0: i64, turn: Opti
         let (ra, rb) = (axe_ops::alloc(b, sr), axe_ops::alloc(b, sr));
         axe_ops::copy(b, ga, ra, CopyOptions::AUTO);
         axe_ops::copy(b, gb, rb, CopyOptions::AUTO);
-        axe_ops::binary(b, BinaryKind::Mul, ra, rb, ra);
+        axe_ops::binary(b, BinaryKind::Mul, ra, rb, ra, FastMath::Contract);
         ra
     });
     // Clusters: lane r of each warp releases the stage of the pair's CTA r.
@@ -747,7 +747,7 @@ fn consumer(b: &B, plan: &Plan, x: &Operands, sh: &Shared, row0: i64, turn: Opti
         axe_ops::wait(j, &[], 0);
         release(j, s.stages as usize - 1);
         if let Some(scale) = scale {
-            axe_ops::binary(j, BinaryKind::Mul, acc, scale, acc);
+            axe_ops::binary(j, BinaryKind::Mul, acc, scale, acc, FastMath::Contract);
         }
         match (split, x.workspace) {
             (Some(part), Some(workspace)) => {
@@ -796,7 +796,7 @@ fn fixup(
         let reg_t = axe_ops::tensor_type(&t, &[64, bn], f32, MemoryScope::Register, None, None);
         let running = axe_ops::alloc(&t, reg_t);
         axe_ops::copy(&t, sums, running, CopyOptions::AUTO);
-        axe_ops::binary(&t, BinaryKind::Add, acc, running, acc);
+        axe_ops::binary(&t, BinaryKind::Add, acc, running, acc, FastMath::Contract);
         Ok(())
     })
     .expect("the fix-up does not fail");
@@ -878,7 +878,7 @@ fn epilogue(
                 part_acc_t,
             );
             axe_ops::unary(b, gate, pacc, pacc);
-            axe_ops::binary(b, BinaryKind::Mul, pacc, uacc, pacc);
+            axe_ops::binary(b, BinaryKind::Mul, pacc, uacc, pacc, FastMath::Contract);
         }
         let onc = b.addi(on, b.cidx(c * w));
         // The epilogue's terms, in f32 before C's rounding: act(acc + bias) + residual. Each
@@ -902,14 +902,14 @@ fn epilogue(
         };
         if let Some(bias) = x.bias {
             let row = load_f32(bias, 1, b.cidx(0));
-            axe_ops::binary(b, BinaryKind::Add, pacc, row, pacc);
+            axe_ops::binary(b, BinaryKind::Add, pacc, row, pacc, FastMath::Contract);
         }
         if let Some(act) = x.activation {
             axe_ops::unary(b, act, pacc, pacc);
         }
         if let Some(residual) = x.residual {
             let r = load_f32(residual, 64, omw);
-            axe_ops::binary(b, BinaryKind::Add, pacc, r, pacc);
+            axe_ops::binary(b, BinaryKind::Add, pacc, r, pacc, FastMath::Contract);
         }
         let src = if out_f32 {
             pacc

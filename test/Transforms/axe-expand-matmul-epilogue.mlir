@@ -15,12 +15,12 @@
 // CHECK: %[[BN:.*]] = axe.alloc : !axe.tensor<1x64xf16, register, ?>
 // CHECK-NEXT: axe.copy %[[BROW]], %[[BN]] : !axe.tensor<1x64xf16, global, ?>, !axe.tensor<1x64xf16, register, ?>
 // CHECK-NEXT: axe.cast %[[BN]], %[[BW]]
-// CHECK-NEXT: axe.binary add %[[ACC:.*]], %[[BW]], %[[ACC]] : !axe.tensor<64x64xf32, register, ?>, !axe.tensor<1x64xf32, register, ?>, !axe.tensor<64x64xf32, register, ?>
+// CHECK-NEXT: axe.binary add %[[ACC:.*]], %[[BW]], %[[ACC]] {fastmath = #arith.fastmath<contract>} : !axe.tensor<64x64xf32, register, ?>, !axe.tensor<1x64xf32, register, ?>, !axe.tensor<64x64xf32, register, ?>
 // CHECK-NEXT: axe.unary gelu %[[ACC]], %[[ACC]] : !axe.tensor<64x64xf32, register, ?>
 // CHECK-NEXT: %[[RT:.*]] = axe.slice %{{.*}} [%{{.*}} : +64, %[[ON]] : +64] {clip} : !axe.tensor<200x1000xf16, {{.*}} to !axe.tensor<64x64xf16, global, ?>
 // CHECK: axe.copy %[[RT]], %[[RN:.*]] : !axe.tensor<64x64xf16, global, ?>, !axe.tensor<64x64xf16, register, ?>
 // CHECK-NEXT: axe.cast %[[RN]], %[[RW:.*]] :
-// CHECK-NEXT: axe.binary add %[[ACC]], %[[RW]], %[[ACC]] : !axe.tensor<64x64xf32, register, ?>, !axe.tensor<64x64xf32, register, ?>, !axe.tensor<64x64xf32, register, ?>
+// CHECK-NEXT: axe.binary add %[[ACC]], %[[RW]], %[[ACC]] {fastmath = #arith.fastmath<contract>} : !axe.tensor<64x64xf32, register, ?>, !axe.tensor<64x64xf32, register, ?>, !axe.tensor<64x64xf32, register, ?>
 // CHECK: axe.cast %[[ACC]], %{{.*}} : !axe.tensor<64x64xf32, register, ?>, !axe.tensor<64x64xf16, register, ?>
 // CHECK: schedule tma
 

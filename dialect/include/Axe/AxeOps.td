@@ -16,6 +16,15 @@ include "Axe/AxeTypes.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/CommonAttrConstraints.td"
 
+// arith's `#arith.fastmath<...>` flags as an attribute of Axe ops. Declared here rather than
+// by including ArithBase.td, whose enums would then be generated (and documented) as Axe's.
+def Axe_ArithFastMathAttr : Attr<CPred<"::llvm::isa<::mlir::arith::FastMathFlagsAttr>($_self)">,
+                                 "arith fastmath flags (`#arith.fastmath<...>`)"> {
+  let storageType = "::mlir::arith::FastMathFlagsAttr";
+  let returnType = "::mlir::arith::FastMathFlags";
+  let convertFromStorage = "$_self.getValue()";
+}
+
 def Axe_AnyTensor : Type<CPred<"::llvm::isa<::mlir::axe::TensorType>($_self)">,
                          "Axe tensor", "::mlir::axe::TensorType">;
 
@@ -827,10 +836,24 @@ def Axe_BinaryOp : Axe_Op<"binary"> {
     ```mlir
     axe.binary sub %x, %rowmax, %y : !axe.tensor<64x128xf32, register, ?>, !axe.tensor<64x1xf32, register, ?>, !axe.tensor<64x128xf32, register, ?>
     ```
+
+    Each float result is rounded to the destination's type, as `arith`'s ops
+    round theirs. The optional `fastmath` flags are `arith`'s and reach the
+    arith op each element is computed with: `contract` lets a multiply and the
+    add or subtraction that consumes it be fused into one `fma` (what CUDA
+    compilers do by default; without it NVPTX writes `mul.rn`/`add.rn`, which
+    ptxas never fuses), at the price of the product's rounding, so that
+    `x - min(x)` need not be 0 where x is smallest. The kernels Axe's
+    passes build (`axe-expand-matmul`, `axe-expand-attention`) set it.
+
+    ```mlir
+    axe.binary mul %x, %c, %x {fastmath = #arith.fastmath<contract>} : ...
+    ```
   }];
   let arguments = (ins Axe_BinaryKind:$kind, Arg<Axe_AnyTensor, "", [MemRead]>:$lhs,
                        Arg<Axe_AnyTensor, "", [MemRead]>:$rhs,
-                       Arg<Axe_AnyTensor, "", [MemWrite]>:$dest);
+                       Arg<Axe_AnyTensor, "", [MemWrite]>:$dest,
+                       OptionalAttr<Axe_ArithFastMathAttr>:$fastmath);
   let assemblyFormat = [{
     $kind $lhs `,` $rhs `,` $dest attr-dict `:` qualified(type($lhs)) `,` qualified(type($rhs)) `,` qualified(type($dest))
   }];

@@ -133,3 +133,35 @@ func.func @abs_without_libdevice(%a: memref<32xf32>, %h: memref<32xf16>, %i: mem
   }
   return
 }
+
+// -----
+
+// Signed integer min/max reach PTX as unsigned min/max of the operands with their sign bits
+// flipped: ptxas (CUDA 13.0) fuses two max.s32/min.s32 into VIMNMX3 and loses the negation
+// of the middle operand (`max(-a, -b, -c)` came out as `max(-a, b, -c)`; found by
+// `axe-fuzz lowering-gpu`, fuzz/gpu/repros). Elementwise max/min, relu and reductions.
+// CHECK-LABEL: llvm.func @signed_min_max(
+// CHECK: gpu.binary @signed_min_max_kernel
+// CHECK-NOT: {{(max|min)\.s32}}
+// CHECK-SAME: xor.b32 {{[^;]*}}, -2147483648;
+// CHECK-NOT: {{(max|min)\.s32}}
+// CHECK-SAME: {{(max|min)\.u32}}
+// CHECK-NOT: {{(max|min)\.s32}}
+// CHECK-NOT: {{(max|min)\.s}}
+func.func @signed_min_max(%i: memref<64xi32>, %o: memref<2xi32>) {
+  %I = axe.view %i : memref<64xi32> to !axe.tensor<32x2xi32, global, #axe.layout<(32, 2) : (2, 1)>>
+  %O = axe.view %o : memref<2xi32> to !axe.tensor<2xi32, global, #axe.layout<(2) : (1)>>
+  axe.kernel grid [1] threads [32] {
+    %r = axe.alloc : !axe.tensor<32x2xi32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>
+    %n = axe.alloc : !axe.tensor<32x2xi32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>
+    %m = axe.alloc : !axe.tensor<2xi32, register, #axe.layout<(2) : (1@reg) + [(32) : (1@lane)]>>
+    axe.copy %I, %r : !axe.tensor<32x2xi32, global, #axe.layout<(32, 2) : (2, 1)>>, !axe.tensor<32x2xi32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>
+    axe.unary neg %r, %n : !axe.tensor<32x2xi32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>, !axe.tensor<32x2xi32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>
+    axe.binary max %r, %n, %n : !axe.tensor<32x2xi32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>, !axe.tensor<32x2xi32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>, !axe.tensor<32x2xi32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>
+    axe.binary min %r, %n, %n : !axe.tensor<32x2xi32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>, !axe.tensor<32x2xi32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>, !axe.tensor<32x2xi32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>
+    axe.unary relu %n, %n : !axe.tensor<32x2xi32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>, !axe.tensor<32x2xi32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>
+    axe.reduce max %n, %m dims [0] : !axe.tensor<32x2xi32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>, !axe.tensor<2xi32, register, #axe.layout<(2) : (1@reg) + [(32) : (1@lane)]>>
+    axe.copy %m, %O : !axe.tensor<2xi32, register, #axe.layout<(2) : (1@reg) + [(32) : (1@lane)]>>, !axe.tensor<2xi32, global, #axe.layout<(2) : (1)>>
+  }
+  return
+}

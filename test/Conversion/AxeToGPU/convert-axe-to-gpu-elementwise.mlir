@@ -10,9 +10,10 @@
 // Fill: both registers of every thread.
 // CHECK: memref.store %[[ZERO:.*]], %[[X]][%[[R0:.*]]] : memref<2xf32>
 // CHECK: memref.store %[[ZERO]], %[[X]][%[[R1:.*]]] : memref<2xf32>
-// sub with the row value broadcast along the registers: both read register 0 of %m. Float
-// add, sub and mul may be contracted into fma (fastmath<contract>, as CUDA compilers do):
-// without it NVPTX writes mul.rn / sub.rn, which ptxas never fuses.
+// sub with the row value broadcast along the registers: both read register 0 of %m. The op's
+// fastmath flags reach the arith op (contract: LLVM may fuse it with a multiply into fma, as
+// CUDA compilers do by default; without it NVPTX writes mul.rn / sub.rn, which ptxas never
+// fuses). An op without flags (the mul at the end) rounds each result, as arith does.
 // CHECK: %[[A:.*]] = memref.load %[[X]][%{{.*}}] : memref<2xf32>
 // CHECK: %[[B:.*]] = memref.load %[[M]][%[[MR:.*]]] : memref<1xf32>
 // CHECK: %[[D:.*]] = arith.subf %[[A]], %[[B]] fastmath<contract> : f32
@@ -30,6 +31,8 @@
 // CHECK: memref.store %[[T]], %[[H]]
 // CHECK: arith.truncf
 // CHECK: arith.maximumf
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: fastmath
 // CHECK: gpu.terminator
 module attributes {axe.target = #axe.target<"sm_90">} {
   func.func @pointwise() {
@@ -40,10 +43,11 @@ module attributes {axe.target = #axe.target<"sm_90">} {
       %h = axe.alloc : !axe.tensor<32x2xf16, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>
       axe.fill %x, %zero : !axe.tensor<32x2xf32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>, f32
       axe.fill %m, %zero : !axe.tensor<32x1xf32, register, #axe.layout<(32) : (1@lane)>>, f32
-      axe.binary sub %x, %m, %x : !axe.tensor<32x2xf32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>, !axe.tensor<32x1xf32, register, #axe.layout<(32) : (1@lane)>>, !axe.tensor<32x2xf32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>
+      axe.binary sub %x, %m, %x {fastmath = #arith.fastmath<contract>} : !axe.tensor<32x2xf32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>, !axe.tensor<32x1xf32, register, #axe.layout<(32) : (1@lane)>>, !axe.tensor<32x2xf32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>
       axe.unary exp %x, %x : !axe.tensor<32x2xf32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>, !axe.tensor<32x2xf32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>
       axe.cast %x, %h : !axe.tensor<32x2xf32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>, !axe.tensor<32x2xf16, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>
       axe.unary relu %x, %x : !axe.tensor<32x2xf32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>, !axe.tensor<32x2xf32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>
+      axe.binary mul %x, %x, %x : !axe.tensor<32x2xf32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>, !axe.tensor<32x2xf32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>, !axe.tensor<32x2xf32, register, #axe.layout<(32, 2) : (1@lane, 1@reg)>>
     }
     return
   }

@@ -402,6 +402,22 @@ func.func @binary_broadcast(%a: !axe.tensor<4x8xf32, global, ?>, %b: !axe.tensor
 
 // -----
 
+func.func @binary_fastmath_on_integers(%a: !axe.tensor<4x8xi32, global, ?>) {
+  // expected-error @+1 {{'axe.binary' op fastmath flags apply to float elements, not 'i32'}}
+  axe.binary mul %a, %a, %a {fastmath = #arith.fastmath<contract>} : !axe.tensor<4x8xi32, global, ?>, !axe.tensor<4x8xi32, global, ?>, !axe.tensor<4x8xi32, global, ?>
+  return
+}
+
+// -----
+
+func.func @binary_fastmath_not_flags(%a: !axe.tensor<4x8xf32, global, ?>) {
+  // expected-error @+1 {{'axe.binary' op attribute 'fastmath' failed to satisfy constraint: arith fastmath flags}}
+  axe.binary mul %a, %a, %a {fastmath = 1 : i32} : !axe.tensor<4x8xf32, global, ?>, !axe.tensor<4x8xf32, global, ?>, !axe.tensor<4x8xf32, global, ?>
+  return
+}
+
+// -----
+
 func.func @binary_rank(%a: !axe.tensor<4x8xf32, global, ?>, %b: !axe.tensor<8xf32, global, ?>) {
   // expected-error @+1 {{'axe.binary' op rhs has rank 1 but the destination has rank 2}}
   axe.binary add %a, %b, %a : !axe.tensor<4x8xf32, global, ?>, !axe.tensor<8xf32, global, ?>, !axe.tensor<4x8xf32, global, ?>

@@ -24,6 +24,15 @@
 // CHECK-SAME: scalar = #axe.layout<() : ()>
 "test.axes"() {dev = #axe.layout<(4, 1024) : (1@gpuid, 1) + [(2) : (4@gpuid)]>, sbuf = #axe.layout<(128, 512) : (1@P, 1@F)>, scalar = #axe.layout<() : ()>} : () -> ()
 
+// CHECK-LABEL: func.func @binary_fastmath
+// CHECK: axe.binary mul %{{.*}}, %{{.*}}, %{{.*}} {fastmath = #arith.fastmath<contract>} :
+// CHECK: axe.binary add %{{.*}}, %{{.*}}, %{{.*}} :
+func.func @binary_fastmath(%a: !axe.tensor<4x8xf32, global, ?>) {
+  axe.binary mul %a, %a, %a {fastmath = #arith.fastmath<contract>} : !axe.tensor<4x8xf32, global, ?>, !axe.tensor<4x8xf32, global, ?>, !axe.tensor<4x8xf32, global, ?>
+  axe.binary add %a, %a, %a : !axe.tensor<4x8xf32, global, ?>, !axe.tensor<4x8xf32, global, ?>, !axe.tensor<4x8xf32, global, ?>
+  return
+}
+
 // CHECK-LABEL: func.func @view
 // CHECK-SAME: (%[[BUF:.*]]: memref<384xf16>)
 // CHECK: %[[T:.*]] = axe.view %[[BUF]] : memref<384xf16> to !axe.tensor<16x24xf16, global, #axe.layout<(16, 24) : (24, 1)>>

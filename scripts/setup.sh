@@ -4,7 +4,8 @@
 # when everything is present. The Rust toolchain (cargo) must already be installed.
 set -euo pipefail
 PACKAGES=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 libpolly-22-dev
-          libzstd-dev libz3-dev libxml2-dev zlib1g-dev cmake ninja-build python3 python3-numpy)
+          libzstd-dev libz3-dev libxml2-dev zlib1g-dev cmake ninja-build python3 python3-numpy
+          python3-venv)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

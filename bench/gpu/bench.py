@@ -18,13 +18,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # runtime_path.py and kernels.py sit next to this file on the GPU machine (build.sh copies
 # them) and in test/gpu here.
 sys.path.insert(0, os.path.join(HERE, "..", "..", "test", "gpu"))
-from runtime_path import axe_runtime  # noqa: E402  (finds the package)
 from kernels import KERNELS  # noqa: E402
+from runtime_path import axe_runtime  # noqa: E402  (finds the package)
 from timing import time_ms  # noqa: E402
-
-
-
-
 
 
 def triton_matmul():

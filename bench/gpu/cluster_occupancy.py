@@ -9,8 +9,8 @@ generator must launch at most this many.
 import json
 import sys
 
-from runtime_path import axe_runtime  # noqa: F401  (the package's backend is the one used)
 from axe_runtime import backends
+from runtime_path import axe_runtime  # noqa: F401  (the package's backend is the one used)
 
 
 def main():

@@ -24,8 +24,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_gemm_tma import kernel  # noqa: E402
 import gen_gemm_ws  # noqa: E402
+from gen_gemm_tma import kernel  # noqa: E402
 
 # Llama-3.1-8B and -70B MLP down-projections at batch 8192 (M, N, K): [M, inter] x [inter, hidden].
 SHAPES = [(8192, 4096, 14336), (8192, 8192, 28672)]
@@ -107,12 +107,16 @@ if __name__ == "__main__":
                 with open(f"{sys.argv[2]}/{name_ws(m, n, k, r, pushers=True)}.mlir", "w") as f:
                     f.write(write_ws(m, n, k, r, pushers=True))
                 if r > 1:
-                    for ablate, self_ in ((("own",), False), (("own", "flag"), False), (("own", "flag"), True)):
+                    ablations: tuple[tuple[tuple[str, ...], bool], ...] = (
+                        (("own",), False), (("own", "flag"), False), (("own", "flag"), True))
+                    for ablate, self_ in ablations:
                         nm = name_ws(m, n, k, r, bulk=True, defer=True, ablate_self=self_, ablate=ablate)
                         with open(f"{sys.argv[2]}/{nm}.mlir", "w") as f:
                             f.write(write_ws(m, n, k, r, bulk=True, defer=True, ablate_self=self_, ablate=ablate))
                     # The same ablations of the pusher form, and its pushes into its own memory.
-                    for ablate, self_ in ((("own",), False), (("own", "flag"), False), (("own", "flag"), True), ((), True)):
+                    pusher_ablations: tuple[tuple[tuple[str, ...], bool], ...] = (
+                        (("own",), False), (("own", "flag"), False), (("own", "flag"), True), ((), True))
+                    for ablate, self_ in pusher_ablations:
                         nm = name_ws(m, n, k, r, pushers=True, ablate_self=self_, ablate=ablate)
                         with open(f"{sys.argv[2]}/{nm}.mlir", "w") as f:
                             f.write(write_ws(m, n, k, r, pushers=True, ablate_self=self_, ablate=ablate))

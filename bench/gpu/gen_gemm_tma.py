@@ -33,7 +33,6 @@ boundaries too (see `kernel`).
 """
 import sys
 
-
 # The variants test/gpu/build.sh generates and test/gpu/kernels.py runs:
 # (M, N, K, BN, S, OVERLAP, GROUP). The 4096^3 ones compare tile width, stages, gemm overlap
 # and raster order; then Llama-3.1-8B's and -70B's MLP GEMMs at batch 8192.

@@ -26,7 +26,6 @@ per warp, no memory traffic: it keeps the tensor pipe ~100 % busy).
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 
@@ -34,9 +33,9 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from runtime_path import axe_runtime  # noqa: E402
 import gen_gemm_ws  # noqa: E402
 from power_pair import sustained  # noqa: E402
+from runtime_path import axe_runtime  # noqa: E402
 
 M = N = K = 4096
 # gen_gemm_ws.VARIANTS' kernels at 4096^3: 128x256 tiles, 4 stages, persistent, setmaxnreg,

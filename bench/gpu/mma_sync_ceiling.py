@@ -19,7 +19,6 @@ import sys
 
 import cupy as cp
 import torch
-
 from timing import time_ms
 
 SOURCE = r"""

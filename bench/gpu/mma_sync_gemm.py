@@ -34,7 +34,6 @@ if "--triton" in sys.argv:
     os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="triton-mma-sync-")
 
 import torch  # noqa: E402
-
 from runtime_path import axe_runtime  # noqa: E402
 from timing import ratio_stats, time_ms  # noqa: E402
 

@@ -35,8 +35,8 @@ import sys
 
 import cupy as cp
 import torch
-
 from timing import time_ms
+
 # Shared by both kernels: wait for the phase of parity `parity` of the mbarrier at `bar`.
 WAIT_SRC = r"""
 __device__ __forceinline__ void wait_phase(unsigned bar, unsigned parity) {
@@ -248,7 +248,7 @@ def pipeline():
                          f"#define SPREAD {spread}\n" + PIPE_SRC, "tile", options=("-arch=sm_90a" if ws == 4 else "-arch=sm_90",))
         k.max_dynamic_shared_size_bytes = stages * 49152
         kernels[name] = k
-    for r in range(3):
+    for _round in range(3):
         cub = 2 * 4096**3 / time_ms(lambda: torch.matmul(a, b), reps=20) / 1e9
         line = f"cuBLAS 4096^3 {cub:.0f} TFLOP/s"
         for name, ws, _, _, src in modes:
@@ -266,17 +266,20 @@ if "--pipeline" in sys.argv:
 REFILL = "--refill" in sys.argv
 SYNC = REFILL and "--sync" in sys.argv
 sms = torch.cuda.get_device_properties(0).multi_processor_count
-a = torch.randn(4096, 4096, device="cuda", dtype=torch.float16); b = torch.randn(4096, 4096, device="cuda", dtype=torch.float16)
+a = torch.randn(4096, 4096, device="cuda", dtype=torch.float16)
+b = torch.randn(4096, 4096, device="cuda", dtype=torch.float16)
 out = cp.zeros(1 << 22, dtype=cp.float32)
 stage = cp.zeros(64 * 1024, dtype=cp.uint8)  # the refills' source: 48 KB at most, L2-resident
-for r in range(2):
+for _round in range(2):
     cub = 2 * 4096**3 / time_ms(lambda: torch.matmul(a, b), reps=20) / 1e9
     print(f"cuBLAS 4096^3 {cub:.0f} TFLOP/s")
     for warps, wm, wn in ((8, 64, 64), (8, 64, 32), (4, 64, 64), (16, 32, 64)):
         for bx in (1, 2):
             for ctas_per_sm in (1, 2):
-                if warps * 32 * ctas_per_sm > 2048 or (warps == 8 and wm * wn == 4096 and ctas_per_sm == 2): continue
-                if REFILL and bx == 1: continue
+                if warps * 32 * ctas_per_sm > 2048 or (warps == 8 and wm * wn == 4096 and ctas_per_sm == 2):
+                    continue
+                if REFILL and bx == 1:
+                    continue
                 src = (SRC.replace("WARPS", str(warps)).replace("WM", str(wm)).replace("WN", str(wn)).replace("BX", str(bx))
                        .replace("REFILL", str(int(REFILL))).replace("SYNC", str(int(SYNC))))
                 k = cp.RawKernel(src, "tile", options=("-arch=sm_90",))

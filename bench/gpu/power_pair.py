@@ -39,7 +39,6 @@ import threading
 import time
 
 import torch
-
 from runtime_path import axe_runtime
 from timing import time_ms
 

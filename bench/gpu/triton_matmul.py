@@ -115,7 +115,7 @@ TUNED_CONFIGS = {
     ],
 }
 
-_TUNED = []
+_TUNED: list = []  # (triton, matmul kernel, split-K reduce kernel), or None without Triton
 
 
 def _tuned_kernels():

@@ -9,11 +9,10 @@ median of 10 runs each); prints the median ratio cuBLAS time / Axe time per grou
 import statistics
 import sys
 
-import torch
-
 import gemm_typed  # noqa: E402  (inputs, and the axe_runtime path)
 import gen_gemm_ws  # noqa: E402
 import timing  # noqa: E402
+import torch
 
 GROUPS = (4, 8, 16, 32)
 

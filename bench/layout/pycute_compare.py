@@ -113,7 +113,7 @@ def main():
 
     lines = "".join(f"{op}\t{a}" + (f"\t{b}" if b else "") + "\n" for op, a, b in CASES)
     out = subprocess.run([bench, "--min-ms", str(args.min_ms)], input=lines, capture_output=True, text=True, check=True)
-    rust = [l.split("\t") for l in out.stdout.strip().splitlines()]
+    rust = [line.split("\t") for line in out.stdout.strip().splitlines()]
 
     header = f"{'op':16} {'A':34} {'B':14} {'pycute ns':>10} {'axe ns':>9} {'py/axe':>7} {'CLI us':>8} {'CLI/py':>7}  agree"
     print(header)

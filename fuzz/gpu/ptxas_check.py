@@ -28,7 +28,7 @@ def main():
             r = subprocess.run(["ptxas", "-arch=sm_90", f.name, "-o", os.devnull], capture_output=True, text=True)
             os.unlink(f.name)
             if r.returncode:
-                msg = next((l for l in r.stderr.splitlines() if "error" in l), r.stderr.strip()[:200])
+                msg = next((line for line in r.stderr.splitlines() if "error" in line), r.stderr.strip()[:200])
                 key = re.sub(r"\d+", "N", re.sub(r"^.*?error\s*:", "", msg))
                 groups[key].append((case["case"], msg))
     for key, cs in sorted(groups.items(), key=lambda kv: -len(kv[1])):

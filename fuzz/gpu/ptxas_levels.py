@@ -15,9 +15,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from run_cases import SENTINEL, close, input_values, number  # noqa: E402
-
 import torch  # noqa: E402  (run_cases' helpers build torch tensors)
+from run_cases import SENTINEL, close, input_values, number  # noqa: E402
 
 NP = {"f32": np.float32, "f16": np.float16, "i32": np.int32}
 

@@ -3,16 +3,40 @@ CUDA driver API) or CuPy. Both work with torch tensors and CuPy arrays (the laun
 device addresses); both use the device's primary context, which PyTorch and CuPy share.
 Picked by `backend()`: $AXE_RUNTIME_BACKEND ('cuda-bindings' or 'cupy') if set, else
 cuda-bindings when it imports, else CuPy."""
+from __future__ import annotations
+
 import contextlib
 import ctypes
 import hashlib
 import os
 import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Protocol
 
 MAX_STATIC_SHARED = 48 * 1024  # dynamic shared memory beyond this must be opted into
 
 
-def pack_params(ptrs):
+class DeviceBytes(Protocol):
+    """What `upload` returns: bytes in device memory at `ptr`, freed when the object is."""
+    ptr: int
+
+
+class Backend(Protocol):
+    """What the kernels ask of a launching backend. (It may also have `on(device)`: a context
+    manager that makes `device` current while tensor maps are encoded.)"""
+    name: str
+
+    def load(self, ptx: str, entry: str, shared: int, device: int) -> tuple[Any, Any]: ...
+
+    def upload(self, data: bytes, device: int) -> DeviceBytes: ...
+
+    def launch(self, loaded: tuple[Any, Any], grid: Sequence[int], block: Sequence[int],
+               cluster: Sequence[int] | None, shared: int, stream: int, ptrs: Sequence[int], device: int,
+               cooperative: bool = False) -> None: ...
+
+
+def pack_params(ptrs: Sequence[int]) -> tuple[int, tuple[ctypes.Array[ctypes.c_uint64],
+                                                          ctypes.Array[ctypes.c_void_p]]]:
     """A `void**` kernel-parameter array for 64-bit parameters `ptrs` (device addresses), as
     (its address, the ctypes objects that must stay alive while it is used)."""
     n = len(ptrs)
@@ -22,7 +46,7 @@ def pack_params(ptrs):
     return ctypes.addressof(slots), (values, slots)
 
 
-def ptx_cache_file(ptx):
+def ptx_cache_file(ptx: str) -> str:
     """A file holding `ptx` (for loaders that take a path), named by its hash, under
     $AXE_RUNTIME_CACHE or the temporary directory."""
     root = os.environ.get("AXE_RUNTIME_CACHE") or os.path.join(tempfile.gettempdir(), "axe_runtime")
@@ -39,14 +63,14 @@ def ptx_cache_file(ptx):
 class CudaBindingsBackend:
     name = "cuda-bindings"
 
-    def __init__(self):
+    def __init__(self) -> None:
         from cuda.bindings import driver as cuda
         self.cuda = cuda
         self._ok = cuda.CUresult.CUDA_SUCCESS
         self.check(cuda.cuInit(0), "cuInit")
-        self._contexts = {}
+        self._contexts: dict[int, Any] = {}  # device -> its primary context (CUcontext)
 
-    def check(self, result, what):
+    def check(self, result: Sequence[Any], what: str) -> Any:
         """The values of a cuda-bindings call (it returns (CUresult, *values)), or RuntimeError."""
         err, rest = result[0], result[1:]
         if err != self._ok:
@@ -60,7 +84,7 @@ class CudaBindingsBackend:
         return rest[0] if len(rest) == 1 else rest
 
     @contextlib.contextmanager
-    def on(self, device):
+    def on(self, device: int) -> Iterator[None]:
         """`device`'s primary context made current for the duration."""
         ctx = self._contexts.get(device)
         if ctx is None:
@@ -77,7 +101,7 @@ class CudaBindingsBackend:
         finally:
             self.check(self.cuda.cuCtxPopCurrent(), "cuCtxPopCurrent")
 
-    def load(self, ptx, entry, shared, device):
+    def load(self, ptx: str, entry: str, shared: int, device: int) -> tuple[Any, Any]:
         cuda = self.cuda
         with self.on(device):
             image = ptx.encode() + b"\0"
@@ -89,11 +113,12 @@ class CudaBindingsBackend:
                     f"cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES = {shared}) for {entry}")
         return (module, fn)
 
-    def upload(self, data, device):
+    def upload(self, data: bytes, device: int) -> _DriverBytes:
         """`data` (bytes) copied to a new device allocation; its `.ptr` is the address."""
         return _DriverBytes(self, data, device)
 
-    def launch(self, loaded, grid, block, cluster, shared, stream, ptrs, device, cooperative=False):
+    def launch(self, loaded: tuple[Any, Any], grid: Sequence[int], block: Sequence[int], cluster: Sequence[int] | None,
+               shared: int, stream: int, ptrs: Sequence[int], device: int, cooperative: bool = False) -> None:
         cuda = self.cuda
         _, fn = loaded
         params, keep = pack_params(ptrs)
@@ -126,7 +151,7 @@ class CudaBindingsBackend:
 
 
 class _DriverBytes:
-    def __init__(self, backend, data, device):
+    def __init__(self, backend: CudaBindingsBackend, data: bytes, device: int) -> None:
         self.backend, self.device = backend, device
         cuda = backend.cuda
         with backend.on(device):
@@ -135,7 +160,7 @@ class _DriverBytes:
             backend.check(cuda.cuMemcpyHtoD(self.dptr, ctypes.addressof(host), len(data)), "cuMemcpyHtoD")
         self.ptr = int(self.dptr)
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             with self.backend.on(self.device):
                 self.backend.cuda.cuMemFree(self.dptr)
@@ -146,14 +171,14 @@ class _DriverBytes:
 class CupyBackend:
     name = "cupy"
 
-    def __init__(self):
+    def __init__(self) -> None:
         import cupy
         self.cp = cupy
 
-    def on(self, device):
+    def on(self, device: int) -> contextlib.AbstractContextManager[Any]:
         return self.cp.cuda.Device(device)
 
-    def load(self, ptx, entry, shared, device):
+    def load(self, ptx: str, entry: str, shared: int, device: int) -> tuple[Any, Any]:
         # RawModule(code=...) would compile CUDA C++: PTX goes in through a file.
         with self.cp.cuda.Device(device):
             module = self.cp.RawModule(path=ptx_cache_file(ptx))
@@ -162,13 +187,14 @@ class CupyBackend:
                 fn.max_dynamic_shared_size_bytes = shared
         return (module, fn)
 
-    def upload(self, data, device):
+    def upload(self, data: bytes, device: int) -> _Held:
         import numpy as np
         with self.cp.cuda.Device(device):
             a = self.cp.asarray(np.frombuffer(bytes(data), dtype=np.uint8))
         return _Held(a)
 
-    def launch(self, loaded, grid, block, cluster, shared, stream, ptrs, device, cooperative=False):
+    def launch(self, loaded: tuple[Any, Any], grid: Sequence[int], block: Sequence[int], cluster: Sequence[int] | None,
+               shared: int, stream: int, ptrs: Sequence[int], device: int, cooperative: bool = False) -> None:
         import numpy as np
         if cluster is not None or cooperative:
             raise NotImplementedError("a cluster or cooperative launch needs the cuda-bindings backend "
@@ -180,16 +206,16 @@ class CupyBackend:
 
 
 class _Held:
-    def __init__(self, array):
+    def __init__(self, array: Any) -> None:
         self.array = array
         self.ptr = int(array.data.ptr)
 
 
-_BACKENDS = {"cuda-bindings": CudaBindingsBackend, "cupy": CupyBackend}
-_chosen = None
+_BACKENDS: dict[str, Callable[[], Backend]] = {"cuda-bindings": CudaBindingsBackend, "cupy": CupyBackend}
+_chosen: Backend | None = None
 
 
-def backend():
+def backend() -> Backend:
     """The launching backend (created once)."""
     global _chosen
     if _chosen is None:

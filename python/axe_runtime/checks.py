@@ -2,9 +2,12 @@
 Works on anything shaped like a torch tensor (dtype, device, numel(), is_contiguous(),
 data_ptr()) or a CuPy array (dtype, size, flags.c_contiguous, data.ptr,
 __cuda_array_interface__); imports neither."""
+from __future__ import annotations
+
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, TypeVar
 
 from . import dtypes
 
@@ -15,10 +18,10 @@ class Buffer:
     obj: object
     framework: str          # "torch" or "cupy"
     ptr: int
-    device: Optional[int]   # CUDA device ordinal (None: the current one)
+    device: int | None   # CUDA device ordinal (None: the current one)
 
 
-def _describe(x):
+def _describe(x: Any) -> tuple[str, str, int, bool, int, str, int | None] | None:
     """(framework, dtype name, numel, contiguous, data pointer, device type, device index) of a
     tensor-like `x`, or None when `x` is not one."""
     if callable(getattr(x, "data_ptr", None)):  # torch.Tensor (and look-alikes)
@@ -34,7 +37,7 @@ def _describe(x):
         flags = getattr(x, "flags", None)
         contiguous = bool(getattr(flags, "c_contiguous", True)) if flags is not None else \
             x.__cuda_array_interface__.get("strides") is None
-        data = getattr(x, "data", None)
+        data: Any = getattr(x, "data", None)  # CuPy's MemoryPointer, or None
         ptr = int(data.ptr) if hasattr(data, "ptr") else int(x.__cuda_array_interface__["data"][0])
         dev = getattr(x, "device", None)
         index = getattr(dev, "id", None)
@@ -44,7 +47,7 @@ def _describe(x):
     return None
 
 
-def check_buffer(x, spec, i, where):
+def check_buffer(x: Any, spec: dict[str, Any], i: int, where: str) -> Buffer:
     """Checks argument `i` (`spec`: its manifest entry, a buffer) and returns a Buffer, or
     raises TypeError (not a CUDA tensor, wrong dtype) / ValueError (wrong device, size,
     layout or alignment) naming the argument."""
@@ -75,9 +78,10 @@ def check_buffer(x, spec, i, where):
 
 
 _SCALAR_FLOATS = ("f16", "bf16", "f32", "f64")
+_Scalar = TypeVar("_Scalar")
 
 
-def check_scalar(x, spec, i, where):
+def check_scalar(x: _Scalar, spec: dict[str, Any], i: int, where: str) -> _Scalar:
     """Checks a scalar argument (index, iN, fN): a Python or NumPy number of the right kind.
     (Scalars are not kernel parameters: the launch shapes are constants.)"""
     t = spec["type"]
@@ -88,13 +92,13 @@ def check_scalar(x, spec, i, where):
     return x
 
 
-def check_arguments(args, arguments, where):
+def check_arguments(args: Sequence[Any], arguments: Sequence[dict[str, Any]], where: str) -> list[Any]:
     """Checks `args` against the manifest's "arguments"; returns the list, with a Buffer for
     each buffer argument and the value itself for each scalar. All buffers must share a device."""
     if len(args) != len(arguments):
         raise TypeError(f"{where} takes {len(arguments)} arguments "
                         f"({', '.join(_show(a) for a in arguments)}), got {len(args)}")
-    out = []
+    out: list[Any] = []  # a Buffer or the scalar itself, as the manifest says of each position
     for i, (x, spec) in enumerate(zip(args, arguments)):
         if spec["kind"] in ("buffer", "workspace"):
             out.append(check_buffer(x, spec, i, where))
@@ -115,7 +119,7 @@ def check_arguments(args, arguments, where):
     return out
 
 
-def _show(spec):
+def _show(spec: dict[str, Any]) -> str:
     if spec["kind"] == "workspace":
         return f"workspace {spec['dtype']}[{spec['extent']}]"
     if spec["kind"] == "buffer":

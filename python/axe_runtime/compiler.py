@@ -1,8 +1,12 @@
 """Compiling an Axe kernel to a launch manifest with the axe-opt and axe-translate tools."""
+from __future__ import annotations
+
 import json
 import os
 import subprocess
 import tempfile
+from collections.abc import Sequence
+from typing import Any
 
 from .manifest import validate
 
@@ -11,7 +15,7 @@ class CompileError(RuntimeError):
     """axe-opt or axe-translate failed; the message holds its diagnostics."""
 
 
-def pipeline_options(chip):
+def pipeline_options(chip: str) -> str:
     """The axe-to-nvvm-pipeline options for `chip`: sm_90a's wgmma / TMA need PTX ISA 8.0."""
     opts = f"chip={chip}"
     if chip.endswith("a") and chip.startswith("sm_9"):
@@ -19,7 +23,7 @@ def pipeline_options(chip):
     return opts
 
 
-def _run(cmd, what):
+def _run(cmd: Sequence[str], what: str) -> str:
     try:
         r = subprocess.run(cmd, capture_output=True, text=True)
     except FileNotFoundError:
@@ -29,7 +33,8 @@ def _run(cmd, what):
     return r.stdout
 
 
-def compile(path_or_text, chip="sm_90a", axe_opt="axe-opt", axe_translate="axe-translate"):
+def compile(path_or_text: str | os.PathLike[str], chip: str = "sm_90a", axe_opt: str = "axe-opt",
+            axe_translate: str = "axe-translate") -> dict[str, Any]:
     """The launch manifest (a dict) of an Axe kernel: a .mlir path or the MLIR text itself,
     lowered by `axe-opt --axe-to-nvvm-pipeline=chip=...` and described by
     `axe-translate --axe-to-launch-manifest`."""

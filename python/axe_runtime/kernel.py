@@ -1,6 +1,10 @@
 """One launch of a manifest: a callable that checks its arguments and launches the kernel."""
+from __future__ import annotations
+
 import contextlib
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from . import backends, checks, dtypes, tensormap
 
@@ -18,7 +22,7 @@ class Kernel:
 
     CACHE_SIZE = 16  # bound parameter sets (tensor maps) kept per kernel
 
-    def __init__(self, spec, source=None):
+    def __init__(self, spec: dict[str, Any], source: str | None = None) -> None:
         self.spec = spec
         self.source = source
         self.function = spec["function"]
@@ -35,19 +39,21 @@ class Kernel:
         # The tensor-map fields are checked now: a map the driver would refuse fails at load.
         self._fields = {i: tensormap.tensor_map_fields(p, dtypes.element_bytes(p["dtype"]))
                         for i, p in enumerate(self.params) if p["kind"] == "tensor_map"}
-        self._loaded = {}       # device -> backend's loaded function
-        self._bound = OrderedDict()  # (device, buffers' data pointers) -> {param index: tensor map's device copy}
-        self._workspace = {}  # (framework, device) -> the workspace buffers, zeroed once
+        self._loaded: dict[int, tuple[Any, Any]] = {}  # device -> backend's loaded function
+        # (device, buffers' data pointers) -> {param index: tensor map's device copy}
+        self._bound: OrderedDict[tuple[int, ...], dict[int, backends.DeviceBytes]] = OrderedDict()
+        # (framework, device) -> the workspace buffers, zeroed once
+        self._workspace: dict[tuple[str, int], list[Any]] = {}
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"<axe_runtime.Kernel {self.entry} of {self.function}: grid {list(self.grid)}, "
                 f"block {list(self.block)}, {self.dynamic_shared_bytes} B dynamic shared>")
 
     @property
-    def _where(self):
+    def _where(self) -> str:
         return f"{self.function} ({self.entry})"
 
-    def check(self, *args):
+    def check(self, *args: Any) -> list[Any]:
         """Checks `args` against the manifest without launching; returns the checked list
         (checks.Buffer for buffers). Raises TypeError / ValueError naming the argument.
 
@@ -56,17 +62,17 @@ class Kernel:
         zeroed, once per device, with the framework of the other buffers."""
         workspace = [i for i, a in enumerate(self.arguments) if a["kind"] == "workspace"]
         if workspace and len(args) == len(self.arguments) - len(workspace):
-            args = self._with_workspace(list(args), workspace)
+            args = self._with_workspace(list(args), workspace)  # type: ignore[assignment]  # *args rebound to a list
         return checks.check_arguments(args, self.arguments, self._where)
 
-    def _with_workspace(self, args, positions):
+    def _with_workspace(self, args: list[Any], positions: list[int]) -> list[Any]:
         return with_workspace(self.arguments, args, positions, self._workspace)
 
-    def tensor_map_fields(self):
+    def tensor_map_fields(self) -> dict[int, tensormap.TensorMapFields]:
         """{param index: cuTensorMapEncodeTiled fields} of this kernel's tensor maps."""
         return dict(self._fields)
 
-    def _device(self, checked):
+    def _device(self, checked: Sequence[Any]) -> int:
         for b in checked:
             if isinstance(b, checks.Buffer):
                 if b.device is not None:
@@ -79,14 +85,14 @@ class Kernel:
                     return cupy.cuda.Device().id
         return 0
 
-    def bind(self, *args):
+    def bind(self, *args: Any) -> list[int]:
         """Checks `args` and builds the kernel's parameters for them (tensor maps encoded and
         copied to the device); the maps are cached by the buffers' data pointers. Returns the
         parameters' values (device addresses, scalars)."""
         checked = self.check(*args)
         return self._bind(checked, self._device(checked))[0]
 
-    def _bind(self, checked, device):
+    def _bind(self, checked: Sequence[Any], device: int) -> tuple[list[int], list[backends.DeviceBytes]]:
         # Tensor maps depend on their buffers' addresses alone: the cache keys on the buffers'
         # data pointers, and scalars (a launch epoch, the rank) are filled in per launch. (A
         # key with the scalars in it missed on every new epoch: the maps were encoded and
@@ -104,11 +110,11 @@ class Kernel:
             with on(device) if on else contextlib.nullcontext():
                 for i in self._fields:
                     data = tensormap.encode(self._fields[i], checked[self.params[i]["arg"]].ptr)
-                    maps[i] = be.upload(data, device)
+                    maps[i] = be.upload(data, device)  # type: ignore[union-attr]  # not None: there are maps
             self._bound[key] = maps
             while len(self._bound) > self.CACHE_SIZE:
                 self._bound.popitem(last=False)
-        ptrs = []
+        ptrs: list[int] = []
         for i, p in enumerate(self.params):
             buf = checked[p["arg"]]
             if p["kind"] in ("buffer", "peer_table"):
@@ -119,7 +125,7 @@ class Kernel:
                 ptrs.append(maps[i].ptr)
         return ptrs, list(maps.values())
 
-    def _stream(self, stream, checked, device):
+    def _stream(self, stream: Any, checked: Sequence[Any], device: int) -> int:
         if stream is None:
             fw = next((b.framework for b in checked if isinstance(b, checks.Buffer)), None)
             if fw == "torch":
@@ -136,7 +142,7 @@ class Kernel:
                 return int(getattr(stream, attr))
         return int(stream)  # cuda.bindings CUstream
 
-    def launcher(self, *args, stream=None, cooperative=False):
+    def launcher(self, *args: Any, stream: Any = None, cooperative: bool = False) -> Callable[[], None]:
         """Checks `args`, binds them and loads the module once, and returns a callable with no
         arguments that only launches (what a timing loop or a CUDA graph capture wants: the
         checks stay out of the timed region). The arguments must stay alive and unmoved.
@@ -154,15 +160,15 @@ class Kernel:
         s = self._stream(stream, checked, device)
         cooperative = cooperative or self.cooperative
 
-        def launch():
+        def launch() -> None:
             be.launch(loaded, self.grid, self.block, self.cluster, self.dynamic_shared_bytes, s, ptrs, device,
                       cooperative)
         # The launcher holds its tensor maps' device copies itself: the binding cache may evict
         # them (CACHE_SIZE), and freeing them would leave `ptrs` pointing at freed memory.
-        launch.keeps = held
+        launch.keeps = held  # type: ignore[attr-defined]  # an attribute on the function object
         return launch
 
-    def _load(self, be, device):
+    def _load(self, be: backends.Backend, device: int) -> tuple[Any, Any]:
         loaded = self._loaded.get(device)
         if loaded is None:
             if not self.ptx:
@@ -171,13 +177,14 @@ class Kernel:
             loaded = self._loaded[device] = be.load(self.ptx, self.entry, self.dynamic_shared_bytes, device)
         return loaded
 
-    def __call__(self, *args, stream=None):
+    def __call__(self, *args: Any, stream: Any = None) -> None:
         """Checks `args` against the manifest and launches (on `stream`, else the current
         stream of the arguments' framework)."""
         self.launcher(*args, stream=stream)()
 
 
-def with_workspace(arguments, args, positions, cache):
+def with_workspace(arguments: Sequence[dict[str, Any]], args: Sequence[Any], positions: Sequence[int],
+                   cache: dict[tuple[str, int], list[Any]]) -> list[Any]:
     """`args` with the workspace arguments at `positions` inserted: zeroed buffers allocated once
     per (framework, device) with the framework of the other buffers, kept in `cache`."""
     described = [d for d in map(checks._describe, args) if d is not None]
@@ -221,7 +228,7 @@ class Program:
         run()                                                  # launches only (CUDA graphs)
     """
 
-    def __init__(self, kernels):
+    def __init__(self, kernels: Sequence[Kernel]) -> None:
         if not kernels:
             raise ValueError("a program has at least one kernel")
         self.kernels = list(kernels)
@@ -230,27 +237,27 @@ class Program:
         for k in self.kernels[1:]:
             if k.function != self.function or k.arguments != self.arguments:
                 raise ValueError(f"{k.entry} is not launched by {self.function} with its arguments")
-        self._workspace = {}
+        self._workspace: dict[tuple[str, int], list[Any]] = {}
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<axe_runtime.Program {self.function}: {len(self.kernels)} kernels>"
 
-    def _full(self, args):
+    def _full(self, args: Sequence[Any]) -> list[Any]:
         positions = [i for i, a in enumerate(self.arguments) if a["kind"] == "workspace"]
         if positions and len(args) == len(self.arguments) - len(positions):
             return with_workspace(self.arguments, args, positions, self._workspace)
         return list(args)
 
-    def launcher(self, *args, stream=None):
+    def launcher(self, *args: Any, stream: Any = None) -> Callable[[], None]:
         """Checks and binds `args` for every kernel; returns a callable that launches them all."""
         full = self._full(args)
         launches = [k.launcher(*full, stream=stream) for k in self.kernels]
 
-        def launch():
+        def launch() -> None:
             for one in launches:
                 one()
-        launch.keeps = (launches, full)
+        launch.keeps = (launches, full)  # type: ignore[attr-defined]  # an attribute on the function object
         return launch
 
-    def __call__(self, *args, stream=None):
+    def __call__(self, *args: Any, stream: Any = None) -> None:
         self.launcher(*args, stream=stream)()

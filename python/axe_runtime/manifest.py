@@ -1,8 +1,15 @@
 """Reading and validating a launch manifest (docs/launch-manifest.md, version 1)."""
+from __future__ import annotations
+
 import json
 import os
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 from . import dtypes
+
+if TYPE_CHECKING:
+    from .kernel import Kernel, Program
 
 VERSION = 1
 SWIZZLES = (0, 32, 64, 128)
@@ -12,18 +19,19 @@ class ManifestError(ValueError):
     """A manifest that is not a valid version-1 launch manifest."""
 
 
-def _int(v):
+def _int(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
 class _Checker:
-    def __init__(self, where):
+    def __init__(self, where: str) -> None:
         self.where = where
 
-    def fail(self, what, msg):
+    def fail(self, what: str, msg: str) -> NoReturn:
         raise ManifestError(f"{self.where}: {what}: {msg}")
 
-    def field(self, d, key, what, kind=None, optional=False):
+    def field(self, d: dict[str, Any], key: str, what: str, kind: Literal["int", "str", "ints"] | None = None,
+              optional: bool = False) -> Any:
         if key not in d:
             if optional:
                 return None
@@ -37,14 +45,14 @@ class _Checker:
             self.fail(what, f"'{key}' must be a list of integers, got {v!r}")
         return v
 
-    def dtype(self, d, what):
+    def dtype(self, d: dict[str, Any], what: str) -> str:
         t = self.field(d, "dtype", what, "str")
         if t not in dtypes.DTYPES:
             self.fail(what, f"unknown dtype {t!r} (known: {', '.join(dtypes.DTYPES)})")
         return t
 
 
-def validate_kernel(k, where="manifest"):
+def validate_kernel(k: object, where: str = "manifest") -> dict[str, Any]:
     """Checks one entry of the manifest's "kernels"; raises ManifestError naming the field."""
     if not isinstance(k, dict):
         raise ManifestError(f"{where}: a kernel must be a JSON object, got {type(k).__name__}")
@@ -125,7 +133,7 @@ def validate_kernel(k, where="manifest"):
     return k
 
 
-def validate(m, where="manifest"):
+def validate(m: object, where: str = "manifest") -> dict[str, Any]:
     """Checks a whole manifest (a dict); returns it. Raises ManifestError with the field."""
     if not isinstance(m, dict):
         raise ManifestError(f"{where}: a manifest is a JSON object, got {type(m).__name__}")
@@ -145,7 +153,7 @@ def validate(m, where="manifest"):
     return m
 
 
-def read(path_or_dict):
+def read(path_or_dict: str | os.PathLike[str] | dict[str, Any]) -> tuple[dict[str, Any], str | None]:
     """The validated manifest dict from a path, a JSON string, or a dict."""
     if isinstance(path_or_dict, dict):
         return validate(path_or_dict), None
@@ -173,24 +181,24 @@ def read(path_or_dict):
 class Manifest:
     """A launch manifest: its kernels, each a callable `Kernel`."""
 
-    def __init__(self, data, path=None):
+    def __init__(self, data: dict[str, Any], path: str | None = None) -> None:
         from .kernel import Kernel
         self.data = validate(data, path or "manifest")
         self.path = path
         self.kernels = [Kernel(k, source=path) for k in self.data["kernels"]]
 
     @classmethod
-    def load(cls, path_or_dict):
+    def load(cls, path_or_dict: str | os.PathLike[str] | dict[str, Any]) -> Manifest:
         data, path = read(path_or_dict)
         return cls(data, path)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Kernel]:
         return iter(self.kernels)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.kernels)
 
-    def kernel(self, name=None):
+    def kernel(self, name: str | None = None) -> Kernel:
         """The kernel whose PTX entry or launching function is `name`; with no name, the only
         kernel (an error when there are several)."""
         if name is None:
@@ -213,7 +221,7 @@ class Manifest:
     __getitem__ = kernel
 
 
-def program(manifest, function=None):
+def program(manifest: str | os.PathLike[str] | dict[str, Any], function: str | None = None) -> Program:
     """The kernels of `function` (with no name, the manifest's only launching function), in
     launch order, as one callable Program."""
     from .kernel import Program
@@ -230,7 +238,7 @@ def program(manifest, function=None):
     return Program(kernels)
 
 
-def load(manifest, entry=None):
+def load(manifest: str | os.PathLike[str] | dict[str, Any], entry: str | None = None) -> Kernel | dict[str, Kernel]:
     """The kernel `entry` (a PTX entry or function name) of a manifest (path, JSON text or
     dict); with no entry, its only kernel, or a dict entry -> Kernel when it has several."""
     m = Manifest.load(manifest)

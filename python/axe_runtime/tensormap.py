@@ -1,6 +1,9 @@
 """TMA tensor maps: the manifest's description turned into `cuTensorMapEncodeTiled`'s
 arguments (a pure function, testable without a GPU), and the encoding itself."""
+from __future__ import annotations
+
 import ctypes
+from typing import Any, TypedDict
 
 from . import dtypes
 
@@ -12,7 +15,21 @@ OOB_FILL_NONE = 0        # CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE: out-of-bounds elem
 TENSOR_MAP_BYTES = 128   # sizeof(CUtensorMap)
 
 
-def tensor_map_fields(param, elt_bytes=None):
+class TensorMapFields(TypedDict):
+    """What `tensor_map_fields` returns: cuTensorMapEncodeTiled's arguments, as plain ints."""
+    dtype: int
+    rank: int
+    dims: list[int]
+    strides: list[int]
+    box: list[int]
+    element_strides: list[int]
+    interleave: int
+    swizzle: int
+    l2_promotion: int
+    oob_fill: int
+
+
+def tensor_map_fields(param: dict[str, Any], elt_bytes: int | None = None) -> TensorMapFields:
     """The arguments of cuTensorMapEncodeTiled for a manifest `tensor_map` param, as plain
     ints: the driver's order (innermost dimension first), strides in bytes without the
     innermost one. Checks the driver's documented limits and raises ValueError on a map it
@@ -59,14 +76,14 @@ def tensor_map_fields(param, elt_bytes=None):
     }
 
 
-def _enum(cls, value):
+def _enum(cls: Any, value: int) -> Any:
     try:
         return cls(value)
     except Exception:  # an older binding whose enums are plain ints
         return value
 
 
-def encode_with_cuda_bindings(fields, address):
+def encode_with_cuda_bindings(fields: TensorMapFields, address: int) -> bytes:
     """The 128 bytes of the CUtensorMap for global `address`, through cuda.bindings.driver."""
     from cuda.bindings import driver as cuda
     err, tmap = cuda.cuTensorMapEncodeTiled(
@@ -87,10 +104,10 @@ def encode_with_cuda_bindings(fields, address):
     return ctypes.string_at(tmap.getPtr(), TENSOR_MAP_BYTES)
 
 
-_libcuda = None
+_libcuda: ctypes.CDLL | None = None
 
 
-def encode_with_libcuda(fields, address):
+def encode_with_libcuda(fields: TensorMapFields, address: int) -> bytes:
     """The same through libcuda.so.1 directly (ctypes), when cuda-bindings is not installed."""
     global _libcuda
     if _libcuda is None:
@@ -113,7 +130,7 @@ def encode_with_libcuda(fields, address):
     return ctypes.string_at(at, TENSOR_MAP_BYTES)
 
 
-def encode(fields, address):
+def encode(fields: TensorMapFields, address: int) -> bytes:
     """The 128-byte CUtensorMap for `fields` (tensor_map_fields) over global `address`."""
     if address % 16:
         raise ValueError(f"a tensor map's global address must be 16-byte aligned, got {address:#x}")

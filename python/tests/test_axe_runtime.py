@@ -559,7 +559,7 @@ class LaunchPathTests(unittest.TestCase):
             ptr = 0x66
         k(x, y, stream=TorchStream())
         k(x, y, stream=CupyStream())
-        self.assertEqual([l["stream"] for l in self.be.launches], [0x55, 0x66])
+        self.assertEqual([launch["stream"] for launch in self.be.launches], [0x55, 0x66])
         self.assertEqual(self.be.launches[0]["ptrs"], [0x1000, 0x2000])
         self.assertEqual(self.encoded, [])  # no tensor maps in this kernel
 

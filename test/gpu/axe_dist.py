@@ -61,7 +61,7 @@ class GemmRs:
         self.kernel, self.rank, self.buffers = kernel, rank, buffers
         names, _ = rs_arguments(kernel)
         self.bufs = []
-        for i, name in enumerate(names, start=2):
+        for i, _name in enumerate(names, start=2):
             if i in buffers:
                 self.bufs.append(buffers[i][0])
             else:

@@ -33,12 +33,12 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "gpu"))
-from runtime_path import axe_runtime  # noqa: E402
 import gen_gemm_tma  # noqa: E402
 import gen_gemm_ws  # noqa: E402
 import triton_matmul  # noqa: E402
+from runtime_path import axe_runtime  # noqa: E402
 
-_TRITON = []
+_TRITON: list = []  # the tuned Triton matmul, built on first use
 
 
 def triton_run():

@@ -19,10 +19,8 @@ for k, v in (("NCCL_NVLS_ENABLE", "0"), ("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"
 
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
-
-from runtime_path import axe_runtime  # noqa: E402  (finds the package)
 from axe_dist import GemmRs, call_args, run_ranks, symmetric  # noqa: E402
-
+from runtime_path import axe_runtime  # noqa: E402  (finds the package)
 
 # The GEMM + reduce-scatter shape of this runner (M, N, K); its kernels exist for R = 1, 2, 4, 8.
 RS_DIST = (8192, 1024, 4096)

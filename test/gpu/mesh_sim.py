@@ -12,9 +12,7 @@ of the X blocks (f32 accumulation, one f16 rounding). Prints one line per check 
 import sys
 
 import torch
-
 from runtime_path import axe_runtime  # noqa: E402  (finds the package)
-
 
 # GEMM + reduce-scatter shapes small enough for R simulated ranks (M, N, K, R, kernel name
 # suffix): the non-specialized kernel, and the warp-specialized persistent one (also in its

@@ -41,12 +41,13 @@ import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "gpu"))
-from runtime_path import axe_runtime  # noqa: E402
 import gen_moe  # noqa: E402
 import gen_moe_ws  # noqa: E402
 import timing  # noqa: E402
+from runtime_path import axe_runtime  # noqa: E402
 
-H, I, E, TOPK, BM = gen_moe.HIDDEN, gen_moe.INTER, gen_moe.EXPERTS, gen_moe.TOPK, gen_moe.BM
+# The MoE notation: hidden H, intermediate I, experts E.
+H, I, E, TOPK, BM = gen_moe.HIDDEN, gen_moe.INTER, gen_moe.EXPERTS, gen_moe.TOPK, gen_moe.BM  # noqa: E741
 
 
 def time_ms(fn, warmup=3, reps=20):
@@ -78,7 +79,7 @@ def expert_counts(flat):
     return torch.zeros(E, dtype=torch.long, device="cuda").scatter_add_(0, flat, torch.ones_like(flat))
 
 
-_EXPERT_IDS = {}
+_EXPERT_IDS: dict[torch.device, torch.Tensor] = {}
 ONEHOT_MAX = 8192  # assignments (T K) up to which `plan` scans a one-hot matrix instead of sorting
 
 
@@ -136,7 +137,7 @@ def plan_onehot(ids, t, bm=BM, tile_e=None, used=None, mark_unused=False):
     return pos, tile_e, used
 
 
-_TILE_ROWS = {}
+_TILE_ROWS: dict[tuple, torch.Tensor] = {}
 
 
 def _tile_rows(tiles, bm, device):
@@ -693,7 +694,8 @@ def main():
             # The layers captured in CUDA graphs (the loop synchronizes: it cannot be).
             cap = torch.cuda.Stream()
             for kind, (_, make) in layers.items():
-                fns[f"{kind} (graph)"] = graphed(lambda lay=make(cap): lay(x, ids, w), cap)
+                # make(cap) as a default: each layer built once, here, for its own lambda.
+                fns[f"{kind} (graph)"] = graphed(lambda lay=make(cap): lay(x, ids, w), cap)  # noqa: B008
             if "torch._grouped_mm" in fns:
                 fns["torch._grouped_mm (graph)"] = graphed(lambda: gm(x, ids, w), cap)
             if "sglang fused_moe" in fns:

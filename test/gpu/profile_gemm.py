@@ -7,9 +7,8 @@ inputs, for a profiler to watch:
 """
 import sys
 
-import torch
-
 import gemm_typed  # noqa: E402  (inputs, and the axe_runtime path)
+import torch
 
 d, name = sys.argv[1], sys.argv[2]
 m, n, k = (int(x) for x in sys.argv[3:6])

@@ -6,8 +6,8 @@ watch (named profile_one.py: a profile.py would shadow the standard library's mo
 """
 import sys
 
-from runtime_path import axe_runtime  # noqa: E402  (finds the package)
 from kernels import KERNELS  # noqa: E402
+from runtime_path import axe_runtime  # noqa: E402  (finds the package)
 
 d, name = sys.argv[1], sys.argv[2]
 kernel = axe_runtime.load(f"{d}/{name}.json", entry=name)

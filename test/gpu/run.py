@@ -13,9 +13,8 @@ import os
 import sys
 
 import numpy as np
-
-from runtime_path import axe_runtime  # noqa: E402  (finds the package)
 from kernels import KERNELS  # noqa: E402
+from runtime_path import axe_runtime  # noqa: E402  (finds the package)
 
 
 def device():

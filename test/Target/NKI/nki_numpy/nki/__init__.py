@@ -2,7 +2,7 @@
 
 NOT the AWS Neuron Kernel Interface. See ../README.md.
 """
-from . import language, isa  # noqa: F401
+from . import isa, language  # noqa: F401
 
 
 def jit(func=None, mode="auto", **kwargs):

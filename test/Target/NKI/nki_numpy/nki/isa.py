@@ -1,7 +1,7 @@
 """Fake `nki.isa` (NumPy oracle): nc_matmul only."""
 import numpy as np
 
-from .language import NkiError, Tensor, sbuf, psum, PMAX
+from .language import PMAX, NkiError, Tensor, psum, sbuf
 
 STATIONARY_FMAX = 128  # nl.tile_size.gemm_stationary_fmax
 MOVING_FMAX = 512      # nl.tile_size.gemm_moving_fmax

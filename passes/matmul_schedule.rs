@@ -47,6 +47,9 @@ pub struct Problem {
     /// A gathered A (`gather`): the mesh's device count; each device's rows of A are one shard
     /// of M / devices, which a row tile must not straddle.
     pub gather: Option<i64>,
+    /// FP8 with per-block scales (A's 1x128, B's 128x128): each 128-deep slab of a tile's
+    /// product is scaled before it is summed, so a tile's columns lie in one block of B.
+    pub block_scaled: bool,
 }
 
 impl Problem {
@@ -177,6 +180,13 @@ fn mma_efficiency(tile_m: i64, tile_n: i64) -> f64 {
     };
     m * n
 }
+
+/// The most stages the schedule gives block-scaled FP8 (see `choose`).
+const BLOCK_SCALED_STAGES: i64 = 2;
+
+/// The side of a scale block of block-scaled FP8 (A's 1x128, B's 128x128), which FP8's
+/// `tile_k` equals: each stage is one block of K.
+pub const BLOCK_SCALE: i64 = 128;
 
 /// K per stage: one 128-byte swizzle row of A and B.
 pub fn tile_k(p: &Problem) -> i64 {
@@ -314,7 +324,17 @@ pub fn choose(p: &Problem, t: &Target, sms: i64, given: &Partial) -> std::result
     for tile_m in given.tile_m.map_or(rows, |v| vec![v]) {
         for tile_n in given.tile_n.map_or(TILE_N.to_vec(), |v| vec![v]) {
             let most = stages_that_fit(p, t, tile_m, tile_n, tile_k);
-            let candidates: Vec<i64> = given.stages.map_or((MIN_STAGES..=most).rev().collect(), |v| vec![v]);
+            // Block-scaled FP8 holds a second accumulator (the block's slab) besides the tile's;
+            // from 4 stages up ptxas (CUDA 13) spilled it (1.4 KB at 4 stages, 3 KB at 6, 128 x
+            // 128 tiles) and serialized the wgmmas (C7512), and it ran at a third of 2 stages'
+            // speed on an H200 (bench/RESULTS.md).
+            let most = if p.block_scaled {
+                most.min(BLOCK_SCALED_STAGES)
+            } else {
+                most
+            };
+            let fewest = if p.block_scaled { most } else { MIN_STAGES };
+            let candidates: Vec<i64> = given.stages.map_or((fewest..=most).rev().collect(), |v| vec![v]);
             let splits: Vec<i64> = match given.split_k {
                 Some(v) => vec![v],
                 None if p.workspace => SPLITS.to_vec(),
@@ -424,6 +444,12 @@ pub fn check(p: &Problem, t: &Target, s: &Schedule) -> std::result::Result<(), S
             "tile_n = {} (expected a multiple of 64 from 64 to {}: whole swizzle blocks, wgmma's largest N)",
             s.tile_n,
             target::WGMMA_MAX_N
+        ));
+    }
+    if p.block_scaled && (s.tile_n > BLOCK_SCALE || BLOCK_SCALE % s.tile_n != 0) {
+        return Err(format!(
+            "tile_n = {} (block-scaled FP8 takes 64 or {BLOCK_SCALE}: a tile's columns lie in one {BLOCK_SCALE}-column block of B's scales)",
+            s.tile_n
         ));
     }
     if s.tile_k != tile_k(p) {
@@ -612,6 +638,9 @@ pub fn problem(op: MlirOperation) -> Problem {
         workspace: optional.workspace.is_some(),
         gated,
         gather: optional.gather.map(|g| ir::shape(ir::value_type(g.buffer))[0]),
+        block_scaled: optional
+            .scales
+            .is_some_and(|(sa, _)| ir::shape(ir::value_type(sa)) != [1, 1]),
     }
 }
 
@@ -727,6 +756,7 @@ mod tests {
             workspace: false,
             gated: false,
             gather: None,
+            block_scaled: false,
         }
     }
 
@@ -816,10 +846,24 @@ mod tests {
                         workspace: true,
                         gated: false,
                         gather: None,
+                        block_scaled: false,
                     };
                     let s = choose(&p, h100(), 132, &Partial::default()).unwrap();
                     check(&p, h100(), &s).unwrap();
                     assert!(s.grid <= 132, "{p:?} {s:?}");
+                    if i == 8 {
+                        // Block scales: a tile's columns in one block of B's, two stages.
+                        let p = Problem {
+                            block_scaled: true,
+                            ..p
+                        };
+                        let s = choose(&p, h100(), 132, &Partial::default()).unwrap();
+                        check(&p, h100(), &s).unwrap();
+                        assert!(
+                            s.tile_n <= BLOCK_SCALE && s.stages == BLOCK_SCALED_STAGES,
+                            "{p:?} {s:?}"
+                        );
+                    }
                 }
             }
         }

@@ -7,7 +7,9 @@ and builds the kernel (`axe-expand-matmul`); `--schedule` passes an override.
     matmul_ir.py M N K [DTYPE [OUT]] [--name NAME] [--schedule 'tile_n = 128, ...'] [--workspace]
                  [--gate silu] [--gather R] [--bias] [--activation KIND] [--residual] > mm.mlir
 
-DTYPE f16 (default), bf16 or e4m3 (B given as [N, K], per-tensor scales); OUT f16 (default),
+DTYPE f16 (default), bf16 or e4m3 (B given as [N, K], per-tensor scales; e4m3b: per-block
+scales, DeepSeek-V3's: scale_a [M, ceil(K/128)] column-major, as torch._scaled_mm takes it,
+scale_b [ceil(N/128), ceil(K/128)] row-major); OUT f16 (default),
 bf16 or f32. The function's arguments are bare 16-byte-aligned buffers (the launch
 manifest's parameters): a [M*K], b [K*N], c [M*N], then scale_a, scale_b for FP8, then with
 --workspace the split-K workspace: p [M*N] f32 and f [ceil(M/64)*ceil(N/64)] i32, zero before
@@ -28,7 +30,7 @@ buffers come last, bias before r.
 """
 import argparse
 
-MLIR = {"f16": "f16", "bf16": "bf16", "f32": "f32", "e4m3": "f8E4M3FN", "e5m2": "f8E5M2"}
+MLIR = {"f16": "f16", "bf16": "bf16", "f32": "f32", "e4m3": "f8E4M3FN", "e4m3b": "f8E4M3FN", "e5m2": "f8E5M2"}
 
 
 def gather_flags(m, k, ranks):
@@ -42,7 +44,9 @@ def module(m, n, k, dtype="f16", out="f16", name=None, schedule=None, target="sm
            gate=None, gather=0, bias=False, activation=None, residual=False, up=False):
     e, o = MLIR[dtype], MLIR[out]
     nb = 2 * n if gate and not up else n
-    fp8 = dtype in ("e4m3", "e5m2")
+    fp8 = dtype in ("e4m3", "e4m3b", "e5m2")
+    blocks = dtype == "e4m3b"
+    kb, nbk = -(-k // 128), -(-n // 128)
     name = name or f"matmul_{m}x{n}x{k}_{dtype}_o{out}"
     ga = f"!axe.tensor<{m}x{k}x{e}, global, #axe.layout<({m}, {k}) : ({k}, 1)>>"
     a_elems = m * k
@@ -55,6 +59,8 @@ def module(m, n, k, dtype="f16", out="f16", name=None, schedule=None, target="sm
     sg = "!axe.tensor<1x1xf32, global, #axe.layout<(1, 1) : (1, 1)>>"
     align = "{axe.align = 16 : i64}"
     scales = f", %scale_a: memref<1xf32> {align}, %scale_b: memref<1xf32> {align}" if fp8 else ""
+    if blocks:
+        scales = f", %scale_a: memref<{m * kb}xf32> {align}, %scale_b: memref<{nbk * kb}xf32> {align}"
     fm, fn = -(-m // 64), -(-n // 64)
     gp = f"!axe.tensor<{m}x{n}xf32, global, #axe.layout<({m}, {n}) : ({n}, 1)>>"
     gf = f"!axe.tensor<{fm}x{fn}xi32, global, #axe.layout<({fm}, {fn}) : ({fn}, 1)>>"
@@ -93,7 +99,13 @@ def module(m, n, k, dtype="f16", out="f16", name=None, schedule=None, target="sm
         lines += [f"{ind}%G = axe.view %g : memref<{m * k}x{e}> to {gg}",
                   f"{ind}%GF = axe.view %gf : memref<{(gather + 1) * pf}xi32> to {gfl}"]
         operands += f" gather(%G, %GF, %epoch : {gg}, {gfl})"
-    if fp8:
+    if blocks:
+        sga = f"!axe.tensor<{m}x{kb}xf32, global, #axe.layout<({m}, {kb}) : (1, {m})>>"
+        sgb = f"!axe.tensor<{nbk}x{kb}xf32, global, #axe.layout<({nbk}, {kb}) : ({kb}, 1)>>"
+        lines += [f"{ind}%SA = axe.view %scale_a : memref<{m * kb}xf32> to {sga}",
+                  f"{ind}%SB = axe.view %scale_b : memref<{nbk * kb}xf32> to {sgb}"]
+        operands += f" scales(%SA, %SB : {sga}, {sgb})"
+    elif fp8:
         lines += [f"{ind}%SA = axe.view %scale_a : memref<1xf32> to {sg}",
                   f"{ind}%SB = axe.view %scale_b : memref<1xf32> to {sg}"]
         operands += f" scales(%SA, %SB : {sg}, {sg})"

@@ -866,17 +866,31 @@ LogicalResult MatmulOp::verify() {
     return emitOpError() << "FP8 B must be given as [N, K] (`transpose_b`): "
                             "wgmma reads FP8 operands only K-major";
   if (fp8 != (getScaleA() != nullptr))
-    return emitOpError() << (fp8 ? "FP8 operands need per-tensor scales "
-                                   "(`scales %sa, %sb`)"
+    return emitOpError() << (fp8 ? "FP8 operands need scales (`scales(%sa, "
+                                   "%sb : ...)`, per tensor or per block)"
                                  : "scales are for FP8 operands only");
-  if (fp8)
-    for (Value s : {getScaleA(), getScaleB()}) {
-      auto t = cast<axe::TensorType>(s.getType());
-      if (t.getShape() != ArrayRef<int64_t>{1, 1} ||
-          !t.getElementType().isF32() || t.getScope() != MemoryScope::Global)
-        return emitOpError() << "a scale must be a 1x1 f32 global tensor, got "
-                             << t;
-    }
+  if (fp8) {
+    // Per-tensor (1x1 each) or DeepSeek-V3's blocks: A's 1x128 (one scale per
+    // row and 128 of K), B's 128x128 (per 128 of N and 128 of K).
+    int64_t k = a.getShape()[1], kb = (k + 127) / 128, nb = (n + 127) / 128;
+    auto sa = cast<axe::TensorType>(getScaleA().getType());
+    auto sb = cast<axe::TensorType>(getScaleB().getType());
+    bool perTensor = sa.getShape() == ArrayRef<int64_t>{1, 1} &&
+                     sb.getShape() == ArrayRef<int64_t>{1, 1};
+    bool blocks = sa.getShape() == ArrayRef<int64_t>{m, kb} &&
+                  sb.getShape() == ArrayRef<int64_t>{nb, kb};
+    for (axe::TensorType t : {sa, sb})
+      if (!t.getElementType().isF32() || t.getScope() != MemoryScope::Global)
+        return emitOpError() << "a scale must be an f32 global tensor, got " << t;
+    if (!perTensor && !blocks)
+      return emitOpError()
+             << "the scales must be per tensor (1x1 and 1x1) or per block (A's "
+             << m << "x" << kb << ": a row by 128 of K; B's " << nb << "x" << kb
+             << ": 128 of N by 128 of K), got " << sa << " and " << sb;
+    if (blocks && !perTensor && (gate || getGathered()))
+      return emitOpError() << "block scales are not built with "
+                           << (gate ? "a gated product" : "a gathered A");
+  }
   if (getGathered()) {
     auto mesh = (*this)->getParentOfType<MeshOp>();
     if (!mesh)

@@ -492,6 +492,7 @@ fn splits_k(op: MlirOperation, m: i64, n: i64, k: i64, in_bits: u32, out_bits: u
         workspace: true,
         gated: false,
         gather: None,
+        block_scaled: false,
     };
     schedule::choose(&p, t, t.sm_count, &schedule::Partial::default()).is_ok_and(|s| s.split_k > 1)
 }

@@ -680,13 +680,35 @@ fn consumer(b: &B, plan: &Plan, x: &Operands, sh: &Shared, row0: i64, turn: Opti
     let staging = axe_ops::alloc(b, staging_t);
     let zero = b.cfloat(0.0, f32);
     // FP8: the product of the per-tensor scales, once per warpgroup.
-    let scale = x.scales.map(|(ga, gb)| {
+    let scale = x.scales.filter(|_| !plan.p.block_scaled).map(|(ga, gb)| {
         let sr = reg(b, &[1, 1], f32);
         let (ra, rb) = (axe_ops::alloc(b, sr), axe_ops::alloc(b, sr));
         axe_ops::copy(b, ga, ra, CopyOptions::AUTO);
         axe_ops::copy(b, gb, rb, CopyOptions::AUTO);
         axe_ops::binary(b, BinaryKind::Mul, ra, rb, ra, FastMath::Contract);
         ra
+    });
+    // Block-scaled FP8: each stage is one 128-deep block of K. Its product goes into `slab`,
+    // which is scaled by A's row scales (this warpgroup's 64 of them) and B's block scale,
+    // then added to the accumulator. A round's scales (one block per stage) are loaded at its
+    // start, from one address: per-stage addresses would be loop invariants that LLVM hoists
+    // out of the round loop, a few registers per stage, and ptxas then spilled and serialized
+    // the wgmmas from 4 stages up (measured: 1.4 KB of spills at 4 stages, none at 2).
+    let blocks = x.scales.filter(|_| plan.p.block_scaled).map(|(sa, sb)| {
+        let (rows, block) = round_scale_layouts(s.stages);
+        BlockScales {
+            sa,
+            sb,
+            slab: axe_ops::alloc(b, acc_t),
+            rows: axe_ops::alloc(
+                b,
+                axe_ops::tensor_type(b, &[64, s.stages], f32, MemoryScope::Register, Some(&rows), None),
+            ),
+            block: axe_ops::alloc(
+                b,
+                axe_ops::tensor_type(b, &[1, s.stages], f32, MemoryScope::Register, Some(&block), None),
+            ),
+        }
     });
     // Clusters: lane r of each warp releases the stage of the pair's CTA r.
     let signal = (s.cluster > 1).then(|| {
@@ -719,10 +741,28 @@ fn consumer(b: &B, plan: &Plan, x: &Operands, sh: &Shared, row0: i64, turn: Opti
         }
         axe_ops::fill(j, acc, zero);
         j.for_::<()>(Ix::C(0), Ix::V(sh.rounds), Ix::C(1), |q, r| {
+            if let Some(bl) = &blocks {
+                load_round_scales(&q, plan, bl, block_index(&q, plan, split, sh.rounds, r), (om, on, row0));
+            }
             let full = phase(&q, sh, it, r);
             let not_first = q.cmpi(CmpiPredicate::Ne, r, q.cidx(0));
             for (st, (&a, &bs)) in rows.iter().zip(&sh.stages_b).enumerate() {
                 axe_ops::mbarrier_wait(&q, sh.full[st], full);
+                if let Some(bl) = &blocks {
+                    // This block's MMAs into the zeroed slab, waited for; its stage released,
+                    // then the slab scaled and summed.
+                    axe_ops::fill(&q, bl.slab, zero);
+                    let g = axe_ops::gemm_async(&q, a, bs, bl.slab, plan.b_k_major);
+                    if st == 0 {
+                        // The round's scales (loaded at its start) combined under the MMAs:
+                        // each block's A row scales times its B block scale.
+                        axe_ops::binary(&q, BinaryKind::Mul, bl.rows, bl.block, bl.rows, FastMath::Contract);
+                    }
+                    axe_ops::wait(&q, &[g], 0);
+                    release(&q, st);
+                    sum_block(&q, bl, st as i64, acc);
+                    continue;
+                }
                 let g = axe_ops::gemm_async(&q, a, bs, acc, plan.b_k_major);
                 axe_ops::wait(&q, &[g], 1);
                 // The previous K step's gemm is done: its stage may be refilled (at a tile's
@@ -745,7 +785,10 @@ fn consumer(b: &B, plan: &Plan, x: &Operands, sh: &Shared, row0: i64, turn: Opti
             axe_ops::mbarrier_arrive(j, sh.turns[1 - w as usize], None);
         }
         axe_ops::wait(j, &[], 0);
-        release(j, s.stages as usize - 1);
+        // (Block-scaled stages were released as their slabs were summed.)
+        if blocks.is_none() {
+            release(j, s.stages as usize - 1);
+        }
         if let Some(scale) = scale {
             axe_ops::binary(j, BinaryKind::Mul, acc, scale, acc, FastMath::Contract);
         }
@@ -758,6 +801,102 @@ fn consumer(b: &B, plan: &Plan, x: &Operands, sh: &Shared, row0: i64, turn: Opti
             _ => epilogue(j, plan, x, acc, staging, part_w, om, on, row0),
         }
     });
+}
+
+/// A block-scaled FP8 consumer's operands: A's and B's scales, the slab a block's MMAs add
+/// into, and a round's scales: this warpgroup's 64 of A's rows and B's one for the tile's
+/// columns, per block of the round (`[64, stages]`, `[1, stages]`).
+struct BlockScales {
+    sa: MlirValue,
+    sb: MlirValue,
+    slab: MlirValue,
+    rows: MlirValue,
+    block: MlirValue,
+}
+
+/// The register layouts of a round's scales, given rather than inferred (inference would lay
+/// the stages across lanes, which the accumulator's rows then reach only through shared
+/// memory): A's `[64, stages]` on the threads that hold those rows of a wgmma m64nN
+/// accumulator (warp w rows 16w.., lane l rows l/4 and l/4 + 8, replicated over l % 4), the
+/// stages in registers; B's `[1, stages]` in registers of every thread.
+fn round_scale_layouts(stages: i64) -> (Layout, Layout) {
+    let rows = Layout::new(
+        vec![
+            Iter::new(4, 1, "warp"),
+            Iter::new(2, stages, "reg"),
+            Iter::new(8, 4, "lane"),
+            Iter::new(stages, 1, "reg"),
+        ],
+        vec![Iter::new(4, 1, "lane")],
+        Default::default(),
+    )
+    .expect("a valid layout of a round's row scales");
+    let block = Layout::new(
+        vec![Iter::new(stages, 1, "reg")],
+        vec![Iter::new(target::WARP_THREADS, 1, "lane"), Iter::new(4, 1, "warp")],
+        Default::default(),
+    )
+    .expect("a valid layout of a round's block scales");
+    (rows, block)
+}
+
+/// The first block of K (of 128) of round `r`, split-K's offset included.
+fn block_index(q: &B, plan: &Plan, split: Option<MlirValue>, rounds: MlirValue, r: MlirValue) -> MlirValue {
+    let round = match split {
+        Some(part) => q.addi(q.muli(part, rounds), r),
+        None => r,
+    };
+    q.muli(round, q.cidx(plan.s.stages))
+}
+
+/// Loads the scales of the round whose first block of K is `kb`: A's for this warpgroup's 64
+/// rows of the tile, B's for the tile's columns (which lie in one 128-column block: `tile_n`
+/// is 64 or 128), one per stage. The slices are clipped and the registers zeroed first: a
+/// round's blocks past K (TMA zero-filled) lie past the scales' ends, as may a ragged tile's
+/// rows.
+fn load_round_scales(q: &B, plan: &Plan, bl: &BlockScales, kb: MlirValue, at: (MlirValue, MlirValue, i64)) {
+    let (om, on, row0) = at;
+    let stages = plan.s.stages;
+    let f32 = q.f32_type();
+    let global = |shape: &[i64]| axe_ops::tensor_type(q, shape, f32, MemoryScope::Global, None, None);
+    let row = q.addi(om, q.cidx(row0));
+    let column_block = q.arith_binary(arith::divui, on, q.cidx(schedule::BLOCK_SCALE));
+    let zero = q.cfloat(0.0, f32);
+    axe_ops::fill(q, bl.rows, zero);
+    axe_ops::fill(q, bl.block, zero);
+    let ra = axe_ops::slice(
+        q,
+        bl.sa,
+        &[Dim::At(row, 64), Dim::At(kb, stages)],
+        true,
+        global(&[64, stages]),
+    );
+    axe_ops::copy(q, ra, bl.rows, CopyOptions::AUTO);
+    let rb = axe_ops::slice(
+        q,
+        bl.sb,
+        &[Dim::At(column_block, 1), Dim::At(kb, stages)],
+        true,
+        global(&[1, stages]),
+    );
+    axe_ops::copy(q, rb, bl.block, CopyOptions::AUTO);
+}
+
+/// acc += slab · scales of the round's block `st` (A's row scales times B's block scale,
+/// combined at the round's first block), in f32, one fma per element (the slab's MMAs are
+/// complete).
+fn sum_block(q: &B, bl: &BlockScales, st: i64, acc: MlirValue) {
+    let f32 = q.f32_type();
+    let reg = |shape: &[i64]| axe_ops::tensor_type(q, shape, f32, MemoryScope::Register, None, None);
+    let rows = axe_ops::slice(
+        q,
+        bl.rows,
+        &[Dim::Static(0, 64), Dim::Static(st, st + 1)],
+        false,
+        reg(&[64, 1]),
+    );
+    axe_ops::binary(q, BinaryKind::Mul, bl.slab, rows, bl.slab, FastMath::Contract);
+    axe_ops::binary(q, BinaryKind::Add, acc, bl.slab, acc, FastMath::Contract);
 }
 
 /// Split-K's fix-up of this warpgroup's 64 rows: the parts of a tile add up in turn through

@@ -81,3 +81,46 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     return
   }
 }
+
+// -----
+
+// Block-scaled FP8 (A's scales per row and 128 of K, column-major; B's per 128x128 block):
+// each stage is one 128-deep block of K, multiplied into a zeroed slab and waited for; the
+// round's scales (one column per stage) are loaded at its start from one address, A's and B's
+// combined under the first block's MMAs, and each slab is scaled by its column and summed
+// into the accumulator (one fma per element: fastmath contract).
+// CHECK-LABEL: func.func @block_scaled
+// CHECK: axe.scope warpgroup [1 : 2] {
+// CHECK: %[[ACC:.*]] = axe.alloc : !axe.tensor<64x64xf32, register, ?>
+// CHECK: %[[SLAB:.*]] = axe.alloc : !axe.tensor<64x64xf32, register, ?>
+// CHECK: %[[ROWS:.*]] = axe.alloc : !axe.tensor<64x2xf32, register, #axe.layout<(4, 2, 8, 2) : (1@warp, 2@reg, 4@lane, 1@reg) + [(4) : (1@lane)]>>
+// CHECK: %[[BLOCK:.*]] = axe.alloc : !axe.tensor<1x2xf32, register, #axe.layout<(2) : (1@reg) + [(32, 4) : (1@lane, 1@warp)]>>
+// CHECK: scf.for
+// CHECK: %[[SA:.*]] = axe.slice %{{.*}} [%{{.*}} : +64, %[[KB:.*]] : +2] {clip} : !axe.tensor<256x4xf32, global, #axe.layout<(256, 4) : (1, 256)>> to !axe.tensor<64x2xf32, global, ?>
+// CHECK: axe.copy %[[SA]], %[[ROWS]]
+// CHECK: %[[SB:.*]] = axe.slice %{{.*}} [%{{.*}} : +1, %[[KB]] : +2] {clip} : !axe.tensor<2x4xf32, global, #axe.layout<(2, 4) : (4, 1)>> to !axe.tensor<1x2xf32, global, ?>
+// CHECK: axe.copy %[[SB]], %[[BLOCK]]
+// CHECK: axe.fill %[[SLAB]]
+// CHECK: %[[G0:.*]] = axe.gemm async %{{.*}}, %{{.*}}, %[[SLAB]] {transpose_b}
+// CHECK: axe.binary mul %[[ROWS]], %[[BLOCK]], %[[ROWS]] {fastmath = #arith.fastmath<contract>}
+// CHECK: axe.wait %[[G0]]{{$}}
+// CHECK: axe.mbarrier_arrive
+// CHECK: %[[R0:.*]] = axe.slice %[[ROWS]] [0 : 64, 0 : 1]
+// CHECK: axe.binary mul %[[SLAB]], %[[R0]], %[[SLAB]] {fastmath = #arith.fastmath<contract>}
+// CHECK: axe.binary add %[[ACC]], %[[SLAB]], %[[ACC]] {fastmath = #arith.fastmath<contract>}
+// CHECK: axe.gemm async %{{.*}}, %{{.*}}, %[[SLAB]] {transpose_b}
+// CHECK: %[[R1:.*]] = axe.slice %[[ROWS]] [0 : 64, 1 : 2]
+// CHECK: axe.binary mul %[[SLAB]], %[[R1]], %[[SLAB]]
+// LOWER-LABEL: func.func @block_scaled
+// LOWER: gpu.launch
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @block_scaled(%a: memref<131072xf8E4M3FN> {axe.align = 16 : i64}, %b: memref<131072xf8E4M3FN> {axe.align = 16 : i64}, %c: memref<65536xbf16> {axe.align = 16 : i64}, %scale_a: memref<1024xf32> {axe.align = 16 : i64}, %scale_b: memref<8xf32> {axe.align = 16 : i64}) {
+    %A = axe.view %a : memref<131072xf8E4M3FN> to !axe.tensor<256x512xf8E4M3FN, global, #axe.layout<(256, 512) : (512, 1)>>
+    %B = axe.view %b : memref<131072xf8E4M3FN> to !axe.tensor<256x512xf8E4M3FN, global, #axe.layout<(256, 512) : (512, 1)>>
+    %C = axe.view %c : memref<65536xbf16> to !axe.tensor<256x256xbf16, global, #axe.layout<(256, 256) : (256, 1)>>
+    %SA = axe.view %scale_a : memref<1024xf32> to !axe.tensor<256x4xf32, global, #axe.layout<(256, 4) : (1, 256)>>
+    %SB = axe.view %scale_b : memref<8xf32> to !axe.tensor<2x4xf32, global, #axe.layout<(2, 4) : (4, 1)>>
+    axe.matmul %A, %B, %C scales(%SA, %SB : !axe.tensor<256x4xf32, global, #axe.layout<(256, 4) : (1, 256)>>, !axe.tensor<2x4xf32, global, #axe.layout<(2, 4) : (4, 1)>>) {transpose_b} : !axe.tensor<256x512xf8E4M3FN, global, #axe.layout<(256, 512) : (512, 1)>>, !axe.tensor<256x512xf8E4M3FN, global, #axe.layout<(256, 512) : (512, 1)>>, !axe.tensor<256x256xbf16, global, #axe.layout<(256, 256) : (256, 1)>>
+    return
+  }
+}

@@ -315,3 +315,19 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     return
   }
 }
+
+// -----
+
+// Block-scaled FP8 with a tile wider than a block of B's scales.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @block_scales_wide_tile(%a: memref<131072xf8E4M3FN> {axe.align = 16 : i64}, %b: memref<131072xf8E4M3FN> {axe.align = 16 : i64}, %c: memref<65536xbf16> {axe.align = 16 : i64}, %scale_a: memref<1024xf32> {axe.align = 16 : i64}, %scale_b: memref<8xf32> {axe.align = 16 : i64}) {
+    %A = axe.view %a : memref<131072xf8E4M3FN> to !axe.tensor<256x512xf8E4M3FN, global, #axe.layout<(256, 512) : (512, 1)>>
+    %B = axe.view %b : memref<131072xf8E4M3FN> to !axe.tensor<256x512xf8E4M3FN, global, #axe.layout<(256, 512) : (512, 1)>>
+    %C = axe.view %c : memref<65536xbf16> to !axe.tensor<256x256xbf16, global, #axe.layout<(256, 256) : (256, 1)>>
+    %SA = axe.view %scale_a : memref<1024xf32> to !axe.tensor<256x4xf32, global, #axe.layout<(256, 4) : (1, 256)>>
+    %SB = axe.view %scale_b : memref<8xf32> to !axe.tensor<2x4xf32, global, #axe.layout<(2, 4) : (4, 1)>>
+    // expected-error @+1 {{'axe.matmul' op 256x256x512: cannot schedule: tile_n = 256 (block-scaled FP8 takes 64 or 128: a tile's columns lie in one 128-column block of B's scales)}}
+    axe.matmul %A, %B, %C scales(%SA, %SB : !axe.tensor<256x4xf32, global, #axe.layout<(256, 4) : (1, 256)>>, !axe.tensor<2x4xf32, global, #axe.layout<(2, 4) : (4, 1)>>) {transpose_b, schedule = #axe.matmul_schedule<tile_n = 256>} : !axe.tensor<256x512xf8E4M3FN, global, #axe.layout<(256, 512) : (512, 1)>>, !axe.tensor<256x512xf8E4M3FN, global, #axe.layout<(256, 512) : (512, 1)>>, !axe.tensor<256x256xbf16, global, #axe.layout<(256, 256) : (256, 1)>>
+    return
+  }
+}

@@ -121,6 +121,45 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 
 // -----
 
+// Block-scaled FP8 (DeepSeek-V3's scales: A's [M, K/128] column-major, B's [N/128, K/128]):
+// a tile's columns lie in one 128-column block of B's scales (tile_n 128 here, not FP8's 256
+// above), and 2 stages (a second accumulator holds each block's product: ptxas spilled from 4
+// stages up).
+// CHECK-LABEL: func.func @mm_4096x4096x4096_e4m3_blocks
+// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 128, tile_k = 128, stages = 2, cluster = 1, group = 8, grid = 132, split_k = 1, persistent = true>
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @mm_4096x4096x4096_e4m3_blocks(%a: memref<16777216xf8E4M3FN> {axe.align = 16 : i64}, %b: memref<16777216xf8E4M3FN> {axe.align = 16 : i64}, %c: memref<16777216xbf16> {axe.align = 16 : i64}, %scale_a: memref<131072xf32> {axe.align = 16 : i64}, %scale_b: memref<1024xf32> {axe.align = 16 : i64}) {
+    %A = axe.view %a : memref<16777216xf8E4M3FN> to !axe.tensor<4096x4096xf8E4M3FN, global, #axe.layout<(4096, 4096) : (4096, 1)>>
+    %B = axe.view %b : memref<16777216xf8E4M3FN> to !axe.tensor<4096x4096xf8E4M3FN, global, #axe.layout<(4096, 4096) : (4096, 1)>>
+    %C = axe.view %c : memref<16777216xbf16> to !axe.tensor<4096x4096xbf16, global, #axe.layout<(4096, 4096) : (4096, 1)>>
+    %SA = axe.view %scale_a : memref<131072xf32> to !axe.tensor<4096x32xf32, global, #axe.layout<(4096, 32) : (1, 4096)>>
+    %SB = axe.view %scale_b : memref<1024xf32> to !axe.tensor<32x32xf32, global, #axe.layout<(32, 32) : (32, 1)>>
+    axe.matmul %A, %B, %C scales(%SA, %SB : !axe.tensor<4096x32xf32, global, #axe.layout<(4096, 32) : (1, 4096)>>, !axe.tensor<32x32xf32, global, #axe.layout<(32, 32) : (32, 1)>>) {transpose_b} : !axe.tensor<4096x4096xf8E4M3FN, global, #axe.layout<(4096, 4096) : (4096, 1)>>, !axe.tensor<4096x4096xf8E4M3FN, global, #axe.layout<(4096, 4096) : (4096, 1)>>, !axe.tensor<4096x4096xbf16, global, #axe.layout<(4096, 4096) : (4096, 1)>>
+    return
+  }
+}
+
+
+// -----
+
+// A serving batch, block-scaled: 64-row tiles, 64 columns.
+// CHECK-LABEL: func.func @mm_16x4096x7168_e4m3_blocks
+// CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 64, tile_n = 64, tile_k = 128, stages = 2, cluster = 1, group = 1, grid = 64, split_k = 1, persistent = true>
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @mm_16x4096x7168_e4m3_blocks(%a: memref<114688xf8E4M3FN> {axe.align = 16 : i64}, %b: memref<29360128xf8E4M3FN> {axe.align = 16 : i64}, %c: memref<65536xbf16> {axe.align = 16 : i64}, %scale_a: memref<896xf32> {axe.align = 16 : i64}, %scale_b: memref<1792xf32> {axe.align = 16 : i64}) {
+    %A = axe.view %a : memref<114688xf8E4M3FN> to !axe.tensor<16x7168xf8E4M3FN, global, #axe.layout<(16, 7168) : (7168, 1)>>
+    %B = axe.view %b : memref<29360128xf8E4M3FN> to !axe.tensor<4096x7168xf8E4M3FN, global, #axe.layout<(4096, 7168) : (7168, 1)>>
+    %C = axe.view %c : memref<65536xbf16> to !axe.tensor<16x4096xbf16, global, #axe.layout<(16, 4096) : (4096, 1)>>
+    %SA = axe.view %scale_a : memref<896xf32> to !axe.tensor<16x56xf32, global, #axe.layout<(16, 56) : (1, 16)>>
+    %SB = axe.view %scale_b : memref<1792xf32> to !axe.tensor<32x56xf32, global, #axe.layout<(32, 56) : (56, 1)>>
+    axe.matmul %A, %B, %C scales(%SA, %SB : !axe.tensor<16x56xf32, global, #axe.layout<(16, 56) : (1, 16)>>, !axe.tensor<32x56xf32, global, #axe.layout<(32, 56) : (56, 1)>>) {transpose_b} : !axe.tensor<16x7168xf8E4M3FN, global, #axe.layout<(16, 7168) : (7168, 1)>>, !axe.tensor<4096x7168xf8E4M3FN, global, #axe.layout<(4096, 7168) : (7168, 1)>>, !axe.tensor<16x4096xbf16, global, #axe.layout<(16, 4096) : (4096, 1)>>
+    return
+  }
+}
+
+
+// -----
+
 // f32 output: the epilogue stages 64-column parts (256 bytes a row).
 // CHECK-LABEL: func.func @mm_256x1024x512_f16
 // CHECK: axe.matmul {{.*}}schedule = #axe.matmul_schedule<tile_m = 64, tile_n = 64, tile_k = 64, stages = 8, cluster = 1, group = 4, grid = 64, split_k = 1, persistent = true>

@@ -660,8 +660,14 @@ def Axe_MatmulOp : Axe_Op<"matmul", [AttrSizedOperandSegments]> {
     = A[M, K] · B[K, N] (with `transpose_b`, B is given as [N, K], K-major —
     what FP8 wgmma reads), accumulated in f32 and stored in C's element type.
     A and B are f16, bf16, or FP8 (f8E4M3FN / f8E5M2, with `transpose_b`);
-    FP8 takes per-tensor scales (`scales(%sa, %sb : ...)`, 1x1 f32 global
-    tensors) that multiply the accumulator. C is f16, bf16 or f32. Shapes need
+    FP8 takes scales (`scales(%sa, %sb : ...)`, f32 global tensors): per
+    tensor (both 1x1), which multiply the accumulator, or per block as
+    DeepSeek-V3's FP8 checkpoints ship them — %sa [M, ceil(K/128)], one per
+    row of A and 128 of K, %sb [ceil(N/128), ceil(K/128)], one per 128x128
+    block of B, any layout (e.g. %sa column-major, as `torch._scaled_mm`
+    takes it): each 128-deep slab of the product is scaled before it is added
+    up in f32 (the tile's columns then lie in one block of B: `tile_n` 64 or
+    128). C is f16, bf16 or f32. Shapes need
     not be tile multiples; each global row stride must be a multiple of 16
     bytes (TMA).
 

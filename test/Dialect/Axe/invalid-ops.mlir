@@ -1115,8 +1115,35 @@ func.func @matmul_fp8(%A: !axe.tensor<64x64xf8E4M3FN, global, ?>, %B: !axe.tenso
 // -----
 
 func.func @matmul_fp8_scales(%A: !axe.tensor<64x64xf8E4M3FN, global, ?>, %B: !axe.tensor<64x64xf8E4M3FN, global, ?>, %C: !axe.tensor<64x64xbf16, global, ?>) {
-  // expected-error @+1 {{'axe.matmul' op FP8 operands need per-tensor scales}}
+  // expected-error @+1 {{'axe.matmul' op FP8 operands need scales (`scales(%sa, %sb : ...)`, per tensor or per block)}}
   axe.matmul %A, %B, %C {transpose_b} : !axe.tensor<64x64xf8E4M3FN, global, ?>, !axe.tensor<64x64xf8E4M3FN, global, ?>, !axe.tensor<64x64xbf16, global, ?>
+  return
+}
+
+// -----
+
+// Scales are per tensor (1x1 and 1x1) or per block (A's [M, ceil(K/128)], B's
+// [ceil(N/128), ceil(K/128)]): B's here are per 64 columns.
+func.func @matmul_fp8_block_shapes(%A: !axe.tensor<256x512xf8E4M3FN, global, ?>, %B: !axe.tensor<256x512xf8E4M3FN, global, ?>, %C: !axe.tensor<256x256xbf16, global, ?>, %SA: !axe.tensor<256x4xf32, global, ?>, %SB: !axe.tensor<4x4xf32, global, ?>) {
+  // expected-error @+1 {{'axe.matmul' op the scales must be per tensor (1x1 and 1x1) or per block (A's 256x4: a row by 128 of K; B's 2x4: 128 of N by 128 of K), got '!axe.tensor<256x4xf32, global, ?>' and '!axe.tensor<4x4xf32, global, ?>'}}
+  axe.matmul %A, %B, %C scales(%SA, %SB : !axe.tensor<256x4xf32, global, ?>, !axe.tensor<4x4xf32, global, ?>) {transpose_b} : !axe.tensor<256x512xf8E4M3FN, global, ?>, !axe.tensor<256x512xf8E4M3FN, global, ?>, !axe.tensor<256x256xbf16, global, ?>
+  return
+}
+
+// -----
+
+func.func @matmul_fp8_scale_type(%A: !axe.tensor<256x512xf8E4M3FN, global, ?>, %B: !axe.tensor<256x512xf8E4M3FN, global, ?>, %C: !axe.tensor<256x256xbf16, global, ?>, %SA: !axe.tensor<256x4xf16, global, ?>, %SB: !axe.tensor<2x4xf32, global, ?>) {
+  // expected-error @+1 {{'axe.matmul' op a scale must be an f32 global tensor, got '!axe.tensor<256x4xf16, global, ?>'}}
+  axe.matmul %A, %B, %C scales(%SA, %SB : !axe.tensor<256x4xf16, global, ?>, !axe.tensor<2x4xf32, global, ?>) {transpose_b} : !axe.tensor<256x512xf8E4M3FN, global, ?>, !axe.tensor<256x512xf8E4M3FN, global, ?>, !axe.tensor<256x256xbf16, global, ?>
+  return
+}
+
+// -----
+
+// Block scales are not built with a gated product.
+func.func @matmul_fp8_block_gate(%A: !axe.tensor<256x512xf8E4M3FN, global, ?>, %B: !axe.tensor<512x512xf8E4M3FN, global, ?>, %C: !axe.tensor<256x256xbf16, global, ?>, %SA: !axe.tensor<256x4xf32, global, ?>, %SB: !axe.tensor<2x4xf32, global, ?>) {
+  // expected-error @+1 {{'axe.matmul' op block scales are not built with a gated product}}
+  axe.matmul %A, %B, %C gate silu scales(%SA, %SB : !axe.tensor<256x4xf32, global, ?>, !axe.tensor<2x4xf32, global, ?>) {transpose_b} : !axe.tensor<256x512xf8E4M3FN, global, ?>, !axe.tensor<512x512xf8E4M3FN, global, ?>, !axe.tensor<256x256xbf16, global, ?>
   return
 }
 

@@ -2,12 +2,13 @@
 """Block-scaled FP8 GEMMs (DeepSeek-V3's scales: A's 1x128, B's 128x128) through `axe.matmul`,
 checked and timed against `torch._scaled_mm`'s block-scaled mode.
 
-    fp8_blockscaled.py build DIR [--shapes M,N,K ...] [--schedule 'tile_n = 64, ...']   (here)
+    fp8_blockscaled.py build DIR [--shapes M,N,K ...] [--schedule 'tile_n = 64, ...'] [--workspace]   (here)
     fp8_blockscaled.py run DIR [--reps 5] [--runs 20]    (on the GPU machine)
 
 `build` writes, per shape, the user-level module (`matmul_ir.py M N K e4m3b bf16`: e4m3 A
 [M, K] and B [N, K], bf16 C; the schedule is the compiler's) lowered to DIR/<entry>.json, and
-DIR/index.json. `run` makes e4m3 inputs from N(0, 1) and scales from U(0.5, 2) (seeded per
+DIR/index.json; with --workspace each module also takes split-K's workspace (its partial sums
+and flags, zeroed once by `run`; the compiler may then split K). `run` makes e4m3 inputs from N(0, 1) and scales from U(0.5, 2) (seeded per
 entry), fills C with NaN and a NaN sentinel after it, launches, and checks C against the
 float32 product of the dequantized operands (every element within 1e-2 of the largest |C|:
 bf16's rounding and the order of f32 sums), the sentinel untouched; then times Axe and
@@ -47,8 +48,9 @@ def build(args):
     shapes = [tuple(int(x) for x in s.split(",")) for s in args.shapes] if args.shapes else SHAPES
     index = []
     for m, n, k in shapes:
-        entry = entry_name(m, n, k)
-        src = matmul_ir.module(m, n, k, "e4m3b", "bf16", name=entry, schedule=args.schedule)
+        entry = entry_name(m, n, k) + ("_ws" if args.workspace else "")
+        src = matmul_ir.module(m, n, k, "e4m3b", "bf16", name=entry, schedule=args.schedule,
+                               workspace=args.workspace)
         err = lowering.lower(args.dir, entry, src)
         if err:
             print(f"{entry}: not built: {err}", flush=True)
@@ -56,7 +58,7 @@ def build(args):
         opt, _ = lowering.tools()
         scheduled = subprocess.run([opt, "-", "--axe-matmul-schedule"], input=src, capture_output=True, text=True)
         sched = scheduled.stdout.split("schedule = #axe.matmul_schedule<", 1)[-1].split(">", 1)[0]
-        index.append({"entry": entry, "m": m, "n": n, "k": k, "schedule": sched})
+        index.append({"entry": entry, "m": m, "n": n, "k": k, "schedule": sched, "workspace": args.workspace})
         print(f"{entry}: {sched}", flush=True)
     with open(os.path.join(args.dir, "index.json"), "w") as f:
         json.dump(index, f, indent=1)
@@ -91,7 +93,12 @@ def run(args):
         kern = axe_runtime.load(os.path.join(args.dir, f"{e['entry']}.json"))
         sa_flat = sa.t().contiguous().view(-1)  # column-major storage: element (i, j) at i + j M
         sb_flat = sb.view(-1)
-        launch = lambda: kern(a.view(-1), b.view(-1), c.view(-1), sa_flat, sb_flat)  # noqa: E731
+        extra = []
+        if e.get("workspace"):
+            # Split-K's partial sums and flags, zero before the first launch (each leaves them so).
+            extra = [torch.zeros(m * n, device="cuda", dtype=torch.float32),
+                     torch.zeros(-(-m // 64) * -(-n // 64), device="cuda", dtype=torch.int32)]
+        launch = lambda: kern(a.view(-1), b.view(-1), c.view(-1), sa_flat, sb_flat, *extra)  # noqa: E731
         launch()
         torch.cuda.synchronize()
         deq_a = a.float() * sa_rows.repeat_interleave(128, dim=1)[:, :k]
@@ -148,6 +155,7 @@ def main():
     b.add_argument("dir")
     b.add_argument("--shapes", nargs="*", help="M,N,K each (default: the built-in list)")
     b.add_argument("--schedule", help="fields of #axe.matmul_schedule the compiler must keep (an override)")
+    b.add_argument("--workspace", action="store_true", help="give each GEMM split-K's workspace")
     r = sub.add_parser("run")
     r.add_argument("dir")
     r.add_argument("--reps", type=int, default=5)

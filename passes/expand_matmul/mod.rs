@@ -864,22 +864,17 @@ fn load_round_scales(q: &B, plan: &Plan, bl: &BlockScales, kb: MlirValue, at: (M
     let zero = q.cfloat(0.0, f32);
     axe_ops::fill(q, bl.rows, zero);
     axe_ops::fill(q, bl.block, zero);
-    let ra = axe_ops::slice(
-        q,
-        bl.sa,
-        &[Dim::At(row, 64), Dim::At(kb, stages)],
-        true,
-        global(&[64, stages]),
-    );
-    axe_ops::copy(q, ra, bl.rows, CopyOptions::AUTO);
-    let rb = axe_ops::slice(
-        q,
-        bl.sb,
-        &[Dim::At(column_block, 1), Dim::At(kb, stages)],
-        true,
-        global(&[1, stages]),
-    );
-    axe_ops::copy(q, rb, bl.block, CopyOptions::AUTO);
+    // A's rows of the tile and B's block of its columns, by the round's blocks of K.
+    for (source, origin, rows, dest) in [(bl.sa, row, 64, bl.rows), (bl.sb, column_block, 1, bl.block)] {
+        let tile = axe_ops::slice(
+            q,
+            source,
+            &[Dim::At(origin, rows), Dim::At(kb, stages)],
+            true,
+            global(&[rows, stages]),
+        );
+        axe_ops::copy(q, tile, dest, CopyOptions::AUTO);
+    }
 }
 
 /// acc += slab · scales of the round's block `st` (A's row scales times B's block scale,

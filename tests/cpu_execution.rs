@@ -1189,13 +1189,14 @@ fn vectors_spanning_rows_do_not_read_past_a_bound() {
     }
 }
 
-/// One of `bench/gpu/gen_moe.py`'s generator functions (`call`, e.g. `route(4, 8)`), as text.
+/// One of `bench/gpu/gen_moe.py`'s generator functions or values (`call`, e.g.
+/// `route(MODELS['qwen3-30b-a3b'], 4, 8)`), as text.
 fn gen_moe(call: &str) -> String {
     let root = env!("CARGO_MANIFEST_DIR");
     let out = std::process::Command::new("python3")
         .args([
             "-c",
-            &format!("import sys; sys.path.insert(0, '{root}/bench/gpu'); import gen_moe; print(gen_moe.{call})"),
+            &format!("import sys; sys.path.insert(0, '{root}/bench/gpu'); import gen_moe; from gen_moe import MODELS; print(gen_moe.{call})"),
         ])
         .output()
         .expect("python3 runs the generator");
@@ -1207,12 +1208,12 @@ fn gen_moe(call: &str) -> String {
 /// assignments in order, padded to whole `bm`-row tiles, experts in order. Returns each
 /// assignment's row, the row tile -> expert map (-1 past the used tiles, `tiles` long) and the
 /// number of used tiles.
-fn routing_plan(ids: &[i64], bm: i64, tiles: usize) -> (Vec<i64>, Vec<i32>, i32) {
-    let mut counts = [0i64; 128];
+fn routing_plan(ids: &[i64], experts: usize, bm: i64, tiles: usize) -> (Vec<i64>, Vec<i32>, i32) {
+    let mut counts = vec![0i64; experts];
     ids.iter().for_each(|&e| counts[e as usize] += 1);
     let rows: Vec<i64> = counts.iter().map(|c| (c + bm - 1) / bm * bm).collect();
-    let starts: Vec<i64> = (0..128).map(|e| rows[..e].iter().sum()).collect();
-    let mut rank = [0i64; 128];
+    let starts: Vec<i64> = (0..experts).map(|e| rows[..e].iter().sum()).collect();
+    let mut rank = vec![0i64; experts];
     let pos: Vec<i64> = ids
         .iter()
         .map(|&e| {
@@ -1222,7 +1223,7 @@ fn routing_plan(ids: &[i64], bm: i64, tiles: usize) -> (Vec<i64>, Vec<i32>, i32)
         .collect();
     let total: i64 = rows.iter().sum();
     let mut tile_e = vec![-1i32; tiles];
-    for e in 0..128 {
+    for e in 0..experts {
         for j in 0..rows[e] / bm {
             tile_e[(starts[e] / bm + j) as usize] = e as i32;
         }
@@ -1230,12 +1231,77 @@ fn routing_plan(ids: &[i64], bm: i64, tiles: usize) -> (Vec<i64>, Vec<i32>, i32)
     (pos, tile_e, (total / bm) as i32)
 }
 
-/// The MoE routing kernel of `bench/gpu/gen_moe.py` (`route(4, 8)`: 4 tokens, 8 experts each,
+/// A model's MoE shapes as `gen_moe.MoEConfig` gives them: (experts with the shared ones,
+/// assignments per token, hidden size).
+fn moe_shapes(model: &str) -> (usize, usize, usize) {
+    let get = |field: &str| gen_moe(&format!("MODELS['{model}'].{field}")).trim().parse().unwrap();
+    (get("n_experts"), get("slots"), get("hidden"))
+}
+
+/// Runs the routing step of `gen_moe.py` for `model` and `t` tokens with `bm`-row tiles (one
+/// kernel up to 32 tokens, else the segmented pair) on `ids` in the CPU emulation and compares
+/// it with `routing_plan`.
+fn check_routing(model: &str, t: usize, bm: i64, ids: &[i64]) {
+    let (experts, slots, _) = moe_shapes(model);
+    let n = t * slots;
+    assert_eq!(ids.len(), n);
+    let tiles = n / bm as usize + experts.min(n);
+    let cfg = format!("MODELS['{model}']");
+    let name = |kind: &str, bm: Option<i64>| {
+        let tag = gen_moe(&format!("MODELS['{model}'].tag")).trim().to_string();
+        format!("moe_{tag}_{kind}_t{t}") + &bm.map(|b| format!("_bm{b}")).unwrap_or_default()
+    };
+    let idb = Buf::new(ids);
+    let pos = Buf::new(&vec![-7i64; n]);
+    let tile_e = Buf::new(&vec![7i32; tiles]);
+    let used = Buf::new(&[0i32]);
+    if t <= 32 {
+        let padded = Buf::new(&vec![0i64; experts]);
+        run(
+            &gen_moe(&format!("route({cfg}, {t}, {bm})")),
+            &name("route", Some(bm)),
+            &mut [
+                (idb.ptr as _, n),
+                (pos.ptr as _, n),
+                (tile_e.ptr as _, tiles),
+                (used.ptr as _, 1),
+                (padded.ptr as _, experts),
+            ],
+        );
+    } else {
+        let segs = n.div_ceil(256);
+        let counts = Buf::new(&vec![-1i64; segs * experts]);
+        run(
+            &gen_moe(&format!("route_count({cfg}, {t})")),
+            &name("route_count", None),
+            &mut [(idb.ptr as _, n), (counts.ptr as _, segs * experts)],
+        );
+        let padded = Buf::new(&vec![0i64; segs * experts]);
+        run(
+            &gen_moe(&format!("route_place({cfg}, {t}, {bm})")),
+            &name("route_place", Some(bm)),
+            &mut [
+                (idb.ptr as _, n),
+                (pos.ptr as _, n),
+                (tile_e.ptr as _, tiles),
+                (used.ptr as _, 1),
+                (counts.ptr as _, segs * experts),
+                (padded.ptr as _, segs * experts),
+            ],
+        );
+    }
+    let (want_pos, want_tiles, want_used) = routing_plan(ids, experts, bm, tiles);
+    let what = format!("{model}, {t} tokens, {bm}-row tiles");
+    assert_eq!(pos.get(), want_pos, "rows of the assignments ({what})");
+    assert_eq!(tile_e.get(), want_tiles, "row tile -> expert ({what})");
+    assert_eq!(used.get(), vec![want_used], "used tiles ({what})");
+}
+
+/// The MoE routing kernel of `bench/gpu/gen_moe.py` (Qwen3-30B-A3B, 4 tokens, 8 experts each,
 /// 8-row tiles), generated by the script and run in the CPU emulation (one CTA, a thread per
 /// expert, a barrier between counting and placing), against `routing_plan`.
 #[test]
 fn moe_routing_kernel_matches_its_definition() {
-    let text = gen_moe("route(4, 8)");
     // 32 assignments: expert 3 seven times, 127 twice, the others spread (some experts twice).
     let ids: Vec<i64> = (0..32)
         .map(|i: i64| match i % 9 {
@@ -1244,40 +1310,18 @@ fn moe_routing_kernel_matches_its_definition() {
             _ => (i * 37) % 128,
         })
         .collect();
-    let (tiles, bm) = (32 / 8 + 32, 8i64);
-    let idb = Buf::new(&ids);
-    let pos = Buf::new(&[-7i64; 32]);
-    let tile_e = Buf::new(&vec![7i32; tiles]);
-    let used = Buf::new(&[0i32]);
-    let padded = Buf::new(&[0i64; 128]);
-    run(
-        &text,
-        "moe_route_t4_bm8",
-        &mut [
-            (idb.ptr as _, 32),
-            (pos.ptr as _, 32),
-            (tile_e.ptr as _, tiles),
-            (used.ptr as _, 1),
-            (padded.ptr as _, 128),
-        ],
-    );
-    let (want_pos, want_tiles, want_used) = routing_plan(&ids, bm, tiles);
-    assert_eq!(pos.get(), want_pos, "rows of the assignments");
-    assert_eq!(tile_e.get(), want_tiles, "row tile -> expert");
-    assert_eq!(used.get(), vec![want_used], "used tiles");
+    check_routing("qwen3-30b-a3b", 4, 8, &ids);
 }
 
-/// The segmented routing kernels for larger batches (`route_count(T)` then `route_place(T, BM)`)
-/// in the CPU emulation, against `routing_plan`: 64 tokens (512 assignments, two CTAs of 256)
-/// with 16-row tiles, and 96 tokens (three CTAs) with 128-row tiles. The ids make experts span
-/// the segments (so a row depends on the other CTAs' counts), fill some tiles exactly and leave
+/// The segmented routing kernels for larger batches (`route_count` then `route_place`) in the
+/// CPU emulation, against `routing_plan`: 64 tokens (512 assignments, two CTAs of 256) with
+/// 16-row tiles, and 96 tokens (three CTAs) with 128-row tiles. The ids make experts span the
+/// segments (so a row depends on the other CTAs' counts), fill some tiles exactly and leave
 /// most experts empty.
 #[test]
 fn moe_segmented_routing_matches_its_definition() {
     for (t, bm) in [(64usize, 16i64), (96, 128)] {
-        let (n, segs) = (t * 8, t * 8 / 256);
-        let tiles = n / bm as usize + 128;
-        let ids: Vec<i64> = (0..n as i64)
+        let ids: Vec<i64> = (0..(t * 8) as i64)
             .map(|i| match i % 11 {
                 0 | 5 => 3,
                 3 => 127,
@@ -1285,43 +1329,139 @@ fn moe_segmented_routing_matches_its_definition() {
                 _ => (i * 29) % 40,
             })
             .collect();
-        let count = gen_moe(&format!("route_count({t})"));
-        let place = gen_moe(&format!("route_place({t}, {bm})"));
-        let idb = Buf::new(&ids);
-        let counts = Buf::new(&vec![-1i64; segs * 128]);
+        check_routing("qwen3-30b-a3b", t, bm, &ids);
+    }
+}
+
+/// Each token's assignments as a model's router makes them: `topk` distinct routed experts
+/// (a pseudo-random walk, skewed towards the low ids), then every shared expert.
+fn moe_ids(t: usize, routed: usize, topk: usize, shared: usize, seed: u64) -> Vec<i64> {
+    let mut state = seed;
+    let mut ids = Vec::new();
+    for _ in 0..t {
+        let mut mine: Vec<i64> = Vec::new();
+        while mine.len() < topk {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let r = (state >> 33) as usize;
+            let e = if r % 3 == 0 { r % routed.min(4) } else { r % routed } as i64;
+            if !mine.contains(&e) {
+                mine.push(e);
+            }
+        }
+        ids.extend(mine);
+        ids.extend((routed..routed + shared).map(|e| e as i64));
+    }
+    ids
+}
+
+/// The routing step for the other published configurations, against `routing_plan`: Mixtral
+/// (8 experts, top-2; 200 tokens: 400 assignments, a partial last segment), DeepSeek-V2-Lite
+/// (64 routed + 2 shared experts, top-6; 40 tokens: 320 assignments, the shared experts in
+/// every token's), Llama-4-Scout (16 + 1 shared, top-1; one kernel at 16 tokens) and
+/// DeepSeek-V3 (256 + 1 shared, top-8: a CTA of 257 threads).
+#[test]
+fn moe_routing_for_other_models_matches_its_definition() {
+    check_routing("mixtral-8x7b", 200, 128, &moe_ids(200, 8, 2, 0, 1));
+    check_routing("mixtral-8x7b", 3, 8, &moe_ids(3, 8, 2, 0, 2));
+    check_routing("deepseek-v2-lite", 40, 32, &moe_ids(40, 64, 6, 2, 3));
+    check_routing("llama-4-scout", 16, 16, &moe_ids(16, 16, 1, 1, 4));
+    check_routing("deepseek-v3", 40, 16, &moe_ids(40, 256, 8, 1, 5));
+}
+
+/// The f16 bits of `x`, which must be a normal f16 number exactly (the tests' values are).
+fn f16_bits(x: f32) -> u16 {
+    if x == 0.0 {
+        return 0;
+    }
+    let b = x.to_bits();
+    let (sign, exp, man) = ((b >> 16) & 0x8000, ((b >> 23) & 0xff) as i32 - 127 + 15, b & 0x7f_ffff);
+    assert!((1..31).contains(&exp) && man & 0x1fff == 0, "{x} is not a normal f16");
+    (sign | ((exp as u32) << 10) | (man >> 13)) as u16
+}
+
+/// f32 -> f16 bits, rounded to nearest even (normal results only).
+fn f16_round(x: f32) -> u16 {
+    let b = x.to_bits();
+    let (sign, exp, man) = ((b >> 16) & 0x8000, ((b >> 23) & 0xff) as i32 - 127 + 15, b & 0x7f_ffff);
+    if x == 0.0 || exp < 1 {
+        return sign as u16;
+    }
+    let (keep, rest) = (man >> 13, man & 0x1fff);
+    let up = rest > 0x1000 || (rest == 0x1000 && keep & 1 == 1);
+    ((sign | ((exp as u32) << 10)) + keep + up as u32) as u16
+}
+
+/// The MoE layer's gather and weighted combine (`gen_moe.gather` / `combine`) for hidden
+/// sizes other than the paper's 2048 (Mixtral's 4096: 512 threads; DeepSeek-V3's 7168: 896
+/// threads, 9 assignments per token with the shared expert), in the CPU emulation: the
+/// gather against the rows it must write (each token's row at each of its assignments' rows;
+/// no other row written), the combine against the weighted sum in f32 from its definition,
+/// rounded to f16.
+#[test]
+fn moe_gather_and_combine_for_other_hidden_sizes() {
+    for (model, t) in [("mixtral-8x7b", 3usize), ("deepseek-v3", 2)] {
+        let (_, slots, h) = moe_shapes(model);
+        let n = t * slots;
+        let rows: usize = gen_moe(&format!("combine_rows(MODELS['{model}'], {t})"))
+            .trim()
+            .parse()
+            .unwrap();
+        let tag = gen_moe(&format!("MODELS['{model}'].tag")).trim().to_string();
+        // Assignment k of token i goes to row 5 n - 3 (i slots + k) (distinct, spread).
+        let pos: Vec<i64> = (0..n as i64).map(|a| 5 * n as i64 - 3 * a).collect();
+        let value = |r: usize, c: usize| ((r * 7 + c * 3) % 64) as f32 / 16.0 - 2.0;
+        let x: Vec<u16> = (0..t * h).map(|i| f16_bits(value(i / h, i % h))).collect();
+        let xb = Buf::new(&x);
+        let posb = Buf::new(&pos);
+        let xp = Buf::new(&vec![0x7e00u16; rows * h]); // NaN: rows not written stay so
         run(
-            &count,
-            &format!("moe_route_count_t{t}"),
-            &mut [(idb.ptr as _, n), (counts.ptr as _, segs * 128)],
+            &gen_moe(&format!("gather(MODELS['{model}'], {t})")),
+            &format!("moe_{tag}_gather_t{t}"),
+            &mut [(xb.ptr as _, t * h), (posb.ptr as _, n), (xp.ptr as _, rows * h)],
         );
-        let pos = Buf::new(&vec![-7i64; n]);
-        let tile_e = Buf::new(&vec![7i32; tiles]);
-        let used = Buf::new(&[0i32]);
-        let padded = Buf::new(&vec![0i64; segs * 128]);
+        let got = xp.get();
+        let mut want = vec![0x7e00u16; rows * h];
+        for (a, &p) in pos.iter().enumerate() {
+            want[p as usize * h..(p as usize + 1) * h].copy_from_slice(&x[(a / slots) * h..(a / slots + 1) * h]);
+        }
+        assert!(
+            got == want,
+            "{model}: the gathered rows differ from each token's row at its assignments' rows"
+        );
+        // The combine: Y's rows at `pos`, weights k / 4 (exact), summed in f32.
+        let y: Vec<u16> = (0..rows * h).map(|i| f16_bits(value(i / h + 1, i % h))).collect();
+        let w: Vec<f32> = (0..n).map(|a| (a % 5) as f32 / 4.0 - 0.25).collect();
+        let yb = Buf::new(&y);
+        let wb = Buf::new(&w);
+        let out = Buf::new(&vec![0u16; t * h]);
         run(
-            &place,
-            &format!("moe_route_place_t{t}_bm{bm}"),
+            &gen_moe(&format!("combine(MODELS['{model}'], {t})")),
+            &format!("moe_{tag}_combine_t{t}"),
             &mut [
-                (idb.ptr as _, n),
-                (pos.ptr as _, n),
-                (tile_e.ptr as _, tiles),
-                (used.ptr as _, 1),
-                (counts.ptr as _, segs * 128),
-                (padded.ptr as _, segs * 128),
+                (yb.ptr as _, rows * h),
+                (posb.ptr as _, n),
+                (wb.ptr as _, n),
+                (out.ptr as _, t * h),
             ],
         );
-        let (want_pos, want_tiles, want_used) = routing_plan(&ids, bm, tiles);
-        assert_eq!(
-            pos.get(),
-            want_pos,
-            "rows of the assignments ({t} tokens, {bm}-row tiles)"
-        );
-        assert_eq!(
-            tile_e.get(),
-            want_tiles,
-            "row tile -> expert ({t} tokens, {bm}-row tiles)"
-        );
-        assert_eq!(used.get(), vec![want_used], "used tiles ({t} tokens, {bm}-row tiles)");
+        let got = out.get();
+        for i in 0..t {
+            for c in 0..h {
+                let mut acc = 0f32;
+                for k in 0..slots {
+                    let a = i * slots + k;
+                    acc += w[a] * f16_to_f32(y[pos[a] as usize * h + c]);
+                }
+                assert_eq!(
+                    got[i * h + c],
+                    f16_round(acc),
+                    "{model}: combined token {i}, column {c}: {} against {acc}",
+                    f16_to_f32(got[i * h + c])
+                );
+            }
+        }
     }
 }
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Writes the fused FP16 Mixture-of-Experts layer of the Axe paper's §4.2 (Qwen3-30B-A3B:
-hidden 2048, 128 experts, top-8 routing, expert intermediate size 768) as ONE warp-specialized,
-persistent Axe kernel that runs both grouped GEMMs, with a tile-level pipeline between them:
+"""Writes the fused FP16 Mixture-of-Experts layer of the Axe paper's §4.2, for any model
+configuration (gen_moe.MoEConfig: hidden size H, expert intermediate size I, experts, top-k,
+shared experts), as ONE warp-specialized, persistent Axe kernel that runs both grouped GEMMs,
+with a tile-level pipeline between them:
 
-  phase 1 (GEMM1):  H[rows, 768]  = silu(X[rows, 2048] W1_gate[e]) * (X W1_up[e])
-  phase 2 (GEMM2):  Y[rows, 2048] = H[rows, 768] W2[e]
+  phase 1 (GEMM1):  H[rows, I]  = silu(X[rows, H] W1_gate[e]) * (X W1_up[e])
+  phase 2 (GEMM2):  Y[rows, H] = H[rows, I] W2[e]
 
 `rows` are the token-expert assignments grouped by expert, each expert's group padded to whole
 row tiles (128 rows; BR in the swapped orientation below: the routing step, test/gpu/moe.py); `%map` gives each row tile's expert and
@@ -14,7 +15,9 @@ holds whole (gate, up) pairs.
 
 The roles are Axe scopes of a 384-thread CTA, as in gen_gemm_ws.py: a producer warp issuing TMA
 copies into S shared stages (full / empty mbarriers), two consumer warpgroups running async
-wgmma on 64 rows each. Every CTA walks the tiles t = cta, cta + grid, ... of one sequence: the
+wgmma on 64 rows each. A tile's K steps (64 columns each) run in rounds of S, one per stage;
+where S does not divide them (I = 1408: 22 steps) a last, partial round uses the first stages
+only, and each stage's barrier parity counts its own uses. Every CTA walks the tiles t = cta, cta + grid, ... of one sequence: the
 phase-1 tiles (row tile, column tile of W1; row-major, so the column tiles of one row tile run
 side by side and share its A rows in L2), then the phase-2 tiles. The pipeline between the
 phases is per tile, in Axe IR:
@@ -46,9 +49,12 @@ token tile K-major). GEMM1's accumulator rows 0-63 / 64-127 are a (gate, up) pai
 64-column blocks, so SwiGLU is a pair of register row slices; H and Y are stored through
 column-major views of their buffers (`%HT`, `%YT`). Every PHASES form exists swapped too.
 
-    gen_moe_ws.py DIR [T ...]     (default: the paper's token counts; writes every PHASES kernel
-                                   and their swapped forms for every SWAP_ROWS)
+    gen_moe_ws.py DIR [--model NAME] [--all] [T ...]
+        (default: Qwen3-30B-A3B, the paper's token counts; the kernels of gen_moe.schedule's
+        choice per count, or with --all every PHASES kernel and their swapped forms for every
+        SWAP_ROWS)
 """
+import argparse
 import os
 import sys
 
@@ -56,7 +62,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_gemm_tma  # noqa: E402  (the SwiGLU epilogue)
 import gen_moe  # noqa: E402  (the layer's shapes, the routing's row-tile bound)
 
-HIDDEN, INTER, EXPERTS, BK = gen_moe.HIDDEN, gen_moe.INTER, gen_moe.EXPERTS, 64
+BK = 64
 SWIGLU_BLOCK = gen_moe.SWIGLU_BLOCK
 STAGES = 4
 SMS = 132  # H100 and H200: one resident CTA per SM (the no-deadlock argument above)
@@ -73,32 +79,50 @@ def tile_width(t):
     batches (twice the tiles to stream the experts' weights with, the bottleneck there), 256
     from 256 tokens up (half the reloads of A). $AXE_MOE_BN overrides it (for sweeps; the
     runner reads the same variable, so kernels and workspace agree)."""
-    return int(os.environ.get("AXE_MOE_BN", 0)) or (128 if t <= 128 else 256)
+    return int(os.environ.get("AXE_MOE_BN", 0)) or gen_moe.tile_width(t)
 
 
-def name(t, phases="fused", swap=None):
-    return f"moe_ws_{phases}_t{t}" if swap is None else f"moe_ws_{phases}_swap{swap}_t{t}"
+def name(cfg, t, phases="fused", swap=None):
+    return gen_moe.kernel_name(cfg, f"ws_{phases}" + (f"_swap{swap}" if swap else ""), t)
 
 
-def kernel(t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None, swap=None):
+def flag_count(cfg, t, swap=None):
+    """The flags a launch for T tokens uses (the caller's zeroed buffer): two per row tile and
+    phase-1 column tile (one per consumer warpgroup)."""
+    bn = SWAP_BN if swap else tile_width(t)
+    nf = 2 * (2 * cfg.inter // bn)
+    round_flags = 2 * STAGES // (bn // 2 // BK)
+    return gen_moe.max_tiles(cfg, t, swap or gen_moe.BM) * (-(-nf // round_flags) * round_flags)
+
+
+def kernel(cfg, t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None, swap=None):
     """`swap=BR`: the swapped orientation (module docstring) with BR-row tiles."""
+    cfg.check()
+    HIDDEN, INTER, EXPERTS = cfg.hidden, cfg.inter, cfg.n_experts
     bn = bn or (SWAP_BN if swap else tile_width(t))
     assert phases in PHASES and bn % (2 * SWIGLU_BLOCK) == 0 and (bn // 2) % BK == 0
     assert swap is None or (bn == SWAP_BN and swap in SWAP_ROWS)
     run1, run2, flags = phases != "down", phases != "up", phases == "fused"
     BM = swap or gen_moe.BM  # the row tile: the tokens' side
-    tiles_m = gen_moe.max_tiles(t, BM)
+    tiles_m = gen_moe.max_tiles(cfg, t, BM)
     rows = tiles_m * BM
     n1, n2 = 2 * INTER, HIDDEN  # B's columns: W1 (gate and up), W2
     tn1, tn2 = n1 // bn, n2 // bn
-    rounds1, rounds2 = HIDDEN // (BK * stages), INTER // (BK * stages)
-    assert HIDDEN % (BK * stages) == 0 and INTER % (BK * stages) == 0
+    # K steps per tile in rounds of `stages` (one per stage) and a partial last round of rem
+    # steps; a stage's uses per tile of a phase: uses[s].
+    rounds1, rem1 = divmod(HIDDEN // BK, stages)
+    rounds2, rem2 = divmod(INTER // BK, stages)
+    assert rounds1 and rounds2, "fewer K steps than stages"
+    uses1 = [rounds1 + (s < rem1) for s in range(stages)]
+    uses2 = [rounds2 + (s < rem2) for s in range(stages)]
     hb = bn // 2  # H columns one phase-1 tile writes
     steps_per_h = hb // BK  # phase-2 K steps per phase-1 column tile
-    assert stages % steps_per_h == 0
+    assert stages % steps_per_h == 0  # so a round (and the partial one) reads whole column tiles
     nf = 2 * tn1  # flags per row tile: one per phase-1 column tile and consumer warpgroup
     round_flags = 2 * stages // steps_per_h  # the flags of the H columns one phase-2 round reads
-    assert nf % round_flags == 0
+    # A row tile's flags, padded to whole rounds: a round's wait is a slice of round_flags at a
+    # run-time origin, which must divide the row (the padding flags are never waited for).
+    nf_row = -(-nf // round_flags) * round_flags
     grid = min(sms, tiles_m * (tn1 + tn2))
     f16 = "f16"
     gx = f"!axe.tensor<{rows}x{HIDDEN}x{f16}, global, #axe.layout<({rows}, {HIDDEN}) : ({HIDDEN}, 1)>>"
@@ -106,9 +130,8 @@ def kernel(t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None, swap=
     gh = f"!axe.tensor<{rows}x{INTER}x{f16}, global, #axe.layout<({rows}, {INTER}) : ({INTER}, 1)>>"
     gw2 = f"!axe.tensor<{EXPERTS * INTER}x{n2}x{f16}, global, #axe.layout<({EXPERTS * INTER}, {n2}) : ({n2}, 1)>>"
     gy = f"!axe.tensor<{rows}x{HIDDEN}x{f16}, global, #axe.layout<({rows}, {HIDDEN}) : ({HIDDEN}, 1)>>"
-    gf = f"!axe.tensor<{tiles_m}x{nf}xi32, global, #axe.layout<({tiles_m}, {nf}) : ({nf}, 1)>>"
+    gf = f"!axe.tensor<{tiles_m}x{nf_row}xi32, global, #axe.layout<({tiles_m}, {nf_row}) : ({nf_row}, 1)>>"
     ft = "!axe.tensor<1x1xi32, global, ?>"
-    frt = f"!axe.tensor<1x{round_flags}xi32, global, ?>"
     at = f"!axe.tensor<{BM}x{BK}x{f16}, global, ?>"
     bt = f"!axe.tensor<{BK}x{bn}x{f16}, global, ?>"
     swz = "#axe.swizzle<3, 3, 3>"
@@ -124,13 +147,13 @@ def kernel(t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None, swap=
     L.append(f"// Generated by bench/gpu/gen_moe_ws.py: the MoE layer for {t} tokens, {phases}, {bn}-wide tiles.")
     L.append('module attributes {axe.target = #axe.target<"sm_90a">} {')
     align = "{axe.align = 16 : i64}"
-    L.append(f"  func.func @{fname or name(t, phases, swap)}(%x: memref<{rows * HIDDEN}x{f16}> {align}, "
+    L.append(f"  func.func @{fname or name(cfg, t, phases, swap)}(%x: memref<{rows * HIDDEN}x{f16}> {align}, "
              f"%w1: memref<{EXPERTS * HIDDEN * n1}x{f16}> {align}, %h: memref<{rows * INTER}x{f16}> {align}, "
              f"%w2: memref<{EXPERTS * INTER * n2}x{f16}> {align}, %y: memref<{rows * HIDDEN}x{f16}> {align}, "
-             f"%map: memref<{tiles_m}xi32>, %used: memref<1xi32>, %flags: memref<{tiles_m * nf}xi32>, %epoch: i32) {{")
+             f"%map: memref<{tiles_m}xi32>, %used: memref<1xi32>, %flags: memref<{tiles_m * nf_row}xi32>, %epoch: i32) {{")
     for v, mem, ty in (("X", f"%x: memref<{rows * HIDDEN}x{f16}>", gx), ("W1", f"%w1: memref<{EXPERTS * HIDDEN * n1}x{f16}>", gw1),
                        ("H", f"%h: memref<{rows * INTER}x{f16}>", gh), ("W2", f"%w2: memref<{EXPERTS * INTER * n2}x{f16}>", gw2),
-                       ("Y", f"%y: memref<{rows * HIDDEN}x{f16}>", gy), ("F", f"%flags: memref<{tiles_m * nf}xi32>", gf)):
+                       ("Y", f"%y: memref<{rows * HIDDEN}x{f16}>", gy), ("F", f"%flags: memref<{tiles_m * nf_row}xi32>", gf)):
         arg, mt = mem.split(": ")
         L.append(f"    %{v} = axe.view {arg} : {mt} to {ty}")
     if swap:
@@ -163,8 +186,6 @@ def kernel(t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None, swap=
     L.append(f"{i2}%n1 = arith.divui %d1r, %cgrid : index")
     L.append(f"{i2}%n1g = arith.muli %n1, %cgrid : index")
     L.append(f"{i2}%start2 = arith.addi %cta, %n1g : index")
-    # Stage uses before phase 2 (the barrier phases continue across the phases).
-    L.append(f"{i2}%base2 = arith.muli %n1, %crounds1 : index")
     for s in range(stages):
         L.append(f"{i2}%sa{s} = axe.alloc : {sa}")
         L.append(f"{i2}%sb{s} = axe.alloc : {sb}")
@@ -194,18 +215,31 @@ def kernel(t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None, swap=
         body(j)
         L.append(f"{ind}}}")
 
-    def phase_bit(ind, phase):
-        """%pf: the parity of the current stage use g (phase 1: it R1 + r; phase 2: after the
-        CTA's n1 R1 phase-1 uses, it R2 + r)."""
-        rounds = "%crounds1" if phase == 1 else "%crounds2"
-        L.append(f"{ind}%g0 = arith.muli %it, {rounds} : index")
-        if phase == 2:
-            L.append(f"{ind}%g1 = arith.addi %g0, %r : index")
-            L.append(f"{ind}%g = arith.addi %g1, %base2 : index")
-        else:
-            L.append(f"{ind}%g = arith.addi %g0, %r : index")
-        L.append(f"{ind}%gb = arith.andi %g, %c1 : index")
-        L.append(f"{ind}%pf = arith.cmpi ne, %gb, %c0 : index")
+    def parities(ind, phase, r, sfx):
+        """The parity of each stage's current use, for a round `r` (an index value) of the
+        tile %it of `phase`: stage s's use g = it uses1[s] + r in phase 1, and
+        n1 uses1[s] + it uses2[s] + r in phase 2 (the barrier phases continue across the
+        phases, after the CTA's n1 phase-1 tiles). One %pf per distinct count; returns the
+        stages' %pf names."""
+        seen, out = {}, []
+        for s in range(stages):
+            key = (uses1[s],) if phase == 1 else (uses1[s], uses2[s])
+            if key not in seen:
+                v = f"{len(seen)}{sfx}"
+                L.append(f"{ind}%cu{v} = arith.constant {key[-1]} : index")
+                L.append(f"{ind}%g0_{v} = arith.muli %it, %cu{v} : index")
+                g = f"%g0_{v}"
+                if phase == 2:
+                    L.append(f"{ind}%cb{v} = arith.constant {key[0]} : index")
+                    L.append(f"{ind}%gb0_{v} = arith.muli %n1, %cb{v} : index")
+                    L.append(f"{ind}%g1_{v} = arith.addi %g0_{v}, %gb0_{v} : index")
+                    g = f"%g1_{v}"
+                L.append(f"{ind}%g_{v} = arith.addi {g}, {r} : index")
+                L.append(f"{ind}%gb_{v} = arith.andi %g_{v}, %c1 : index")
+                L.append(f"{ind}%pf_{v} = arith.cmpi ne, %gb_{v}, %c0 : index")
+                seen[key] = f"%pf_{v}"
+            out.append(seen[key])
+        return out
 
     # Producer.
     L.append(f"{i2}axe.scope warpgroup [0 : 1] {{")
@@ -213,35 +247,53 @@ def kernel(t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None, swap=
     L.append(f"{i3}axe.scope warp [0 : 1] {{")
 
     def produce(phase):
-        A, ga, B, gb, rounds = (("%X", gx, "%W1", gw1, "%crounds1") if phase == 1
-                                else ("%H", gh, "%W2", gw2, "%crounds2"))
+        A, ga, B, gb, rounds, rem = (("%X", gx, "%W1", gw1, "%crounds1", rem1) if phase == 1
+                                     else ("%H", gh, "%W2", gw2, "%crounds2", rem2))
+
+        def round_(q, r, nst, sfx):
+            """The TMA copies of `nst` stages for round `r` (K steps S r .. S r + nst - 1)."""
+            pfs = parities(q, phase, r, sfx)
+            L.append(f"{q}%cstep{sfx} = arith.constant {stages * BK} : index")
+            L.append(f"{q}%k0{sfx} = arith.muli {r}, %cstep{sfx} : index")
+            if phase == 2 and flags:
+                # This round reads H's columns [S BK r, S BK r + nst BK): phase-1 column tiles
+                # S BK r / (BN / 2) on, whose flags (two per tile, one per warpgroup) are the
+                # row's flags [rf r, rf r + nf_r). One wait watches them all.
+                if not sfx:
+                    frt = f"!axe.tensor<1x{round_flags}xi32, global, ?>"
+                    L.append(f"{q}%crf = arith.constant {round_flags} : index")
+                    L.append(f"{q}%f0 = arith.muli {r}, %crf : index")
+                    L.append(f"{q}%flr = axe.slice %F [%rt : +1, %f0 : +{round_flags}] : {gf} to {frt}")
+                    L.append(f"{q}axe.signal_wait %flr, %epoch : {frt}, i32")
+                else:
+                    # The partial round's flags, a pair (one column tile) at a time: a window at
+                    # a run-time row must have a width that divides the row, which 2 does.
+                    frt = "!axe.tensor<1x2xi32, global, ?>"
+                    for p in range(nst // steps_per_h):
+                        L.append(f"{q}%cfl{p}{sfx} = arith.constant {rounds2 * round_flags + 2 * p} : index")
+                        L.append(f"{q}%flr{p}{sfx} = axe.slice %F [%rt : +1, %cfl{p}{sfx} : +2] : {gf} to {frt}")
+                        L.append(f"{q}axe.signal_wait %flr{p}{sfx}, %epoch : {frt}, i32")
+            for s in range(nst):
+                L.append(f"{q}%pe{s}{sfx} = arith.xori {pfs[s]}, %true : i1")
+                L.append(f"{q}axe.mbarrier_wait %empty{s}, %pe{s}{sfx}")
+                k = f"%k0{sfx}"
+                if s:
+                    L.append(f"{q}%ko{s}{sfx} = arith.constant {s * BK} : index")
+                    L.append(f"{q}%k{s}{sfx} = arith.addi %k0{sfx}, %ko{s}{sfx} : index")
+                    k = f"%k{s}{sfx}"
+                L.append(f"{q}%at{s}{sfx} = axe.slice {A} [%om : +{BM}, {k} : +{BK}] : {ga} to {at}")
+                L.append(f"{q}%kb{s}{sfx} = arith.addi %eoff, {k} : index")
+                L.append(f"{q}%bt{s}{sfx} = axe.slice {B} [%kb{s}{sfx} : +{BK}, %on : +{bn}] : {gb} to {bt}")
+                L.append(f"{q}axe.copy async %at{s}{sfx}, %sa{s} schedule tma barrier %full{s} : {at}, {sa}")
+                L.append(f"{q}axe.copy async %bt{s}{sfx}, %sb{s} schedule tma barrier %full{s} : {bt}, {sb}")
 
         def body(j):
             L.append(f"{j}scf.for %r = %c0 to {rounds} step %c1 {{")
-            q = j + "  "
-            phase_bit(q, phase)
-            L.append(f"{q}%pe = arith.xori %pf, %true : i1")
-            L.append(f"{q}%cstep = arith.constant {stages * BK} : index")
-            L.append(f"{q}%k0 = arith.muli %r, %cstep : index")
-            if phase == 2 and flags:
-                # This round reads H's columns [S BK r, S BK (r + 1)): phase-1 column tiles
-                # S BK r / (BN / 2) on, whose flags (two per tile, one per warpgroup) are the
-                # row's flags [rf r, rf (r + 1)). One wait watches them all.
-                L.append(f"{q}%crf = arith.constant {round_flags} : index")
-                L.append(f"{q}%f0 = arith.muli %r, %crf : index")
-                L.append(f"{q}%flr = axe.slice %F [%rt : +1, %f0 : +{round_flags}] : {gf} to {frt}")
-                L.append(f"{q}axe.signal_wait %flr, %epoch : {frt}, i32")
-            for s in range(stages):
-                L.append(f"{q}axe.mbarrier_wait %empty{s}, %pe")
-                if s:
-                    L.append(f"{q}%ko{s} = arith.constant {s * BK} : index")
-                    L.append(f"{q}%k{s} = arith.addi %k0, %ko{s} : index")
-                L.append(f"{q}%at{s} = axe.slice {A} [%om : +{BM}, %k{s} : +{BK}] : {ga} to {at}")
-                L.append(f"{q}%kb{s} = arith.addi %eoff, %k{s} : index")
-                L.append(f"{q}%bt{s} = axe.slice {B} [%kb{s} : +{BK}, %on : +{bn}] : {gb} to {bt}")
-                L.append(f"{q}axe.copy async %at{s}, %sa{s} schedule tma barrier %full{s} : {at}, {sa}")
-                L.append(f"{q}axe.copy async %bt{s}, %sb{s} schedule tma barrier %full{s} : {bt}, {sb}")
+            round_(j + "  ", "%r", stages, "")
             L.append(f"{j}}}")
+            if rem:
+                L.append(f"{j}%rlast = arith.constant {rounds1 if phase == 1 else rounds2} : index")
+                round_(j, "%rlast", rem, "_t")
         return body
 
     if run1:
@@ -275,31 +327,44 @@ def kernel(t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None, swap=
             L.append(f"{i3}%st = axe.alloc : {stage}")
 
         def mainloop(j, phase):
-            rounds = "%crounds1" if phase == 1 else "%crounds2"
+            rounds, rem = ("%crounds1", rem1) if phase == 1 else ("%crounds2", rem2)
+
+            def round_(q, r, nst, sfx):
+                """The gemms of `nst` stages of round `r`; each stage is released once the
+                next gemm is issued (the round's first releases the last stage of the round
+                before, except in the tile's first round)."""
+                pfs = parities(q, phase, r, sfx)
+                if not sfx:
+                    L.append(f"{q}%notfirst = arith.cmpi ne, {r}, %c0 : index")
+                for s in range(nst):
+                    L.append(f"{q}axe.mbarrier_wait %full{s}, {pfs[s]}")
+                    if swap:
+                        # (W^T)(X^T): A is the weight tile's half stored [K, columns], B the row tile
+                        # stored [rows, K]; both transposed reads of the stages.
+                        L.append(f"{q}%gm{s}{sfx} = axe.gemm async %sh{s}, %sa{s}, %acc {{transpose_a, transpose_b}} : "
+                                 f"{sbh}, {sa}, {acc} -> {tok}")
+                    else:
+                        L.append(f"{q}%gm{s}{sfx} = axe.gemm async %sh{s}, %sb{s}, %acc : {sah}, {sb}, {acc} -> {tok}")
+                    L.append(f"{q}axe.wait %gm{s}{sfx} outstanding 1")
+                    if s:
+                        L.append(f"{q}axe.mbarrier_arrive %empty{s - 1}")
+                    elif sfx:
+                        # The partial round follows a full one: its last stage is released here.
+                        L.append(f"{q}axe.mbarrier_arrive %empty{stages - 1}")
+                    else:
+                        L.append(f"{q}scf.if %notfirst {{")
+                        L.append(f"{q}  axe.mbarrier_arrive %empty{stages - 1}")
+                        L.append(f"{q}}}")
+
             L.append(f"{j}axe.fill %acc, %z : {acc}, f32")
             L.append(f"{j}scf.for %r = %c0 to {rounds} step %c1 {{")
-            q = j + "  "
-            phase_bit(q, phase)
-            L.append(f"{q}%notfirst = arith.cmpi ne, %r, %c0 : index")
-            for s in range(stages):
-                L.append(f"{q}axe.mbarrier_wait %full{s}, %pf")
-                if swap:
-                    # (W^T)(X^T): A is the weight tile's half stored [K, columns], B the row tile
-                    # stored [rows, K]; both transposed reads of the stages.
-                    L.append(f"{q}%gm{s} = axe.gemm async %sh{s}, %sa{s}, %acc {{transpose_a, transpose_b}} : "
-                             f"{sbh}, {sa}, {acc} -> {tok}")
-                else:
-                    L.append(f"{q}%gm{s} = axe.gemm async %sh{s}, %sb{s}, %acc : {sah}, {sb}, {acc} -> {tok}")
-                L.append(f"{q}axe.wait %gm{s} outstanding 1")
-                if s:
-                    L.append(f"{q}axe.mbarrier_arrive %empty{s - 1}")
-                else:
-                    L.append(f"{q}scf.if %notfirst {{")
-                    L.append(f"{q}  axe.mbarrier_arrive %empty{stages - 1}")
-                    L.append(f"{q}}}")
+            round_(j + "  ", "%r", stages, "")
             L.append(f"{j}}}")
+            if rem:
+                L.append(f"{j}%rlast = arith.constant {rounds1 if phase == 1 else rounds2} : index")
+                round_(j, "%rlast", rem, "_t")
             L.append(f"{j}axe.wait")
-            L.append(f"{j}axe.mbarrier_arrive %empty{stages - 1}")
+            L.append(f"{j}axe.mbarrier_arrive %empty{(rem or stages) - 1}")
             if swap:
                 L.append(f"{j}%ccol = arith.constant {col0} : index")
                 L.append(f"{j}%onw = arith.addi %on, %ccol : index")
@@ -389,19 +454,37 @@ def kernel(t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None, swap=
 
 # A fused kernel launched twice as wide as the device holds (264 CTAs for 132 SMs): test/gpu/moe.py
 # checks that its cooperative launch is refused with an error rather than hanging.
-WIDE = "moe_ws_fused_wide_t32"
+WIDE_TOKENS = 32
+
+
+def wide_name(cfg):
+    return gen_moe.kernel_name(cfg, "ws_fused_wide", WIDE_TOKENS)
+
+
+def wide_kernel(cfg):
+    """The scheduled fused kernel for WIDE_TOKENS tokens, on a grid of twice the SMs."""
+    return kernel(cfg, WIDE_TOKENS, "fused", sms=2 * SMS, fname=wide_name(cfg),
+                  swap=gen_moe.schedule(cfg, WIDE_TOKENS).swap)
+
+
+def kernels(cfg, t, every=False):
+    """The persistent kernels for T tokens: the fused kernel of gen_moe.schedule's choice and
+    its two-launch form, or (`every`) every PHASES kernel in every orientation."""
+    swaps = [None, *SWAP_ROWS] if every else [gen_moe.schedule(cfg, t).swap]
+    return {name(cfg, t, ph, br): kernel(cfg, t, ph, swap=br) for br in swaps for ph in PHASES}
+
 
 if __name__ == "__main__":
-    out = sys.argv[1]
-    counts = [int(a) for a in sys.argv[2:]] or gen_moe.TOKENS
-    for t in counts:
-        for ph in PHASES:
-            with open(os.path.join(out, name(t, ph) + ".mlir"), "w") as f:
-                f.write(kernel(t, ph))
-        for br in SWAP_ROWS:
-            for ph in PHASES:
-                with open(os.path.join(out, name(t, ph, br) + ".mlir"), "w") as f:
-                    f.write(kernel(t, ph, swap=br))
-    if 32 in counts:
-        with open(os.path.join(out, WIDE + ".mlir"), "w") as f:
-            f.write(kernel(32, "fused", sms=2 * SMS, fname=WIDE))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("outdir")
+    ap.add_argument("tokens", nargs="*", type=int, default=gen_moe.TOKENS)
+    ap.add_argument("--model", type=gen_moe.model_arg, default=gen_moe.DEFAULT)
+    ap.add_argument("--all", action="store_true", help="every phase form in every orientation")
+    args = ap.parse_args()
+    for t in args.tokens:
+        for nm, text in kernels(args.model, t, args.all).items():
+            with open(os.path.join(args.outdir, nm + ".mlir"), "w") as f:
+                f.write(text)
+    if WIDE_TOKENS in args.tokens:
+        with open(os.path.join(args.outdir, wide_name(args.model) + ".mlir"), "w") as f:
+            f.write(wide_kernel(args.model))

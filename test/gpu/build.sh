@@ -80,22 +80,18 @@ python3 bench/gpu/gen_gemm_rs.py --ws 2048 1024 4096 2 16 0 pushers > target/gpu
 python3 bench/gpu/gen_gemm_rs.py --ws 4096 256 4096 4 16 0 pushers > target/gpu/gen/gemm_rs_4096x256x4096_r4_ws_sm16_nc_w.mlir
 python3 bench/gpu/gen_gemm_rs.py --ws 2048 1024 4096 2 16 0 comm2 > target/gpu/gen/gemm_rs_2048x1024x4096_r2_ws_sm16_nc_c2.mlir
 python3 bench/gpu/gen_gemm_rs.py --ws 4096 256 4096 4 16 0 comm2 > target/gpu/gen/gemm_rs_4096x256x4096_r4_ws_sm16_nc_c2.mlir
-# The grouped GEMMs of the MoE layer (sm_90a), one pair per token count.
-rm -f target/gpu/gen/moe_*.mlir
-python3 bench/gpu/gen_moe.py target/gpu/gen
-# The fused layer: both grouped GEMMs in one warp-specialized persistent kernel (and, for the
-# ablation, each phase alone), and their swapped small-batch forms (per row tile).
-python3 bench/gpu/gen_moe_ws.py target/gpu/gen
+# The MoE layer's kernels are built per model by bench/gpu/build_moe.py (see docs/gpu.md).
+rm -f
 for chip in sm_90 sm_80; do
   mkdir -p "target/gpu/$chip"
   for k in test/gpu/kernels/*.mlir target/gpu/gen/*.mlir test/Examples/gemm-kernel.mlir test/Examples/reduce-scatter.mlir; do
     name=$(basename "$k" .mlir)
-    [[ $name == *wgmma* || $name == *_tma* || $name == *_ws_* || $name == moe_* || $name == gemm_rs_* ]] && continue
+    [[ $name == *wgmma* || $name == *_tma* || $name == *_ws_* || $name == gemm_rs_* ]] && continue
     lower "$k" "target/gpu/$chip" "chip=$chip"
   done
 done
 # wgmma and TMA kernels (#axe.target<"sm_90a">) need chip=sm_90a; their PTX runs with the sm_90 set.
-for k in test/gpu/kernels/*wgmma*.mlir test/gpu/kernels/*_tma*.mlir target/gpu/gen/*_tma*.mlir target/gpu/gen/gemm_*_ws_*.mlir target/gpu/gen/moe_*.mlir target/gpu/gen/gemm_rs_*.mlir; do
+for k in test/gpu/kernels/*wgmma*.mlir test/gpu/kernels/*_tma*.mlir target/gpu/gen/*_tma*.mlir target/gpu/gen/gemm_*_ws_*.mlir target/gpu/gen/gemm_rs_*.mlir; do
   lower "$k" target/gpu/sm_90 "chip=sm_90a features=+ptx80"
 done
 cp test/gpu/run.py test/gpu/gemm_typed.py test/gpu/moe.py test/gpu/timing.py test/gpu/runtime_path.py test/gpu/mesh_sim.py test/gpu/mesh_dist.py test/gpu/kernels.py test/gpu/profile_one.py test/gpu/profile_gemm.py bench/gpu/bench.py bench/gpu/gen_gemm_tma.py bench/gpu/gen_gemm_ws.py bench/gpu/triton_matmul.py bench/gpu/ws_raster_sweep.py bench/gpu/gen_moe.py bench/gpu/gen_moe_ws.py bench/gpu/dist_gemm_rs.py bench/gpu/gen_gemm_rs.py test/gpu/axe_dist.py bench/gpu/cluster_occupancy.py bench/gpu/mma_sync_ceiling.py bench/gpu/mma_sync_gemm.py bench/gpu/mma_sync_mainloop.py bench/gpu/power_pair.py target/gpu/

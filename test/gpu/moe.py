@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""The FP16 Mixture-of-Experts layer of the Axe paper's §4.2 (Qwen3-30B-A3B: hidden 2048, 128
-experts, top-8 routing, expert intermediate size 768) with Axe's grouped GEMMs: checked against
-a float32 PyTorch reference of the layer, and with --bench timed against PyTorch baselines, at
-the paper's token counts (Figure 11's axis). Axe layers, each checked:
+"""The FP16 Mixture-of-Experts layer of the Axe paper's §4.2, for any model configuration of
+bench/gpu/gen_moe.py (`--model`: Qwen3-30B-A3B, the paper's, by default; Mixtral-8x7B,
+DeepSeek-V2-Lite, OLMoE, Llama-4-Scout, DeepSeek-V3), with Axe's grouped GEMMs: checked
+against a float32 PyTorch reference of the layer, and with --bench timed against PyTorch
+baselines and SGLang, at the paper's token counts (Figure 11's axis). Axe layers, each checked
+where its kernels were built (bench/gpu/build_moe.py):
   - "fused" (bench/gpu/gen_moe_ws.py): both grouped GEMMs in ONE warp-specialized persistent
     kernel, GEMM2's tiles waiting only for the GEMM1 tiles whose H columns they read (flags);
   - "two kernels": the same generator's phases as two launches (the ablation of the pipeline);
@@ -10,10 +12,15 @@ the paper's token counts (Figure 11's axis). Axe layers, each checked:
     wgmma's M, BR-row token tiles as its N), for small batches;
   - "tma": the two non-specialized grouped GEMMs of bench/gpu/gen_moe.py (session 4).
 
-    python3 moe.py DIR [--bench] [--reps R] [T ...]
+    python3 moe.py DIR [--model NAME] [--bench] [--reps R] [T ...]
 
-The layer, per token x with routed experts e_1..e_8 and weights w_1..w_8 (softmax of the top-8
-router logits, renormalized): out = sum_k w_k * W2[e_k] (silu(W1_gate[e_k] x) * W1_up[e_k] x).
+The layer, per token x with routed experts e_1..e_K and weights w_1..w_K (softmax of the top-K
+router logits, renormalized): out = sum_k w_k * W2[e_k] (silu(W1_gate[e_k] x) * W1_up[e_k] x),
+plus, for each shared expert s, W2[s] (silu(W1_gate[s] x) * W1_up[s] x) (gen_moe: shared
+experts are experts every token is assigned to with weight 1).
+
+"axe" is the layer gen_moe.schedule picks for the count, with the routing step, the gather and
+the combine as Axe kernels: the one the ratios are taken against.
 
 Axe's layer (all of it timed; the layer objects keep their workspace): the routing step in
 PyTorch (`plan`: group the token-expert assignments by expert, pad each expert's group to whole
@@ -32,6 +39,7 @@ is found (see sglang_layer); else it is reported as unavailable.
 
 Random routing with a fixed seed; `skew` routes most tokens to 8 of the 128 experts.
 """
+import argparse
 import os
 import statistics
 import sys
@@ -46,8 +54,19 @@ import gen_moe_ws  # noqa: E402
 import timing  # noqa: E402
 from runtime_path import axe_runtime  # noqa: E402
 
-# The MoE notation: hidden H, intermediate I, experts E.
-H, I, E, TOPK, BM = gen_moe.HIDDEN, gen_moe.INTER, gen_moe.EXPERTS, gen_moe.TOPK, gen_moe.BM  # noqa: E741
+# The MoE notation: hidden H, intermediate I, experts E (routed and shared), TOPK assignments
+# per token (routed and shared); set by set_model for the configuration CFG.
+CFG = gen_moe.DEFAULT
+H = I = E = TOPK = 0  # noqa: E741
+BM = gen_moe.BM
+
+
+def set_model(cfg):
+    global CFG, H, I, E, TOPK  # noqa: E741
+    CFG, H, I, E, TOPK = cfg, cfg.hidden, cfg.inter, cfg.n_experts, cfg.slots  # noqa: E741
+
+
+set_model(gen_moe.DEFAULT)
 
 
 def time_ms(fn, warmup=3, reps=20):
@@ -55,10 +74,11 @@ def time_ms(fn, warmup=3, reps=20):
 
 
 def weights(gen):
-    g = torch.randn(E, H, I, device="cuda", generator=gen) / H ** 0.5
-    u = torch.randn(E, H, I, device="cuda", generator=gen) / H ** 0.5
-    d = torch.randn(E, I, H, device="cuda", generator=gen) / I ** 0.5
-    g, u, d = g.half(), u.half(), d.half()
+    # Drawn in f16 (DeepSeek-V3's are 22 GB in f16; in f32 first they would not fit beside the
+    # baselines' copies).
+    g = torch.randn(E, H, I, device="cuda", generator=gen, dtype=torch.half).div_(H ** 0.5)
+    u = torch.randn(E, H, I, device="cuda", generator=gen, dtype=torch.half).div_(H ** 0.5)
+    d = torch.randn(E, I, H, device="cuda", generator=gen, dtype=torch.half).div_(I ** 0.5)
     # Axe's W1: [E * H, 2 I], blocks of 64 gate columns, each followed by its 64 up columns.
     blk = gen_moe.SWIGLU_BLOCK
     w1 = torch.stack([g.view(E, H, I // blk, blk), u.view(E, H, I // blk, blk)], dim=3).reshape(E * H, 2 * I)
@@ -66,11 +86,19 @@ def weights(gen):
 
 
 def route(t, skew, gen):
-    logits = torch.randn(t, E, device="cuda", generator=gen)
+    """Each token's routed experts (top-k of random router logits; `skew`: most tokens go to
+    the same few experts, max(k, E / 16) of them) and renormalized weights, then the shared
+    experts with weight 1."""
+    logits = torch.randn(t, CFG.experts, device="cuda", generator=gen)
     if skew:
-        logits[:, :8] += 4.0
-    w, ids = torch.topk(torch.softmax(logits, dim=-1), TOPK, dim=-1)
-    return ids, w / w.sum(dim=-1, keepdim=True)
+        logits[:, :max(CFG.topk, CFG.experts // 16)] += 4.0
+    w, ids = torch.topk(torch.softmax(logits, dim=-1), CFG.topk, dim=-1)
+    w = w / w.sum(dim=-1, keepdim=True)
+    if CFG.shared:
+        shared = torch.arange(CFG.experts, E, device="cuda").expand(t, CFG.shared)
+        ids = torch.cat([ids, shared], dim=1).contiguous()
+        w = torch.cat([w, torch.ones(t, CFG.shared, device="cuda")], dim=1).contiguous()
+    return ids, w
 
 
 def expert_counts(flat):
@@ -124,7 +152,7 @@ def plan_onehot(ids, t, bm=BM, tile_e=None, used=None, mark_unused=False):
     # pos = (expert's first row) + (rank among its assignments) - 1 = ends - padded + rank - 1
     first = ends - padded - 1
     pos = (torch.gather(rank, 0, flat) + first[flat]).reshape(-1).long()
-    tiles = gen_moe.max_tiles(t, bm)
+    tiles = gen_moe.max_tiles(CFG, t, bm)
     if tile_e is None:
         tile_e = torch.empty(tiles, device=ids.device, dtype=torch.int32)
     if used is None:
@@ -161,7 +189,7 @@ def plan_by_sort(ids, t, bm=BM):
     rank = torch.arange(flat.numel(), device="cuda") - first
     pos = torch.empty_like(flat)
     pos[order] = starts[sorted_e] + rank
-    tiles = gen_moe.max_tiles(t, bm)
+    tiles = gen_moe.max_tiles(CFG, t, bm)
     # Tiles past the last expert's are marked -1: their CTAs do nothing.
     tile_rows = torch.arange(tiles, device="cuda") * bm
     tile_e = torch.searchsorted(ends, tile_rows, right=True)
@@ -199,12 +227,12 @@ class AxeRowSteps:
     called with, again if that changes)."""
 
     def __init__(self, t, gather_kernel, combine_kernel, stream=None, route_kernels=None):
-        rows = gen_moe.combine_rows(t)
+        rows = gen_moe.combine_rows(CFG, t)
         # Per row tile, where generated: the routing step as Axe kernels (moe_route_t{T}_bm{BM},
         # or the segmented pair for larger T, see route_kernels) writing the assignment -> row
         # map straight into `pos` (else `plan`, in PyTorch).
         self.route_kernels, self.routes = route_kernels or {}, {}
-        self.padded = torch.zeros(gen_moe.EXPERTS, device="cuda", dtype=torch.long)
+        self.padded = torch.zeros(E, device="cuda", dtype=torch.long)
         self.used = torch.zeros(1, device="cuda", dtype=torch.int32)  # for layers that keep no count
         # The gather never writes padding rows, so they keep these values: finite, not zero.
         # With zero padding rows the warp-specialized GEMMs ran 18-25 % slower at 4096 tokens
@@ -256,12 +284,12 @@ class AxeLayer:
     `gather`): a GEMM row depends only on its own row of A, and padding rows are never read back."""
 
     def __init__(self, t, up, down, w1, w2, stream=None, steps=None):
-        self.t, self.rows = t, gen_moe.max_tiles(t) * BM
+        self.t, self.rows = t, gen_moe.max_tiles(CFG, t) * BM
         self.steps = steps
         self.xp = steps.x[:self.rows] if steps else torch.zeros(self.rows, H, device="cuda", dtype=torch.half)
         self.hmid = torch.empty(self.rows, I, device="cuda", dtype=torch.half)
         self.yp = steps.y[:self.rows] if steps else torch.empty(self.rows, H, device="cuda", dtype=torch.half)
-        self.tile_e = torch.zeros(gen_moe.max_tiles(t), device="cuda", dtype=torch.int32)
+        self.tile_e = torch.zeros(gen_moe.max_tiles(CFG, t), device="cuda", dtype=torch.int32)
         self.token = torch.arange(t, device="cuda").repeat_interleave(TOPK)
         self.inv = torch.zeros(self.rows, device="cuda", dtype=torch.long)
         self.up = up.launcher(self.xp.view(-1), w1.view(-1), self.hmid.view(-1), self.tile_e, stream=stream)
@@ -292,16 +320,14 @@ class AxeFusedLayer:
 
     def __init__(self, t, kernels, w1, w2, stream=None, swap=None, steps=None):
         self.t, self.bm = t, swap or BM
-        self.rows = gen_moe.max_tiles(t, self.bm) * self.bm
+        self.rows = gen_moe.max_tiles(CFG, t, self.bm) * self.bm
         self.steps = steps
         self.xp = steps.x[:self.rows] if steps else torch.zeros(self.rows, H, device="cuda", dtype=torch.half)
         self.hmid = torch.empty(self.rows, I, device="cuda", dtype=torch.half)
         self.yp = steps.y[:self.rows] if steps else torch.empty(self.rows, H, device="cuda", dtype=torch.half)
-        self.tile_e = torch.zeros(gen_moe.max_tiles(t, self.bm), device="cuda", dtype=torch.int32)
+        self.tile_e = torch.zeros(gen_moe.max_tiles(CFG, t, self.bm), device="cuda", dtype=torch.int32)
         self.used = torch.zeros(1, device="cuda", dtype=torch.int32)
-        bn = gen_moe_ws.SWAP_BN if swap else gen_moe_ws.tile_width(t)
-        self.flags = torch.zeros(gen_moe.max_tiles(t, self.bm) * 2 * (2 * I // bn), device="cuda",
-                                 dtype=torch.int32)
+        self.flags = torch.zeros(gen_moe_ws.flag_count(CFG, t, swap), device="cuda", dtype=torch.int32)
         self.token = torch.arange(t, device="cuda").repeat_interleave(TOPK)
         self.inv = torch.zeros(self.rows, device="cuda", dtype=torch.long)
         args = (self.xp.view(-1), w1.view(-1), self.hmid.view(-1), w2.view(-1), self.yp.view(-1), self.tile_e,
@@ -384,8 +410,9 @@ def grouped_mm_layer(bf):
 
 
 def sglang_layer(g, u, d):
-    """SGLang's Triton `fused_moe` (its own token alignment, the Triton grouped GEMMs with its
-    tuned H100 configs for E = 128, N = 768, SiLU-and-mul, the top-k sum) as a layer, or None.
+    """SGLang's Triton `fused_moe` (its own token alignment, the Triton grouped GEMMs with the
+    tuned configs SGLang ships for this E, N and device where it has them, else its default,
+    SiLU-and-mul, the top-k sum) as a layer, or None.
     The GPU machine has no package index, so this takes a standalone copy of the kernel file:
     sglang_fused_moe.py (SGLang's python/sglang/srt/layers/moe/fused_moe_triton/fused_moe.py
     with its sgl-kernel imports replaced by Triton/torch equivalents; not part of this
@@ -404,6 +431,9 @@ def sglang_layer(g, u, d):
 
     def layer(x, ids, w):
         return sglang_fused_moe.fused_moe(x, w1, w2, w.float().contiguous(), ids.to(torch.int32).contiguous())
+    source = getattr(sglang_fused_moe, "config_source", None)
+    device = torch.cuda.get_device_name().replace(" ", "_")
+    layer.config = source(E, I, device) if source else "unknown"
     return layer
 
 
@@ -438,8 +468,13 @@ def check(got, want):
     return err <= 1e-2 * scale and not torch.isnan(got).any(), err, scale
 
 
+def built(d, name):
+    """Whether bench/gpu/build_moe.py built kernel `name` into `d`."""
+    return os.path.exists(f"{d}/{name}.json")
+
+
 def load(d, name):
-    return axe_runtime.load(f"{d}/{name}_kernel.json", entry=f"{name}_kernel")
+    return axe_runtime.load(f"{d}/{name}.json")
 
 
 class SegmentedRoute:
@@ -449,10 +484,10 @@ class SegmentedRoute:
     two kernels keep their own per-segment scratch, so `padded` is not used."""
 
     def __init__(self, count, place, t):
-        segs = gen_moe.route_segments(t)
+        segs = gen_moe.route_segments(CFG, t)
         self.count, self.place = count, place
-        self.counts = torch.zeros(segs * gen_moe.EXPERTS, device="cuda", dtype=torch.long)
-        self.padded = torch.zeros(segs * gen_moe.EXPERTS, device="cuda", dtype=torch.long)
+        self.counts = torch.zeros(segs * E, device="cuda", dtype=torch.long)
+        self.padded = torch.zeros(segs * E, device="cuda", dtype=torch.long)
 
     def launcher(self, ids, pos, tile_e, used, padded=None, stream=None):
         first = self.count.launcher(ids, self.counts, stream=stream)
@@ -471,12 +506,12 @@ def route_kernels(d, t):
     """The routing kernels built for T tokens, by row tile: gen_moe.route's one kernel for
     small batches, else the segmented pair (SegmentedRoute) where built."""
     out = {}
+    name = gen_moe.kernel_name
     for bm in gen_moe.ROW_TILES:
-        if os.path.exists(f"{d}/moe_route_t{t}_bm{bm}_kernel.json"):
-            out[bm] = load(d, f"moe_route_t{t}_bm{bm}")
-        elif (os.path.exists(f"{d}/moe_route_count_t{t}_kernel.json")
-              and os.path.exists(f"{d}/moe_route_place_t{t}_bm{bm}_kernel.json")):
-            out[bm] = SegmentedRoute(load(d, f"moe_route_count_t{t}"), load(d, f"moe_route_place_t{t}_bm{bm}"), t)
+        if built(d, name(CFG, "route", t, bm)):
+            out[bm] = load(d, name(CFG, "route", t, bm))
+        elif built(d, name(CFG, "route_count", t)) and built(d, name(CFG, "route_place", t, bm)):
+            out[bm] = SegmentedRoute(load(d, name(CFG, "route_count", t)), load(d, name(CFG, "route_place", t, bm)), t)
     return out
 
 
@@ -530,33 +565,41 @@ def read_bandwidth(nbytes=1 << 30):
     return nbytes / (t * 1e-3)
 
 
-def floor_line(t, ids, times, copy_bw):
-    """The layer's memory floor: every routed expert's weights (W1's gate and up, W2) read once,
-    x read and the output written once, at the device's measured bandwidth; against it the target
-    of issue 18 (1.2x faster than the best baseline, i.e. its time / 1.2) and the best Axe
-    layer."""
+def gemm_rate():
+    """The dense f16 GEMM rate (flop/s) cuBLAS reaches on this device (torch.mm, 8192^3,
+    median): the compute floor's rate."""
+    a = torch.randn(8192, 8192, device="cuda").half()
+    b = torch.randn(8192, 8192, device="cuda").half()
+    return 2 * 8192 ** 3 / (time_ms(lambda: torch.mm(a, b)) * 1e-3)
+
+
+def floors(t, ids, bandwidth, rate):
+    """The layer's memory floor (every routed expert's gate, up and down weights read once, x
+    read and the output written once, at the measured bandwidth) and compute floor (its
+    2 T K (2 H I + I H) flop of unpadded rows at the dense GEMM rate), in us."""
     experts = int(torch.unique(ids).numel())
     nbytes = experts * (2 * I * H + H * I) * 2 + 2 * t * H * 2
-    floor = nbytes / copy_bw * 1e6
-    base = {k: statistics.median(v) * 1e3 for k, v in times.items() if not k.startswith("fused")
-            and not k.startswith("two kernels") and not k.startswith("tma")}
-    axe = {k: statistics.median(v) * 1e3 for k, v in times.items() if k not in base}
-    bk, bt = min(base.items(), key=lambda kv: kv[1])
-    ak, at = min(axe.items(), key=lambda kv: kv[1])
-    goal = bt / 1.2
-    return (f"memory floor: {experts} experts' weights + x + out = {nbytes / 1e6:.0f} MB at {copy_bw / 1e12:.2f} TB/s: "
-            f"{floor:.0f} us; best baseline {bk} {bt:.0f} us ({floor / bt:.2f} of it is the floor), so the target "
-            f"(1.2x faster) is {goal:.0f} us = {floor / goal:.2f}x the floor"
-            f"{' (below the floor: unreachable)' if goal < floor else ''}; best Axe {ak} {at:.0f} us "
-            f"({floor / at:.2f} of it is the floor)")
+    flop = 2 * ids.numel() * 3 * H * I
+    return experts, nbytes, nbytes / bandwidth * 1e6, flop / rate * 1e6
+
+
+def label(swap, phases="fused"):
+    """A persistent layer's name in the tables: fused / two kernels, [swapBR]."""
+    return ("fused" if phases == "fused" else "two kernels") + (f" swap{swap}" if swap else "")
 
 
 def main():
-    d = sys.argv[1]
-    bench = "--bench" in sys.argv
-    reps = int(sys.argv[sys.argv.index("--reps") + 1]) if "--reps" in sys.argv else 3
-    rest = [a for i, a in enumerate(sys.argv[2:], 2) if not a.startswith("--") and sys.argv[i - 1] != "--reps"]
-    counts = [int(a) for a in rest] or gen_moe.TOKENS
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("dir", help="the kernels bench/gpu/build_moe.py built")
+    ap.add_argument("tokens", nargs="*", type=int, default=gen_moe.TOKENS)
+    ap.add_argument("--model", type=gen_moe.model_arg, default=gen_moe.DEFAULT)
+    ap.add_argument("--bench", action="store_true")
+    ap.add_argument("--reps", type=int, default=3)
+    args = ap.parse_args()
+    d, bench, reps = args.dir, args.bench, args.reps
+    set_model(args.model)
+    print(f"model {CFG.tag}: hidden {H}, intermediate {I}, {CFG.experts} routed experts, top-{CFG.topk}, "
+          f"{CFG.shared} shared", flush=True)
     torch.backends.cuda.matmul.allow_tf32 = False
     gen = torch.Generator(device="cuda").manual_seed(0)
     g, u, dn, w1, w2 = weights(gen)
@@ -567,23 +610,27 @@ def main():
         if sgl is None:
             print("note: SGLang's Triton fused_moe is not available (neither sglang nor a standalone copy "
                   "in $AXE_SGLANG_MOE / sglang_moe/ next to this script): no such baseline")
-    # The device's copy bandwidth (bytes read + written per second), for the memory floor.
-    # The memory floor takes the faster of a copy (bytes read + written) and a read-only kernel:
-    # the smaller floor.
-    copy_bw = read_bw = None
+        else:
+            print(f"note: SGLang's config for E = {E}, N = {I}: {sgl.config}")
+    # The memory floor takes the faster of a copy (bytes read + written) and a read-only kernel.
+    bandwidth = rate = None
     if bench:
         copy_bw, read_bw = copy_bandwidth(), read_bandwidth()
+        rate = gemm_rate()
         print(f"note: device-to-device copy bandwidth {copy_bw / 1e12:.2f} TB/s (read + written, 1 GiB copy); "
-              f"read-only kernel {read_bw / 1e12 if read_bw else float('nan'):.2f} TB/s (1 GiB)")
-        copy_bw = max(copy_bw, read_bw or 0)
+              f"read-only kernel {read_bw / 1e12 if read_bw else float('nan'):.2f} TB/s (1 GiB); "
+              f"dense f16 GEMM (cuBLAS, 8192^3) {rate / 1e12:.0f} TFLOP/s", flush=True)
+        bandwidth = max(copy_bw, read_bw or 0)
     passed = failed = 0
     # The fused kernel needs all its CTAs resident: launched wider than the device holds, its
     # cooperative launch must fail with an error (not hang).
-    if os.path.exists(f"{d}/{gen_moe_ws.WIDE}_kernel.json"):
+    if built(d, gen_moe_ws.wide_name(CFG)):
+        t = gen_moe_ws.WIDE_TOKENS
         try:
-            wide = AxeFusedLayer(32, [load(d, gen_moe_ws.WIDE)], w1, w2)
-            x = torch.randn(32, H, device="cuda", generator=gen).half()
-            wide(x, *route(32, False, gen))
+            wide = AxeFusedLayer(t, [load(d, gen_moe_ws.wide_name(CFG))], w1, w2,
+                                 swap=gen_moe.schedule(CFG, t).swap)
+            x = torch.randn(t, H, device="cuda", generator=gen).half()
+            wide(x, *route(t, False, gen))
             torch.cuda.synchronize()
             print("FAIL cooperative launch of a grid wider than the device: it ran", flush=True)
             failed += 1
@@ -592,7 +639,8 @@ def main():
             print(f"{'ok  ' if ok else 'FAIL'} cooperative launch of a grid wider than the device refused: {e}", flush=True)
             passed += ok
             failed += not ok
-    for t in counts:
+    for t in args.tokens:
+        chosen = gen_moe.schedule(CFG, t)
         for skew in (False, True):
             tag = f"T={t}{' skewed' if skew else ''}"
             x = (torch.randn(t, H, device="cuda", generator=gen)).half()
@@ -627,33 +675,33 @@ def main():
                     print(f"FAIL {tag} routing plan (bm {bm}) differs from the sort-based one", flush=True)
                 passed += ok
                 failed += not ok
-            # Each Axe layer: how to build it (on a stream), checked on its own.
-            makers = {
-                "fused": lambda stream=None, c=None: AxeFusedLayer(
-                    t, [load(d, gen_moe_ws.name(t, "fused"))], w1, w2, stream, steps=c),
-                "two kernels": lambda stream=None, c=None: AxeFusedLayer(
-                    t, [load(d, gen_moe_ws.name(t, "up")), load(d, gen_moe_ws.name(t, "down"))], w1, w2, stream,
-                    steps=c),
-                "tma": lambda stream=None, c=None: AxeLayer(
-                    t, load(d, f"moe_up_t{t}"), load(d, f"moe_down_t{t}"), w1, w2, stream, steps=c),
-            }
-            # The swapped orientation (weights as wgmma's M, BR-row tiles as its N), for every row
-            # tile generated: fused and as two launches.
-            for br in gen_moe_ws.SWAP_ROWS:
-                if os.path.exists(f"{d}/{gen_moe_ws.name(t, 'fused', br)}_kernel.json"):
-                    makers[f"fused swap{br}"] = lambda stream=None, c=None, br=br: AxeFusedLayer(
-                        t, [load(d, gen_moe_ws.name(t, "fused", br))], w1, w2, stream, swap=br, steps=c)
-                if os.path.exists(f"{d}/{gen_moe_ws.name(t, 'up', br)}_kernel.json"):
-                    makers[f"two kernels swap{br}"] = lambda stream=None, c=None, br=br: AxeFusedLayer(
-                        t, [load(d, gen_moe_ws.name(t, "up", br)), load(d, gen_moe_ws.name(t, "down", br))],
-                        w1, w2, stream, swap=br, steps=c)
-            # Every layer again with the gather and the combine as Axe kernels (moe_gather_t{T},
-            # moe_combine_t{T}) instead of PyTorch's index_select and embedding_bag.
-            if os.path.exists(f"{d}/moe_combine_t{t}_kernel.json"):
+            # Each Axe layer that was built: how to build it (on a stream), checked on its own.
+            makers = {}
+            for br in (None, *gen_moe_ws.SWAP_ROWS):
+                fused, up, down = (gen_moe_ws.name(CFG, t, ph, br) for ph in gen_moe_ws.PHASES)
+                if built(d, fused):
+                    makers[label(br)] = lambda stream=None, c=None, br=br, k=fused: AxeFusedLayer(
+                        t, [load(d, k)], w1, w2, stream, swap=br, steps=c)
+                if built(d, up) and built(d, down):
+                    makers[label(br, "two")] = lambda stream=None, c=None, br=br, k=(up, down): AxeFusedLayer(
+                        t, [load(d, k[0]), load(d, k[1])], w1, w2, stream, swap=br, steps=c)
+            if built(d, gen_moe.kernel_name(CFG, "up", t)):
+                makers["tma"] = lambda stream=None, c=None: AxeLayer(
+                    t, load(d, gen_moe.kernel_name(CFG, "up", t)), load(d, gen_moe.kernel_name(CFG, "down", t)),
+                    w1, w2, stream, steps=c)
+            # Every layer again with the routing step, the gather and the combine as Axe kernels
+            # instead of PyTorch's.
+            if built(d, gen_moe.kernel_name(CFG, "combine", t)):
                 for kind, make in list(makers.items()):
                     makers[f"{kind} +axe steps"] = lambda stream=None, make=make: make(
-                        stream, AxeRowSteps(t, load(d, f"moe_gather_t{t}"), load(d, f"moe_combine_t{t}"), stream,
+                        stream, AxeRowSteps(t, load(d, gen_moe.kernel_name(CFG, "gather", t)),
+                                            load(d, gen_moe.kernel_name(CFG, "combine", t)), stream,
                                             route_kernels(d, t)))
+            axe = f"{label(chosen.swap)} +axe steps"
+            if axe not in makers:
+                print(f"FAIL {tag}: the scheduled layer ({axe}) was not built into {d}", flush=True)
+                failed += 1
+                continue
             layers = {}
             for kind, make in makers.items():
                 try:
@@ -665,21 +713,21 @@ def main():
                     failed += 1
                     continue
                 ok, err, scale = check(got, want)
-                if ok and kind.startswith("fused"):
+                if ok and (kind.startswith("fused") or kind.startswith("two")):
                     # Again, after the flags are reset: every launch must wait afresh.
                     for _ in range(3):
                         ok2, err2, _ = check(layer(x, ids, w), want)
                         ok, err = ok and ok2, max(err, err2)
-                print(f"{'ok  ' if ok else 'FAIL'} {tag} {kind}: max abs error {err:.3g} (entries up to {scale:.3g}, "
-                      f"bound {1e-2 * scale:.3g})", flush=True)
+                mark = " (scheduled)" if kind == axe else ""
+                print(f"{'ok  ' if ok else 'FAIL'} {tag} {kind}{mark}: max abs error {err:.3g} (entries up to "
+                      f"{scale:.3g}, bound {1e-2 * scale:.3g})", flush=True)
                 passed += ok
                 failed += not ok
                 if ok:
                     layers[kind] = (layer, make)
-            if not bench or "fused" not in layers:
+            if not bench or axe not in layers:
                 continue
-            fns = {"fused": lambda: layers["fused"][0](x, ids, w),
-                   "torch loop": lambda: torch_loop(x, ids, w, g, u, dn)}
+            fns = {"torch loop": lambda: torch_loop(x, ids, w, g, u, dn)}
             if gm is not None:
                 try:
                     gm(x, ids, w)
@@ -691,42 +739,34 @@ def main():
                 print(f"     SGLang fused_moe: {'correct' if ok_s else 'WRONG'} (max abs error {err_s:.3g})")
                 if ok_s:
                     fns["sglang fused_moe"] = lambda: sgl(x, ids, w)
-            # The layers captured in CUDA graphs (the loop synchronizes: it cannot be).
+            # Everything timed in CUDA graphs (the loop synchronizes: it cannot be), as serving
+            # engines run a layer.
             cap = torch.cuda.Stream()
+            graphs = {}
             for kind, (_, make) in layers.items():
                 # make(cap) as a default: each layer built once, here, for its own lambda.
-                fns[f"{kind} (graph)"] = graphed(lambda lay=make(cap): lay(x, ids, w), cap)  # noqa: B008
-            if "torch._grouped_mm" in fns:
-                fns["torch._grouped_mm (graph)"] = graphed(lambda: gm(x, ids, w), cap)
-            if "sglang fused_moe" in fns:
-                fns["sglang fused_moe (graph)"] = graphed(lambda: sgl(x, ids, w), cap)
+                graphs[kind] = graphed(lambda lay=make(cap): lay(x, ids, w), cap)  # noqa: B008
+            for k in ("torch._grouped_mm", "sglang fused_moe"):
+                if k in fns:
+                    graphs[k] = graphed(fns.pop(k), cap)
+            fns.update(graphs)
             times = {k: [] for k in fns}
             for _ in range(reps):
                 for k, fn in fns.items():
                     times[k].append(time_ms(fn))
-            gemm_us = {k: time_ms(lay.gemms) * 1e3 for k, (lay, _) in layers.items()}
-            # The fused layer's other steps, each timed alone (CUDA events, no graph: launch
-            # overheads included), to say where the layer's time goes.
-            lay = layers["fused"][0]
-            pos, _, _ = plan(ids, t, lay.bm, tile_e=lay.tile_e, used=lay.used)
-            steps = {"routing": lambda: plan(ids, t, lay.bm, tile_e=lay.tile_e, used=lay.used),
-                     "gather": lambda: gather(x, pos, lay.token, lay.inv, lay.xp),
-                     "combine": lambda: combine(lay.yp, pos, w, t)}
-            if "fused +axe steps" in layers:
-                ax = layers["fused +axe steps"][0].steps
-                steps["gather (Axe kernel)"] = lambda: ax.gather(x, pos)
-                steps["combine (Axe kernel)"] = lambda: ax.combine(w)
-            step_us = {k: time_ms(fn) * 1e3 for k, fn in steps.items()}
-            line = f"     {tag}: " + ", ".join(f"{k} {statistics.median(ts) * 1e3:.0f} us" for k, ts in times.items())
-            line += "\n     GEMMs alone: " + ", ".join(f"{k} {v:.0f} us" for k, v in gemm_us.items())
-            line += "\n     the fused layer's other steps alone: " + ", ".join(f"{k} {v:.0f} us" for k, v in step_us.items())
-            line += "\n     " + floor_line(t, ids, times, copy_bw)
-            for k, ts in times.items():
-                if k.startswith("fused"):
-                    continue
-                mine = times["fused (graph)"] if k.endswith("(graph)") else times["fused"]
-                r = [b / a for a, b in zip(mine, ts)]
-                line += (f"\n     {k} / fused: {statistics.median(r):.2f} (min {min(r):.2f}, max {max(r):.2f})")
+            med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
+            experts, nbytes, mem_us, flop_us = floors(t, ids, bandwidth, rate)
+            line = f"     {tag}: " + ", ".join(f"{k} {v:.0f} us" for k, v in med.items())
+            baselines = [k for k in ("sglang fused_moe", "torch._grouped_mm") if k in med]
+            best_axe = min((k for k in med if k in layers), key=med.get)
+            line += (f"\n     floors: {experts} experts' weights + x + out = {nbytes / 1e6:.0f} MB at "
+                     f"{bandwidth / 1e12:.2f} TB/s: {mem_us:.0f} us; {2 * ids.numel() * 3 * H * I / 1e9:.0f} GFLOP at "
+                     f"{rate / 1e12:.0f} TFLOP/s: {flop_us:.0f} us; axe {med[axe]:.0f} us = "
+                     f"{max(mem_us, flop_us) / med[axe]:.2f} of the higher floor; fastest Axe layer: {best_axe} "
+                     f"{med[best_axe]:.0f} us")
+            for k in baselines + ["torch loop"]:
+                r = [b / a for a, b in zip(times[axe], times[k])]
+                line += f"\n     {k} / axe: {statistics.median(r):.2f} (min {min(r):.2f}, max {max(r):.2f})"
             print(line, flush=True)
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)

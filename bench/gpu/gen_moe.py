@@ -29,6 +29,7 @@ most one partial tile).
 """
 import argparse
 import dataclasses
+import math
 import os
 import sys
 
@@ -138,21 +139,43 @@ def expected_rows(cfg, t):
     return t * cfg.topk / cfg.experts
 
 
-def schedule(cfg, t):
-    """The layer's schedule for T tokens of model `cfg`, from the rows a routed expert gets on
-    average (a = T top-k / E): each expert's group is padded to whole row tiles, so the row
-    tile follows a. Swapped with 8-row tiles while a <= 2 (a 128-row tile would be almost all
-    padding, and the layer is bound by reading the weights), 16-row tiles while a <= 32,
-    32-row tiles while a <= 64, 128-row tiles above (wgmma's full M; the swapped tiles'
-    narrow N costs more than the padding saves). Fused (one launch) throughout: the two-launch
-    form was never faster by more than the spread. Calibrated on Qwen3-30B-A3B's layer on an
-    H100 (bench/RESULTS.md, "The MoE layer for any model"); shared experts, which get every
-    token, are not counted in a."""
+def expected_reads(cfg, t, br):
+    """The expected reads of the experts' weights (in units of one expert's) when each group
+    of rows is padded to BR-row tiles and every row tile reads its expert's weights once: the
+    routed experts' counts Poisson-distributed around `expected_rows` (uniform routing), each
+    shared expert T rows."""
     a = expected_rows(cfg, t)
-    for limit, br in ((2, 8), (32, 16), (64, 32)):
-        if a <= limit:
-            return Schedule(br)
-    return Schedule(None)
+    p, mean_tiles = math.exp(-a), 0.0
+    for c in range(1, int(a + 12 * math.sqrt(a) + 24)):
+        p *= a / c
+        mean_tiles += p * math.ceil(c / br)
+    return cfg.experts * mean_tiles + cfg.shared * math.ceil(t / br)
+
+
+# The L2 cache of an H100 / H200 (50 MB): where an expert's weights fit in it, the several
+# swapped row tiles of one expert re-read them from L2 rather than from memory.
+L2_BYTES = 50 * 2 ** 20
+
+
+def schedule(cfg, t):
+    """The layer's schedule for T tokens of model `cfg`. Every expert's group of rows is padded
+    to whole row tiles and every row tile reads its expert's weights, so the choice trades
+    padding (wide tiles) against re-reading weights (narrow tiles):
+      * 128-row tiles (wgmma's full M) once a routed expert gets more than 32 rows on average
+        (a = T top-k / routed experts), or more than 16 where an expert's weights do not fit
+        in L2 (each re-read of them by another row tile then comes from memory);
+      * below that the swapped orientation (weights as wgmma's M), with the narrowest row
+        tile (8, 16 or 32 tokens) whose expected weight reads (`expected_reads`, shared
+        experts included: they get every token) are within 5 % of the fewest: narrower
+        tiles compute less padding.
+    Fused (one launch). Calibrated on an H200 over six published models and 1-4096 tokens
+    (bench/RESULTS.md, "The MoE layer for any model"), where every row tile was measured."""
+    a = expected_rows(cfg, t)
+    if a > (16 if 3 * cfg.hidden * cfg.inter * 2 > L2_BYTES else 32):
+        return Schedule(None)
+    reads = {br: expected_reads(cfg, t, br) for br in SWAP_ROWS}
+    fewest = min(reads.values())
+    return Schedule(next(br for br in SWAP_ROWS if reads[br] <= 1.05 * fewest))
 
 
 def combine_rows(cfg, t):

@@ -1345,7 +1345,11 @@ fn moe_ids(t: usize, routed: usize, topk: usize, shared: usize, seed: u64) -> Ve
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             let r = (state >> 33) as usize;
-            let e = if r % 3 == 0 { r % routed.min(4) } else { r % routed } as i64;
+            let e = if r.is_multiple_of(3) {
+                r % routed.min(4)
+            } else {
+                r % routed
+            } as i64;
             if !mine.contains(&e) {
                 mine.push(e);
             }

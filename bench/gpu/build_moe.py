@@ -4,7 +4,8 @@
 
   * the persistent kernels (gen_moe_ws.py) in the orientation gen_moe.schedule picks, fused and
     as two launches, and, so that a run can tell whether the pick was right, the fused kernel
-    of every other row tile (8, 16, 32 and 128 rows);
+    of every other row tile (8, 16, 32 and 128 rows), the swapped ones also with one consumer
+    warpgroup (gen_moe_ws.kernel(..., consumers=1));
   * the gather, the combine and the routing step (per row tile built) as Axe kernels;
   * with --all, every form of gen_moe_ws.py and the 128-row non-persistent grouped GEMMs of
     gen_moe.py (the paper's model: the ablations of bench/RESULTS.md).
@@ -32,6 +33,9 @@ def sources(cfg, t, every):
         out.update(gen_moe_ws.kernels(cfg, t))
         for s in schedules:
             out[gen_moe_ws.name(cfg, t, "fused", s.swap)] = gen_moe_ws.kernel(cfg, t, "fused", swap=s.swap)
+            if s.swap:  # and with one consumer warpgroup
+                out[gen_moe_ws.name(cfg, t, "fused", s.swap, 1)] = gen_moe_ws.kernel(cfg, t, "fused", swap=s.swap,
+                                                                                     consumers=1)
     else:
         out.update(gen_moe_ws.kernels(cfg, t, every=True))
     if t == gen_moe_ws.WIDE_TOKENS:

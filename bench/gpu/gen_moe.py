@@ -128,6 +128,7 @@ class Schedule:
     one persistent kernel, gen_moe_ws.py) or the two phases as two launches."""
     swap: int | None
     fused: bool = True
+    consumers: int = 2  # consumer warpgroups of the persistent kernel (1: swapped only)
 
     @property
     def bm(self):
@@ -155,6 +156,14 @@ def expected_reads(cfg, t, br):
 # The L2 cache of an H100 / H200 (50 MB): where an expert's weights fit in it, the several
 # swapped row tiles of one expert re-read them from L2 rather than from memory.
 L2_BYTES = 50 * 2 ** 20
+SMS = 132  # H100 and H200 SXM: the persistent kernels' grid, one CTA per SM
+SWAP_BN = 256  # the swapped kernels' weight columns per tile with two consumer warpgroups
+
+
+def expected_groups(cfg, t):
+    """The expected groups of rows (experts with tokens) for T tokens: routed experts with at
+    least one of their Poisson-distributed assignments, and every shared expert."""
+    return cfg.experts * (1 - math.exp(-expected_rows(cfg, t))) + cfg.shared
 
 
 def schedule(cfg, t):
@@ -168,6 +177,9 @@ def schedule(cfg, t):
         tile (8, 16 or 32 tokens) whose expected weight reads (`expected_reads`, shared
         experts included: they get every token) are within 5 % of the fewest: narrower
         tiles compute less padding.
+    Swapped kernels take one consumer warpgroup (128-column weight tiles, twice the tiles)
+    where GEMM2 would otherwise have at most half as many tiles as there are SMs (expected
+    groups x hidden / 256 <= SMS / 2): few tiles leave most SMs idle while the weights stream.
     Fused (one launch). Calibrated on an H200 over six published models and 1-4096 tokens
     (bench/RESULTS.md, "The MoE layer for any model"), where every row tile was measured."""
     a = expected_rows(cfg, t)
@@ -175,7 +187,9 @@ def schedule(cfg, t):
         return Schedule(None)
     reads = {br: expected_reads(cfg, t, br) for br in SWAP_ROWS}
     fewest = min(reads.values())
-    return Schedule(next(br for br in SWAP_ROWS if reads[br] <= 1.05 * fewest))
+    br = next(br for br in SWAP_ROWS if reads[br] <= 1.05 * fewest)
+    few = expected_groups(cfg, t) * cfg.hidden / SWAP_BN <= SMS / 2
+    return Schedule(br, consumers=1 if few else 2)
 
 
 def combine_rows(cfg, t):

@@ -65,12 +65,12 @@ import gen_moe  # noqa: E402  (the layer's shapes, the routing's row-tile bound)
 BK = 64
 SWIGLU_BLOCK = gen_moe.SWIGLU_BLOCK
 STAGES = 4
-SMS = 132  # H100 and H200: one resident CTA per SM (the no-deadlock argument above)
+SMS = gen_moe.SMS  # one resident CTA per SM (the no-deadlock argument above)
 PRODUCER_REGS, CONSUMER_REGS = 40, 232
 PHASES = ("fused", "up", "down")
 # The swapped orientation: weight tiles 256 columns wide (each consumer warpgroup 128 of them),
 # row tiles of SWAP_ROWS rows (wgmma's N: a multiple of 8).
-SWAP_BN = 256
+SWAP_BN = gen_moe.SWAP_BN
 SWAP_ROWS = gen_moe.SWAP_ROWS  # one list: gen_moe sizes the gather's and combine's buffers by it
 
 
@@ -82,26 +82,38 @@ def tile_width(t):
     return int(os.environ.get("AXE_MOE_BN", 0)) or gen_moe.tile_width(t)
 
 
-def name(cfg, t, phases="fused", swap=None):
-    return gen_moe.kernel_name(cfg, f"ws_{phases}" + (f"_swap{swap}" if swap else ""), t)
+def name(cfg, t, phases="fused", swap=None, consumers=2):
+    return gen_moe.kernel_name(cfg, f"ws_{phases}" + (f"_swap{swap}" if swap else "")
+                               + ("_c1" if consumers == 1 else ""), t)
 
 
-def flag_count(cfg, t, swap=None):
-    """The flags a launch for T tokens uses (the caller's zeroed buffer): two per row tile and
-    phase-1 column tile (one per consumer warpgroup)."""
-    bn = SWAP_BN if swap else tile_width(t)
-    nf = 2 * (2 * cfg.inter // bn)
-    round_flags = 2 * STAGES // (bn // 2 // BK)
+def column_tile(t, swap, consumers=2):
+    """The column tile: SWAP_BN in the swapped orientation (one (gate, up) pair of W1 per
+    consumer warpgroup: half of it with one consumer), else tile_width(t)."""
+    return (SWAP_BN * consumers // 2) if swap else tile_width(t)
+
+
+def flag_count(cfg, t, swap=None, consumers=2):
+    """The flags a launch for T tokens uses (the caller's zeroed buffer): one per row tile,
+    phase-1 column tile and consumer warpgroup, padded to whole phase-2 rounds per row."""
+    bn = column_tile(t, swap, consumers)
+    nf = consumers * (2 * cfg.inter // bn)
+    round_flags = consumers * STAGES // (bn // 2 // BK)
     return gen_moe.max_tiles(cfg, t, swap or gen_moe.BM) * (-(-nf // round_flags) * round_flags)
 
 
-def kernel(cfg, t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None, swap=None):
-    """`swap=BR`: the swapped orientation (module docstring) with BR-row tiles."""
+def kernel(cfg, t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None, swap=None, consumers=2):
+    """`swap=BR`: the swapped orientation (module docstring) with BR-row tiles. `consumers=1`
+    (swapped only): one consumer warpgroup and 128-column weight tiles (one (gate, up) pair),
+    twice the tiles of the two-consumer kernel: more CTAs streaming weights where the batch
+    has few tiles."""
     cfg.check()
     HIDDEN, INTER, EXPERTS = cfg.hidden, cfg.inter, cfg.n_experts
-    bn = bn or (SWAP_BN if swap else tile_width(t))
+    bn = bn or column_tile(t, swap, consumers)
     assert phases in PHASES and bn % (2 * SWIGLU_BLOCK) == 0 and (bn // 2) % BK == 0
-    assert swap is None or (bn == SWAP_BN and swap in SWAP_ROWS)
+    assert swap is None or (bn == column_tile(t, swap, consumers) and swap in SWAP_ROWS)
+    assert consumers == 2 or (consumers == 1 and swap), "one consumer warpgroup: swapped tiles only"
+    wcols = bn // consumers  # a consumer warpgroup's weight columns (swapped)
     run1, run2, flags = phases != "down", phases != "up", phases == "fused"
     BM = swap or gen_moe.BM  # the row tile: the tokens' side
     tiles_m = gen_moe.max_tiles(cfg, t, BM)
@@ -118,8 +130,8 @@ def kernel(cfg, t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None, 
     hb = bn // 2  # H columns one phase-1 tile writes
     steps_per_h = hb // BK  # phase-2 K steps per phase-1 column tile
     assert stages % steps_per_h == 0  # so a round (and the partial one) reads whole column tiles
-    nf = 2 * tn1  # flags per row tile: one per phase-1 column tile and consumer warpgroup
-    round_flags = 2 * stages // steps_per_h  # the flags of the H columns one phase-2 round reads
+    nf = consumers * tn1  # flags per row tile: one per phase-1 column tile and consumer warpgroup
+    round_flags = consumers * stages // steps_per_h  # the flags of the H columns one phase-2 round reads
     # A row tile's flags, padded to whole rounds: a round's wait is a slice of round_flags at a
     # run-time origin, which must divide the row (the padding flags are never waited for).
     nf_row = -(-nf // round_flags) * round_flags
@@ -140,7 +152,7 @@ def kernel(cfg, t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None, 
     sb = f"!axe.tensor<{BK}x{bn}x{f16}, shared, #axe.layout<({BK}, {bn // 64}, 64) : (64, {BK * 64}, 1)>, {swz}>"
     # A consumer warpgroup's accumulator: 64 rows x the tile's columns, or (swapped) its half of
     # the weight tile's columns x the tile's rows.
-    acc = f"!axe.tensor<{bn // 2}x{BM}xf32, register, ?>" if swap else f"!axe.tensor<64x{bn}xf32, register, ?>"
+    acc = f"!axe.tensor<{wcols}x{BM}xf32, register, ?>" if swap else f"!axe.tensor<64x{bn}xf32, register, ?>"
     tok = "!axe.token"
     L = []
     i2, i3, i4 = (" " * w for w in (6, 8, 10))
@@ -165,7 +177,7 @@ def kernel(cfg, t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None, 
         L.append(f"    %YT = axe.view %y : memref<{rows * HIDDEN}x{f16}> to {gyt}")
     # The fused kernel's CTAs wait on each other's flags: every CTA must be resident at once.
     coop = " cooperative" if flags else ""
-    L.append(f"    axe.kernel grid [{grid}] threads [384]{coop} {{")
+    L.append(f"    axe.kernel grid [{grid}] threads [{128 * (1 + consumers)}]{coop} {{")
     L.append(f"{i2}%cta = axe.unit_id cta")
     for nm, v in (("c0", 0), ("c1", 1), ("cbm", BM), ("cbn", bn), ("ctn1", tn1), ("ctn2", tn2), ("cgrid", grid),
                   ("crounds1", rounds1), ("crounds2", rounds2), ("chid", HIDDEN), ("cint", INTER)):
@@ -191,7 +203,7 @@ def kernel(cfg, t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None, 
         L.append(f"{i2}%sb{s} = axe.alloc : {sb}")
     for s in range(stages):
         L.append(f"{i2}%full{s} = axe.mbarrier arrivals 2")
-        L.append(f"{i2}%empty{s} = axe.mbarrier arrivals 256")
+        L.append(f"{i2}%empty{s} = axe.mbarrier arrivals {128 * consumers}")
 
     def walk(ind, phase, body):
         """The CTA's tiles of `phase`; `body(ind)` sees %it (this CTA's earlier tiles of the
@@ -266,12 +278,12 @@ def kernel(cfg, t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None, 
                     L.append(f"{q}%flr = axe.slice %F [%rt : +1, %f0 : +{round_flags}] : {gf} to {frt}")
                     L.append(f"{q}axe.signal_wait %flr, %epoch : {frt}, i32")
                 else:
-                    # The partial round's flags, a pair (one column tile) at a time: a window at
-                    # a run-time row must have a width that divides the row, which 2 does.
-                    frt = "!axe.tensor<1x2xi32, global, ?>"
+                    # The partial round's flags, a column tile's at a time: a window at a
+                    # run-time row must have a width that divides the row, which that does.
+                    frt = f"!axe.tensor<1x{consumers}xi32, global, ?>"
                     for p in range(nst // steps_per_h):
-                        L.append(f"{q}%cfl{p}{sfx} = arith.constant {rounds2 * round_flags + 2 * p} : index")
-                        L.append(f"{q}%flr{p}{sfx} = axe.slice %F [%rt : +1, %cfl{p}{sfx} : +2] : {gf} to {frt}")
+                        L.append(f"{q}%cfl{p}{sfx} = arith.constant {rounds2 * round_flags + consumers * p} : index")
+                        L.append(f"{q}%flr{p}{sfx} = axe.slice %F [%rt : +1, %cfl{p}{sfx} : +{consumers}] : {gf} to {frt}")
                         L.append(f"{q}axe.signal_wait %flr{p}{sfx}, %epoch : {frt}, i32")
             for s in range(nst):
                 L.append(f"{q}%pe{s}{sfx} = arith.xori {pfs[s]}, %true : i1")
@@ -305,15 +317,15 @@ def kernel(cfg, t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None, 
 
     # Consumers: warpgroup 1 computes rows 0-63 of every tile, warpgroup 2 rows 64-127 (swapped:
     # warpgroup w the weight columns [(w - 1) BN / 2, w BN / 2) of every tile, for all its rows).
-    for w in (1, 2):
+    for w in range(1, consumers + 1):
         L.append(f"{i2}axe.scope warpgroup [{w} : {w + 1}] {{")
         L.append(f"{i3}axe.set_max_registers {CONSUMER_REGS}")
         row0 = (w - 1) * 64
-        col0 = (w - 1) * (bn // 2)
+        col0 = (w - 1) * wcols
         if swap:
-            sbh = f"!axe.tensor<{BK}x{bn // 2}x{f16}, shared, ?, {swz}>"
+            sbh = f"!axe.tensor<{BK}x{wcols}x{f16}, shared, ?, {swz}>"
             for s in range(stages):
-                L.append(f"{i3}%sh{s} = axe.slice %sb{s} [0 : {BK}, {col0} : {col0 + bn // 2}] : {sb} to {sbh}")
+                L.append(f"{i3}%sh{s} = axe.slice %sb{s} [0 : {BK}, {col0} : {col0 + wcols}] : {sb} to {sbh}")
         else:
             for s in range(stages):
                 L.append(f"{i3}%sh{s} = axe.slice %sa{s} [{row0} : {row0 + 64}, 0 : {BK}] : {sa} to {sah}")
@@ -374,7 +386,7 @@ def kernel(cfg, t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None, 
         def consume1_swapped(j):
             # The accumulator's rows 0-63 are a gate block, rows 64-127 its up block (W1's
             # 64-column blocks alternate): silu(gate) * up is H^T's 64 columns x the tile's rows.
-            assert bn // 2 == 2 * SWIGLU_BLOCK  # one (gate, up) pair per warpgroup
+            assert wcols == 2 * SWIGLU_BLOCK  # one (gate, up) pair per warpgroup
             blk = SWIGLU_BLOCK
             hr = gen_gemm_tma.swiglu_pair(L, j, acc, BM, blk, 0, by_rows=True)
             # H columns: the tile's pairs start at ct BN / 2; this warpgroup's pair at + w-1 blocks.
@@ -412,8 +424,9 @@ def kernel(cfg, t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None, 
         def publish(j):
             if flags:
                 # This warpgroup's part of the tile's H columns is stored: publish it (flag
-                # 2 ct + w - 1: its rows of the tile's H columns; swapped, its 64 H columns).
-                L.append(f"{j}%cf2 = arith.constant 2 : index")
+                # C ct + w - 1 for C consumers: its rows of the tile's H columns; swapped, its
+                # 64 H columns).
+                L.append(f"{j}%cf2 = arith.constant {consumers} : index")
                 L.append(f"{j}%fw0 = arith.muli %ct, %cf2 : index")
                 L.append(f"{j}%fw = arith.addi %fw0, %c{w - 1} : index")
                 L.append(f"{j}%flw = axe.slice %F [%rt : +1, %fw : +1] : {gf} to {ft}")
@@ -423,9 +436,9 @@ def kernel(cfg, t, phases="fused", bn=None, stages=STAGES, sms=SMS, fname=None, 
             mainloop(j, 2)
             if swap:
                 # Y^T's (columns, rows) tile: element stores through the transposed view.
-                gen_gemm_tma.cast_store(L, j, "acc", acc, "yv", f"!axe.tensor<{bn // 2}x{BM}x{f16}, register, ?>", "yt",
-                                        f"!axe.tensor<{bn // 2}x{BM}x{f16}, global, ?>", "YT", gyt,
-                                        f"%onw : +{bn // 2}, %om : +{BM}")
+                gen_gemm_tma.cast_store(L, j, "acc", acc, "yv", f"!axe.tensor<{wcols}x{BM}x{f16}, register, ?>", "yt",
+                                        f"!axe.tensor<{wcols}x{BM}x{f16}, global, ?>", "YT", gyt,
+                                        f"%onw : +{wcols}, %om : +{BM}")
                 return
             # Y's rows through the shared tile and TMA stores, 128 columns at a time; each part
             # converted right before it goes out (see gen_gemm_ws.py's epilogue).
@@ -463,15 +476,18 @@ def wide_name(cfg):
 
 def wide_kernel(cfg):
     """The scheduled fused kernel for WIDE_TOKENS tokens, on a grid of twice the SMs."""
-    return kernel(cfg, WIDE_TOKENS, "fused", sms=2 * SMS, fname=wide_name(cfg),
-                  swap=gen_moe.schedule(cfg, WIDE_TOKENS).swap)
+    s = gen_moe.schedule(cfg, WIDE_TOKENS)
+    return kernel(cfg, WIDE_TOKENS, "fused", sms=2 * SMS, fname=wide_name(cfg), swap=s.swap, consumers=s.consumers)
 
 
 def kernels(cfg, t, every=False):
     """The persistent kernels for T tokens: the fused kernel of gen_moe.schedule's choice and
     its two-launch form, or (`every`) every PHASES kernel in every orientation."""
-    swaps = [None, *SWAP_ROWS] if every else [gen_moe.schedule(cfg, t).swap]
-    return {name(cfg, t, ph, br): kernel(cfg, t, ph, swap=br) for br in swaps for ph in PHASES}
+    if every:
+        return {name(cfg, t, ph, br): kernel(cfg, t, ph, swap=br) for br in (None, *SWAP_ROWS) for ph in PHASES}
+    s = gen_moe.schedule(cfg, t)
+    return {name(cfg, t, ph, s.swap, s.consumers): kernel(cfg, t, ph, swap=s.swap, consumers=s.consumers)
+            for ph in PHASES}
 
 
 if __name__ == "__main__":

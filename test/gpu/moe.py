@@ -318,7 +318,7 @@ class AxeFusedLayer:
     Workspace as AxeLayer's, plus the row-tile count and the flags, which are zeroed before
     each launch (the kernel waits for the value 1)."""
 
-    def __init__(self, t, kernels, w1, w2, stream=None, swap=None, steps=None):
+    def __init__(self, t, kernels, w1, w2, stream=None, swap=None, steps=None, consumers=2):
         self.t, self.bm = t, swap or BM
         self.rows = gen_moe.max_tiles(CFG, t, self.bm) * self.bm
         self.steps = steps
@@ -327,7 +327,7 @@ class AxeFusedLayer:
         self.yp = steps.y[:self.rows] if steps else torch.empty(self.rows, H, device="cuda", dtype=torch.half)
         self.tile_e = torch.zeros(gen_moe.max_tiles(CFG, t, self.bm), device="cuda", dtype=torch.int32)
         self.used = torch.zeros(1, device="cuda", dtype=torch.int32)
-        self.flags = torch.zeros(gen_moe_ws.flag_count(CFG, t, swap), device="cuda", dtype=torch.int32)
+        self.flags = torch.zeros(gen_moe_ws.flag_count(CFG, t, swap, consumers), device="cuda", dtype=torch.int32)
         self.token = torch.arange(t, device="cuda").repeat_interleave(TOPK)
         self.inv = torch.zeros(self.rows, device="cuda", dtype=torch.long)
         args = (self.xp.view(-1), w1.view(-1), self.hmid.view(-1), w2.view(-1), self.yp.view(-1), self.tile_e,
@@ -583,9 +583,11 @@ def floors(t, ids, bandwidth, rate):
     return experts, nbytes, nbytes / bandwidth * 1e6, flop / rate * 1e6
 
 
-def label(swap, phases="fused"):
-    """A persistent layer's name in the tables: fused / two kernels, [swapBR]."""
-    return ("fused" if phases == "fused" else "two kernels") + (f" swap{swap}" if swap else "")
+def label(swap, phases="fused", consumers=2):
+    """A persistent layer's name in the tables: fused / two kernels, [swapBR], [c1: one
+    consumer warpgroup]."""
+    return (("fused" if phases == "fused" else "two kernels") + (f" swap{swap}" if swap else "")
+            + (" c1" if consumers == 1 else ""))
 
 
 def main():
@@ -687,6 +689,10 @@ def main():
                 if built(d, up) and built(d, down):
                     makers[label(br, "two")] = lambda stream=None, c=None, br=br, k=(up, down): AxeFusedLayer(
                         t, [load(d, k[0]), load(d, k[1])], w1, w2, stream, swap=br, steps=c)
+                one = gen_moe_ws.name(CFG, t, "fused", br, consumers=1)
+                if br and built(d, one):
+                    makers[label(br, consumers=1)] = lambda stream=None, c=None, br=br, k=one: AxeFusedLayer(
+                        t, [load(d, k)], w1, w2, stream, swap=br, steps=c, consumers=1)
             if built(d, gen_moe.kernel_name(CFG, "up", t)):
                 makers["tma"] = lambda stream=None, c=None: AxeLayer(
                     t, load(d, gen_moe.kernel_name(CFG, "up", t)), load(d, gen_moe.kernel_name(CFG, "down", t)),
@@ -699,7 +705,7 @@ def main():
                         stream, AxeRowSteps(t, load(d, gen_moe.kernel_name(CFG, "gather", t)),
                                             load(d, gen_moe.kernel_name(CFG, "combine", t)), stream,
                                             route_kernels(d, t)))
-            axe = f"{label(chosen.swap)} +axe steps"
+            axe = f"{label(chosen.swap, consumers=chosen.consumers)} +axe steps"
             if args.scheduled_only:
                 makers = {k: v for k, v in makers.items() if k == axe}
             if axe not in makers:

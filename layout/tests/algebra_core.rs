@@ -825,12 +825,12 @@ fn isl_relations_match_brute_force_with_islpy() {
         return;
     };
     use std::io::Write;
-    child
-        .stdin
-        .take()
-        .expect("piped stdin")
-        .write_all(json.as_bytes())
-        .expect("write to isl_check.py");
+    // The script exits at once (code 77) where islpy is missing, without reading its input:
+    // a broken pipe here is that, and its exit code below says so.
+    match child.stdin.take().expect("piped stdin").write_all(json.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        other => other.expect("write to isl_check.py"),
+    }
     let out = child.wait_with_output().expect("isl_check.py runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
     match out.status.code() {

@@ -631,8 +631,9 @@ def main():
     if built(d, gen_moe_ws.wide_name(CFG)):
         t = gen_moe_ws.WIDE_TOKENS
         try:
-            wide = AxeFusedLayer(t, [load(d, gen_moe_ws.wide_name(CFG))], w1, w2,
-                                 swap=gen_moe.schedule(CFG, t).swap)
+            sched = gen_moe.schedule(CFG, t)
+            wide = AxeFusedLayer(t, [load(d, gen_moe_ws.wide_name(CFG))], w1, w2, swap=sched.swap,
+                                 consumers=sched.consumers)
             x = torch.randn(t, H, device="cuda", generator=gen).half()
             wide(x, *route(t, False, gen))
             torch.cuda.synchronize()

@@ -29,4 +29,4 @@ fi
 # lit's config runs inside lit, which defines its globals.
 mapfile -t typed < <(printf '%s\n' "${files[@]}" | grep -v '^test/lit\.cfg\.py$')
 "$VENV/bin/mypy" "${typed[@]}"
-"$VENV/bin/python" -m unittest discover -s python/tests
+PYTHONPATH=python "$VENV/bin/python" -m unittest discover -s python/tests

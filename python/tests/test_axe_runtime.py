@@ -1,6 +1,6 @@
 """Unit tests of axe_runtime that need no GPU:
 
-    python3 -m unittest discover -s python/tests
+    PYTHONPATH=python python3 -m unittest discover -s python/tests
 
 The fixtures in data/ are manifests printed by `axe-translate --axe-to-launch-manifest` for
 test/gpu/kernels (copy_tma, gemm_4096_db, softmax_f16) and a generated TMA GEMM, their PTX cut
@@ -18,7 +18,6 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(REPO, "python"))
 
 import axe_runtime  # noqa: E402
 from axe_runtime import backends, checks, dtypes, manifest, tensormap  # noqa: E402

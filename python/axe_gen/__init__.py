@@ -1,0 +1,1 @@
+"""Kernel generators that write Axe IR through a typed emitter (`axe_gen.emitter`)."""

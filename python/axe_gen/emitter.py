@@ -1,0 +1,416 @@
+"""A typed emitter of Axe IR: kernels are written as Python calls, not as text.
+
+Types are values (`Scalar`, `MemRef`, `Tensor`, and `Alias`, a name printed once at the top
+of the module); every op is a method of `Emitter` that checks its operands' types and returns
+typed `Value`s; regions (`module`, `func`, `kernel`, `for_`, `if_`) are context managers that
+open and close their blocks, so the nesting of the IR is the nesting of the Python code.
+
+    e = Emitter("a copy of one row")
+    row = e.alias("row", Tensor((1, 2048), F16, "global", "(1, 2048) : (2048, 1)"))
+    with e.module("sm_90"), e.func("copy_row", [Param("x", MemRef(2048, F16), align=16)]) as (x,):
+        ...
+    text = e.text()
+
+Value names are the ones asked for (`name=`), made unique within the function by a numeric
+suffix where a name is taken (MLIR's names are only for reading: `axe-opt` prints its own).
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Iterator, Sequence
+
+
+class Type:
+    """An MLIR type as it is printed."""
+
+    def __str__(self) -> str:
+        raise NotImplementedError
+
+
+@dataclasses.dataclass(frozen=True)
+class Scalar(Type):
+    """A builtin scalar type: index, iN, fN."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_float(self) -> bool:
+        return self.name.startswith(("f", "bf"))
+
+
+INDEX, I1, I32, I64 = Scalar("index"), Scalar("i1"), Scalar("i32"), Scalar("i64")
+F16, BF16, F32 = Scalar("f16"), Scalar("bf16"), Scalar("f32")
+
+
+@dataclasses.dataclass(frozen=True)
+class MemRef(Type):
+    """A one-dimensional buffer, as the launch manifest's arguments are."""
+
+    size: int
+    elt: Scalar
+
+    def __str__(self) -> str:
+        return f"memref<{self.size}x{self.elt}>"
+
+
+@dataclasses.dataclass(frozen=True)
+class Tensor(Type):
+    """An Axe tensor: shape, element type, memory space (`global`, `shared`, `register`) and
+    layout, as the text inside `#axe.layout<...>` (None: `?`, left to `axe-infer-layout`)."""
+
+    shape: tuple[int, ...]
+    elt: Scalar
+    space: str
+    layout: str | None = None
+
+    def __str__(self) -> str:
+        dims = "x".join(str(d) for d in self.shape)
+        layout = f"#axe.layout<{self.layout}>" if self.layout is not None else "?"
+        return f"!axe.tensor<{dims}x{self.elt}, {self.space}, {layout}>"
+
+
+@dataclasses.dataclass(frozen=True)
+class Alias(Type):
+    """A type alias (`!name = type`), printed once before the module and by name elsewhere."""
+
+    name: str
+    target: Type
+
+    def __str__(self) -> str:
+        return f"!{self.name}"
+
+
+def resolve(t: Type) -> Type:
+    """The type an alias stands for."""
+    while isinstance(t, Alias):
+        t = t.target
+    return t
+
+
+@dataclasses.dataclass(frozen=True)
+class Value:
+    """An SSA value and its type."""
+
+    name: str
+    type: Type
+
+    def __str__(self) -> str:
+        return f"%{self.name}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Param:
+    """A function parameter; `align` adds `{axe.align = N : i64}` (the launcher's guarantee)."""
+
+    name: str
+    type: Type
+    align: int | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Span:
+    """A static range `lo : hi` of a slice."""
+
+    lo: int
+    hi: int
+
+    def __str__(self) -> str:
+        return f"{self.lo} : {self.hi}"
+
+
+@dataclasses.dataclass(frozen=True)
+class At:
+    """A range of `size` starting at a run-time origin: `%origin : +size`."""
+
+    origin: Value
+    size: int
+
+    def __str__(self) -> str:
+        return f"{self.origin} : +{self.size}"
+
+
+class EmitError(ValueError):
+    """An op asked for with operands of the wrong types (a bug in the generator)."""
+
+
+class Loop:
+    """An `scf.for` being written: its induction variable, its iteration arguments (`args`),
+    its results (defined after the loop) and `yield_` for the body's last op."""
+
+    def __init__(self, emitter: Emitter, iv: Value, args: list[Value], results: list[Value]):
+        self._e, self.iv, self.args, self.results = emitter, iv, args, results
+
+    def yield_(self, *values: Value) -> None:
+        self._e._yield(values, [a.type for a in self.args])
+
+
+class Branch:
+    """An `scf.if` being written: `yield_` ends a branch; `else_()` starts the else branch."""
+
+    def __init__(self, emitter: Emitter, results: list[Value]):
+        self._e, self.results = emitter, results
+
+    def yield_(self, *values: Value) -> None:
+        self._e._yield(values, [r.type for r in self.results])
+
+    def else_(self) -> None:
+        self._e._line("} else {", dedent=1)
+
+
+class Emitter:
+    """Builds one module's text (see the module documentation)."""
+
+    def __init__(self, header: str | None = None):
+        self._header = header
+        self._aliases: list[Alias] = []
+        self._lines: list[str] = []
+        self._depth = 0
+        self._names: set[str] = set()
+
+    # -- output ---------------------------------------------------------------------------
+
+    def text(self) -> str:
+        """The module: the header comment, the aliases, then the ops."""
+        out = [f"// {self._header}"] if self._header else []
+        out += [f"{a} = {a.target}" for a in self._aliases]
+        return "\n".join(out + self._lines) + "\n"
+
+    def alias(self, name: str, t: Type) -> Alias:
+        """`!name = t`, printed once before the module; the alias is used as a type."""
+        if any(a.name == name for a in self._aliases):
+            raise EmitError(f"type alias !{name} defined twice")
+        a = Alias(name, t)
+        self._aliases.append(a)
+        return a
+
+    def _line(self, text: str, dedent: int = 0) -> None:
+        self._lines.append("  " * (self._depth - dedent) + text)
+
+    def _fresh(self, name: str) -> str:
+        n, i = name, 1
+        while n in self._names:
+            n, i = f"{name}_{i}", i + 1
+        self._names.add(n)
+        return n
+
+    def _value(self, name: str, t: Type) -> Value:
+        return Value(self._fresh(name), t)
+
+    @contextlib.contextmanager
+    def _block(self, opener: str) -> Iterator[None]:
+        self._line(opener)
+        self._depth += 1
+        yield
+        self._depth -= 1
+        self._line("}")
+
+    # -- structure ------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def module(self, target: str) -> Iterator[None]:
+        """`module attributes {axe.target = #axe.target<"TARGET">}`."""
+        with self._block(f'module attributes {{axe.target = #axe.target<"{target}">}} {{'):
+            yield
+
+    @contextlib.contextmanager
+    def func(self, name: str, params: Sequence[Param]) -> Iterator[list[Value]]:
+        """`func.func @name(params)`, ended by `return`; yields the parameters' values."""
+        self._names = set()
+        values = [self._value(p.name, p.type) for p in params]
+        args = ", ".join(f"{v}: {v.type}" + (f" {{axe.align = {p.align} : i64}}" if p.align else "")
+                         for v, p in zip(values, params))
+        with self._block(f"func.func @{name}({args}) {{"):
+            yield values
+            self._line("return")
+
+    @contextlib.contextmanager
+    def kernel(self, grid: Sequence[int], threads: Sequence[int]) -> Iterator[None]:
+        """`axe.kernel grid [...] threads [...]`."""
+        with self._block(f"axe.kernel grid {list(grid)} threads {list(threads)} {{"):
+            yield
+
+    @contextlib.contextmanager
+    def for_(self, lo: Value, hi: Value, step: Value, iter_args: Sequence[Value] = (), *, iv: str = "i",
+             args: Sequence[str] = (), name: str = "r") -> Iterator[Loop]:
+        """`scf.for %iv = lo to hi step step iter_args(...)`: yields the `Loop`; a loop with
+        iteration arguments must end its body with `loop.yield_(...)`."""
+        for v in (lo, hi, step):
+            self._expect(v, INDEX, "scf.for bounds")
+        ivv = self._value(iv, INDEX)
+        names = list(args) or ["a"] * len(iter_args)
+        argv = [self._value(n, a.type) for n, a in zip(names, iter_args)]
+        results = [self._value(name, a.type) for a in iter_args]
+        head = f"scf.for {ivv} = {lo} to {hi} step {step}"
+        if iter_args:
+            inits = ", ".join(f"{a} = {i}" for a, i in zip(argv, iter_args))
+            types = ", ".join(str(a.type) for a in iter_args)
+            head = f"{self._results(results)}{head} iter_args({inits}) -> ({types})"
+        with self._block(head + " {"):
+            yield Loop(self, ivv, argv, results)
+
+    @contextlib.contextmanager
+    def if_(self, cond: Value, results: Sequence[Type] = (), *, name: str = "r") -> Iterator[Branch]:
+        """`scf.if cond`: yields the `Branch`; with results, each branch ends with `yield_`
+        (`branch.else_()` starts the else branch)."""
+        self._expect(cond, I1, "scf.if condition")
+        rv = [self._value(name, t) for t in results]
+        head = f"scf.if {cond}"
+        if results:
+            head = f"{self._results(rv)}{head} -> ({', '.join(str(t) for t in results)})"
+        with self._block(head + " {"):
+            yield Branch(self, rv)
+
+    def _yield(self, values: Sequence[Value], types: Sequence[Type]) -> None:
+        if [str(v.type) for v in values] != [str(t) for t in types]:
+            raise EmitError(f"scf.yield of {[str(v.type) for v in values]}, expected {[str(t) for t in types]}")
+        self._line(f"scf.yield {', '.join(map(str, values))} : {', '.join(str(t) for t in types)}")
+
+    @staticmethod
+    def _results(values: Sequence[Value]) -> str:
+        return ", ".join(map(str, values)) + " = " if values else ""
+
+    @staticmethod
+    def _expect(v: Value, t: Type, what: str) -> None:
+        if str(resolve(v.type)) != str(resolve(t)):
+            raise EmitError(f"{what}: {v} is {v.type}, expected {t}")
+
+    # -- arith and memref -----------------------------------------------------------------
+
+    def constant(self, value: int | float, t: Type = INDEX, *, name: str = "c") -> Value:
+        """`arith.constant` of a scalar type (floats printed with a decimal point)."""
+        s = resolve(t)
+        if not isinstance(s, Scalar):
+            raise EmitError(f"arith.constant of type {t}: expected a scalar type")
+        text = repr(float(value)) if s.is_float else str(int(value))
+        v = self._value(name, t)
+        self._line(f"{v} = arith.constant {text} : {t}")
+        return v
+
+    def _arith(self, op: str, a: Value, b: Value, name: str) -> Value:
+        self._expect(b, a.type, f"arith.{op}")
+        v = self._value(name, a.type)
+        self._line(f"{v} = arith.{op} {a}, {b} : {a.type}")
+        return v
+
+    def addi(self, a: Value, b: Value, *, name: str = "s") -> Value:
+        return self._arith("addi", a, b, name)
+
+    def subi(self, a: Value, b: Value, *, name: str = "d") -> Value:
+        return self._arith("subi", a, b, name)
+
+    def muli(self, a: Value, b: Value, *, name: str = "p") -> Value:
+        return self._arith("muli", a, b, name)
+
+    def divui(self, a: Value, b: Value, *, name: str = "q") -> Value:
+        return self._arith("divui", a, b, name)
+
+    def minui(self, a: Value, b: Value, *, name: str = "m") -> Value:
+        return self._arith("minui", a, b, name)
+
+    def cmpi(self, pred: str, a: Value, b: Value, *, name: str = "cmp") -> Value:
+        """`arith.cmpi pred, a, b` (an i1)."""
+        self._expect(b, a.type, "arith.cmpi")
+        v = self._value(name, I1)
+        self._line(f"{v} = arith.cmpi {pred}, {a}, {b} : {a.type}")
+        return v
+
+    def select(self, cond: Value, a: Value, b: Value, *, name: str = "sel") -> Value:
+        self._expect(cond, I1, "arith.select condition")
+        self._expect(b, a.type, "arith.select")
+        v = self._value(name, a.type)
+        self._line(f"{v} = arith.select {cond}, {a}, {b} : {a.type}")
+        return v
+
+    def index_cast(self, a: Value, t: Scalar, *, name: str = "ic") -> Value:
+        """`arith.index_cast` between index and an integer type."""
+        if INDEX not in (a.type, t):
+            raise EmitError(f"arith.index_cast from {a.type} to {t}: one side must be index")
+        v = self._value(name, t)
+        self._line(f"{v} = arith.index_cast {a} : {a.type} to {t}")
+        return v
+
+    def load(self, ref: Value, at: Value, *, name: str = "ld") -> Value:
+        """`memref.load ref[at]` of a one-dimensional memref."""
+        m = self._memref(ref, at, "memref.load")
+        v = self._value(name, m.elt)
+        self._line(f"{v} = memref.load {ref}[{at}] : {m}")
+        return v
+
+    def store(self, value: Value, ref: Value, at: Value) -> None:
+        """`memref.store value, ref[at]`."""
+        m = self._memref(ref, at, "memref.store")
+        self._expect(value, m.elt, "memref.store value")
+        self._line(f"memref.store {value}, {ref}[{at}] : {m}")
+
+    def _memref(self, ref: Value, at: Value, what: str) -> MemRef:
+        m = resolve(ref.type)
+        if not isinstance(m, MemRef):
+            raise EmitError(f"{what}: {ref} is {ref.type}, not a memref")
+        self._expect(at, INDEX, f"{what} index")
+        return m
+
+    # -- axe ------------------------------------------------------------------------------
+
+    def view(self, buf: Value, t: Type, *, name: str) -> Value:
+        """`axe.view buf : memref to tensor`: a buffer seen as a global tensor."""
+        if not isinstance(resolve(buf.type), MemRef):
+            raise EmitError(f"axe.view of {buf}, a {buf.type}: expected a memref")
+        v = self._value(name, t)
+        self._line(f"{v} = axe.view {buf} : {buf.type} to {t}")
+        return v
+
+    def unit_id(self, unit: str, *, name: str) -> Value:
+        """`axe.unit_id cta|warp|lane|thread...`: this unit's index."""
+        v = self._value(name, INDEX)
+        self._line(f"{v} = axe.unit_id {unit}")
+        return v
+
+    def barrier(self, scope: str = "cta") -> None:
+        self._line(f"axe.barrier {scope}")
+
+    def alloc(self, t: Type, *, name: str) -> Value:
+        v = self._value(name, t)
+        self._line(f"{v} = axe.alloc : {t}")
+        return v
+
+    def slice(self, src: Value, ranges: Sequence[Span | At], t: Type, *, name: str) -> Value:
+        """`axe.slice src [ranges]`: a window of `src` of type `t`."""
+        self._tensor(src, "axe.slice")
+        v = self._value(name, t)
+        self._line(f"{v} = axe.slice {src} [{', '.join(map(str, ranges))}] : {src.type} to {t}")
+        return v
+
+    def copy(self, src: Value, dst: Value) -> None:
+        self._same_shape(src, dst, "axe.copy")
+        self._line(f"axe.copy {src}, {dst} : {src.type}, {dst.type}")
+
+    def cast(self, src: Value, dst: Value) -> None:
+        self._same_shape(src, dst, "axe.cast")
+        self._line(f"axe.cast {src}, {dst} : {src.type}, {dst.type}")
+
+    def fill(self, dst: Value, value: Value) -> None:
+        t = self._tensor(dst, "axe.fill")
+        self._expect(value, t.elt, "axe.fill value")
+        self._line(f"axe.fill {dst}, {value} : {dst.type}, {value.type}")
+
+    def binary(self, kind: str, a: Value, b: Value, out: Value) -> None:
+        """`axe.binary kind a, b, out` (elementwise, into `out`)."""
+        self._same_shape(a, b, f"axe.binary {kind}")
+        self._same_shape(a, out, f"axe.binary {kind}")
+        self._line(f"axe.binary {kind} {a}, {b}, {out} : {a.type}, {b.type}, {out.type}")
+
+    @staticmethod
+    def _tensor(v: Value, what: str) -> Tensor:
+        t = resolve(v.type)
+        if not isinstance(t, Tensor):
+            raise EmitError(f"{what}: {v} is {v.type}, not an Axe tensor")
+        return t
+
+    def _same_shape(self, a: Value, b: Value, what: str) -> None:
+        sa, sb = self._tensor(a, what).shape, self._tensor(b, what).shape
+        if sa != sb:
+            raise EmitError(f"{what}: shapes {sa} and {sb} differ")

@@ -1,0 +1,208 @@
+"""Unit tests of the axe_gen package (no GPU, no compiler needed):
+
+    PYTHONPATH=python python3 -m unittest discover -s python/tests
+
+The emitter's typing and structure, and the MoE layer's configurations and schedules. The
+kernels the package writes are run in CPU emulation and checked against their definition by
+`tests/cpu_execution.rs` (routing, gather, combine) and lowered by the lit tests."""
+import os
+import re
+import shutil
+import subprocess
+import unittest
+
+from axe_gen import moe
+from axe_gen.emitter import (
+    F16,
+    F32,
+    I1,
+    I64,
+    INDEX,
+    At,
+    EmitError,
+    Emitter,
+    MemRef,
+    Param,
+    Span,
+    Tensor,
+)
+
+
+def row_kernel() -> str:
+    """A kernel that copies row %r of a global matrix into registers and back, through an
+    alias, a loop with an iteration argument and an if with a result."""
+    e = Emitter("test kernel")
+    g = e.alias("g", Tensor((4, 64), F16, "global", "(4, 64) : (64, 1)"))
+    row = e.alias("row", Tensor((1, 64), F16, "global", "(1, 64) : (64, 1)"))
+    reg = Tensor((1, 64), F16, "register", "(32, 2) : (1@lane, 1@reg)")
+    with e.module("sm_90"), e.func("k", [Param("x", MemRef(256, F16), align=16), Param("n", MemRef(1, I64))]) as (x, n):
+        X = e.view(x, g, name="X")
+        with e.kernel([4], [32]):
+            r = e.unit_id("cta", name="r")
+            zero, one = e.constant(0), e.constant(1)
+            with e.for_(zero, r, one, [zero], args=["acc"], name="total") as loop:
+                loop.yield_(e.addi(loop.args[0], one))
+            big = e.cmpi("ugt", loop.results[0], one, name="big")
+            with e.if_(big, [INDEX], name="pick") as br:
+                br.yield_(zero)
+                br.else_()
+                br.yield_(one)
+            e.store(e.index_cast(br.results[0], I64), n, zero)
+            h = e.alloc(reg, name="h")
+            s = e.slice(X, [At(r, 1), Span(0, 64)], row, name="s")
+            e.copy(s, h)
+            e.copy(h, s)
+    return e.text()
+
+
+def axe_opt() -> str | None:
+    """An axe-opt that runs ($AXE_BIN, target/release, target/debug, $PATH), or None."""
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    dirs = [os.environ.get("AXE_BIN"), os.path.join(repo, "target", "release"), os.path.join(repo, "target", "debug")]
+    for tool in [os.path.join(d, "axe-opt") for d in dirs if d] + [shutil.which("axe-opt")]:
+        if tool and os.access(tool, os.X_OK):
+            return tool
+    return None
+
+
+AXE_OPT = axe_opt()
+
+
+def verify(text: str) -> subprocess.CompletedProcess[str]:
+    """axe-opt parses and verifies `text` (no passes)."""
+    assert AXE_OPT
+    return subprocess.run([AXE_OPT, "-"], input=text, capture_output=True, text=True, timeout=120)
+
+
+class EmitterText(unittest.TestCase):
+    def test_aliases_are_printed_once_before_the_module(self) -> None:
+        text = row_kernel()
+        lines = text.splitlines()
+        self.assertEqual(lines[0], "// test kernel")
+        self.assertEqual(lines[1], "!g = !axe.tensor<4x64xf16, global, #axe.layout<(4, 64) : (64, 1)>>")
+        self.assertEqual(lines[2], "!row = !axe.tensor<1x64xf16, global, #axe.layout<(1, 64) : (64, 1)>>")
+        self.assertTrue(lines[3].startswith("module attributes {axe.target = #axe.target<\"sm_90\">}"))
+        self.assertEqual(text.count("!g ="), 1)
+        self.assertIn("%X = axe.view %x : memref<256xf16> to !g", text)
+        self.assertIn("= axe.slice %X [%r : +1, 0 : 64] : !g to !row", text)
+
+    def test_regions_nest_and_close(self) -> None:
+        text = row_kernel()
+        self.assertEqual(text.count("{") - text.count("{axe.align"), text.count("}") - text.count("{axe.align"))
+        self.assertIn("%total = scf.for %i = %c to %r step %c_1 iter_args(%acc = %c) -> (index) {", text)
+        self.assertIn("%pick = scf.if %big -> (index) {", text)
+        self.assertIn("} else {", text)
+        self.assertTrue(text.rstrip().endswith("return\n  }\n}"))
+
+    def test_names_are_unique_within_a_function(self) -> None:
+        defined = re.findall(r"(%[\w]+)(?:, %[\w]+)* = ", row_kernel())
+        self.assertEqual(len(defined), len(set(defined)))
+
+    def test_parameters_carry_their_alignment(self) -> None:
+        self.assertIn("func.func @k(%x: memref<256xf16> {axe.align = 16 : i64}, %n: memref<1xi64>) {", row_kernel())
+
+    def test_float_constants_print_a_decimal_point(self) -> None:
+        e = Emitter()
+        with e.module("sm_90"), e.func("f", []):
+            e.constant(0, F32, name="z")
+        self.assertIn("%z = arith.constant 0.0 : f32", e.text())
+
+
+    @unittest.skipUnless(AXE_OPT, "axe-opt is not built")
+    def test_the_text_parses_and_verifies(self) -> None:
+        done = verify(row_kernel())
+        self.assertEqual(done.returncode, 0, done.stderr)
+
+
+class EmitterTypes(unittest.TestCase):
+    def setUp(self) -> None:
+        self.e = Emitter()
+        self.f = self.e.func("f", [Param("m", MemRef(8, I64))])
+        (self.m,) = self.f.__enter__()
+
+    def tearDown(self) -> None:
+        self.f.__exit__(None, None, None)
+
+    def test_arith_operands_must_agree(self) -> None:
+        with self.assertRaisesRegex(EmitError, "arith.addi: %c_1 is i64, expected index"):
+            self.e.addi(self.e.constant(1), self.e.constant(2, I64))
+
+    def test_loads_take_an_index(self) -> None:
+        with self.assertRaisesRegex(EmitError, "memref.load index"):
+            self.e.load(self.m, self.e.constant(0, I64))
+
+    def test_stores_take_the_element_type(self) -> None:
+        with self.assertRaisesRegex(EmitError, "memref.store value"):
+            self.e.store(self.e.constant(0), self.m, self.e.constant(0))
+
+    def test_if_takes_an_i1(self) -> None:
+        with self.assertRaisesRegex(EmitError, "scf.if condition"), self.e.if_(self.e.constant(1)):
+            pass
+
+    def test_yield_must_match_the_loop(self) -> None:
+        zero = self.e.constant(0)
+        with self.assertRaisesRegex(EmitError, "scf.yield"), self.e.for_(zero, zero, zero, [zero]) as loop:
+            loop.yield_(self.e.constant(1, I64))
+
+    def test_copies_need_equal_shapes(self) -> None:
+        a = self.e.alloc(Tensor((1, 64), F16, "register"), name="a")
+        b = self.e.alloc(Tensor((1, 32), F16, "register"), name="b")
+        with self.assertRaisesRegex(EmitError, r"axe.copy: shapes \(1, 64\) and \(1, 32\) differ"):
+            self.e.copy(a, b)
+
+    def test_views_take_a_memref(self) -> None:
+        with self.assertRaisesRegex(EmitError, "axe.view"):
+            self.e.view(self.e.constant(0), Tensor((8,), I64, "global", "(8) : (1)"), name="v")
+
+    def test_aliases_are_defined_once(self) -> None:
+        self.e.alias("t", Tensor((1,), F16, "global"))
+        with self.assertRaisesRegex(EmitError, "defined twice"):
+            self.e.alias("t", Tensor((1,), F16, "global"))
+
+    def test_index_casts_have_an_index_side(self) -> None:
+        with self.assertRaisesRegex(EmitError, "index_cast"):
+            self.e.index_cast(self.e.constant(0, I64), I1)
+
+
+class MoE(unittest.TestCase):
+    def test_every_published_configuration_is_served(self) -> None:
+        for cfg in moe.MODELS.values():
+            cfg.check()
+
+    def test_refusals_name_the_field(self) -> None:
+        with self.assertRaisesRegex(ValueError, "hidden size 2000 is not a multiple of 256"):
+            moe.MoEConfig("odd", 2000, 768, 8, 2).check()
+        with self.assertRaisesRegex(ValueError, "1025 experts"):
+            moe.MoEConfig("many", 2048, 768, 1025, 2).check()
+
+    def test_tile_bound_covers_any_routing(self) -> None:
+        # Every expert with tokens adds at most one partial tile: the bound must hold for the
+        # worst routing, each of min(E, T K) experts with one assignment more than whole tiles.
+        cfg = moe.MODELS["deepseek-v2-lite"]
+        for t in (1, 3, 64, 1000):
+            for bm in moe.ROW_TILES:
+                n = t * cfg.slots
+                busy = min(cfg.n_experts, n)
+                counts = [n // busy + (1 if i < n % busy else 0) for i in range(busy)]
+                self.assertLessEqual(sum(-(-c // bm) for c in counts), moe.max_tiles(cfg, t, bm))
+
+    def test_kernels_declare_their_interface(self) -> None:
+        cfg = moe.MODELS["deepseek-v3"]
+        text = moe.gather(cfg, 4)
+        self.assertIn(f"func.func @moe_dsv3_gather_t4(%x: memref<{4 * 7168}xf16> {{axe.align = 16 : i64}}", text)
+        self.assertIn(f"axe.kernel grid [4] threads [{7168 // 8}]", text)
+        self.assertEqual(text.count("axe.copy %h, %d"), cfg.slots)
+        place = moe.route_place(cfg, 100, 16)
+        self.assertIn(f"axe.kernel grid [{moe.route_segments(cfg, 100)}] threads [{cfg.n_experts}]", place)
+
+    @unittest.skipUnless(AXE_OPT, "axe-opt is not built")
+    def test_kernels_parse_and_verify(self) -> None:
+        cfg = moe.MODELS["llama-4-scout"]
+        for text in (moe.gather(cfg, 3), moe.combine(cfg, 3), moe.route(cfg, 3, 8), moe.route_count(cfg, 300),
+                     moe.route_place(cfg, 300, 32)):
+            done = verify(text)
+            self.assertEqual(done.returncode, 0, done.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -9,7 +9,8 @@ into an error, such as `tma_plan::err`); the `Some(..)` of a function returning
 `Option<String>` (a refusal reason its caller reports); or, where the message is a variable or
 a call, the `let` or the function that builds it. Each is reported as file:line of its text.
 
-A site whose message starts with `internal:` is an invariant of the lowering (a broken one is a
+A site whose message starts with `internal:` (or `internal error:`, which the fuzzers' oracles
+look for) is an invariant of the lowering (a broken one is a
 bug, not a user's error) and is not counted. Each other site counts as tested when the text of
 an `expected-error` of a `--verify-diagnostics` test that runs the lowering (`test/Conversion`,
 `test/Integration`) holds a distinctive piece of the site's literal text (at least 12
@@ -232,7 +233,7 @@ class Site:
 
     @property
     def internal(self) -> bool:
-        return self.pattern.lstrip().startswith("internal:")
+        return self.pattern.lstrip().startswith(("internal:", "internal error:"))
 
 
 def format_parts(fmt: str) -> list[str | None]:

@@ -84,6 +84,6 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx) -> R<()> {
             warpgroup(&b, ctx);
             Ok(())
         }
-        None => Err(AxeError::at(op, "bad barrier kind")),
+        None => Err(AxeError::at(op, "internal: axe.barrier without its kind (a required attribute)")),
     }
 }

@@ -233,7 +233,10 @@ fn function_type(f: MlirOperation) -> R<MlirType> {
             }
         }
     }
-    Err(AxeError::at(f, "a func.func without a function type"))
+    Err(AxeError::at(
+        f,
+        "internal: a func.func without a function type (the func.func parser gives one)",
+    ))
 }
 
 use crate::ir::string_ref as sref;

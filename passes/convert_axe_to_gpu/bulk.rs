@@ -166,7 +166,7 @@ pub fn lower_bulk_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()>
         return Err(AxeError::at(
             op,
             format!(
-                "a TMA store needs source and destination of one shape ({:?} vs {:?})",
+                "internal: a TMA store between shapes {:?} and {:?} (the axe.copy verifier requires one shape)",
                 src.shape, dst.shape
             ),
         ));

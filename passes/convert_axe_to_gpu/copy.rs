@@ -30,7 +30,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     if schedule == CopySchedule::Tma && !ctx.emulate {
         return Err(AxeError::at(
             op,
-            format!("copy schedule '{schedule}' is not implemented by convert-axe-to-gpu"),
+            format!("internal: a copy of schedule '{schedule}' reached the generic copy lowering (TMA copies are the TMA lowering's)"),
         ));
     }
     // A reducing TMA store reaches here only in the CPU emulation (the GPU lowering is
@@ -67,7 +67,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     }
     let n = dst.size();
     if src.size() != n {
-        return Err(AxeError::at(op, "source and destination have different element counts"));
+        return Err(AxeError::at(op, "internal: source and destination have different element counts (the axe.copy and axe.convert_layout verifiers require one shape)"));
     }
     let ops = [flat(&src), flat(&dst)];
     let factors = refine(&[n], &ops).at(op)?;

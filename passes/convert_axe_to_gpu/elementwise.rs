@@ -469,7 +469,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     }];
     for s in &srcs {
         if s.shape.len() != space.len() {
-            return Err(AxeError::at(op, "operands must have the destination's rank"));
+            return Err(AxeError::at(op, "internal: an operand of another rank than the destination's (the unary, binary and cast verifiers require it)"));
         }
         ops.push(Operand {
             layout: &s.layout,

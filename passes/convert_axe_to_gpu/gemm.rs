@@ -64,7 +64,7 @@ fn schedule(a: &Layout, b: &Layout, c: &Layout, m: i64, n: i64, k: i64, warps: i
             let cs = atom_regs(c, &[m, n], [mi * mma::M, ni * mma::N]);
             let &[(w, creg)] = cs.as_slice() else {
                 return Err(AxeError::Message(format!(
-                    "the accumulator element ({}, {}) is not held exactly once",
+                    "internal: the accumulator element ({}, {}) is not held exactly once (fragments_for refuses replicated accumulators)",
                     mi * 16,
                     ni * 8
                 )));
@@ -78,7 +78,7 @@ fn schedule(a: &Layout, b: &Layout, c: &Layout, m: i64, n: i64, k: i64, warps: i
                     .find(|x| x.0 == w);
                 let (Some((_, ar)), Some((_, br))) = (areg, breg) else {
                     return Err(AxeError::Message(format!(
-                        "warp {w} lacks the A or B fragment of atom ({mi}, {ni}, {ki})"
+                        "internal: warp {w} lacks the A or B fragment of atom ({mi}, {ni}, {ki}) (fragments_for builds A and B from C)"
                     )));
                 };
                 per_warp[w as usize].insert((ar, br, creg), (mi, ni, ki));
@@ -161,7 +161,7 @@ fn check_ldmatrix(
     let c = |x: Ix| match x {
         Ix::C(v) => Ok(v),
         Ix::V(_) => Err(AxeError::Message(
-            "ldmatrix addressing did not fold to constants".into(),
+            "internal: the ldmatrix self-check's addresses did not fold to constants".into(),
         )),
     };
     // Evaluated once per element of every step: compiled, not through the map-valued definition.
@@ -178,7 +178,7 @@ fn check_ldmatrix(
             let (o0, o1) = origin(atom);
             if first_warp_origin(st, w) != (o0, o1) {
                 return Err(AxeError::Message(format!(
-                    "warp {w}: atom origin ({o0}, {o1}) is not what the warp offsets give"
+                    "internal: the ldmatrix self-check: warp {w}'s atom origin ({o0}, {o1}) is not what the warp offsets give"
                 )));
             }
             for t in 0..32i64 {
@@ -209,7 +209,7 @@ fn check_ldmatrix(
                         let want = [("warp", w as i64), ("lane", t), ("reg", reg + bit)];
                         if !compiled.contains(x, &want) {
                             return Err(AxeError::Message(format!(
-                                "ldmatrix gives lane {t} of warp {w} element {logical_coord:?}, which the fragment layout {frag} does not put in register {}",
+                                "internal: the ldmatrix self-check: ldmatrix gives lane {t} of warp {w} element {logical_coord:?}, which the fragment layout {frag} does not put in register {}",
                                 reg + bit
                             )));
                         }
@@ -267,7 +267,7 @@ fn eval_dynamic(g: &B, layout: &Layout, shape: &[i64], coord: &[Ix]) -> Result<I
         for i in range.clone().rev() {
             let it = &grouped.layout.shard[i];
             if !it.axis.is_memory() {
-                return Err(AxeError::Message(format!("layout {layout} is not on the memory axis")));
+                return Err(AxeError::Message(format!("internal: shared layout {layout} is not on the memory axis (shared tensors are refused on other axes first)")));
             }
             let digit = if inner == 1 && range.len() == 1 {
                 coord[d]
@@ -421,7 +421,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
         {
             return Err(AxeError::at(
                 op,
-                "the mma atoms of the warps are not translates of one another",
+                "internal: the mma atoms of the warps are not translates of one another (fragments_for tiles one atom grid over the warps)",
             ));
         }
         let mut v = Ix::C(0);
@@ -436,7 +436,7 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     if sched.iter().any(|st| st.atoms.iter().any(|t| t.2 != st.atoms[0].2)) {
         return Err(AxeError::at(
             op,
-            "the warps of this mma tiling split K, which one accumulator cannot hold",
+            "internal: the warps of this mma tiling split K (fragments_for tiles M and N over the warps only)",
         ));
     }
     // In elements: m atoms are 16 rows, n atoms 8 columns.

@@ -128,7 +128,10 @@ pub fn lower(op: MlirOperation, ctx: &Ctx, scope: ScopeKind, src: &Tensor, dst: 
     }
     let err = |m: String| err::<()>(op, m);
     if src.mem != Mem::Shared || dst.mem != Mem::Register {
-        return err("ldmatrix copies shared memory into registers".into());
+        return err(
+            "internal: ldmatrix copies shared memory into registers (the axe.copy verifier refuses other memories)"
+                .into(),
+        );
     }
     if bit_width(src.elt) != 16 {
         return err("ldmatrix moves 16-bit elements".into());

@@ -265,10 +265,12 @@ fn reduce(
         ));
     };
     let d = d as usize;
-    let rx = *x
-        .shape
-        .get(d)
-        .ok_or_else(|| AxeError::at(op, "the reduced dimension is out of range"))?;
+    let rx = *x.shape.get(d).ok_or_else(|| {
+        AxeError::at(
+            op,
+            "internal: the reduced dimension is out of the source's range (the axe.reduce verifier checks it)",
+        )
+    })?;
     if rx > MAX_REDUCED_EXTENT {
         return Err(AxeError::at(
             op,
@@ -287,7 +289,7 @@ fn reduce(
         return Err(AxeError::at(
             op,
             format!(
-                "the destination's shape {:?} is not the source's {:?} reduced over dimension {d}",
+                "internal: the destination's shape {:?} is not the source's {:?} reduced over dimension {d} (the axe.reduce verifier checks it)",
                 y.shape, x.shape
             ),
         ));
@@ -340,7 +342,7 @@ fn copy(
     if x.shape != y.shape || !unsafe { mlirTypeEqual(x.elt, y.elt) } {
         return Err(AxeError::at(
             op,
-            "a copy in a mesh moves tensors of one shape and element type",
+            "internal: a copy in a mesh between tensors of different shapes or element types (the axe.copy verifier refuses it)",
         ));
     }
     let bits = bit_width(y.elt);
@@ -492,7 +494,12 @@ fn pull(
             });
         }
         // The reduced extent is at least 1 (the tensor type's verifier).
-        let sum = acc.ok_or_else(|| AxeError::at(op, "a mesh reduction over an empty dimension"))?;
+        let sum = acc.ok_or_else(|| {
+            AxeError::at(
+                op,
+                "internal: a mesh reduction over an empty dimension (tensor dimensions are positive)",
+            )
+        })?;
         let sum = if summing && bits < 32 {
             g.truncf(sum, y.elt)
         } else {

@@ -64,16 +64,20 @@ fn flag_pointers(b: &B, ctx: &Ctx, op: MlirOperation) -> R<Vec<MlirValue>> {
     // axe.signal and axe.signal_wait both take the flag first.
     let t = tensor(ctx, op, ir::operand(op, ods::signal::operands::FLAG))?;
     if t.swizzle.is_some() || t.per_thread {
-        return Err(AxeError::at(op, "a flag is a plain global tensor"));
+        return Err(AxeError::at(op, "internal: a swizzled or per-thread flag (the verifier requires a global flag; signals are refused when emulating)"));
     }
     let base = b.extract_aligned_pointer_as_index(t.buf);
     let i64t = b.int_type(64);
     let mut pointers = Vec::new();
     for x in 0..t.size() {
-        let points = t
-            .layout
-            .eval_flat(x)
-            .map_err(|e| AxeError::at(op, format!("the flag's layout: {e}")))?;
+        let points = t.layout.eval_flat(x).map_err(|e| {
+            AxeError::at(
+                op,
+                format!(
+                    "internal: the flag's layout does not cover its shape ({e}); the tensor type's verifier checks it"
+                ),
+            )
+        })?;
         let [point] = points.as_slice() else {
             return Err(AxeError::at(
                 op,
@@ -138,7 +142,7 @@ fn unit_threads(op: MlirOperation, ctx: &Ctx, kind: ScopeKind) -> R<i64> {
         ScopeKind::Cta | ScopeKind::Cluster if ctx.scope_id != 0 => Err(AxeError::at(
             op,
             format!(
-                "'{}' at CTA granularity inside a sliced scope: the threads outside the slice never reach its CTA barrier (put it in a warp or warpgroup scope)",
+                "internal: '{}' at CTA granularity inside a sliced scope (scopes nest narrower, and slices of CTA scopes are refused)",
                 ir::name(op)
             ),
         )),

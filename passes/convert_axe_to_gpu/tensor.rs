@@ -400,7 +400,7 @@ fn tile_origin_offset(b: &B, slice: MlirOperation, src: &Tensor) -> R<(Ix, Ix, i
         AxeError::at(
             slice,
             format!(
-                "the tiles of this slice are not separable in layout {}: {e}",
+                "internal: the tiles of this slice are not separable in layout {}: {e} (the pass checks every slice at its start)",
                 src.layout
             ),
         )
@@ -409,7 +409,7 @@ fn tile_origin_offset(b: &B, slice: MlirOperation, src: &Tensor) -> R<(Ix, Ix, i
         AxeError::at(
             slice,
             format!(
-                "a window with a run-time end ('until') needs a dimension that is one stride of memory, which layout {} does not give: {e}",
+                "internal: a window with a run-time end ('until') over layout {}: {e} (the pass checks every slice at its start)",
                 src.layout
             ),
         )

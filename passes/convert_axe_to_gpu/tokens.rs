@@ -126,7 +126,12 @@ impl Tokens {
             else {
                 continue;
             };
-            let t = token_of(after).map_err(|why| untraced(c, "this copy's 'after' token".into(), why))?;
+            let t = token_of(after).map_err(|why| {
+                AxeError::at(
+                    c,
+                    format!("internal: this copy's 'after' token cannot be traced ({why}); the verifier admits only an axe.arrive's own token there"),
+                )
+            })?;
             let release = Kinds {
                 release: true,
                 ..Default::default()
@@ -214,7 +219,7 @@ fn kinds_of(v: MlirValue, seen: &mut Vec<usize>) -> Result<Kinds, String> {
             n if n == scf::ForOperation::name() => {
                 // A loop result: the loop's yielded value (and its init, for zero trips).
                 let i = result_number(d, v);
-                let y = ir::terminator(ir::region_block(d, 0)).ok_or("an scf.for without a body")?;
+                let y = ir::terminator(ir::region_block(d, 0)).ok_or("internal: an scf.for without a body")?;
                 Ok(kinds_of(ir::operand(d, 3 + i), seen)?.union(kinds_of(ir::operand(y, i), seen)?))
             }
             n if n == scf::IfOperation::name() => {
@@ -222,7 +227,7 @@ fn kinds_of(v: MlirValue, seen: &mut Vec<usize>) -> Result<Kinds, String> {
                 let i = result_number(d, v);
                 let mut k = Kinds::default();
                 for blk in ir::region_blocks(d) {
-                    let y = ir::terminator(blk).ok_or("an scf.if branch without a yield")?;
+                    let y = ir::terminator(blk).ok_or("internal: an scf.if branch without a yield")?;
                     k = k.union(kinds_of(ir::operand(y, i), seen)?);
                 }
                 Ok(k)
@@ -234,7 +239,7 @@ fn kinds_of(v: MlirValue, seen: &mut Vec<usize>) -> Result<Kinds, String> {
     // only read, a null parent refused before use.
     let (block, owner, n) = unsafe {
         if !mlirValueIsABlockArgument(v) {
-            return Err("a value with neither a defining op nor a block".into());
+            return Err("internal: a value with neither a defining op nor a block".into());
         }
         let block = mlirBlockArgumentGetOwner(v);
         (
@@ -245,14 +250,14 @@ fn kinds_of(v: MlirValue, seen: &mut Vec<usize>) -> Result<Kinds, String> {
     };
     if owner.ptr.is_null() || ir::name(owner) != scf::ForOperation::name() || n == 0 {
         let what = if owner.ptr.is_null() {
-            "a block argument".to_string()
+            "internal: an argument of a block outside any operation".to_string()
         } else {
             format!("block argument {n} of '{}'", ir::name(owner))
         };
         return Err(what);
     }
     // An iter_arg: the loop's init value, then what each iteration yields.
-    let y = ir::terminator(block).ok_or("an scf.for without a yield")?;
+    let y = ir::terminator(block).ok_or("internal: an scf.for without a yield")?;
     Ok(kinds_of(ir::operand(owner, 3 + n - 1), seen)?.union(kinds_of(ir::operand(y, n - 1), seen)?))
 }
 

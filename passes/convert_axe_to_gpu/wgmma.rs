@@ -325,7 +325,7 @@ pub fn lower(
         ));
     }
     let Some(ni_n) = wgmma_n(n) else {
-        return Err(AxeError::at(op, format!("no wgmma instruction N divides N = {n}")));
+        return Err(AxeError::at(op, format!("internal: no wgmma instruction N divides N = {n} (the wgmma accumulator layout needs N % 8 == 0, and N = 8 divides it)")));
     };
     let konst = |t: &Tensor, what: &str| -> R<i64> {
         t.dyn_offset.as_const().ok_or_else(|| {

@@ -166,7 +166,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, emulate: bool, chip: 
     {
         return Err(AxeError::at(
             kernel,
-            "grid and threads have at most 3 dimensions on gpu",
+            "internal: more than 3 grid or thread dimensions (the axe.kernel verifier allows 1 to 3)",
         ));
     }
     let num_threads: i64 = threads.iter().product();
@@ -333,7 +333,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, emulate: bool, chip: 
             // aborts on them for older chips instead of reporting an error).
             if let Some(chip) = chip.filter(|c| !crate::target::runs_on("sm_90", c)) {
                 return Err(AxeError::at(kernel, format!(
-                    "this kernel's TMA copies or axe.arrive barriers need mbarriers (sm_90 or newer), but the pipeline compiles for {chip}"
+                    "this kernel's TMA copies or axe.arrive barriers need mbarriers (sm_90 or newer), but the pipeline compiles for {chip}: compile for sm_90 or newer, or copy without `schedule tma` and synchronize with axe.barrier"
                 )));
             }
             tma::prologue(&lb, module, &mut ctx, map_ptrs);
@@ -347,7 +347,7 @@ pub fn lower(module: MlirOperation, kernel: MlirOperation, emulate: bool, chip: 
                 (b.memref_type(a.elt, &[a.size]), false)
             } else {
                 let per_thread = num_threads.checked_mul(a.size).filter(|n| *n <= MAX_EMULATED_ELEMENTS).ok_or_else(|| {
-                AxeError::at(a.op, format!("emulating {num_threads} threads' registers of this tensor needs more than {MAX_EMULATED_ELEMENTS} elements"))
+                AxeError::at(a.op, format!("emulating {num_threads} threads' registers of this tensor needs more than {MAX_EMULATED_ELEMENTS} elements: emulate a kernel of fewer threads, or give each thread fewer registers"))
             })?;
                 let _ = per_thread;
                 (b.memref_type(a.elt, &[num_threads, a.size]), true)
@@ -635,7 +635,7 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
                     if kinds.release {
                         return Err(AxeError::at(
                             op,
-                            "an axe.arrive token orders TMA copies ('after'); it is not waited on",
+                            "internal: a wait on an axe.arrive's token (the TMA planning refuses an arrive token that is not only TMA copies' 'after')",
                         ));
                     }
                     let all = tokens.is_empty();
@@ -734,7 +734,7 @@ pub fn lower_block(block: MlirBlock, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             n if ods::is_axe_op(n) => {
                 return Err(AxeError::at(
                     op,
-                    format!("'{n}' inside an axe.kernel is not lowered by convert-axe-to-gpu"),
+                    format!("internal: '{n}' inside an axe.kernel reached no lowering (every op a kernel may hold is dispatched; meshes are lowered before kernels)"),
                 ))
             }
             _ => {
@@ -798,7 +798,12 @@ fn set_max_registers(op: MlirOperation, ctx: &Ctx) -> R<()> {
             ),
         ));
     }
-    let count = int_attr(op, ods::set_max_registers::COUNT).ok_or_else(|| AxeError::at(op, "bad count"))?;
+    let count = int_attr(op, ods::set_max_registers::COUNT).ok_or_else(|| {
+        AxeError::at(
+            op,
+            "internal: axe.set_max_registers without its count (a required attribute)",
+        )
+    })?;
     let per_sm = target.map_or(0, |t| t.registers_per_sm);
     let warps = (ctx.threads + WARP_THREADS - 1) / WARP_THREADS;
     let at_launch =
@@ -813,7 +818,8 @@ fn set_max_registers(op: MlirOperation, ctx: &Ctx) -> R<()> {
 /// becomes an `scf.if` on the unit's index within the enclosing scope's unit (`outer`: warps
 /// [0 : 1] of a warpgroup scope is the first warp of each warpgroup).
 fn lower_scope(op: MlirOperation, ctx: &mut Ctx, outer: ScopeKind) -> R<()> {
-    let kind = ir::enum_attr::<ScopeKind>(op, ods::scope::KIND)?.ok_or_else(|| AxeError::at(op, "bad scope kind"))?;
+    let kind = ir::enum_attr::<ScopeKind>(op, ods::scope::KIND)?
+        .ok_or_else(|| AxeError::at(op, "internal: axe.scope without its kind (a required attribute)"))?;
     let inner = region_block(op, 0);
     let (lo, hi) = (int_attr(op, ods::scope::LO), int_attr(op, ods::scope::HI));
     if let (Some(lo), Some(hi)) = (lo, hi) {
@@ -825,7 +831,10 @@ fn lower_scope(op: MlirOperation, ctx: &mut Ctx, outer: ScopeKind) -> R<()> {
             _ => {
                 return Err(AxeError::at(
                     op,
-                    format!("slices of {kind:?} scopes are not lowered (one CTA per launch block)").to_lowercase(),
+                    format!(
+                        "a slice of {} scopes is not lowered (a kernel runs one CTA per launch block): slice threads, warps or warpgroups (`axe.scope warp [lo : hi]`), or branch on `axe.unit_id cta`",
+                        kind.as_str()
+                    ),
                 ))
             }
         };

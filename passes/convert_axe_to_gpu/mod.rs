@@ -194,7 +194,7 @@ pub fn run(root: OperationRefMut, opts: &Options) -> bool {
         } else {
             ir::error(
                 op,
-                &format!("'{n}' outside an axe.kernel is not lowered by convert-axe-to-gpu"),
+                &format!("'{n}' outside an axe.kernel is not lowered by convert-axe-to-gpu: move it into an axe.kernel (outside kernels only views, slices, allocations and meshes are lowered)"),
             );
             return false;
         }

@@ -89,7 +89,10 @@ pub fn arrive(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<MlirValue> {
     if scope != ScopeKind::Cta {
         return err(
             op,
-            format!("axe.arrive counts every thread of the CTA; this one executes at {scope:?} scope").to_lowercase(),
+            format!(
+                "axe.arrive counts every thread of the CTA; this one executes at {} scope: arrive at CTA scope (outside any axe.scope), or arrive on an axe.mbarrier of one role with axe.mbarrier_arrive",
+                scope.as_str()
+            ),
         );
     }
     let b = B::before(op);
@@ -227,7 +230,10 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<MlirValue>
     if scope != ScopeKind::Cta && !explicit && !store_ok {
         return err(
             op,
-            format!("a TMA copy is issued for the whole CTA; this one executes at {scope:?} scope").to_lowercase(),
+            format!(
+                "a TMA copy is issued for the whole CTA (a TMA store also for a warpgroup); this one executes at {} scope: issue it at CTA scope, or give it an axe.mbarrier of its own (`barrier %b`) to issue it from one role",
+                scope.as_str()
+            ),
         );
     }
     let b = B::before(op);

@@ -206,7 +206,7 @@ pub fn plan(kernel: MlirOperation, threads: i64) -> R<State> {
                     );
                 }
                 if block(u) != block(users[0]) {
-                    return err(u, "the TMA copies after one axe.arrive must be in one block");
+                    return err(u, "the TMA copies after one axe.arrive must be in one block: issue them in one block, or give each block's copies an axe.arrive of their own");
                 }
             }
             st.arrives.insert(op.ptr as usize, id);
@@ -244,7 +244,7 @@ pub fn copy_barrier(op: MlirOperation) -> Option<MlirValue> {
 pub fn explicit_index(explicit: &HashMap<usize, usize>, op: MlirOperation, v: MlirValue) -> R<usize> {
     ir::defining_op(v)
         .and_then(|d| explicit.get(&(d.ptr as usize)).copied())
-        .ok_or_else(|| AxeError::at(op, "the barrier must be defined by an axe.mbarrier of this kernel"))
+        .ok_or_else(|| AxeError::at(op, "internal: the barrier is not an axe.mbarrier of this kernel (the verifier requires one in the kernel's body to define it)"))
 }
 
 /// The swizzle span (bytes) of a destination's `#axe.swizzle`, as TMA's 32/64/128B modes (0:
@@ -295,7 +295,7 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
     if ir::tensor_scope(st) != Some(MemoryScope::Global) || ir::tensor_scope(dt) != Some(MemoryScope::Shared) {
         return err(
             op,
-            "a TMA copy moves a global tensor into a shared one (a load) or a shared tensor into a global one (a store)",
+            "internal: a TMA copy that is neither a global-to-shared load nor a shared-to-global store (the axe.copy verifier refuses it)",
         );
     }
     let tile = ir::shape(st);
@@ -303,7 +303,7 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
         return err(
             op,
             format!(
-                "a TMA copy needs source and destination of one shape ({:?} vs {:?})",
+                "internal: a TMA copy between shapes {:?} and {:?} (the axe.copy verifier requires one shape)",
                 tile,
                 ir::shape(dt)
             ),
@@ -528,7 +528,7 @@ fn multicast_group(op: MlirOperation, kernel: MlirOperation) -> R<Option<Multica
         let n = usize::try_from(d)
             .ok()
             .and_then(|i| cluster.get(i))
-            .ok_or_else(|| AxeError::at(op, format!("multicast dimension {d} is not a dimension of the cluster")))?;
+            .ok_or_else(|| AxeError::at(op, format!("internal: multicast dimension {d} is not a dimension of the cluster (the axe.copy verifier checks it)")))?;
         out.push(d as usize);
         parts *= n;
     }

@@ -79,3 +79,16 @@ module attributes {axe.target = #axe.target<"sm_90">} {
     return
   }
 }
+
+// -----
+
+// The emulation keeps every thread's registers in one host buffer: 1024 threads of 131072 registers each pass its bound.
+module {
+  func.func @emulated_registers_too_many() {
+    axe.kernel grid [1] threads [1024] {
+      // expected-error @+1 {{'axe.alloc' op emulating 1024 threads' registers of this tensor needs more than 67108864 elements: emulate a kernel of fewer threads, or give each thread fewer registers}}
+      %r = axe.alloc : !axe.tensor<131072xf32, register, #axe.layout<(131072) : (1@reg)>>
+    }
+    return
+  }
+}

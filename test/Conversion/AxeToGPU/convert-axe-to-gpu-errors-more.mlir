@@ -132,7 +132,7 @@ module attributes {axe.target = #axe.target<"sm_90">} {
 module attributes {axe.target = #axe.target<"sm_90">} {
   func.func @cta_slice() {
     axe.kernel grid [2] threads [32] {
-      // expected-error @+1 {{slices of cta scopes are not lowered (one cta per launch block)}}
+      // expected-error @+1 {{a slice of cta scopes is not lowered (a kernel runs one CTA per launch block): slice threads, warps or warpgroups}}
       axe.scope cta [0 : 1] {
       }
     }

@@ -196,7 +196,7 @@ module {
 module attributes {axe.target = #axe.target<"sm_90">} {
   func.func @cluster_slice() {
     axe.kernel grid [2] threads [32] cluster [2] {
-      // expected-error @+1 {{slices of cluster scopes are not lowered (one cta per launch block)}}
+      // expected-error @+1 {{a slice of cluster scopes is not lowered (a kernel runs one CTA per launch block)}}
       axe.scope cluster [0 : 1] {
       }
     }

@@ -85,7 +85,7 @@ module attributes {axe.target = #axe.target<"sm_90">} {
     axe.kernel grid [1] threads [64] {
       %s = axe.alloc : !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>>
       axe.scope warp {
-        // expected-error@+1 {{a tma copy is issued for the whole cta; this one executes at warp scope}}
+        // expected-error@+1 {{a TMA copy is issued for the whole CTA (a TMA store also for a warpgroup); this one executes at warp scope: issue it at CTA scope, or give it an axe.mbarrier of its own}}
         axe.copy %G, %s schedule tma : !axe.tensor<256xf16, global, #axe.layout<(256) : (1)>>, !axe.tensor<256xf16, shared, #axe.layout<(256) : (1)>>
       }
     }
@@ -412,7 +412,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
       axe.scope warpgroup [0 : 1] {
         %p = axe.alloc : !rows
         %o = axe.alloc : !acc3
-        // expected-error @+1 {{'axe.gemm' op A's layout (4, 16, 2, 32) : (1@warp, 2@lane, 1@lane, 1@reg) is not the wgmma m64nNk16 fragment layout}}
+        // expected-error @+1 {{'axe.gemm' op A's layout (4, 16, 2, 32) : (1@warp, 2@lane, 1@lane, 1@reg) is not the wgmma m64nNk16 fragment layout ((0, 2) is not on warp 0 lane 1); give it the fragment's layout}}
         axe.gemm %p, %sv, %o : !rows, !sv3, !acc3
       }
     }

@@ -111,7 +111,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
         %c32 = arith.constant 32 : index
         %row = arith.muli %rank, %c32 : index
         %there = axe.slice %P [%row : +32, 0 : 64] : !axe.tensor<64x64xf16, global, #axe.layout<(2, 32, 64) : (1@gpuid, 1, 32)>> to !axe.tensor<32x64xf16, global, ?>
-        // expected-error @+1 {{is not a whole number of 16-byte units at 16-byte aligned offsets, which the bulk copy needs}}
+        // expected-error @+1 {{shared layout (32, 64) : (64, 1) into (32, 64) : (1, 32): a run of 1 elements consecutive on both sides (2 bytes at shared byte 0, global byte 0) is not a whole number of 16-byte units at 16-byte aligned offsets, which the bulk copy needs}}
         axe.copy %st, %there schedule tma : !axe.tensor<32x64xf16, shared, #axe.layout<(32, 64) : (64, 1)>>, !axe.tensor<32x64xf16, global, ?>
       }
     }

@@ -11,8 +11,9 @@ open and close their blocks, so the nesting of the IR is the nesting of the Pyth
         ...
     text = e.text()
 
-Value names are the ones asked for (`name=`), made unique within the function by a numeric
-suffix where a name is taken (MLIR's names are only for reading: `axe-opt` prints its own).
+Value names are the ones asked for (`name=`), made unique by a numeric suffix where a name is
+visible already (a region's names end with it; MLIR's names are only for reading: `axe-opt`
+prints its own).
 """
 from __future__ import annotations
 
@@ -66,11 +67,27 @@ class Tensor(Type):
     elt: Scalar
     space: str
     layout: str | None = None
+    swizzle: tuple[int, int, int] | None = None  # `#axe.swizzle<B, M, S>` of a shared tensor
 
     def __str__(self) -> str:
         dims = "x".join(str(d) for d in self.shape)
         layout = f"#axe.layout<{self.layout}>" if self.layout is not None else "?"
-        return f"!axe.tensor<{dims}x{self.elt}, {self.space}, {layout}>"
+        swizzle = f", #axe.swizzle<{', '.join(map(str, self.swizzle))}>" if self.swizzle else ""
+        return f"!axe.tensor<{dims}x{self.elt}, {self.space}, {layout}{swizzle}>"
+
+
+@dataclasses.dataclass(frozen=True)
+class Opaque(Type):
+    """A type of the dialect's handles: `!axe.token` (an async op's completion), and the
+    mbarrier that `axe.mbarrier` creates (its type is never printed)."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+TOKEN, MBARRIER = Opaque("!axe.token"), Opaque("mbarrier")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -201,10 +218,15 @@ class Emitter:
         return Value(self._fresh(name), t)
 
     @contextlib.contextmanager
-    def _block(self, opener: str) -> Iterator[None]:
+    def _block(self, opener: str, outer: set[str] | None = None) -> Iterator[None]:
+        # Names defined in a region (`outer`: the names visible before its block arguments) are
+        # not visible after it, so they may be used again (as in hand-written IR: each loop
+        # body has its %v).
         self._line(opener)
         self._depth += 1
+        outer = set(self._names) if outer is None else outer
         yield
+        self._names = outer
         self._depth -= 1
         self._line("}")
 
@@ -228,9 +250,17 @@ class Emitter:
             self._line("return")
 
     @contextlib.contextmanager
-    def kernel(self, grid: Sequence[int], threads: Sequence[int]) -> Iterator[None]:
-        """`axe.kernel grid [...] threads [...]`."""
-        with self._block(f"axe.kernel grid {list(grid)} threads {list(threads)} {{"):
+    def kernel(self, grid: Sequence[int], threads: Sequence[int], *, cooperative: bool = False) -> Iterator[None]:
+        """`axe.kernel grid [...] threads [...]` (`cooperative`: its CTAs wait on each other, so
+        all must be resident: the launcher launches it cooperatively)."""
+        coop = " cooperative" if cooperative else ""
+        with self._block(f"axe.kernel grid {list(grid)} threads {list(threads)}{coop} {{"):
+            yield
+
+    @contextlib.contextmanager
+    def scope(self, unit: str, lo: int, hi: int) -> Iterator[None]:
+        """`axe.scope unit [lo : hi]`: the ops inside run on those units only (a role)."""
+        with self._block(f"axe.scope {unit} [{lo} : {hi}] {{"):
             yield
 
     @contextlib.contextmanager
@@ -240,16 +270,17 @@ class Emitter:
         iteration arguments must end its body with `loop.yield_(...)`."""
         for v in (lo, hi, step):
             self._expect(v, INDEX, "scf.for bounds")
+        results = [self._value(name, a.type) for a in iter_args]
+        outer = set(self._names)
         ivv = self._value(iv, INDEX)
         names = list(args) or ["a"] * len(iter_args)
         argv = [self._value(n, a.type) for n, a in zip(names, iter_args)]
-        results = [self._value(name, a.type) for a in iter_args]
         head = f"scf.for {ivv} = {lo} to {hi} step {step}"
         if iter_args:
             inits = ", ".join(f"{a} = {i}" for a, i in zip(argv, iter_args))
             types = ", ".join(str(a.type) for a in iter_args)
             head = f"{self._results(results)}{head} iter_args({inits}) -> ({types})"
-        with self._block(head + " {"):
+        with self._block(head + " {", outer):
             yield Loop(self, ivv, argv, results)
 
     @contextlib.contextmanager
@@ -285,8 +316,11 @@ class Emitter:
         s = resolve(t)
         if not isinstance(s, Scalar):
             raise EmitError(f"arith.constant of type {t}: expected a scalar type")
-        text = repr(float(value)) if s.is_float else str(int(value))
         v = self._value(name, t)
+        if s == I1:
+            self._line(f"{v} = arith.constant {'true' if value else 'false'}")
+            return v
+        text = repr(float(value)) if s.is_float else str(int(value))
         self._line(f"{v} = arith.constant {text} : {t}")
         return v
 
@@ -310,6 +344,18 @@ class Emitter:
 
     def minui(self, a: Value, b: Value, *, name: str = "m") -> Value:
         return self._arith("minui", a, b, name)
+
+    def maxui(self, a: Value, b: Value, *, name: str = "m") -> Value:
+        return self._arith("maxui", a, b, name)
+
+    def remui(self, a: Value, b: Value, *, name: str = "rem") -> Value:
+        return self._arith("remui", a, b, name)
+
+    def andi(self, a: Value, b: Value, *, name: str = "and") -> Value:
+        return self._arith("andi", a, b, name)
+
+    def xori(self, a: Value, b: Value, *, name: str = "xor") -> Value:
+        return self._arith("xori", a, b, name)
 
     def cmpi(self, pred: str, a: Value, b: Value, *, name: str = "cmp") -> Value:
         """`arith.cmpi pred, a, b` (an i1)."""
@@ -384,9 +430,15 @@ class Emitter:
         self._line(f"{v} = axe.slice {src} [{', '.join(map(str, ranges))}] : {src.type} to {t}")
         return v
 
-    def copy(self, src: Value, dst: Value) -> None:
+    def copy(self, src: Value, dst: Value, *, schedule: str | None = None, barrier: Value | None = None) -> None:
+        """`axe.copy src, dst` (`schedule tma`: by the tensor memory accelerator; with `barrier`
+        it is async and completes on that mbarrier)."""
         self._same_shape(src, dst, "axe.copy")
-        self._line(f"axe.copy {src}, {dst} : {src.type}, {dst.type}")
+        if barrier is not None:
+            self._expect(barrier, MBARRIER, "axe.copy barrier")
+        head = "axe.copy async" if barrier is not None else "axe.copy"
+        tail = (f" schedule {schedule}" if schedule else "") + (f" barrier {barrier}" if barrier is not None else "")
+        self._line(f"{head} {src}, {dst}{tail} : {src.type}, {dst.type}")
 
     def cast(self, src: Value, dst: Value) -> None:
         self._same_shape(src, dst, "axe.cast")
@@ -402,6 +454,68 @@ class Emitter:
         self._same_shape(a, b, f"axe.binary {kind}")
         self._same_shape(a, out, f"axe.binary {kind}")
         self._line(f"axe.binary {kind} {a}, {b}, {out} : {a.type}, {b.type}, {out.type}")
+
+    def unary(self, kind: str, src: Value, out: Value) -> None:
+        """`axe.unary kind src, out` (elementwise)."""
+        self._same_shape(src, out, f"axe.unary {kind}")
+        self._line(f"axe.unary {kind} {src}, {out} : {src.type}, {out.type}")
+
+    def gemm_async(self, a: Value, b: Value, acc: Value, *, transpose_a: bool = False, transpose_b: bool = False,
+                   name: str = "gm") -> Value:
+        """`axe.gemm async a, b, acc`: acc += a b (a read transposed, `transpose_a`: stored
+        [K, M]; `transpose_b`: b stored [N, K]), started; returns its token."""
+        sa, sb, sc = (self._tensor(v, "axe.gemm").shape for v in (a, b, acc))
+        m, k = sa[::-1] if transpose_a else sa
+        kb, n = sb[::-1] if transpose_b else sb
+        if (k, (m, n)) != (kb, tuple(sc)):
+            raise EmitError(f"axe.gemm: {sa} x {sb} -> {sc} (transpose_a={transpose_a}, transpose_b={transpose_b})")
+        flags = [f for f, on in (("transpose_a", transpose_a), ("transpose_b", transpose_b)) if on]
+        attrs = f" {{{', '.join(flags)}}}" if flags else ""
+        v = self._value(name, TOKEN)
+        self._line(f"{v} = axe.gemm async {a}, {b}, {acc}{attrs} : {a.type}, {b.type}, {acc.type} -> {TOKEN}")
+        return v
+
+    def wait(self, token: Value | None = None, *, outstanding: int | None = None) -> None:
+        """`axe.wait [token outstanding N]`: until at most N async gemms are in flight (none,
+        without a token)."""
+        if token is None:
+            self._line("axe.wait")
+            return
+        self._expect(token, TOKEN, "axe.wait")
+        self._line(f"axe.wait {token}" + (f" outstanding {outstanding}" if outstanding is not None else ""))
+
+    def mbarrier(self, arrivals: int, *, name: str) -> Value:
+        """`axe.mbarrier arrivals N`: a shared-memory barrier that completes a phase after N
+        arrivals (and the bytes of the async copies that name it)."""
+        v = self._value(name, MBARRIER)
+        self._line(f"{v} = axe.mbarrier arrivals {arrivals}")
+        return v
+
+    def mbarrier_wait(self, bar: Value, parity: Value) -> None:
+        self._expect(bar, MBARRIER, "axe.mbarrier_wait")
+        self._expect(parity, I1, "axe.mbarrier_wait parity")
+        self._line(f"axe.mbarrier_wait {bar}, {parity}")
+
+    def mbarrier_arrive(self, bar: Value) -> None:
+        self._expect(bar, MBARRIER, "axe.mbarrier_arrive")
+        self._line(f"axe.mbarrier_arrive {bar}")
+
+    def set_max_registers(self, count: int) -> None:
+        """`axe.set_max_registers N`: the scope's warpgroup runs with N registers per thread."""
+        self._line(f"axe.set_max_registers {count}")
+
+    def signal(self, flag: Value, value: Value) -> None:
+        """`axe.signal flag, value`: stores `value` into the global flag (release)."""
+        self._signal("axe.signal", flag, value)
+
+    def signal_wait(self, flags: Value, value: Value) -> None:
+        """`axe.signal_wait flags, value`: until every flag holds `value` (acquire)."""
+        self._signal("axe.signal_wait", flags, value)
+
+    def _signal(self, op: str, flag: Value, value: Value) -> None:
+        t = self._tensor(flag, op)
+        self._expect(value, t.elt, f"{op} value")
+        self._line(f"{op} {flag}, {value} : {flag.type}, {value.type}")
 
     @staticmethod
     def _tensor(v: Value, what: str) -> Tensor:

@@ -34,6 +34,7 @@ from collections.abc import Callable
 
 from .emitter import F16, F32, I32, I64, INDEX, At, Emitter, MemRef, Param, Span, Tensor, Type, Value
 
+
 @dataclasses.dataclass(frozen=True)
 class MoEConfig:
     """One model's MoE layer: hidden size, expert intermediate size, routed experts, experts
@@ -247,7 +248,7 @@ def combine(cfg: MoEConfig, t: int, fname: str | None = None) -> str:
     params = [Param("y", MemRef(rows * H, F16), align=16), Param("pos", MemRef(n, I64)),
               Param("w", MemRef(n, F32)), Param("out", MemRef(t * H, F16), align=16)]
     with e.module("sm_90"), e.func(fname or kernel_name(cfg, "combine", t), params) as (y, pos, w, out):
-        Y, O = e.view(y, expert_rows, name="Y"), e.view(out, tokens, name="O")
+        Y, Out = e.view(y, expert_rows, name="Y"), e.view(out, tokens, name="O")
         with e.kernel([t], [row_threads(cfg)]):
             tok = e.unit_id("cta", name="t")
             base = e.muli(tok, e.constant(cfg.slots, name="ck"), name="base")
@@ -268,7 +269,7 @@ def combine(cfg: MoEConfig, t: int, fname: str | None = None) -> str:
                 e.binary("mul", yf, wt, yf)
                 e.binary("add", acc, yf, acc)
             e.cast(acc, loaded[0][0])
-            e.copy(loaded[0][0], e.slice(O, [At(tok, 1), Span(0, H)], row, name="os"))
+            e.copy(loaded[0][0], e.slice(Out, [At(tok, 1), Span(0, H)], row, name="os"))
     return e.text()
 
 

@@ -5,8 +5,8 @@
 //! literals, `#axe.layout<…>` texts, axis names, memory spaces, scopes, schedules, targets,
 //! lines and launch sizes. Each mutant runs one random pipeline under a 10 s timeout.
 //!
-//! Oracles: exit 0 or 1 (no signal, no 101/134); no `panicked`, `internal error`,
-//! `Assertion`, `LLVM ERROR` or `Stack dump` on stderr; exit 1 comes with a located
+//! Oracles: exit 0 or 1 (no signal, no 101/134); no `panicked`, `internal error`, `internal:`
+//! (a broken invariant of the lowering), `Assertion`, `LLVM ERROR` or `Stack dump` on stderr; exit 1 comes with a located
 //! `<file>:<line>:<col>: error:` and no diagnostic at `loc(unknown)` or `-:`; a successful
 //! NVVM lowering has no negative `wait_group` count and no negative shared memory size.
 
@@ -74,7 +74,17 @@ fn upstream_parser_crash(stderr: &str) -> Option<String> {
 }
 
 /// Markers of an internal failure on stderr.
-const BAD_STDERR: &[&str] = &["panicked", "internal error", "Assertion", "LLVM ERROR", "Stack dump"];
+/// What on stderr is a finding whatever the exit code: a panic, a broken invariant of the
+/// passes (their messages start with `internal error` or `internal:`), an LLVM assertion or
+/// crash.
+pub const BAD_STDERR: &[&str] = &[
+    "panicked",
+    "internal error",
+    "internal:",
+    "Assertion",
+    "LLVM ERROR",
+    "Stack dump",
+];
 
 /// One seed input: where it came from, its text and the extra flags its RUN lines need.
 struct Seed {

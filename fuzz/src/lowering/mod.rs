@@ -185,7 +185,7 @@ pub fn execute(
         return (Outcome::Crash("axe-opt timeout".into(), String::new()), String::new());
     };
     let first_error = stderr.lines().find(|l| l.contains("error:")).unwrap_or("").to_string();
-    for bad in ["panicked", "internal error", "Assertion", "LLVM ERROR", "Stack dump"] {
+    for bad in crate::ir::BAD_STDERR {
         if stderr.contains(bad) {
             let l = stderr.lines().find(|l| l.contains(bad)).unwrap_or("");
             return (

@@ -45,6 +45,7 @@ class Scalar(Type):
 
 INDEX, I1, I32, I64 = Scalar("index"), Scalar("i1"), Scalar("i32"), Scalar("i64")
 F16, BF16, F32 = Scalar("f16"), Scalar("bf16"), Scalar("f32")
+E4M3, E5M2 = Scalar("f8E4M3FN"), Scalar("f8E5M2")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -258,6 +259,12 @@ class Emitter:
             yield
 
     @contextlib.contextmanager
+    def mesh(self, ranks: int) -> Iterator[None]:
+        """`axe.mesh [R]`: the ops inside run on each of R devices (`@gpuid` layouts)."""
+        with self._block(f"axe.mesh [{ranks}] {{"):
+            yield
+
+    @contextlib.contextmanager
     def scope(self, unit: str, lo: int, hi: int) -> Iterator[None]:
         """`axe.scope unit [lo : hi]`: the ops inside run on those units only (a role)."""
         with self._block(f"axe.scope {unit} [{lo} : {hi}] {{"):
@@ -459,6 +466,50 @@ class Emitter:
         """`axe.unary kind src, out` (elementwise)."""
         self._same_shape(src, out, f"axe.unary {kind}")
         self._line(f"axe.unary {kind} {src}, {out} : {src.type}, {out.type}")
+
+    def matmul(self, a: Value, b: Value, c: Value, *, gate: str | None = None, up: Value | None = None,
+               gather: tuple[Value, Value, Value] | None = None, scales: tuple[Value, Value] | None = None,
+               bias: Value | None = None, activation: str | None = None, residual: Value | None = None,
+               workspace: tuple[Value, Value] | None = None, transpose_b: bool = False,
+               schedule: str | None = None) -> None:
+        """`axe.matmul a, b, c` on global tensors, C = act(A B + bias) + residual, with the op's
+        optional parts (a gated product and its separate up weights, the all-gather of A's rows,
+        FP8 scales, split-K's workspace) and attributes (`transpose_b`: B given as [N, K];
+        `schedule`: the text inside `#axe.matmul_schedule<...>`, an override of the compiler's)."""
+        sa, sb, sc = (self._tensor(v, "axe.matmul").shape for v in (a, b, c))
+        n = sb[0] if transpose_b else sb[1]
+        if len({len(sa), len(sb), len(sc)}) != 1 or sa[0] != sc[0] or (sb[1] if transpose_b else sb[0]) != sa[1] \
+                or n != (2 * sc[1] if gate and up is None else sc[1]):
+            raise EmitError(f"axe.matmul: {sa} x {sb} -> {sc} (transpose_b={transpose_b}, gate={gate})")
+
+        def group(word: str, values: Sequence[Value], typed: int | None = None) -> str:
+            # `word(%v, ... : types)`: the types of the first `typed` values (all by default).
+            types = ", ".join(str(v.type) for v in values[:typed])
+            return f" {word}({', '.join(map(str, values))} : {types})"
+
+        text = f"axe.matmul {a}, {b}, {c}"
+        if gate:
+            text += f" gate {gate}"
+        if up is not None:
+            text += group("up", [up])
+        if gather is not None:
+            self._expect(gather[2], I32, "axe.matmul gather epoch")
+            text += group("gather", gather, typed=2)  # the epoch's type is i32, not written
+        if scales is not None:
+            text += group("scales", scales)
+        if bias is not None:
+            text += group("bias", [bias])
+        if activation:
+            text += f" activation {activation}"
+        if residual is not None:
+            text += group("residual", [residual])
+        if workspace is not None:
+            text += group("workspace", workspace)
+        attrs = (["transpose_b"] if transpose_b else []) + (
+            [f"schedule = #axe.matmul_schedule<{schedule}>"] if schedule else [])
+        if attrs:
+            text += f" {{{', '.join(attrs)}}}"
+        self._line(f"{text} : {a.type}, {b.type}, {c.type}")
 
     def gemm_async(self, a: Value, b: Value, acc: Value, *, transpose_a: bool = False, transpose_b: bool = False,
                    name: str = "gm") -> Value:

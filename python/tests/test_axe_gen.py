@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import unittest
 
-from axe_gen import moe
+from axe_gen import matmul, moe
 from axe_gen.emitter import (
     F16,
     F32,
@@ -169,6 +169,43 @@ class EmitterTypes(unittest.TestCase):
     def test_index_casts_have_an_index_side(self) -> None:
         with self.assertRaisesRegex(EmitError, "index_cast"):
             self.e.index_cast(self.e.constant(0, I64), I1)
+
+
+class Matmul(unittest.TestCase):
+    def test_the_op_carries_its_parts_in_order(self) -> None:
+        text = matmul.module(16, 4096, 14336, "bf16", "bf16", bias=True, activation="gelu", residual=True,
+                             workspace=True, schedule="stages = 8")
+        self.assertIn("axe.matmul %A, %B, %C bias(%BIAS : !bias) activation gelu residual(%R : !residual) "
+                      "workspace(%P, %F : !partials, !flags) {schedule = #axe.matmul_schedule<stages = 8>} "
+                      ": !a, !b, !c", text)
+        self.assertIn("!flags = !axe.tensor<1x64xi32, global, #axe.layout<(1, 64) : (64, 1)>>", text)
+
+    def test_fp8_takes_b_transposed_and_its_scales(self) -> None:
+        text = matmul.module(128, 7168, 2048, "e4m3b", "bf16")
+        self.assertIn("!scale_a = !axe.tensor<128x16xf32, global, #axe.layout<(128, 16) : (1, 128)>>", text)
+        self.assertIn("scales(%SA, %SB : !scale_a, !scale_b) {transpose_b}", text)
+
+    def test_a_gathered_product_runs_in_a_mesh(self) -> None:
+        text = matmul.module(8192, 14336, 4096, gate="silu", gather=4)
+        self.assertIn("axe.mesh [4] {", text)
+        self.assertIn("gate silu gather(%G, %GF, %epoch : !g, !gf)", text)
+
+    def test_shapes_must_agree(self) -> None:
+        e = Emitter()
+        with e.module("sm_90a"), e.func("f", []):
+            a = e.alloc(Tensor((64, 128), F16, "global"), name="a")
+            b = e.alloc(Tensor((64, 256), F16, "global"), name="b")
+            c = e.alloc(Tensor((64, 256), F16, "global"), name="c")
+            with self.assertRaisesRegex(EmitError, "axe.matmul"):
+                e.matmul(a, b, c)
+
+    @unittest.skipUnless(AXE_OPT, "axe-opt is not built")
+    def test_modules_parse_and_verify(self) -> None:
+        for text in (matmul.module(100, 4096, 4096, workspace=True), matmul.module(64, 4096, 4096, "e4m3", "bf16"),
+                     matmul.module(8192, 14336, 4096, gate="silu", gather=2, up=True),
+                     matmul.module(200, 1000, 512, bias=True, activation="gelu", residual=True)):
+            done = verify(text)
+            self.assertEqual(done.returncode, 0, done.stderr)
 
 
 class MoE(unittest.TestCase):

@@ -15,9 +15,10 @@
 //! consumers needed more) and compile the whole kernel within the launch count, 65536 / 384
 //! = 168 registers for a producer warpgroup and two consumer warpgroups. Such a kernel holds
 //! the SM alone anyway (its consumers take 232 registers each once they run), so each gets
-//! `nvvm.minctasm = 1`, the `.minnctapersm 1` that makes the entry count known. Measured on an H100 (bench/RESULTS.md, session 17): an
-//! mma.sync consumer's 64 x 64 warp tile spilled 364 bytes at 168 registers and none after,
-//! and the kernel ran 1.13x faster.
+//! `nvvm.minctasm = 1`, the `.minnctapersm 1` that makes the entry count known. Measured on an
+//! H100 (bench/RESULTS.md, "A compiler defect: `setmaxnreg` was dropped by ptxas"): an mma.sync
+//! consumer's 64 x 64 warp tile spilled 364 bytes at 168 registers and none after, and the
+//! kernel ran 1.13x faster.
 
 use axe_upstream_ods::{gpu, nvvm};
 use mlir_sys::*;

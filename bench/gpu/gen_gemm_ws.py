@@ -105,7 +105,7 @@ def choose_cluster(m, n, k, bm=128, bn=256, sms=132):
 
     A pair loads each B tile once for two row tiles, so it halves B's traffic from L2 into the
     SMs and the energy spent on it, at the price of coupling the pair (a stage is refilled only
-    when both CTAs have released it). On the H100 (bench/RESULTS.md, session 15):
+    when both CTAs have released it). On the H100 (bench/RESULTS.md, "Clusters of two chosen per shape"):
     - Large GEMMs run at the card's power limit within seconds, where energy per GEMM decides
       the speed. Timed in palindromic windows of sustained load, the pairs ran 1.4-5.0 % faster
       than the same kernel unclustered at ten Figure 10 shapes that came out low in short
@@ -242,7 +242,8 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
     # is written the warpgroup waits until at most ASYNC_PUSH - 1 stores are still reading
     # theirs (`axe.wait outstanding`). The last part's store then travels behind the next
     # tile's mainloop instead of holding the warpgroup until the TMA unit has read it over a
-    # busy NVLink (what the ablations of bench/RESULTS.md, session 16, found the pushes cost).
+    # busy NVLink (what the ablations of bench/RESULTS.md, "The fused GEMM + reduce-scatter, taken
+    # apart", found the pushes cost).
     # With two, each is half as wide (64 columns), so 4 stages still fit.
     assert async_push in (0, 1, 2) and (not async_push or bulk)
     # TMA_STORE 2: the TMA-store epilogue's stores are async (as ASYNC_PUSH 1): the last part
@@ -255,7 +256,8 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
     # it); the pusher copies it into the owner's P with 16-byte thread stores and publishes
     # the half tile's flag (`axe.signal`, system scope), so the computing warpgroups spend
     # nothing on NVLink or flags, and the SM's TMA unit only loads. The own tiles are as in
-    # the other forms. (Session 16's ablations: the pushes over NVLink and the flags cost the
+    # the other forms. (The ablations of bench/RESULTS.md, "The fused GEMM + reduce-scatter,
+    # taken apart": the pushes over NVLink and the flags cost the
     # bulk form 59 and 28 us at Llama-3.1-8B, R = 4.)
     assert not pushers or (ranks and not (bulk or defer or reduce or async_push))
     # COMM > 0: the last COMM CTAs of the grid compute nothing. The others walk the tiles among
@@ -285,7 +287,8 @@ def kernel(m, n, k, bn=256, stages=4, out="f16", persistent=1, group=8, sms=132,
     # explicit register fragments (`axe.copy ... schedule ldmatrix`, two buffers per operand),
     # each step's fragments loaded while the previous step computes; the stage is released
     # once its last fragments are loaded. As fast as the whole-stage gemm (bench/RESULTS.md,
-    # session 17: the spills both had came from ptxas ignoring setmaxnreg, since fixed).
+    # "A compiler defect: `setmaxnreg` was dropped by ptxas": the spills both had came from
+    # ptxas ignoring setmaxnreg, since fixed).
     target = chip.split("-")[0]
     mma_sm90a = chip.startswith("sm_90a-mma")
     assert chip in ("sm_90a", "sm_90", "sm_90a-mma", "sm_90a-mma-frag")

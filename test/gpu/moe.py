@@ -10,7 +10,7 @@ where its kernels were built (bench/gpu/build_moe.py):
   - "two kernels": the same generator's phases as two launches (the ablation of the pipeline);
   - "fused swapBR" / "two kernels swapBR": the same in the swapped orientation (weights as
     wgmma's M, BR-row token tiles as its N), for small batches;
-  - "tma": the two non-specialized grouped GEMMs of bench/gpu/gen_moe.py (session 4).
+  - "tma": the two non-specialized grouped GEMMs of bench/gpu/gen_moe.py.
 
     python3 moe.py DIR [--model NAME] [--bench] [--reps R] [T ...]
 
@@ -237,7 +237,8 @@ class AxeRowSteps:
         # The gather never writes padding rows, so they keep these values: finite, not zero.
         # With zero padding rows the warp-specialized GEMMs ran 18-25 % slower at 4096 tokens
         # (the same kernels on the same tile map; swapping only X's contents swapped the times:
-        # bench/RESULTS.md, session 13; the SM clock was the same). The cause was not found.
+        # bench/RESULTS.md, "The MoE layer: where the time goes, and the gather and combine as Axe
+        # kernels"; the SM clock was the same). The cause was not found.
         self.x = torch.empty(rows, H, device="cuda", dtype=torch.half).normal_()
         self.y = torch.empty(rows, H, device="cuda", dtype=torch.half)
         self.pos = torch.zeros(t * TOPK, device="cuda", dtype=torch.long)

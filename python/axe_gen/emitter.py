@@ -169,14 +169,14 @@ class Loop:
 class Branch:
     """An `scf.if` being written: `yield_` ends a branch; `else_()` starts the else branch."""
 
-    def __init__(self, emitter: Emitter, results: list[Value]):
-        self._e, self.results = emitter, results
+    def __init__(self, emitter: Emitter, results: list[Value], indent: bool = True):
+        self._e, self.results, self._indent = emitter, results, indent
 
     def yield_(self, *values: Value) -> None:
         self._e._yield(values, [r.type for r in self.results])
 
     def else_(self) -> None:
-        self._e._line("} else {", dedent=1)
+        self._e._line("} else {", dedent=1 if self._indent else 0)
 
 
 class Emitter:
@@ -219,16 +219,17 @@ class Emitter:
         return Value(self._fresh(name), t)
 
     @contextlib.contextmanager
-    def _block(self, opener: str, outer: set[str] | None = None) -> Iterator[None]:
+    def _block(self, opener: str, outer: set[str] | None = None, indent: bool = True) -> Iterator[None]:
         # Names defined in a region (`outer`: the names visible before its block arguments) are
         # not visible after it, so they may be used again (as in hand-written IR: each loop
-        # body has its %v).
+        # body has its %v). `indent=False`: the region's ops at the opener's depth (the layout
+        # of some generators' text, kept so their output stays the same).
         self._line(opener)
-        self._depth += 1
+        self._depth += indent
         outer = set(self._names) if outer is None else outer
         yield
         self._names = outer
-        self._depth -= 1
+        self._depth -= indent
         self._line("}")
 
     # -- structure ------------------------------------------------------------------------
@@ -251,17 +252,20 @@ class Emitter:
             self._line("return")
 
     @contextlib.contextmanager
-    def kernel(self, grid: Sequence[int], threads: Sequence[int], *, cooperative: bool = False) -> Iterator[None]:
+    def kernel(self, grid: Sequence[int], threads: Sequence[int], *, cooperative: bool = False,
+               cluster: Sequence[int] | None = None) -> Iterator[None]:
         """`axe.kernel grid [...] threads [...]` (`cooperative`: its CTAs wait on each other, so
-        all must be resident: the launcher launches it cooperatively)."""
+        all must be resident: the launcher launches it cooperatively; `cluster`: CTAs launched
+        in clusters of that shape, `cluster [N]`)."""
         coop = " cooperative" if cooperative else ""
-        with self._block(f"axe.kernel grid {list(grid)} threads {list(threads)}{coop} {{"):
+        clus = f" cluster {list(cluster)}" if cluster else ""
+        with self._block(f"axe.kernel grid {list(grid)} threads {list(threads)}{clus}{coop} {{"):
             yield
 
     @contextlib.contextmanager
-    def mesh(self, ranks: int) -> Iterator[None]:
+    def mesh(self, ranks: int, *, indent: bool = True) -> Iterator[None]:
         """`axe.mesh [R]`: the ops inside run on each of R devices (`@gpuid` layouts)."""
-        with self._block(f"axe.mesh [{ranks}] {{"):
+        with self._block(f"axe.mesh [{ranks}] {{", indent=indent):
             yield
 
     @contextlib.contextmanager
@@ -272,12 +276,17 @@ class Emitter:
 
     @contextlib.contextmanager
     def for_(self, lo: Value, hi: Value, step: Value, iter_args: Sequence[Value] = (), *, iv: str = "i",
-             args: Sequence[str] = (), name: str = "r") -> Iterator[Loop]:
+             args: Sequence[str] = (), name: str = "r", packed: bool = False) -> Iterator[Loop]:
         """`scf.for %iv = lo to hi step step iter_args(...)`: yields the `Loop`; a loop with
-        iteration arguments must end its body with `loop.yield_(...)`."""
+        iteration arguments must end its body with `loop.yield_(...)`. `packed`: the results
+        are one name, `%r:N = scf.for ...`, used as `%r#0` ... `%r#N-1`."""
         for v in (lo, hi, step):
             self._expect(v, INDEX, "scf.for bounds")
-        results = [self._value(name, a.type) for a in iter_args]
+        if packed and iter_args:
+            base = self._fresh(name)
+            results = [Value(f"{base}#{i}", a.type) for i, a in enumerate(iter_args)]
+        else:
+            results = [self._value(name, a.type) for a in iter_args]
         outer = set(self._names)
         ivv = self._value(iv, INDEX)
         names = list(args) or ["a"] * len(iter_args)
@@ -286,21 +295,23 @@ class Emitter:
         if iter_args:
             inits = ", ".join(f"{a} = {i}" for a, i in zip(argv, iter_args))
             types = ", ".join(str(a.type) for a in iter_args)
-            head = f"{self._results(results)}{head} iter_args({inits}) -> ({types})"
+            lhs = f"%{base}:{len(results)} = " if packed else self._results(results)
+            head = f"{lhs}{head} iter_args({inits}) -> ({types})"
         with self._block(head + " {", outer):
             yield Loop(self, ivv, argv, results)
 
     @contextlib.contextmanager
-    def if_(self, cond: Value, results: Sequence[Type] = (), *, name: str = "r") -> Iterator[Branch]:
+    def if_(self, cond: Value, results: Sequence[Type] = (), *, name: str = "r", indent: bool = True) -> Iterator[Branch]:
         """`scf.if cond`: yields the `Branch`; with results, each branch ends with `yield_`
-        (`branch.else_()` starts the else branch)."""
+        (`branch.else_()` starts the else branch; `indent=False`: the branches' ops at the
+        `scf.if`'s depth)."""
         self._expect(cond, I1, "scf.if condition")
         rv = [self._value(name, t) for t in results]
         head = f"scf.if {cond}"
         if results:
             head = f"{self._results(rv)}{head} -> ({', '.join(str(t) for t in results)})"
-        with self._block(head + " {"):
-            yield Branch(self, rv)
+        with self._block(head + " {", indent=indent):
+            yield Branch(self, rv, indent)
 
     def _yield(self, values: Sequence[Value], types: Sequence[Type]) -> None:
         if [str(v.type) for v in values] != [str(t) for t in types]:
@@ -430,11 +441,15 @@ class Emitter:
         self._line(f"{v} = axe.alloc : {t}")
         return v
 
-    def slice(self, src: Value, ranges: Sequence[Span | At], t: Type, *, name: str) -> Value:
-        """`axe.slice src [ranges]`: a window of `src` of type `t`."""
-        self._tensor(src, "axe.slice")
+    def slice(self, src: Value, ranges: Sequence[Span | At], t: Type, *, name: str, clip: bool = False) -> Value:
+        """`axe.slice src [ranges]`: a window of `src` of type `t` (`clip`: `{clip}`, the window
+        may reach past `src`'s end: TMA fills the part past it with zeros, stores skip it)."""
+        st, tt = self._tensor(src, "axe.slice"), self._tensor(Value("", t), "axe.slice result")
+        if len(ranges) != len(st.shape) or len(tt.shape) != len(st.shape):
+            raise EmitError(f"axe.slice: {len(ranges)} ranges of a {st.shape} tensor into {tt.shape}")
         v = self._value(name, t)
-        self._line(f"{v} = axe.slice {src} [{', '.join(map(str, ranges))}] : {src.type} to {t}")
+        attr = " {clip}" if clip else ""
+        self._line(f"{v} = axe.slice {src} [{', '.join(map(str, ranges))}]{attr} : {src.type} to {t}")
         return v
 
     def copy(self, src: Value, dst: Value, *, schedule: str | None = None, barrier: Value | None = None) -> None:
@@ -447,6 +462,19 @@ class Emitter:
         tail = (f" schedule {schedule}" if schedule else "") + (f" barrier {barrier}" if barrier is not None else "")
         self._line(f"{head} {src}, {dst}{tail} : {src.type}, {dst.type}")
 
+    def copy_async(self, src: Value, dst: Value, *, schedule: str, after: Value | None = None,
+                   name: str = "t") -> Value:
+        """`axe.copy async src, dst schedule S [after %r] -> !axe.token`: a copy started (TMA,
+        cp_async), complete once `axe.wait` on its token returns; `after` an `axe.arrive`'s
+        token: issued once every thread of the CTA has arrived there."""
+        self._same_shape(src, dst, "axe.copy async")
+        if after is not None:
+            self._expect(after, TOKEN, "axe.copy async after")
+        v = self._value(name, TOKEN)
+        aft = f" after {after}" if after is not None else ""
+        self._line(f"{v} = axe.copy async {src}, {dst} schedule {schedule}{aft} : {src.type}, {dst.type} -> {TOKEN}")
+        return v
+
     def cast(self, src: Value, dst: Value) -> None:
         self._same_shape(src, dst, "axe.cast")
         self._line(f"axe.cast {src}, {dst} : {src.type}, {dst.type}")
@@ -457,8 +485,10 @@ class Emitter:
         self._line(f"axe.fill {dst}, {value} : {dst.type}, {value.type}")
 
     def binary(self, kind: str, a: Value, b: Value, out: Value) -> None:
-        """`axe.binary kind a, b, out` (elementwise, into `out`)."""
-        self._same_shape(a, b, f"axe.binary {kind}")
+        """`axe.binary kind a, b, out` (elementwise, into `out`; `b` may be a 1x1 tensor,
+        broadcast: a scale)."""
+        if self._tensor(b, f"axe.binary {kind}").shape != (1, 1):
+            self._same_shape(a, b, f"axe.binary {kind}")
         self._same_shape(a, out, f"axe.binary {kind}")
         self._line(f"axe.binary {kind} {a}, {b}, {out} : {a.type}, {b.type}, {out.type}")
 
@@ -511,10 +541,7 @@ class Emitter:
             text += f" {{{', '.join(attrs)}}}"
         self._line(f"{text} : {a.type}, {b.type}, {c.type}")
 
-    def gemm_async(self, a: Value, b: Value, acc: Value, *, transpose_a: bool = False, transpose_b: bool = False,
-                   name: str = "gm") -> Value:
-        """`axe.gemm async a, b, acc`: acc += a b (a read transposed, `transpose_a`: stored
-        [K, M]; `transpose_b`: b stored [N, K]), started; returns its token."""
+    def _gemm_operands(self, a: Value, b: Value, acc: Value, transpose_a: bool, transpose_b: bool) -> str:
         sa, sb, sc = (self._tensor(v, "axe.gemm").shape for v in (a, b, acc))
         m, k = sa[::-1] if transpose_a else sa
         kb, n = sb[::-1] if transpose_b else sb
@@ -522,18 +549,42 @@ class Emitter:
             raise EmitError(f"axe.gemm: {sa} x {sb} -> {sc} (transpose_a={transpose_a}, transpose_b={transpose_b})")
         flags = [f for f, on in (("transpose_a", transpose_a), ("transpose_b", transpose_b)) if on]
         attrs = f" {{{', '.join(flags)}}}" if flags else ""
+        return f"{a}, {b}, {acc}{attrs} : {a.type}, {b.type}, {acc.type}"
+
+    def gemm(self, a: Value, b: Value, acc: Value, *, transpose_a: bool = False, transpose_b: bool = False) -> None:
+        """`axe.gemm a, b, acc`: acc += a b, complete when it returns (mma.sync, or wgmma
+        waited for); operands as `gemm_async`'s."""
+        self._line(f"axe.gemm {self._gemm_operands(a, b, acc, transpose_a, transpose_b)}")
+
+    def gemm_async(self, a: Value, b: Value, acc: Value, *, transpose_a: bool = False, transpose_b: bool = False,
+                   name: str = "gm") -> Value:
+        """`axe.gemm async a, b, acc`: acc += a b (a read transposed, `transpose_a`: stored
+        [K, M]; `transpose_b`: b stored [N, K]), started; returns its token."""
+        ops = self._gemm_operands(a, b, acc, transpose_a, transpose_b)
         v = self._value(name, TOKEN)
-        self._line(f"{v} = axe.gemm async {a}, {b}, {acc}{attrs} : {a.type}, {b.type}, {acc.type} -> {TOKEN}")
+        self._line(f"{v} = axe.gemm async {ops} -> {TOKEN}")
         return v
 
-    def wait(self, token: Value | None = None, *, outstanding: int | None = None) -> None:
-        """`axe.wait [token outstanding N]`: until at most N async gemms are in flight (none,
-        without a token)."""
-        if token is None:
-            self._line("axe.wait")
-            return
-        self._expect(token, TOKEN, "axe.wait")
-        self._line(f"axe.wait {token}" + (f" outstanding {outstanding}" if outstanding is not None else ""))
+    def wait(self, *tokens: Value, outstanding: int | None = None) -> None:
+        """`axe.wait [tokens] [outstanding N]`: until the tokens' async ops are done, or (with
+        `outstanding`) at most N async gemms (or copy groups) are in flight; bare, all of them."""
+        for t in tokens:
+            self._expect(t, TOKEN, "axe.wait")
+        text = "axe.wait" + (" " + ", ".join(map(str, tokens)) if tokens else "")
+        self._line(text + (f" outstanding {outstanding}" if outstanding is not None else ""))
+
+    def arrive(self, *, name: str = "rel") -> Value:
+        """`axe.arrive`: every thread of the CTA arrives; its token, as `after` of an async copy,
+        holds that copy back until all have (a split CTA barrier)."""
+        v = self._value(name, TOKEN)
+        self._line(f"{v} = axe.arrive")
+        return v
+
+    def device_id(self, *, name: str = "rank") -> Value:
+        """`axe.device_id`: this device's index in the enclosing `axe.mesh`."""
+        v = self._value(name, INDEX)
+        self._line(f"{v} = axe.device_id")
+        return v
 
     def mbarrier(self, arrivals: int, *, name: str) -> Value:
         """`axe.mbarrier arrivals N`: a shared-memory barrier that completes a phase after N

@@ -63,7 +63,8 @@ import os
 from collections.abc import Callable
 
 from . import moe
-from .emitter import F16, F32, I1, I32, INDEX, At, Emitter, MemRef, Param, Span, Tensor, Type, Value
+from .emitter import F16, F32, I1, I32, INDEX, At, Emitter, MemRef, Param, Span, Tensor, Value
+from .gemm_parts import cast_store, swiglu_pair
 from .moe import MoEConfig
 
 BK = 64
@@ -119,33 +120,6 @@ class TileAt:
     om: Value
     on: Value
     eoff: Value
-
-
-def swiglu_pair(e: Emitter, acc: Value, rows: int, blk: int, p: int, by_rows: bool = False) -> Value:
-    """silu(gate) * up for the p-th (gate, up) pair of `blk`-column blocks of the f32
-    accumulator `acc` (`rows` rows): register slices of it, so no data moves. `by_rows`: the
-    pair is of `blk`-row blocks instead, over `rows` columns (a swapped accumulator, W^T X^T)."""
-    g0 = 2 * p * blk
-    if by_rows:
-        hr = Tensor((blk, rows), F32, "register")
-        gate, up = [Span(g0, g0 + blk), Span(0, rows)], [Span(g0 + blk, g0 + 2 * blk), Span(0, rows)]
-    else:
-        hr = Tensor((rows, blk), F32, "register")
-        gate, up = [Span(0, rows), Span(g0, g0 + blk)], [Span(0, rows), Span(g0 + blk, g0 + 2 * blk)]
-    gv = e.slice(acc, gate, hr, name=f"gate{p}")
-    uv = e.slice(acc, up, hr, name=f"up{p}")
-    act = e.alloc(hr, name=f"act{p}")
-    e.unary("silu", gv, act)
-    e.binary("mul", act, uv, act)
-    return act
-
-
-def cast_store(e: Emitter, src: Value, reg_ty: Type, dst_ty: Type, view: Value, at: list[Span | At], tag: str) -> None:
-    """`src` converted into a new register tensor (`reg_ty`, the output's element type) and
-    stored to the slice `at` of the global `view`."""
-    reg = e.alloc(reg_ty, name=f"{tag}v")
-    e.cast(src, reg)
-    e.copy(reg, e.slice(view, at, dst_ty, name=f"{tag}t"))
 
 
 def kernel(cfg: MoEConfig, t: int, phases: str = "fused", bn: int | None = None, stages: int = STAGES,
@@ -425,7 +399,7 @@ def kernel(cfg: MoEConfig, t: int, phases: str = "fused", bn: int | None = None,
                             onh0 = e.muli(tile.ct, e.constant(hb, name="chalf"), name="onh0")
                             onh = e.addi(onh0, e.constant((w - 1) * blk, name="cwh"), name="onh")
                             cast_store(e, act, Tensor((blk, BM), F16, "register"), Tensor((blk, BM), F16, "global"),
-                                       HT, [At(onh, blk), At(tile.om, BM)], "h")
+                                       HT, [At(onh, blk), At(tile.om, BM)], "hv", "ht")
                             publish(tile)
                             return
                         # SwiGLU on register slices of the accumulator (no data moves): per
@@ -450,7 +424,7 @@ def kernel(cfg: MoEConfig, t: int, phases: str = "fused", bn: int | None = None,
                             assert YT is not None
                             cast_store(e, acc, Tensor((wcols, BM), F16, "register"),
                                        Tensor((wcols, BM), F16, "global"), YT, [At(first, wcols), At(tile.om, BM)],
-                                       "y")
+                                       "yv", "yt")
                             return
                         # Y's rows through the shared tile and TMA stores, STORE_COLUMNS at a time;
                         # each part converted right before it goes out (gen_gemm_ws.py's epilogue).

@@ -10,11 +10,12 @@ import shutil
 import subprocess
 import unittest
 
-from axe_gen import matmul, moe
+from axe_gen import gemm_tma, matmul, moe
 from axe_gen.emitter import (
     F16,
     F32,
     I1,
+    I32,
     I64,
     INDEX,
     At,
@@ -169,6 +170,128 @@ class EmitterTypes(unittest.TestCase):
     def test_index_casts_have_an_index_side(self) -> None:
         with self.assertRaisesRegex(EmitError, "index_cast"):
             self.e.index_cast(self.e.constant(0, I64), I1)
+
+
+class EmitterAsync(unittest.TestCase):
+    """The ops of the pipelined GEMMs: async copies and their tokens, split barriers, packed
+    loop results, unindented regions, clipped slices."""
+
+    def pipeline(self) -> str:
+        e = Emitter()
+        g = Tensor((256, 64), F16, "global", "(256, 64) : (64, 1)")
+        t = Tensor((128, 64), F16, "global")
+        st = Tensor((128, 64), F16, "shared", "(128, 64) : (64, 1)", (3, 3, 3))
+        sb = Tensor((64, 64), F16, "shared", "(64, 64) : (64, 1)", (3, 3, 3))
+        acc_t = Tensor((128, 64), F32, "register")
+        with e.module("sm_90a"), e.func("f", [Param("x", MemRef(256 * 64, F16), 16), Param("m", MemRef(2, I32))]) as (x, m):
+            with e.mesh(2, indent=False):
+                X = e.view(x, g, name="X")
+                with e.kernel([2], [128], cluster=[2]):
+                    rank = e.device_id()
+                    c0, c1 = e.constant(0, name="c0"), e.constant(1, name="c1")
+                    used = e.cmpi("sge", e.load(m, rank, name="e32"), e.constant(0, I32, name="z32"), name="used")
+                    with e.if_(used, indent=False):
+                        sa = e.alloc(st, name="sa")
+                        sbv = e.alloc(sb, name="sb")
+                        acc = e.alloc(acc_t, name="acc")
+                        a = e.slice(X, [At(rank, 128), Span(0, 64)], t, name="at", clip=True)
+                        tok = e.copy_async(a, sa, schedule="tma", name="ta")
+                        with e.for_(c0, c1, c1, [tok, tok], iv="k", args=["la", "lb"], packed=True) as loop:
+                            e.wait(*loop.args)
+                            g_ = e.gemm_async(sa, sbv, acc, name="g")
+                            e.wait(g_, outstanding=1)
+                            rel = e.arrive(name="rel")
+                            nxt = e.copy_async(a, sa, schedule="tma", after=rel, name="tn")
+                            e.gemm(sa, sbv, acc)
+                            loop.yield_(nxt, nxt)
+                        e.wait(loop.results[0], loop.results[1])
+        return e.text()
+
+    def test_async_ops_print_their_tokens(self) -> None:
+        text = self.pipeline()
+        self.assertIn("%ta = axe.copy async %at, %sa schedule tma : ", text)
+        self.assertIn("%tn = axe.copy async %at, %sa schedule tma after %rel : ", text)
+        self.assertIn("-> !axe.token", text)
+        self.assertIn("%rel = axe.arrive", text)
+        self.assertIn("axe.wait %la, %lb", text)
+        self.assertIn("axe.wait %g outstanding 1", text)
+        self.assertIn("%rank = axe.device_id", text)
+        self.assertIn("axe.kernel grid [2] threads [128] cluster [2] {", text)
+        self.assertIn("[%rank : +128, 0 : 64] {clip} : ", text)
+
+    def test_packed_results_and_flat_regions(self) -> None:
+        text = self.pipeline()
+        self.assertIn("%r:2 = scf.for %k = %c0 to %c1 step %c1 iter_args(%la = %ta, %lb = %ta)", text)
+        self.assertIn("axe.wait %r#0, %r#1", text)
+        lines = text.splitlines()
+        mesh = next(i for i, line in enumerate(lines) if "axe.mesh" in line)
+        # An unindented region: its ops at the opener's depth.
+        self.assertEqual(lines[mesh].index("axe.mesh"), lines[mesh + 1].index("%X"))
+        used = next(i for i, line in enumerate(lines) if "scf.if %used" in line)
+        self.assertEqual(lines[used].index("scf"), lines[used + 1].index("%sa"))
+
+    def test_async_operands_are_checked(self) -> None:
+        e = Emitter()
+        with e.module("sm_90a"), e.func("f", []):
+            a = e.alloc(Tensor((64, 64), F16, "shared"), name="a")
+            b = e.alloc(Tensor((64, 32), F16, "shared"), name="b")
+            with self.assertRaisesRegex(EmitError, "axe.copy async: shapes"):
+                e.copy_async(a, b, schedule="tma")
+            with self.assertRaisesRegex(EmitError, "axe.copy async after"):
+                e.copy_async(a, a, schedule="tma", after=e.constant(0))
+            with self.assertRaisesRegex(EmitError, "axe.wait"):
+                e.wait(e.constant(0))
+            with self.assertRaisesRegex(EmitError, "axe.gemm"):
+                e.gemm(a, a, b)
+            with self.assertRaisesRegex(EmitError, "axe.slice"):
+                e.slice(a, [Span(0, 64)], Tensor((64,), F16, "shared"), name="s")
+            # A 1x1 right operand is a broadcast scale; other shapes must agree.
+            s = e.alloc(Tensor((1, 1), F16, "shared"), name="s1")
+            e.binary("mul", a, s, a)
+            with self.assertRaisesRegex(EmitError, "axe.binary mul"):
+                e.binary("mul", a, b, a)
+
+    @unittest.skipUnless(AXE_OPT, "axe-opt is not built")
+    def test_the_tokens_parse(self) -> None:
+        done = verify(self.pipeline().replace(" cluster [2]", ""))
+        self.assertEqual(done.returncode, 0, done.stderr)
+
+
+class GemmTma(unittest.TestCase):
+    def test_names_and_structure(self) -> None:
+        self.assertEqual(gemm_tma.name(512, 256, 1024, 128, 2), "gemm_512x256x1024_tma_bn128_s2")
+        text = gemm_tma.kernel(512, 256, 1024, 128, 2)
+        self.assertIn("func.func @gemm_512x256x1024_tma_bn128_s2(%a: memref<524288xf16> {axe.align = 16 : i64}", text)
+        self.assertIn("!a_stage = !axe.tensor<128x64xf16, shared, #axe.layout<(128, 64) : (64, 1)>, "
+                      "#axe.swizzle<3, 3, 3>>", text)
+        self.assertIn("%r:2 = scf.for %k = %c0 to %kend step %kstep iter_args(%la0 = %ta_p0, %lb0 = %tb_p0)", text)
+        self.assertEqual(text.count("{"), text.count("}"))
+
+    def test_variants_name_their_options(self) -> None:
+        text = gemm_tma.kernel(512, 256, 1024, 128, 3, 1, 8, "sm_90", 2)
+        self.assertIn("%ta_l1 = axe.copy async %at_l1, %sa0 schedule tma after %rel_l0", text)
+        fp8 = gemm_tma.kernel(1000, 1000, 1008, 128, 2, 1, 8, "sm_90a", 0, "e4m3", "bf16")
+        self.assertIn("{clip}", fp8)
+        self.assertIn("{transpose_b}", fp8)
+        self.assertIn("%scale_a: memref<1xf32>", fp8)
+        rs = gemm_tma.kernel(2048, 1024, 2048, 256, 4, 1, 8, "sm_90a", 1, "f16", "f16", ranks=2)
+        self.assertIn("axe.mesh [2] {", rs)
+        self.assertIn("axe.signal_wait %fl1, %epoch", rs)
+
+    def test_refusals(self) -> None:
+        with self.assertRaisesRegex(AssertionError, "RELEASE 2"):
+            gemm_tma.kernel(512, 256, 1024, 128, 3, 1, 8, "sm_90a", 2)
+
+    @unittest.skipUnless(AXE_OPT, "axe-opt is not built")
+    def test_kernels_parse_and_verify(self) -> None:
+        variants: list[gemm_tma.Variant] = [(512, 256, 1024, 128, 2),
+                                            (512, 256, 1024, 128, 3, 1, 8, "sm_90", 1, "f16", "f32", 0, 1),
+                                            (1000, 1000, 1008, 128, 2, 1, 8, "sm_90a", 0, "e4m3", "bf16")]
+        for v in variants:
+            done = verify(gemm_tma.kernel(*v))
+            self.assertEqual(done.returncode, 0, done.stderr)
+        done = verify(gemm_tma.kernel(512, 1024, 1024, 128, 2, 1, 1, "sm_90a", 0, "f16", "f16", experts=4, swiglu=64))
+        self.assertEqual(done.returncode, 0, done.stderr)
 
 
 class Matmul(unittest.TestCase):

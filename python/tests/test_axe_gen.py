@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import unittest
 
-from axe_gen import gemm_tma, matmul, moe
+from axe_gen import gemm_mma, gemm_tma, matmul, moe
 from axe_gen.emitter import (
     F16,
     F32,
@@ -291,6 +291,20 @@ class GemmTma(unittest.TestCase):
             done = verify(gemm_tma.kernel(*v))
             self.assertEqual(done.returncode, 0, done.stderr)
         done = verify(gemm_tma.kernel(512, 1024, 1024, 128, 2, 1, 1, "sm_90a", 0, "f16", "f16", experts=4, swiglu=64))
+        self.assertEqual(done.returncode, 0, done.stderr)
+
+
+class GemmMma(unittest.TestCase):
+    def test_structure(self) -> None:
+        text = gemm_mma.kernel(512, 256, 1024, 64)
+        self.assertIn("func.func @gemm_512x256x1024_bk64(", text)
+        self.assertIn("%tak1 = axe.copy async %atk1, %sa1 schedule cp_async : !a_tile, !a_stage -> !axe.token", text)
+        self.assertEqual(text.count("axe.wait outstanding 2"), 3)
+        self.assertEqual(text.count("axe.gemm %sa"), 4)
+
+    @unittest.skipUnless(AXE_OPT, "axe-opt is not built")
+    def test_kernel_parses_and_verifies(self) -> None:
+        done = verify(gemm_mma.kernel(512, 256, 1024))
         self.assertEqual(done.returncode, 0, done.stderr)
 
 

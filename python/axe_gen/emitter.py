@@ -171,12 +171,20 @@ class Branch:
 
     def __init__(self, emitter: Emitter, results: list[Value], indent: bool = True):
         self._e, self.results, self._indent = emitter, results, indent
+        self._outer = set(emitter._names)  # the names visible in both branches
+        self._flattened = 0
 
     def yield_(self, *values: Value) -> None:
         self._e._yield(values, [r.type for r in self.results])
 
-    def else_(self) -> None:
+    def else_(self, *, indent: bool | None = None) -> None:
+        """Ends the then branch (its names end with it) and starts the else branch; `indent`
+        False: the else branch's ops at the `scf.if`'s depth (a generator's layout, kept)."""
         self._e._line("} else {", dedent=1 if self._indent else 0)
+        self._e._names = set(self._outer)
+        if self._indent and indent is False:
+            self._e._depth -= 1
+            self._flattened = 1
 
 
 class Emitter:
@@ -310,8 +318,10 @@ class Emitter:
         head = f"scf.if {cond}"
         if results:
             head = f"{self._results(rv)}{head} -> ({', '.join(str(t) for t in results)})"
+        branch = Branch(self, rv, indent)
         with self._block(head + " {", indent=indent):
-            yield Branch(self, rv, indent)
+            yield branch
+            self._depth += branch._flattened
 
     def _yield(self, values: Sequence[Value], types: Sequence[Type]) -> None:
         if [str(v.type) for v in values] != [str(t) for t in types]:
@@ -452,14 +462,19 @@ class Emitter:
         self._line(f"{v} = axe.slice {src} [{', '.join(map(str, ranges))}]{attr} : {src.type} to {t}")
         return v
 
-    def copy(self, src: Value, dst: Value, *, schedule: str | None = None, barrier: Value | None = None) -> None:
-        """`axe.copy src, dst` (`schedule tma`: by the tensor memory accelerator; with `barrier`
-        it is async and completes on that mbarrier)."""
+    def copy(self, src: Value, dst: Value, *, schedule: str | None = None, barrier: Value | None = None,
+             multicast: Sequence[int] | None = None) -> None:
+        """`axe.copy src, dst` (`schedule tma`: by the tensor memory accelerator, `tma reduce
+        sum` adding into `dst`, `ldmatrix`; with `barrier` it is async and completes on that
+        mbarrier; `multicast [...]`: into those CTAs of the cluster too, a TMA copy's)."""
         self._same_shape(src, dst, "axe.copy")
         if barrier is not None:
             self._expect(barrier, MBARRIER, "axe.copy barrier")
+        if multicast is not None and (barrier is None or schedule != "tma"):
+            raise EmitError("axe.copy multicast: an async TMA copy's (schedule tma, barrier)")
         head = "axe.copy async" if barrier is not None else "axe.copy"
         tail = (f" schedule {schedule}" if schedule else "") + (f" barrier {barrier}" if barrier is not None else "")
+        tail += f" multicast {list(multicast)}" if multicast is not None else ""
         self._line(f"{head} {src}, {dst}{tail} : {src.type}, {dst.type}")
 
     def copy_async(self, src: Value, dst: Value, *, schedule: str, after: Value | None = None,
@@ -598,9 +613,13 @@ class Emitter:
         self._expect(parity, I1, "axe.mbarrier_wait parity")
         self._line(f"axe.mbarrier_wait {bar}, {parity}")
 
-    def mbarrier_arrive(self, bar: Value) -> None:
+    def mbarrier_arrive(self, bar: Value, *, cta: Value | None = None) -> None:
+        """`axe.mbarrier_arrive bar [cta %r]`: arrives on `bar`, or (`cta`) on the barrier of
+        that name in the cluster's CTA of rank %r."""
         self._expect(bar, MBARRIER, "axe.mbarrier_arrive")
-        self._line(f"axe.mbarrier_arrive {bar}")
+        if cta is not None:
+            self._expect(cta, INDEX, "axe.mbarrier_arrive cta")
+        self._line(f"axe.mbarrier_arrive {bar}" + (f" cta {cta}" if cta is not None else ""))
 
     def set_max_registers(self, count: int) -> None:
         """`axe.set_max_registers N`: the scope's warpgroup runs with N registers per thread."""

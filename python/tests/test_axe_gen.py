@@ -5,12 +5,14 @@
 The emitter's typing and structure, and the MoE layer's configurations and schedules. The
 kernels the package writes are run in CPU emulation and checked against their definition by
 `tests/cpu_execution.rs` (routing, gather, combine) and lowered by the lit tests."""
+import contextlib
+import io
 import os
 import shutil
 import subprocess
 import unittest
 
-from axe_gen import gemm_mma, gemm_tma, matmul, moe
+from axe_gen import gemm_mma, gemm_tma, gemm_ws, matmul, moe
 from axe_gen.emitter import (
     F16,
     F32,
@@ -306,6 +308,55 @@ class GemmMma(unittest.TestCase):
     def test_kernel_parses_and_verifies(self) -> None:
         done = verify(gemm_mma.kernel(512, 256, 1024))
         self.assertEqual(done.returncode, 0, done.stderr)
+
+
+class GemmWs(unittest.TestCase):
+    def test_options_are_the_keywords(self) -> None:
+        # The positional call of the drivers, its keywords and the frozen configuration agree.
+        positional = gemm_ws.kernel(256, 256, 512, 128, 2, "f32", 1, 8, 2, 0, 1, "f16", 1, "sm_90")
+        options = gemm_ws.Options(bn=128, stages=2, out="f32", sms=2, regs=0, tma_store=1, chip="sm_90")
+        self.assertEqual(positional, gemm_ws.generate(256, 256, 512, options))
+        self.assertEqual(positional, gemm_ws.kernel(256, 256, 512, bn=128, stages=2, out="f32", sms=2, regs=0,
+                                                    tma_store=1, chip="sm_90"))
+        self.assertEqual(options.name(256, 256, 512), "gemm_256x256x512_ws_bn128_s2_p_sm2_nr_ts_mma")
+
+    def test_roles_and_barriers(self) -> None:
+        text = gemm_ws.kernel(512, 512, 1024, 256, 4, "f16", 1, 8, 4, 1, 2, "f16", 2)
+        self.assertIn("axe.kernel grid [4] threads [384] cluster [2] {", text)
+        self.assertIn("%cta = axe.unit_id cluster", text)
+        self.assertIn("axe.copy async %bt0, %sb0 schedule tma barrier %full0 multicast [0] : !b_tile, !b_stage", text)
+        self.assertIn("axe.mbarrier_arrive %empty3 cta %lane", text)
+        self.assertIn("axe.wait outstanding 0", text)
+        self.assertEqual(text.count("axe.scope warpgroup"), 3)
+
+    def test_the_compiler_builds_the_tma_store_form(self) -> None:
+        self.assertIn("axe.matmul %A, %B, %C {schedule = #axe.matmul_schedule<tile_m = 128, tile_n = 256",
+                      gemm_ws.kernel(4096, 4096, 4096, 256, 4, "f16", 1, 8, 132, 1, 1))
+
+    def test_the_reduce_scatter_forms(self) -> None:
+        reduce = gemm_ws.kernel(2048, 1024, 2048, 256, 4, "f16", 1, 8, 16, 1, 1, ranks=2, cooperative=False,
+                                reduce=True)
+        self.assertIn("schedule tma reduce sum", reduce)
+        comm = gemm_ws.kernel(2048, 1024, 2048, 256, 4, "f16", 1, 8, 16, 1, 1, ranks=2, cooperative=False, comm=2)
+        lines = comm.splitlines()
+        # The communication CTAs' branch is indented, the computing CTAs' (else) is not.
+        at = next(i for i, line in enumerate(lines) if line.strip() == "} else {")
+        self.assertEqual(lines[at].index("}"), lines[at + 1].index("axe.scope"))
+
+    def test_the_command_line_takes_named_options(self) -> None:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            gemm_ws.main(["256", "256", "512", "--bn", "128", "--stages", "2", "--out", "f32", "--sms", "2",
+                          "--regs", "0", "--tma-store", "1", "--chip", "sm_90"])
+        self.assertEqual(out.getvalue(), gemm_ws.kernel(256, 256, 512, 128, 2, "f32", 1, 8, 2, 0, 1, "f16", 1, "sm_90"))
+
+    @unittest.skipUnless(AXE_OPT, "axe-opt is not built")
+    def test_kernels_parse_and_verify(self) -> None:
+        for text in (gemm_ws.kernel(256, 256, 512, 128, 2, "f32", 1, 8, 2, 0, 1, "f16", 1, "sm_90"),
+                     gemm_ws.kernel(256, 256, 512, 128, 2, "f32", 1, 8, 2, 1, 1, "f16", 2, "sm_90a-mma-frag"),
+                     gemm_ws.kernel(2048, 1024, 2048, 256, 4, "f16", 1, 8, 16, 1, 1, ranks=2, pushers=True)):
+            done = verify(text)
+            self.assertEqual(done.returncode, 0, done.stderr)
 
 
 class Matmul(unittest.TestCase):

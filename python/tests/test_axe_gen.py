@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import unittest
 
-from axe_gen import gemm_mma, gemm_tma, gemm_ws, matmul, moe
+from axe_gen import gemm_mma, gemm_rs, gemm_tma, gemm_ws, matmul, moe
 from axe_gen.emitter import (
     F16,
     F32,
@@ -355,6 +355,31 @@ class GemmWs(unittest.TestCase):
         for text in (gemm_ws.kernel(256, 256, 512, 128, 2, "f32", 1, 8, 2, 0, 1, "f16", 1, "sm_90"),
                      gemm_ws.kernel(256, 256, 512, 128, 2, "f32", 1, 8, 2, 1, 1, "f16", 2, "sm_90a-mma-frag"),
                      gemm_ws.kernel(2048, 1024, 2048, 256, 4, "f16", 1, 8, 16, 1, 1, ranks=2, pushers=True)):
+            done = verify(text)
+            self.assertEqual(done.returncode, 0, done.stderr)
+
+
+class GemmRs(unittest.TestCase):
+    def test_names_and_interfaces(self) -> None:
+        self.assertEqual(gemm_rs.name_ws(8192, 1024, 4096, 2, sms=16, cooperative=False, bulk=True, defer=True,
+                                         async_push=2), "gemm_rs_8192x1024x4096_r2_ws_b_sm16_nc_a2")
+        text = gemm_rs.write(2048, 1024, 4096, 2)
+        self.assertIn("func.func @gemm_rs_2048x1024x4096_r2(%a: memref<4194304xf16> {axe.align = 16 : i64}, "
+                      "%b: memref<2097152xf16> {axe.align = 16 : i64}, %p: memref<2097152xf16> {axe.align = 16 : i64}, "
+                      "%y: memref<1048576xf16> {axe.align = 16 : i64}, %flags: memref<64xi32>, %epoch: i32) {", text)
+        self.assertIn("%rank = axe.device_id", text)
+        reduce = gemm_rs.write_ws(2048, 1024, 4096, 2, 16, False, reduce=True)
+        self.assertIn("%flags: memref<128xi32>, %epoch: i32) {", reduce)
+
+    def test_the_command_line(self) -> None:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            gemm_rs.main(["--ws", "2048", "1024", "4096", "2", "16", "0", "async2"])
+        self.assertEqual(out.getvalue(), gemm_rs.write_ws(2048, 1024, 4096, 2, 16, False, True, True, async_push=2))
+
+    @unittest.skipUnless(AXE_OPT, "axe-opt is not built")
+    def test_kernels_parse_and_verify(self) -> None:
+        for text in (gemm_rs.write(2048, 1024, 4096, 2), gemm_rs.write_ws(2048, 1024, 4096, 2, 16, False, comm=2)):
             done = verify(text)
             self.assertEqual(done.returncode, 0, done.stderr)
 

@@ -169,22 +169,17 @@ class Loop:
 class Branch:
     """An `scf.if` being written: `yield_` ends a branch; `else_()` starts the else branch."""
 
-    def __init__(self, emitter: Emitter, results: list[Value], indent: bool = True):
-        self._e, self.results, self._indent = emitter, results, indent
+    def __init__(self, emitter: Emitter, results: list[Value]):
+        self._e, self.results = emitter, results
         self._outer = set(emitter._names)  # the names visible in both branches
-        self._flattened = 0
 
     def yield_(self, *values: Value) -> None:
         self._e._yield(values, [r.type for r in self.results])
 
-    def else_(self, *, indent: bool | None = None) -> None:
-        """Ends the then branch (its names end with it) and starts the else branch; `indent`
-        False: the else branch's ops at the `scf.if`'s depth (a generator's layout, kept)."""
-        self._e._line("} else {", dedent=1 if self._indent else 0)
+    def else_(self) -> None:
+        """Ends the then branch (its names end with it) and starts the else branch."""
+        self._e._line("} else {", dedent=1)
         self._e._names = set(self._outer)
-        if self._indent and indent is False:
-            self._e._depth -= 1
-            self._flattened = 1
 
 
 class Emitter:
@@ -227,17 +222,16 @@ class Emitter:
         return Value(self._fresh(name), t)
 
     @contextlib.contextmanager
-    def _block(self, opener: str, outer: set[str] | None = None, indent: bool = True) -> Iterator[None]:
+    def _block(self, opener: str, outer: set[str] | None = None) -> Iterator[None]:
         # Names defined in a region (`outer`: the names visible before its block arguments) are
         # not visible after it, so they may be used again (as in hand-written IR: each loop
-        # body has its %v). `indent=False`: the region's ops at the opener's depth (the layout
-        # of some generators' text, kept so their output stays the same).
+        # body has its %v).
         self._line(opener)
-        self._depth += indent
+        self._depth += 1
         outer = set(self._names) if outer is None else outer
         yield
         self._names = outer
-        self._depth -= indent
+        self._depth -= 1
         self._line("}")
 
     # -- structure ------------------------------------------------------------------------
@@ -271,9 +265,9 @@ class Emitter:
             yield
 
     @contextlib.contextmanager
-    def mesh(self, ranks: int, *, indent: bool = True) -> Iterator[None]:
+    def mesh(self, ranks: int) -> Iterator[None]:
         """`axe.mesh [R]`: the ops inside run on each of R devices (`@gpuid` layouts)."""
-        with self._block(f"axe.mesh [{ranks}] {{", indent=indent):
+        with self._block(f"axe.mesh [{ranks}] {{"):
             yield
 
     @contextlib.contextmanager
@@ -309,19 +303,17 @@ class Emitter:
             yield Loop(self, ivv, argv, results)
 
     @contextlib.contextmanager
-    def if_(self, cond: Value, results: Sequence[Type] = (), *, name: str = "r", indent: bool = True) -> Iterator[Branch]:
+    def if_(self, cond: Value, results: Sequence[Type] = (), *, name: str = "r") -> Iterator[Branch]:
         """`scf.if cond`: yields the `Branch`; with results, each branch ends with `yield_`
-        (`branch.else_()` starts the else branch; `indent=False`: the branches' ops at the
-        `scf.if`'s depth)."""
+        (`branch.else_()` starts the else branch)."""
         self._expect(cond, I1, "scf.if condition")
         rv = [self._value(name, t) for t in results]
         head = f"scf.if {cond}"
         if results:
             head = f"{self._results(rv)}{head} -> ({', '.join(str(t) for t in results)})"
-        branch = Branch(self, rv, indent)
-        with self._block(head + " {", indent=indent):
+        branch = Branch(self, rv)
+        with self._block(head + " {"):
             yield branch
-            self._depth += branch._flattened
 
     def _yield(self, values: Sequence[Value], types: Sequence[Type]) -> None:
         if [str(v.type) for v in values] != [str(t) for t in types]:

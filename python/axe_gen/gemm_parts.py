@@ -192,7 +192,7 @@ def rs_function(e: Emitter, m: int, n: int, k: int, bn: int, ranks: int, elt: Sc
     params = [Param("a", MemRef(m * k, elt), 16), Param("b", MemRef(k * n, elt), 16),
               Param("p", MemRef(x * m * n, elt), 16), Param("y", MemRef(rows * n, elt), 16),
               Param("flags", MemRef(x * nflags, I32)), Param("epoch", I32)]
-    with e.func(name, params) as (a, b, p, y, flags, epoch), e.mesh(ranks, indent=False):
+    with e.func(name, params) as (a, b, p, y, flags, epoch), e.mesh(ranks):
         views = RsViews(a, b, y, flags, epoch, p=p, P=e.view(p, tp, name="P"), F=e.view(flags, tf, name="F"),
                         Y=e.view(y, ty, name="Y"))
         if staging:
@@ -214,7 +214,7 @@ def rs_reduce_function(e: Emitter, m: int, n: int, k: int, bn: int, ranks: int, 
     nflags = (m // flag_rows) * (n // bn)
     params = [Param("a", MemRef(m * k, elt), 16), Param("b", MemRef(k * n, elt), 16),
               Param("y", MemRef(rows * n, elt), 16), Param("flags", MemRef(nflags, I32)), Param("epoch", I32)]
-    with e.func(name, params) as (a, b, y, flags, epoch), e.mesh(ranks, indent=False):
+    with e.func(name, params) as (a, b, y, flags, epoch), e.mesh(ranks):
         yield RsViews(a, b, y, flags, epoch, F=e.view(flags, tf, name="F"), Y=e.view(y, tyd, name="Y"))
 
 

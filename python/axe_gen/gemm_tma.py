@@ -303,7 +303,7 @@ def kernel(m: int, n: int, k: int, bn: int = 128, stages: int = 4, overlap: int 
             # need) are marked -1 in the map: such a CTA does nothing.
             cz32 = e.constant(0, I32, name="cz32")
             used = e.cmpi("sge", e32, cz32, name="used")
-            stack.enter_context(e.if_(used, indent=False))
+            stack.enter_context(e.if_(used))
         sa_s, sb_s = [], []
         for s in range(stages):
             sa_s.append(e.alloc(sa, name=f"sa{s}"))

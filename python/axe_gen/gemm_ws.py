@@ -639,7 +639,7 @@ def generate(m: int, n: int, k: int, o: Options) -> str:
                         for h in range(2):
                             fo = e.slice(views.F, [At(fr[h], 1), At(cm_rtc, 1)], ft1, name=f"cm_fo{h}")
                             e.signal(fo, views.epoch)
-            comm_branch.else_(indent=False)
+            comm_branch.else_()
 
         def bslice(src: Value, n_part: Span | At, k_part: Span | At, t: Type, nm: str,
                    clip: bool = False) -> Value:

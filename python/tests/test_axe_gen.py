@@ -176,7 +176,7 @@ class EmitterTypes(unittest.TestCase):
 
 class EmitterAsync(unittest.TestCase):
     """The ops of the pipelined GEMMs: async copies and their tokens, split barriers, packed
-    loop results, unindented regions, clipped slices."""
+    loop results, clipped slices."""
 
     def pipeline(self) -> str:
         e = Emitter()
@@ -186,13 +186,13 @@ class EmitterAsync(unittest.TestCase):
         sb = Tensor((64, 64), F16, "shared", "(64, 64) : (64, 1)", (3, 3, 3))
         acc_t = Tensor((128, 64), F32, "register")
         with e.module("sm_90a"), e.func("f", [Param("x", MemRef(256 * 64, F16), 16), Param("m", MemRef(2, I32))]) as (x, m):
-            with e.mesh(2, indent=False):
+            with e.mesh(2):
                 X = e.view(x, g, name="X")
                 with e.kernel([2], [128], cluster=[2]):
                     rank = e.device_id()
                     c0, c1 = e.constant(0, name="c0"), e.constant(1, name="c1")
                     used = e.cmpi("sge", e.load(m, rank, name="e32"), e.constant(0, I32, name="z32"), name="used")
-                    with e.if_(used, indent=False):
+                    with e.if_(used):
                         sa = e.alloc(st, name="sa")
                         sbv = e.alloc(sb, name="sb")
                         acc = e.alloc(acc_t, name="acc")
@@ -221,16 +221,15 @@ class EmitterAsync(unittest.TestCase):
         self.assertIn("axe.kernel grid [2] threads [128] cluster [2] {", text)
         self.assertIn("[%rank : +128, 0 : 64] {clip} : ", text)
 
-    def test_packed_results_and_flat_regions(self) -> None:
+    def test_packed_results_and_nested_regions(self) -> None:
         text = self.pipeline()
         self.assertIn("%r:2 = scf.for %k = %c0 to %c1 step %c1 iter_args(%la = %ta, %lb = %ta)", text)
         self.assertIn("axe.wait %r#0, %r#1", text)
         lines = text.splitlines()
-        mesh = next(i for i, line in enumerate(lines) if "axe.mesh" in line)
-        # An unindented region: its ops at the opener's depth.
-        self.assertEqual(lines[mesh].index("axe.mesh"), lines[mesh + 1].index("%X"))
-        used = next(i for i, line in enumerate(lines) if "scf.if %used" in line)
-        self.assertEqual(lines[used].index("scf"), lines[used + 1].index("%sa"))
+        # Each region's ops are indented one step past its opener.
+        for opener, first in (("axe.mesh", "%X"), ("scf.if %used", "%sa")):
+            at = next(i for i, line in enumerate(lines) if opener in line)
+            self.assertEqual(lines[at].index(opener.split()[0]) + 2, lines[at + 1].index(first))
 
     def test_async_operands_are_checked(self) -> None:
         e = Emitter()
@@ -339,9 +338,9 @@ class GemmWs(unittest.TestCase):
         self.assertIn("schedule tma reduce sum", reduce)
         comm = gemm_ws.kernel(2048, 1024, 2048, 256, 4, "f16", 1, 8, 16, 1, 1, ranks=2, cooperative=False, comm=2)
         lines = comm.splitlines()
-        # The communication CTAs' branch is indented, the computing CTAs' (else) is not.
+        # The communication CTAs' branch, then the computing CTAs' (else), each indented.
         at = next(i for i, line in enumerate(lines) if line.strip() == "} else {")
-        self.assertEqual(lines[at].index("}"), lines[at + 1].index("axe.scope"))
+        self.assertEqual(lines[at].index("}") + 2, lines[at + 1].index("axe.scope"))
 
     def test_the_command_line_takes_named_options(self) -> None:
         out = io.StringIO()

@@ -11,8 +11,17 @@ batch of T tokens, and the layer's kernels that are not GEMMs, written with the 
   moe_<model>_combine_t{T}: out[token] = sum_k w[token, k] Y[row of (token, k)]
 
 The grouped GEMMs between the gather and the combine (H = silu(X W1_gate[e]) * (X W1_up[e]),
-Y = H W2[e]) are written by bench/gpu/gen_moe.py (two launches) and bench/gpu/gen_moe_ws.py
-(one persistent kernel); docs/moe.md describes the layer.
+Y = H W2[e]) are written as two launches by `kernels` here, through `axe_gen.gemm_tma`'s TMA +
+wgmma pipeline:
+
+  moe_<model>_up_t{T}:   H[rows, I]  = silu(X[rows, H] W1_gate[e]) * (X W1_up[e])   (SwiGLU
+                 epilogue; W1's columns alternate 64 gate and 64 up columns)
+  moe_<model>_down_t{T}: Y[rows, H] = H[rows, I] W2[e]
+
+and as one persistent kernel by `axe_gen.moe_ws`; docs/moe.md describes the layer.
+
+    PYTHONPATH=python python3 -m axe_gen.moe DIR [--model NAME] [T ...]
+        (every kernel of `kernels` for each T; default: Qwen3-30B-A3B, the paper's token counts)
 
 Shared experts (DeepSeek's, Llama 4's) are experts that every token is routed to with weight
 1: the layer's grouped GEMMs see `cfg.n_experts` = routed + shared experts and `cfg.slots` =
@@ -30,8 +39,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
+import os
 from collections.abc import Callable
 
+from . import gemm_tma
 from .emitter import F16, F32, I32, I64, INDEX, At, Emitter, MemRef, Param, Span, Tensor, Type, Value
 
 
@@ -488,3 +499,42 @@ def model_arg(name: str) -> MoEConfig:
     if name not in MODELS:
         raise argparse.ArgumentTypeError(f"unknown model {name!r}; known: {', '.join(MODELS)}")
     return MODELS[name]
+
+
+def kernels(cfg: MoEConfig, t: int, schedules: list[Schedule] | None = None) -> dict[str, str]:
+    """The layer's kernels for T tokens of model `cfg` in its two-launch form (`axe_gen.moe_ws`
+    writes the persistent ones): the 128-row grouped GEMMs, the gather and the combine, and
+    the routing step for the row tile of every schedule in `schedules` (default: every row
+    tile) -- one kernel up to ROUTE_MAX_TOKENS, else the segmented pair."""
+    cfg.check()
+    rows = max_tiles(cfg, t) * BM
+    bn = tile_width(t)
+    up = gemm_tma.kernel(rows, 2 * cfg.inter, cfg.hidden, bn, 4, 1, 1, "sm_90a", 0, "f16", "f16",
+                         experts=cfg.n_experts, swiglu=SWIGLU_BLOCK, fname=kernel_name(cfg, "up", t))
+    down = gemm_tma.kernel(rows, cfg.hidden, cfg.inter, bn, 4, 1, 1, "sm_90a", 0, "f16", "f16",
+                           experts=cfg.n_experts, fname=kernel_name(cfg, "down", t))
+    out = {kernel_name(cfg, "up", t): up, kernel_name(cfg, "down", t): down,
+           kernel_name(cfg, "gather", t): gather(cfg, t), kernel_name(cfg, "combine", t): combine(cfg, t)}
+    tiles = sorted({s.bm for s in schedules}) if schedules else ROW_TILES
+    if t <= ROUTE_MAX_TOKENS:
+        out.update({kernel_name(cfg, "route", t, bm): route(cfg, t, bm) for bm in tiles})
+    else:
+        out[kernel_name(cfg, "route_count", t)] = route_count(cfg, t)
+        out.update({kernel_name(cfg, "route_place", t, bm): route_place(cfg, t, bm) for bm in tiles})
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    ap.add_argument("outdir")
+    ap.add_argument("tokens", nargs="*", type=int, default=TOKENS)
+    ap.add_argument("--model", type=model_arg, default=DEFAULT, help=f"one of {', '.join(MODELS)}")
+    args = ap.parse_args(argv)
+    for t in args.tokens:
+        for name, text in kernels(args.model, t).items():
+            with open(os.path.join(args.outdir, name + ".mlir"), "w") as f:
+                f.write(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -95,5 +95,8 @@ for k in test/gpu/kernels/*wgmma*.mlir test/gpu/kernels/*_tma*.mlir target/gpu/g
   lower "$k" target/gpu/sm_90 "chip=sm_90a features=+ptx80"
 done
 cp test/gpu/run.py test/gpu/gemm_typed.py test/gpu/moe.py test/gpu/timing.py test/gpu/runtime_path.py test/gpu/mesh_sim.py test/gpu/mesh_dist.py test/gpu/kernels.py test/gpu/profile_one.py test/gpu/profile_gemm.py bench/gpu/bench.py bench/gpu/gen_gemm_tma.py bench/gpu/gen_gemm_ws.py bench/gpu/triton_matmul.py bench/gpu/ws_raster_sweep.py bench/gpu/gen_moe.py bench/gpu/gen_moe_ws.py bench/gpu/dist_gemm_rs.py bench/gpu/gen_gemm_rs.py test/gpu/axe_dist.py bench/gpu/cluster_occupancy.py bench/gpu/mma_sync_ceiling.py bench/gpu/mma_sync_gemm.py bench/gpu/mma_sync_mainloop.py bench/gpu/power_pair.py target/gpu/
-rm -rf target/gpu/axe_runtime && cp -r python/axe_runtime target/gpu/
+# The Python packages beside the scripts: the launcher, and the generators the bench/gpu shims
+# re-export (so that target/gpu runs on a machine that has only it).
+rm -rf target/gpu/axe_runtime target/gpu/axe_gen && cp -r python/axe_runtime python/axe_gen target/gpu/
+rm -rf target/gpu/axe_gen/__pycache__
 ls target/gpu/sm_90/*.json

@@ -19,7 +19,6 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lowering import lower  # noqa: E402
 
 MLIR = {"f16": "f16", "bf16": "bf16"}

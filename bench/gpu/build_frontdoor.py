@@ -31,7 +31,6 @@ import onnx
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 MODELS = os.path.join(ROOT, "test", "Conversion", "LinalgToAxe", "Inputs")
-sys.path.insert(0, HERE)
 sys.path.insert(0, MODELS)
 import make_models  # noqa: E402
 import matmul_ir  # noqa: E402

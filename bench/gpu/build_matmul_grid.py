@@ -22,7 +22,6 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
-sys.path.insert(0, HERE)
 import matmul_ir  # noqa: E402
 
 BATCHES = [1, 16, 64, 128, 256, 512, 1024, 2048, 4096, 8192]

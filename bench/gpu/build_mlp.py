@@ -30,7 +30,6 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 import matmul_ir  # noqa: E402
 from lowering import lower, tools  # noqa: E402
 

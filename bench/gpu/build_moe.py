@@ -18,7 +18,6 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 import gen_moe  # noqa: E402
 import gen_moe_ws  # noqa: E402
 from lowering import lower  # noqa: E402

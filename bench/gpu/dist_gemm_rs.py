@@ -39,15 +39,12 @@ TORCH_SYMM_MEM_DISABLE_MULTICAST=1, NVSHMEM_DISABLE_NVLS=1).
 import argparse
 import os
 import statistics
-import sys
 
 for k, v in (("NCCL_NVLS_ENABLE", "0"), ("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"), ("NVSHMEM_DISABLE_NVLS", "1")):
     os.environ[k] = v
 
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 # Llama-3.1 MLP down-projections at batch 8192: [M, intermediate] x [intermediate, hidden].
 SHAPES = {"8b": (8192, 14336, 4096), "70b": (8192, 28672, 8192)}

@@ -44,7 +44,6 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "test", "gpu"))
 
 from dist_gemm_rs import timed  # noqa: E402  (paired repetitions, the slowest rank's time)

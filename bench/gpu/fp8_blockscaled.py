@@ -40,7 +40,6 @@ def entry_name(m, n, k):
 
 
 def build(args):
-    sys.path.insert(0, HERE)
     import lowering
     import matmul_ir
 

@@ -32,7 +32,6 @@ import sys
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 import gen_gemm_ws  # noqa: E402
 from power_pair import sustained  # noqa: E402
 from runtime_path import axe_runtime  # noqa: E402

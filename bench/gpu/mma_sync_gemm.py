@@ -74,7 +74,6 @@ M = N = K = 4096
 
 def triton_mma_sync(a, b, want, scale):
     """The tuned Triton matmul on mma.sync, autotuned and checked: (launch, message, ok)."""
-    sys.path.insert(0, HERE)
     import triton_matmul
     run = triton_matmul.matmul(mma_sync=True)
     if run is None:

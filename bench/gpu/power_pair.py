@@ -43,7 +43,6 @@ from runtime_path import axe_runtime
 from timing import time_ms
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 import gen_gemm_tma  # noqa: E402
 import gen_gemm_ws  # noqa: E402
 

@@ -14,7 +14,6 @@ import cupy as cp
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 import torch  # noqa: E402  (run_cases' helpers build torch tensors)
 from run_cases import SENTINEL, close, input_values, number  # noqa: E402
 

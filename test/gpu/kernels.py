@@ -7,7 +7,6 @@ import sys
 import numpy as np
 
 # gen_gemm_tma.py sits next to this file on the GPU machine (build.sh copies it) and in bench/gpu here.
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "gpu"))
 import gen_gemm_tma  # noqa: E402
 

@@ -13,7 +13,6 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 from axe_gen.gemm_tma import (  # noqa: E402,F401
     FIGURE10,
-    MLIR,
     MODELS,
     TYPED_VARIANTS,
     VARIANTS,

@@ -15,7 +15,6 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 from axe_gen.gemm_ws import (  # noqa: E402,F401
     CONSUMER_REGS,
-    MLIR,
     PRODUCER_REGS,
     RASTER_SHAPES,
     RASTER_SWEEP,

@@ -46,6 +46,8 @@ class Scalar(Type):
 INDEX, I1, I32, I64 = Scalar("index"), Scalar("i1"), Scalar("i32"), Scalar("i64")
 F16, BF16, F32 = Scalar("f16"), Scalar("bf16"), Scalar("f32")
 E4M3, E5M2 = Scalar("f8E4M3FN"), Scalar("f8E5M2")
+# The element types the generators' DTYPE / OUT names stand for.
+DTYPES: dict[str, Scalar] = {"f16": F16, "bf16": BF16, "f32": F32, "e4m3": E4M3, "e5m2": E5M2}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,6 +77,11 @@ class Tensor(Type):
         layout = f"#axe.layout<{self.layout}>" if self.layout is not None else "?"
         swizzle = f", #axe.swizzle<{', '.join(map(str, self.swizzle))}>" if self.swizzle else ""
         return f"!axe.tensor<{dims}x{self.elt}, {self.space}, {layout}{swizzle}>"
+
+
+def row_major(rows: int, cols: int, elt: Scalar) -> Tensor:
+    """A global row-major [rows, cols] tensor."""
+    return Tensor((rows, cols), elt, "global", f"({rows}, {cols}) : ({cols}, 1)")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -14,8 +14,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .emitter import F16, F32, At, Emitter, MemRef, Param, Span, Tensor, Value
-from .gemm_parts import glob, reg, row_major
+from .emitter import F16, F32, At, Emitter, MemRef, Param, Span, Tensor, Value, row_major
+from .gemm_parts import glob, reg
 
 
 def name(m: int, n: int, k: int, bk: int = 32) -> str:

@@ -9,12 +9,7 @@ import contextlib
 import dataclasses
 from collections.abc import Iterator, Sequence
 
-from .emitter import F32, I32, At, Emitter, MemRef, Param, Scalar, Span, Tensor, Type, Value
-
-
-def row_major(rows: int, cols: int, elt: Scalar) -> Tensor:
-    """A global row-major [rows, cols] tensor."""
-    return Tensor((rows, cols), elt, "global", f"({rows}, {cols}) : ({cols}, 1)")
+from .emitter import F32, I32, At, Emitter, MemRef, Param, Scalar, Span, Tensor, Type, Value, row_major
 
 
 def reg(shape: tuple[int, ...], elt: Scalar) -> Tensor:

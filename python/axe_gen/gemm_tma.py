@@ -43,7 +43,7 @@ import os
 import sys
 from typing import Any
 
-from .emitter import BF16, E4M3, E5M2, F16, F32, I32, INDEX, At, Emitter, MemRef, Param, Scalar, Span, Tensor, Value
+from .emitter import DTYPES, F32, I32, INDEX, At, Emitter, MemRef, Param, Span, Tensor, Value, row_major
 from .gemm_parts import (
     RsTile,
     RsViews,
@@ -53,7 +53,6 @@ from .gemm_parts import (
     raster,
     reduce_scatter_epilogue,
     reg,
-    row_major,
     rs_function,
     swiglu_pair,
 )
@@ -153,9 +152,7 @@ def figure10_variants(dtype: str) -> list[Variant]:
 # Figure 10 in f16 (f16 output) and FP8 e4m3 (bf16 output); gemm_typed.py --figure10 runs them.
 FIGURE10 = figure10_variants("f16") + figure10_variants("e4m3")
 
-# The MLIR element type of each DTYPE / OUT name.
-MLIR = {"f16": "f16", "bf16": "bf16", "f32": "f32", "e4m3": "f8E4M3FN", "e5m2": "f8E5M2"}
-ELEMENTS: dict[str, Scalar] = {"f16": F16, "bf16": BF16, "f32": F32, "e4m3": E4M3, "e5m2": E5M2}
+ELEMENTS = DTYPES  # the element type of each DTYPE / OUT name
 
 
 def name(m: int, n: int, k: int, bn: int = 128, stages: int = 4, overlap: int = 1, group: int = 8,

@@ -52,7 +52,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import matmul
-from .emitter import BF16, E4M3, E5M2, F16, F32, I1, I32, At, Emitter, MemRef, Param, Scalar, Span, Tensor, Type, Value
+from .emitter import DTYPES, F32, I1, I32, At, Emitter, MemRef, Param, Span, Tensor, Type, Value, row_major
 from .gemm_parts import (
     RsViews,
     accumulator_part,
@@ -62,7 +62,6 @@ from .gemm_parts import (
     k16_fragments,
     raster,
     reg,
-    row_major,
     rs_function,
     rs_reduce_function,
     rs_staging_types,
@@ -131,8 +130,7 @@ VARIANTS: list[Variant] = [
 RASTER_SHAPES = [(8192, 12288, 49152), (8192, 49152, 12288), (8192, 73728, 4608)]
 RASTER_SWEEP: list[Variant] = [(m, n, k, 256, 4, "f16", 1, g, 132, 1, 1) for (m, n, k) in RASTER_SHAPES for g in (4, 16, 32)]
 
-MLIR = {"f16": "f16", "bf16": "bf16", "f32": "f32", "e4m3": "f8E4M3FN", "e5m2": "f8E5M2"}
-ELEMENTS: dict[str, Scalar] = {"f16": F16, "bf16": BF16, "f32": F32, "e4m3": E4M3, "e5m2": E5M2}
+ELEMENTS = DTYPES  # the element type of each DTYPE / OUT name
 
 
 def choose_cluster(m: int, n: int, k: int, bm: int = 128, bn: int = 256, sms: int = 132) -> int:

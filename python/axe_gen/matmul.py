@@ -31,9 +31,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 
-from .emitter import BF16, E4M3, E5M2, F16, F32, I32, Emitter, MemRef, Param, Scalar, Tensor, Value
+from .emitter import DTYPES, E4M3, F32, I32, Emitter, MemRef, Param, Tensor, Value, row_major
 
-ELEMENTS = {"f16": F16, "bf16": BF16, "f32": F32, "e4m3": E4M3, "e4m3b": E4M3, "e5m2": E5M2}
+ELEMENTS = {**DTYPES, "e4m3b": E4M3}  # e4m3b: e4m3 with block scales
 
 
 def gather_flags(m: int, k: int, ranks: int) -> int:
@@ -41,10 +41,6 @@ def gather_flags(m: int, k: int, ranks: int) -> int:
     flag per 64 x 512 piece of its rows, and a row of start flags)."""
     pieces = -(-(m // ranks) // 64) * -(-k // 512)
     return pieces * -(-ranks // pieces)
-
-
-def row_major(rows: int, cols: int, elt: Scalar) -> Tensor:
-    return Tensor((rows, cols), elt, "global", f"({rows}, {cols}) : ({cols}, 1)")
 
 
 def module(m: int, n: int, k: int, dtype: str = "f16", out: str = "f16", name: str | None = None,

@@ -43,7 +43,7 @@ import os
 from collections.abc import Callable
 
 from . import gemm_tma
-from .emitter import F16, F32, I32, I64, INDEX, At, Emitter, MemRef, Param, Span, Tensor, Type, Value
+from .emitter import F16, F32, I32, I64, INDEX, At, Emitter, MemRef, Param, Span, Tensor, Type, Value, row_major
 
 
 @dataclasses.dataclass(frozen=True)
@@ -218,18 +218,13 @@ def row_register_layout(cfg: MoEConfig) -> str:
     return f"({row_threads(cfg) // 32}, 32, 8) : (1@warp, 1@lane, 1@reg)"
 
 
-def row_major(rows: int, cols: int) -> Tensor:
-    """A row-major global f16 matrix."""
-    return Tensor((rows, cols), F16, "global", f"({rows}, {cols}) : ({cols}, 1)")
-
-
 def _row_kernel_types(e: Emitter, cfg: MoEConfig, t: int, rows_name: str) -> tuple[Type, Type, Type]:
     """The aliases the gather and the combine share: `!row`, a one-row global slice; the
     expert-grouped rows' view (`!<rows_name>`, as many rows as any layer pads T tokens to);
     the tokens' view `!tokens` (row-major)."""
     H = cfg.hidden
-    return (e.alias("row", row_major(1, H)), e.alias(rows_name, row_major(combine_rows(cfg, t), H)),
-            e.alias("tokens", row_major(t, H)))
+    return (e.alias("row", row_major(1, H, F16)), e.alias(rows_name, row_major(combine_rows(cfg, t), H, F16)),
+            e.alias("tokens", row_major(t, H, F16)))
 
 
 def _register_row(e: Emitter, cfg: MoEConfig, name: str, elt: Type) -> Type:

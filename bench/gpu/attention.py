@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks and times the attention kernels build_attention.py built (on the GPU machine).
 
-    attention.py DIR [--rounds N] [--only SUBSTR] [--fa3 WHEEL_DIR] [--no-time]
+    PYTHONPATH=python python3 bench/gpu/attention.py DIR [--rounds N] [--only SUBSTR] [--no-time]
 
 Correctness (every entry): O against a float32 evaluation of softmax(scale Q Kᵀ + mask) V from
 its definition (per head, chunked; the first, a middle and the last query head, in the first
@@ -11,8 +11,12 @@ and twice the error of PyTorch's own flash backend against the same reference.
 
 Timing: each round runs every method once, in turn (CUDA events, no host sync between the
 methods of a round): Axe, SDPA's cuDNN and flash backends, and FlashAttention-3 (`fa3-fwd`,
-when its wheel is given or installed). TFLOP/s counts 4 B H S² D (half for causal); ratios are
-per round (paired), median with min..max.
+when it imports: installed from its wheel, `pip install --no-deps WHEEL_DIR/*.whl`, or the wheel
+unpacked into a directory on PYTHONPATH, `unzip -o 'WHEEL_DIR/*.whl' -d FA3_DIR` and
+`PYTHONPATH=python:FA3_DIR`). TFLOP/s counts 4 B H S² D (half for causal); ratios are per round
+(paired), median with min..max.
+
+axe_runtime is imported from PYTHONPATH (the repository's python/, see python/README.md).
 """
 import argparse
 import json
@@ -22,29 +26,18 @@ import statistics
 import sys
 import zlib
 
+import axe_runtime
 import torch
 import torch.nn.functional as F
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-for _d in (os.path.join(HERE, "..", "..", "test", "gpu"), HERE):
-    if os.path.isdir(_d):
-        sys.path.insert(0, _d)
-from runtime_path import axe_runtime  # noqa: E402
 
 TORCH = {"f16": torch.float16, "bf16": torch.bfloat16}
 SENTINEL = 4096
 
 
-def load_fa3(wheel_dir):
-    """FlashAttention-3's forward from the `fa3-fwd` wheel: its interface imports
-    `flash_attn_config`, which the wheel ships as `fa3_fwd_config`."""
-    if wheel_dir:
-        import glob
-        import zipfile
-        dest = os.path.join("/tmp", "fa3_unpacked")
-        for w in glob.glob(os.path.join(wheel_dir, "*.whl")):
-            zipfile.ZipFile(w).extractall(dest)
-        sys.path.insert(0, dest)
+def load_fa3():
+    """FlashAttention-3's forward from the `fa3-fwd` wheel (installed, or unpacked on
+    PYTHONPATH): its interface imports `flash_attn_config`, which the wheel ships as
+    `fa3_fwd_config`."""
     try:
         import fa3_fwd_config
         sys.modules.setdefault("flash_attn_config", fa3_fwd_config)
@@ -186,12 +179,11 @@ def main():
     ap.add_argument("dir")
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--only")
-    ap.add_argument("--fa3")
     ap.add_argument("--no-time", action="store_true")
     ap.add_argument("--out")
     a = ap.parse_args()
     index = json.load(open(os.path.join(a.dir, "index.json")))
-    fa3 = None if a.no_time else load_fa3(a.fa3)
+    fa3 = None if a.no_time else load_fa3()
     print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}", flush=True)
     recs = []
     for e in index:

@@ -168,11 +168,14 @@ pub fn alloc(b: &B, t: MlirType) -> MlirValue {
     result(b.build(|c, l| axe::AllocOperation::builder(c, l).result(B::type_(t)).build()))
 }
 
-/// One dimension of an `axe.slice` region: `lo : hi` (static), or `%origin : +size`.
+/// One dimension of an `axe.slice` region: `lo : hi` (static), `%origin : +size` (a tile), or
+/// `%origin : +size until %end` (a window at any origin whose elements at or past `%end` do
+/// not exist).
 #[derive(Clone, Copy)]
 pub enum Dim {
     Static(i64, i64),
     At(MlirValue, i64),
+    Until(MlirValue, i64, MlirValue),
 }
 
 /// `axe.slice %source [dims] ({clip})? : source to t`.
@@ -180,17 +183,23 @@ pub fn slice(b: &B, source: MlirValue, dims: &[Dim], clip: bool, t: MlirType) ->
     let mut lower = Vec::new();
     let mut upper = Vec::new();
     let mut origins = Vec::new();
-    for d in dims {
+    let mut ends = Vec::new();
+    let mut bounded = Vec::new();
+    for (i, d) in dims.iter().enumerate() {
         match *d {
             Dim::Static(lo, hi) => {
                 lower.push(lo);
                 upper.push(hi);
             }
-            Dim::At(origin, size) => {
+            Dim::At(origin, size) | Dim::Until(origin, size, _) => {
                 lower.push(i64::MIN); // ShapedType::kDynamic: a run-time origin
                 upper.push(size);
                 origins.push(v(origin));
             }
+        }
+        if let Dim::Until(_, _, end) = *d {
+            ends.push(v(end));
+            bounded.push(i as i64);
         }
     }
     let op = b.build(|c, l| {
@@ -198,16 +207,21 @@ pub fn slice(b: &B, source: MlirValue, dims: &[Dim], clip: bool, t: MlirType) ->
             .result(B::type_(t))
             .source(v(source))
             .origins(&origins)
-            .ends(&[])
+            .ends(&ends)
             .lower(dense(b, &lower))
             .upper(dense(b, &upper));
+        let s = if bounded.is_empty() {
+            s
+        } else {
+            s.bounded(dense(b, &bounded))
+        };
         if clip {
             s.clip(unit(b)).build()
         } else {
             s.build()
         }
     });
-    segments(b, op, &[1, origins.len() as i32, 0]);
+    segments(b, op, &[1, origins.len() as i32, ends.len() as i32]);
     result(op)
 }
 

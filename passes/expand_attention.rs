@@ -24,6 +24,14 @@
 //! parity r & 1 on the full barriers, the producer for (r & 1) ^ 1 on the empty ones (a fresh
 //! barrier passes parity 1). For `causal`, CTAs take query tiles from the last (most keys)
 //! to the first: the longest work starts first.
+//!
+//! Sequences of any length (`cu_seqlens`, or a `seq_len` that 128 does not divide): a
+//! sequence then starts at any row, so Q, K, V and O are windows at any origin that end at
+//! the tensor's end (`until` the token count: TMA copies them, its zero fill past the
+//! tensor). Keys past the sequence's end are masked like the causal diagonal's, on the last
+//! K tile only; a query tile that reaches past the end stores its rows by predicated stores
+//! (a window ending at the sequence's end) instead of TMA. With `cu_seqlens` the grid covers
+//! the longest sequence (`seq_len`); the CTAs of a shorter one's missing tiles do nothing.
 
 use arith::CmpiPredicate;
 use axe_layout::{Iter, Layout};
@@ -75,6 +83,9 @@ struct Plan {
     v: MlirValue,
     o: MlirValue,
     lse: Option<MlirValue>,
+    /// The cumulative sequence offsets (`memref<(batches + 1)xi32>`), if lengths vary.
+    cu: Option<MlirValue>,
+    batches: i64,
     e: MlirType,
     tokens: i64,
     heads: i64,
@@ -88,8 +99,18 @@ struct Plan {
 }
 
 impl Plan {
+    /// Query tiles of the longest sequence.
     fn tiles_q(&self) -> i64 {
-        self.seq / BLOCK_M
+        (self.seq + BLOCK_M - 1) / BLOCK_M
+    }
+    /// Whether a sequence may start at a row that is not a multiple of the tiles' rows, and
+    /// its last query tile reach past its end: rows are then windows at any origin.
+    fn ragged(&self) -> bool {
+        self.cu.is_some() || self.seq % BLOCK_M != 0
+    }
+    /// Whether a sequence's last K tile may reach past its end (its keys then masked).
+    fn ragged_keys(&self) -> bool {
+        self.cu.is_some() || self.seq % self.block_n != 0
     }
 }
 
@@ -110,10 +131,13 @@ fn expand(op: MlirOperation) -> Result<()> {
             ),
         ));
     }
-    // The one optional operand comes last.
-    let lse = (ir::num_operands(op) > operands::O + 1).then(|| ir::operand(op, operands::O + 1));
+    // The optional operands: groups 4 (lse) and 5 (cu_seqlens).
+    let groups = ir::operand_groups(op).unwrap_or_default();
+    let optional = |i: usize| groups.get(i).and_then(|g| g.first().copied());
+    let (lse, cu) = (optional(4), optional(5));
     let q = ir::operand(op, operands::Q);
     let qshape = ir::shape(ir::value_type(q));
+    let seq = ir::int_attr(op, SEQ_LEN).unwrap_or(qshape[0]);
     let heads = ir::int_attr(op, HEADS).unwrap_or(1);
     let kv_heads = ir::int_attr(op, KV_HEADS).unwrap_or(heads);
     let d = qshape[1] / heads;
@@ -124,12 +148,17 @@ fn expand(op: MlirOperation) -> Result<()> {
         v: ir::operand(op, operands::V),
         o: ir::operand(op, operands::O),
         lse,
+        cu,
+        batches: match cu {
+            Some(c) => ir::shape(ir::value_type(c))[0] - 1,
+            None => qshape[0] / seq,
+        },
         e: element_type(ir::value_type(q)),
         tokens: qshape[0],
         heads,
         group: heads / kv_heads,
         d,
-        seq: ir::int_attr(op, SEQ_LEN).unwrap_or(qshape[0]),
+        seq,
         causal: ir::attr(op, CAUSAL).is_some(),
         scale: ir::float_or_int_attr(op, SCALE).unwrap_or(1.0 / (d as f64).sqrt()),
         block_n: ir::int_attr(op, BLOCK_N).unwrap_or(block_n_default),
@@ -139,17 +168,8 @@ fn expand(op: MlirOperation) -> Result<()> {
     if ![64, 128, 256].contains(&d) {
         return fail(format!("head dimension {d} (the kernel has 64, 128 and 256)"));
     }
-    if plan.seq % BLOCK_M != 0 {
-        return fail(format!(
-            "seq_len {} is not a multiple of the {BLOCK_M} query rows of a CTA",
-            plan.seq
-        ));
-    }
-    if !matches!(plan.block_n, 64 | 128) || plan.seq % plan.block_n != 0 {
-        return fail(format!(
-            "block_n {} must be 64 or 128 and divide seq_len {}",
-            plan.block_n, plan.seq
-        ));
+    if !matches!(plan.block_n, 64 | 128) {
+        return fail(format!("block_n {} must be 64 or 128", plan.block_n));
     }
     if !(1..=4).contains(&plan.stages) {
         return fail(format!("stages {} (1 to 4)", plan.stages));
@@ -191,9 +211,12 @@ fn tile_type(b: &B, plan: &Plan, rows: i64) -> MlirType {
 
 /// The kernel's values every role reads.
 struct Shared {
-    /// The first row of the CTA's query tile, and the sequence's first row.
+    /// The first row of the CTA's query tile, the sequence's first row, the row after its last
+    /// and its length.
     row0: MlirValue,
     seq0: MlirValue,
+    seq_end: MlirValue,
+    len: MlirValue,
     /// The tile's index in its sequence.
     qt: MlirValue,
     /// Query head and its key/value head.
@@ -219,7 +242,7 @@ struct Shared {
 
 fn build_kernel(b: &B, plan: &Plan) {
     let tiles_q = plan.tiles_q();
-    let grid = tiles_q * plan.heads * (plan.tokens / plan.seq);
+    let grid = tiles_q * plan.heads * plan.batches;
     let threads = (CONSUMERS + 1) * target::WARPGROUP_THREADS;
     axe_ops::kernel(b, grid, threads, None, false, |k| {
         let cta = axe_ops::unit_id(&k, ScopeKind::Cta, false);
@@ -227,22 +250,41 @@ fn build_kernel(b: &B, plan: &Plan) {
         // the grid walks every head's first tiles before any head's next ones. Causal: tiles
         // from the last (most keys) down, so that the longest work starts first and the short
         // tiles fill the tail.
-        let per_tile = k.cidx(plan.heads * (plan.tokens / plan.seq));
+        let per_tile = k.cidx(plan.heads * plan.batches);
         let x = k.arith_binary(arith::divui, cta, per_tile);
         let bh = k.arith_binary(arith::remui, cta, per_tile);
         let qt = if plan.causal { k.subi(k.cidx(tiles_q - 1), x) } else { x };
         let h = k.arith_binary(arith::remui, bh, k.cidx(plan.heads));
         let batch = k.arith_binary(arith::divui, bh, k.cidx(plan.heads));
         let hk = k.arith_binary(arith::divui, h, k.cidx(plan.group));
-        let seq0 = k.muli(batch, k.cidx(plan.seq));
+        let (seq0, seq_end, len) = match plan.cu {
+            Some(cu) => {
+                let at = |i: MlirValue| k.index_cast(k.load(cu, &[i]), k.index());
+                let (seq0, seq_end) = (at(batch), at(k.addi(batch, k.cidx(1))));
+                (seq0, seq_end, k.subi(seq_end, seq0))
+            }
+            None => {
+                let seq0 = k.muli(batch, k.cidx(plan.seq));
+                let len = k.cidx(plan.seq);
+                (seq0, k.addi(seq0, len), len)
+            }
+        };
         let row0 = k.addi(seq0, k.muli(qt, k.cidx(BLOCK_M)));
         let bn = plan.block_n;
+        let ceil_div = |x: MlirValue| k.arith_binary(arith::divui, k.addi(x, k.cidx(bn - 1)), k.cidx(bn));
         // Causal: the keys up to the tile's last query row; else the whole sequence.
-        let n_kv = if plan.causal {
-            let last = k.muli(k.addi(qt, k.cidx(1)), k.cidx(BLOCK_M));
-            k.arith_binary(arith::divui, k.addi(last, k.cidx(bn - 1)), k.cidx(bn))
-        } else {
-            k.cidx(plan.seq / bn)
+        let n_kv = match (plan.causal, plan.ragged_keys()) {
+            (true, _) => {
+                let last = k.muli(k.addi(qt, k.cidx(1)), k.cidx(BLOCK_M));
+                let last = if plan.ragged() {
+                    k.arith_binary(arith::minui, last, len)
+                } else {
+                    last
+                };
+                ceil_div(last)
+            }
+            (false, true) => ceil_div(len),
+            (false, false) => k.cidx(plan.seq / bn),
         };
         let rounds = k.arith_binary(arith::divui, k.addi(n_kv, k.cidx(plan.stages - 1)), k.cidx(plan.stages));
         let sq = axe_ops::alloc(&k, tile_type(&k, plan, BLOCK_M));
@@ -250,6 +292,8 @@ fn build_kernel(b: &B, plan: &Plan) {
         let mut sh = Shared {
             row0,
             seq0,
+            seq_end,
+            len,
             qt,
             h,
             hk,
@@ -279,14 +323,31 @@ fn build_kernel(b: &B, plan: &Plan) {
         for _ in 0..CONSUMERS {
             sh.turns.push(axe_ops::mbarrier(&k, target::WARPGROUP_THREADS));
         }
+        // With varying lengths, a CTA whose query tile starts past its sequence's end (a
+        // shorter sequence than the longest) has no work.
+        let live = plan
+            .cu
+            .map(|_| k.cmpi(CmpiPredicate::Ult, k.muli(qt, k.cidx(BLOCK_M)), len));
+        let when_live = |b: &B, body: &dyn Fn(&B)| match live {
+            Some(c) => {
+                b.if_::<()>(c, |t| {
+                    body(&t);
+                    Ok(())
+                })
+                .expect("the CTA's work does not fail");
+            }
+            None => body(b),
+        };
         axe_ops::scope(&k, ScopeKind::Warpgroup, 0, 1, |wg| {
             axe_ops::set_max_registers(&wg, PRODUCER_REGISTERS);
-            axe_ops::scope(&wg, ScopeKind::Warp, 0, 1, |w| produce(&w, plan, &sh));
+            axe_ops::scope(&wg, ScopeKind::Warp, 0, 1, |w| {
+                when_live(&w, &|t| produce(t, plan, &sh))
+            });
         });
         for w in 1..=CONSUMERS {
             axe_ops::scope(&k, ScopeKind::Warpgroup, w, w + 1, |wg| {
                 axe_ops::set_max_registers(&wg, CONSUMER_REGISTERS);
-                consume(&wg, plan, &sh, (w - 1) as usize);
+                when_live(&wg, &|t| consume(t, plan, &sh, (w - 1) as usize));
             });
         }
     });
@@ -315,6 +376,17 @@ fn for_tiles(b: &B, plan: &Plan, sh: &Shared, body: impl Fn(&B, MlirValue, usize
     .expect("the K/V loop's body does not fail");
 }
 
+/// `n` rows of Q, K, V or O from row `at`: a tile (`at` is a multiple of `n` where every
+/// sequence starts at a multiple of the query tile), else a window at any origin that ends at
+/// the tensor's end (which TMA copies: its zero fill past the tensor).
+fn rows(b: &B, plan: &Plan, at: MlirValue, n: i64) -> Dim {
+    if plan.ragged() {
+        Dim::Until(at, n, b.cidx(plan.tokens))
+    } else {
+        Dim::At(at, n)
+    }
+}
+
 fn global(b: &B, plan: &Plan, rows: i64, cols: i64) -> MlirType {
     axe_ops::tensor_type(b, &[rows, cols], plan.e, MemoryScope::Global, None, None)
 }
@@ -335,7 +407,7 @@ fn produce(b: &B, plan: &Plan, sh: &Shared) {
     let qwin = axe_ops::slice(
         b,
         plan.q,
-        &[Dim::At(sh.row0, BLOCK_M), Dim::At(qcol, d)],
+        &[rows(b, plan, sh.row0, BLOCK_M), Dim::At(qcol, d)],
         false,
         global(b, plan, BLOCK_M, d),
     );
@@ -352,7 +424,7 @@ fn produce(b: &B, plan: &Plan, sh: &Shared) {
             let win = axe_ops::slice(
                 t,
                 source,
-                &[Dim::At(row, bn), Dim::At(kcol, d)],
+                &[rows(t, plan, row, bn), Dim::At(kcol, d)],
                 false,
                 global(t, plan, bn, d),
             );
@@ -385,13 +457,21 @@ struct Rows {
 /// its row sums added.
 fn softmax(b: &B, plan: &Plan, sh: &Shared, x: &Rows, j: MlirValue) {
     let bn = plan.block_n;
-    if plan.causal {
-        // Tiles whose last key comes after the CTA's first query cross the diagonal.
-        let last_key = b.addi(b.muli(j, b.cidx(bn)), b.cidx(bn - 1));
+    let last_key = b.addi(b.muli(j, b.cidx(bn)), b.cidx(bn - 1));
+    // Tiles whose last key comes after the CTA's first query cross the diagonal; the one
+    // whose last key is past the sequence's end holds keys that do not exist.
+    let crosses = plan.causal.then(|| {
         let first_query = b.muli(sh.qt, b.cidx(BLOCK_M));
-        let crosses = b.cmpi(CmpiPredicate::Ugt, last_key, first_query);
-        b.if_::<()>(crosses, |u| {
-            causal_mask(&u, plan, x.s, x.q_first, j);
+        b.cmpi(CmpiPredicate::Ugt, last_key, first_query)
+    });
+    let past_end = plan.ragged_keys().then(|| b.cmpi(CmpiPredicate::Uge, last_key, sh.len));
+    let masked = match (crosses, past_end) {
+        (Some(c), Some(p)) => Some(b.ori(c, p)),
+        (c, p) => c.or(p),
+    };
+    if let Some(m) = masked {
+        b.if_::<()>(m, |u| {
+            mask(&u, plan, sh, x.s, x.q_first, j);
             Ok(())
         })
         .expect("the mask does not fail");
@@ -538,25 +618,53 @@ fn epilogue(b: &B, plan: &Plan, sh: &Shared, x: &Rows, r0: i64) {
         axe_ops::tensor_type(b, &[64, d], plan.e, MemoryScope::Register, None, None),
     );
     axe_ops::cast(b, x.o, out);
-    axe_ops::copy(b, out, x.q_rows, CopyOptions::AUTO);
     let row = b.addi(sh.row0, b.cidx(r0));
     let ocol = b.muli(sh.h, b.cidx(d));
-    let owin = axe_ops::slice(
-        b,
-        plan.o,
-        &[Dim::At(row, 64), Dim::At(ocol, d)],
-        false,
-        global(b, plan, 64, d),
-    );
-    axe_ops::copy(
-        b,
-        x.q_rows,
-        owin,
-        CopyOptions {
-            schedule: CopySchedule::Tma,
-            ..CopyOptions::AUTO
-        },
-    );
+    let by_tma = |t: &B| {
+        axe_ops::copy(t, out, x.q_rows, CopyOptions::AUTO);
+        let owin = axe_ops::slice(
+            t,
+            plan.o,
+            &[rows(t, plan, row, 64), Dim::At(ocol, d)],
+            false,
+            global(t, plan, 64, d),
+        );
+        axe_ops::copy(
+            t,
+            x.q_rows,
+            owin,
+            CopyOptions {
+                schedule: CopySchedule::Tma,
+                ..CopyOptions::AUTO
+            },
+        );
+    };
+    if plan.ragged() {
+        // Rows that reach past the sequence's end are stored by predicated stores (a window
+        // ending there), the others by TMA.
+        let end = b.addi(row, b.cidx(64));
+        let whole = b.cmpi(CmpiPredicate::Ule, end, sh.seq_end);
+        let partial = b.cmpi(CmpiPredicate::Ugt, end, sh.seq_end);
+        b.if_::<()>(whole, |t| {
+            by_tma(&t);
+            Ok(())
+        })
+        .expect("the TMA store does not fail");
+        b.if_::<()>(partial, |t| {
+            let owin = axe_ops::slice(
+                &t,
+                plan.o,
+                &[Dim::Until(row, 64, sh.seq_end), Dim::At(ocol, d)],
+                false,
+                global(&t, plan, 64, d),
+            );
+            axe_ops::copy(&t, out, owin, CopyOptions::AUTO);
+            Ok(())
+        })
+        .expect("the predicated store does not fail");
+    } else {
+        by_tma(b);
+    }
     if let Some(lse) = plan.lse {
         // ln(sum) + scale · max: the log-sum-exp of the scaled scores.
         axe_ops::unary(b, UnaryKind::Log, x.l, x.l);
@@ -568,14 +676,21 @@ fn epilogue(b: &B, plan: &Plan, sh: &Shared, x: &Rows, r0: i64) {
         axe_ops::binary(b, BinaryKind::Mul, x.m, sc, x.m, FastMath::Contract);
         axe_ops::binary(b, BinaryKind::Add, x.l, x.m, x.l, FastMath::Contract);
         let t = axe_ops::tensor_type(b, &[64, 1], f32, MemoryScope::Global, None, None);
-        let win = axe_ops::slice(b, lse, &[Dim::At(row, 64), Dim::At(sh.h, 1)], false, t);
+        let rows = if plan.ragged() {
+            Dim::Until(row, 64, sh.seq_end)
+        } else {
+            Dim::At(row, 64)
+        };
+        let win = axe_ops::slice(b, lse, &[rows, Dim::At(sh.h, 1)], false, t);
         axe_ops::copy(b, x.l, win, CopyOptions::AUTO);
     }
 }
 
-/// Adds -1e30 to the scores of keys after their query: S[i, c] += min(q - k, 0) · 1e30, with
-/// q = `q_first` + i and k = j · block_n + c (positions in the sequence).
-fn causal_mask(b: &B, plan: &Plan, s: MlirValue, q_first: MlirValue, j: MlirValue) {
+/// Adds -1e30 to the scores of keys that a query does not see: S[i, c] += min(q - k, 0) ·
+/// 1e30, with q = `q_first` + i and k = j · block_n + c (positions in the sequence). Causal:
+/// q is the query's position, capped at the sequence's last (so that a row past the end still
+/// sees a key); else q is the sequence's last position (the keys past its end masked).
+fn mask(b: &B, plan: &Plan, sh: &Shared, s: MlirValue, q_first: MlirValue, j: MlirValue) {
     let f32 = b.f32_type();
     let bn = plan.block_n;
     let reg = |shape: &[i64]| {
@@ -584,20 +699,43 @@ fn causal_mask(b: &B, plan: &Plan, s: MlirValue, q_first: MlirValue, j: MlirValu
             axe_ops::tensor_type(b, shape, f32, MemoryScope::Register, None, None),
         )
     };
+    let as_f32 = |x: MlirValue| b.arith_cast(arith::sitofp, b.index_cast(x, b.int_type(32)), f32);
+    let last = || b.subi(sh.len, b.cidx(1));
+    let key0 = || b.muli(j, b.cidx(bn));
     let cols = reg(&[64, bn]);
-    let rows = reg(&[64, 1]);
+    let rows = plan.causal.then(|| reg(&[64, 1]));
     let off = reg(&[1, 1]);
     let big = reg(&[1, 1]);
     axe_ops::iota(b, cols, 1);
-    axe_ops::iota(b, rows, 0);
-    // q - k = (i - c) + (q_first - j block_n).
-    let diff = b.subi(q_first, b.muli(j, b.cidx(bn)));
-    let i32t = b.int_type(32);
-    let diff = b.arith_cast(arith::sitofp, b.index_cast(diff, i32t), f32);
-    axe_ops::fill(b, off, diff);
-    axe_ops::fill(b, big, b.cfloat(-MASKED, f32));
-    axe_ops::binary(b, BinaryKind::Sub, rows, cols, cols, FastMath::Contract);
-    axe_ops::binary(b, BinaryKind::Add, cols, off, cols, FastMath::Contract);
+    match rows {
+        Some(rows) if !plan.ragged_keys() => {
+            // q - k = (i - c) + (q_first - j block_n).
+            axe_ops::iota(b, rows, 0);
+            axe_ops::fill(b, off, as_f32(b.subi(q_first, key0())));
+            axe_ops::fill(b, big, b.cfloat(-MASKED, f32));
+            axe_ops::binary(b, BinaryKind::Sub, rows, cols, cols, FastMath::Contract);
+            axe_ops::binary(b, BinaryKind::Add, cols, off, cols, FastMath::Contract);
+        }
+        Some(rows) => {
+            // min(q_first + i, last) - (j block_n + c).
+            let cap = reg(&[1, 1]);
+            axe_ops::iota(b, rows, 0);
+            axe_ops::fill(b, off, as_f32(q_first));
+            axe_ops::fill(b, cap, as_f32(last()));
+            axe_ops::fill(b, big, b.cfloat(-MASKED, f32));
+            axe_ops::binary(b, BinaryKind::Add, rows, off, rows, FastMath::Contract);
+            axe_ops::binary(b, BinaryKind::Min, rows, cap, rows, FastMath::Contract);
+            axe_ops::fill(b, off, as_f32(key0()));
+            axe_ops::binary(b, BinaryKind::Add, cols, off, cols, FastMath::Contract);
+            axe_ops::binary(b, BinaryKind::Sub, rows, cols, cols, FastMath::Contract);
+        }
+        None => {
+            // (last - j block_n) - c.
+            axe_ops::fill(b, off, as_f32(b.subi(last(), key0())));
+            axe_ops::fill(b, big, b.cfloat(-MASKED, f32));
+            axe_ops::binary(b, BinaryKind::Sub, off, cols, cols, FastMath::Contract);
+        }
+    }
     axe_ops::fill(b, off, b.cfloat(0.0, f32));
     axe_ops::binary(b, BinaryKind::Min, cols, off, cols, FastMath::Contract);
     axe_ops::binary(b, BinaryKind::Mul, cols, big, cols, FastMath::Contract);

@@ -73,10 +73,29 @@ pub fn has_run_time_end(op: mlir_sys::MlirOperation) -> bool {
     !ir::i64_array(op, ods::slice::BOUNDED).is_empty()
 }
 
-/// Whether `v` is a window: the result of a slice with a run-time end (such a slice is not
-/// sliced further, so its own defining op is the one to ask).
-pub fn is_window(v: mlir_sys::MlirValue) -> bool {
-    ir::defining_op(v).is_some_and(|d| ir::name(d) == ods::ops::SLICE && has_run_time_end(d))
+/// The value of `v` when it is an `arith.constant` (an index or integer).
+fn constant_int(v: mlir_sys::MlirValue) -> Option<i64> {
+    let d = ir::defining_op(v)?;
+    (ir::name(d) == "arith.constant").then(|| ir::int_attr(d, "value"))?
+}
+
+/// Whether every run-time end of slice `op` is a constant at or past the source's extent in
+/// its dimension: such a window ends only where its tensor does, which is where TMA's zero
+/// fill and clipped stores stop too — a window at any origin that a TMA copy moves exactly
+/// (the rows of one sequence of a packed batch, read from any row).
+pub fn ends_at_tensor(op: mlir_sys::MlirOperation) -> bool {
+    let shape = ir::shape(ir::value_type(ir::operand(op, ods::slice::operands::SOURCE)));
+    run_time_ends(op)
+        .iter()
+        .enumerate()
+        .all(|(d, e)| e.is_none_or(|e| constant_int(e).is_some_and(|c| c >= shape[d])))
+}
+
+/// Whether `v` is a window that may end inside its tensor: a slice with a run-time end that
+/// is not [`ends_at_tensor`] (what TMA cannot copy; such a slice is not sliced
+/// further, so its own defining op is the one to ask).
+pub fn is_window_inside(v: mlir_sys::MlirValue) -> bool {
+    ir::defining_op(v).is_some_and(|d| ir::name(d) == ods::ops::SLICE && has_run_time_end(d) && !ends_at_tensor(d))
 }
 
 /// Per dimension of a slice, the memory stride of a window dimension (one that ends at run

@@ -9,6 +9,12 @@ and the last sequence), the log-sum-exp against the same evaluation's, and NaN s
 O's end (nothing written outside O). The tolerance is the larger of 1e-2 (f16) / 2e-2 (bf16)
 and twice the error of PyTorch's own flash backend against the same reference.
 
+Batches of sequences of different lengths (an entry's `lens`: the kernel reads their
+cumulative offsets) are checked the same way on their first, shortest and last sequences; every
+row of O and the log-sum-exp must be written. Their baselines are the variable-length forms:
+FlashAttention-2's (`torch.ops.aten._flash_attention_forward` with the offsets) and
+FlashAttention-3's `flash_attn_varlen_func`; SDPA's cuDNN backend has no such form here.
+
 Timing: each round runs every method once, in turn (CUDA events, no host sync between the
 methods of a round): Axe, SDPA's cuDNN and flash backends, and FlashAttention-3 (`fa3-fwd`,
 when it imports: installed from its wheel, `pip install --no-deps WHEEL_DIR/*.whl`, or the wheel
@@ -34,6 +40,15 @@ TORCH = {"f16": torch.float16, "bf16": torch.bfloat16}
 SENTINEL = 4096
 
 
+def starts(e):
+    """The first row of every sequence, and the row after the last."""
+    lens = e.get("lens") or [e["seq"]] * (e["tokens"] // e["seq"])
+    out = [0]
+    for n in lens:
+        out.append(out[-1] + n)
+    return out
+
+
 def load_fa3():
     """FlashAttention-3's forward from the `fa3-fwd` wheel (installed, or unpacked on
     PYTHONPATH): its interface imports `flash_attn_config`, which the wheel ships as
@@ -42,7 +57,7 @@ def load_fa3():
         import fa3_fwd_config
         sys.modules.setdefault("flash_attn_config", fa3_fwd_config)
         import fa3_fwd_interface
-        return fa3_fwd_interface.flash_attn_func
+        return fa3_fwd_interface
     except Exception as x:  # no wheel: the other baselines still run
         print(f"# FlashAttention-3 not available: {type(x).__name__}: {x}", flush=True)
         return None
@@ -50,11 +65,13 @@ def load_fa3():
 
 def reference(q, k, v, e, heads_checked, seqs_checked):
     """float32 O and log-sum-exp rows of the checked (sequence, head)s, from the definition."""
-    seq, d, group = e["seq"], e["d"], e["heads"] // e["kv_heads"]
+    d, group = e["d"], e["heads"] // e["kv_heads"]
     scale = 1.0 / math.sqrt(d)
+    bounds = starts(e)
     out = {}
     for b in seqs_checked:
-        rows = slice(b * seq, (b + 1) * seq)
+        rows = slice(bounds[b], bounds[b + 1])
+        seq = bounds[b + 1] - bounds[b]
         for h in heads_checked:
             hk = h // group
             qh = q[rows, h * d:(h + 1) * d].float()
@@ -93,37 +110,52 @@ def run_entry(e, d, a, fa3):
     kernel = axe_runtime.load(os.path.join(d, f"{e['entry']}.json"))
     if isinstance(kernel, dict):
         kernel = kernel[e["entry"]]
-    launch = kernel.launcher(q.view(-1), k.view(-1), v.view(-1), o_store[: t * hq * hd], lse)
+    bounds = starts(e)
+    varlen = bool(e.get("lens"))
+    cu = torch.tensor(bounds, device="cuda", dtype=torch.int32)
+    args = [q.view(-1), k.view(-1), v.view(-1), o_store[: t * hq * hd], lse] + ([cu] if varlen else [])
+    launch = kernel.launcher(*args)
     launch()
     torch.cuda.synchronize()
     rec = dict(e, status="FAIL")
-    nseq = t // e["seq"]
+    nseq = len(bounds) - 1
+    lens = [bounds[i + 1] - bounds[i] for i in range(nseq)]
     heads_checked = sorted({0, hq // 2 + 1, hq - 1})
-    seqs_checked = sorted({0, nseq - 1})
+    seqs_checked = sorted({0, lens.index(min(lens)), nseq - 1})
     ref = reference(q, k, v, e, heads_checked, seqs_checked)
     causal = e["causal"]
-    # PyTorch's flash backend against the same reference: the error a 16-bit P costs.
-    qb, kb, vb = bhsd(q, e, hq), bhsd(k, e, hk), bhsd(v, e, hk)
     gqa = hq != hk
+    from torch.nn.attention import SDPBackend, sdpa_kernel
 
-    def sdpa(backend):
-        from torch.nn.attention import sdpa_kernel
+    def sdpa_of(qb, kb, vb, backend):
         with sdpa_kernel([backend]):
             return F.scaled_dot_product_attention(qb, kb, vb, is_causal=causal, enable_gqa=gqa)
 
-    from torch.nn.attention import SDPBackend
+    if not varlen:
+        qb, kb, vb = bhsd(q, e, hq), bhsd(k, e, hk), bhsd(v, e, hk)
+
+    def sdpa(backend):
+        return sdpa_of(qb, kb, vb, backend)
+
+    # PyTorch's flash backend against the same reference: the error a 16-bit P costs (each
+    # checked sequence alone where lengths vary).
     flash_err = 0.0
     try:
-        fo = sdpa(SDPBackend.FLASH_ATTENTION)
         for (b, h), (ro, _) in ref.items():
-            flash_err = max(flash_err, (fo[b, h].float() - ro).abs().max().item())
+            if varlen:
+                rows = slice(bounds[b], bounds[b + 1])
+                one = [x[rows].view(1, lens[b], -1, hd).transpose(1, 2) for x in (q, k, v)]
+                fo = sdpa_of(*one, SDPBackend.FLASH_ATTENTION)[0, h]
+            else:
+                fo = sdpa(SDPBackend.FLASH_ATTENTION)[b, h]
+            flash_err = max(flash_err, (fo.float() - ro).abs().max().item())
     except Exception as x:
         rec["flash_error"] = str(x)[:200]
     tol = max(1e-2 if e["dtype"] == "f16" else 2e-2, 2 * flash_err)
     err_o, err_l = 0.0, 0.0
     lse2 = lse.view(hq, t)
     for (b, h), (ro, rl) in ref.items():
-        rows = slice(b * e["seq"], (b + 1) * e["seq"])
+        rows = slice(bounds[b], bounds[b + 1])
         err_o = max(err_o, (o[rows, h * hd:(h + 1) * hd].float() - ro).abs().max().item())
         err_l = max(err_l, (lse2[h, rows] - rl).abs().max().item())
     nan_o = int(torch.isnan(o).sum())
@@ -137,13 +169,21 @@ def run_entry(e, d, a, fa3):
     rec["status"] = "PASS"
     if a.no_time:
         return rec
-    methods = {"axe": launch,
-               "cudnn": lambda: sdpa(SDPBackend.CUDNN_ATTENTION),
-               "flash2": lambda: sdpa(SDPBackend.FLASH_ATTENTION)}
-    if fa3 is not None:
-        b = t // e["seq"]
-        q4, k4, v4 = (x.view(b, e["seq"], -1, hd) for x in (q, k, v))
-        methods["fa3"] = lambda: fa3(q4, k4, v4, causal=causal)
+    if varlen:
+        q3, k3, v3 = (x.view(t, -1, hd) for x in (q, k, v))
+        mx = max(lens)
+        methods = {"axe": launch,
+                   "flash2": lambda: torch.ops.aten._flash_attention_forward(
+                       q3, k3, v3, cu, cu, mx, mx, 0.0, causal, False)}
+        if fa3 is not None:
+            methods["fa3"] = lambda: fa3.flash_attn_varlen_func(q3, k3, v3, cu, cu, mx, mx, causal=causal)
+    else:
+        methods = {"axe": launch,
+                   "cudnn": lambda: sdpa(SDPBackend.CUDNN_ATTENTION),
+                   "flash2": lambda: sdpa(SDPBackend.FLASH_ATTENTION)}
+        if fa3 is not None:
+            q4, k4, v4 = (x.view(nseq, e["seq"], -1, hd) for x in (q, k, v))
+            methods["fa3"] = lambda: fa3.flash_attn_func(q4, k4, v4, causal=causal)
     for name in list(methods):
         try:
             for _ in range(3):
@@ -163,7 +203,7 @@ def run_entry(e, d, a, fa3):
         torch.cuda.synchronize()
         for n in methods:
             times[n].append(ev[n][0].elapsed_time(ev[n][1]))
-    flops = 4 * t * e["seq"] * hq * hd * (0.5 if causal else 1.0)
+    flops = sum(4 * n * n * hq * hd for n in lens) * (0.5 if causal else 1.0)
     rec["tflops"] = {n: flops / (statistics.median(v) * 1e-3) / 1e12 for n, v in times.items()}
     rec["ms"] = {n: statistics.median(v) for n, v in times.items()}
     for n in methods:

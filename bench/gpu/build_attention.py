@@ -10,8 +10,10 @@ OUTDIR/index.json, the list attention.py reads on the GPU.
 The grid (16k tokens per batch, as FlashAttention-3's paper measures): head dim 64 (32 heads)
 and 128 (16 heads), causal and not, sequence 512 ... 16384, f16 and bf16; head dim 256 (8
 heads) at sequence 1024, 4096 and 16384; grouped-query
-attention (32 query heads over 8 key/value heads, head dim 128) at sequence 4096 and 8192; and
-batches of other sizes than the grid's (seq 2048 x 3, 768 x 5) that nothing was tuned on.
+attention (32 query heads over 8 key/value heads, head dim 128) at sequence 4096 and 8192;
+batches of other sizes than the grid's (seq 2048 x 3, 768 x 5) that nothing was tuned on; and
+ragged batches: sequences of a length 128 does not divide (16 x 1000), and batches of
+sequences of different lengths (`cu_seqlens`, an entry's `lens`).
 """
 import argparse
 import concurrent.futures
@@ -24,9 +26,11 @@ from lowering import lower  # noqa: E402
 MLIR = {"f16": "f16", "bf16": "bf16"}
 
 
-def module(name, tokens, heads, kv_heads, d, seq, causal, dtype, lse=True):
+def module(name, tokens, heads, kv_heads, d, seq, causal, dtype, lse=True, lens=None):
     """The user-level module: Q, K, V, O (and the log-sum-exp, [tokens, heads] f32 stored
-    head-major as FlashAttention's [heads, tokens]) as bare 16-byte-aligned buffers."""
+    head-major as FlashAttention's [heads, tokens]) as bare 16-byte-aligned buffers; with
+    `lens`, the sequences' cumulative offsets as a last i32 argument (`seq` is then the
+    longest)."""
     e = MLIR[dtype]
     nq, nkv = tokens * heads * d, tokens * kv_heads * d
     tq = f"!axe.tensor<{tokens}x{heads * d}x{e}, global, #axe.layout<({tokens}, {heads * d}) : ({heads * d}, 1)>>"
@@ -36,6 +40,8 @@ def module(name, tokens, heads, kv_heads, d, seq, causal, dtype, lse=True):
     args = [arg("q", nq, e), arg("k", nkv, e), arg("v", nkv, e), arg("o", nq, e)]
     if lse:
         args.append(arg("l", tokens * heads, "f32"))
+    if lens:
+        args.append(f"%cu: memref<{len(lens) + 1}xi32>")
     attrs = f"heads = {heads}, kv_heads = {kv_heads}, seq_len = {seq}" + (", causal" if causal else "")
     lines = [
         'module attributes {axe.target = #axe.target<"sm_90a">} {',
@@ -48,6 +54,8 @@ def module(name, tokens, heads, kv_heads, d, seq, causal, dtype, lse=True):
     if lse:
         lines.append(f"    %L = axe.view %l : memref<{tokens * heads}xf32> to {tl}")
     lse_part = f" lse(%L : {tl})" if lse else ""
+    if lens:
+        lse_part += f" cu_seqlens(%cu : memref<{len(lens) + 1}xi32>)"
     lines += [
         f"    axe.attention %Q, %K, %V, %O{lse_part} {{{attrs}}} : {tq}, {tkv}, {tkv}, {tq}",
         "    return",
@@ -78,17 +86,34 @@ def grid(kind):
     # Other batch sizes: 3 sequences of 2048, 5 of 768.
     for tokens, seq in ([(6144, 2048), (3840, 768)] if kind == "full" else [(3840, 768)]):
         out.append(dict(tokens=tokens, heads=16, kv_heads=16, d=128, seq=seq, causal=True, dtype="f16"))
+    # Ragged: 16 sequences of 1000 tokens; batches of sequences of different lengths.
+    for causal in (False, True):
+        out.append(dict(tokens=16000, heads=16, kv_heads=16, d=128, seq=1000, causal=causal, dtype="bf16"))
+        for d, heads, kv_heads, lens in RAGGED if kind == "full" else RAGGED[:1]:
+            out.append(dict(tokens=sum(lens), heads=heads, kv_heads=kv_heads, d=d, seq=max(lens),
+                            causal=causal, dtype="bf16", lens=lens))
     return out
+
+
+# Packed batches (as serving and training with packing see them): head dim, heads, KV heads,
+# the sequences' lengths (some of one token, some not a multiple of 128, one long).
+RAGGED = [
+    (128, 16, 16, [4096, 1, 300, 2048, 129, 7000, 1500, 900, 384, 64]),
+    (128, 32, 8, [3000, 5000, 17, 2500, 1000, 4767]),
+    (64, 32, 32, [8192, 511, 2000, 3333, 1, 2347]),
+]
 
 
 def entry_name(c):
     return (f"attn_t{c['tokens']}_h{c['heads']}x{c['kv_heads']}_d{c['d']}_s{c['seq']}"
+            f"{'_varlen' + str(len(c['lens'])) if c.get('lens') else ''}"
             f"{'_causal' if c['causal'] else ''}_{c['dtype']}")
 
 
 def build(outdir, c):
     name = entry_name(c)
-    src = module(name, c["tokens"], c["heads"], c["kv_heads"], c["d"], c["seq"], c["causal"], c["dtype"])
+    src = module(name, c["tokens"], c["heads"], c["kv_heads"], c["d"], c["seq"], c["causal"], c["dtype"],
+                 lens=c.get("lens"))
     err = lower(outdir, name, src)
     return (None, err) if err else (dict(c, entry=name), None)
 

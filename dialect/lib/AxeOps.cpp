@@ -806,9 +806,20 @@ LogicalResult AttentionOp::verify() {
     if (t.getShape()[0] != tokens || t.getShape()[1] != kvHeads * d)
       return emitOpError() << what << " must be [" << tokens << ", " << kvHeads * d
                            << "] (tokens, kv_heads * head_dim)";
-  if (seq < 1 || tokens % seq != 0)
+  if (Value cu = getCuSeqlens()) {
+    auto t = cast<MemRefType>(cu.getType());
+    if (t.getRank() != 1 || !t.hasStaticShape() || t.getShape()[0] < 2 ||
+        !t.getElementType().isInteger(32))
+      return emitOpError() << "cu_seqlens must be a static 1-D memref of i32 with one more "
+                              "entry than there are sequences (at least 2), got "
+                           << t;
+    if (seq < 1 || seq > tokens)
+      return emitOpError() << "seq_len " << seq << " (the longest sequence's length, with "
+                           << "cu_seqlens) must be between 1 and the " << tokens << " tokens";
+  } else if (seq < 1 || tokens % seq != 0) {
     return emitOpError() << "seq_len " << seq << " does not divide the " << tokens
                          << " tokens into whole sequences";
+  }
   if (Value l = getLse()) {
     auto t = cast<axe::TensorType>(l.getType());
     if (t.getShape() != ArrayRef<int64_t>{tokens, heads} || !t.getElementType().isF32() ||

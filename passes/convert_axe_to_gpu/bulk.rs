@@ -177,7 +177,7 @@ pub fn lower_bulk_store(op: MlirOperation, ctx: &Ctx, scope: ScopeKind) -> R<()>
             "a TMA copy's shared tile with a run-time offset is not supported",
         ));
     }
-    if crate::slice::is_window(ir::operand(op, ods::copy::operands::DEST)) {
+    if crate::slice::is_window_inside(ir::operand(op, ods::copy::operands::DEST)) {
         return Err(AxeError::at(op, super::tma_plan::tma_window_refusal("destination")));
     }
     if dst.bounds.iter().any(Option::is_some) {

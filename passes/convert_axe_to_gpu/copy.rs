@@ -50,14 +50,15 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     // Partial tiles (`{clip}`, run-time ends) are accessed by predicated loads and stores
     // (`distribute.rs`) and cp.async's zero fill; on the GPU, TMA copies of `{clip}` tiles are
     // `tma.rs`'s (zero fill past the tensor, stores clipped by the tensor map). TMA has no
-    // bound inside a tensor, so a window with a run-time end is refused there (`tma_plan.rs`)
-    // and here alike: what the emulation runs, the GPU lowers.
+    // bound inside a tensor, so a window whose run-time end may fall inside it is refused
+    // there (`tma_plan.rs`) and here alike: what the emulation runs, the GPU lowers. (A window
+    // that ends at its tensor's end is TMA's own bound: it runs here as predicated accesses.)
     if schedule == CopySchedule::Tma {
         for (role, o) in [
             ("source", ods::copy::operands::SOURCE),
             ("destination", ods::copy::operands::DEST),
         ] {
-            if crate::slice::is_window(ir::operand(op, o)) {
+            if crate::slice::is_window_inside(ir::operand(op, o)) {
                 return Err(AxeError::at(op, super::tma_plan::tma_window_refusal(role)));
             }
         }

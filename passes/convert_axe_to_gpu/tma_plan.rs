@@ -319,12 +319,17 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
     // The source: slices down to the root view; origins summed per dimension.
     let rank = tile.len();
     let mut origin: Vec<(i64, Vec<MlirValue>)> = vec![(0, Vec::new()); rank];
+    // Dimensions of windows at any origin (ending at the tensor's end).
+    let mut windows: Vec<usize> = Vec::new();
     let mut v = src;
     let view = loop {
         match ir::defining_op(v) {
             Some(d) if ir::name(d) == ods::ops::SLICE => {
                 if crate::slice::has_run_time_end(d) {
-                    return err(op, tma_window_refusal(if store { "destination" } else { "source" }));
+                    if !crate::slice::ends_at_tensor(d) {
+                        return err(op, tma_window_refusal(if store { "destination" } else { "source" }));
+                    }
+                    windows.extend(crate::slice::run_time_ends(d).iter().enumerate().filter_map(|(i, e)| e.map(|_| i)));
                 }
                 let mut next = 1;
                 for (i, &l) in ir::i64_array(d, ods::slice::LOWER).iter().enumerate() {
@@ -366,6 +371,16 @@ fn plan_site(op: MlirOperation, kernel: MlirOperation, maps: &mut Vec<TensorMap>
     }
     let tdims = tensor_map_dims(&root, &root_shape, elt_bytes)
         .map_err(|e| AxeError::at(op, format!("the TMA source's layout {root} is not a tensor map: {e}")))?;
+    // A window's origin is any element of its dimension: the tensor map must address that
+    // dimension by one coordinate (its tiles' coordinates are origin / weight otherwise).
+    for &d in &windows {
+        if tdims.iter().filter(|t| t.dim == d).count() != 1 {
+            return err(
+                op,
+                format!("internal: a window at any origin ('until') along dimension {d} of layout {root} is not one dimension of the tensor map (the pass's slice check at its start makes a window's dimension one stride of memory)"),
+            );
+        }
+    }
     let ext = tile_extents(&tdims, &tile)
         .map_err(|e| AxeError::at(op, format!("the TMA source tile {tile:?} of layout {root}: {e}")))?;
     let (dims, strides): (Vec<i64>, Vec<i64>) = tdims.iter().map(|t| (t.extent, t.stride)).unzip();

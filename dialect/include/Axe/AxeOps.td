@@ -212,7 +212,11 @@ def Axe_SliceOp : Axe_Op<"slice", [Pure, AttrSizedOperandSegments]> {
     where the dimension is one arithmetic progression of memory (one stride,
     e.g. the rows of a row-major matrix), which axe-slice checks; the
     slice's source must be a global tensor. `%end` at or below `%o` makes the
-    window empty. The list of bounded dimensions is the `bounded` attribute.
+    window empty. TMA copies a window only where `%end` is a constant at or
+    past the dimension's extent: the window then ends where its tensor does,
+    which is where TMA's zero fill and clipped stores stop (a tile of rows
+    at any origin, e.g. one sequence's of a packed batch, whose rows past the
+    sequence the kernel masks). The list of bounded dimensions is the `bounded` attribute.
     A `{clip}` tile or window of a dimension laid out backwards (a negative
     outermost stride) is refused: extending it to whole tiles would address
     memory before the buffer.
@@ -760,7 +764,7 @@ def Axe_MatmulOp : Axe_Op<"matmul", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
-def Axe_AttentionOp : Axe_Op<"attention"> {
+def Axe_AttentionOp : Axe_Op<"attention", [AttrSizedOperandSegments]> {
   let summary = "O = softmax(scale · Q Kᵀ (+ causal mask)) V on global tensors: fused attention, built by the compiler";
   let description = [{
     Scaled dot-product attention forward over a batch of sequences of
@@ -779,6 +783,15 @@ def Axe_AttentionOp : Axe_Op<"attention"> {
     tensor — give it a column-major layout for FlashAttention's [heads,
     tokens] storage.
 
+    Sequences of different lengths (`cu_seqlens(%cu : memref<(B+1)xi32>)`,
+    FlashAttention's cumulative sequence offsets): sequence b is rows
+    `cu[b] .. cu[b+1]` of Q, K, V and O, at any row; `seq_len` is then the
+    longest sequence's length (FlashAttention's `max_seqlen`), which sizes
+    the grid: a sequence longer than it has its later rows left unwritten.
+    Without `cu_seqlens` every sequence has `seq_len` tokens. Any length
+    runs: keys past a sequence's end are masked, its query rows past the
+    end are not written.
+
     `axe-expand-attention` replaces the op by one `axe.kernel`: per CTA a
     128-row tile of one head's queries; a TMA producer warp streams K and V
     tiles through a ring of stages; two consumer warpgroups (64 rows each)
@@ -789,6 +802,7 @@ def Axe_AttentionOp : Axe_Op<"attention"> {
 
     ```mlir
     axe.attention %Q, %K, %V, %O lse(%L : ...) {heads = 32, kv_heads = 8, seq_len = 4096, causal} : ...
+    axe.attention %Q, %K, %V, %O cu_seqlens(%cu : memref<9xi32>) {heads = 16, seq_len = 4096} : ...
     ```
   }];
   let arguments = (ins Arg<Axe_AnyTensor, "", [MemRead]>:$q,
@@ -796,6 +810,7 @@ def Axe_AttentionOp : Axe_Op<"attention"> {
                        Arg<Axe_AnyTensor, "", [MemRead]>:$v,
                        Arg<Axe_AnyTensor, "", [MemWrite]>:$o,
                        Arg<Optional<Axe_AnyTensor>, "", [MemWrite]>:$lse,
+                       Arg<Optional<AnyMemRef>, "", [MemRead]>:$cu_seqlens,
                        I64Attr:$heads,
                        OptionalAttr<I64Attr>:$kv_heads,
                        I64Attr:$seq_len,
@@ -806,6 +821,7 @@ def Axe_AttentionOp : Axe_Op<"attention"> {
   let assemblyFormat = [{
     $q `,` $k `,` $v `,` $o
     (`lse` `(` $lse^ `:` qualified(type($lse)) `)`)?
+    (`cu_seqlens` `(` $cu_seqlens^ `:` type($cu_seqlens) `)`)?
     attr-dict `:` qualified(type($q)) `,` qualified(type($k)) `,` qualified(type($v)) `,` qualified(type($o))
   }];
   let hasVerifier = 1;

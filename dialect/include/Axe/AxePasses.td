@@ -92,14 +92,21 @@ def AxeExpandAttention : Pass<"axe-expand-attention", "::mlir::ModuleOp"> {
     masked (`axe.iota`). O is normalized, staged in the Q tile's shared
     memory and stored by TMA.
 
+    Sequences of any length, and of different lengths (`cu_seqlens`, read
+    in the kernel with `memref.load`): rows are then windows at any origin
+    that end at the tensor's end (TMA copies them); keys past a sequence's
+    end are masked on its last K tile, and a query tile that reaches past
+    the end stores its rows by predicated stores.
+
     The schedule: `block_n` 128 and 2 stages at D = 128, 3 stages at D = 64,
     64 keys and 2 stages at D = 256 (what fits the 227 KiB of shared memory
     a Hopper CTA may use with the Q tile); the op's `block_n` / `stages` attributes override it. Shapes the
-    kernel cannot run (D not 64, 128 or 256, `seq_len` not a multiple of 128 or
-    of `block_n`, heads not a multiple of kv_heads, strides TMA cannot
-    address) are located errors.
+    kernel cannot run (D not 64, 128 or 256, `block_n` not 64 or 128, heads
+    not a multiple of kv_heads, strides TMA cannot address) are located
+    errors.
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 def ConvertLinalgToAxe : Pass<"convert-linalg-to-axe", "::mlir::ModuleOp"> {

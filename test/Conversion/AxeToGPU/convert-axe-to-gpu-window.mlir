@@ -3,7 +3,8 @@
 // exist. The window's offset is origin * row stride (no tile division); loads of rows that do
 // not exist give zero (scf.if yielding a zero vector), stores to them are skipped, cp.async
 // reads only the bytes that exist and zero-fills the rest (its src-size operand), and TMA
-// refuses a window (its zero fill and store clipping stop only at the tensor's own bounds).
+// refuses a window that may end inside its tensor (its zero fill and store clipping stop only
+// at the tensor's own bounds).
 // RUN: axe-opt %s --split-input-file --convert-axe-to-gpu --verify-diagnostics | FileCheck %s
 // The refused cases fail the pipeline too; the others' PTX is printed.
 // RUN: not axe-opt %s --split-input-file --axe-to-nvvm-pipeline="chip=sm_90a features=+ptx80" 2>/dev/null | FileCheck %s --check-prefix=PTX
@@ -121,6 +122,45 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
       %s = axe.alloc : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>>
       %w = axe.slice %A [%o : +64 until %e, 0 : 64] : !axe.tensor<1024x64xf16, global, #axe.layout<(1024, 64) : (64, 1)>> to !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
       // expected-error @+1 {{the source of this TMA copy ends at run time ('until'): TMA fills zeros and clips stores only at the tensor's own bounds; copy the window with schedule cp_async or through registers (predicated accesses)}}
+      axe.copy %w, %s schedule tma : !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>, !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>>
+    }
+    return
+  }
+}
+
+// -----
+
+// A window that ends at its tensor's end (a constant at or past the rows) is TMA's own bound:
+// TMA copies it from any row, the row itself its coordinate (a sequence's rows of a packed
+// batch, whose rows past the sequence the kernel masks).
+// CHECK-LABEL: func.func @tma_to_tensor_end
+// CHECK: %[[ROW:.*]] = arith.addi %arg1, %{{.*}} : index
+// CHECK-NEXT: %[[R32:.*]] = arith.index_cast %[[ROW]] : index to i32
+// CHECK-NEXT: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %[[R32]]]
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @tma_to_tensor_end(%a: memref<65536xf16> {axe.align = 16 : i64}, %o: index) {
+    %A = axe.view %a : memref<65536xf16> to !axe.tensor<1024x64xf16, global, #axe.layout<(1024, 64) : (64, 1)>>
+    axe.kernel grid [1] threads [128] {
+      %s = axe.alloc : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>>
+      %end = arith.constant 1024 : index
+      %w = axe.slice %A [%o : +64 until %end, 0 : 64] : !axe.tensor<1024x64xf16, global, #axe.layout<(1024, 64) : (64, 1)>> to !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
+      axe.copy %w, %s schedule tma : !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>, !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>>
+    }
+    return
+  }
+}
+
+// -----
+
+// A constant end inside the tensor is still a bound TMA does not have.
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @tma_end_inside(%a: memref<65536xf16> {axe.align = 16 : i64}, %o: index) {
+    %A = axe.view %a : memref<65536xf16> to !axe.tensor<1024x64xf16, global, #axe.layout<(1024, 64) : (64, 1)>>
+    axe.kernel grid [1] threads [128] {
+      %s = axe.alloc : !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>>
+      %end = arith.constant 1000 : index
+      %w = axe.slice %A [%o : +64 until %end, 0 : 64] : !axe.tensor<1024x64xf16, global, #axe.layout<(1024, 64) : (64, 1)>> to !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>
+      // expected-error @+1 {{the source of this TMA copy ends at run time ('until')}}
       axe.copy %w, %s schedule tma : !axe.tensor<64x64xf16, global, #axe.layout<(64, 64) : (64, 1)>>, !axe.tensor<64x64xf16, shared, #axe.layout<(64, 64) : (64, 1)>>
     }
     return

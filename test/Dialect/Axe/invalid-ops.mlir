@@ -1348,6 +1348,28 @@ func.func @attention_seq(%q: memref<65536xf16>) {
 
 // -----
 
+// axe.attention: cumulative sequence offsets are i32, one more than the sequences.
+!q = !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>>
+func.func @attention_cu_type(%q: memref<65536xf16>, %cu: memref<3xi64>) {
+  %Q = axe.view %q : memref<65536xf16> to !q
+  // expected-error @+1 {{'axe.attention' op cu_seqlens must be a static 1-D memref of i32 with one more entry than there are sequences (at least 2), got 'memref<3xi64>'}}
+  axe.attention %Q, %Q, %Q, %Q cu_seqlens(%cu : memref<3xi64>) {heads = 4, seq_len = 200} : !q, !q, !q, !q
+  return
+}
+
+// -----
+
+// axe.attention: with cu_seqlens, seq_len is the longest sequence's length.
+!q = !axe.tensor<256x256xf16, global, #axe.layout<(256, 256) : (256, 1)>>
+func.func @attention_cu_longest(%q: memref<65536xf16>, %cu: memref<3xi32>) {
+  %Q = axe.view %q : memref<65536xf16> to !q
+  // expected-error @+1 {{'axe.attention' op seq_len 300 (the longest sequence's length, with cu_seqlens) must be between 1 and the 256 tokens}}
+  axe.attention %Q, %Q, %Q, %Q cu_seqlens(%cu : memref<3xi32>) {heads = 4, seq_len = 300} : !q, !q, !q, !q
+  return
+}
+
+// -----
+
 !q = !axe.tensor<256x256xf32, global, #axe.layout<(256, 256) : (256, 1)>>
 func.func @attention_f32(%q: memref<65536xf32>) {
   %Q = axe.view %q : memref<65536xf32> to !q

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks and times the attention kernels build_attention.py built (on the GPU machine).
 
-    PYTHONPATH=python python3 bench/gpu/attention.py DIR [--rounds N] [--only SUBSTR] [--no-time]
+    PYTHONPATH=python python3 bench/gpu/attention.py DIR [--rounds N] [--only SUBSTR] [--exclude SUBSTR] [--no-time]
 
 Correctness (every entry): O against a float32 evaluation of softmax(scale Q Kᵀ + mask) V from
 its definition (per head, chunked; the first, a middle and the last query head, in the first
@@ -219,6 +219,7 @@ def main():
     ap.add_argument("dir")
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--only")
+    ap.add_argument("--exclude", help="skip entries whose name contains this")
     ap.add_argument("--no-time", action="store_true")
     ap.add_argument("--out")
     a = ap.parse_args()
@@ -227,7 +228,7 @@ def main():
     print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}", flush=True)
     recs = []
     for e in index:
-        if a.only and a.only not in e["entry"]:
+        if a.only and a.only not in e["entry"] or a.exclude and a.exclude in e["entry"]:
             continue
         try:
             rec = run_entry(e, a.dir, a, fa3)

@@ -5,7 +5,10 @@ end writes it), lowered with `axe-to-nvvm-pipeline` (which expands the op with
 `axe-expand-attention`) and written as a launch manifest OUTDIR/<entry>.json; plus
 OUTDIR/index.json, the list attention.py reads on the GPU.
 
-    build_attention.py OUTDIR [--grid full|small] [--only SUBSTR]
+    build_attention.py OUTDIR [--grid full|small] [--only SUBSTR] [--suffix S]
+
+(`--suffix` appends S to every entry's name: kernels built from two versions of the compiler
+can then share one directory and one run.)
 
 The grid (16k tokens per batch, as FlashAttention-3's paper measures): head dim 64 (32 heads)
 and 128 (16 heads), causal and not, sequence 512 ... 16384, f16 and bf16; head dim 256 (8
@@ -110,8 +113,8 @@ def entry_name(c):
             f"{'_causal' if c['causal'] else ''}_{c['dtype']}")
 
 
-def build(outdir, c):
-    name = entry_name(c)
+def build(outdir, c, suffix=""):
+    name = entry_name(c) + suffix
     src = module(name, c["tokens"], c["heads"], c["kv_heads"], c["d"], c["seq"], c["causal"], c["dtype"],
                  lens=c.get("lens"))
     err = lower(outdir, name, src)
@@ -123,12 +126,13 @@ def main():
     ap.add_argument("outdir")
     ap.add_argument("--grid", default="full", choices=["small", "full"])
     ap.add_argument("--only")
+    ap.add_argument("--suffix", default="")
     a = ap.parse_args()
     os.makedirs(a.outdir, exist_ok=True)
     items = [c for c in grid(a.grid) if not a.only or a.only in entry_name(c)]
     index, errors = [], []
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        for rec, err in pool.map(lambda c: build(a.outdir, c), items):
+        for rec, err in pool.map(lambda c: build(a.outdir, c, a.suffix), items):
             if err:
                 errors.append(err)
             else:

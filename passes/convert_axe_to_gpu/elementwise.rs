@@ -176,8 +176,8 @@ fn zero(b: &B, t: MlirType) -> MlirValue {
 /// `exp`, `exp2`, `log`, `sqrt`, `rsqrt` on f32 without libdevice. On the GPU the `math`
 /// ops (and `llvm.intr.exp2`, which convert-gpu-to-nvvm rewrites the same way) become calls
 /// into CUDA's libdevice (`__nv_expf`), which PTX loaded without linking libdevice cannot
-/// resolve; the NVVM intrinsics `llvm.nvvm.ex2.approx` / `lg2.approx` are the PTX
-/// instructions `ex2.approx.f32` / `lg2.approx.f32` (about 2 ulp). When the threads are
+/// resolve; the NVVM intrinsics `llvm.nvvm.ex2.approx.ftz` / `lg2.approx` are the PTX
+/// instructions `ex2.approx.ftz.f32` / `lg2.approx.f32` (about 2 ulp). When the threads are
 /// emulated on the CPU, the LLVM intrinsics lower to libm.
 fn f32_intrinsic(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -> Option<MlirValue> {
     // SAFETY: `t` is a live type (module contract).
@@ -199,9 +199,12 @@ fn f32_intrinsic(b: &B, kind: UnaryKind, x: MlirValue, t: MlirType, gpu: bool) -
             ],
         )
     };
+    // `ex2.approx.ftz.f32`: one MUFU.EX2. Without `.ftz` ptxas wraps every one in a scaling
+    // of denormal inputs and results (three more instructions on a softmax's critical path);
+    // what `.ftz` changes is only results below 2^-126, which become 0.
     let exp2 = |v: MlirValue| {
         if gpu {
-            call("llvm.nvvm.ex2.approx.f32", v)
+            call("llvm.nvvm.ex2.approx.ftz.f32", v)
         } else {
             b.llvm_exp2(v)
         }

@@ -1,5 +1,5 @@
 //! Reductions of register tensors: in-thread over the `reg` factors of the reduced
-//! dimensions (unrolled), then a butterfly of `gpu.shuffle xor` over their `lane` factors
+//! dimensions (unrolled, four interleaved chains and a tree of them), then a butterfly of `gpu.shuffle xor` over their `lane` factors
 //! (every lane of the group ends with the full result), then — when the reduced dimensions
 //! also span warps — an exchange through shared memory: every warp writes its partial
 //! results to a scratch buffer (indexed by result and warp), the CTA synchronizes, and every
@@ -224,20 +224,38 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
             for (&k, d) in kept.iter().zip(kc) {
                 digits[k] = *d;
             }
-            let mut acc: Option<MlirValue> = None;
+            let mut level: Vec<MlirValue> = Vec::new();
             for rc in combos(&rext, &vec![1; rext.len()]) {
                 for (&k, d) in red_static.iter().zip(&rc) {
                     digits[k] = *d;
                 }
                 let r = static_part(&plan, &factors, 0, &src.layout, "reg", &digits);
-                let x = load(&g, ctx, &src, Ix::C(r), 1, 1);
-                acc = Some(match acc {
-                    None => x,
-                    Some(a) => binary(&g, kind, a, x, t, None),
-                });
+                level.push(load(&g, ctx, &src, Ix::C(r), 1, 1));
+            }
+            // Four interleaved chains, then a tree of the four: n values in about n / 4 + 2
+            // dependent steps with four values live, where one chain takes n - 1 steps (32
+            // maxima in a chain were most of an attention softmax's row-max latency) and a full
+            // tree keeps n / 2 values live (and made ptxas spill in the causal attention kernel).
+            const CHAINS: usize = 4;
+            if level.len() > CHAINS {
+                let mut chains: Vec<MlirValue> = level[..CHAINS].to_vec();
+                for (i, &x) in level.iter().enumerate().skip(CHAINS) {
+                    chains[i % CHAINS] = binary(&g, kind, chains[i % CHAINS], x, t, None);
+                }
+                level = chains;
+            }
+            while level.len() > 1 {
+                level = level
+                    .chunks(2)
+                    .map(|p| match p {
+                        [a, b2] => binary(&g, kind, *a, *b2, t, None),
+                        [a] => *a,
+                        _ => unreachable!("chunks of two"),
+                    })
+                    .collect();
             }
             // Factors have extents of at least 2 (`refine`), so there is at least one combination.
-            let Some(mut acc) = acc else {
+            let Some(mut acc) = level.pop() else {
                 return Err(format!("internal: an empty reduction of layout {}", src.layout));
             };
             for &(k, s) in &red_lanes {

@@ -66,9 +66,10 @@
 // CHECK: axe.wait{{ *$}}
 // CHECK-NEXT: axe.mbarrier_arrive
 // CHECK-NEXT: axe.binary mul %[[O]]
-// The last tile's P V, then O / sum stored by TMA, and the log-sum-exp.
+// The last tile's P V, then O times 1 / sum stored by TMA, and the log-sum-exp.
 // CHECK: axe.gemm async %[[P]], %{{.*}}, %[[O]]
-// CHECK: axe.binary div %[[O]]
+// CHECK: axe.binary div %{{[0-9]+}}, %{{[0-9]+}}, %[[INV:[0-9]+]] {{.*}} : !axe.tensor<1x1xf32, register, ?>, !axe.tensor<64x1xf32, register, ?>
+// CHECK-NEXT: axe.binary mul %[[O]], %[[INV]], %[[O]]
 // CHECK: axe.copy %{{.*}} schedule tma : !axe.tensor<64x64xf16, shared
 // CHECK: axe.unary log
 // CHECK: axe.copy %{{.*}}, %{{.*}} : !axe.tensor<64x1xf32, register, ?>, !axe.tensor<64x1xf32, global, ?>

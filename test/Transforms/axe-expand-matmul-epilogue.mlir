@@ -26,7 +26,7 @@
 
 // The activation's divisions are div.approx (no IEEE slow path per element); erf's exp2 too.
 // PTX: div.approx.f32
-// PTX: ex2.approx.f32
+// PTX: ex2.approx.ftz.f32
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @epilogue(%a: memref<102400xf16> {axe.align = 16 : i64}, %b: memref<512000xf16> {axe.align = 16 : i64}, %c: memref<200000xf16> {axe.align = 16 : i64}, %bias: memref<1000xf16>, %r: memref<200000xf16>) {
     %A = axe.view %a : memref<102400xf16> to !axe.tensor<200x512xf16, global, #axe.layout<(200, 512) : (512, 1)>>

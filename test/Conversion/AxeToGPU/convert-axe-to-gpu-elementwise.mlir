@@ -20,12 +20,12 @@
 // CHECK: memref.store %[[D]], %[[X]]
 // CHECK: memref.load %[[M]][%[[MR2:.*]]] : memref<1xf32>
 // CHECK: arith.subf
-// exp on f32 is 2^(x log2 e) through the NVVM intrinsic (the PTX ex2.approx.f32), not a
+// exp on f32 is 2^(x log2 e) through the NVVM intrinsic (the PTX ex2.approx.ftz.f32), not a
 // libdevice call.
 // CHECK: %[[L2E:.*]] = arith.constant 1.44269502 : f32
 // CHECK: %[[XS:.*]] = arith.mulf %{{.*}}, %[[L2E]] : f32
-// CHECK: %[[E:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"(%[[XS]]) : (f32) -> f32
-// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+// CHECK: %[[E:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[XS]]) : (f32) -> f32
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK-NOT: math.exp
 // CHECK: %[[T:.*]] = arith.truncf %{{.*}} : f32 to f16
 // CHECK: memref.store %[[T]], %[[H]]

@@ -7,7 +7,9 @@ axe-opt with --mlir-timing a few times and prints, per kernel, the wall time of 
 passes, NVPTX code generation, parsing, printing) and their ratio (Axe / upstream; the target
 is <= 1). The median of the runs is reported. Usage:
 
-    cargo build --release && python3 bench/compile/timing.py [--runs 5]
+    cargo build --release && PYTHONPATH=python python3 bench/compile/timing.py [--runs 5]
+
+(the TMA GEMMs come from `python -m axe_gen.gemm_tma`, which needs python/ on PYTHONPATH)
 """
 import argparse
 import glob
@@ -62,7 +64,7 @@ def main():
     os.chdir(root)
     kernels = sorted(glob.glob("test/gpu/kernels/*.mlir"))
     with tempfile.TemporaryDirectory() as gen:
-        subprocess.run([sys.executable, "bench/gpu/gen_gemm_tma.py", "--all", gen], check=True,
+        subprocess.run([sys.executable, "-m", "axe_gen.gemm_tma", "--all", gen], check=True,
                        capture_output=True)
         kernels += sorted(glob.glob(os.path.join(gen, "*.mlir")))[:6]
         print(f"{'kernel':40s} {'axe s':>8s} {'upstream s':>11s} {'axe/upstream':>13s}")

@@ -4,23 +4,19 @@ the ratio against the baseline a user would pick instead (torch.clone for copies
 elementwise for pointwise, torch.softmax for the row softmax), as achieved bandwidth
 (bytes read + written per second).
 
-    python3 bench.py DIR     (DIR: the output of test/gpu/build.sh, <entry>.json manifests)
+    PYTHONPATH=python python3 bench/gpu/bench.py DIR   (DIR: the output of test/gpu/build.sh, <entry>.json manifests)
+    python3 target/gpu/bench.py DIR                     (build.sh's copy: the packages sit beside it)
 
-Kernels are launched through axe_runtime (imported from $AXE_PYTHON, else an installed copy or
-the one build.sh copies next to this script, else the repository's python/).
+Kernels are launched through axe_runtime; the kernels' inputs and references are
+axe_bench.kernels (both from PYTHONPATH: the repository's python/, see python/README.md).
 """
 import os
 import sys
 
+import axe_runtime
 import torch
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-# runtime_path.py and kernels.py sit next to this file on the GPU machine (build.sh copies
-# them) and in test/gpu here.
-sys.path.insert(0, os.path.join(HERE, "..", "..", "test", "gpu"))
-from kernels import KERNELS  # noqa: E402
-from runtime_path import axe_runtime  # noqa: E402  (finds the package)
-from timing import time_ms  # noqa: E402
+from axe_bench.kernels import KERNELS
+from axe_bench.timing import time_ms
 
 
 def triton_matmul():

@@ -9,16 +9,17 @@
 * **block entries**: the Llama-3.1-8B MLP block graph, one program of three kernels (the
   RMSNorm row kernel, the gated GEMM with SiLU, the down GEMM into the residual);
 * **row entries**: softmax and RMSNorm graphs at LLM widths, each one Axe row kernel;
-* **epilogue entries**: `axe.matmul` modules of matmul_ir.py with a bias, an activation and a
+* **epilogue entries**: `axe.matmul` modules of axe_gen.matmul with a bias, an activation and a
   residual, one per schedule family (64-row {clip} tiles, 128-row tiles of two consumer
   warpgroups, 256-column tiles, clusters, split-K with its workspace, bf16).
 
-    build_frontdoor.py OUTDIR [--only SUBSTR,...]
+    PYTHONPATH=python python3 bench/gpu/build_frontdoor.py OUTDIR [--only SUBSTR,...]
 
 writes OUTDIR/<entry>.json (launch manifests), OUTDIR/index.json and the .npz files. Needs
 `pip install onnx onnxruntime torch-mlir` here (not on the GPU machine).
 """
 import argparse
+import importlib.util
 import json
 import os
 import re
@@ -27,13 +28,24 @@ import sys
 
 import numpy as np
 import onnx
+from axe_gen import matmul
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-MODELS = os.path.join(ROOT, "test", "Conversion", "LinalgToAxe", "Inputs")
-sys.path.insert(0, MODELS)
-import make_models  # noqa: E402
-import matmul_ir  # noqa: E402
+
+
+def _load_make_models():
+    """test/Conversion/LinalgToAxe/Inputs/make_models.py (the lit tests' model builder, a script
+    of its own directory, not a package) loaded from its path."""
+    path = os.path.join(ROOT, "test", "Conversion", "LinalgToAxe", "Inputs", "make_models.py")
+    spec = importlib.util.spec_from_file_location("make_models", path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+make_models = _load_make_models()
 
 OPT = os.environ.get("AXE_OPT", os.path.join(ROOT, "target/release/axe-opt"))
 TRANSLATE = os.environ.get("AXE_TRANSLATE", os.path.join(os.path.dirname(OPT), "axe-translate"))
@@ -151,7 +163,7 @@ def main():
         # the schedule uses where it pays): what the fused kernel should cost no more than.
         plain = f"plain_{m}x{n}x{k}"
         if not ort and not os.path.exists(os.path.join(a.outdir, plain + ".json")):
-            lower(a.outdir, plain, matmul_ir.module(m, n, k, name=plain, workspace=True))
+            lower(a.outdir, plain, matmul.module(m, n, k, name=plain, workspace=True))
         index.append({"entry": entry, "kind": "model", "model": model, "m": m, "k": k, "n": n,
                       "kernels": kernels, "schedules": scheds, "ort": ort,
                       "fused": fused, "plain": None if ort else plain})
@@ -200,7 +212,7 @@ def main():
         entry = "epilogue_" + "_".join(parts).replace("activation_", "")
         if only and not any(o in entry for o in only):
             continue
-        src = matmul_ir.module(m, n, k, dtype, dtype, name=entry, schedule=sched, **opts)
+        src = matmul.module(m, n, k, dtype, dtype, name=entry, schedule=sched, **opts)
         kernels, scheds, _ = lower(a.outdir, entry, src)
         index.append({"entry": entry, "kind": "epilogue", "m": m, "n": n, "k": k, "dtype": dtype, **opts,
                       "kernels": kernels, "schedules": scheds})

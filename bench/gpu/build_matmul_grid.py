@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Builds the GEMM benchmark grid through the compiler: for each (M, N, K, dtype, out) the
-user-level `axe.matmul` module (matmul_ir.py), its schedule as `axe-matmul-schedule` chooses it
+user-level `axe.matmul` module (axe_gen.matmul), its schedule as `axe-matmul-schedule` chooses it
 (or an override), lowered with `axe-to-nvvm-pipeline` (which chooses and expands the schedule
 itself) and written as a launch manifest OUTDIR/<entry>.json, as test/gpu/build.sh does; plus
 OUTDIR/index.json, the list gemm_grid.py reads ({entry, m, n, k, dtype, out, schedule}).
 
-    build_matmul_grid.py OUTDIR [--grid full|small|probe|triton] [--only SUBSTR]
+    PYTHONPATH=python python3 bench/gpu/build_matmul_grid.py OUTDIR [--grid full|small|probe|triton] [--only SUBSTR]
 
 The grid: M in {1, 16, 64, 128, 256, 512, 1024, 2048, 4096, 8192} times the weight shapes of
 Llama-3.1-8B (QKV 6144x4096, O 4096x4096, gate/up 14336x4096, down 4096x14336) and -70B (QKV
@@ -20,9 +20,10 @@ import re
 import subprocess
 import sys
 
+from axe_gen import matmul
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
-import matmul_ir  # noqa: E402
 
 BATCHES = [1, 16, 64, 128, 256, 512, 1024, 2048, 4096, 8192]
 LLAMA_8B = [(6144, 4096), (4096, 4096), (14336, 4096), (4096, 14336)]
@@ -114,7 +115,7 @@ def build(outdir, m, n, k, dtype, out, schedule=None):
     entry = f"matmul_{m}x{n}x{k}_{dtype}_o{out}{tag(schedule)}"
     # Every GEMM gets split-K's workspace, as a serving engine would give it; the schedule
     # splits K only where the model says it pays.
-    src = matmul_ir.module(m, n, k, dtype, out, name=entry, schedule=schedule, workspace=WORKSPACE)
+    src = matmul.module(m, n, k, dtype, out, name=entry, schedule=schedule, workspace=WORKSPACE)
     chosen = subprocess.run([opt, "-", "--axe-matmul-schedule"], input=src, capture_output=True, text=True)
     if chosen.returncode:
         return None, f"{entry}: {chosen.stderr.strip()}"

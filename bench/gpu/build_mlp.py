@@ -4,17 +4,17 @@ runs, for each model, token count T and device count R:
 
   * the up/gate projection with the all-gather of the tokens fused in and the SwiGLU in its
     epilogue: one `axe.matmul ... gate silu gather(...)` per device in an `axe.mesh [R]`
-    (matmul_ir.py), scheduled and expanded by the compiler (`axe-to-nvvm-pipeline`):
+    (axe_gen.matmul), scheduled and expanded by the compiler (`axe-to-nvvm-pipeline`):
     OUTDIR/ag_<model>_t<T>_r<R>.json; with --simulate also a copy for R ranks simulated on one
     GPU (a grid of 132 / R CTAs per rank, so the R launches are resident together):
     ..._sim.json;
   * the same GEMM without the gather (this device's GEMM alone, every row local, R = 1): the
     GEMM the fused kernel overlaps: OUTDIR/gemm_<model>_t<T>_r<R>.json;
   * the down projection with the reduce-scatter fused in (the pusher form of the Axe paper's
-    §4.3 kernel, gen_gemm_rs.py): OUTDIR/gemm_rs_..._ws_w_kernel.json, as dist_gemm_rs.py
+    §4.3 kernel, axe_gen.gemm_rs): OUTDIR/gemm_rs_..._ws_w_kernel.json, as dist_gemm_rs.py
     names it.
 
-    build_mlp.py OUTDIR [--models 8b,70b] [--tokens 8192,2048] [--ranks 2,4] [--simulate] [--ablation]
+    PYTHONPATH=python python3 bench/gpu/build_mlp.py OUTDIR [--models 8b,70b] [--tokens 8192,2048] [--ranks 2,4] [--simulate] [--ablation]
                  [--pushers 1,2]
 
 --ablation (timing only: the results are wrong) also builds, from the expanded IR of the
@@ -29,9 +29,8 @@ import os
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-import matmul_ir  # noqa: E402
-from lowering import lower, tools  # noqa: E402
+from axe_gen import matmul
+from lowering import lower, tools
 
 # Llama-3.1 MLPs: (hidden, intermediate).
 MODELS = {"8b": (4096, 14336), "70b": (8192, 28672)}
@@ -85,8 +84,8 @@ def with_pushers(outdir, entry, model, t, r, n):
     OUTDIR/<entry>_p<n>.json."""
     hidden, inter = MODELS[model]
     name = f"{entry}_p{n}"
-    return lower(outdir, name, matmul_ir.module(t, inter // r, hidden, name=name, gate="silu", gather=r,
-                                                schedule=f"pushers = {n}"))
+    return lower(outdir, name, matmul.module(t, inter // r, hidden, name=name, gate="silu", gather=r,
+                                             schedule=f"pushers = {n}"))
 
 
 def jobs(models, tokens, ranks, simulate):
@@ -97,11 +96,11 @@ def jobs(models, tokens, ranks, simulate):
             for r in ranks:
                 n = inter // r
                 tag = f"{model}_t{t}_r{r}"
-                out.append((f"ag_{tag}", matmul_ir.module(t, n, hidden, name=f"ag_{tag}", gate="silu", gather=r)))
-                out.append((f"gemm_{tag}", matmul_ir.module(t, n, hidden, name=f"gemm_{tag}", gate="silu")))
+                out.append((f"ag_{tag}", matmul.module(t, n, hidden, name=f"ag_{tag}", gate="silu", gather=r)))
+                out.append((f"gemm_{tag}", matmul.module(t, n, hidden, name=f"gemm_{tag}", gate="silu")))
                 if simulate:
-                    out.append((f"ag_{tag}_sim", matmul_ir.module(t, n, hidden, name=f"ag_{tag}_sim", gate="silu",
-                                                                  gather=r, schedule=f"grid = {132 // r}")))
+                    out.append((f"ag_{tag}_sim", matmul.module(t, n, hidden, name=f"ag_{tag}_sim", gate="silu",
+                                                               gather=r, schedule=f"grid = {132 // r}")))
                 out.append(("rs", (t, hidden, inter, r)))
     return out
 
@@ -113,11 +112,10 @@ def rs_group(m, ranks):
 
 def build_rs(outdir, m, n, k, ranks):
     """The fused GEMM + reduce-scatter (pusher form) for the down projection [T, I] x [I, H]."""
-    import gen_gemm_rs
-    import gen_gemm_ws
-    name = gen_gemm_rs.name_ws(m, n, k, ranks, pushers=True)
-    src = gen_gemm_ws.kernel(m, n, k // ranks, 256, 4, "f16", 1, rs_group(m, ranks), 132, 1, 1, ranks=ranks,
-                             fname=name, cooperative=True, pushers=True)
+    from axe_gen import gemm_rs, gemm_ws
+    name = gemm_rs.name_ws(m, n, k, ranks, pushers=True)
+    src = gemm_ws.kernel(m, n, k // ranks, 256, 4, "f16", 1, rs_group(m, ranks), 132, 1, 1, ranks=ranks,
+                         fname=name, cooperative=True, pushers=True)
     return lower(outdir, name, src)
 
 
@@ -158,8 +156,8 @@ def main():
             for spec in a.variant:
                 suffix, sched = spec.split("=", 1)
                 name = f"{entry}_{suffix}"
-                err = err or lower(a.outdir, name, matmul_ir.module(t, inter // r, hidden, name=name, gate="silu",
-                                                                    gather=r, schedule=sched))
+                err = err or lower(a.outdir, name, matmul.module(t, inter // r, hidden, name=name, gate="silu",
+                                                                 gather=r, schedule=sched))
         return err
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:

@@ -10,7 +10,6 @@ import json
 import sys
 
 from axe_runtime import backends
-from runtime_path import axe_runtime  # noqa: F401  (the package's backend is the one used)
 
 
 def main():

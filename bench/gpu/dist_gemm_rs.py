@@ -10,11 +10,11 @@ candidate once, in turn):
   * cublas+nccl: torch.mm (cuBLAS) then dist.reduce_scatter_tensor (NCCL), the non-fused
     baseline;
   * torch-async-tp: torch.ops.symm_mem.fused_matmul_reduce_scatter (PyTorch's fused async-TP);
-  * axe-fused: the Axe kernel of bench/gpu/gen_gemm_rs.py (GEMM tiles of the other ranks'
+  * axe-fused: the Axe kernel of axe_gen.gemm_rs (GEMM tiles of the other ranks'
     rows first, each pushed into its owner's memory over NVLink and published with a release
     flag; each rank's own row tiles wait for the peers' flags and add their partial tiles in
     the epilogue), when DIR holds its manifest for (shape, R);
-  * axe-fused-ws: the same on the warp-specialized persistent GEMM (gen_gemm_rs.write_ws);
+  * axe-fused-ws: the same on the warp-specialized persistent GEMM (gemm_rs.write_ws);
   * axe-fused-ws-defer: that kernel publishing each pushed tile one tile later;
   * axe-fused-ws-bulk: that kernel pushing each tile with TMA bulk copies into the owner's
     memory (the consumers go on with the next tile while the copies travel);
@@ -50,7 +50,7 @@ import torch.distributed as dist  # noqa: E402
 SHAPES = {"8b": (8192, 14336, 4096), "70b": (8192, 28672, 8192)}
 
 
-# The fused candidates: (label, warp-specialized, the form as gen_gemm_rs.name_ws's keywords).
+# The fused candidates: (label, warp-specialized, the form as gemm_rs.name_ws's keywords).
 CANDIDATES = [
     ("axe-fused", False, {}),
     ("axe-fused-ws", True, {}),
@@ -83,16 +83,16 @@ ABLATIONS = [
 
 def axe_kernel(d, m, k, n, ranks, ws=False, **form):
     """The Axe fused kernel for this shape and R (`ws`: the warp-specialized persistent one, in
-    the form that `form`, gen_gemm_rs.name_ws's keywords, names), if it was built."""
+    the form that `form`, gemm_rs.name_ws's keywords, names), if it was built."""
     try:
-        from gen_gemm_rs import name, name_ws
+        from axe_gen.gemm_rs import name, name_ws
     except ImportError:
         return None
     nm = name_ws(m, n, k, ranks, **form) if ws else name(m, n, k, ranks)
     path = f"{d}/{nm}_kernel.json"
     if not os.path.exists(path):
         return None
-    from runtime_path import axe_runtime
+    import axe_runtime
     return axe_runtime.load(path)
 
 
@@ -159,7 +159,7 @@ def worker(rank, ranks, d, port, shapes, reps, check_only, results, spin_us=0, a
                 fns["torch-async-tp"] = async_tp
             except Exception as e:  # the baseline's absence is reported, not fatal
                 notes.append(f"torch-async-tp unavailable: {type(e).__name__}: {str(e)[:160]}")
-            from axe_dist import GemmRs
+            from axe_bench.dist import GemmRs
             floors = {}
             for label, ws, form in CANDIDATES:
                 kernel = axe_kernel(d, m, k, n, ranks, ws, **form)
@@ -177,7 +177,7 @@ def worker(rank, ranks, d, port, shapes, reps, check_only, results, spin_us=0, a
                 label, suffix = spec.split("=", 1)
                 path = f"{d}/gemm_rs_{m}x{n}x{k}_r{ranks}{suffix}_kernel.json"
                 if os.path.exists(path):
-                    from runtime_path import axe_runtime
+                    import axe_runtime
                     fns[label] = GemmRs.distributed(axe_runtime.load(path), a, b, m, n, ranks, rank, group)
                 else:
                     notes.append(f"{label}: no {path}")
@@ -236,7 +236,7 @@ def main():
                     help="queue a spin kernel this long before each start event (times the GPU's work alone)")
     args = ap.parse_args()
     shapes = args.shapes.split(",")
-    from axe_dist import run_ranks
+    from axe_bench.dist import run_ranks
     run_ranks(worker, args.ranks,
               lambda r, port, results: (r, args.ranks, args.dir, port, shapes, args.reps, args.check_only, results,
                                        args.spin_us, args.ablation, tuple(args.also)), 560)

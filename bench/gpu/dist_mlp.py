@@ -19,7 +19,7 @@ runs every candidate once, in turn), per shape and R:
   the block (up/gate, then down + reduce-scatter):
   * cublas+nccl: the above, then torch.mm and dist.reduce_scatter_tensor;
   * torch-async-tp: fused_all_gather_matmul, SwiGLU, fused_matmul_reduce_scatter;
-  * axe: axe-ag, then the fused GEMM + reduce-scatter (gen_gemm_rs.py's pusher form).
+  * axe: axe-ag, then the fused GEMM + reduce-scatter (axe_gen.gemm_rs's pusher form).
 
 Correctness: every candidate against a single-GPU float32 PyTorch evaluation of the block on
 the whole X (Z's rows and this rank's rows of Y). Per repetition the slowest rank's time
@@ -42,10 +42,6 @@ for k, v in (("NCCL_NVLS_ENABLE", "0"), ("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "test", "gpu"))
-
 from dist_gemm_rs import timed  # noqa: E402  (paired repetitions, the slowest rank's time)
 
 MODELS = {"8b": (4096, 14336), "70b": (8192, 28672)}
@@ -55,7 +51,7 @@ def load(d, entry):
     path = f"{d}/{entry}.json"
     if not os.path.exists(path):
         return None
-    from runtime_path import axe_runtime
+    import axe_runtime
     return axe_runtime.load(path)
 
 
@@ -113,7 +109,7 @@ def check(lines, label, got, want, what):
 def simulate(d, ranks, models, tokens):
     """R ranks on one GPU: the all-gather GEMM's R instances launched together on R streams,
     three times in a row (epochs 1-3, no synchronization between the launches)."""
-    from axe_dist import AgGemm
+    from axe_bench.dist import AgGemm
     lines = Lines()
     for model in models:
         hidden, inter = MODELS[model]
@@ -166,7 +162,7 @@ def one_shape(model, t, rank, ranks, d, group, lines, reps, check_only, ablation
     """Checks and times the block at one model and token count on this rank (a function, so
     that its tensors are freed before the next shape's)."""
     import torch.distributed as dist
-    from axe_dist import AgGemm, GemmRs
+    from axe_bench.dist import AgGemm, GemmRs
     hidden, inter = MODELS[model]
     tag = f"{model}_t{t}_r{ranks}"
     if lines.echo:
@@ -205,8 +201,8 @@ def one_shape(model, t, rank, ranks, d, group, lines, reps, check_only, ablation
         if suffix in ("sim", "nowait", "nopush"):
             continue
         up[f"axe-ag-{suffix}"] = AgGemm.distributed(load(d, f"ag_{tag}_{suffix}"), x_r, w_up, z, group)
-    import gen_gemm_rs
-    rs_kernel = load(d, gen_gemm_rs.name_ws(t, hidden, inter, ranks, pushers=True))
+    from axe_gen import gemm_rs
+    rs_kernel = load(d, gemm_rs.name_ws(t, hidden, inter, ranks, pushers=True))
     rs = GemmRs.distributed(rs_kernel, z, w_down, t, hidden, ranks, rank, group) if rs_kernel else None
 
     def block_nccl():
@@ -311,7 +307,7 @@ def main():
         failed = sum(line.startswith("FAIL") for line in lines)
         print(f"{len(lines) - failed} passed, {failed} failed")
         sys.exit(1 if failed else 0)
-    from axe_dist import run_ranks
+    from axe_bench.dist import run_ranks
     run_ranks(worker, a.ranks,
               lambda r, port, results: (r, a.ranks, a.dir, port, models, tokens, a.reps, a.check_only, results,
                                        a.ablation, a.spin_us), 580)

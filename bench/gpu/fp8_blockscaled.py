@@ -2,10 +2,10 @@
 """Block-scaled FP8 GEMMs (DeepSeek-V3's scales: A's 1x128, B's 128x128) through `axe.matmul`,
 checked and timed against `torch._scaled_mm`'s block-scaled mode.
 
-    fp8_blockscaled.py build DIR [--shapes M,N,K ...] [--schedule 'tile_n = 64, ...'] [--workspace]   (here)
-    fp8_blockscaled.py run DIR [--reps 5] [--runs 20]    (on the GPU machine)
+    PYTHONPATH=python python3 bench/gpu/fp8_blockscaled.py build DIR [--shapes M,N,K ...] [--schedule 'tile_n = 64, ...'] [--workspace]   (here)
+    PYTHONPATH=python python3 bench/gpu/fp8_blockscaled.py run DIR [--reps 5] [--runs 20]    (on the GPU machine)
 
-`build` writes, per shape, the user-level module (`matmul_ir.py M N K e4m3b bf16`: e4m3 A
+`build` writes, per shape, the user-level module (`python3 -m axe_gen.matmul M N K e4m3b bf16`: e4m3 A
 [M, K] and B [N, K], bf16 C; the schedule is the compiler's) lowered to DIR/<entry>.json, and
 DIR/index.json; with --workspace each module also takes split-K's workspace (its partial sums
 and flags, zeroed once by `run`; the compiler may then split K). `run` makes e4m3 inputs from N(0, 1) and scales from U(0.5, 2) (seeded per
@@ -26,8 +26,6 @@ import subprocess
 import sys
 import zlib
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
 # Square and LLM-like shapes (DeepSeek-V3's projections among them), a serving batch, and a
 # ragged one (M and N no multiple of 128, K no multiple of 128 but of 16 for TMA).
 SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (4096, 7168, 18432), (4096, 24576, 1536),
@@ -41,15 +39,15 @@ def entry_name(m, n, k):
 
 def build(args):
     import lowering
-    import matmul_ir
+    from axe_gen import matmul
 
     os.makedirs(args.dir, exist_ok=True)
     shapes = [tuple(int(x) for x in s.split(",")) for s in args.shapes] if args.shapes else SHAPES
     index = []
     for m, n, k in shapes:
         entry = entry_name(m, n, k) + ("_ws" if args.workspace else "")
-        src = matmul_ir.module(m, n, k, "e4m3b", "bf16", name=entry, schedule=args.schedule,
-                               workspace=args.workspace)
+        src = matmul.module(m, n, k, "e4m3b", "bf16", name=entry, schedule=args.schedule,
+                            workspace=args.workspace)
         err = lowering.lower(args.dir, entry, src)
         if err:
             print(f"{entry}: not built: {err}", flush=True)
@@ -64,12 +62,9 @@ def build(args):
 
 
 def run(args):
-    import torch
-
-    for d in (os.path.join(HERE, "..", "..", "test", "gpu"), HERE):
-        sys.path.insert(0, d)
+    import axe_runtime
     import gemm_grid
-    from runtime_path import axe_runtime
+    import torch
 
     timer = gemm_grid.Timer(flush=True)
     print(torch.cuda.get_device_name(), f"torch {torch.__version__}", flush=True)
@@ -84,7 +79,7 @@ def run(args):
         sa_rows = torch.rand(m, kb, device="cuda", generator=g) * 1.5 + 0.5
         sb_blocks = torch.rand(nb, kb, device="cuda", generator=g) * 1.5 + 0.5
         # scale_a as torch._scaled_mm takes it: [M, K/128] with strides (1, M); the kernel's
-        # view of the same memory is the column-major layout matmul_ir.py gives it.
+        # view of the same memory is the column-major layout axe_gen.matmul gives it.
         sa = sa_rows.t().contiguous().t()
         sb = sb_blocks.contiguous()
         storage = torch.full((m * n + 1024,), float("nan"), device="cuda", dtype=torch.bfloat16)

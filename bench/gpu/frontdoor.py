@@ -19,16 +19,11 @@ import os
 import sys
 import zlib
 
+import axe_runtime
+import gemm_grid  # beside this script: Timer, L2-flushed CUDA-event timing
 import numpy as np
 import torch
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-for _d in (os.path.join(HERE, "..", "..", "test", "gpu"), HERE):
-    if os.path.isdir(_d):
-        sys.path.insert(0, _d)
-import gemm_grid  # noqa: E402  (Timer: L2-flushed CUDA-event timing)
-import timing  # noqa: E402  (ratio_stats)
-from runtime_path import axe_runtime  # noqa: E402
+from axe_bench import timing  # ratio_stats
 
 TORCH = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
 # Of the output's largest magnitude: the epilogue rounds once (f16 half an ulp ~ 5e-4), the

@@ -10,7 +10,7 @@ DIR/index.json lists the kernels: [{"entry", "m", "n", "k", "dtype" (f16 | bf16 
 workspace, f32 sums [M*N] and i32 flags [ceil(M/64)*ceil(N/64)], after its other arguments;
 the driver zeroes it once and checks the flags are zero after every launch)}, ...]; DIR/<entry>.json is each one's launch manifest
 (bench/gpu/build_matmul_grid.py builds them through the compiler). The kernel's
-arguments are gen_gemm_ws.py's: A [M*K], B [K*N] (FP8: [N*K]), C [M*N][, scale_a [1],
+arguments are axe_gen.gemm_ws's: A [M*K], B [K*N] (FP8: [N*K]), C [M*N][, scale_a [1],
 scale_b [1]].
 
 Per entry:
@@ -20,8 +20,8 @@ Per entry:
    as test/gpu/gemm_typed.py. C is the head of a NaN-filled buffer 65,536 elements longer:
    every element of C must be written (no NaN left) and the tail must stay NaN (no store past
    C). Oracle: PyTorch's float32 product of the same inputs (TF32 off) times the scales, with
-   gemm_typed.py's tolerances (RTOL of the output type, relative to the largest |entry|; FP8
-   with f32 output RTOL_FP8_F32; an e4m3 kernel over that bound passes if it is within the
+   gemm_typed.py's tolerances (axe_bench.gemm.RTOL of the output type, relative to the largest
+   |entry|; FP8 with f32 output RTOL_FP8_F32; an e4m3 kernel over that bound passes if it is within the
    output's rounding of torch._scaled_mm(use_fast_accum=True), whose accumulation it shares).
    A failing entry prints FAIL, is not timed, and makes the exit status 1; the others go on.
 2. Timing, paired in this one process: R rounds (--reps, default 5), each timing every method
@@ -31,7 +31,7 @@ Per entry:
      cuBLAS   torch.mm in the input type (f16 / bf16 output); FP8: torch._scaled_mm(a, b.t(),
               scales, out_dtype=out, use_fast_accum=True) — cuBLASLt FP8 with the same
               accumulation as the kernel's wgmma (and the faster of its two modes);
-     Triton   bench/gpu/triton_matmul.py's matmul_tuned: same inputs and output type as the
+     Triton   axe_bench.triton_matmul's matmul_tuned: same inputs and output type as the
               kernel, tuned per (shape, types) over its TUNED_CONFIGS (large and small tiles,
               two-pass split-K), each configuration checked against the oracle before it can
               be chosen, timed with 5 runs each; the choice is cached per (shape, types).
@@ -62,17 +62,10 @@ import threading
 import time
 import zlib
 
+import axe_runtime
 import torch
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-# Beside its helpers (target/gpu/, where build.sh copies the scripts) or in the repository.
-for _d in (os.path.join(HERE, "..", "..", "test", "gpu"), HERE):
-    if os.path.isdir(_d):
-        sys.path.insert(0, _d)
-import gemm_typed  # noqa: E402  (TORCH, RTOL, RTOL_FP8_F32: the same oracle tolerances)
-import timing  # noqa: E402  (ratio_stats)
-import triton_matmul  # noqa: E402
-from runtime_path import axe_runtime  # noqa: E402
+from axe_bench import timing, triton_matmul  # timing.ratio_stats; the Triton baseline
+from axe_bench.gemm import RTOL, RTOL_FP8_F32, TORCH  # test/gpu/gemm_typed.py's oracle tolerances
 
 FP8 = ("e4m3", "e5m2")
 FLUSH_BYTES = 256 << 20
@@ -129,10 +122,10 @@ def make_inputs(e):
     g = torch.Generator(device="cuda").manual_seed(zlib.crc32(e["entry"].encode()))
     fp8 = dtype in FP8
     s = 1.0 if fp8 else k ** -0.25
-    a = (torch.randn(m, k, device="cuda", generator=g) * s).to(gemm_typed.TORCH[dtype])
+    a = (torch.randn(m, k, device="cuda", generator=g) * s).to(TORCH[dtype])
     shape_b = (n, k) if fp8 else (k, n)
-    b = (torch.randn(*shape_b, device="cuda", generator=g) * s).to(gemm_typed.TORCH[dtype])
-    storage = torch.full((m * n + SENTINEL,), float("nan"), device="cuda", dtype=gemm_typed.TORCH[out])
+    b = (torch.randn(*shape_b, device="cuda", generator=g) * s).to(TORCH[dtype])
+    storage = torch.full((m * n + SENTINEL,), float("nan"), device="cuda", dtype=TORCH[out])
     c = storage[: m * n].view(m, n)
     scales = [torch.tensor([0.5], device="cuda"), torch.tensor([0.25], device="cuda")] if fp8 else []
     return a, b, c, scales, storage
@@ -152,16 +145,16 @@ def check(got, want, scale, e, a=None, b=None, scales=None):
     if torch.isnan(got).any():
         return False, float("nan"), f"{int(torch.isnan(got).sum())} entries unwritten (NaN)"
     err = (got - want).abs().max().item()
-    rtol = gemm_typed.RTOL_FP8_F32 if fp8 and out == "f32" else gemm_typed.RTOL[out]
+    rtol = RTOL_FP8_F32 if fp8 and out == "f32" else RTOL[out]
     ok = err <= rtol * scale
     how = f"bound {rtol * scale:.3g}"
     if not ok and e["dtype"] == "e4m3" and a is not None:
         try:
             fast = torch._scaled_mm(a, b.t(), scale_a=scales[0], scale_b=scales[1],
-                                    out_dtype=gemm_typed.TORCH[out], use_fast_accum=True).float()
+                                    out_dtype=TORCH[out], use_fast_accum=True).float()
             diff = (got - fast).abs().max().item()
-            ok = diff <= gemm_typed.RTOL[out] * scale
-            how = f"over {rtol * scale:.3g}; {diff:.3g} from _scaled_mm(fast accum), bound {gemm_typed.RTOL[out] * scale:.3g}"
+            ok = diff <= RTOL[out] * scale
+            how = f"over {rtol * scale:.3g}; {diff:.3g} from _scaled_mm(fast accum), bound {RTOL[out] * scale:.3g}"
         except Exception as x:  # cuBLASLt refuses the shape
             how += f"; no fast-accum oracle ({type(x).__name__})"
     return ok, err, how
@@ -171,7 +164,7 @@ def cublas(e, a, b, scales):
     """(name, no-argument launch) of the cuBLAS baseline."""
     if e["dtype"] in FP8:
         bt = b.t()
-        od = gemm_typed.TORCH[e["out"]]
+        od = TORCH[e["out"]]
         return (f"cuBLAS _scaled_mm fast-accum out {e['out']}",
                 lambda: torch._scaled_mm(a, bt, scale_a=scales[0], scale_b=scales[1], out_dtype=od, use_fast_accum=True))
     return f"cuBLAS mm out {e['dtype']}", lambda: torch.mm(a, b)
@@ -255,7 +248,7 @@ def run_entry(e, d, args, timer, bw, tri_run, say):
     except Exception as x:  # cuBLASLt FP8 refuses shapes that are not multiples of 16
         rec["cublas_error"] = f"{type(x).__name__}: {(str(x).splitlines() or [''])[0][:160]}"
     if tri_run is not None:
-        tc = torch.empty(m, n, device="cuda", dtype=gemm_typed.TORCH[out])
+        tc = torch.empty(m, n, device="cuda", dtype=TORCH[out])
         tb = b.t() if fp8 else b  # matmul_tuned takes B as [K, N], any strides
         ts = scales if fp8 else [None, None]
         rtrue = lambda cc: check(cc, want, scale, e, a, b, scales)[0]  # noqa: E731
@@ -306,7 +299,7 @@ def run_entry(e, d, args, timer, bw, tri_run, say):
             rec["ratios"][name] = {"median": med, "min": lo, "max": hi}
     if m <= 64:
         eb = 1 if fp8 else 2
-        ob = gemm_typed.TORCH[out].itemsize
+        ob = TORCH[out].itemsize
         fbytes = (k * n + m * k) * eb + m * n * ob
         floor_ms = fbytes / (bw * 1e9) * 1e3
         fr = [t / floor_ms for t in times["axe"]]

@@ -9,7 +9,7 @@ no kernel of that instruction can pass, and say what tensor-pipe activity a give
     python3 mma_sync_bound.py DIR --once          (one launch of each kernel: what ncu profiles)
 
 DIR: test/gpu/build.sh's output. Kernels: cuBLAS's f16 GEMM (`torch.matmul`), Axe's
-warp-specialized wgmma GEMM and its mma.sync twin (`gen_gemm_ws.py ... sm_90a-mma`, f16 and f32
+warp-specialized wgmma GEMM and its mma.sync twin (`axe_gen.gemm_ws ... sm_90a-mma`, f16 and f32
 out), and the instruction-throughput kernel of mma_sync_ceiling.py (8 independent accumulators
 per warp, no memory traffic: it keeps the tensor pipe ~100 % busy).
 
@@ -29,18 +29,16 @@ import shutil
 import subprocess
 import sys
 
+import axe_runtime
 import torch
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-import gen_gemm_ws  # noqa: E402
-from power_pair import sustained  # noqa: E402
-from runtime_path import axe_runtime  # noqa: E402
+from axe_gen import gemm_ws
+from power_pair import sustained
 
 M = N = K = 4096
-# gen_gemm_ws.VARIANTS' kernels at 4096^3: 128x256 tiles, 4 stages, persistent, setmaxnreg,
+# gemm_ws.VARIANTS' kernels at 4096^3: 128x256 tiles, 4 stages, persistent, setmaxnreg,
 # TMA-store epilogue; wgmma (f16 out), and mma.sync consumers (CHIP sm_90a-mma) per output type.
-WGMMA = gen_gemm_ws.name(M, N, K, 256, 4, "f16", 1, 8, 132, 1, 1)
-MMA = {t: gen_gemm_ws.name(M, N, K, 256, 4, t, 1, 8, 132, 1, 1, "f16", 1, "sm_90a-mma") for t in ("f16", "f32")}
+WGMMA = gemm_ws.name(M, N, K, 256, 4, "f16", 1, 8, 132, 1, 1)
+MMA = {t: gemm_ws.name(M, N, K, 256, 4, t, 1, 8, 132, 1, 1, "f16", 1, "sm_90a-mma") for t in ("f16", "f32")}
 METRICS = ["gpc__cycles_elapsed.avg.per_second", "sm__cycles_elapsed.max", "sm__inst_executed_pipe_tensor_op_hmma.sum",
            "sm__pipe_tensor_op_hmma_cycles_active.sum", "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed"]
 SUBPARTITIONS_PER_SM = 4  # Hopper's SM: four schedulers, each with its own tensor pipe

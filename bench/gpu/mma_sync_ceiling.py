@@ -19,7 +19,7 @@ import sys
 
 import cupy as cp
 import torch
-from timing import time_ms
+from axe_bench.timing import time_ms
 
 SOURCE = r"""
 extern "C" __global__ void mma_peak(float* out, int iters) {
@@ -69,7 +69,7 @@ def main():
     flops = 2 * 4096 ** 3
     axe = None
     try:
-        from runtime_path import axe_runtime
+        import axe_runtime
         name = "gemm_4096x4096x4096_tma_bn256_s3_mma_kernel"
         k = axe_runtime.load(f"{d}/{name}.json", entry=name)
         c = torch.empty(4096 * 4096, device="cuda", dtype=torch.float32)

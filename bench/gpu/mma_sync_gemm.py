@@ -5,7 +5,7 @@ kernel of `KERNELS` found in DIR is checked against PyTorch's float32 product an
 out, what these kernels store). With OLD, the same kernel built from another compiler (a
 directory of manifests with the same names) is timed in the same rounds: old / new ratios.
 With --triton, a tuned Triton matmul compiled to mma.sync is timed in the same rounds too:
-bench/gpu/triton_matmul.py autotuned over its configurations and CUTLASS's sm_80 tile shapes,
+axe_bench.triton_matmul autotuned over its configurations and CUTLASS's sm_80 tile shapes,
 with `DISABLE_MMA_V3=1` (Triton's switch that keeps Hopper on its Ampere mma.sync path). What
 a mature compiler reaches with the same instruction on this GPU; the script checks that the PTX
 Triton wrote has mma.sync and no wgmma, and that its product is right.
@@ -33,15 +33,13 @@ if "--triton" in sys.argv:
     os.environ["DISABLE_MMA_V3"] = "1"
     os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="triton-mma-sync-")
 
+import axe_runtime  # noqa: E402
 import torch  # noqa: E402
-from runtime_path import axe_runtime  # noqa: E402
-from timing import ratio_stats, time_ms  # noqa: E402
+from axe_bench.timing import ratio_stats, time_ms  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-# (manifest name, description): gen_gemm_tma.py's sm_90 variants at 4096^3 (128x128 or 128x256
+# (manifest name, description): axe_gen.gemm_tma's sm_90 variants at 4096^3 (128x128 or 128x256
 # CTA tiles of 8 warps, S TMA stages, RELEASE 1 = split CTA barriers, RELEASE 2 = each stage
-# refilled as soon as it is free) and gen_gemm_ws.py's
+# refilled as soon as it is free) and axe_gen.gemm_ws's
 # warp-specialized ones with mma.sync consumers.
 KERNELS = [
     ("gemm_4096x4096x4096_tma_mma", "TMA, 128x128, 4 stages"),
@@ -74,7 +72,7 @@ M = N = K = 4096
 
 def triton_mma_sync(a, b, want, scale):
     """The tuned Triton matmul on mma.sync, autotuned and checked: (launch, message, ok)."""
-    import triton_matmul
+    from axe_bench import triton_matmul
     run = triton_matmul.matmul(mma_sync=True)
     if run is None:
         return None, "skip Triton: not installed", True

@@ -21,10 +21,10 @@ With --pipeline, a whole GEMM mainloop without global operands or epilogue: 4 st
 mbarrier, the warps reading stage i % 4 after waiting for it, and releasing it by one arrival
 per warp on its "empty" mbarrier. Two ways to issue the refills, as Axe's kernels do:
   split: thread 0 (a computing warp's) waits for the stage released one step earlier, then
-         refills it 3 steps ahead (gen_gemm_tma.py's RELEASE 1);
-  ws:    a ninth warp does nothing else (warp specialization, gen_gemm_ws.py's producer); or
+         refills it 3 steps ahead (axe_gen.gemm_tma's RELEASE 1);
+  ws:    a ninth warp does nothing else (warp specialization, axe_gen.gemm_ws's producer); or
          a producer warpgroup with setmaxnreg (40 / 232 registers, sm_90a), as Axe's
-         warp-specialized mma.sync kernels (gen_gemm_ws.py ... sm_90a-mma) have it.
+         warp-specialized mma.sync kernels (axe_gen.gemm_ws ... sm_90a-mma) have it.
 The split loop also runs with Axe's barrier protocol (A and B complete on two barriers, B in
 four boxes, every thread arrives on the release) and with refills read from 32 MB instead of
 one 48 KB stage, to find which of Axe's differences costs its kernel (bench/RESULTS.md).
@@ -35,7 +35,7 @@ import sys
 
 import cupy as cp
 import torch
-from timing import time_ms
+from axe_bench.timing import time_ms
 
 # Shared by both kernels: wait for the phase of parity `parity` of the mbarrier at `bar`.
 WAIT_SRC = r"""
@@ -161,7 +161,7 @@ extern "C" __global__ void __launch_bounds__((WARPS + WS) * 32, 1) tile(float* o
   __syncthreads();
   if (WS && warp >= WARPS) {  // the producer warp (warps past it idle)
     // With a whole producer warpgroup (WS 4, sm_90a), setmaxnreg moves registers to the
-    // consumers as gen_gemm_ws.py's kernels do: 40 here, 232 for each computing thread.
+    // consumers as axe_gen.gemm_ws's kernels do: 40 here, 232 for each computing thread.
     if (WS == 4) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
     if (warp == WARPS && lane == 0)
       for (int g = 0; g < iters; ++g) produce(g, full0, empty0, stages, src);
@@ -237,7 +237,7 @@ def pipeline():
     # (name, WS, AXE_BARRIERS, SPREAD, source)
     # WS: the producer's warps beside the 8 computing ones: none (split), one (sm_90, no
     # setmaxnreg: 168 registers a thread), or a warpgroup (sm_90a, setmaxnreg 40 / 232, the
-    # 384 threads of gen_gemm_ws.py's sm_90a-mma kernels).
+    # 384 threads of axe_gen.gemm_ws's sm_90a-mma kernels).
     modes = [("split ones", 0, 0, 0, ones), ("split random", 0, 0, 0, rand), ("split, Axe's barriers", 0, 1, 0, rand),
              ("split, spread refills", 0, 0, 1, rand), ("split, both", 0, 1, 1, rand), ("ws random", 1, 0, 0, rand),
              ("ws warpgroup + setmaxnreg", 4, 0, 0, rand), ("ws warpgroup + setmaxnreg, both", 4, 1, 1, rand)]

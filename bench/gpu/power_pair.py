@@ -5,7 +5,7 @@ Hypothesis: after minutes of load the GPU runs at its power limit, and the kerne
 more energy per GEMM then gets the lower clock. For each shape this script measures, in one
 process, every kernel it has: Axe's unclustered kernel, Axe's clusters of two CTAs sharing B by
 multicast (where DIR has them), cuBLAS (`torch.matmul`) and, with --triton, the tuned Triton
-matmul (bench/gpu/triton_matmul.py, autotuned first):
+matmul (axe_bench.triton_matmul, autotuned first):
 
   1. "cold": paired ratios (baseline time / Axe time, per round: a median of 10 launches of
      each, one after the other), R rounds;
@@ -21,11 +21,11 @@ matmul (bench/gpu/triton_matmul.py, autotuned first):
     python3 power_pair.py DIR [--seconds S] [--reps R] [--triton] [M N K ...]
     python3 power_pair.py DIR --figure10 [--shard I/N] [--seconds S] [--reps R] [--triton] [--old OLD]
 
-DIR holds gen_gemm_ws.py's Figure 10 manifests (the f16-out, 128x256, 4-stage, persistent,
+DIR holds axe_gen.gemm_ws's Figure 10 manifests (the f16-out, 128x256, 4-stage, persistent,
 TMA-store kernels and their clustered twins). Shapes default to GPT-3 down, Llama-3.1-70B up and
-o. --figure10 takes every distinct shape of the paper's Figure 10 (gen_gemm_tma.figure10_shapes;
+o. --figure10 takes every distinct shape of the paper's Figure 10 (gemm_tma.figure10_shapes;
 --shard I/N: the I-th of N interleaved parts, to split the run) and ends with a summary of the
-kernel gen_gemm_ws.choose_cluster picks per shape: its ratios cold, hot and sustained against
+kernel gemm_ws.choose_cluster picks per shape: its ratios cold, hot and sustained against
 each baseline, their geometric means and how many shapes are at >= 0.97 (cuBLAS) or ahead (>= 1).
 --old OLD adds, as one more baseline, the same kernel (the heuristic's pick) from OLD, a directory
 of manifests built by another compiler: old time / new time.
@@ -38,13 +38,10 @@ import sys
 import threading
 import time
 
+import axe_runtime
 import torch
-from runtime_path import axe_runtime
-from timing import time_ms
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-import gen_gemm_tma  # noqa: E402
-import gen_gemm_ws  # noqa: E402
+from axe_bench.timing import time_ms
+from axe_gen import gemm_tma, gemm_ws
 
 SHAPES = [(8192, 12288, 49152), (8192, 57344, 8192), (8192, 8192, 8192)]
 
@@ -128,7 +125,7 @@ def sustained(fns, seconds):
 def print_summary(summary, labels):
     """The heuristic's kernel per shape: baseline time / Axe time cold, hot and sustained; per
     baseline and measure, the geometric mean and the shapes at >= 0.97 and at >= 1."""
-    print("\nsummary: the kernel gen_gemm_ws.choose_cluster picks (baseline time / Axe time: cold, hot, sustained)")
+    print("\nsummary: the kernel axe_gen.gemm_ws.choose_cluster picks (baseline time / Axe time: cold, hot, sustained)")
     for (m, n, k), pick, r in summary:
         line = f"  {m}x{n}x{k} [{', '.join(labels.get((m, n, k), []))}] {pick}:"
         for base, vals in r.items():
@@ -152,7 +149,7 @@ def main():
     labels = {}
     if "--figure10" in sys.argv:
         shapes = []
-        for model, proj, m, n, k in gen_gemm_tma.figure10_shapes():
+        for model, proj, m, n, k in gemm_tma.figure10_shapes():
             labels.setdefault((m, n, k), []).append(f"{model} {proj}")
             if (m, n, k) not in shapes:
                 shapes.append((m, n, k))
@@ -163,7 +160,7 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = False
     tri, failed = None, 0
     if "--triton" in sys.argv:
-        import triton_matmul
+        from axe_bench import triton_matmul
         tri = triton_matmul.matmul()
     for m, n, k in shapes:
         g = torch.Generator(device="cuda").manual_seed(0)
@@ -173,13 +170,13 @@ def main():
         tol = 2e-3 * want.abs().max().item()
         axes, bases = {}, {"cuBLAS": lambda: torch.matmul(a, b)}
         # The unclustered kernel and the pairs (the name's trailing dtype, cluster fields);
-        # `pick` is the one gen_gemm_ws.choose_cluster takes for this shape.
+        # `pick` is the one gemm_ws.choose_cluster takes for this shape.
         forms = {"axe": (), "axe c2": ("f16", 2)}
-        pick = "axe c2" if gen_gemm_ws.choose_cluster(m, n, k) == 2 else "axe"
+        pick = "axe c2" if gemm_ws.choose_cluster(m, n, k) == 2 else "axe"
 
         def load(label, directory, fields):
             """The form's launcher from `directory`, run once and checked (None if absent)."""
-            name = gen_gemm_ws.name(m, n, k, 256, 4, "f16", 1, 8, 132, 1, 1, *fields) + "_kernel"
+            name = gemm_ws.name(m, n, k, 256, 4, "f16", 1, 8, 132, 1, 1, *fields) + "_kernel"
             if not os.path.exists(f"{directory}/{name}.json"):
                 print(f"skip {label} {m}x{n}x{k}: no {directory}/{name}.json")
                 return None, False

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Times the warp-specialized GEMM of gen_gemm_ws.py with raster groups 4, 8, 16 and 32 (GROUP
-row tiles walked down one column tile before moving right) at gen_gemm_ws.RASTER_SHAPES,
+"""Times the warp-specialized GEMM of axe_gen.gemm_ws with raster groups 4, 8, 16 and 32 (GROUP
+row tiles walked down one column tile before moving right) at gemm_ws.RASTER_SHAPES,
 against cuBLAS, paired: per repetition every group and torch.matmul in turn (CUDA events,
 median of 10 runs each); prints the median ratio cuBLAS time / Axe time per group.
 
@@ -9,10 +9,11 @@ median of 10 runs each); prints the median ratio cuBLAS time / Axe time per grou
 import statistics
 import sys
 
-import gemm_typed  # noqa: E402  (inputs, and the axe_runtime path)
-import gen_gemm_ws  # noqa: E402
-import timing  # noqa: E402
+import axe_runtime
 import torch
+from axe_bench import timing
+from axe_bench.gemm import inputs
+from axe_gen import gemm_ws
 
 GROUPS = (4, 8, 16, 32)
 
@@ -20,13 +21,13 @@ GROUPS = (4, 8, 16, 32)
 def main():
     d = sys.argv[1]
     reps = int(sys.argv[sys.argv.index("--reps") + 1]) if "--reps" in sys.argv else 3
-    for m, n, k in gen_gemm_ws.RASTER_SHAPES:
-        a, b, c, _, _ = gemm_typed.inputs(m, n, k, "f16", "f16")
+    for m, n, k in gemm_ws.RASTER_SHAPES:
+        a, b, c, _, _ = inputs(m, n, k, "f16", "f16")
         args = [a.view(-1), b.view(-1), c.view(-1)]
         launch = {}
         for g in GROUPS:
-            name = gen_gemm_ws.name(m, n, k, 256, 4, "f16", 1, g, 132, 1, 1) + "_kernel"
-            launch[g] = gemm_typed.axe_runtime.load(f"{d}/{name}.json", entry=name).launcher(*args)
+            name = gemm_ws.name(m, n, k, 256, 4, "f16", 1, g, 132, 1, 1) + "_kernel"
+            launch[g] = axe_runtime.load(f"{d}/{name}.json", entry=name).launcher(*args)
         mine = {g: [] for g in GROUPS}
         base = []
         for _ in range(reps):

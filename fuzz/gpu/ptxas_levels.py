@@ -3,7 +3,7 @@
 loaded with CuPy), each checked against the expected outputs: a case right at -O0 and wrong at
 -O3 is ptxas's miscompilation, not the lowering's (the PTX means what the layouts say).
 
-    python3 fuzz/gpu/ptxas_levels.py DIR CASE [CASE ...]
+    PYTHONPATH=python python3 fuzz/gpu/ptxas_levels.py DIR CASE [CASE ...]
 """
 import json
 import os

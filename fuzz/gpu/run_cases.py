@@ -2,7 +2,7 @@
 """Runs the cases `axe-fuzz lowering-gpu --export DIR` wrote, on a GPU, and checks each output
 against the layouts' definition (the expected contents the exporter computed).
 
-    python3 fuzz/gpu/run_cases.py DIR [--json OUT.json]
+    PYTHONPATH=python python3 fuzz/gpu/run_cases.py DIR [--json OUT.json]
 
 Per case: the buffers are made as the CPU harness makes them (input element i of buffer b is
 `input_value(elt, b, i)`, outputs start at the sentinel -7), the kernel is launched through
@@ -19,11 +19,8 @@ import math
 import os
 import sys
 
+import axe_runtime
 import torch
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
-import axe_runtime  # noqa: E402
 
 TORCH = {"f32": torch.float32, "f16": torch.float16, "i32": torch.int32}
 SENTINEL = -7.0

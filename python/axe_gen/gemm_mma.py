@@ -7,7 +7,6 @@ memory, which the lowering then takes as dynamic shared memory.
 The kernel is written through the typed emitter (`axe_gen.emitter`).
 
     PYTHONPATH=python python3 -m axe_gen.gemm_mma M N K [BK] > gemm_MxNxK.mlir
-        (bench/gpu/gen_gemm.py: the same command line)
 """
 from __future__ import annotations
 

@@ -177,7 +177,7 @@ class RsViews:
 def rs_function(e: Emitter, m: int, n: int, k: int, bn: int, ranks: int, elt: Scalar, name: str,
                 flag_rows: int = 128, p_blocks: bool = False, staging: bool = False) -> Iterator[RsViews]:
     """The function, its `axe.mesh` and the views %P, %F, %Y of a GEMM + reduce-scatter
-    (arguments a, b, p, y, flags, epoch: axe_dist.GemmRs's order), as a region: the kernel goes
+    (arguments a, b, p, y, flags, epoch: axe_bench.dist.GemmRs's order), as a region: the kernel goes
     inside. `staging`: p and flags are twice as long, and their second halves are this
     device's local views %QV (2M x N: rows M.. hold its partial tiles for the peers before they
     are sent) and %LFV (2 TM x TN flags: rows TM.. say a partial tile is staged)."""

@@ -22,7 +22,6 @@ Both are written through the typed emitter (`axe_gen.emitter`).
         (K: the whole K; each device gets K/R)
     ... --ws M N K R SMS COOPERATIVE [defer|bulk|async|async2|pushers|commC|reduce]   (the warp-specialized form)
     ... --all DIR                             (SHAPES x RANKS, both forms)
-    (bench/gpu/gen_gemm_rs.py: the same command line)
 """
 from __future__ import annotations
 

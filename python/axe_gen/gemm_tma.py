@@ -23,7 +23,6 @@ N-major in 64-column blocks), which are also TMA boxes.
         [TMA_STORE [PREFETCH]]]]]]]]]] > gemm_MxNxK_tma.mlir
     PYTHONPATH=python python3 -m axe_gen.gemm_tma --all DIR
         (every entry of VARIANTS, TYPED_VARIANTS and FIGURE10, as DIR/<name>.mlir)
-    (bench/gpu/gen_gemm_tma.py: the same command line)
 
 GROUP (default 8) row tiles are walked per column tile (L2 reuse); 1 is plain row-major order.
 CHIP sm_90 (instead of sm_90a) keeps TMA but computes with ldmatrix + mma.sync. RELEASE 1
@@ -59,7 +58,7 @@ from .gemm_parts import (
 
 Variant = tuple[Any, ...]
 
-# The variants test/gpu/build.sh generates and test/gpu/kernels.py runs:
+# The variants test/gpu/build.sh generates and axe_bench.kernels runs:
 # (M, N, K, BN, S, OVERLAP, GROUP). The 4096^3 ones compare tile width, stages, gemm overlap
 # and raster order; then Llama-3.1-8B's and -70B's MLP GEMMs at batch 8192.
 VARIANTS: list[Variant] = [

@@ -28,7 +28,6 @@ grid, ... in GROUP-grouped raster order (as Triton's GROUP_M); 0 launches one CT
     (TMA_STORE: 0 stores from registers, 1 through shared memory with TMA stores, 2 the same
     with async TMA stores)
     ... --all DIR          (VARIANTS and Figure 10's kernels, each with and without clusters, as DIR/<name>.mlir)
-    (bench/gpu/gen_gemm_ws.py: the same command line)
 
 `kernel` takes the options as keywords (or positionally, as the drivers in bench/gpu call it);
 `Options` is the same configuration as one frozen value, `generate(m, n, k, options)` its

@@ -123,7 +123,7 @@ def tile_width(t: int) -> int:
     return 128 if t <= 128 else 256
 
 
-# The row tiles of bench/gpu/gen_moe_ws.py's swapped orientation (wgmma's N: multiples of 8). The layers
+# The row tiles of axe_gen.moe_ws's swapped orientation (wgmma's N: multiples of 8). The layers
 # pad experts to BM or to one of these: the gather and the combine serve any of their X and Y
 # buffers, so their views cover the largest.
 SWAP_ROWS = (8, 16, 32)
@@ -134,7 +134,7 @@ ROW_TILES = (BM,) + SWAP_ROWS
 class Schedule:
     """How the layer runs for a batch: the row tile (`swap`: BR-row token tiles in the swapped
     orientation, weights as wgmma's M; else 128-row tiles), and `fused` (both grouped GEMMs in
-    one persistent kernel, bench/gpu/gen_moe_ws.py) or the two phases as two launches."""
+    one persistent kernel, axe_gen.moe_ws) or the two phases as two launches."""
     swap: int | None
     fused: bool = True
     consumers: int = 2  # consumer warpgroups of the persistent kernel (1: swapped only)

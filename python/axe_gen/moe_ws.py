@@ -12,7 +12,7 @@ row tiles (128 rows; BR in the swapped orientation below: the routing step, test
 W1's columns alternate 64 gate and 64 up columns (`axe_gen.moe.SWIGLU_BLOCK`), so every column tile
 holds whole (gate, up) pairs.
 
-The roles are Axe scopes of a 384-thread CTA, as in bench/gpu/gen_gemm_ws.py: a producer warp issuing TMA
+The roles are Axe scopes of a 384-thread CTA, as in axe_gen.gemm_ws: a producer warp issuing TMA
 copies into S shared stages (full / empty mbarriers), two consumer warpgroups running async
 wgmma on 64 rows each. A tile's K steps (64 columns each) run in rounds of S, one per stage;
 where S does not divide them (I = 1408: 22 steps) a last, partial round uses the first stages
@@ -427,7 +427,7 @@ def kernel(cfg: MoEConfig, t: int, phases: str = "fused", bn: int | None = None,
                                        "yv", "yt")
                             return
                         # Y's rows through the shared tile and TMA stores, STORE_COLUMNS at a time;
-                        # each part converted right before it goes out (gen_gemm_ws.py's epilogue).
+                        # each part converted right before it goes out (axe_gen.gemm_ws's epilogue).
                         assert st is not None
                         part_acc = Tensor((64, STORE_COLUMNS), F32, "register")
                         part_t = Tensor((64, STORE_COLUMNS), F16, "register")

@@ -1,17 +1,17 @@
 #!/usr/bin/env python3
-"""Checks, and with --bench times, the typed TMA + wgmma GEMMs of gen_gemm_tma.TYPED_VARIANTS:
+"""Checks, and with --bench times, the typed TMA + wgmma GEMMs of axe_gen.gemm_tma.TYPED_VARIANTS:
 16-bit outputs (f16/bf16, what cuBLAS and Triton store) and the FP8 GEMMs (e4m3/e5m2 A [M, K]
 and B [N, K], f32 accumulation, per-tensor scales, bf16/f32 output — what
 `torch._scaled_mm` computes).
 
-    python3 gemm_typed.py DIR [--bench [--triton]] [--reps R] [--figure10] [--ws [--fp8] [--cluster | --no-cluster]] [SUBSTRING]
+    PYTHONPATH=python python3 test/gpu/gemm_typed.py DIR [--bench [--triton]] [--reps R] [--figure10] [--ws [--fp8] [--cluster | --no-cluster]] [SUBSTRING]
 
---figure10 runs gen_gemm_tma.FIGURE10 instead: every projection of the paper's Figure 10 models
-at M = 8192 (f16 and FP8), tiles chosen by gen_gemm_tma.choose. --ws runs the warp-specialized,
-persistent GEMMs of gen_gemm_ws.VARIANTS (with --figure10, gen_gemm_ws.figure10_variants, or
-with --fp8 too, figure10_fp8_variants: clusters of two CTAs where gen_gemm_ws.choose_cluster
+--figure10 runs gemm_tma.FIGURE10 instead: every projection of the paper's Figure 10 models
+at M = 8192 (f16 and FP8), tiles chosen by gemm_tma.choose. --ws runs the warp-specialized,
+persistent GEMMs of axe_gen.gemm_ws.VARIANTS (with --figure10, gemm_ws.figure10_variants, or
+with --fp8 too, figure10_fp8_variants: clusters of two CTAs where gemm_ws.choose_cluster
 picks them, every shape with --cluster, none with --no-cluster) and, with --bench, also times the
-non-specialized kernel of the same shape (gen_gemm_tma.choose's tiles) and, for a clustered
+non-specialized kernel of the same shape (gemm_tma.choose's tiles) and, for a clustered
 kernel, the same kernel without clusters, where DIR has them.
 
 DIR is test/gpu/build.sh's output (<entry>.json manifests). Inputs are made by torch on the
@@ -23,20 +23,17 @@ Baselines, timed paired in one process (CUDA events, median of 30 runs per measu
 R alternating measurements; the ratio's median and spread are printed):
   16-bit in/out: torch.matmul (cuBLAS) in that type;
   FP8: torch._scaled_mm(a, b.t(), scale_a, scale_b, out_dtype) (cuBLASLt FP8);
-  with --triton, f16 in/out also: bench/gpu/triton_matmul.py (autotuned per shape).
+  with --triton, f16 in/out also: axe_bench.triton_matmul (autotuned per shape).
 """
 import os
 import statistics
 import sys
 
+import axe_runtime
 import torch
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "gpu"))
-import gen_gemm_tma  # noqa: E402
-import gen_gemm_ws  # noqa: E402
-import triton_matmul  # noqa: E402
-from runtime_path import axe_runtime  # noqa: E402
+from axe_bench import timing, triton_matmul
+from axe_bench.gemm import RTOL, RTOL_FP8_F32, TORCH, inputs
+from axe_gen import gemm_tma, gemm_ws
 
 _TRITON: list = []  # the tuned Triton matmul, built on first use
 
@@ -46,17 +43,6 @@ def triton_run():
     if not _TRITON:
         _TRITON.append(triton_matmul.matmul())
     return _TRITON[0]
-import timing  # noqa: E402
-
-TORCH = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32,
-         "e4m3": torch.float8_e4m3fn, "e5m2": torch.float8_e5m2}
-# Relative error bound (of the largest |entry|) per output type: its rounding, plus slack for
-# the summation order of K products in f32. FP8 wgmma accumulates with less than f32's
-# precision (Hopper's FP8 tensor cores keep about 14 mantissa bits per partial sum: the
-# "fast accumulation" of cuBLASLt, torch._scaled_mm(use_fast_accum=True), shows the same
-# error), so an FP8 kernel's f32 output is held to 4e-3.
-RTOL = {"f32": 1e-5, "f16": 2e-3, "bf16": 1e-2}
-RTOL_FP8_F32 = 4e-3
 
 
 # Timed runs per measurement (fewer for the large Figure 10 shapes).
@@ -65,20 +51,6 @@ REPS = 10 if "--figure10" in sys.argv else 30
 
 def time_ms(fn, warmup=5, reps=None):
     return timing.time_ms(fn, warmup, reps or REPS)
-
-
-def inputs(m, n, k, dtype, out):
-    g = torch.Generator(device="cuda").manual_seed(0)
-    fp8 = dtype in ("e4m3", "e5m2")
-    a = torch.randn(m, k, device="cuda", generator=g)
-    b = torch.randn(n, k, device="cuda", generator=g) if fp8 else torch.randn(k, n, device="cuda", generator=g)
-    a, b = a.to(TORCH[dtype]), b.to(TORCH[dtype])
-    # The output sits at the start of a larger buffer: the tail (NaN) must stay untouched, which
-    # checks that the partial tiles of a ragged shape store nothing past the tensor.
-    storage = torch.full((m * n + 65536,), float("nan"), device="cuda", dtype=TORCH[out])
-    c = storage[: m * n].view(m, n)
-    scales = [torch.tensor([0.5], device="cuda"), torch.tensor([0.25], device="cuda")] if fp8 else []
-    return a, b, c, scales, storage
 
 
 def main():
@@ -94,14 +66,14 @@ def main():
         # or none (--no-cluster). A clustered kernel is timed beside the same one without.
         cl = 2 if "--cluster" in sys.argv else 1 if "--no-cluster" in sys.argv else None
         if "--figure10" in sys.argv:
-            variants = gen_gemm_ws.figure10_fp8_variants(cl) if "--fp8" in sys.argv else gen_gemm_ws.figure10_variants(cl)
+            variants = gemm_ws.figure10_fp8_variants(cl) if "--fp8" in sys.argv else gemm_ws.figure10_variants(cl)
         else:
-            variants = gen_gemm_ws.VARIANTS
+            variants = gemm_ws.VARIANTS
     else:
-        variants = gen_gemm_tma.FIGURE10 if "--figure10" in sys.argv else gen_gemm_tma.TYPED_VARIANTS
-    shapes = {(m, n, k): f"{model} {proj}" for model, proj, m, n, k in gen_gemm_tma.figure10_shapes()}
+        variants = gemm_tma.FIGURE10 if "--figure10" in sys.argv else gemm_tma.TYPED_VARIANTS
+    shapes = {(m, n, k): f"{model} {proj}" for model, proj, m, n, k in gemm_tma.figure10_shapes()}
     for v in variants:
-        name = (gen_gemm_ws.name(*v) if ws else gen_gemm_tma.name(*v)) + "_kernel"
+        name = (gemm_ws.name(*v) if ws else gemm_tma.name(*v)) + "_kernel"
         if rest and not any(s in name for s in rest):
             continue
         m, n, k = v[:3]
@@ -175,14 +147,14 @@ def main():
                     line += f"; tuned Triton max abs error {(tc.float() - want).abs().max().item():.3g}"
                     baselines.append(("Triton (tuned, f16 out)", lambda: tri(a, b, tc)))
             if ws and len(v) > 12 and v[12] > 1:
-                single = gen_gemm_ws.name(*v[:12]) + "_kernel"
+                single = gemm_ws.name(*v[:12]) + "_kernel"
                 if os.path.exists(f"{d}/{single}.json"):
                     baselines.append((f"axe WS without clusters {single}",
                                       axe_runtime.load(f"{d}/{single}.json", entry=single).launcher(*args)))
             if ws and len(v) > 10 and v[10] == 1:
                 # The same kernel with async TMA stores in its epilogue (TMA_STORE 2), where
                 # DIR has it: checked against the same oracle, then timed.
-                tw = gen_gemm_ws.name(*(v[:10] + (2,) + v[11:])) + "_kernel"
+                tw = gemm_ws.name(*(v[:10] + (2,) + v[11:])) + "_kernel"
                 if os.path.exists(f"{d}/{tw}.json"):
                     c2 = torch.full_like(c, float("nan"))
                     args2 = [a.view(-1), b.view(-1), c2.view(-1)] + scales
@@ -197,8 +169,8 @@ def main():
                     baselines.append((f"axe WS with async TMA stores {tw}", twin.launcher(*args2)))
             if ws:
                 # The non-specialized TMA + wgmma kernel of this shape (the tiles
-                # gen_gemm_tma.choose picks), where build.sh made it.
-                other = gen_gemm_tma.name(m, n, k, *gen_gemm_tma.choose(m, n, k), dtype, out) + "_kernel"
+                # gemm_tma.choose picks), where build.sh made it.
+                other = gemm_tma.name(m, n, k, *gemm_tma.choose(m, n, k), dtype, out) + "_kernel"
                 if os.path.exists(f"{d}/{other}.json"):
                     ok_other = axe_runtime.load(f"{d}/{other}.json", entry=other)
                     baselines.append((f"axe non-specialized {other}", ok_other.launcher(*args)))

@@ -17,10 +17,10 @@ import os
 for k, v in (("NCCL_NVLS_ENABLE", "0"), ("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"), ("NVSHMEM_DISABLE_NVLS", "1")):
     os.environ[k] = v
 
+import axe_runtime  # noqa: E402
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
-from axe_dist import GemmRs, call_args, run_ranks, symmetric  # noqa: E402
-from runtime_path import axe_runtime  # noqa: E402  (finds the package)
+from axe_bench.dist import GemmRs, call_args, run_ranks, symmetric  # noqa: E402
 
 # The GEMM + reduce-scatter shape of this runner (M, N, K); its kernels exist for R = 1, 2, 4, 8.
 RS_DIST = (8192, 1024, 4096)
@@ -79,7 +79,7 @@ def worker(rank, ranks, d, port, results):
             dist.all_gather(xs_all, xr)
             ok = bool(torch.equal(yr, xs_all[(rank - 1) % ranks]))
             lines.append(f"{'ok  ' if ok else 'FAIL'} ring_shift epoch {epoch} rank {rank}/{ranks}: {'bit-exact' if ok else 'differs from'} rank {(rank - 1) % ranks}'s X")
-        # The fused GEMM + reduce-scatter (bench/gpu/gen_gemm_rs.py), twice (the epochs).
+        # The fused GEMM + reduce-scatter (axe_gen.gemm_rs), twice (the epochs).
         # Every form: the non-specialized kernel and the warp-specialized persistent one
         # (`_ws`, cooperative: one CTA per SM on every device; `_ws_d`: publishing each pushed
         # tile one tile later; `_ws_b`: pushing with TMA bulk copies, `_ws_b_a1` with async

@@ -11,8 +11,8 @@ of the X blocks (f32 accumulation, one f16 rounding). Prints one line per check 
 """
 import sys
 
+import axe_runtime
 import torch
-from runtime_path import axe_runtime  # noqa: E402  (finds the package)
 
 # GEMM + reduce-scatter shapes small enough for R simulated ranks (M, N, K, R, kernel name
 # suffix): the non-specialized kernel, and the warp-specialized persistent one (also in its
@@ -74,7 +74,7 @@ def main():
         failed += not ok
     # Ring shift inside a kernel (remote stores, a flag per CTA): rank r's Y is rank r-1's X,
     # bit-exact, over two launches (epochs 1 and 2).
-    from axe_dist import call_args
+    from axe_bench.dist import call_args
     ring = axe_runtime.load(f"{d}/mesh_ring_shift_r{ranks}_kernel.json")
     xs = [torch.randn(4096, device="cuda", dtype=torch.float16) for _ in range(ranks)]
     ps = [torch.full((4096,), float("nan"), device="cuda", dtype=torch.float16) for _ in range(ranks)]
@@ -92,10 +92,10 @@ def main():
             print(f"{'ok  ' if ok else 'FAIL'} ring_shift epoch {epoch} rank {r}: {'bit-exact' if ok else 'differs from'} rank {(r - 1) % ranks}'s X")
             passed += ok
             failed += not ok
-    # The fused GEMM + reduce-scatter (bench/gpu/gen_gemm_rs.py) with R simulated ranks: each
+    # The fused GEMM + reduce-scatter (axe_gen.gemm_rs) with R simulated ranks: each
     # instance pushes the other ranks' partial tiles and waits on flags for its own, so all
     # R grids must be resident at once (R x grid <= 132 SMs, one CTA each): small shapes.
-    from axe_dist import GemmRs
+    from axe_bench.dist import GemmRs
     for (m, n, k, r, suffix) in RS_SIM:
         kern = axe_runtime.load(f"{d}/gemm_rs_{m}x{n}x{k}_r{r}{suffix}_kernel.json")
         g = torch.Generator(device="cuda").manual_seed(7)

@@ -1,25 +1,25 @@
 #!/usr/bin/env python3
 """The FP16 Mixture-of-Experts layer of the Axe paper's §4.2, for any model configuration of
-bench/gpu/gen_moe.py (`--model`: Qwen3-30B-A3B, the paper's, by default; Mixtral-8x7B,
+axe_gen.moe (`--model`: Qwen3-30B-A3B, the paper's, by default; Mixtral-8x7B,
 DeepSeek-V2-Lite, OLMoE, Llama-4-Scout, DeepSeek-V3), with Axe's grouped GEMMs: checked
 against a float32 PyTorch reference of the layer, and with --bench timed against PyTorch
 baselines and SGLang, at the paper's token counts (Figure 11's axis). Axe layers, each checked
 where its kernels were built (bench/gpu/build_moe.py):
-  - "fused" (bench/gpu/gen_moe_ws.py): both grouped GEMMs in ONE warp-specialized persistent
+  - "fused" (axe_gen.moe_ws): both grouped GEMMs in ONE warp-specialized persistent
     kernel, GEMM2's tiles waiting only for the GEMM1 tiles whose H columns they read (flags);
   - "two kernels": the same generator's phases as two launches (the ablation of the pipeline);
   - "fused swapBR" / "two kernels swapBR": the same in the swapped orientation (weights as
     wgmma's M, BR-row token tiles as its N), for small batches;
-  - "tma": the two non-specialized grouped GEMMs of bench/gpu/gen_moe.py.
+  - "tma": the two non-specialized grouped GEMMs of axe_gen.moe.
 
-    python3 moe.py DIR [--model NAME] [--bench] [--reps R] [T ...]
+    PYTHONPATH=python python3 test/gpu/moe.py DIR [--model NAME] [--bench] [--reps R] [T ...]
 
 The layer, per token x with routed experts e_1..e_K and weights w_1..w_K (softmax of the top-K
 router logits, renormalized): out = sum_k w_k * W2[e_k] (silu(W1_gate[e_k] x) * W1_up[e_k] x),
-plus, for each shared expert s, W2[s] (silu(W1_gate[s] x) * W1_up[s] x) (gen_moe: shared
+plus, for each shared expert s, W2[s] (silu(W1_gate[s] x) * W1_up[s] x) (axe_gen.moe: shared
 experts are experts every token is assigned to with weight 1).
 
-"axe" is the layer gen_moe.schedule picks for the count, with the routing step, the gather and
+"axe" is the layer axe_gen.moe.schedule picks for the count, with the routing step, the gather and
 the combine as Axe kernels: the one the ratios are taken against.
 
 Axe's layer (all of it timed; the layer objects keep their workspace): the routing step in
@@ -40,25 +40,24 @@ is found (see sglang_layer); else it is reported as unavailable.
 Random routing with a fixed seed; `skew` routes most tokens to 8 of the 128 experts.
 """
 import argparse
+import importlib.util
 import os
 import statistics
 import sys
 
+import axe_runtime
 import torch
 import torch.nn.functional as F
+from axe_bench import timing
+from axe_gen import moe, moe_ws
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "gpu"))
-import gen_moe  # noqa: E402
-import gen_moe_ws  # noqa: E402
-import timing  # noqa: E402
-from runtime_path import axe_runtime  # noqa: E402
 
 # The MoE notation: hidden H, intermediate I, experts E (routed and shared), TOPK assignments
 # per token (routed and shared); set by set_model for the configuration CFG.
-CFG = gen_moe.DEFAULT
+CFG = moe.DEFAULT
 H = I = E = TOPK = 0  # noqa: E741
-BM = gen_moe.BM
+BM = moe.BM
 
 
 def set_model(cfg):
@@ -66,7 +65,7 @@ def set_model(cfg):
     CFG, H, I, E, TOPK = cfg, cfg.hidden, cfg.inter, cfg.n_experts, cfg.slots  # noqa: E741
 
 
-set_model(gen_moe.DEFAULT)
+set_model(moe.DEFAULT)
 
 
 def time_ms(fn, warmup=3, reps=20):
@@ -80,7 +79,7 @@ def weights(gen):
     u = torch.randn(E, H, I, device="cuda", generator=gen, dtype=torch.half).div_(H ** 0.5)
     d = torch.randn(E, I, H, device="cuda", generator=gen, dtype=torch.half).div_(I ** 0.5)
     # Axe's W1: [E * H, 2 I], blocks of 64 gate columns, each followed by its 64 up columns.
-    blk = gen_moe.SWIGLU_BLOCK
+    blk = moe.SWIGLU_BLOCK
     w1 = torch.stack([g.view(E, H, I // blk, blk), u.view(E, H, I // blk, blk)], dim=3).reshape(E * H, 2 * I)
     return g, u, d, w1.contiguous(), d.reshape(E * I, H).contiguous()
 
@@ -152,7 +151,7 @@ def plan_onehot(ids, t, bm=BM, tile_e=None, used=None, mark_unused=False):
     # pos = (expert's first row) + (rank among its assignments) - 1 = ends - padded + rank - 1
     first = ends - padded - 1
     pos = (torch.gather(rank, 0, flat) + first[flat]).reshape(-1).long()
-    tiles = gen_moe.max_tiles(CFG, t, bm)
+    tiles = moe.max_tiles(CFG, t, bm)
     if tile_e is None:
         tile_e = torch.empty(tiles, device=ids.device, dtype=torch.int32)
     if used is None:
@@ -189,7 +188,7 @@ def plan_by_sort(ids, t, bm=BM):
     rank = torch.arange(flat.numel(), device="cuda") - first
     pos = torch.empty_like(flat)
     pos[order] = starts[sorted_e] + rank
-    tiles = gen_moe.max_tiles(CFG, t, bm)
+    tiles = moe.max_tiles(CFG, t, bm)
     # Tiles past the last expert's are marked -1: their CTAs do nothing.
     tile_rows = torch.arange(tiles, device="cuda") * bm
     tile_e = torch.searchsorted(ends, tile_rows, right=True)
@@ -217,7 +216,7 @@ def gather(x, pos, token, inv, xp):
 
 
 class AxeRowSteps:
-    """The layer's gather and weighted combine as two Axe kernels (gen_moe.gather, .combine):
+    """The layer's gather and weighted combine as two Axe kernels (moe.gather, .combine):
     moe_gather_t{T} stores each token's row into the rows of its TOPK assignments (read once,
     stored 8 times, no row -> token map), moe_combine_t{T} sums each token's TOPK rows of Y
     weighted (f32, stored as f16; each thread loads its 16 bytes of all TOPK rows before adding
@@ -227,7 +226,7 @@ class AxeRowSteps:
     called with, again if that changes)."""
 
     def __init__(self, t, gather_kernel, combine_kernel, stream=None, route_kernels=None):
-        rows = gen_moe.combine_rows(CFG, t)
+        rows = moe.combine_rows(CFG, t)
         # Per row tile, where generated: the routing step as Axe kernels (moe_route_t{T}_bm{BM},
         # or the segmented pair for larger T, see route_kernels) writing the assignment -> row
         # map straight into `pos` (else `plan`, in PyTorch).
@@ -285,12 +284,12 @@ class AxeLayer:
     `gather`): a GEMM row depends only on its own row of A, and padding rows are never read back."""
 
     def __init__(self, t, up, down, w1, w2, stream=None, steps=None):
-        self.t, self.rows = t, gen_moe.max_tiles(CFG, t) * BM
+        self.t, self.rows = t, moe.max_tiles(CFG, t) * BM
         self.steps = steps
         self.xp = steps.x[:self.rows] if steps else torch.zeros(self.rows, H, device="cuda", dtype=torch.half)
         self.hmid = torch.empty(self.rows, I, device="cuda", dtype=torch.half)
         self.yp = steps.y[:self.rows] if steps else torch.empty(self.rows, H, device="cuda", dtype=torch.half)
-        self.tile_e = torch.zeros(gen_moe.max_tiles(CFG, t), device="cuda", dtype=torch.int32)
+        self.tile_e = torch.zeros(moe.max_tiles(CFG, t), device="cuda", dtype=torch.int32)
         self.token = torch.arange(t, device="cuda").repeat_interleave(TOPK)
         self.inv = torch.zeros(self.rows, device="cuda", dtype=torch.long)
         self.up = up.launcher(self.xp.view(-1), w1.view(-1), self.hmid.view(-1), self.tile_e, stream=stream)
@@ -313,7 +312,7 @@ class AxeLayer:
 
 
 class AxeFusedLayer:
-    """The layer with gen_moe_ws.py's kernels: `fused` (one launch: both grouped GEMMs with the
+    """The layer with axe_gen.moe_ws's kernels: `fused` (one launch: both grouped GEMMs with the
     per-tile pipeline between them) or, for the ablation, `up` then `down` (the same code as
     two launches); `swap`: the row tile of kernels generated in the swapped orientation.
     Workspace as AxeLayer's, plus the row-tile count and the flags, which are zeroed before
@@ -321,14 +320,14 @@ class AxeFusedLayer:
 
     def __init__(self, t, kernels, w1, w2, stream=None, swap=None, steps=None, consumers=2):
         self.t, self.bm = t, swap or BM
-        self.rows = gen_moe.max_tiles(CFG, t, self.bm) * self.bm
+        self.rows = moe.max_tiles(CFG, t, self.bm) * self.bm
         self.steps = steps
         self.xp = steps.x[:self.rows] if steps else torch.zeros(self.rows, H, device="cuda", dtype=torch.half)
         self.hmid = torch.empty(self.rows, I, device="cuda", dtype=torch.half)
         self.yp = steps.y[:self.rows] if steps else torch.empty(self.rows, H, device="cuda", dtype=torch.half)
-        self.tile_e = torch.zeros(gen_moe.max_tiles(CFG, t, self.bm), device="cuda", dtype=torch.int32)
+        self.tile_e = torch.zeros(moe.max_tiles(CFG, t, self.bm), device="cuda", dtype=torch.int32)
         self.used = torch.zeros(1, device="cuda", dtype=torch.int32)
-        self.flags = torch.zeros(gen_moe_ws.flag_count(CFG, t, swap, consumers), device="cuda", dtype=torch.int32)
+        self.flags = torch.zeros(moe_ws.flag_count(CFG, t, swap, consumers), device="cuda", dtype=torch.int32)
         self.token = torch.arange(t, device="cuda").repeat_interleave(TOPK)
         self.inv = torch.zeros(self.rows, device="cuda", dtype=torch.long)
         args = (self.xp.view(-1), w1.view(-1), self.hmid.view(-1), w2.view(-1), self.yp.view(-1), self.tile_e,
@@ -410,6 +409,30 @@ def grouped_mm_layer(bf):
     return layer
 
 
+def _load_sglang():
+    """The module sglang_fused_moe: the first sglang_fused_moe.py in $AXE_SGLANG_MOE or
+    sglang_moe/ beside this script, else the one on PYTHONPATH; ImportError when there is none
+    or it does not import. Loaded once per process, like an import."""
+    if "sglang_fused_moe" in sys.modules:
+        return sys.modules["sglang_fused_moe"]
+    for where in (os.environ.get("AXE_SGLANG_MOE"), os.path.join(HERE, "sglang_moe")):
+        path = os.path.join(where, "sglang_fused_moe.py") if where else None
+        if path and os.path.exists(path):
+            spec = importlib.util.spec_from_file_location("sglang_fused_moe", path)
+            if spec is None or spec.loader is None:
+                raise ImportError(f"cannot load {path}")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules["sglang_fused_moe"] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                del sys.modules["sglang_fused_moe"]
+                raise
+            return module
+    import sglang_fused_moe
+    return sglang_fused_moe
+
+
 def sglang_layer(g, u, d):
     """SGLang's Triton `fused_moe` (its own token alignment, the Triton grouped GEMMs with the
     tuned configs SGLang ships for this E, N and device where it has them, else its default,
@@ -417,13 +440,10 @@ def sglang_layer(g, u, d):
     The GPU machine has no package index, so this takes a standalone copy of the kernel file:
     sglang_fused_moe.py (SGLang's python/sglang/srt/layers/moe/fused_moe_triton/fused_moe.py
     with its sgl-kernel imports replaced by Triton/torch equivalents; not part of this
-    repository) from $AXE_SGLANG_MOE or sglang_moe/ beside this script."""
-    for where in (os.environ.get("AXE_SGLANG_MOE"), os.path.join(HERE, "sglang_moe")):
-        if where and os.path.exists(os.path.join(where, "sglang_fused_moe.py")):
-            sys.path.insert(0, where)
-            break
+    repository) from $AXE_SGLANG_MOE or sglang_moe/ beside this script, loaded from its path
+    (importlib), else an importable `sglang_fused_moe` (on PYTHONPATH)."""
     try:
-        import sglang_fused_moe
+        sglang_fused_moe = _load_sglang()
     except ImportError:
         return None
     # SGLang's weight layout: w1 [E, 2 I, H] (gate rows, then up rows), w2 [E, H, I].
@@ -480,12 +500,12 @@ def load(d, name):
 
 class SegmentedRoute:
     """The segmented routing step for larger batches, moe_route_count_t{T} then
-    moe_route_place_t{T}_bm{BM} (gen_moe.route_count / route_place), with the interface of the
+    moe_route_place_t{T}_bm{BM} (moe.route_count / route_place), with the interface of the
     one-kernel moe_route_t{T}_bm{BM}: called or bound to (ids, pos, tile_e, used, padded). The
     two kernels keep their own per-segment scratch, so `padded` is not used."""
 
     def __init__(self, count, place, t):
-        segs = gen_moe.route_segments(CFG, t)
+        segs = moe.route_segments(CFG, t)
         self.count, self.place = count, place
         self.counts = torch.zeros(segs * E, device="cuda", dtype=torch.long)
         self.padded = torch.zeros(segs * E, device="cuda", dtype=torch.long)
@@ -504,11 +524,11 @@ class SegmentedRoute:
 
 
 def route_kernels(d, t):
-    """The routing kernels built for T tokens, by row tile: gen_moe.route's one kernel for
+    """The routing kernels built for T tokens, by row tile: moe.route's one kernel for
     small batches, else the segmented pair (SegmentedRoute) where built."""
     out = {}
-    name = gen_moe.kernel_name
-    for bm in gen_moe.ROW_TILES:
+    name = moe.kernel_name
+    for bm in moe.ROW_TILES:
         if built(d, name(CFG, "route", t, bm)):
             out[bm] = load(d, name(CFG, "route", t, bm))
         elif built(d, name(CFG, "route_count", t)) and built(d, name(CFG, "route_place", t, bm)):
@@ -594,12 +614,12 @@ def label(swap, phases="fused", consumers=2):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("dir", help="the kernels bench/gpu/build_moe.py built")
-    ap.add_argument("tokens", nargs="*", type=int, default=gen_moe.TOKENS)
-    ap.add_argument("--model", type=gen_moe.model_arg, default=gen_moe.DEFAULT)
+    ap.add_argument("tokens", nargs="*", type=int, default=moe.TOKENS)
+    ap.add_argument("--model", type=moe.model_arg, default=moe.DEFAULT)
     ap.add_argument("--bench", action="store_true")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--scheduled-only", action="store_true",
-                    help="check and time only the layer gen_moe.schedule picks (not the other row tiles)")
+                    help="check and time only the layer moe.schedule picks (not the other row tiles)")
     args = ap.parse_args()
     d, bench, reps = args.dir, args.bench, args.reps
     set_model(args.model)
@@ -629,11 +649,11 @@ def main():
     passed = failed = 0
     # The fused kernel needs all its CTAs resident: launched wider than the device holds, its
     # cooperative launch must fail with an error (not hang).
-    if built(d, gen_moe_ws.wide_name(CFG)):
-        t = gen_moe_ws.WIDE_TOKENS
+    if built(d, moe_ws.wide_name(CFG)):
+        t = moe_ws.WIDE_TOKENS
         try:
-            sched = gen_moe.schedule(CFG, t)
-            wide = AxeFusedLayer(t, [load(d, gen_moe_ws.wide_name(CFG))], w1, w2, swap=sched.swap,
+            sched = moe.schedule(CFG, t)
+            wide = AxeFusedLayer(t, [load(d, moe_ws.wide_name(CFG))], w1, w2, swap=sched.swap,
                                  consumers=sched.consumers)
             x = torch.randn(t, H, device="cuda", generator=gen).half()
             wide(x, *route(t, False, gen))
@@ -646,7 +666,7 @@ def main():
             passed += ok
             failed += not ok
     for t in args.tokens:
-        chosen = gen_moe.schedule(CFG, t)
+        chosen = moe.schedule(CFG, t)
         for skew in (False, True):
             tag = f"T={t}{' skewed' if skew else ''}"
             x = (torch.randn(t, H, device="cuda", generator=gen)).half()
@@ -655,7 +675,7 @@ def main():
             # The routing step against its sort-based oracle, for every row tile in use: the
             # one-hot form at any size, and `plan` as the layers call it (into their buffers;
             # without mark_unused only the used tiles are defined).
-            for bm in (BM,) + gen_moe_ws.SWAP_ROWS:
+            for bm in (BM,) + moe_ws.SWAP_ROWS:
                 p_want, te_want, u_want = plan_by_sort(ids, t, bm)
                 p_got, te_got, u_got = plan_onehot(ids, t, bm, mark_unused=True)
                 ok = torch.equal(p_got, p_want) and torch.equal(te_got, te_want) and torch.equal(u_got, u_want)
@@ -683,29 +703,29 @@ def main():
                 failed += not ok
             # Each Axe layer that was built: how to build it (on a stream), checked on its own.
             makers = {}
-            for br in (None, *gen_moe_ws.SWAP_ROWS):
-                fused, up, down = (gen_moe_ws.name(CFG, t, ph, br) for ph in gen_moe_ws.PHASES)
+            for br in (None, *moe_ws.SWAP_ROWS):
+                fused, up, down = (moe_ws.name(CFG, t, ph, br) for ph in moe_ws.PHASES)
                 if built(d, fused):
                     makers[label(br)] = lambda stream=None, c=None, br=br, k=fused: AxeFusedLayer(
                         t, [load(d, k)], w1, w2, stream, swap=br, steps=c)
                 if built(d, up) and built(d, down):
                     makers[label(br, "two")] = lambda stream=None, c=None, br=br, k=(up, down): AxeFusedLayer(
                         t, [load(d, k[0]), load(d, k[1])], w1, w2, stream, swap=br, steps=c)
-                one = gen_moe_ws.name(CFG, t, "fused", br, consumers=1)
+                one = moe_ws.name(CFG, t, "fused", br, consumers=1)
                 if br and built(d, one):
                     makers[label(br, consumers=1)] = lambda stream=None, c=None, br=br, k=one: AxeFusedLayer(
                         t, [load(d, k)], w1, w2, stream, swap=br, steps=c, consumers=1)
-            if built(d, gen_moe.kernel_name(CFG, "up", t)):
+            if built(d, moe.kernel_name(CFG, "up", t)):
                 makers["tma"] = lambda stream=None, c=None: AxeLayer(
-                    t, load(d, gen_moe.kernel_name(CFG, "up", t)), load(d, gen_moe.kernel_name(CFG, "down", t)),
+                    t, load(d, moe.kernel_name(CFG, "up", t)), load(d, moe.kernel_name(CFG, "down", t)),
                     w1, w2, stream, steps=c)
             # Every layer again with the routing step, the gather and the combine as Axe kernels
             # instead of PyTorch's.
-            if built(d, gen_moe.kernel_name(CFG, "combine", t)):
+            if built(d, moe.kernel_name(CFG, "combine", t)):
                 for kind, make in list(makers.items()):
                     makers[f"{kind} +axe steps"] = lambda stream=None, make=make: make(
-                        stream, AxeRowSteps(t, load(d, gen_moe.kernel_name(CFG, "gather", t)),
-                                            load(d, gen_moe.kernel_name(CFG, "combine", t)), stream,
+                        stream, AxeRowSteps(t, load(d, moe.kernel_name(CFG, "gather", t)),
+                                            load(d, moe.kernel_name(CFG, "combine", t)), stream,
                                             route_kernels(d, t)))
             axe = f"{label(chosen.swap, consumers=chosen.consumers)} +axe steps"
             if args.scheduled_only:

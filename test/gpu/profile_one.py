@@ -6,11 +6,11 @@ watch (named profile_one.py: a profile.py would shadow the standard library's mo
 """
 import sys
 
-from kernels import KERNELS  # noqa: E402
-from runtime_path import axe_runtime  # noqa: E402  (finds the package)
+import axe_runtime
+from axe_bench.kernels import KERNELS
 
 d, name = sys.argv[1], sys.argv[2]
-kernel = axe_runtime.load(f"{d}/{name}.json", entry=name)
+kernel = axe_runtime.Manifest.load(f"{d}/{name}.json").kernel(name)  # load(..., entry=name), as a Kernel
 try:
     import torch
     args = [torch.from_numpy(a).cuda() for a in KERNELS[name][0]()]

@@ -1,20 +1,21 @@
 #!/usr/bin/env python3
 """Runs every kernel built by test/gpu/build.sh on the GPU through axe_runtime (the launch
 manifest <entry>.json that axe-translate wrote, PTX inside) and compares it with its NumPy
-reference (kernels.py). Prints one line per kernel and a summary line 'N passed, M failed';
+reference (axe_bench.kernels). Prints one line per kernel and a summary line 'N passed, M failed';
 exits 1 on any failure.
 
-    python3 run.py DIR      (DIR holds <entry>.json launch manifests)
+    PYTHONPATH=python python3 test/gpu/run.py DIR   (DIR holds <entry>.json launch manifests)
+    python3 target/gpu/run.py DIR                    (build.sh's copy: the packages sit beside it)
 
-axe_runtime is imported from $AXE_PYTHON, else an installed copy or the one build.sh copies
-next to this script, else the repository's python/ (../../python from here).
+axe_runtime and axe_bench are imported from PYTHONPATH (the repository's python/, see
+python/README.md), or from beside the script in build.sh's target/gpu.
 """
 import os
 import sys
 
+import axe_runtime
 import numpy as np
-from kernels import KERNELS  # noqa: E402
-from runtime_path import axe_runtime  # noqa: E402  (finds the package)
+from axe_bench.kernels import KERNELS
 
 
 def device():

@@ -5,7 +5,7 @@
 // the key dimension on the partitions while softmax reduces along the free axis.
 // RUN: axe-translate --axe-to-nki %s | FileCheck %s
 // RUN: axe-translate --axe-to-nki %s > %t.py && %python %S/check_nki_api.py %t.py | FileCheck %s --check-prefix=API
-// RUN: %python %S/run_nki.py %t.py attention 128 2 64 | FileCheck %s --check-prefix=EXEC
+// RUN: env PYTHONPATH=%S/nki_numpy %python %S/run_nki.py %t.py attention 128 2 64 | FileCheck %s --check-prefix=EXEC
 
 // CHECK-LABEL: def mha(arg0, arg1, arg2, arg3, arg4, arg5):
 // CHECK: sb0[0:64, 128 * i0:128 * i0 + 128] = nl.load_transpose2d(arg0[0:128, 64 * i0:64 * i0 + 64])

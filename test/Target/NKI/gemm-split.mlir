@@ -4,7 +4,7 @@
 // which exceeds the moving free size (512) and is split into 2 x 512.
 // RUN: axe-translate --axe-to-nki %s | FileCheck %s
 // RUN: axe-translate --axe-to-nki %s > %t.py && %python %S/check_nki_api.py %t.py | FileCheck %s --check-prefix=API
-// RUN: %python %S/run_nki.py %t.py gemm 256 1024 384 | FileCheck %s --check-prefix=EXEC
+// RUN: env PYTHONPATH=%S/nki_numpy %python %S/run_nki.py %t.py gemm 256 1024 384 | FileCheck %s --check-prefix=EXEC
 
 // CHECK: # axe.gemm on TensorE: instruction M=128 N=512 K=128, 12 nc_matmul, loops [M:2, N:2, K:3]
 // CHECK-NEXT: for [[M:i[0-9]+]] in nl.affine_range(2):  # M

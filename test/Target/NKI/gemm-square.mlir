@@ -2,7 +2,7 @@
 // partitions, B and C are [128-row blocks on F] x [1@P] x [columns on F].
 // RUN: axe-translate --axe-to-nki %s | FileCheck %s
 // RUN: axe-translate --axe-to-nki %s > %t.py && %python %S/check_nki_api.py %t.py | FileCheck %s --check-prefix=API
-// RUN: %python %S/run_nki.py %t.py gemm 512 512 512 | FileCheck %s --check-prefix=RUN-CHECK
+// RUN: env PYTHONPATH=%S/nki_numpy %python %S/run_nki.py %t.py gemm 512 512 512 | FileCheck %s --check-prefix=RUN-CHECK
 
 // CHECK: @nki.jit
 // CHECK-NEXT: def gemm_512(arg0, arg1, arg2):

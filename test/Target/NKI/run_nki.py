@@ -2,22 +2,22 @@
 """Runs an NKI kernel emitted by axe-to-nki on the NumPy oracle (nki_numpy/) and compares the
 result with NumPy.
 
-    run_nki.py KERNEL.py gemm M N K         # args (A[M,K] f16, B[K,N] f16, C[M,N] f32)
-    run_nki.py KERNEL.py attention S H D    # args (Q, K, V [S, H*D] f32, I [S,S] f32,
-                                            #       scale [S,1] f32, O [S, H*D] f32)
+    PYTHONPATH=nki_numpy run_nki.py KERNEL.py gemm M N K        # args (A[M,K] f16, B[K,N] f16, C[M,N] f32)
+    PYTHONPATH=nki_numpy run_nki.py KERNEL.py attention S H D   # args (Q, K, V [S, H*D] f32, I [S,S] f32,
+                                                                #       scale [S,1] f32, O [S, H*D] f32)
+
+The oracle's `nki` package (nki_numpy/, beside this file) must be on PYTHONPATH, as the lit RUN
+lines of test/Target/NKI put it: the emitted kernel imports `nki` itself.
 
 Tolerances: GEMM (f16 inputs, f32 accumulation in both) |err| <= 1e-3 * max|ref| + 1e-5;
 attention (all f32) |err| <= 1e-4 * max|ref| + 1e-6. Prints `PASS <kind> max_err=...` or
 exits 1 with the failure.
 """
 import importlib.util
-import os
 import sys
 
+import nki.language as nl  # the oracle (nki_numpy/ on PYTHONPATH), not AWS NKI
 import numpy as np
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "nki_numpy"))
-import nki.language as nl  # noqa: E402  (the oracle, not AWS NKI)
 
 
 def load_kernel(path):

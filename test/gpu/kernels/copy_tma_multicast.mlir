@@ -52,7 +52,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     }
     return
   }
-  // The B tile of gen_gemm_ws.py's f16 GEMM: 64x256, four column blocks of 64 (four TMA boxes),
+  // The B tile of axe_gen.gemm_ws's f16 GEMM: 64x256, four column blocks of 64 (four TMA boxes),
   // multicast to a pair of CTAs, two boxes issued by each; each CTA writes it to its rows of O.
   func.func @copy_tma_multicast_blocks(%b: memref<16384xf16> {axe.align = 16 : i64}, %o: memref<32768xf16>) {
     %B = axe.view %b : memref<16384xf16> to !b

@@ -1,4 +1,4 @@
-// The 4096^3 double-buffered GEMM of bench/gpu/gen_gemm.py (4096 4096 4096 64: 128x128 CTA
+// The 4096^3 double-buffered GEMM of axe_gen.gemm_mma (4096 4096 4096 64: 128x128 CTA
 // tiles, 64-wide K steps, two cp.async stages in 64 KiB of dynamic shared memory, 256 threads)
 // for sm_90a: axe.gemm lowers to wgmma m64n128k16 (one 64-row half of the tile per
 // warpgroup). The shared tiles have wgmma's canonical 128-byte-swizzled layouts: A K-major

@@ -1,5 +1,6 @@
-"""GPU timing shared by the runners (bench.py, gemm_typed.py, moe.py): CUDA events around
-`fn`, after warm-ups; the median of the timed runs, in milliseconds."""
+"""GPU timing shared by the runners and benchmarks (test/gpu/gemm_typed.py, test/gpu/moe.py,
+bench/gpu/bench.py and the other bench/gpu drivers): CUDA events around `fn`, after warm-ups;
+the median of the timed runs, in milliseconds."""
 import statistics
 
 import torch

@@ -1,8 +1,9 @@
 """Launching Axe mesh kernels: the calling convention of a function that `axe.mesh` lowered
 (its own arguments, then the rank and one peer table per symmetric buffer read or written on
 a peer, in the order the launch manifest lists them), and the fused GEMM + reduce-scatter of
-bench/gpu/gen_gemm_rs.py on real ranks (symmetric memory from PyTorch) or on ranks simulated
-on one GPU (R instances of the kernel, one per stream)."""
+`axe_gen.gemm_rs` on real ranks (symmetric memory from PyTorch) or on ranks simulated on one
+GPU (R instances of the kernel, one per stream). Used by test/gpu/mesh_sim.py and mesh_dist.py
+and by bench/gpu/dist_gemm_rs.py and dist_mlp.py."""
 import os
 import sys
 
@@ -111,7 +112,7 @@ class GemmRs:
 class AgGemm:
     """Rank `rank`'s side of `axe.matmul ... gather(%G, %F, %epoch)` (the all-gather of the
     tokens fused into the up/gate projection; arguments a, b, c, g, gf, epoch as
-    bench/gpu/matmul_ir.py writes them): `a` is this rank's M/R x K rows, `b` its [K, N']
+    axe_gen.matmul writes them): `a` is this rank's M/R x K rows, `b` its [K, N']
     weights, `c` its M x N'' output (all M rows). G and the flags are symmetric buffers
     (`buffers`: {argument index: (buffer, peer table)}, flags zeroed once). Each call is one
     launch with the next epoch; the kernel's start flags keep consecutive launches apart, so

@@ -322,6 +322,19 @@ pub fn iota(b: &B, dest: MlirValue, dim: i64) {
 
 /// `%tok = axe.gemm async %a, %b, %c ({transpose_b})?`.
 pub fn gemm_async(b: &B, a: MlirValue, bt: MlirValue, acc: MlirValue, transpose_b: bool) -> MlirValue {
+    gemm_async_into(b, a, bt, acc, transpose_b, false)
+}
+
+/// `%tok = axe.gemm async %a, %b, %c ({transpose_b, overwrite})?`: with `overwrite`, C = A B
+/// (C's prior contents not read).
+pub fn gemm_async_into(
+    b: &B,
+    a: MlirValue,
+    bt: MlirValue,
+    acc: MlirValue,
+    transpose_b: bool,
+    overwrite: bool,
+) -> MlirValue {
     let t = token_type(b);
     result(b.build(|c, l| {
         let g = axe::GemmOperation::builder(c, l)
@@ -330,8 +343,9 @@ pub fn gemm_async(b: &B, a: MlirValue, bt: MlirValue, acc: MlirValue, transpose_
             .c(v(acc))
             .r#async(unit(b))
             .token(B::type_(t));
-        if transpose_b {
-            g.transpose_b(unit(b)).build()
+        let g = if transpose_b { g.transpose_b(unit(b)) } else { g };
+        if overwrite {
+            g.overwrite(unit(b)).build()
         } else {
             g.build()
         }

@@ -554,9 +554,9 @@ fn consume(b: &B, plan: &Plan, sh: &Shared, w: usize) {
     // Tile 0 (stage 0, round 0).
     let first = b.cidx(0);
     axe_ops::mbarrier_wait(b, sh.k_full[0], b.cbool(false));
-    axe_ops::fill(b, x.s, zero);
     take_turn(b, sh, w, first);
-    let g = axe_ops::gemm_async(b, x.q_rows, sh.sk[0], x.s, true);
+    // S = Q Kᵀ overwrites S (wgmma's scale-d 0): no zeroing of its 64 registers per tile.
+    let g = axe_ops::gemm_async_into(b, x.q_rows, sh.sk[0], x.s, true, true);
     pass_turn(b, sh, w);
     axe_ops::wait(b, &[g], 0);
     axe_ops::mbarrier_arrive(b, sh.k_empty[0], None);
@@ -572,9 +572,8 @@ fn consume(b: &B, plan: &Plan, sh: &Shared, w: usize) {
             axe_ops::mbarrier_wait(&u, sh.k_full[st], parity(&u, r));
             axe_ops::mbarrier_wait(&u, sh.v_full[prev], parity(&u, prev_round));
             axe_ops::cast(&u, x.s, x.p);
-            axe_ops::fill(&u, x.s, zero);
             take_turn(&u, sh, w, j);
-            let g = axe_ops::gemm_async(&u, x.q_rows, sh.sk[st], x.s, true);
+            let g = axe_ops::gemm_async_into(&u, x.q_rows, sh.sk[st], x.s, true, true);
             axe_ops::gemm_async(&u, x.p, sh.sv[prev], x.o, false);
             pass_turn(&u, sh, w);
             axe_ops::wait(&u, &[g], 1);

@@ -317,6 +317,13 @@ pub fn lower(op: MlirOperation, ctx: &mut Ctx, scope: ScopeKind) -> R<()> {
     if let Some(wg) = super::wgmma::selected(op, ctx, scope, &a, &bt, &c) {
         return super::wgmma::lower(op, ctx, wg, &a, &bt, &c, ta, tb);
     }
+    // `overwrite` on mma.sync: C zeroed first (wgmma's scale-d 0 has no mma.sync form).
+    if has_attr(op, ods::gemm::OVERWRITE) && c.mem == Mem::Register {
+        let zero = b.cfloat(0.0, c.elt);
+        for r in 0..ir::shape(ir::value_type(c.buf)).iter().product::<i64>() {
+            b.store(zero, c.buf, &[b.cidx(r)]);
+        }
+    }
     let sixteen_bit = matches!(WgmmaInput::of(a.elt), Some(WgmmaInput::F16 | WgmmaInput::BF16));
     let f32_acc = is_float(c.elt) && bit_width(c.elt) == 32;
     if !sixteen_bit || WgmmaInput::of(bt.elt) != WgmmaInput::of(a.elt) || !f32_acc || c.mem != Mem::Register {

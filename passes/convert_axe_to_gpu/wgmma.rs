@@ -425,14 +425,18 @@ pub fn lower(
         b.addi(basev, w)
     };
     let sty = b.llvm_struct(&vec![b.f32_type(); (ni_n / 2) as usize]);
+    // `overwrite`: the first K step's instructions start from scale-d 0, so C is not read.
+    let overwrite = super::builder::has_attr(op, ods::gemm::OVERWRITE);
     let mut acc: Vec<Vec<MlirValue>> = Vec::new();
     for row in &regs {
         let mut v = Vec::new();
         for tile in row {
             let mut s = b.undef(sty);
-            for (r, &reg) in tile.iter().enumerate() {
-                let e = b.load(c.buf, &[b.cidx(reg)]);
-                s = b.insertvalue(s, e, &[r as i64]);
+            if !overwrite {
+                for (r, &reg) in tile.iter().enumerate() {
+                    let e = b.load(c.buf, &[b.cidx(reg)]);
+                    s = b.insertvalue(s, e, &[r as i64]);
+                }
             }
             v.push(s);
         }
@@ -469,7 +473,12 @@ pub fn lower(
         layout_a: layout_attr(da.is_none_or(|d| d.k_major), true),
         layout_b: layout_attr(db.k_major, false),
     };
+    let first_attrs = WgmmaAttrs {
+        scale_d: b.attr("#nvvm.wgmma_scale_out<zero>"),
+        ..attrs
+    };
     for ki in 0..kn {
+        let zero_d = overwrite && ki == 0;
         for i in 0..rm {
             // A: a descriptor per warpgroup (shared), or this thread's fragment (registers).
             let a_operand = match (da, base_a, &a_regs) {
@@ -490,10 +499,20 @@ pub fn lower(
                 let dbv = desc(base_b, &[db.word(eb * opb.offset(x, kk).unwrap_or(0))]);
                 let s = acc[i as usize][j as usize];
                 acc[i as usize][j as usize] = match &a_operand {
-                    AOperand::Descriptor(dav) => b.wgmma_mma_async(s, *dav, dbv, &attrs),
-                    AOperand::Registers(frag) => {
-                        register_a_mma(&b, s, frag, dbv, ni_n, ia.nvvm(), !db.k_major, (ni_n / 2) as usize)
+                    AOperand::Descriptor(dav) => {
+                        b.wgmma_mma_async(s, *dav, dbv, if zero_d { &first_attrs } else { &attrs })
                     }
+                    AOperand::Registers(frag) => register_a_mma(
+                        &b,
+                        s,
+                        frag,
+                        dbv,
+                        ni_n,
+                        ia.nvvm(),
+                        !db.k_major,
+                        (ni_n / 2) as usize,
+                        zero_d,
+                    ),
                 };
             }
         }
@@ -619,8 +638,8 @@ fn pack_pairs(b: &B, a: &Tensor, regs: &[i64]) -> Vec<MlirValue> {
 /// `wgmma.mma_async` m64nNk16 with A from registers. The NVVM dialect's op takes A only as a
 /// descriptor, so this is the PTX instruction as inline assembly (as the NVVM op itself is
 /// lowered): the accumulators are tied outputs (`=f` ... with inputs `0` ...), A the four
-/// `.b32` registers, B's descriptor, scale-d 1 (accumulate), A and B unscaled, B transposed
-/// when it is MN-major.
+/// `.b32` registers, B's descriptor, scale-d 1 (accumulate; 0 where `zero_d`: D = A B), A and
+/// B unscaled, B transposed when it is MN-major.
 #[allow(clippy::too_many_arguments)]
 fn register_a_mma(
     b: &B,
@@ -631,11 +650,13 @@ fn register_a_mma(
     ty: &str,
     trans_b: bool,
     count: usize,
+    zero_d: bool,
 ) -> MlirValue {
     let d: Vec<String> = (0..count).map(|r| format!("${r}")).collect();
     let a: Vec<String> = (count..count + 4).map(|r| format!("${r}")).collect();
     let asm = format!(
-        "{{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} {{{}}}, {{{}}}, ${}, p, 1, 1, {};\n}}",
+        "{{\n.reg .pred p;\nsetp.ne.b32 p, {}, 0;\nwgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} {{{}}}, {{{}}}, ${}, p, 1, 1, {};\n}}",
+        u8::from(!zero_d),
         d.join(", "),
         a.join(", "),
         count + 4,
@@ -719,7 +740,7 @@ pub fn fence_accumulator(b: &B, ctx: &Ctx, buf: MlirValue) {
 /// (CUDA 13) was seen to place the epilogue's f32 -> f16 conversions of the accumulator
 /// registers (`F2FP`) above the `WARPGROUP.DEPBAR` of the wait, reading registers the last
 /// `HGMMA` group was still writing: the one-launch swapped MoE kernel
-/// (bench/gpu/gen_moe_ws.py) lost part of its last K steps on the H100 — depending on code
+/// (axe_gen.moe_ws) lost part of its last K steps on the H100 — depending on code
 /// elsewhere in the kernel, since the same loop in a kernel of its own was scheduled correctly.
 /// The PTX was in order (wait, then the conversions); with the fence, ptxas kept it so
 /// (`wgmma.fence` and `bar.warp.sync` did not). Waits that leave groups in flight

@@ -38,9 +38,11 @@
 // CHECK: %[[S:.*]] = axe.alloc : !axe.tensor<64x128xf32, register, ?>
 // CHECK-NEXT: %[[P:.*]] = axe.alloc : !axe.tensor<64x128xf16, register, ?>
 // CHECK-NEXT: %[[O:.*]] = axe.alloc : !axe.tensor<64x64xf32, register, ?>
-// Tile 0: Q K₀ᵀ in this warpgroup's turn, its K released once it is done.
+// Tile 0: Q K₀ᵀ in this warpgroup's turn, its K released once it is done; S = Q Kᵀ
+// overwrites S (no zero fill).
 // CHECK: axe.mbarrier_wait
-// CHECK: %[[G:.*]] = axe.gemm async %{{.*}}, %{{.*}}, %[[S]] {transpose_b}
+// CHECK-NOT: axe.fill %[[S]]
+// CHECK: %[[G:.*]] = axe.gemm async %{{.*}}, %{{.*}}, %[[S]] {overwrite, transpose_b}
 // CHECK-NEXT: axe.mbarrier_arrive
 // CHECK-NEXT: axe.wait %[[G]]{{ *$}}
 // CHECK-NEXT: axe.mbarrier_arrive
@@ -56,9 +58,9 @@
 // the first lets the softmax overlap the second.
 // CHECK: scf.for
 // CHECK: axe.cast %[[S]], %[[P]]
-// CHECK-NEXT: axe.fill %[[S]]
+// CHECK-NOT: axe.fill %[[S]]
 // CHECK: axe.mbarrier_wait
-// CHECK: %[[G1:.*]] = axe.gemm async %{{.*}}, %{{.*}}, %[[S]] {transpose_b}
+// CHECK: %[[G1:.*]] = axe.gemm async %{{.*}}, %{{.*}}, %[[S]] {overwrite, transpose_b}
 // CHECK-NEXT: axe.gemm async %[[P]], %{{.*}}, %[[O]] : !axe.tensor<64x128xf16, register, ?>
 // CHECK-NEXT: axe.mbarrier_arrive
 // CHECK-NEXT: axe.wait %[[G1]] outstanding 1
@@ -86,7 +88,10 @@
 // PTX: .maxntid 384, 1, 1
 // PTX: setmaxnreg.dec.sync.aligned.u32 \0924;
 // PTX: setmaxnreg.inc.sync.aligned.u32 \09240;
-// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// S = Q Kᵀ: its first instruction with scale-d 0 (D = A B, `overwrite`), the next ones
+// accumulating.
+// PTX-SAME: setp.ne.b32 p, 0, 0;\0Awgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// PTX-SAME: setp.ne.b32 p, 1, 0;\0Awgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // P V: A from registers ({four .b32}), B's descriptor, scale-d 1, B transposed (V is MN-major).
 // PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
 !q = !axe.tensor<512x256xf16, global, #axe.layout<(512, 256) : (256, 1)>>

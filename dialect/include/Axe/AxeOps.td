@@ -640,6 +640,10 @@ def Axe_GemmOp : Axe_Op<"gemm"> {
     gemms are still running: `outstanding 1` right after issuing the next
     gemm lets the previous one's A and B be reused while it runs.
 
+    With `overwrite`, C = op(A) · op(B): C's prior contents are not read
+    (wgmma starts the accumulation with scale-d 0; mma.sync after zeroing C),
+    so a loop need not zero C before each product.
+
     ```mlir
     axe.gemm %a, %b, %c : !axe.tensor<128x32xf16, shared, ?>, !axe.tensor<32x128xf16, shared, ?>, !axe.tensor<128x128xf32, register, ?>
     %g = axe.gemm async %a, %b, %c : !axe.tensor<64x64xf16, shared, ?>, !axe.tensor<64x128xf16, shared, ?>, !axe.tensor<64x128xf32, register, ?> -> !axe.token
@@ -649,7 +653,7 @@ def Axe_GemmOp : Axe_Op<"gemm"> {
                        Arg<Axe_AnyTensor, "", [MemRead]>:$b,
                        Arg<Axe_AnyTensor, "", [MemRead, MemWrite]>:$c,
                        UnitAttr:$transpose_a, UnitAttr:$transpose_b,
-                       UnitAttr:$async);
+                       UnitAttr:$async, UnitAttr:$overwrite);
   let results = (outs Optional<Axe_Token>:$token);
   let assemblyFormat = [{
     (`async` $async^)? $a `,` $b `,` $c attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($c)) (`->` type($token)^)?

@@ -66,6 +66,37 @@ module attributes {axe.target = #axe.target<"sm_80">} {
 
 // -----
 
+// `overwrite` on mma.sync (no scale-d there): the accumulator's 8 registers are zeroed before
+// the first mma.sync.
+// CHECK-LABEL: func.func @overwrite_mma_sync
+// CHECK: %[[ACC:.*]] = memref.alloca() : memref<8xf32>
+// CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-COUNT-8: memref.store %[[Z]], %[[ACC]]
+// CHECK: nvgpu.mma.sync
+!sa = !axe.tensor<16x32xf16, shared, #axe.layout<(16, 32) : (32, 1)>, #axe.swizzle<2, 3, 2>>
+!sb = !axe.tensor<32x16xf16, shared, #axe.layout<(32, 16) : (16, 1)>>
+!acc = !axe.tensor<16x16xf32, register, #axe.layout<(2, 8, 2, 4, 2) : (2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>
+module attributes {axe.target = #axe.target<"sm_80">} {
+  func.func @overwrite_mma_sync(%a: memref<512xf16> {axe.align = 16 : i64}, %b: memref<512xf16> {axe.align = 16 : i64}, %c: memref<256xf32> {axe.align = 16 : i64}) {
+    %A = axe.view %a : memref<512xf16> to !axe.tensor<16x32xf16, global, #axe.layout<(16, 32) : (32, 1)>>
+    %B = axe.view %b : memref<512xf16> to !axe.tensor<32x16xf16, global, #axe.layout<(32, 16) : (16, 1)>>
+    %C = axe.view %c : memref<256xf32> to !axe.tensor<16x16xf32, global, #axe.layout<(16, 16) : (16, 1)>>
+    axe.kernel grid [1] threads [32] {
+      %sa = axe.alloc : !sa
+      %sb = axe.alloc : !sb
+      %acc = axe.alloc : !acc
+      axe.copy %A, %sa : !axe.tensor<16x32xf16, global, #axe.layout<(16, 32) : (32, 1)>>, !sa
+      axe.copy %B, %sb : !axe.tensor<32x16xf16, global, #axe.layout<(32, 16) : (16, 1)>>, !sb
+      axe.barrier cta
+      axe.gemm %sa, %sb, %acc {overwrite} : !sa, !sb, !acc
+      axe.copy %acc, %C : !acc, !axe.tensor<16x16xf32, global, #axe.layout<(16, 16) : (16, 1)>>
+    }
+    return
+  }
+}
+
+// -----
+
 // A stored [K, M] (transpose_a) in a column-chunked layout: no ldmatrix form applies, so the
 // A fragments (16 f16 registers) are copied from shared memory through their layouts.
 // CHECK-LABEL: func.func @fragment_copy

@@ -68,6 +68,41 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 
 // -----
 
+// `overwrite`: C = A B. The accumulator is not read (no loads of its registers before the
+// chain), the first instruction of each tile starts from scale-d 0, the next accumulate.
+// CHECK-LABEL: func.func @overwrite_wgmma
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-NOT: memref.load
+// CHECK: %[[R0:.*]] = nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %{{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <zero>]
+// CHECK: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[R0]], <m = 64, n = 64, k = 16>, D[<f32>, <one>]
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// PTX-LABEL: gpu.binary @overwrite_wgmma_kernel
+// PTX-SAME: setp.ne.b32 p, 0, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// PTX-SAME: setp.ne.b32 p, 1, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+!acc = !axe.tensor<64x64xf32, register, #axe.layout<(4, 2, 8, 8, 4, 2) : (1@warp, 2@reg, 4@lane, 4@reg, 1@lane, 1@reg)>>
+module attributes {axe.target = #axe.target<"sm_90a">} {
+  func.func @overwrite_wgmma(%a: memref<2048xf16> {axe.align = 16 : i64}, %b: memref<2048xf16> {axe.align = 16 : i64}, %c: memref<4096xf32> {axe.align = 16 : i64}) {
+    %A = axe.view %a : memref<2048xf16> to !axe.tensor<64x32xf16, global, #axe.layout<(64, 32) : (32, 1)>>
+    %B = axe.view %b : memref<2048xf16> to !axe.tensor<64x32xf16, global, #axe.layout<(64, 32) : (32, 1)>>
+    %C = axe.view %c : memref<4096xf32> to !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>
+    axe.kernel grid [1] threads [128] {
+      %sa = axe.alloc : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>
+      %sb = axe.alloc : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>
+      %acc = axe.alloc : !acc
+      axe.copy %A, %sa : !axe.tensor<64x32xf16, global, #axe.layout<(64, 32) : (32, 1)>>, !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>
+      axe.copy %B, %sb : !axe.tensor<64x32xf16, global, #axe.layout<(64, 32) : (32, 1)>>, !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>
+      axe.barrier cta
+      axe.scope warpgroup [0 : 1] {
+        axe.gemm %sa, %sb, %acc {overwrite, transpose_b} : !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>, !axe.tensor<64x32xf16, shared, #axe.layout<(64, 32) : (32, 1)>, #axe.swizzle<2, 3, 3>>, !acc
+      }
+      axe.copy %acc, %C : !acc, !axe.tensor<64x64xf32, global, #axe.layout<(64, 64) : (64, 1)>>
+    }
+    return
+  }
+}
+
+// -----
+
 // Async gemms: the first gemm's group stays in flight while the second is issued;
 // `axe.wait %g1 outstanding 1` lets at most one group run on (wgmma.wait_group 1: the first
 // is done with its operands), `axe.wait %g1` then drains (wait_group 0) before the
@@ -282,7 +317,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 
 // -----
 
-// The swapped orientation of the small-batch MoE kernels (bench/gpu/gen_moe_ws.py): A is a
+// The swapped orientation of the small-batch MoE kernels (axe_gen.moe_ws): A is a
 // weight tile stored [K, M] (M-major, two 64-column chunks with the 128-byte swizzle: the
 // layout TMA writes a [64, 128] box in), B a 16-row token tile stored [N, K] (K-major), so
 // C = A^T-stored x B^T-stored is [128 weight columns, 16 tokens]. One warpgroup takes both
@@ -317,7 +352,7 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
 
 // The same warpgroup gemm on sm_90a with its accumulator declared as a tiling of the mma.sync
 // m16n8k16 atom (the 4 warps side by side, each 64 x 16) lowers to ldmatrix + mma.sync, not
-// wgmma: the instruction follows the accumulator's layout (what gen_gemm_ws.py's sm_90a-mma
+// wgmma: the instruction follows the accumulator's layout (what axe_gen.gemm_ws's sm_90a-mma
 // kernels use to keep mma.sync beside setmaxnreg). Per warp: 4 atom rows x 2 atom columns x
 // 4 k16 steps = 32 mma.sync.
 // CHECK-LABEL: func.func @warpgroup_mma_sync

@@ -29,7 +29,7 @@ from lowering import lower  # noqa: E402
 MLIR = {"f16": "f16", "bf16": "bf16"}
 
 
-def module(name, tokens, heads, kv_heads, d, seq, causal, dtype, lse=True, lens=None):
+def module(name, tokens, heads, kv_heads, d, seq, causal, dtype, lse=True, lens=None, stages=None):
     """The user-level module: Q, K, V, O (and the log-sum-exp, [tokens, heads] f32 stored
     head-major as FlashAttention's [heads, tokens]) as bare 16-byte-aligned buffers; with
     `lens`, the sequences' cumulative offsets as a last i32 argument (`seq` is then the
@@ -46,6 +46,8 @@ def module(name, tokens, heads, kv_heads, d, seq, causal, dtype, lse=True, lens=
     if lens:
         args.append(f"%cu: memref<{len(lens) + 1}xi32>")
     attrs = f"heads = {heads}, kv_heads = {kv_heads}, seq_len = {seq}" + (", causal" if causal else "")
+    if stages:
+        attrs += f", stages = {stages}"
     lines = [
         'module attributes {axe.target = #axe.target<"sm_90a">} {',
         f"  func.func @{name}({', '.join(args)}) {{",
@@ -116,7 +118,7 @@ def entry_name(c):
 def build(outdir, c, suffix=""):
     name = entry_name(c) + suffix
     src = module(name, c["tokens"], c["heads"], c["kv_heads"], c["d"], c["seq"], c["causal"], c["dtype"],
-                 lens=c.get("lens"))
+                 lens=c.get("lens"), stages=c.get("stages"))
     err = lower(outdir, name, src)
     return (None, err) if err else (dict(c, entry=name), None)
 
@@ -127,9 +129,11 @@ def main():
     ap.add_argument("--grid", default="full", choices=["small", "full"])
     ap.add_argument("--only")
     ap.add_argument("--suffix", default="")
+    ap.add_argument("--stages", type=int, help="override the compiler's K/V stages (the op's `stages`)")
     a = ap.parse_args()
     os.makedirs(a.outdir, exist_ok=True)
-    items = [c for c in grid(a.grid) if not a.only or a.only in entry_name(c)]
+    items = [dict(c, stages=a.stages) if a.stages else c
+             for c in grid(a.grid) if not a.only or a.only in entry_name(c)]
     index, errors = [], []
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         for rec, err in pool.map(lambda c: build(a.outdir, c, a.suffix), items):

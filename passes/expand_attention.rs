@@ -55,6 +55,8 @@ const PRODUCER_REGISTERS: i64 = 24;
 const CONSUMER_REGISTERS: i64 = 240;
 /// What a masked score gets added: exp2 of (scaled) -1e30 below any row maximum is 0.
 const MASKED: f64 = -1.0e30;
+/// Columns of S masked at a time at D = 64 (register slices; see [`mask`]).
+const MASK_COLUMNS: i64 = 32;
 
 /// The pass body.
 pub fn run(root: melior::ir::operation::OperationRefMut) -> bool {
@@ -702,6 +704,18 @@ fn epilogue(b: &B, plan: &Plan, sh: &Shared, x: &Rows, r0: i64) {
 /// q is the query's position, capped at the sequence's last (so that a row past the end still
 /// sees a key); else q is the sequence's last position (the keys past its end masked).
 fn mask(b: &B, plan: &Plan, sh: &Shared, s: MlirValue, q_first: MlirValue, j: MlirValue) {
+    // At D = 64 the mask is built MASK_COLUMNS columns at a time: a whole-tile temporary made
+    // ptxas spill 212 bytes there, the chunks none, and the causal kernels ran 1-5 % faster
+    // (one H200, bench/RESULTS.md). At D = 128 the chunks spilled more than the whole tile
+    // (372 against 156-180 bytes) and were no faster, so the tile is masked at once.
+    if plan.d <= 64 {
+        mask_in_chunks(b, plan, sh, s, q_first, j)
+    } else {
+        mask_tile(b, plan, sh, s, q_first, j)
+    }
+}
+
+fn mask_tile(b: &B, plan: &Plan, sh: &Shared, s: MlirValue, q_first: MlirValue, j: MlirValue) {
     let f32 = b.f32_type();
     let bn = plan.block_n;
     let reg = |shape: &[i64]| {
@@ -751,4 +765,63 @@ fn mask(b: &B, plan: &Plan, sh: &Shared, s: MlirValue, q_first: MlirValue, j: Ml
     axe_ops::binary(b, BinaryKind::Min, cols, off, cols, FastMath::Contract);
     axe_ops::binary(b, BinaryKind::Mul, cols, big, cols, FastMath::Contract);
     axe_ops::binary(b, BinaryKind::Add, s, cols, s, FastMath::Contract);
+}
+
+fn mask_in_chunks(b: &B, plan: &Plan, sh: &Shared, s: MlirValue, q_first: MlirValue, j: MlirValue) {
+    let f32 = b.f32_type();
+    let bn = plan.block_n;
+    let reg = |shape: &[i64]| {
+        axe_ops::alloc(
+            b,
+            axe_ops::tensor_type(b, shape, f32, MemoryScope::Register, None, None),
+        )
+    };
+    let as_f32 = |x: MlirValue| b.arith_cast(arith::sitofp, b.index_cast(x, b.int_type(32)), f32);
+    let last = || b.subi(sh.len, b.cidx(1));
+    // The mask is built and added MASK_COLUMNS columns at a time, on register slices of S: a
+    // temporary of the whole tile held 64 more registers beside S, P and O (ptxas spilled).
+    // Every temporary is the chunk's own, so that each takes its chunk's register layout.
+    let st = axe_ops::tensor_type(b, &[64, MASK_COLUMNS], f32, MemoryScope::Register, None, None);
+    for c0 in (0..bn).step_by(MASK_COLUMNS as usize) {
+        let part = axe_ops::slice(
+            b,
+            s,
+            &[Dim::Static(0, 64), Dim::Static(c0, c0 + MASK_COLUMNS)],
+            false,
+            st,
+        );
+        let (cols, off, big) = (reg(&[64, MASK_COLUMNS]), reg(&[1, 1]), reg(&[1, 1]));
+        // The chunk's first key: j block_n + c0.
+        let key0 = b.addi(b.muli(j, b.cidx(bn)), b.cidx(c0));
+        axe_ops::iota(b, cols, 1);
+        axe_ops::fill(b, big, b.cfloat(-MASKED, f32));
+        if plan.causal {
+            let rows = reg(&[64, 1]);
+            axe_ops::iota(b, rows, 0);
+            if plan.ragged_keys() {
+                // min(q_first + i, last) - (key0 + c).
+                let cap = reg(&[1, 1]);
+                axe_ops::fill(b, off, as_f32(q_first));
+                axe_ops::fill(b, cap, as_f32(last()));
+                axe_ops::binary(b, BinaryKind::Add, rows, off, rows, FastMath::Contract);
+                axe_ops::binary(b, BinaryKind::Min, rows, cap, rows, FastMath::Contract);
+                axe_ops::fill(b, off, as_f32(key0));
+                axe_ops::binary(b, BinaryKind::Add, cols, off, cols, FastMath::Contract);
+                axe_ops::binary(b, BinaryKind::Sub, rows, cols, cols, FastMath::Contract);
+            } else {
+                // q - k = (i - c) + (q_first - key0).
+                axe_ops::fill(b, off, as_f32(b.subi(q_first, key0)));
+                axe_ops::binary(b, BinaryKind::Sub, rows, cols, cols, FastMath::Contract);
+                axe_ops::binary(b, BinaryKind::Add, cols, off, cols, FastMath::Contract);
+            }
+        } else {
+            // (last - key0) - c.
+            axe_ops::fill(b, off, as_f32(b.subi(last(), key0)));
+            axe_ops::binary(b, BinaryKind::Sub, off, cols, cols, FastMath::Contract);
+        }
+        axe_ops::fill(b, off, b.cfloat(0.0, f32));
+        axe_ops::binary(b, BinaryKind::Min, cols, off, cols, FastMath::Contract);
+        axe_ops::binary(b, BinaryKind::Mul, cols, big, cols, FastMath::Contract);
+        axe_ops::binary(b, BinaryKind::Add, part, cols, part, FastMath::Contract);
+    }
 }

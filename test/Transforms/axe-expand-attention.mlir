@@ -46,10 +46,9 @@
 // CHECK-NEXT: axe.mbarrier_arrive
 // CHECK-NEXT: axe.wait %[[G]]{{ *$}}
 // CHECK-NEXT: axe.mbarrier_arrive
-// Only tiles that cross the diagonal are masked.
+// Only tiles that cross the diagonal are masked, 32 columns at a time (register slices of S).
 // CHECK: scf.if
-// CHECK: axe.iota %{{.*}} dim 1 : !axe.tensor<64x128xf32, register, ?>
-// CHECK-NEXT: axe.iota %{{.*}} dim 0 : !axe.tensor<64x1xf32, register, ?>
+// CHECK-COUNT-4: axe.slice %[[S]] [0 : 64, {{[0-9]+}} : {{[0-9]+}}] : !axe.tensor<64x128xf32, register, ?> to !axe.tensor<64x32xf32, register, ?>
 // CHECK: axe.binary min
 // CHECK: axe.reduce max %[[S]]
 // CHECK: axe.unary exp2 %[[S]], %[[S]]

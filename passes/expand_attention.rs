@@ -389,6 +389,16 @@ fn rows(b: &B, plan: &Plan, at: MlirValue, n: i64) -> Dim {
     }
 }
 
+/// A register tensor of `shape` and element type `e`, its layout left to `axe-infer-layout`.
+fn register(b: &B, shape: &[i64], e: MlirType) -> MlirValue {
+    axe_ops::alloc(b, axe_ops::tensor_type(b, shape, e, MemoryScope::Register, None, None))
+}
+
+/// An index (a position in a sequence) as an f32 value.
+fn index_to_f32(b: &B, x: MlirValue) -> MlirValue {
+    b.arith_cast(arith::sitofp, b.index_cast(x, b.int_type(32)), b.f32_type())
+}
+
 fn global(b: &B, plan: &Plan, rows: i64, cols: i64) -> MlirType {
     axe_ops::tensor_type(b, &[rows, cols], plan.e, MemoryScope::Global, None, None)
 }
@@ -525,9 +535,7 @@ fn consume(b: &B, plan: &Plan, sh: &Shared, w: usize) {
     let r0 = 64 * w as i64;
     let (d, bn) = (plan.d, plan.block_n);
     let f32 = b.f32_type();
-    let reg = |shape: &[i64], e: MlirType| {
-        axe_ops::alloc(b, axe_ops::tensor_type(b, shape, e, MemoryScope::Register, None, None))
-    };
+    let reg = |shape: &[i64], e: MlirType| register(b, shape, e);
     let scalar = |v: f64| {
         let t = reg(&[1, 1], f32);
         axe_ops::fill(b, t, b.cfloat(v, f32));
@@ -615,21 +623,12 @@ fn epilogue(b: &B, plan: &Plan, sh: &Shared, x: &Rows, r0: i64) {
     let f32 = b.f32_type();
     // O / sum as O times 1 / sum: two divisions per thread (its rows) instead of one per
     // element (`div.rn.f32`, a dozen instructions each).
-    let inv = axe_ops::alloc(
-        b,
-        axe_ops::tensor_type(b, &[64, 1], f32, MemoryScope::Register, None, None),
-    );
-    let one = axe_ops::alloc(
-        b,
-        axe_ops::tensor_type(b, &[1, 1], f32, MemoryScope::Register, None, None),
-    );
+    let inv = register(b, &[64, 1], f32);
+    let one = register(b, &[1, 1], f32);
     axe_ops::fill(b, one, b.cfloat(1.0, f32));
     axe_ops::binary(b, BinaryKind::Div, one, x.l, inv, FastMath::Contract);
     axe_ops::binary(b, BinaryKind::Mul, x.o, inv, x.o, FastMath::Contract);
-    let out = axe_ops::alloc(
-        b,
-        axe_ops::tensor_type(b, &[64, d], plan.e, MemoryScope::Register, None, None),
-    );
+    let out = register(b, &[64, d], plan.e);
     axe_ops::cast(b, x.o, out);
     let row = b.addi(sh.row0, b.cidx(r0));
     let ocol = b.muli(sh.h, b.cidx(d));
@@ -681,10 +680,7 @@ fn epilogue(b: &B, plan: &Plan, sh: &Shared, x: &Rows, r0: i64) {
     if let Some(lse) = plan.lse {
         // ln(sum) + scale · max: the log-sum-exp of the scaled scores.
         axe_ops::unary(b, UnaryKind::Log, x.l, x.l);
-        let sc = axe_ops::alloc(
-            b,
-            axe_ops::tensor_type(b, &[1, 1], f32, MemoryScope::Register, None, None),
-        );
+        let sc = register(b, &[1, 1], f32);
         axe_ops::fill(b, sc, b.cfloat(plan.scale, f32));
         axe_ops::binary(b, BinaryKind::Mul, x.m, sc, x.m, FastMath::Contract);
         axe_ops::binary(b, BinaryKind::Add, x.l, x.m, x.l, FastMath::Contract);
@@ -718,13 +714,8 @@ fn mask(b: &B, plan: &Plan, sh: &Shared, s: MlirValue, q_first: MlirValue, j: Ml
 fn mask_tile(b: &B, plan: &Plan, sh: &Shared, s: MlirValue, q_first: MlirValue, j: MlirValue) {
     let f32 = b.f32_type();
     let bn = plan.block_n;
-    let reg = |shape: &[i64]| {
-        axe_ops::alloc(
-            b,
-            axe_ops::tensor_type(b, shape, f32, MemoryScope::Register, None, None),
-        )
-    };
-    let as_f32 = |x: MlirValue| b.arith_cast(arith::sitofp, b.index_cast(x, b.int_type(32)), f32);
+    let reg = |shape: &[i64]| register(b, shape, f32);
+    let as_f32 = |x: MlirValue| index_to_f32(b, x);
     let last = || b.subi(sh.len, b.cidx(1));
     let key0 = || b.muli(j, b.cidx(bn));
     let cols = reg(&[64, bn]);
@@ -770,13 +761,8 @@ fn mask_tile(b: &B, plan: &Plan, sh: &Shared, s: MlirValue, q_first: MlirValue, 
 fn mask_in_chunks(b: &B, plan: &Plan, sh: &Shared, s: MlirValue, q_first: MlirValue, j: MlirValue) {
     let f32 = b.f32_type();
     let bn = plan.block_n;
-    let reg = |shape: &[i64]| {
-        axe_ops::alloc(
-            b,
-            axe_ops::tensor_type(b, shape, f32, MemoryScope::Register, None, None),
-        )
-    };
-    let as_f32 = |x: MlirValue| b.arith_cast(arith::sitofp, b.index_cast(x, b.int_type(32)), f32);
+    let reg = |shape: &[i64]| register(b, shape, f32);
+    let as_f32 = |x: MlirValue| index_to_f32(b, x);
     let last = || b.subi(sh.len, b.cidx(1));
     // The mask is built and added MASK_COLUMNS columns at a time, on register slices of S: a
     // temporary of the whole tile held 64 more registers beside S, P and O (ptxas spilled).

@@ -3,11 +3,13 @@
 //! register-sourced P) as scoped Axe IR, built through the dialect's typed builders
 //! ([`crate::axe_ops`], shared with the GEMM expansion and the linalg front door).
 //!
-//! The kernel, per CTA (128 query rows of one head of one sequence; three warpgroups):
-//! * **producer** (warp 0 of warpgroup 0, registers given up with `setmaxnreg`): loads the Q
-//!   tile, then every K and V tile of the rows' keys into a ring of `stages` stages, each copy
-//!   completing on its own full barrier (K's and V's apart, so that S = Q Kᵀ starts before V
-//!   lands), K after the consumers released the stage's K, V after they released its V;
+//! The kernel, per work item (128 query rows of one head of one sequence; three warpgroups
+//! per CTA):
+//! * **producer** (warp 0 of warpgroup 0, registers given up with `setmaxnreg`): loads every K
+//!   and V tile of the rows' keys into a ring of `stages` stages, each copy completing on its
+//!   own full barrier (K's and V's apart, so that S = Q Kᵀ starts before V lands), K after the
+//!   consumers released the stage's K, V after they released its V; and the Q tile after the
+//!   first K, once the consumers released the previous item's Q;
 //! * **consumers** (warpgroups 1 and 2, 64 query rows each): S = Q Kᵀ (wgmma, A and B from
 //!   shared memory); on tiles that cross the causal diagonal, keys after the query get -1e30
 //!   added (`axe.iota` rows and columns); the online softmax (row max and sum as `axe.reduce`
@@ -17,13 +19,20 @@
 //!   from registers. Tile j's Q Kᵀ and tile j - 1's P V are issued as one burst; the wait for
 //!   the Q Kᵀ alone (`outstanding 1`) lets tile j's softmax run while that P V does (and
 //!   releases K), the wait for both releases V. The two warpgroups take turns issuing their
-//!   bursts (ping-pong). At the end O / sum is cast, staged in the rows' part of the Q tile
-//!   and stored by TMA; the log-sum-exp (scale · max + ln sum) is stored when asked for.
+//!   bursts (ping-pong). At the end O / sum is cast, staged in the rows' part of a tile of its
+//!   own (or of the Q tile, where shared memory has no room for one) and stored by TMA; the
+//!   log-sum-exp (scale · max + ln sum) is stored when asked for.
 //!
-//! Barrier phases are computed: the CTA's r-th use of a stage (its r-th round) waits for
-//! parity r & 1 on the full barriers, the producer for (r & 1) ^ 1 on the empty ones (a fresh
-//! barrier passes parity 1). For `causal`, CTAs take query tiles from the last (most keys)
-//! to the first: the longest work starts first.
+//! The grid ([`persistent_by_default`], or the op's `persistent`): where every item is the
+//! same work, at most one CTA per SM, each walking items cta, cta + grid, ..., so that the next
+//! item's K, V and Q load during this one's last gemms and epilogue; else one CTA per item.
+//! Items are numbered query tile by query tile; for `causal` from the last tile (most keys) to
+//! the first: the longest work starts first.
+//!
+//! Barrier phases are computed: each item starts its K/V tiles at stage 0, and the walk
+//! carries the parity of each stage's uses so far, of the items done and of the ping-pong
+//! turns taken ([`Ring`]); the n-th use of a stage waits for parity n & 1 on its full barriers,
+//! the producer for (n & 1) ^ 1 on the empty ones (a fresh barrier passes parity 1).
 //!
 //! Sequences of any length (`cu_seqlens`, or a `seq_len` that 128 does not divide): a
 //! sequence then starts at any row, so Q, K, V and O are windows at any origin that end at
@@ -31,7 +40,7 @@
 //! tensor). Keys past the sequence's end are masked like the causal diagonal's, on the last
 //! K tile only; a query tile that reaches past the end stores its rows by predicated stores
 //! (a window ending at the sequence's end) instead of TMA. With `cu_seqlens` the grid covers
-//! the longest sequence (`seq_len`); the CTAs of a shorter one's missing tiles do nothing.
+//! the longest sequence (`seq_len`); the items of a shorter one's missing tiles do nothing.
 
 use arith::CmpiPredicate;
 use axe_layout::{Iter, Layout};
@@ -78,6 +87,19 @@ pub fn schedule(d: i64) -> (i64, i64) {
     }
 }
 
+/// Whether the compiler makes the grid persistent (at most one CTA per SM, each walking
+/// items): where every item is the same work, so that a static walk balances the SMs, and the
+/// head dimension leaves registers for the walk. Causal tiles and sequences of different
+/// lengths are uneven work, which the hardware's dispatch of one CTA per item, longest first,
+/// balances better; at D = 256 the walk's registers made ptxas spill 280 bytes and the kernel
+/// ran 2 % slower. Measured on one H200 (bench/RESULTS.md, "Fused attention forward"): the
+/// persistent grid 1-3 % faster at D = 128 and up to 2 % at D = 64 than one CTA per item;
+/// with a static walk (longest items first), causal kernels ran at 0.84-1.02 and packed
+/// batches at 0.90-0.98 of one CTA per item.
+pub fn persistent_by_default(d: i64, causal: bool, varying_lengths: bool) -> bool {
+    !causal && !varying_lengths && d <= 128
+}
+
 /// Everything the kernel's construction reads.
 struct Plan {
     q: MlirValue,
@@ -98,6 +120,11 @@ struct Plan {
     scale: f64,
     block_n: i64,
     stages: i64,
+    /// A grid of at most one CTA per SM, each walking several items (else one CTA per item).
+    persistent: bool,
+    sm_count: i64,
+    /// Whether O is staged in a tile of its own (shared memory has room for it).
+    stage_o_apart: bool,
 }
 
 impl Plan {
@@ -117,7 +144,7 @@ impl Plan {
 }
 
 fn expand(op: MlirOperation) -> Result<()> {
-    use ods::attention::{operands, BLOCK_N, CAUSAL, HEADS, KV_HEADS, SCALE, SEQ_LEN, STAGES};
+    use ods::attention::{operands, BLOCK_N, CAUSAL, HEADS, KV_HEADS, PERSISTENT, SCALE, SEQ_LEN, STAGES};
     let t = target::of(op).ok_or_else(|| {
         AxeError::at(
             op,
@@ -165,6 +192,13 @@ fn expand(op: MlirOperation) -> Result<()> {
         scale: ir::float_or_int_attr(op, SCALE).unwrap_or(1.0 / (d as f64).sqrt()),
         block_n: ir::int_attr(op, BLOCK_N).unwrap_or(block_n_default),
         stages: ir::int_attr(op, STAGES).unwrap_or(stages_default),
+        persistent: ir::bool_attr(op, PERSISTENT).unwrap_or(persistent_by_default(
+            d,
+            ir::attr(op, CAUSAL).is_some(),
+            cu.is_some(),
+        )),
+        sm_count: t.sm_count,
+        stage_o_apart: false,
     };
     let fail = |why: String| Err(AxeError::at(op, format!("axe.attention: cannot expand: {why}")));
     if ![64, 128, 256].contains(&d) {
@@ -183,6 +217,10 @@ fn expand(op: MlirOperation) -> Result<()> {
             plan.stages, t.max_shared_bytes
         ));
     }
+    let plan = Plan {
+        stage_o_apart: smem + 2 * d * BLOCK_M <= t.max_shared_bytes,
+        ..plan
+    };
     for (v, what) in [(plan.q, "Q"), (plan.k, "K"), (plan.v, "V"), (plan.o, "O")] {
         crate::expand_matmul::row_stride(op, v, what)?;
     }
@@ -211,26 +249,21 @@ fn tile_type(b: &B, plan: &Plan, rows: i64) -> MlirType {
     )
 }
 
-/// The kernel's values every role reads.
+/// The kernel's allocations and the values every role reads.
 struct Shared {
-    /// The first row of the CTA's query tile, the sequence's first row, the row after its last
-    /// and its length.
-    row0: MlirValue,
-    seq0: MlirValue,
-    seq_end: MlirValue,
-    len: MlirValue,
-    /// The tile's index in its sequence.
-    qt: MlirValue,
-    /// Query head and its key/value head.
-    h: MlirValue,
-    hk: MlirValue,
-    /// K/V tiles of this CTA, and rounds of the stage ring.
-    n_kv: MlirValue,
-    rounds: MlirValue,
+    /// The CTA's index and the grid: the CTA takes work items cta, cta + grid, ...
+    cta: MlirValue,
+    grid: i64,
+    items: i64,
     sq: MlirValue,
+    /// Where O is staged for its TMA store: a tile of its own where shared memory has room
+    /// (the next item's Q then loads during the epilogue), else the Q tile.
+    so: Option<MlirValue>,
     sk: Vec<MlirValue>,
     sv: Vec<MlirValue>,
     q_full: MlirValue,
+    /// The consumers are done with the Q tile (its last Q Kᵀ, or the O staged in it).
+    q_empty: MlirValue,
     k_full: Vec<MlirValue>,
     v_full: Vec<MlirValue>,
     /// A stage's K is released once the Q Kᵀ that reads it is done, its V once the P V is:
@@ -242,69 +275,107 @@ struct Shared {
     truth: MlirValue,
 }
 
-fn build_kernel(b: &B, plan: &Plan) {
+/// One work item: 128 query rows of one head of one sequence.
+struct Item {
+    /// The first row of the query tile, the sequence's first row, the row after its last and
+    /// its length.
+    row0: MlirValue,
+    seq0: MlirValue,
+    seq_end: MlirValue,
+    len: MlirValue,
+    /// The tile's index in its sequence.
+    qt: MlirValue,
+    /// Query head and its key/value head.
+    h: MlirValue,
+    hk: MlirValue,
+    /// The item's K/V tiles.
+    n_kv: MlirValue,
+    /// With varying lengths, whether the tile starts inside its sequence (a shorter sequence
+    /// than the longest has no work in its missing tiles).
+    live: Option<MlirValue>,
+}
+
+/// Work item `it`. Item i is query tile i / (heads · batches) of (batch, head) i % (heads ·
+/// batches): every head's first tiles come before any head's next ones. Causal: tiles from the
+/// last (most keys) down, so that the longest work starts first and the short tiles fill the
+/// tail.
+fn item(k: &B, plan: &Plan, it: MlirValue) -> Item {
     let tiles_q = plan.tiles_q();
-    let grid = tiles_q * plan.heads * plan.batches;
+    let per_tile = k.cidx(plan.heads * plan.batches);
+    let x = k.arith_binary(arith::divui, it, per_tile);
+    let bh = k.arith_binary(arith::remui, it, per_tile);
+    let qt = if plan.causal { k.subi(k.cidx(tiles_q - 1), x) } else { x };
+    let h = k.arith_binary(arith::remui, bh, k.cidx(plan.heads));
+    let batch = k.arith_binary(arith::divui, bh, k.cidx(plan.heads));
+    let hk = k.arith_binary(arith::divui, h, k.cidx(plan.group));
+    let (seq0, seq_end, len) = match plan.cu {
+        Some(cu) => {
+            let at = |i: MlirValue| k.index_cast(k.load(cu, &[i]), k.index());
+            let (seq0, seq_end) = (at(batch), at(k.addi(batch, k.cidx(1))));
+            (seq0, seq_end, k.subi(seq_end, seq0))
+        }
+        None => {
+            let seq0 = k.muli(batch, k.cidx(plan.seq));
+            let len = k.cidx(plan.seq);
+            (seq0, k.addi(seq0, len), len)
+        }
+    };
+    let row0 = k.addi(seq0, k.muli(qt, k.cidx(BLOCK_M)));
+    let bn = plan.block_n;
+    let ceil_div = |x: MlirValue| k.arith_binary(arith::divui, k.addi(x, k.cidx(bn - 1)), k.cidx(bn));
+    // Causal: the keys up to the tile's last query row; else the whole sequence.
+    let n_kv = match (plan.causal, plan.ragged_keys()) {
+        (true, _) => {
+            let last = k.muli(k.addi(qt, k.cidx(1)), k.cidx(BLOCK_M));
+            let last = if plan.ragged() {
+                k.arith_binary(arith::minui, last, len)
+            } else {
+                last
+            };
+            ceil_div(last)
+        }
+        (false, true) => ceil_div(len),
+        (false, false) => k.cidx(plan.seq / bn),
+    };
+    let live = plan
+        .cu
+        .map(|_| k.cmpi(CmpiPredicate::Ult, k.muli(qt, k.cidx(BLOCK_M)), len));
+    Item {
+        row0,
+        seq0,
+        seq_end,
+        len,
+        qt,
+        h,
+        hk,
+        n_kv,
+        live,
+    }
+}
+
+fn build_kernel(b: &B, plan: &Plan) {
+    let items = plan.tiles_q() * plan.heads * plan.batches;
+    let grid = if plan.persistent {
+        items.min(plan.sm_count)
+    } else {
+        items
+    };
     let threads = (CONSUMERS + 1) * target::WARPGROUP_THREADS;
     axe_ops::kernel(b, grid, threads, None, false, |k| {
-        let cta = axe_ops::unit_id(&k, ScopeKind::Cta, false);
-        // CTA c takes query tile c / (heads * batches) of (batch, head) c % (heads * batches):
-        // the grid walks every head's first tiles before any head's next ones. Causal: tiles
-        // from the last (most keys) down, so that the longest work starts first and the short
-        // tiles fill the tail.
-        let per_tile = k.cidx(plan.heads * plan.batches);
-        let x = k.arith_binary(arith::divui, cta, per_tile);
-        let bh = k.arith_binary(arith::remui, cta, per_tile);
-        let qt = if plan.causal { k.subi(k.cidx(tiles_q - 1), x) } else { x };
-        let h = k.arith_binary(arith::remui, bh, k.cidx(plan.heads));
-        let batch = k.arith_binary(arith::divui, bh, k.cidx(plan.heads));
-        let hk = k.arith_binary(arith::divui, h, k.cidx(plan.group));
-        let (seq0, seq_end, len) = match plan.cu {
-            Some(cu) => {
-                let at = |i: MlirValue| k.index_cast(k.load(cu, &[i]), k.index());
-                let (seq0, seq_end) = (at(batch), at(k.addi(batch, k.cidx(1))));
-                (seq0, seq_end, k.subi(seq_end, seq0))
-            }
-            None => {
-                let seq0 = k.muli(batch, k.cidx(plan.seq));
-                let len = k.cidx(plan.seq);
-                (seq0, k.addi(seq0, len), len)
-            }
-        };
-        let row0 = k.addi(seq0, k.muli(qt, k.cidx(BLOCK_M)));
         let bn = plan.block_n;
-        let ceil_div = |x: MlirValue| k.arith_binary(arith::divui, k.addi(x, k.cidx(bn - 1)), k.cidx(bn));
-        // Causal: the keys up to the tile's last query row; else the whole sequence.
-        let n_kv = match (plan.causal, plan.ragged_keys()) {
-            (true, _) => {
-                let last = k.muli(k.addi(qt, k.cidx(1)), k.cidx(BLOCK_M));
-                let last = if plan.ragged() {
-                    k.arith_binary(arith::minui, last, len)
-                } else {
-                    last
-                };
-                ceil_div(last)
-            }
-            (false, true) => ceil_div(len),
-            (false, false) => k.cidx(plan.seq / bn),
-        };
-        let rounds = k.arith_binary(arith::divui, k.addi(n_kv, k.cidx(plan.stages - 1)), k.cidx(plan.stages));
-        let sq = axe_ops::alloc(&k, tile_type(&k, plan, BLOCK_M));
+        let q_t = tile_type(&k, plan, BLOCK_M);
+        let sq = axe_ops::alloc(&k, q_t);
         let kv_t = tile_type(&k, plan, bn);
         let mut sh = Shared {
-            row0,
-            seq0,
-            seq_end,
-            len,
-            qt,
-            h,
-            hk,
-            n_kv,
-            rounds,
+            cta: axe_ops::unit_id(&k, ScopeKind::Cta, false),
+            grid,
+            items,
             sq,
+            so: plan.stage_o_apart.then(|| axe_ops::alloc(&k, q_t)),
             sk: vec![],
             sv: vec![],
             q_full: axe_ops::mbarrier(&k, 1),
+            q_empty: axe_ops::mbarrier(&k, CONSUMERS * target::WARPGROUP_THREADS),
             k_full: vec![],
             v_full: vec![],
             k_empty: vec![],
@@ -325,31 +396,14 @@ fn build_kernel(b: &B, plan: &Plan) {
         for _ in 0..CONSUMERS {
             sh.turns.push(axe_ops::mbarrier(&k, target::WARPGROUP_THREADS));
         }
-        // With varying lengths, a CTA whose query tile starts past its sequence's end (a
-        // shorter sequence than the longest) has no work.
-        let live = plan
-            .cu
-            .map(|_| k.cmpi(CmpiPredicate::Ult, k.muli(qt, k.cidx(BLOCK_M)), len));
-        let when_live = |b: &B, body: &dyn Fn(&B)| match live {
-            Some(c) => {
-                b.if_::<()>(c, |t| {
-                    body(&t);
-                    Ok(())
-                })
-                .expect("the CTA's work does not fail");
-            }
-            None => body(b),
-        };
         axe_ops::scope(&k, ScopeKind::Warpgroup, 0, 1, |wg| {
             axe_ops::set_max_registers(&wg, PRODUCER_REGISTERS);
-            axe_ops::scope(&wg, ScopeKind::Warp, 0, 1, |w| {
-                when_live(&w, &|t| produce(t, plan, &sh))
-            });
+            axe_ops::scope(&wg, ScopeKind::Warp, 0, 1, |w| produce(&w, plan, &sh));
         });
         for w in 1..=CONSUMERS {
             axe_ops::scope(&k, ScopeKind::Warpgroup, w, w + 1, |wg| {
                 axe_ops::set_max_registers(&wg, CONSUMER_REGISTERS);
-                when_live(&wg, &|t| consume(t, plan, &sh, (w - 1) as usize));
+                consume(&wg, plan, &sh, (w - 1) as usize);
             });
         }
     });
@@ -360,13 +414,113 @@ fn parity(b: &B, r: MlirValue) -> MlirValue {
     b.cmpi(CmpiPredicate::Ne, b.andi(r, b.cidx(1)), b.cidx(0))
 }
 
-/// Runs `body(b, round, stage, j)` for every K/V tile j < n_kv of the CTA: the stages in
-/// turn, round after round (stage buffers are separate allocations, so a stage is static).
-fn for_tiles(b: &B, plan: &Plan, sh: &Shared, body: impl Fn(&B, MlirValue, usize, MlirValue)) {
-    b.for_::<()>(Ix::C(0), Ix::V(sh.rounds), Ix::C(1), |q, r| {
+/// Where a CTA's walk stands before an item, as parities (all a barrier's wait needs): of the
+/// items it has done, of the ping-pong turns taken (n_kv + 1 bursts of gemms per item) and of
+/// each stage's uses so far. Every item starts its K/V tiles at stage 0 (tile j in stage j %
+/// stages), so that the first tile's stage is static.
+struct Ring {
+    done: MlirValue,
+    turn0: MlirValue,
+    uses: Vec<MlirValue>,
+}
+
+impl Ring {
+    /// The parity that stage `st`'s barriers complete in the item's round `r`.
+    fn phase(&self, b: &B, st: usize, r: MlirValue) -> MlirValue {
+        b.xori(self.uses[st], parity(b, r))
+    }
+    /// The parity of the item's burst of gemms `k` (an index) among the CTA's.
+    fn turn(&self, b: &B, k: MlirValue) -> MlirValue {
+        b.xori(self.turn0, parity(b, k))
+    }
+}
+
+/// Runs `body(b, item, ring)` for each of the CTA's work items (items cta, cta + grid, ..:
+/// a persistent CTA walks several). Where the grid covers every item, the CTA's one item
+/// needs no loop (nor values carried through it).
+fn for_items(b: &B, plan: &Plan, sh: &Shared, body: impl Fn(&B, &Item, &Ring)) {
+    let stages = plan.stages as usize;
+    let fresh = b.cbool(false);
+    if sh.grid == sh.items {
+        let x = item(b, plan, sh.cta);
+        let ring = Ring {
+            done: fresh,
+            turn0: fresh,
+            uses: vec![fresh; stages],
+        };
+        match x.live {
+            Some(c) => {
+                b.if_::<()>(c, |t| {
+                    body(&t, &x, &ring);
+                    Ok(())
+                })
+                .expect("the item's work does not fail");
+            }
+            None => body(b, &x, &ring),
+        }
+        return;
+    }
+    b.for_carrying(
+        Ix::V(sh.cta),
+        Ix::C(sh.items),
+        Ix::C(sh.grid),
+        &vec![fresh; 2 + stages],
+        |l, it, carried| {
+            let ring = Ring {
+                done: carried[0],
+                turn0: carried[1],
+                uses: carried[2..].to_vec(),
+            };
+            let x = item(l, plan, it);
+            // The parities after the item: one more item, n_kv + 1 more turns, and in stage
+            // st ceil((n_kv - st) / stages) more uses (none if n_kv <= st); nothing for an item
+            // with no work.
+            let live = x.live.unwrap_or(sh.truth);
+            let flip = |p: MlirValue, by: MlirValue| l.xori(p, l.andi(live, by));
+            let mut next = vec![
+                flip(ring.done, sh.truth),
+                flip(ring.turn0, parity(l, l.addi(x.n_kv, l.cidx(1)))),
+            ];
+            for st in 0..stages {
+                let more = l.cmpi(CmpiPredicate::Ugt, x.n_kv, l.cidx(st as i64));
+                let n = l.arith_binary(
+                    arith::divui,
+                    l.addi(l.subi(x.n_kv, l.cidx(st as i64)), l.cidx(plan.stages - 1)),
+                    l.cidx(plan.stages),
+                );
+                next.push(flip(ring.uses[st], l.andi(more, parity(l, n))));
+            }
+            match x.live {
+                Some(c) => {
+                    l.if_::<()>(c, |t| {
+                        body(&t, &x, &ring);
+                        Ok(())
+                    })
+                    .expect("the item's work does not fail");
+                }
+                None => body(l, &x, &ring),
+            }
+            next
+        },
+    );
+}
+
+/// Runs `body(b, round, stage, j)` for the item's K/V tiles j = `from` .. n_kv - 1: tile j is
+/// in stage j % stages, round j / stages. Stage buffers are separate allocations, so the
+/// stages are unrolled in each round and the stage is static.
+fn for_tiles(b: &B, plan: &Plan, x: &Item, from: i64, body: impl Fn(&B, MlirValue, usize, MlirValue)) {
+    let rounds = b.arith_binary(
+        arith::divui,
+        b.addi(x.n_kv, b.cidx(plan.stages - 1)),
+        b.cidx(plan.stages),
+    );
+    b.for_::<()>(Ix::C(from / plan.stages), Ix::V(rounds), Ix::C(1), |q, r| {
         for st in 0..plan.stages as usize {
             let j = q.addi(q.muli(r, q.cidx(plan.stages)), q.cidx(st as i64));
-            let live = q.cmpi(CmpiPredicate::Ult, j, sh.n_kv);
+            let mut live = q.cmpi(CmpiPredicate::Ult, j, x.n_kv);
+            if from > 0 {
+                live = q.andi(live, q.cmpi(CmpiPredicate::Uge, j, q.cidx(from)));
+            }
             q.if_::<()>(live, |t| {
                 body(&t, r, st, j);
                 Ok(())
@@ -376,6 +530,21 @@ fn for_tiles(b: &B, plan: &Plan, sh: &Shared, body: impl Fn(&B, MlirValue, usize
         Ok(())
     })
     .expect("the K/V loop's body does not fail");
+}
+
+/// Runs `body(b, round, stage)` in the branch of the stage that the item's K/V tile `j` (a
+/// run-time index) uses: one branch per stage.
+fn at_stage(b: &B, plan: &Plan, j: MlirValue, body: impl Fn(&B, MlirValue, usize)) {
+    let stage = b.arith_binary(arith::remui, j, b.cidx(plan.stages));
+    let round = b.arith_binary(arith::divui, j, b.cidx(plan.stages));
+    for st in 0..plan.stages as usize {
+        let here = b.cmpi(CmpiPredicate::Eq, stage, b.cidx(st as i64));
+        b.if_::<()>(here, |u| {
+            body(&u, round, st);
+            Ok(())
+        })
+        .expect("the stage's branch does not fail");
+    }
 }
 
 /// `n` rows of Q, K, V or O from row `at`: a tile (`at` is a multiple of `n` where every
@@ -412,36 +581,48 @@ fn tma(bar: MlirValue) -> CopyOptions {
     }
 }
 
-/// The producer warp: the Q tile, then K and V tile by tile.
+/// The producer warp: per item, K and V tile by tile, and the Q tile after the first K.
 fn produce(b: &B, plan: &Plan, sh: &Shared) {
     let (d, bn) = (plan.d, plan.block_n);
-    let qcol = b.muli(sh.h, b.cidx(d));
-    let qwin = axe_ops::slice(
-        b,
-        plan.q,
-        &[rows(b, plan, sh.row0, BLOCK_M), Dim::At(qcol, d)],
-        false,
-        global(b, plan, BLOCK_M, d),
-    );
-    axe_ops::copy(b, qwin, sh.sq, tma(sh.q_full));
-    let kcol = b.muli(sh.hk, b.cidx(d));
-    for_tiles(b, plan, sh, |t, r, st, j| {
-        let empty = t.xori(parity(t, r), sh.truth);
-        let row = t.addi(sh.seq0, t.muli(j, t.cidx(bn)));
-        for (source, dest, bar, free) in [
-            (plan.k, sh.sk[st], sh.k_full[st], sh.k_empty[st]),
-            (plan.v, sh.sv[st], sh.v_full[st], sh.v_empty[st]),
-        ] {
-            axe_ops::mbarrier_wait(t, free, empty);
-            let win = axe_ops::slice(
-                t,
-                source,
-                &[rows(t, plan, row, bn), Dim::At(kcol, d)],
-                false,
-                global(t, plan, bn, d),
-            );
-            axe_ops::copy(t, win, dest, tma(bar));
-        }
+    for_items(b, plan, sh, |p, x, ring| {
+        let kcol = p.muli(x.hk, p.cidx(d));
+        for_tiles(p, plan, x, 0, |t, r, st, j| {
+            let empty = t.xori(ring.phase(t, st, r), sh.truth);
+            let row = t.addi(x.seq0, t.muli(j, t.cidx(bn)));
+            for (is_k, source, dest, bar, free) in [
+                (true, plan.k, sh.sk[st], sh.k_full[st], sh.k_empty[st]),
+                (false, plan.v, sh.sv[st], sh.v_full[st], sh.v_empty[st]),
+            ] {
+                axe_ops::mbarrier_wait(t, free, empty);
+                let win = axe_ops::slice(
+                    t,
+                    source,
+                    &[rows(t, plan, row, bn), Dim::At(kcol, d)],
+                    false,
+                    global(t, plan, bn, d),
+                );
+                axe_ops::copy(t, win, dest, tma(bar));
+                if is_k && st == 0 {
+                    // The Q tile once the consumers are done with the previous item's (its
+                    // `done`-th use; a fresh barrier passes parity 1): after the first K, whose
+                    // stage they released earlier, so that K loads while they finish.
+                    let first = t.cmpi(CmpiPredicate::Eq, j, t.cidx(0));
+                    t.if_::<()>(first, |u| {
+                        axe_ops::mbarrier_wait(&u, sh.q_empty, u.xori(ring.done, sh.truth));
+                        let qwin = axe_ops::slice(
+                            &u,
+                            plan.q,
+                            &[rows(&u, plan, x.row0, BLOCK_M), Dim::At(u.muli(x.h, u.cidx(d)), d)],
+                            false,
+                            global(&u, plan, BLOCK_M, d),
+                        );
+                        axe_ops::copy(&u, qwin, sh.sq, tma(sh.q_full));
+                        Ok(())
+                    })
+                    .expect("the Q load does not fail");
+                }
+            }
+        });
     });
 }
 
@@ -450,6 +631,8 @@ fn produce(b: &B, plan: &Plan, sh: &Shared) {
 /// `l`, the new max `mt`, `ms` and the row sums `rs`; `c` is scale · log2 e.
 struct Rows {
     q_rows: MlirValue,
+    /// These rows of the tile O is staged in.
+    o_rows: MlirValue,
     s: MlirValue,
     p: MlirValue,
     o: MlirValue,
@@ -459,31 +642,29 @@ struct Rows {
     ms: MlirValue,
     rs: MlirValue,
     c: MlirValue,
-    /// The first query row of these rows in their sequence (the causal mask's).
-    q_first: MlirValue,
 }
 
 /// The online softmax of tile `j`'s scores in S, up to what may run while the previous
 /// tile's P V still reads P and writes O: masks the diagonal, m_new = max(m, rowmax S),
 /// alpha = exp2(c (m - m_new)) into `m`, the sum rescaled, P = exp2(c S - c m_new) in S and
 /// its row sums added.
-fn softmax(b: &B, plan: &Plan, sh: &Shared, x: &Rows, j: MlirValue) {
+fn softmax(b: &B, plan: &Plan, it: &Item, x: &Rows, q_first: MlirValue, j: MlirValue) {
     let bn = plan.block_n;
     let last_key = b.addi(b.muli(j, b.cidx(bn)), b.cidx(bn - 1));
     // Tiles whose last key comes after the CTA's first query cross the diagonal; the one
     // whose last key is past the sequence's end holds keys that do not exist.
     let crosses = plan.causal.then(|| {
-        let first_query = b.muli(sh.qt, b.cidx(BLOCK_M));
+        let first_query = b.muli(it.qt, b.cidx(BLOCK_M));
         b.cmpi(CmpiPredicate::Ugt, last_key, first_query)
     });
-    let past_end = plan.ragged_keys().then(|| b.cmpi(CmpiPredicate::Uge, last_key, sh.len));
+    let past_end = plan.ragged_keys().then(|| b.cmpi(CmpiPredicate::Uge, last_key, it.len));
     let masked = match (crosses, past_end) {
         (Some(c), Some(p)) => Some(b.ori(c, p)),
         (c, p) => c.or(p),
     };
     if let Some(m) = masked {
         b.if_::<()>(m, |u| {
-            mask(&u, plan, sh, x.s, x.q_first, j);
+            mask(&u, plan, it, x.s, q_first, j);
             Ok(())
         })
         .expect("the mask does not fail");
@@ -513,10 +694,9 @@ fn rescale(b: &B, x: &Rows) {
 /// Ping-pong between the two consumer warpgroups (FlashAttention-3's): warpgroup `w` issues
 /// its k-th burst of gemms after the other one issued its (k - 1)-th (w = 0) or k-th (w = 1),
 /// so that one's softmax runs while the other's gemms do. `turns[w]` completes a phase when
-/// the other warpgroup arrives on it: burst k waits for parity (k & 1) ^ 1 (w = 0; its first
-/// passes a fresh barrier's parity 1) or k & 1 (w = 1).
-fn take_turn(b: &B, sh: &Shared, w: usize, k: MlirValue) {
-    let bit = parity(b, k);
+/// the other warpgroup arrives on it: burst k (`bit`, the parity of k) waits for parity (k &
+/// 1) ^ 1 (w = 0; its first passes a fresh barrier's parity 1) or k & 1 (w = 1).
+fn take_turn(b: &B, sh: &Shared, w: usize, bit: MlirValue) {
     let p = if w == 0 { b.xori(bit, sh.truth) } else { bit };
     axe_ops::mbarrier_wait(b, sh.turns[w], p);
 }
@@ -525,12 +705,12 @@ fn pass_turn(b: &B, sh: &Shared, w: usize) {
     axe_ops::mbarrier_arrive(b, sh.turns[1 - w], None);
 }
 
-/// A consumer warpgroup (`w`: 0 or 1): query rows `64 w .. 64 w + 64` of the CTA's tile.
+/// A consumer warpgroup (`w`: 0 or 1): query rows `64 w .. 64 w + 64` of each item's tile.
 ///
 /// Tile 0: S = Q K₀ᵀ, its softmax, P. Tile j > 0, in one burst of gemms: S = Q Kⱼᵀ and O +=
 /// Pⱼ₋₁ Vⱼ₋₁; the wait for the first (the second still running) lets tile j's softmax overlap
-/// the previous P V; after the wait for both, the previous stage is released, O rescaled and
-/// P rewritten. The last tile's P V closes the loop.
+/// the previous P V; after the wait for both, the previous stage's V is released, O rescaled
+/// and P rewritten. The last tile's P V closes the item; then the epilogue.
 fn consume(b: &B, plan: &Plan, sh: &Shared, w: usize) {
     let r0 = 64 * w as i64;
     let (d, bn) = (plan.d, plan.block_n);
@@ -542,8 +722,11 @@ fn consume(b: &B, plan: &Plan, sh: &Shared, w: usize) {
         t
     };
     let rows_t = axe_ops::tensor_type(b, &[64, d], plan.e, MemoryScope::Shared, None, Some((3, 3, 3)));
+    let these_rows =
+        |tile: MlirValue| axe_ops::slice(b, tile, &[Dim::Static(r0, r0 + 64), Dim::Static(0, d)], false, rows_t);
     let x = Rows {
-        q_rows: axe_ops::slice(b, sh.sq, &[Dim::Static(r0, r0 + 64), Dim::Static(0, d)], false, rows_t),
+        q_rows: these_rows(sh.sq),
+        o_rows: these_rows(sh.so.unwrap_or(sh.sq)),
         s: reg(&[64, bn], f32),
         p: reg(&[64, bn], plan.e),
         o: reg(&[64, d], f32),
@@ -554,71 +737,68 @@ fn consume(b: &B, plan: &Plan, sh: &Shared, w: usize) {
         rs: reg(&[64, 1], f32),
         // exp(scale x) = exp2(scale log2(e) x).
         c: scalar(plan.scale * std::f64::consts::LOG2_E),
-        q_first: b.addi(b.muli(sh.qt, b.cidx(BLOCK_M)), b.cidx(r0)),
     };
-    let zero = b.cfloat(0.0, f32);
-    axe_ops::fill(b, x.m, b.cfloat(f64::NEG_INFINITY, f32));
-    axe_ops::fill(b, x.l, zero);
-    axe_ops::fill(b, x.o, zero);
-    axe_ops::mbarrier_wait(b, sh.q_full, b.cbool(false));
-    // Tile 0 (stage 0, round 0).
-    let first = b.cidx(0);
-    axe_ops::mbarrier_wait(b, sh.k_full[0], b.cbool(false));
-    take_turn(b, sh, w, first);
-    // S = Q Kᵀ overwrites S (wgmma's scale-d 0): no zeroing of its 64 registers per tile.
-    let g = axe_ops::gemm_async_into(b, x.q_rows, sh.sk[0], x.s, true, true);
-    pass_turn(b, sh, w);
-    axe_ops::wait(b, &[g], 0);
-    axe_ops::mbarrier_arrive(b, sh.k_empty[0], None);
-    softmax(b, plan, sh, &x, first);
-    rescale(b, &x);
-    // Tiles 1 .. n_kv - 1.
     let stages = plan.stages as usize;
-    for_tiles(b, plan, sh, |t, r, st, j| {
-        let later = t.cmpi(CmpiPredicate::Ne, j, t.cidx(0));
-        t.if_::<()>(later, |u| {
+    for_items(b, plan, sh, |t, it, ring| {
+        let zero = t.cfloat(0.0, f32);
+        let q_first = t.addi(t.muli(it.qt, t.cidx(BLOCK_M)), t.cidx(r0));
+        axe_ops::fill(t, x.m, t.cfloat(f64::NEG_INFINITY, f32));
+        axe_ops::fill(t, x.l, zero);
+        axe_ops::fill(t, x.o, zero);
+        axe_ops::mbarrier_wait(t, sh.q_full, ring.done);
+        // Tile 0 (stage 0, round 0). S = Q Kᵀ overwrites S (wgmma's scale-d 0): no zeroing of
+        // its 64 registers per tile.
+        let first = t.cidx(0);
+        axe_ops::mbarrier_wait(t, sh.k_full[0], ring.phase(t, 0, first));
+        take_turn(t, sh, w, ring.turn0);
+        let g = axe_ops::gemm_async_into(t, x.q_rows, sh.sk[0], x.s, true, true);
+        pass_turn(t, sh, w);
+        axe_ops::wait(t, &[g], 0);
+        axe_ops::mbarrier_arrive(t, sh.k_empty[0], None);
+        softmax(t, plan, it, &x, q_first, first);
+        rescale(t, &x);
+        // Tiles 1 .. n_kv - 1.
+        for_tiles(t, plan, it, 1, |u, r, st, j| {
             let prev = (st + stages - 1) % stages;
             let prev_round = if st == 0 { u.subi(r, u.cidx(1)) } else { r };
-            axe_ops::mbarrier_wait(&u, sh.k_full[st], parity(&u, r));
-            axe_ops::mbarrier_wait(&u, sh.v_full[prev], parity(&u, prev_round));
-            axe_ops::cast(&u, x.s, x.p);
-            take_turn(&u, sh, w, j);
-            let g = axe_ops::gemm_async_into(&u, x.q_rows, sh.sk[st], x.s, true, true);
-            axe_ops::gemm_async(&u, x.p, sh.sv[prev], x.o, false);
-            pass_turn(&u, sh, w);
-            axe_ops::wait(&u, &[g], 1);
-            axe_ops::mbarrier_arrive(&u, sh.k_empty[st], None);
-            softmax(&u, plan, sh, &x, j);
-            axe_ops::wait(&u, &[], 0);
-            axe_ops::mbarrier_arrive(&u, sh.v_empty[prev], None);
-            rescale(&u, &x);
-            Ok(())
-        })
-        .expect("the tile's body does not fail");
+            axe_ops::mbarrier_wait(u, sh.k_full[st], ring.phase(u, st, r));
+            axe_ops::mbarrier_wait(u, sh.v_full[prev], ring.phase(u, prev, prev_round));
+            axe_ops::cast(u, x.s, x.p);
+            take_turn(u, sh, w, ring.turn(u, j));
+            let g = axe_ops::gemm_async_into(u, x.q_rows, sh.sk[st], x.s, true, true);
+            axe_ops::gemm_async(u, x.p, sh.sv[prev], x.o, false);
+            pass_turn(u, sh, w);
+            axe_ops::wait(u, &[g], 1);
+            axe_ops::mbarrier_arrive(u, sh.k_empty[st], None);
+            softmax(u, plan, it, &x, q_first, j);
+            axe_ops::wait(u, &[], 0);
+            axe_ops::mbarrier_arrive(u, sh.v_empty[prev], None);
+            rescale(u, &x);
+        });
+        // The last tile's P V, from its run-time stage; its V released for the next item.
+        at_stage(t, plan, t.subi(it.n_kv, t.cidx(1)), |u, r, st| {
+            axe_ops::mbarrier_wait(u, sh.v_full[st], ring.phase(u, st, r));
+            axe_ops::cast(u, x.s, x.p);
+            take_turn(u, sh, w, ring.turn(u, it.n_kv));
+            axe_ops::gemm_async(u, x.p, sh.sv[st], x.o, false);
+            pass_turn(u, sh, w);
+            axe_ops::wait(u, &[], 0);
+            axe_ops::mbarrier_arrive(u, sh.v_empty[st], None);
+        });
+        // Q is free once every gemm of the item is done, unless O is staged in it.
+        if sh.so.is_some() {
+            axe_ops::mbarrier_arrive(t, sh.q_empty, None);
+        }
+        epilogue(t, plan, it, &x, r0);
+        if sh.so.is_none() {
+            axe_ops::mbarrier_arrive(t, sh.q_empty, None);
+        }
     });
-    // The last tile's P V, from its stage (a run-time one: one branch per stage).
-    let last = b.subi(sh.n_kv, b.cidx(1));
-    let last_stage = b.arith_binary(arith::remui, last, b.cidx(plan.stages));
-    let last_round = b.arith_binary(arith::divui, last, b.cidx(plan.stages));
-    for st in 0..stages {
-        let here = b.cmpi(CmpiPredicate::Eq, last_stage, b.cidx(st as i64));
-        b.if_::<()>(here, |u| {
-            axe_ops::mbarrier_wait(&u, sh.v_full[st], parity(&u, last_round));
-            axe_ops::cast(&u, x.s, x.p);
-            take_turn(&u, sh, w, sh.n_kv);
-            axe_ops::gemm_async(&u, x.p, sh.sv[st], x.o, false);
-            pass_turn(&u, sh, w);
-            axe_ops::wait(&u, &[], 0);
-            Ok(())
-        })
-        .expect("the last P V does not fail");
-    }
-    epilogue(b, plan, sh, &x, r0);
 }
 
-/// O / sum, rounded once; staged in these rows of the Q tile (every Q Kᵀ that read them is
-/// done) and stored by TMA; the log-sum-exp when asked for.
-fn epilogue(b: &B, plan: &Plan, sh: &Shared, x: &Rows, r0: i64) {
+/// O / sum, rounded once; staged in these rows of the O tile (or of the Q tile, every Q Kᵀ
+/// that read them done) and stored by TMA; the log-sum-exp when asked for.
+fn epilogue(b: &B, plan: &Plan, it: &Item, x: &Rows, r0: i64) {
     let d = plan.d;
     let f32 = b.f32_type();
     // O / sum as O times 1 / sum: two divisions per thread (its rows) instead of one per
@@ -630,10 +810,10 @@ fn epilogue(b: &B, plan: &Plan, sh: &Shared, x: &Rows, r0: i64) {
     axe_ops::binary(b, BinaryKind::Mul, x.o, inv, x.o, FastMath::Contract);
     let out = register(b, &[64, d], plan.e);
     axe_ops::cast(b, x.o, out);
-    let row = b.addi(sh.row0, b.cidx(r0));
-    let ocol = b.muli(sh.h, b.cidx(d));
+    let row = b.addi(it.row0, b.cidx(r0));
+    let ocol = b.muli(it.h, b.cidx(d));
     let by_tma = |t: &B| {
-        axe_ops::copy(t, out, x.q_rows, CopyOptions::AUTO);
+        axe_ops::copy(t, out, x.o_rows, CopyOptions::AUTO);
         let owin = axe_ops::slice(
             t,
             plan.o,
@@ -643,7 +823,7 @@ fn epilogue(b: &B, plan: &Plan, sh: &Shared, x: &Rows, r0: i64) {
         );
         axe_ops::copy(
             t,
-            x.q_rows,
+            x.o_rows,
             owin,
             CopyOptions {
                 schedule: CopySchedule::Tma,
@@ -655,8 +835,8 @@ fn epilogue(b: &B, plan: &Plan, sh: &Shared, x: &Rows, r0: i64) {
         // Rows that reach past the sequence's end are stored by predicated stores (a window
         // ending there), the others by TMA.
         let end = b.addi(row, b.cidx(64));
-        let whole = b.cmpi(CmpiPredicate::Ule, end, sh.seq_end);
-        let partial = b.cmpi(CmpiPredicate::Ugt, end, sh.seq_end);
+        let whole = b.cmpi(CmpiPredicate::Ule, end, it.seq_end);
+        let partial = b.cmpi(CmpiPredicate::Ugt, end, it.seq_end);
         b.if_::<()>(whole, |t| {
             by_tma(&t);
             Ok(())
@@ -666,7 +846,7 @@ fn epilogue(b: &B, plan: &Plan, sh: &Shared, x: &Rows, r0: i64) {
             let owin = axe_ops::slice(
                 &t,
                 plan.o,
-                &[Dim::Until(row, 64, sh.seq_end), Dim::At(ocol, d)],
+                &[Dim::Until(row, 64, it.seq_end), Dim::At(ocol, d)],
                 false,
                 global(&t, plan, 64, d),
             );
@@ -686,11 +866,11 @@ fn epilogue(b: &B, plan: &Plan, sh: &Shared, x: &Rows, r0: i64) {
         axe_ops::binary(b, BinaryKind::Add, x.l, x.m, x.l, FastMath::Contract);
         let t = axe_ops::tensor_type(b, &[64, 1], f32, MemoryScope::Global, None, None);
         let rows = if plan.ragged() {
-            Dim::Until(row, 64, sh.seq_end)
+            Dim::Until(row, 64, it.seq_end)
         } else {
             Dim::At(row, 64)
         };
-        let win = axe_ops::slice(b, lse, &[rows, Dim::At(sh.h, 1)], false, t);
+        let win = axe_ops::slice(b, lse, &[rows, Dim::At(it.h, 1)], false, t);
         axe_ops::copy(b, x.l, win, CopyOptions::AUTO);
     }
 }
@@ -699,24 +879,24 @@ fn epilogue(b: &B, plan: &Plan, sh: &Shared, x: &Rows, r0: i64) {
 /// 1e30, with q = `q_first` + i and k = j · block_n + c (positions in the sequence). Causal:
 /// q is the query's position, capped at the sequence's last (so that a row past the end still
 /// sees a key); else q is the sequence's last position (the keys past its end masked).
-fn mask(b: &B, plan: &Plan, sh: &Shared, s: MlirValue, q_first: MlirValue, j: MlirValue) {
+fn mask(b: &B, plan: &Plan, it: &Item, s: MlirValue, q_first: MlirValue, j: MlirValue) {
     // At D = 64 the mask is built MASK_COLUMNS columns at a time: a whole-tile temporary made
     // ptxas spill 212 bytes there, the chunks none, and the causal kernels ran 1-5 % faster
     // (one H200, bench/RESULTS.md). At D = 128 the chunks spilled more than the whole tile
     // (372 against 156-180 bytes) and were no faster, so the tile is masked at once.
     if plan.d <= 64 {
-        mask_in_chunks(b, plan, sh, s, q_first, j)
+        mask_in_chunks(b, plan, it, s, q_first, j)
     } else {
-        mask_tile(b, plan, sh, s, q_first, j)
+        mask_tile(b, plan, it, s, q_first, j)
     }
 }
 
-fn mask_tile(b: &B, plan: &Plan, sh: &Shared, s: MlirValue, q_first: MlirValue, j: MlirValue) {
+fn mask_tile(b: &B, plan: &Plan, it: &Item, s: MlirValue, q_first: MlirValue, j: MlirValue) {
     let f32 = b.f32_type();
     let bn = plan.block_n;
     let reg = |shape: &[i64]| register(b, shape, f32);
     let as_f32 = |x: MlirValue| index_to_f32(b, x);
-    let last = || b.subi(sh.len, b.cidx(1));
+    let last = || b.subi(it.len, b.cidx(1));
     let key0 = || b.muli(j, b.cidx(bn));
     let cols = reg(&[64, bn]);
     let rows = plan.causal.then(|| reg(&[64, 1]));
@@ -758,12 +938,12 @@ fn mask_tile(b: &B, plan: &Plan, sh: &Shared, s: MlirValue, q_first: MlirValue, 
     axe_ops::binary(b, BinaryKind::Add, s, cols, s, FastMath::Contract);
 }
 
-fn mask_in_chunks(b: &B, plan: &Plan, sh: &Shared, s: MlirValue, q_first: MlirValue, j: MlirValue) {
+fn mask_in_chunks(b: &B, plan: &Plan, it: &Item, s: MlirValue, q_first: MlirValue, j: MlirValue) {
     let f32 = b.f32_type();
     let bn = plan.block_n;
     let reg = |shape: &[i64]| register(b, shape, f32);
     let as_f32 = |x: MlirValue| index_to_f32(b, x);
-    let last = || b.subi(sh.len, b.cidx(1));
+    let last = || b.subi(it.len, b.cidx(1));
     // The mask is built and added MASK_COLUMNS columns at a time, on register slices of S: a
     // temporary of the whole tile held 64 more registers beside S, P and O (ptxas spilled).
     // Every temporary is the chunk's own, so that each takes its chunk's register layout.

@@ -325,6 +325,15 @@ pub fn int_attr(op: MlirOperation, attr: &str) -> Option<i64> {
     }
 }
 
+/// A `BoolAttr`'s value (`persistent = false`).
+pub fn bool_attr(op: MlirOperation, attr: &str) -> Option<bool> {
+    // SAFETY: `op` is live (module contract); the value is read only from a non-null BoolAttr.
+    unsafe {
+        let a = mlirOperationGetAttributeByName(op, string_ref(attr));
+        (!a.ptr.is_null() && mlirAttributeIsABool(a)).then(|| mlirBoolAttrGetValue(a))
+    }
+}
+
 /// The enum attribute `attr` of `op` as the ODS enum `E`: None when `op` does not carry it, an
 /// error located at `op` when its value is not one of `E`'s cases (never silently another
 /// case).

@@ -5,10 +5,13 @@ end writes it), lowered with `axe-to-nvvm-pipeline` (which expands the op with
 `axe-expand-attention`) and written as a launch manifest OUTDIR/<entry>.json; plus
 OUTDIR/index.json, the list attention.py reads on the GPU.
 
-    build_attention.py OUTDIR [--grid full|small] [--only SUBSTR] [--suffix S]
+    build_attention.py OUTDIR [--grid full|small] [--only SUBSTR] [--suffix S] [--stages N]
+                              [--no-persistent]
 
-(`--suffix` appends S to every entry's name: kernels built from two versions of the compiler
-can then share one directory and one run.)
+(`--suffix` appends S to every entry's name, and the index keeps the entries of earlier builds
+into OUTDIR under other names: kernels built from two versions of the compiler, or with and
+without an override — `--stages N`, `--no-persistent`: one CTA per query tile instead of the
+persistent grid — then share one directory and one run.)
 
 The grid (16k tokens per batch, as FlashAttention-3's paper measures): head dim 64 (32 heads)
 and 128 (16 heads), causal and not, sequence 512 ... 16384, f16 and bf16; head dim 256 (8
@@ -29,7 +32,8 @@ from lowering import lower  # noqa: E402
 MLIR = {"f16": "f16", "bf16": "bf16"}
 
 
-def module(name, tokens, heads, kv_heads, d, seq, causal, dtype, lse=True, lens=None, stages=None):
+def module(name, tokens, heads, kv_heads, d, seq, causal, dtype, lse=True, lens=None, stages=None,
+           persistent=True):
     """The user-level module: Q, K, V, O (and the log-sum-exp, [tokens, heads] f32 stored
     head-major as FlashAttention's [heads, tokens]) as bare 16-byte-aligned buffers; with
     `lens`, the sequences' cumulative offsets as a last i32 argument (`seq` is then the
@@ -48,6 +52,8 @@ def module(name, tokens, heads, kv_heads, d, seq, causal, dtype, lse=True, lens=
     attrs = f"heads = {heads}, kv_heads = {kv_heads}, seq_len = {seq}" + (", causal" if causal else "")
     if stages:
         attrs += f", stages = {stages}"
+    if not persistent:
+        attrs += ", persistent = false"
     lines = [
         'module attributes {axe.target = #axe.target<"sm_90a">} {',
         f"  func.func @{name}({', '.join(args)}) {{",
@@ -118,7 +124,7 @@ def entry_name(c):
 def build(outdir, c, suffix=""):
     name = entry_name(c) + suffix
     src = module(name, c["tokens"], c["heads"], c["kv_heads"], c["d"], c["seq"], c["causal"], c["dtype"],
-                 lens=c.get("lens"), stages=c.get("stages"))
+                 lens=c.get("lens"), stages=c.get("stages"), persistent=c.get("persistent", True))
     err = lower(outdir, name, src)
     return (None, err) if err else (dict(c, entry=name), None)
 
@@ -130,20 +136,31 @@ def main():
     ap.add_argument("--only")
     ap.add_argument("--suffix", default="")
     ap.add_argument("--stages", type=int, help="override the compiler's K/V stages (the op's `stages`)")
+    ap.add_argument("--no-persistent", action="store_true",
+                    help="one CTA per query tile (the op's `persistent = false`)")
     a = ap.parse_args()
     os.makedirs(a.outdir, exist_ok=True)
-    items = [dict(c, stages=a.stages) if a.stages else c
-             for c in grid(a.grid) if not a.only or a.only in entry_name(c)]
-    index, errors = [], []
+    overrides = {}
+    if a.stages:
+        overrides["stages"] = a.stages
+    if a.no_persistent:
+        overrides["persistent"] = False
+    items = [dict(c, **overrides) for c in grid(a.grid) if not a.only or a.only in entry_name(c)]
+    index_path = os.path.join(a.outdir, "index.json")
+    names = {entry_name(c) + a.suffix for c in items}
+    earlier = json.load(open(index_path)) if os.path.exists(index_path) else []
+    index = [e for e in earlier if e["entry"] not in names]
+    kept = len(index)
+    errors = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         for rec, err in pool.map(lambda c: build(a.outdir, c, a.suffix), items):
             if err:
                 errors.append(err)
             else:
                 index.append(rec)
-    with open(os.path.join(a.outdir, "index.json"), "w") as f:
+    with open(index_path, "w") as f:
         json.dump(index, f, indent=1)
-    print(f"built {len(index)} of {len(items)}")
+    print(f"built {len(index) - kept} of {len(items)}")
     for e in errors:
         print("ERROR", e, file=sys.stderr)
     return 1 if errors else 0

@@ -5,30 +5,37 @@
 // RUN: axe-opt %s --axe-expand-attention | FileCheck %s
 // RUN: axe-opt %s --axe-to-nvvm-pipeline='chip=sm_90a features=+ptx80' | FileCheck %s --check-prefix=PTX
 
-// 3 sequences x 4 heads x ceil(300 / 128) = 3 query tiles: 36 CTAs. Each reads its
-// sequence's bounds from the offsets; a CTA whose tile starts past its sequence's end does
-// nothing (every role's work is under that condition).
+// 3 sequences x 4 heads x ceil(300 / 128) = 3 query tiles: 36 work items, one CTA each
+// (lengths vary: the hardware's dispatch balances uneven items). Each role reads its item's
+// sequence bounds from the offsets; a tile that starts past its sequence's end does nothing
+// (every role's work is under that condition).
 // CHECK-LABEL: func.func @attn
 // CHECK: axe.kernel grid [36] threads [384] {
-// CHECK: %[[B0:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<4xi32>
+// The producer: K and V (and Q after the first K) as windows at any row ending at the
+// tensor's 600 rows.
+// CHECK: axe.scope warp [0 : 1] {
+// CHECK: memref.load %{{.*}}[%{{.*}}] : memref<4xi32>
 // CHECK: %[[B1:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<4xi32>
 // CHECK: %[[END:.*]] = arith.index_cast %[[B1]] : i32 to index
 // CHECK: %[[LEN:.*]] = arith.subi %[[END]], %{{.*}} : index
 // Causal: keys up to the tile's last query row or the sequence's end.
 // CHECK: arith.minui %{{.*}}, %[[LEN]] : index
 // CHECK: %[[LIVE:.*]] = arith.cmpi ult, %{{.*}}, %[[LEN]] : index
-// The producer: Q, then K and V, as windows at any row ending at the tensor's 600 rows.
-// CHECK: axe.scope warp [0 : 1] {
 // CHECK-NEXT: scf.if %[[LIVE]] {
-// CHECK: axe.slice %{{.*}} [%{{.*}} : +128 until %{{.*}}, %{{.*}} : +64] : !axe.tensor<600x256xf16
-// CHECK-NEXT: axe.copy async {{.*}} schedule tma barrier
 // CHECK: axe.slice %{{.*}} [%{{.*}} : +128 until %{{.*}}, %{{.*}} : +64] : !axe.tensor<600x128xf16
+// CHECK-NEXT: axe.copy async {{.*}} schedule tma barrier
+// CHECK: axe.slice %{{.*}} [%{{.*}} : +128 until %{{.*}}, %{{.*}} : +64] : !axe.tensor<600x256xf16
 // CHECK-NEXT: axe.copy async {{.*}} schedule tma barrier
 // A consumer: tiles that cross the diagonal or hold keys past the sequence's end are masked,
 // the query position capped at the sequence's last.
 // CHECK: axe.scope warpgroup [1 : 2] {
 // CHECK-NEXT: axe.set_max_registers 240
-// CHECK-NEXT: scf.if %[[LIVE]] {
+// CHECK: memref.load %{{.*}}[%{{.*}}] : memref<4xi32>
+// CHECK: %[[CB1:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<4xi32>
+// CHECK: %[[END:.*]] = arith.index_cast %[[CB1]] : i32 to index
+// CHECK: %[[LEN:.*]] = arith.subi %[[END]], %{{.*}} : index
+// CHECK: %[[CLIVE:.*]] = arith.cmpi ult, %{{.*}}, %[[LEN]] : index
+// CHECK-NEXT: scf.if %[[CLIVE]] {
 // CHECK: %[[CROSS:.*]] = arith.cmpi ugt
 // CHECK-NEXT: %[[PAST:.*]] = arith.cmpi uge, %{{.*}}, %[[LEN]] : index
 // CHECK-NEXT: %[[M:.*]] = arith.ori %[[CROSS]], %[[PAST]] : i1

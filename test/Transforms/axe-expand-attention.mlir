@@ -7,13 +7,18 @@
 // RUN: axe-opt %s --axe-to-nvvm-pipeline='chip=sm_90a features=+ptx80' | FileCheck %s --check-prefix=PTX
 
 // 2 sequences of 256 tokens, 4 query heads over 2 key/value heads, D = 64: 2 x 4 x 2 = 16
-// CTAs of 384 threads; the compiler's schedule at D = 64 is 3 stages of 128 keys: per stage a
-// full barrier for K and one for V (one TMA copy each) and an empty barrier for each (the 256
-// consumer threads); then the two consumer warpgroups' turns (ping-pong).
+// work items (query tiles); causal, so one CTA per item (the hardware dispatches the longest
+// first) of 384 threads. Shared memory: the Q tile, a tile O is staged in for its TMA store,
+// Q's full and empty barriers, then the compiler's schedule at D = 64, 3 stages of 128 keys:
+// per stage a full barrier for K and one for V (one TMA copy each) and an empty barrier for
+// each (the 256 consumer threads); then the two consumer warpgroups' turns (ping-pong).
 // CHECK-LABEL: func.func @attn
 // CHECK: axe.kernel grid [16] threads [384] {
 // CHECK: axe.alloc : !axe.tensor<128x64xf16, shared, #axe.layout<(128, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
+// CHECK-NEXT: axe.unit_id cta
+// CHECK-NEXT: axe.alloc : !axe.tensor<128x64xf16, shared, #axe.layout<(128, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
 // CHECK-NEXT: axe.mbarrier arrivals 1
+// CHECK-NEXT: axe.mbarrier arrivals 256
 // CHECK-COUNT-3: axe.alloc : !axe.tensor<128x64xf16, shared, #axe.layout<(128, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
 // CHECK-NEXT: axe.alloc : !axe.tensor<128x64xf16, shared
 // CHECK-NEXT: axe.mbarrier arrivals 1
@@ -25,12 +30,17 @@
 // CHECK: axe.scope warpgroup [0 : 1] {
 // CHECK-NEXT: axe.set_max_registers 24
 // CHECK-NEXT: axe.scope warp [0 : 1] {
-// CHECK: axe.copy async %{{.*}}, %{{.*}} schedule tma barrier %{{.*}} : !axe.tensor<128x64xf16, global, ?>
-// K and V of a tile, each after its own empty barrier.
+// K and V of a tile, each after its own empty barrier; in stage 0, the first K is followed
+// by the Q tile, once Q's empty barrier passes (the consumers are done with the previous
+// item's).
+// CHECK: scf.for
 // CHECK: axe.mbarrier_wait
 // CHECK-NEXT: axe.slice
 // CHECK-NEXT: axe.copy async {{.*}} schedule tma barrier
-// CHECK-NEXT: axe.mbarrier_wait
+// CHECK: scf.if
+// CHECK: axe.mbarrier_wait %[[QEMPTY:[0-9]+]],
+// CHECK: axe.copy async %{{.*}}, %{{.*}} schedule tma barrier %{{.*}} : !axe.tensor<128x64xf16, global, ?>
+// CHECK: axe.mbarrier_wait
 // CHECK-NEXT: axe.slice
 // CHECK-NEXT: axe.copy async {{.*}} schedule tma barrier
 // CHECK: axe.scope warpgroup [1 : 2] {
@@ -67,8 +77,12 @@
 // CHECK: axe.wait{{ *$}}
 // CHECK-NEXT: axe.mbarrier_arrive
 // CHECK-NEXT: axe.binary mul %[[O]]
-// The last tile's P V, then O times 1 / sum stored by TMA, and the log-sum-exp.
+// The last tile's P V (its V released), Q released for the next item's load (O is staged in
+// a tile of its own), then O times 1 / sum stored by TMA, and the log-sum-exp.
 // CHECK: axe.gemm async %[[P]], %{{.*}}, %[[O]]
+// CHECK: axe.wait{{ *$}}
+// CHECK-NEXT: axe.mbarrier_arrive
+// CHECK: axe.mbarrier_arrive %[[QEMPTY]]{{ *$}}
 // CHECK: axe.binary div %{{[0-9]+}}, %{{[0-9]+}}, %[[INV:[0-9]+]] {{.*}} : !axe.tensor<1x1xf32, register, ?>, !axe.tensor<64x1xf32, register, ?>
 // CHECK-NEXT: axe.binary mul %[[O]], %[[INV]], %[[O]]
 // CHECK: axe.copy %{{.*}} schedule tma : !axe.tensor<64x64xf16, shared

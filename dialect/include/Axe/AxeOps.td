@@ -796,13 +796,16 @@ def Axe_AttentionOp : Axe_Op<"attention", [AttrSizedOperandSegments]> {
     runs: keys past a sequence's end are masked, its query rows past the
     end are not written.
 
-    `axe-expand-attention` replaces the op by one `axe.kernel`: per CTA a
-    128-row tile of one head's queries; a TMA producer warp streams K and V
-    tiles through a ring of stages; two consumer warpgroups (64 rows each)
+    `axe-expand-attention` replaces the op by one `axe.kernel`: a work item
+    is a 128-row tile of one head's queries; a TMA producer warp streams K and
+    V tiles through a ring of stages; two consumer warpgroups (64 rows each)
     compute S = Q Kᵀ with wgmma, the online softmax on the accumulator's
     registers, and O += P V with P taken from those registers as wgmma's A
-    operand. `block_n` (key rows per stage) and `stages` override the
-    compiler's choice.
+    operand. The grid is persistent: at most one CTA per SM of the target,
+    each walking items (causal: the longest first) with the stage ring
+    running on from one item to the next, so that the next item's loads
+    overlap this one's epilogue. `block_n` (key rows per stage), `stages` and
+    `persistent = false` (one CTA per item) override the compiler's choice.
 
     ```mlir
     axe.attention %Q, %K, %V, %O lse(%L : ...) {heads = 32, kv_heads = 8, seq_len = 4096, causal} : ...
@@ -821,7 +824,8 @@ def Axe_AttentionOp : Axe_Op<"attention", [AttrSizedOperandSegments]> {
                        UnitAttr:$causal,
                        OptionalAttr<F32Attr>:$scale,
                        OptionalAttr<I64Attr>:$block_n,
-                       OptionalAttr<I64Attr>:$stages);
+                       OptionalAttr<I64Attr>:$stages,
+                       OptionalAttr<BoolAttr>:$persistent);
   let assemblyFormat = [{
     $q `,` $k `,` $v `,` $o
     (`lse` `(` $lse^ `:` qualified(type($lse)) `)`)?

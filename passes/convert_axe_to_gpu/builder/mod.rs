@@ -426,6 +426,39 @@ impl B {
         Ok(self.insert_built(op))
     }
 
+    /// `scf.for %iv = lb to ub step step iter_args(init)`: `body` builds at the end of the loop
+    /// block from the induction variable and the carried values, and returns the values it
+    /// yields (of the types of `init`). Returns the loop's results.
+    pub fn for_carrying(
+        &self,
+        lb: Ix,
+        ub: Ix,
+        step: Ix,
+        init: &[MlirValue],
+        body: impl FnOnce(&B, MlirValue, &[MlirValue]) -> Vec<MlirValue>,
+    ) -> Vec<MlirValue> {
+        let (lb, ub, step) = (self.ix(lb), self.ix(ub), self.ix(step));
+        let types: Vec<MlirType> = init.iter().map(|&v| ir::value_type(v)).collect();
+        let mut arg_types = vec![self.index()];
+        arg_types.extend(&types);
+        let (region, block) = self.region(&arg_types);
+        let inner = self.at_end(block);
+        // SAFETY: `block` was just created with 1 + init.len() arguments.
+        let args: Vec<MlirValue> = (0..arg_types.len())
+            .map(|i| unsafe { mlirBlockGetArgument(block, i as isize) })
+            .collect();
+        let yielded = body(&inner, args[0], &args[1..]);
+        assert_eq!(yielded.len(), init.len(), "internal: a loop yields what it carries");
+        inner.yield_(&yielded);
+        let mut operands = vec![lb, ub, step];
+        operands.extend_from_slice(init);
+        let op = self.op("scf.for", &operands, &types, &[], vec![region]);
+        // SAFETY: `op` is live and was created with `types.len()` results.
+        (0..types.len())
+            .map(|i| unsafe { mlirOperationGetResult(op, i as isize) })
+            .collect()
+    }
+
     /// `scf.if %cond { then }` (no results, empty else). `then` builds before the yield.
     pub fn if_<E>(&self, cond: MlirValue, then: impl FnOnce(B) -> Result<(), E>) -> Result<MlirOperation, E> {
         let (region, block) = self.owned_region(&[]);

@@ -23,11 +23,12 @@
 //!   own (or of the Q tile, where shared memory has no room for one) and stored by TMA; the
 //!   log-sum-exp (scale · max + ln sum) is stored when asked for.
 //!
-//! The grid ([`persistent_by_default`], or the op's `persistent`): where every item is the
-//! same work, at most one CTA per SM, each walking items cta, cta + grid, ..., so that the next
-//! item's K, V and Q load during this one's last gemms and epilogue; else one CTA per item.
-//! Items are numbered query tile by query tile; for `causal` from the last tile (most keys) to
-//! the first: the longest work starts first.
+//! The grid ([`persistent_by_default`], or the op's `persistent`): persistent, at most one CTA
+//! per SM, each walking items cta, cta + grid, ... (causal: pairs of query tiles whose K/V
+//! tiles add up to the same count, the last with the first, ...), so that the next item's K,
+//! V and Q load during this one's last gemms and epilogue; or one CTA per item. Items are
+//! numbered query tile by query tile; for `causal` from the last tile (most keys) to the
+//! first: the longest work starts first.
 //!
 //! Barrier phases are computed: each item starts its K/V tiles at stage 0, and the walk
 //! carries the parity of each stage's uses so far, of the items done and of the ping-pong
@@ -87,17 +88,24 @@ pub fn schedule(d: i64) -> (i64, i64) {
     }
 }
 
-/// Whether the compiler makes the grid persistent (at most one CTA per SM, each walking
-/// items): where every item is the same work, so that a static walk balances the SMs, and the
-/// head dimension leaves registers for the walk. Causal tiles and sequences of different
-/// lengths are uneven work, which the hardware's dispatch of one CTA per item, longest first,
-/// balances better; at D = 256 the walk's registers made ptxas spill 280 bytes and the kernel
-/// ran 2 % slower. Measured on one H200 (bench/RESULTS.md, "Fused attention forward"): the
-/// persistent grid 1-3 % faster at D = 128 and up to 2 % at D = 64 than one CTA per item;
-/// with a static walk (longest items first), causal kernels ran at 0.84-1.02 and packed
-/// batches at 0.90-0.98 of one CTA per item.
-pub fn persistent_by_default(d: i64, causal: bool, varying_lengths: bool) -> bool {
-    !causal && !varying_lengths && d <= 128
+/// Whether the compiler makes the grid persistent (at most one CTA per SM, each walking items
+/// or, causal, pairs of tiles of equal work: [`Walk`]), from measurements on one H200
+/// (bench/RESULTS.md, "Fused attention forward: a persistent grid"), each against one CTA per
+/// item in the same run:
+/// * not causal, every sequence `seq_len` long, D <= 128: the walk 1-3 % faster at D = 128,
+///   within 2 % at D = 64; at D = 256 2 % slower (its registers made ptxas spill 280 bytes);
+/// * causal, D = 64, sequences of at most 1024 tokens (at most 8 query tiles, whose per-item
+///   prologue and epilogue the walk overlaps): the paired walk 1.04-1.12x; from 2048 tokens
+///   0.91-1.00x; at D = 128 and 256 0.80-1.00x (ptxas spilled 740-1000 bytes there against
+///   96-180);
+/// * sequences of different lengths: uneven items, which the hardware's dispatch of one CTA
+///   per item, longest first, balances better than a static walk (0.80-0.98x).
+pub fn persistent_by_default(d: i64, seq_len: i64, causal: bool, varying_lengths: bool) -> bool {
+    match (causal, varying_lengths) {
+        (_, true) => false,
+        (false, false) => d <= 128,
+        (true, false) => d == 64 && seq_len <= 1024,
+    }
 }
 
 /// Everything the kernel's construction reads.
@@ -194,6 +202,7 @@ fn expand(op: MlirOperation) -> Result<()> {
         stages: ir::int_attr(op, STAGES).unwrap_or(stages_default),
         persistent: ir::bool_attr(op, PERSISTENT).unwrap_or(persistent_by_default(
             d,
+            seq,
             ir::attr(op, CAUSAL).is_some(),
             cu.is_some(),
         )),
@@ -251,10 +260,12 @@ fn tile_type(b: &B, plan: &Plan, rows: i64) -> MlirType {
 
 /// The kernel's allocations and the values every role reads.
 struct Shared {
-    /// The CTA's index and the grid: the CTA takes work items cta, cta + grid, ...
+    /// The CTA's index, the grid, and how the CTAs share the items ([`Walk`]): the CTA takes
+    /// units (items, or pairs of them) cta, cta + grid, ... of `units`.
     cta: MlirValue,
     grid: i64,
-    items: i64,
+    units: i64,
+    walk: Walk,
     sq: MlirValue,
     /// Where O is staged for its TMA store: a tile of its own where shared memory has room
     /// (the next item's Q then loads during the epilogue), else the Q tile.
@@ -273,6 +284,18 @@ struct Shared {
     /// The two consumer warpgroups' turns (ping-pong).
     turns: Vec<MlirValue>,
     truth: MlirValue,
+}
+
+/// How the CTAs share the work items.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Walk {
+    /// One CTA per item (the hardware dispatches them as SMs free up).
+    OnePerCta,
+    /// Items cta, cta + grid, ...: every item the same work.
+    Cyclic,
+    /// Causal: pairs of query tiles of equal total work (the last with the first, ...), pairs
+    /// cta, cta + grid, ..., each pair's long tile first.
+    Paired,
 }
 
 /// One work item: 128 query rows of one head of one sequence.
@@ -305,6 +328,32 @@ fn item(k: &B, plan: &Plan, it: MlirValue) -> Item {
     let x = k.arith_binary(arith::divui, it, per_tile);
     let bh = k.arith_binary(arith::remui, it, per_tile);
     let qt = if plan.causal { k.subi(k.cidx(tiles_q - 1), x) } else { x };
+    item_at(k, plan, qt, bh)
+}
+
+/// Causal pair `p`'s member `m` (0 or 1): pair p holds query tiles T - 1 - x and x of (batch,
+/// head) bh, x = p / (heads · batches), bh = p % (heads · batches), T the query tiles: the two
+/// have T + 1 K/V tiles together, so that every pair is the same work. With T odd the middle
+/// tile is a pair alone (its member 1 has no work).
+fn paired_item(k: &B, plan: &Plan, p: MlirValue, m: MlirValue) -> Item {
+    let last = k.cidx(plan.tiles_q() - 1);
+    let per_tile = k.cidx(plan.heads * plan.batches);
+    let x = k.arith_binary(arith::divui, p, per_tile);
+    let bh = k.arith_binary(arith::remui, p, per_tile);
+    let first = k.cmpi(CmpiPredicate::Eq, m, k.cidx(0));
+    let long = k.subi(last, x);
+    let qt = k.select(first, long, x);
+    let mut it = item_at(k, plan, qt, bh);
+    let distinct = k.ori(first, k.cmpi(CmpiPredicate::Ne, long, x));
+    it.live = Some(match it.live {
+        Some(l) => k.andi(l, distinct),
+        None => distinct,
+    });
+    it
+}
+
+/// Query tile `qt` of (batch, head) `bh` = batch · heads + head.
+fn item_at(k: &B, plan: &Plan, qt: MlirValue, bh: MlirValue) -> Item {
     let h = k.arith_binary(arith::remui, bh, k.cidx(plan.heads));
     let batch = k.arith_binary(arith::divui, bh, k.cidx(plan.heads));
     let hk = k.arith_binary(arith::divui, h, k.cidx(plan.group));
@@ -355,10 +404,19 @@ fn item(k: &B, plan: &Plan, it: MlirValue) -> Item {
 
 fn build_kernel(b: &B, plan: &Plan) {
     let items = plan.tiles_q() * plan.heads * plan.batches;
-    let grid = if plan.persistent {
-        items.min(plan.sm_count)
-    } else {
-        items
+    let walk = match (plan.persistent, plan.causal) {
+        (false, _) => Walk::OnePerCta,
+        (true, false) => Walk::Cyclic,
+        (true, true) => Walk::Paired,
+    };
+    // A paired walk hands out pairs of tiles.
+    let units = match walk {
+        Walk::Paired => (plan.tiles_q() + 1) / 2 * plan.heads * plan.batches,
+        _ => items,
+    };
+    let grid = match walk {
+        Walk::OnePerCta => items,
+        _ => units.min(plan.sm_count),
     };
     let threads = (CONSUMERS + 1) * target::WARPGROUP_THREADS;
     axe_ops::kernel(b, grid, threads, None, false, |k| {
@@ -369,7 +427,8 @@ fn build_kernel(b: &B, plan: &Plan) {
         let mut sh = Shared {
             cta: axe_ops::unit_id(&k, ScopeKind::Cta, false),
             grid,
-            items,
+            units,
+            walk,
             sq,
             so: plan.stage_o_apart.then(|| axe_ops::alloc(&k, q_t)),
             sk: vec![],
@@ -435,74 +494,80 @@ impl Ring {
     }
 }
 
-/// Runs `body(b, item, ring)` for each of the CTA's work items (items cta, cta + grid, ..:
-/// a persistent CTA walks several). Where the grid covers every item, the CTA's one item
+/// Runs `body(b, item, ring)` for each of the CTA's work items ([`Walk`]). One item per CTA
 /// needs no loop (nor values carried through it).
 fn for_items(b: &B, plan: &Plan, sh: &Shared, body: impl Fn(&B, &Item, &Ring)) {
     let stages = plan.stages as usize;
     let fresh = b.cbool(false);
-    if sh.grid == sh.items {
-        let x = item(b, plan, sh.cta);
+    let run = |l: &B, x: &Item, ring: &Ring| match x.live {
+        Some(c) => {
+            l.if_::<()>(c, |t| {
+                body(&t, x, ring);
+                Ok(())
+            })
+            .expect("the item's work does not fail");
+        }
+        None => body(l, x, ring),
+    };
+    if sh.walk == Walk::OnePerCta {
         let ring = Ring {
             done: fresh,
             turn0: fresh,
             uses: vec![fresh; stages],
         };
-        match x.live {
-            Some(c) => {
-                b.if_::<()>(c, |t| {
-                    body(&t, &x, &ring);
-                    Ok(())
-                })
-                .expect("the item's work does not fail");
-            }
-            None => body(b, &x, &ring),
-        }
+        run(b, &item(b, plan, sh.cta), &ring);
         return;
     }
-    b.for_carrying(
-        Ix::V(sh.cta),
-        Ix::C(sh.items),
-        Ix::C(sh.grid),
-        &vec![fresh; 2 + stages],
-        |l, it, carried| {
-            let ring = Ring {
-                done: carried[0],
-                turn0: carried[1],
-                uses: carried[2..].to_vec(),
-            };
-            let x = item(l, plan, it);
-            // The parities after the item: one more item, n_kv + 1 more turns, and in stage
-            // st ceil((n_kv - st) / stages) more uses (none if n_kv <= st); nothing for an item
-            // with no work.
-            let live = x.live.unwrap_or(sh.truth);
-            let flip = |p: MlirValue, by: MlirValue| l.xori(p, l.andi(live, by));
-            let mut next = vec![
-                flip(ring.done, sh.truth),
-                flip(ring.turn0, parity(l, l.addi(x.n_kv, l.cidx(1)))),
-            ];
-            for st in 0..stages {
-                let more = l.cmpi(CmpiPredicate::Ugt, x.n_kv, l.cidx(st as i64));
-                let n = l.arith_binary(
-                    arith::divui,
-                    l.addi(l.subi(x.n_kv, l.cidx(st as i64)), l.cidx(plan.stages - 1)),
-                    l.cidx(plan.stages),
+    // Cyclic: the loop walks items cta, cta + grid, ..; paired: k = 0, 1, .. 2 · (the CTA's
+    // pairs) - 1, member k % 2 of pair cta + (k / 2) grid.
+    let (lb, ub, step) = match sh.walk {
+        Walk::Paired => {
+            let pairs = b.arith_binary(
+                arith::divui,
+                b.addi(b.subi(b.cidx(sh.units), sh.cta), b.cidx(sh.grid - 1)),
+                b.cidx(sh.grid),
+            );
+            (Ix::C(0), Ix::V(b.muli(pairs, b.cidx(2))), Ix::C(1))
+        }
+        _ => (Ix::V(sh.cta), Ix::C(sh.units), Ix::C(sh.grid)),
+    };
+    b.for_carrying(lb, ub, step, &vec![fresh; 2 + stages], |l, it, carried| {
+        let ring = Ring {
+            done: carried[0],
+            turn0: carried[1],
+            uses: carried[2..].to_vec(),
+        };
+        let x = match sh.walk {
+            Walk::Paired => {
+                let p = l.addi(
+                    sh.cta,
+                    l.muli(l.arith_binary(arith::divui, it, l.cidx(2)), l.cidx(sh.grid)),
                 );
-                next.push(flip(ring.uses[st], l.andi(more, parity(l, n))));
+                paired_item(l, plan, p, l.arith_binary(arith::remui, it, l.cidx(2)))
             }
-            match x.live {
-                Some(c) => {
-                    l.if_::<()>(c, |t| {
-                        body(&t, &x, &ring);
-                        Ok(())
-                    })
-                    .expect("the item's work does not fail");
-                }
-                None => body(l, &x, &ring),
-            }
-            next
-        },
-    );
+            _ => item(l, plan, it),
+        };
+        // The parities after the item: one more item, n_kv + 1 more turns, and in stage st
+        // ceil((n_kv - st) / stages) more uses (none if n_kv <= st); nothing for an item with
+        // no work.
+        let live = x.live.unwrap_or(sh.truth);
+        let flip = |p: MlirValue, by: MlirValue| l.xori(p, l.andi(live, by));
+        let mut next = vec![
+            flip(ring.done, sh.truth),
+            flip(ring.turn0, parity(l, l.addi(x.n_kv, l.cidx(1)))),
+        ];
+        for st in 0..stages {
+            let more = l.cmpi(CmpiPredicate::Ugt, x.n_kv, l.cidx(st as i64));
+            let n = l.arith_binary(
+                arith::divui,
+                l.addi(l.subi(x.n_kv, l.cidx(st as i64)), l.cidx(plan.stages - 1)),
+                l.cidx(plan.stages),
+            );
+            next.push(flip(ring.uses[st], l.andi(more, parity(l, n))));
+        }
+        run(l, &x, &ring);
+        next
+    });
 }
 
 /// Runs `body(b, round, stage, j)` for the item's K/V tiles j = `from` .. n_kv - 1: tile j is

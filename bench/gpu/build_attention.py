@@ -6,12 +6,13 @@ end writes it), lowered with `axe-to-nvvm-pipeline` (which expands the op with
 OUTDIR/index.json, the list attention.py reads on the GPU.
 
     build_attention.py OUTDIR [--grid full|small] [--only SUBSTR] [--suffix S] [--stages N]
-                              [--no-persistent]
+                              [--no-persistent | --persistent]
 
 (`--suffix` appends S to every entry's name, and the index keeps the entries of earlier builds
 into OUTDIR under other names: kernels built from two versions of the compiler, or with and
-without an override — `--stages N`, `--no-persistent`: one CTA per query tile instead of the
-persistent grid — then share one directory and one run.)
+without an override — `--stages N`, `--no-persistent` / `--persistent`: one CTA per query
+tile, or the persistent grid, instead of the compiler's choice — then share one directory and
+one run.)
 
 The grid (16k tokens per batch, as FlashAttention-3's paper measures): head dim 64 (32 heads)
 and 128 (16 heads), causal and not, sequence 512 ... 16384, f16 and bf16; head dim 256 (8
@@ -33,7 +34,7 @@ MLIR = {"f16": "f16", "bf16": "bf16"}
 
 
 def module(name, tokens, heads, kv_heads, d, seq, causal, dtype, lse=True, lens=None, stages=None,
-           persistent=True):
+           persistent=None):
     """The user-level module: Q, K, V, O (and the log-sum-exp, [tokens, heads] f32 stored
     head-major as FlashAttention's [heads, tokens]) as bare 16-byte-aligned buffers; with
     `lens`, the sequences' cumulative offsets as a last i32 argument (`seq` is then the
@@ -52,8 +53,8 @@ def module(name, tokens, heads, kv_heads, d, seq, causal, dtype, lse=True, lens=
     attrs = f"heads = {heads}, kv_heads = {kv_heads}, seq_len = {seq}" + (", causal" if causal else "")
     if stages:
         attrs += f", stages = {stages}"
-    if not persistent:
-        attrs += ", persistent = false"
+    if persistent is not None:
+        attrs += f", persistent = {'true' if persistent else 'false'}"
     lines = [
         'module attributes {axe.target = #axe.target<"sm_90a">} {',
         f"  func.func @{name}({', '.join(args)}) {{",
@@ -124,7 +125,7 @@ def entry_name(c):
 def build(outdir, c, suffix=""):
     name = entry_name(c) + suffix
     src = module(name, c["tokens"], c["heads"], c["kv_heads"], c["d"], c["seq"], c["causal"], c["dtype"],
-                 lens=c.get("lens"), stages=c.get("stages"), persistent=c.get("persistent", True))
+                 lens=c.get("lens"), stages=c.get("stages"), persistent=c.get("persistent"))
     err = lower(outdir, name, src)
     return (None, err) if err else (dict(c, entry=name), None)
 
@@ -138,6 +139,8 @@ def main():
     ap.add_argument("--stages", type=int, help="override the compiler's K/V stages (the op's `stages`)")
     ap.add_argument("--no-persistent", action="store_true",
                     help="one CTA per query tile (the op's `persistent = false`)")
+    ap.add_argument("--persistent", action="store_true",
+                    help="the persistent grid wherever the kernel has one (the op's `persistent = true`)")
     a = ap.parse_args()
     os.makedirs(a.outdir, exist_ok=True)
     overrides = {}
@@ -145,6 +148,8 @@ def main():
         overrides["stages"] = a.stages
     if a.no_persistent:
         overrides["persistent"] = False
+    if a.persistent:
+        overrides["persistent"] = True
     items = [dict(c, **overrides) for c in grid(a.grid) if not a.only or a.only in entry_name(c)]
     index_path = os.path.join(a.outdir, "index.json")
     names = {entry_name(c) + a.suffix for c in items}

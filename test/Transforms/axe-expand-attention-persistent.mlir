@@ -40,10 +40,27 @@
 // CHECK-NOT: iter_args
 // CHECK: return
 
+// Causal, D = 64, 16 sequences of 512 (4 query tiles), 8 heads: pairs of tiles with the same
+// K/V tiles together (3 with 0, 2 with 1), 2 x 8 x 16 = 256 pairs over 132 CTAs. The loop runs
+// k = 0 .. 2 x (the CTA's pairs): member k % 2 of pair cta + (k / 2) x 132, the long tile
+// (3 - x) first.
+// CHECK-LABEL: func.func @causal_pairs
+// CHECK: axe.kernel grid [132] threads [384] {
+// CHECK: %[[PCTA:[0-9]+]] = axe.unit_id cta
+// CHECK: axe.scope warp [0 : 1] {
+// CHECK: arith.subi %c256{{.*}}, %[[PCTA]] : index
+// CHECK: scf.for %[[K:[a-z0-9_]+]] = %c0{{.*}} to %{{.*}} step %c1{{.*}} iter_args({{.*}}) -> (i1, i1, i1, i1, i1) {
+// CHECK: arith.divui %[[K]], %c2
+// CHECK: %[[M:[0-9]+]] = arith.remui %[[K]], %c2
+// CHECK: %[[FIRST:[0-9]+]] = arith.cmpi eq, %[[M]], %c0
+// CHECK: %[[LONG:[0-9]+]] = arith.subi %c3{{.*}}, %[[X:[0-9]+]] : index
+// CHECK: arith.select %[[FIRST]], %[[LONG]], %[[X]] : index
+
 // PTX: .entry walk_kernel
 // PTX: .maxntid 384, 1, 1
 // PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 !q = !axe.tensor<8192x512xf16, global, #axe.layout<(8192, 512) : (512, 1)>>
+!q3 = !axe.tensor<8192x512xf16, global, #axe.layout<(8192, 512) : (512, 1)>>
 !q2 = !axe.tensor<16384x512xf16, global, #axe.layout<(16384, 512) : (512, 1)>>
 module attributes {axe.target = #axe.target<"sm_90a">} {
   func.func @walk(%q: memref<4194304xf16> {axe.align = 16 : i64}, %k: memref<4194304xf16> {axe.align = 16 : i64}, %v: memref<4194304xf16> {axe.align = 16 : i64}, %o: memref<4194304xf16> {axe.align = 16 : i64}) {
@@ -68,6 +85,14 @@ module attributes {axe.target = #axe.target<"sm_90a">} {
     %V = axe.view %v : memref<8388608xf16> to !q2
     %O = axe.view %o : memref<8388608xf16> to !q2
     axe.attention %Q, %K, %V, %O {heads = 2, seq_len = 1024} : !q2, !q2, !q2, !q2
+    return
+  }
+  func.func @causal_pairs(%q: memref<4194304xf16> {axe.align = 16 : i64}, %k: memref<4194304xf16> {axe.align = 16 : i64}, %v: memref<4194304xf16> {axe.align = 16 : i64}, %o: memref<4194304xf16> {axe.align = 16 : i64}) {
+    %Q = axe.view %q : memref<4194304xf16> to !q3
+    %K = axe.view %k : memref<4194304xf16> to !q3
+    %V = axe.view %v : memref<4194304xf16> to !q3
+    %O = axe.view %o : memref<4194304xf16> to !q3
+    axe.attention %Q, %K, %V, %O {heads = 8, seq_len = 512, causal} : !q3, !q3, !q3, !q3
     return
   }
 }

@@ -7,13 +7,13 @@
 // RUN: axe-opt %s --axe-to-nvvm-pipeline='chip=sm_90a features=+ptx80' | FileCheck %s --check-prefix=PTX
 
 // 2 sequences of 256 tokens, 4 query heads over 2 key/value heads, D = 64: 2 x 4 x 2 = 16
-// work items (query tiles); causal, so one CTA per item (the hardware dispatches the longest
-// first) of 384 threads. Shared memory: the Q tile, a tile O is staged in for its TMA store,
+// work items (query tiles); causal with short sequences at D = 64, so a persistent grid of
+// 384-thread CTAs walking pairs of tiles of equal work (here each CTA one pair: 8 CTAs). Shared memory: the Q tile, a tile O is staged in for its TMA store,
 // Q's full and empty barriers, then the compiler's schedule at D = 64, 3 stages of 128 keys:
 // per stage a full barrier for K and one for V (one TMA copy each) and an empty barrier for
 // each (the 256 consumer threads); then the two consumer warpgroups' turns (ping-pong).
 // CHECK-LABEL: func.func @attn
-// CHECK: axe.kernel grid [16] threads [384] {
+// CHECK: axe.kernel grid [8] threads [384] {
 // CHECK: axe.alloc : !axe.tensor<128x64xf16, shared, #axe.layout<(128, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>
 // CHECK-NEXT: axe.unit_id cta
 // CHECK-NEXT: axe.alloc : !axe.tensor<128x64xf16, shared, #axe.layout<(128, 64) : (64, 1)>, #axe.swizzle<3, 3, 3>>

@@ -7,6 +7,11 @@ launch manifests, on a machine with CUDA's ptxas (the GPU machine).
 Each kernel's PTX is assembled for its own target (`ptxas -arch=<target> -v`); one line per
 kernel: registers, bytes of spill stores / loads, stack frame. Exit status 1 when a kernel
 spills or ptxas fails.
+
+On a machine without CUDA, PyPI's `nvidia-cuda-nvcc-cu12` wheel carries a ptxas (`pip
+download --no-deps nvidia-cuda-nvcc-cu12`, unzip `nvidia/cuda_nvcc/bin/ptxas`, pass it with
+`--ptxas`); its CUDA 12.9 ptxas reported within 5 % of the GPU machine's CUDA 13 one on the
+attention kernels (216 against 212 bytes of spill stores).
 """
 import argparse
 import glob

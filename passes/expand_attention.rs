@@ -323,12 +323,22 @@ struct Item {
 /// last (most keys) down, so that the longest work starts first and the short tiles fill the
 /// tail.
 fn item(k: &B, plan: &Plan, it: MlirValue) -> Item {
-    let tiles_q = plan.tiles_q();
-    let per_tile = k.cidx(plan.heads * plan.batches);
-    let x = k.arith_binary(arith::divui, it, per_tile);
-    let bh = k.arith_binary(arith::remui, it, per_tile);
-    let qt = if plan.causal { k.subi(k.cidx(tiles_q - 1), x) } else { x };
+    let (x, bh) = tile_and_head(k, plan, it);
+    let qt = if plan.causal {
+        k.subi(k.cidx(plan.tiles_q() - 1), x)
+    } else {
+        x
+    };
     item_at(k, plan, qt, bh)
+}
+
+/// Unit `u` of a walk numbered tile by tile: (u / (heads · batches), u % (heads · batches)).
+fn tile_and_head(k: &B, plan: &Plan, u: MlirValue) -> (MlirValue, MlirValue) {
+    let per_tile = k.cidx(plan.heads * plan.batches);
+    (
+        k.arith_binary(arith::divui, u, per_tile),
+        k.arith_binary(arith::remui, u, per_tile),
+    )
 }
 
 /// Causal pair `p`'s member `m` (0 or 1): pair p holds query tiles T - 1 - x and x of (batch,
@@ -337,9 +347,7 @@ fn item(k: &B, plan: &Plan, it: MlirValue) -> Item {
 /// tile is a pair alone (its member 1 has no work).
 fn paired_item(k: &B, plan: &Plan, p: MlirValue, m: MlirValue) -> Item {
     let last = k.cidx(plan.tiles_q() - 1);
-    let per_tile = k.cidx(plan.heads * plan.batches);
-    let x = k.arith_binary(arith::divui, p, per_tile);
-    let bh = k.arith_binary(arith::remui, p, per_tile);
+    let (x, bh) = tile_and_head(k, plan, p);
     let first = k.cmpi(CmpiPredicate::Eq, m, k.cidx(0));
     let long = k.subi(last, x);
     let qt = k.select(first, long, x);

@@ -801,11 +801,12 @@ def Axe_AttentionOp : Axe_Op<"attention", [AttrSizedOperandSegments]> {
     V tiles through a ring of stages; two consumer warpgroups (64 rows each)
     compute S = Q Kᵀ with wgmma, the online softmax on the accumulator's
     registers, and O += P V with P taken from those registers as wgmma's A
-    operand. The grid is persistent: at most one CTA per SM of the target,
-    each walking items (causal: the longest first) with the stage ring
-    running on from one item to the next, so that the next item's loads
-    overlap this one's epilogue. `block_n` (key rows per stage), `stages` and
-    `persistent = false` (one CTA per item) override the compiler's choice.
+    operand. Where the compiler finds it faster (every item the same work at
+    D <= 128; causal at D = 64 up to 1024 tokens, as pairs of tiles of equal
+    work) the grid is persistent: at most one CTA per SM of the target, each
+    walking items, so that the next item's loads overlap this one's
+    epilogue; else one CTA per item. `block_n` (key rows per stage), `stages`
+    and `persistent` (true or false) override the compiler's choice.
 
     ```mlir
     axe.attention %Q, %K, %V, %O lse(%L : ...) {heads = 32, kv_heads = 8, seq_len = 4096, causal} : ...
